@@ -1,0 +1,382 @@
+/* cfg.c: the schema of a simulation config.
+ *
+ * One reader per object of the schema; each checks the object's keys, then
+ * reads its values with jx (which writes defaults into the document). The
+ * top-level "protocol" is the default of every group: a group without its own
+ * gets a copy, so the resolved document states each group's protocol. */
+#include "cfg.h"
+
+#include "gpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const cfg_proto_names[] = { "edge_only", "cloud_only", "sync",
+					"async", NULL };
+
+static int read_protocol(struct jx *x, json_t *v, const char *p,
+			 struct cfg_protocol *out)
+{
+	static const char *const keys[] = { "kind", "gamma", "window", NULL };
+	long long gamma, window;
+	int kind;
+
+	if (jx_object(x, v, p, keys) < 0 ||
+	    jx_enum(x, v, p, "kind", cfg_proto_names, NULL, &kind) < 0 ||
+	    jx_int(x, v, p, "gamma", 1, 64, 4, &gamma) < 0 ||
+	    jx_int(x, v, p, "window", 1, 1024, kind == PROTO_ASYNC ? 4 : 1,
+		   &window) < 0)
+		return -1;
+	out->kind = (enum proto_kind)kind;
+	out->gamma = (int)gamma;
+	out->window = out->kind == PROTO_ASYNC ? (int)window : 1;
+	return 0;
+}
+
+static int read_device(struct jx *x, json_t *v, const char *p,
+		       struct cfg_device *out)
+{
+	static const char *const keys[] = { "draft_base_s", "draft_per_ctx_s",
+		"prefill_base_s", "prefill_per_token_s", NULL };
+
+	return jx_object(x, v, p, keys) < 0 ||
+	       jx_num(x, v, p, "draft_base_s", JX_POS, JX_REQUIRED,
+		      &out->draft_base_s) < 0 ||
+	       jx_num(x, v, p, "draft_per_ctx_s", JX_NONNEG, 0,
+		      &out->draft_per_ctx_s) < 0 ||
+	       jx_num(x, v, p, "prefill_base_s", JX_NONNEG, 0,
+		      &out->prefill_base_s) < 0 ||
+	       jx_num(x, v, p, "prefill_per_token_s", JX_NONNEG, JX_REQUIRED,
+		      &out->prefill_per_token_s) < 0 ? -1 : 0;
+}
+
+/* A path in the document, checked to be readable, replaced in the document
+ * by its resolved form and returned borrowed from it. */
+static int read_file_key(struct jx *x, json_t *v, const char *p,
+			 const char *key, const char **out)
+{
+	char path[1024], cp[JX_PTR_MAX];
+	const char *s;
+	FILE *f;
+
+	if (jx_str(x, v, p, key, NULL, &s) < 0)
+		return -1;
+	jx_path(x, s, path, sizeof(path));
+	if (!(f = fopen(path, "r")))
+		return err_set(x->err, "%s: %s: cannot read '%s'", x->file,
+			       jx_child(cp, p, key), path);
+	fclose(f);
+	json_object_set_new(v, key, json_string(path));
+	*out = json_string_value(json_object_get(v, key));
+	return 0;
+}
+
+static int read_workload(struct jx *x, json_t *v, const char *p,
+			 struct cfg_workload *out)
+{
+	static const char *const keys[] = { "arrival", "requests", "rate_per_s",
+		"prompt_tokens", "output_tokens", "think_s", "start_s", "trace",
+		NULL };
+	static const char *const arrivals[] = { "closed", "poisson", "trace",
+						NULL };
+	int arrival;
+
+	if (jx_object(x, v, p, keys) < 0 ||
+	    jx_enum(x, v, p, "arrival", arrivals, "closed", &arrival) < 0)
+		return -1;
+	out->arrival = (enum arrival_kind)arrival;
+	if (out->arrival == ARRIVAL_TRACE)
+		return read_file_key(x, v, p, "trace", &out->trace);
+	return jx_int(x, v, p, "requests", 1, LLONG_MAX, 1, &out->requests) < 0 ||
+	       (out->arrival == ARRIVAL_POISSON &&
+		jx_num(x, v, p, "rate_per_s", JX_POS, JX_REQUIRED,
+		       &out->rate_per_s) < 0) ||
+	       dist_read(x, v, p, "prompt_tokens", JX_POS, NULL,
+			 &out->prompt_tokens) < 0 ||
+	       dist_read(x, v, p, "output_tokens", JX_POS, NULL,
+			 &out->output_tokens) < 0 ||
+	       dist_read(x, v, p, "think_s", JX_NONNEG, "0", &out->think_s) < 0 ||
+	       dist_read(x, v, p, "start_s", JX_NONNEG, "0", &out->start_s) < 0
+		       ? -1 : 0;
+}
+
+static int read_accept(struct jx *x, json_t *v, const char *p,
+		       struct cfg_accept *out)
+{
+	static const char *const models[] = { "iid", "trace", "markov", NULL };
+	static const char *const keys[][4] = {
+		[ACCEPT_IID] = { "model", "alpha" },
+		[ACCEPT_TRACE] = { "model", "file" },
+		[ACCEPT_MARKOV] = { "model", "p_after_accept", "p_after_reject" },
+	};
+	int model;
+
+	if (!json_is_object(v))
+		return jx_fail(x, p, "an object", v);
+	if (jx_enum(x, v, p, "model", models, "iid", &model) < 0 ||
+	    jx_object(x, v, p, keys[model]) < 0)
+		return -1;
+	out->model = (enum accept_model)model;
+	switch (out->model) {
+	case ACCEPT_IID:
+		return jx_num(x, v, p, "alpha", JX_UNIT, JX_REQUIRED, &out->alpha);
+	case ACCEPT_TRACE:
+		return read_file_key(x, v, p, "file", &out->trace);
+	case ACCEPT_MARKOV:
+		return jx_num(x, v, p, "p_after_accept", JX_UNIT, JX_REQUIRED,
+			      &out->p_after_acc) < 0 ||
+		       jx_num(x, v, p, "p_after_reject", JX_UNIT, JX_REQUIRED,
+			      &out->p_after_rej) < 0 ? -1 : 0;
+	}
+	return 0;
+}
+
+static int read_wan(struct jx *x, json_t *v, const char *p, struct cfg_wan *out)
+{
+	static const char *const keys[] = { "rtt_s", "up_bps", "down_bps",
+		"loss", "rto_s", "header_bytes", NULL };
+
+	return jx_object(x, v, p, keys) < 0 ||
+	       dist_read(x, v, p, "rtt_s", JX_POS, NULL, &out->rtt_s) < 0 ||
+	       jx_num(x, v, p, "up_bps", JX_POS, 20e6, &out->up_bps) < 0 ||
+	       jx_num(x, v, p, "down_bps", JX_POS, 50e6, &out->down_bps) < 0 ||
+	       jx_num(x, v, p, "loss", (struct jx_range){ 0, 1, false, true }, 0,
+		      &out->loss) < 0 ||
+	       jx_num(x, v, p, "rto_s", JX_POS, 0.2, &out->rto_s) < 0 ||
+	       jx_int(x, v, p, "header_bytes", 0, 65535, 66,
+		      &out->header_bytes) < 0 ? -1 : 0;
+}
+
+static void group_release(struct cfg_group *g)
+{
+	dist_release(&g->workload.prompt_tokens);
+	dist_release(&g->workload.output_tokens);
+	dist_release(&g->workload.think_s);
+	dist_release(&g->workload.start_s);
+	dist_release(&g->wan.rtt_s);
+}
+
+static json_t *object_or_new(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v) {
+		v = json_object();
+		json_object_set_new(obj, key, v);
+	}
+	return v;
+}
+
+static bool speculates(enum proto_kind k)
+{
+	return k == PROTO_SYNC || k == PROTO_ASYNC;
+}
+
+static int read_group(struct jx *x, json_t *v, const char *p,
+		      const json_t *def_proto, size_t index,
+		      struct cfg_group *g)
+{
+	static const char *const keys[] = { "name", "count", "protocol",
+		"device", "workload", "acceptance", "wan", NULL };
+	char cp[JX_PTR_MAX], name[32];
+	json_t *proto;
+
+	snprintf(name, sizeof(name), "group%zu", index);
+	if (jx_object(x, v, p, keys) < 0 ||
+	    jx_str(x, v, p, "name", name, &g->name) < 0 ||
+	    jx_int(x, v, p, "count", 1, 100000000, 1, &g->count) < 0)
+		return -1;
+	if (!(proto = json_object_get(v, "protocol")))
+		json_object_set_new(v, "protocol",
+				    proto = json_deep_copy(def_proto));
+	if (read_protocol(x, proto, jx_child(cp, p, "protocol"), &g->proto) < 0)
+		return -1;
+	if (g->proto.kind != PROTO_CLOUD_ONLY || json_object_get(v, "device")) {
+		json_t *dev = json_object_get(v, "device");
+
+		jx_child(cp, p, "device");
+		if (!dev)
+			return jx_fail(x, cp, "a device profile for the edge "
+				       "model", NULL);
+		if (read_device(x, dev, cp, &g->device) < 0)
+			return -1;
+	}
+	if (read_workload(x, object_or_new(v, "workload"),
+			  jx_child(cp, p, "workload"), &g->workload) < 0 ||
+	    read_wan(x, object_or_new(v, "wan"), jx_child(cp, p, "wan"),
+		     &g->wan) < 0)
+		return -1;
+	/* acceptance matters only where drafts are verified */
+	if (!speculates(g->proto.kind) && !json_object_get(v, "acceptance"))
+		return 0;
+	return read_accept(x, object_or_new(v, "acceptance"),
+			   jx_child(cp, p, "acceptance"), &g->accept);
+}
+
+static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
+{
+	static const char *const keys[] = { "preset", "eta_bw", "eta_flops",
+		"overhead_s", "table", NULL };
+	int preset;
+
+	out->table = NULL;
+	if (jx_object(x, v, p, keys) < 0 ||
+	    jx_enum(x, v, p, "preset", gpu_preset_names(), "H100-SXM",
+		    &preset) < 0 ||
+	    jx_num(x, v, p, "eta_bw", (struct jx_range){ 0, 1, true, false },
+		   0.8, &out->eta_bw) < 0 ||
+	    jx_num(x, v, p, "eta_flops", (struct jx_range){ 0, 1, true, false },
+		   0.6, &out->eta_flops) < 0 ||
+	    jx_num(x, v, p, "overhead_s", JX_NONNEG, 0.0005,
+		   &out->overhead_s) < 0)
+		return -1;
+	out->preset = gpu_preset_names()[preset];
+	if (json_object_get(v, "table"))
+		return read_file_key(x, v, p, "table", &out->table);
+	return 0;
+}
+
+static int read_cloud(struct jx *x, json_t *v, const char *p,
+		      struct cfg_cloud *out)
+{
+	static const char *const keys[] = { "replicas", "router", "policy",
+		"max_batch_tokens", "prefill_chunk_tokens", "window_s",
+		"kv_capacity_tokens", "model", "weight_bytes", "gpu", NULL };
+	static const char *const routers[] = { "round_robin", "least_loaded",
+					       NULL };
+	static const char *const policies[] = { "dedicated", "continuous",
+						"window", "slo", NULL };
+	const struct gpu_preset *gp;
+	char cp[JX_PTR_MAX];
+	double free_bytes;
+	int router, policy, model;
+
+	if (jx_object(x, v, p, keys) < 0 ||
+	    jx_int(x, v, p, "replicas", 1, 1000000, 1, &out->replicas) < 0 ||
+	    jx_enum(x, v, p, "router", routers, "round_robin", &router) < 0 ||
+	    jx_enum(x, v, p, "policy", policies, "continuous", &policy) < 0 ||
+	    jx_int(x, v, p, "max_batch_tokens", 1, 1 << 24, 4096,
+		   &out->max_batch_tokens) < 0 ||
+	    jx_int(x, v, p, "prefill_chunk_tokens", 1, 1 << 24, 512,
+		   &out->prefill_chunk_tokens) < 0 ||
+	    jx_num(x, v, p, "window_s", JX_NONNEG, 0.002, &out->window_s) < 0 ||
+	    jx_enum(x, v, p, "model", shape_names(), "llama2-7b", &model) < 0 ||
+	    jx_num(x, v, p, "weight_bytes", JX_POS, 2, &out->weight_bytes) < 0 ||
+	    read_gpu(x, object_or_new(v, "gpu"), jx_child(cp, p, "gpu"),
+		     &out->gpu) < 0)
+		return -1;
+	out->router = (enum router_kind)router;
+	out->policy = (enum sched_policy)policy;
+	out->model = shape_find(shape_names()[model]);
+	/* default KV capacity: what device memory holds beside the weights,
+	 * FP16 K and V */
+	gp = gpu_preset_find(out->gpu.preset);
+	free_bytes = gp->mem_bytes - shape_params(out->model) * out->weight_bytes;
+	if (free_bytes < 0)
+		free_bytes = 0;
+	return jx_int(x, v, p, "kv_capacity_tokens", 1, LLONG_MAX,
+		      (long long)(free_bytes /
+				  (2 * shape_kv_elems_per_token(out->model))) + 1,
+		      &out->kv_capacity_tokens);
+}
+
+static int read_top(struct cfg *c, struct jx *x)
+{
+	static const char *const keys[] = { "name", "seed", "horizon_s", "slo",
+		"protocol", "tenants", "cloud", NULL };
+	static const char *const slo_keys[] = { "ttft_s", "tpot_s", NULL };
+	char cp[JX_PTR_MAX], base[256];
+	const char *slash = strrchr(c->file, '/');
+	json_t *doc = c->doc, *groups, *slo, *proto;
+	long long seed;
+
+	snprintf(base, sizeof(base), "%s", slash ? slash + 1 : c->file);
+	base[strcspn(base, ".")] = '\0';
+	if (jx_object(x, doc, "", keys) < 0 ||
+	    jx_str(x, doc, "", "name", base, &c->name) < 0 ||
+	    jx_int(x, doc, "", "seed", 0, LLONG_MAX, 1, &seed) < 0 ||
+	    jx_num(x, doc, "", "horizon_s", JX_NONNEG, 0, &c->horizon_s) < 0)
+		return -1;
+	c->seed = (uint64_t)seed;
+	slo = object_or_new(doc, "slo");
+	if (jx_object(x, slo, "/slo", slo_keys) < 0 ||
+	    jx_num(x, slo, "/slo", "ttft_s", JX_POS, 2.0, &c->slo.ttft_s) < 0 ||
+	    jx_num(x, slo, "/slo", "tpot_s", JX_POS, 0.1, &c->slo.tpot_s) < 0)
+		return -1;
+	proto = json_object_get(doc, "protocol");
+	if (!proto) {
+		proto = json_pack("{s:s}", "kind", "async");
+		json_object_set_new(doc, "protocol", proto);
+	}
+	{
+		struct cfg_protocol unused;
+
+		if (read_protocol(x, proto, "/protocol", &unused) < 0)
+			return -1;
+	}
+	if (read_cloud(x, object_or_new(doc, "cloud"), "/cloud", &c->cloud) < 0)
+		return -1;
+	groups = json_object_get(doc, "tenants");
+	if (!json_is_array(groups) || json_array_size(groups) == 0)
+		return jx_fail(x, "/tenants", "a non-empty array of tenant groups",
+			       groups);
+	c->n_groups = json_array_size(groups);
+	c->groups = xcalloc(c->n_groups, sizeof(*c->groups));
+	for (size_t i = 0; i < c->n_groups; i++) {
+		if (read_group(x, json_array_get(groups, i),
+			       jx_index(cp, "/tenants", i), proto, i,
+			       &c->groups[i]) < 0)
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(c->groups[j].name, c->groups[i].name))
+				return err_set(x->err, "%s: %s/name: group name "
+					       "\"%s\" is used twice", x->file,
+					       cp, c->groups[i].name);
+	}
+	return 0;
+}
+
+int cfg_load(struct cfg *c, const char *path, const char *const *sets,
+	     size_t n_sets, struct err *e)
+{
+	struct jx x = { .file = path, .err = e };
+
+	*c = (struct cfg){ .file = xstrdup(path) };
+	if (!(c->doc = jx_load(path, e)))
+		goto fail;
+	for (size_t i = 0; i < n_sets; i++) {
+		const char *eq = strchr(sets[i], '=');
+		char ptr[JX_PTR_MAX];
+
+		if (!eq || eq == sets[i] || (size_t)(eq - sets[i]) >= sizeof(ptr)) {
+			err_set(e, "--set '%s': expected POINTER=VALUE, e.g. "
+				"/cloud/replicas=2", sets[i]);
+			goto fail;
+		}
+		snprintf(ptr, sizeof(ptr), "%.*s", (int)(eq - sets[i]), sets[i]);
+		if (jx_set(c->doc, ptr, eq + 1, e) < 0)
+			goto fail;
+	}
+	if (read_top(c, &x) < 0)
+		goto fail;
+	return 0;
+fail:
+	cfg_release(c);
+	return -1;
+}
+
+void cfg_release(struct cfg *c)
+{
+	for (size_t i = 0; i < c->n_groups; i++)
+		group_release(&c->groups[i]);
+	free(c->groups);
+	free(c->file);
+	json_decref(c->doc);
+	*c = (struct cfg){ 0 };
+}
+
+char *cfg_resolved(const struct cfg *c)
+{
+	return jx_dumps(c->doc);
+}

@@ -1,0 +1,128 @@
+/* cfg.h: the simulation config, read strictly from JSON.
+ *
+ * cfg_load reads a file, applies --set overrides, checks every value and
+ * fills in defaults, both in the struct and in the document (cfg.doc), so
+ * that dumping cfg.doc gives config.resolved.json. The schema is documented
+ * in docs/config.md. */
+#ifndef HS_CFG_H
+#define HS_CFG_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dist.h"
+#include "err.h"
+#include "shape.h"
+
+enum proto_kind { PROTO_EDGE_ONLY, PROTO_CLOUD_ONLY, PROTO_SYNC, PROTO_ASYNC };
+
+struct cfg_protocol {
+	enum proto_kind kind;
+	int gamma;  /* draft tokens per block (sync, async) */
+	int window; /* async: blocks in flight at most; 1 for sync */
+};
+
+struct cfg_device {
+	/* draft time of one token at context length ctx:
+	 * draft_base_s + draft_per_ctx_s * ctx */
+	double draft_base_s, draft_per_ctx_s;
+	/* prompt prefill of n tokens on the edge:
+	 * prefill_base_s + prefill_per_token_s * n */
+	double prefill_base_s, prefill_per_token_s;
+};
+
+enum arrival_kind { ARRIVAL_CLOSED, ARRIVAL_POISSON, ARRIVAL_TRACE };
+
+struct cfg_workload {
+	enum arrival_kind arrival;
+	long long requests;      /* per tenant (closed and poisson) */
+	double rate_per_s;       /* poisson: request rate of one tenant */
+	struct dist prompt_tokens, output_tokens; /* draws rounded, >= 1 */
+	struct dist think_s;     /* closed: pause after each request */
+	struct dist start_s;     /* first activity of each tenant */
+	const char *trace;       /* borrowed from doc: arrival trace, resolved
+				    path; NULL unless arrival is trace */
+};
+
+enum accept_model { ACCEPT_IID, ACCEPT_TRACE, ACCEPT_MARKOV };
+
+struct cfg_accept {
+	enum accept_model model;
+	double alpha;        /* iid: P(a draft token is accepted) */
+	double p_after_acc;  /* markov: P(accept | previous accepted) */
+	double p_after_rej;  /* markov: P(accept | previous rejected) */
+	const char *trace;   /* borrowed: bit trace path (trace model) */
+};
+
+struct cfg_wan {
+	struct dist rtt_s;   /* round trip; one-way delay is half a draw */
+	double up_bps, down_bps; /* bits per second, edge->cloud, cloud->edge */
+	double loss;         /* probability that a message is lost */
+	double rto_s;        /* retransmission timeout after a loss */
+	long long header_bytes; /* per message: transport and framing */
+};
+
+struct cfg_group {
+	const char *name;    /* borrowed from doc */
+	long long count;     /* tenants in the group */
+	struct cfg_protocol proto;
+	struct cfg_device device;
+	struct cfg_workload workload;
+	struct cfg_accept accept;
+	struct cfg_wan wan;
+};
+
+enum router_kind { ROUTER_ROUND_ROBIN, ROUTER_LEAST_LOADED };
+enum sched_policy { SCHED_DEDICATED, SCHED_CONTINUOUS, SCHED_WINDOW, SCHED_SLO };
+
+struct cfg_gpu {
+	const char *preset;  /* borrowed: datasheet constants by name */
+	double eta_bw;       /* achieved fraction of peak memory bandwidth */
+	double eta_flops;    /* achieved fraction of peak FP16 FLOP/s */
+	double overhead_s;   /* fixed cost of one iteration (launches, sync) */
+	const char *table;   /* borrowed: measured verify-cost table, or NULL */
+};
+
+struct cfg_cloud {
+	long long replicas;
+	enum router_kind router;
+	enum sched_policy policy;
+	long long max_batch_tokens;   /* token budget of one iteration */
+	long long prefill_chunk_tokens; /* largest prefill piece per iteration */
+	double window_s;              /* window policy: wait to fill a batch */
+	long long kv_capacity_tokens; /* per replica */
+	const struct shape *model;    /* the target model */
+	double weight_bytes;          /* bytes per target weight (2: FP16) */
+	struct cfg_gpu gpu;
+};
+
+struct cfg_slo {
+	double ttft_s; /* time to first token */
+	double tpot_s; /* mean time per output token of a request */
+};
+
+struct cfg {
+	json_t *doc;          /* owned: the resolved document */
+	char *file;           /* owned: the path it was read from */
+	const char *name;     /* borrowed from doc */
+	uint64_t seed;
+	double horizon_s;     /* stop at this simulated time; 0: run to the end */
+	struct cfg_slo slo;
+	struct cfg_group *groups; /* (n_groups) owned */
+	size_t n_groups;
+	struct cfg_cloud cloud;
+};
+
+/* Loads path, applies the n_sets overrides "POINTER=VALUE" in order, and
+ * checks everything. Returns 0, or -1 with e's message (and c released). */
+int cfg_load(struct cfg *c, const char *path, const char *const *sets,
+	     size_t n_sets, struct err *e);
+void cfg_release(struct cfg *c);
+
+/* The resolved document as text. Caller frees. */
+char *cfg_resolved(const struct cfg *c);
+
+extern const char *const cfg_proto_names[];
+
+#endif

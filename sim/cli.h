@@ -1,0 +1,30 @@
+/* cli.h: the subcommands of build/hybridspec and what they share.
+ *
+ * Exit status: 0 success, 1 a check or measurement failed, 2 bad usage or
+ * bad input (the message on stderr says what and where). */
+#ifndef HS_CLI_H
+#define HS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_BAD_INPUT = 2 };
+
+int cli_config(int argc, char **argv);
+int cli_bench(int argc, char **argv);
+
+/* Prints "hybridspec: <msg>" to stderr and returns CLI_BAD_INPUT. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Collects repeated --set arguments. */
+struct cli_sets {
+	const char **v; /* (n) borrowed from argv; the array is owned */
+	size_t n;
+};
+void cli_sets_add(struct cli_sets *s, const char *arg);
+void cli_sets_release(struct cli_sets *s);
+
+/* Seconds on a monotonic clock. */
+double cli_now_s(void);
+
+#endif

@@ -1,0 +1,352 @@
+/* jx.c: strict JSON readers with JSON-pointer messages.
+ *
+ * Readers never keep state: a struct jx only names the document and the
+ * error sink, and each call gets the pointer of the object it reads from.
+ * Defaults are inserted into the document (json_object_set_new) so that a
+ * dump after reading is the resolved document. */
+#include "jx.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+json_t *jx_load(const char *path, struct err *e)
+{
+	json_error_t je;
+	json_t *v;
+	FILE *f = fopen(path, "rb");
+
+	if (!f) {
+		err_set(e, "%s: cannot read: %s", path, strerror(errno));
+		return NULL;
+	}
+	v = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+	fclose(f);
+	if (!v)
+		err_set(e, "%s:%d:%d: invalid JSON: %s", path, je.line,
+			je.column, je.text);
+	return v;
+}
+
+char *jx_child(char *buf, const char *ptr, const char *key)
+{
+	size_t n = strlen(ptr);
+
+	HS_ASSERT(n + 1 < JX_PTR_MAX);
+	memcpy(buf, ptr, n);
+	buf[n++] = '/';
+	for (const char *k = key; *k && n + 3 < JX_PTR_MAX; k++) {
+		if (*k == '~' || *k == '/') {
+			buf[n++] = '~';
+			buf[n++] = *k == '~' ? '0' : '1';
+		} else {
+			buf[n++] = *k;
+		}
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+char *jx_index(char *buf, const char *ptr, size_t i)
+{
+	snprintf(buf, JX_PTR_MAX, "%s/%zu", ptr, i);
+	return buf;
+}
+
+int jx_fail(struct jx *x, const char *ptr, const char *expected,
+	    const json_t *got)
+{
+	char shown[80] = "nothing (the key is missing)";
+
+	if (got) {
+		char *s = json_dumps(got, JSON_ENCODE_ANY | JSON_COMPACT);
+
+		if (s && strlen(s) > 60)
+			snprintf(shown, sizeof(shown), "%.57s...", s);
+		else if (s)
+			snprintf(shown, sizeof(shown), "%s", s);
+		free(s);
+	}
+	return err_set(x->err, "%s: %s: expected %s, got %s", x->file,
+		       *ptr ? ptr : "/", expected, shown);
+}
+
+int jx_object(struct jx *x, const json_t *v, const char *ptr,
+	      const char *const keys[])
+{
+	const char *k;
+	json_t *val;
+
+	if (!json_is_object(v))
+		return jx_fail(x, ptr, "an object", v);
+	json_object_foreach((json_t *)v, k, val) {
+		size_t i;
+		char p[JX_PTR_MAX], known[512] = "";
+
+		for (i = 0; keys[i]; i++)
+			if (!strcmp(keys[i], k))
+				break;
+		if (keys[i])
+			continue;
+		for (i = 0; keys[i]; i++) {
+			size_t n = strlen(known);
+
+			snprintf(known + n, sizeof(known) - n, "%s\"%s\"",
+				 i ? ", " : "", keys[i]);
+		}
+		return err_set(x->err, "%s: %s: unknown key \"%s\" (known: %s)",
+			       x->file, jx_child(p, ptr, k), k, known);
+	}
+	return 0;
+}
+
+const char *jx_range_str(char *buf, struct jx_range r)
+{
+	if (isinf(r.hi) && isinf(r.lo))
+		snprintf(buf, 64, "any value");
+	else if (isinf(r.hi))
+		snprintf(buf, 64, "%s %g", r.lo_open ? ">" : ">=", r.lo);
+	else if (isinf(r.lo))
+		snprintf(buf, 64, "%s %g", r.hi_open ? "<" : "<=", r.hi);
+	else
+		snprintf(buf, 64, "in %c%g, %g%c", r.lo_open ? '(' : '[', r.lo,
+			 r.hi, r.hi_open ? ')' : ']');
+	return buf;
+}
+
+bool jx_in_range(double v, struct jx_range r)
+{
+	if (isnan(v))
+		return false;
+	if (r.lo_open ? !(v > r.lo) : !(v >= r.lo))
+		return false;
+	return r.hi_open ? v < r.hi : v <= r.hi;
+}
+
+/* obj[key], inserting def_value (a new reference, or NULL) when absent.
+ * Returns NULL, with the message, when the key is missing and required. */
+static json_t *get(struct jx *x, json_t *obj, const char *ptr,
+		   const char *key, json_t *def_value, char *p)
+{
+	json_t *v = json_object_get(obj, key);
+
+	jx_child(p, ptr, key);
+	if (v) {
+		json_decref(def_value);
+		return v;
+	}
+	if (!def_value) {
+		err_set(x->err, "%s: %s: missing required key \"%s\"", x->file,
+			ptr && *ptr ? ptr : "/", key);
+		return NULL;
+	}
+	json_object_set_new(obj, key, def_value);
+	return def_value;
+}
+
+int jx_num(struct jx *x, json_t *obj, const char *ptr, const char *key,
+	   struct jx_range r, double def, double *out)
+{
+	char p[JX_PTR_MAX], want[80], rs[64];
+	json_t *v = get(x, obj, ptr, key, isnan(def) ? NULL : json_real(def), p);
+
+	if (!v)
+		return -1;
+	if (!json_is_number(v) || !jx_in_range(json_number_value(v), r)) {
+		snprintf(want, sizeof(want), "a number %s", jx_range_str(rs, r));
+		return jx_fail(x, p, want, v);
+	}
+	*out = json_number_value(v);
+	return 0;
+}
+
+int jx_int(struct jx *x, json_t *obj, const char *ptr, const char *key,
+	   long long lo, long long hi, long long def, long long *out)
+{
+	char p[JX_PTR_MAX], want[96];
+	json_t *v = get(x, obj, ptr, key,
+			def == JX_REQUIRED_INT ? NULL : json_integer(def), p);
+	double d;
+
+	if (!v)
+		return -1;
+	d = json_is_number(v) ? json_number_value(v) : NAN;
+	if (json_is_integer(v) ? (json_integer_value(v) < lo ||
+				  json_integer_value(v) > hi)
+			       : !(d == floor(d) && d >= (double)lo &&
+				   d <= (double)hi && fabs(d) < 0x1p53)) {
+		if (hi == LLONG_MAX)
+			snprintf(want, sizeof(want), "an integer >= %lld", lo);
+		else
+			snprintf(want, sizeof(want), "an integer in [%lld, %lld]",
+				 lo, hi);
+		return jx_fail(x, p, want, v);
+	}
+	*out = json_is_integer(v) ? json_integer_value(v) : (long long)d;
+	return 0;
+}
+
+int jx_bool(struct jx *x, json_t *obj, const char *ptr, const char *key,
+	    int def, bool *out)
+{
+	char p[JX_PTR_MAX];
+	json_t *v = get(x, obj, ptr, key, def < 0 ? NULL : json_boolean(def), p);
+
+	if (!v)
+		return -1;
+	if (!json_is_boolean(v))
+		return jx_fail(x, p, "true or false", v);
+	*out = json_is_true(v);
+	return 0;
+}
+
+int jx_str(struct jx *x, json_t *obj, const char *ptr, const char *key,
+	   const char *def, const char **out)
+{
+	char p[JX_PTR_MAX];
+	json_t *v = get(x, obj, ptr, key, def ? json_string(def) : NULL, p);
+
+	if (!v)
+		return -1;
+	if (!json_is_string(v))
+		return jx_fail(x, p, "a string", v);
+	*out = json_string_value(v);
+	return 0;
+}
+
+int jx_enum(struct jx *x, json_t *obj, const char *ptr, const char *key,
+	    const char *const names[], const char *def, int *out)
+{
+	char p[JX_PTR_MAX], want[512] = "one of ";
+	json_t *v = get(x, obj, ptr, key, def ? json_string(def) : NULL, p);
+
+	if (!v)
+		return -1;
+	for (int i = 0; names[i]; i++) {
+		size_t n = strlen(want);
+
+		if (json_is_string(v) && !strcmp(json_string_value(v), names[i])) {
+			*out = i;
+			return 0;
+		}
+		snprintf(want + n, sizeof(want) - n, "%s\"%s\"", i ? ", " : "",
+			 names[i]);
+	}
+	return jx_fail(x, p, want, v);
+}
+
+char *jx_path(const struct jx *x, const char *path, char *buf, size_t n)
+{
+	const char *slash = strrchr(x->file, '/');
+
+	if (path[0] == '/' || !slash)
+		snprintf(buf, n, "%s", path);
+	else
+		snprintf(buf, n, "%.*s/%s", (int)(slash - x->file), x->file,
+			 path);
+	return buf;
+}
+
+/* Copies the next reference token of ptr (after its '/') into tok,
+ * unescaping ~1 and ~0. Returns the rest of ptr, or NULL when malformed. */
+static const char *next_token(const char *ptr, char *tok, size_t n)
+{
+	size_t k = 0;
+
+	if (*ptr != '/')
+		return NULL;
+	for (ptr++; *ptr && *ptr != '/'; ptr++) {
+		char c = *ptr;
+
+		if (c == '~') {
+			if (ptr[1] != '0' && ptr[1] != '1')
+				return NULL;
+			c = *++ptr == '0' ? '~' : '/';
+		}
+		if (k + 1 >= n)
+			return NULL;
+		tok[k++] = c;
+	}
+	tok[k] = '\0';
+	return ptr;
+}
+
+static int array_index(const char *tok, size_t size, size_t *i)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*tok || (tok[0] == '0' && tok[1]) || tok[0] == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(tok, &end, 10);
+	if (*end || errno || v >= size)
+		return -1;
+	*i = (size_t)v;
+	return 0;
+}
+
+int jx_set(json_t *root, const char *ptr, const char *value_text,
+	   struct err *e)
+{
+	json_error_t je;
+	json_t *value = json_loads(value_text, JSON_DECODE_ANY, &je);
+	json_t *cur = root;
+	const char *rest = ptr;
+	char tok[JX_PTR_MAX];
+
+	if (!value)
+		value = json_string(value_text);
+	if (!*ptr || *ptr != '/') {
+		json_decref(value);
+		return err_set(e, "--set '%s': expected a JSON pointer such as "
+			       "/cloud/replicas", ptr);
+	}
+	while ((rest = next_token(rest, tok, sizeof(tok)))) {
+		bool last = *rest == '\0';
+		size_t i;
+
+		if (json_is_object(cur)) {
+			json_t *next = json_object_get(cur, tok);
+
+			if (last) {
+				json_object_set_new(cur, tok, value);
+				return 0;
+			}
+			if (!next) {
+				next = json_object();
+				json_object_set_new(cur, tok, next);
+			}
+			cur = next;
+		} else if (json_is_array(cur)) {
+			if (array_index(tok, json_array_size(cur), &i) < 0)
+				break;
+			if (last) {
+				json_array_set_new(cur, i, value);
+				return 0;
+			}
+			cur = json_array_get(cur, i);
+		} else {
+			break;
+		}
+	}
+	json_decref(value);
+	return err_set(e, "--set '%s': the pointer does not name a place in "
+		       "the config (at \"%s\")", ptr, rest ? tok : "?");
+}
+
+char *jx_dumps(const json_t *v)
+{
+	char *s = json_dumps(v, JSON_INDENT(2) | JSON_REAL_PRECISION(15) |
+					JSON_ENCODE_ANY);
+	size_t n;
+
+	HS_ASSERT(s != NULL);
+	n = strlen(s);
+	s = xrealloc(s, n + 2);
+	s[n] = '\n';
+	s[n + 1] = '\0';
+	return s;
+}

@@ -1,0 +1,92 @@
+/* jx.h: strict reading of JSON documents (configs, profiles, sweeps).
+ *
+ * Every reader names the value it checks by file and JSON pointer, says what
+ * it expected and what it found:
+ *   configs/x.json: /tenants/0/wan/rtt_s: expected a number > 0, got "fast"
+ * An object's keys are checked against the list its reader knows (jx_object),
+ * so a typo is an error, never a silent default. A reader given a default
+ * writes it into the document when the key is absent: the document then is
+ * the resolved config, defaults filled in. */
+#ifndef HS_JX_H
+#define HS_JX_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+
+#define JX_PTR_MAX 256
+
+struct jx {
+	const char *file; /* borrowed: the document's name in messages */
+	struct err *err;  /* borrowed: receives the error */
+};
+
+struct jx_range {
+	double lo, hi;
+	bool lo_open, hi_open;
+};
+
+#define JX_ANY ((struct jx_range){ -INFINITY, INFINITY, false, false })
+#define JX_POS ((struct jx_range){ 0, INFINITY, true, false })
+#define JX_NONNEG ((struct jx_range){ 0, INFINITY, false, false })
+#define JX_UNIT ((struct jx_range){ 0, 1, false, false })
+#define JX_MIN(x) ((struct jx_range){ (x), INFINITY, false, false })
+
+/* Defaults: JX_REQUIRED for numbers, JX_REQUIRED_INT for integers, NULL for
+ * strings mean the key must be present. */
+#define JX_REQUIRED NAN
+#define JX_REQUIRED_INT LLONG_MIN
+
+/* Parses the file at path. Returns a new reference (caller decrefs), or NULL
+ * with "path: cannot read: ..." or "path:LINE:COL: invalid JSON: ...". */
+json_t *jx_load(const char *path, struct err *e);
+
+/* Writes ptr + "/" + key (escaped as RFC 6901 asks) or ptr + "/" + i into
+ * buf (JX_PTR_MAX bytes) and returns buf. */
+char *jx_child(char *buf, const char *ptr, const char *key);
+char *jx_index(char *buf, const char *ptr, size_t i);
+
+/* Reports "file: ptr: expected <expected>, got <got>" (got NULL: missing). */
+int jx_fail(struct jx *x, const char *ptr, const char *expected,
+	    const json_t *got);
+
+/* Checks that v is an object whose keys are all in keys (NULL-terminated). */
+int jx_object(struct jx *x, const json_t *v, const char *ptr,
+	      const char *const keys[]);
+
+/* Readers of obj[key], obj at ptr. Each returns 0, or -1 with the message.
+ * Strings come back borrowed from the document. */
+int jx_num(struct jx *x, json_t *obj, const char *ptr, const char *key,
+	   struct jx_range r, double def, double *out);
+int jx_int(struct jx *x, json_t *obj, const char *ptr, const char *key,
+	   long long lo, long long hi, long long def, long long *out);
+int jx_bool(struct jx *x, json_t *obj, const char *ptr, const char *key,
+	    int def, bool *out); /* def: 0, 1, or -1 for required */
+int jx_str(struct jx *x, json_t *obj, const char *ptr, const char *key,
+	   const char *def, const char **out);
+int jx_enum(struct jx *x, json_t *obj, const char *ptr, const char *key,
+	    const char *const names[], const char *def, int *out);
+
+/* The range as words: "> 0", ">= 1", "in [0, 1]". buf has 64 bytes. */
+const char *jx_range_str(char *buf, struct jx_range r);
+bool jx_in_range(double v, struct jx_range r);
+
+/* Resolves path (as written in the document) against the document's
+ * folder: absolute paths stay, relative ones are joined. Returns buf. */
+char *jx_path(const struct jx *x, const char *path, char *buf, size_t n);
+
+/* Sets the value at ptr in root to value_text, read as JSON (a bare word
+ * that is not JSON is taken as a string). Missing objects on the way are
+ * created; array indices must exist. For "--set /a/b=3". */
+int jx_set(json_t *root, const char *ptr, const char *value_text,
+	   struct err *e);
+
+/* Dumps v the way every project file is written (indented, 15 significant
+ * digits, keys in document order, a final newline). Caller frees. */
+char *jx_dumps(const json_t *v);
+
+#endif

@@ -1,0 +1,45 @@
+/* main.c: dispatch to subcommands, a table of name, function, summary. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "config", cli_config, "check a config and print it resolved" },
+	{ "bench", cli_bench, "benchmarks (engine)" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: hybridspec <command> [options]   "
+		   "(hybridspec <command> --help for more)\n\n"
+		   "Simulates multi-tenant edge-cloud LLM serving with "
+		   "speculative decoding.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_BAD_INPUT;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "hybridspec: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return CLI_BAD_INPUT;
+}

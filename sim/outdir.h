@@ -1,0 +1,33 @@
+/* outdir.h: a results directory that appears whole or not at all.
+ *
+ * od_begin makes a hidden temporary sibling of the target; files are written
+ * there; od_commit renames it into place (replacing an earlier results
+ * directory of hybridspec's, never anything else); od_abort removes it. A
+ * run that fails or is killed never leaves a half-written DIR. */
+#ifndef HS_OUTDIR_H
+#define HS_OUTDIR_H
+
+#include <stdio.h>
+
+#include "err.h"
+
+/* The file that marks a directory as hybridspec's results. */
+#define OD_MARKER "config.resolved.json"
+
+struct od {
+	char *dir; /* owned: the target path */
+	char *tmp; /* owned: the temporary directory, NULL once done */
+};
+
+/* Checks that dir can be (re)placed and makes the temporary directory. */
+int od_begin(struct od *o, const char *dir, struct err *e);
+/* Opens name for writing in the temporary directory. Caller fcloses. */
+FILE *od_open(struct od *o, const char *name, struct err *e);
+/* Writes a whole file from a string. */
+int od_write(struct od *o, const char *name, const char *text, struct err *e);
+/* Puts the directory in place. Releases o either way. */
+int od_commit(struct od *o, struct err *e);
+/* Removes the temporary directory and releases o. Safe after od_commit. */
+void od_abort(struct od *o);
+
+#endif

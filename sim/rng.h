@@ -1,0 +1,26 @@
+/* rng.h: independent random streams.
+ *
+ * Every random source (a tenant's RTT, its request lengths, its acceptance
+ * bits, ...) owns one GSL generator seeded from (run seed, stream id). The
+ * stream id is a hash of a stable name such as "phones/3/rtt", so adding a
+ * tenant or a group never changes the numbers another stream draws, and the
+ * same seed always gives the same numbers. */
+#ifndef HS_RNG_H
+#define HS_RNG_H
+
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+
+/* The generator type behind every stream: xoshiro256++ with a 64-bit seed
+ * (GSL's own generators take 32 bits, too few for 10^5 tenants × streams). */
+extern const gsl_rng_type *rng_xoshiro256pp;
+
+/* A stream id from a stable name (64-bit FNV-1a), formatted printf-style. */
+uint64_t rng_stream_id(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* A new generator for (run_seed, stream_id). Caller frees with rng_free. */
+gsl_rng *rng_new(uint64_t run_seed, uint64_t stream_id);
+void rng_free(gsl_rng *r);
+
+#endif

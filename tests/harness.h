@@ -1,0 +1,55 @@
+/* harness.h: a small test harness.
+ *
+ * A suite is an array of struct tcase ending in {0}; main.c lists the
+ * suites. CHECK records a failure with file and line and lets the case go on;
+ * a case passes when it recorded none. The run ends with "N passed, N failed". */
+#ifndef HS_HARNESS_H
+#define HS_HARNESS_H
+
+#include <math.h>
+#include <stdio.h>
+
+struct tcase {
+	const char *name;
+	void (*fn)(void);
+};
+
+extern int t_failures; /* failures recorded in the running case */
+
+void t_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#define CHECK(cond)                                                     \
+	do {                                                            \
+		if (!(cond))                                            \
+			t_fail(__FILE__, __LINE__, "%s", #cond);        \
+	} while (0)
+
+#define CHECK_MSG(cond, ...)                                            \
+	do {                                                            \
+		if (!(cond))                                            \
+			t_fail(__FILE__, __LINE__, __VA_ARGS__);        \
+	} while (0)
+
+/* |a - b| <= tol */
+#define CHECK_NEAR(a, b, tol)                                           \
+	do {                                                            \
+		double a_ = (a), b_ = (b), tol_ = (tol);                \
+		if (!(fabs(a_ - b_) <= tol_))                           \
+			t_fail(__FILE__, __LINE__,                      \
+			       "%s = %.9g, %s = %.9g, differ by more "  \
+			       "than %.3g", #a, a_, #b, b_, tol_);      \
+	} while (0)
+
+/* A fresh temporary directory for the running case (removed at exit). */
+const char *t_tmpdir(void);
+/* Writes text to t_tmpdir()/name and returns the path (static buffer
+ * reused every 8 calls). */
+const char *t_write(const char *name, const char *text);
+
+/* Runs the hybridspec binary with args (a shell word list), stdout and
+ * stderr captured into out (NUL-terminated, truncated at n). Returns the
+ * exit status, or -1 if it did not exit normally. */
+int t_run(const char *args, char *out, size_t n);
+
+#endif

@@ -1,0 +1,24 @@
+#!/bin/sh
+# run.sh BUILD: runs every test program and sums their "N passed, N failed"
+# lines into the last line of the output.
+build=${1:-build}
+passed=0
+failed=0
+status=0
+for prog in "$build/hybridspec-tests"; do
+	out=$("$prog" 2>&1) || status=1
+	printf '%s\n' "$out" | sed '$d'
+	last=$(printf '%s\n' "$out" | tail -n 1)
+	p=$(printf '%s\n' "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+	f=$(printf '%s\n' "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+	if [ -z "$p" ]; then
+		echo "FAIL $prog: ended without a summary line: $last"
+		failed=$((failed + 1))
+		status=1
+		continue
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$status" -eq 0 ]

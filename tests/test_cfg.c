@@ -1,0 +1,173 @@
+/* test_cfg.c: the simulation config: values, defaults, every error class. */
+#include "harness.h"
+
+#include "cfg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SMALL "tests/data/small.json"
+
+static void loads_small(void)
+{
+	struct cfg c;
+	struct err e;
+
+	if (cfg_load(&c, SMALL, NULL, 0, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	CHECK(!strcmp(c.name, "small") && c.seed == 7);
+	CHECK(c.n_groups == 2);
+	CHECK(c.groups[0].count == 3 && c.groups[1].count == 1);
+	CHECK(c.groups[0].proto.kind == PROTO_ASYNC);
+	CHECK(c.groups[0].proto.gamma == 4 && c.groups[0].proto.window == 3);
+	CHECK(c.groups[1].proto.kind == PROTO_SYNC);
+	CHECK(c.groups[1].proto.gamma == 6 && c.groups[1].proto.window == 1);
+	CHECK(c.groups[0].accept.model == ACCEPT_IID &&
+	      c.groups[0].accept.alpha == 0.8);
+	CHECK(c.groups[1].accept.model == ACCEPT_MARKOV);
+	CHECK(c.groups[0].wan.rtt_s.kind == DIST_LOGNORMAL);
+	CHECK_NEAR(dist_mean(&c.groups[0].wan.rtt_s), 0.06, 1e-12);
+	CHECK(c.groups[1].wan.up_bps == 50e6 && c.groups[1].wan.down_bps == 50e6);
+	CHECK(c.cloud.replicas == 2 && c.cloud.policy == SCHED_CONTINUOUS);
+	CHECK(!strcmp(c.cloud.model->name, "llama2-7b"));
+	/* default KV capacity: (80 GB - 2 B x 6.74e9) / (2 B x 2 x 32 x 4096) */
+	CHECK(c.cloud.kv_capacity_tokens > 126000 &&
+	      c.cloud.kv_capacity_tokens < 128000);
+	cfg_release(&c);
+}
+
+/* The resolved document states every default, and reads back to itself. */
+static void resolved_is_complete(void)
+{
+	struct cfg c, c2;
+	struct err e;
+	char *text, *text2;
+	const char *p;
+
+	CHECK(cfg_load(&c, SMALL, NULL, 0, &e) == 0);
+	text = cfg_resolved(&c);
+	CHECK(strstr(text, "\"max_batch_tokens\": 4096") != NULL);
+	CHECK(strstr(text, "\"header_bytes\": 66") != NULL);
+	CHECK(strstr(text, "\"horizon_s\": 0") != NULL);
+	/* the group without a protocol got a copy of the top-level one */
+	CHECK(json_integer_value(json_object_get(json_object_get(
+		json_array_get(json_object_get(c.doc, "tenants"), 0),
+		"protocol"), "window")) == 3);
+	p = t_write("resolved.json", text);
+	CHECK(cfg_load(&c2, p, NULL, 0, &e) == 0);
+	text2 = cfg_resolved(&c2);
+	CHECK_MSG(!strcmp(text, text2), "resolving twice changed the document");
+	free(text);
+	free(text2);
+	cfg_release(&c);
+	cfg_release(&c2);
+}
+
+static void overrides(void)
+{
+	const char *sets[] = { "/cloud/replicas=5", "/tenants/1/count=4",
+			       "/protocol/gamma=8" };
+	struct cfg c;
+	struct err e;
+
+	CHECK(cfg_load(&c, SMALL, sets, 3, &e) == 0);
+	CHECK(c.cloud.replicas == 5 && c.groups[1].count == 4);
+	CHECK(c.groups[0].proto.gamma == 8); /* inherited after the override */
+	CHECK(c.groups[1].proto.gamma == 6);
+	cfg_release(&c);
+}
+
+struct bad_case {
+	const char *set, *want;
+};
+
+static void bad_values(void)
+{
+	static const struct bad_case cases[] = {
+		{ "/cloud/max_batch_tokens=-3", SMALL ": /cloud/max_batch_tokens: "
+		  "expected an integer in [1, 16777216], got -3" },
+		{ "/tenants/0/wan/rtt_s=\"fast\"", SMALL ": /tenants/0/wan/rtt_s: "
+		  "expected a distribution object or a number > 0, got \"fast\"" },
+		{ "/tenants/0/acceptance/alpha=1.5", "/tenants/0/acceptance/alpha: "
+		  "expected a number in [0, 1], got 1.5" },
+		{ "/protocol/window=0", SMALL ": /protocol/window: expected an "
+		  "integer in [1, 1024], got 0" },
+		{ "/tenants/1/protocol/gamma=0", "/tenants/1/protocol/gamma: "
+		  "expected an integer in [1, 64], got 0" },
+		{ "/protocol/kind=\"fast\"", "/protocol/kind: expected one of "
+		  "\"edge_only\", \"cloud_only\", \"sync\", \"async\", got \"fast\"" },
+		{ "/cloud/replcas=2", "/cloud/replcas: unknown key \"replcas\"" },
+		{ "/tenants/0/wan/rtt=0.05", "/tenants/0/wan/rtt: unknown key" },
+		{ "/seed=\"x\"", "/seed: expected an integer >= 0, got \"x\"" },
+		{ "/tenants=[]", "/tenants: expected a non-empty array of tenant "
+		  "groups, got []" },
+		{ "/tenants/1/name=\"phones\"", "/tenants/1/name: group name "
+		  "\"phones\" is used twice" },
+		{ "/tenants/0/workload/arrival=\"poisson\"", "/tenants/0/workload: "
+		  "missing required key \"rate_per_s\"" },
+		{ "/tenants/0/acceptance/model=\"trace\"", "/tenants/0/acceptance"
+		  "/alpha: unknown key \"alpha\"" },
+		{ "/tenants/0/wan/loss=1", "/tenants/0/wan/loss: expected a number "
+		  "in [0, 1), got 1" },
+		{ "/cloud/gpu/preset=\"H300\"", "/cloud/gpu/preset: expected one "
+		  "of \"H100-SXM\", \"H200\", \"A100-80G\", \"L4\", got \"H300\"" },
+		{ "/tenants/0/device/draft_base_s=0", "/tenants/0/device/"
+		  "draft_base_s: expected a number > 0, got 0" },
+		{ "/cloud/gpu/table=\"missing.json\"", "/cloud/gpu/table: cannot "
+		  "read 'tests/data/missing.json'" },
+		{ "/tenants/0/wan/rtt_s={\"dist\":\"empirical\",\"file\":\"no.txt\"}",
+		  "/tenants/0/wan/rtt_s: cannot read samples file "
+		  "'tests/data/no.txt'" },
+		{ "nopointer", "--set 'nopointer': expected POINTER=VALUE" },
+		{ "/tenants/9/count=1", "--set '/tenants/9/count': the pointer "
+		  "does not name a place" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cfg c;
+		struct err e = { "" };
+		const char *set = cases[i].set;
+
+		if (cfg_load(&c, SMALL, &set, 1, &e) == 0) {
+			CHECK_MSG(0, "--set %s was accepted", set);
+			cfg_release(&c);
+			continue;
+		}
+		CHECK_MSG(strstr(e.msg, cases[i].want), "--set %s: message "
+			  "\"%s\" lacks \"%s\"", set, e.msg, cases[i].want);
+	}
+}
+
+/* A cloud-only group needs no device; any other does. */
+static void device_needed(void)
+{
+	const char *sets[] = { "/tenants/1/device=null" };
+	const char *sets_ok[] = { "/tenants/1/protocol/kind=cloud_only" };
+	struct cfg c;
+	struct err e;
+	const char *p = t_write("nodev.json",
+		"{\"tenants\": [{\"protocol\": {\"kind\": \"cloud_only\"},"
+		" \"workload\": {\"prompt_tokens\": 10, \"output_tokens\": 20},"
+		" \"wan\": {\"rtt_s\": 0.05}}]}");
+
+	CHECK(cfg_load(&c, p, NULL, 0, &e) == 0);
+	cfg_release(&c);
+	CHECK(cfg_load(&c, SMALL, sets, 1, &e) < 0);
+	CHECK_MSG(strstr(e.msg, "/tenants/1/device: expected an object"), "%s",
+		  e.msg);
+	CHECK(cfg_load(&c, SMALL, sets_ok, 1, &e) == 0);
+	cfg_release(&c);
+}
+
+const struct tcase cfg_tests[] = {
+	{ "cfg: the small config loads with its values", loads_small },
+	{ "cfg: the resolved config is complete and stable",
+	  resolved_is_complete },
+	{ "cfg: --set overrides, then defaults inherit", overrides },
+	{ "cfg: every bad value names file, pointer, expected, got",
+	  bad_values },
+	{ "cfg: the edge device is required unless cloud-only", device_needed },
+	{ 0 },
+};
