@@ -11,6 +11,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "run", cli_run, "simulate a config; results, table, trace" },
 	{ "config", cli_config, "check a config and print it resolved" },
 	{ "bench", cli_bench, "benchmarks (engine)" },
 };

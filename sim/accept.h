@@ -1,0 +1,47 @@
+/* accept.h: which draft tokens the target accepts.
+ *
+ * iid: each draft position is accepted with probability alpha. markov: the
+ * chance depends on whether the previous position was accepted. trace: the
+ * accept/reject bits measured along real text (by `eval accept`) are
+ * replayed, each tenant from its own random offset, wrapping around; a trace
+ * file holds '0' and '1' characters, anything after '#' on a line ignored. */
+#ifndef HS_ACCEPT_H
+#define HS_ACCEPT_H
+
+#include <gsl/gsl_rng.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cfg.h"
+#include "err.h"
+
+struct acc_trace {
+	uint8_t *bits; /* (n) owned: 1 accepted, 0 rejected */
+	size_t n;
+	double alpha;  /* the mean of the bits */
+};
+
+int acc_trace_load(struct acc_trace *t, const char *path, struct err *e);
+void acc_trace_release(struct acc_trace *t);
+
+struct acc {
+	const struct cfg_accept *cfg;  /* borrowed */
+	const struct acc_trace *trace; /* borrowed; NULL unless trace */
+	gsl_rng *r;                    /* borrowed: the tenant's stream */
+	size_t pos;                    /* trace: next position */
+	int last;                      /* markov: previous outcome */
+};
+
+/* Sets the starting state (trace offset, markov state) from r. */
+void acc_init(struct acc *a, const struct cfg_accept *c,
+	      const struct acc_trace *t, gsl_rng *r);
+
+/* Verifies g draft positions: returns how many are accepted before the
+ * first rejection (g when all are). Positions consumed: g if all were
+ * accepted, else the accepted ones and the rejected one. */
+int acc_draw(struct acc *a, int g);
+
+/* The long-run acceptance rate of the model. */
+double acc_alpha(const struct cfg_accept *c, const struct acc_trace *t);
+
+#endif

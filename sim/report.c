@@ -1,0 +1,266 @@
+/* report.c: folds tenant and replica counters into groups, the cloud and the
+ * run. Group figures merge the sketches of their tenants; "all" merges every
+ * group. */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+struct agg {
+	struct tenant_stat st; /* sums; sketches merged */
+	uint64_t tenants;
+	double tput_sum, tput_sq;  /* tokens/s of each tenant, for Jain */
+};
+
+static void agg_add(struct agg *a, const struct tenant *t)
+{
+	const struct tenant_stat *x = &t->st;
+	double tput = x->busy_s > 0 ? (double)x->tokens / x->busy_s : 0;
+
+	a->tenants++;
+	a->st.requests += x->requests;
+	a->st.tokens += x->tokens;
+	a->st.verdicts += x->verdicts;
+	a->st.judged += x->judged;
+	a->st.accepted += x->accepted;
+	a->st.drafted += x->drafted;
+	a->st.wasted += x->wasted;
+	a->st.bytes_up += x->bytes_up;
+	a->st.bytes_down += x->bytes_down;
+	a->st.prompt_sent += x->prompt_sent;
+	a->st.slo_met += x->slo_met;
+	a->st.slo_tokens += x->slo_tokens;
+	a->st.busy_s += x->busy_s;
+	a->st.ttft_sum += x->ttft_sum;
+	a->st.tpot_sum += x->tpot_sum;
+	sk_merge(&a->st.itl, &x->itl);
+	sk_merge(&a->st.ttft, &x->ttft);
+	a->tput_sum += tput;
+	a->tput_sq += tput * tput;
+}
+
+static json_t *quantiles(const struct sketch *k)
+{
+	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "mean", sk_mean(k),
+			 "p50", sk_quantile(k, 0.5), "p90", sk_quantile(k, 0.9),
+			 "p99", sk_quantile(k, 0.99), "p999",
+			 sk_quantile(k, 0.999), "max", k->n ? k->max : 0);
+}
+
+static double ratio(double a, double b)
+{
+	return b > 0 ? a / b : 0;
+}
+
+static json_t *agg_json(const struct agg *a, double sim_s)
+{
+	const struct tenant_stat *x = &a->st;
+	double n = (double)a->tenants;
+
+	return json_pack(
+		"{s:I,s:I,s:I,s:o,s:o,s:f,s:f,s:f,s:f,s:f,s:I,s:f,s:f,s:f,s:I,"
+		"s:f,s:f,s:f}",
+		"tenants", (json_int_t)a->tenants,
+		"requests", (json_int_t)x->requests,
+		"tokens", (json_int_t)x->tokens,
+		"ttft_s", quantiles(&x->ttft),
+		"itl_s", quantiles(&x->itl),
+		"tpot_s", ratio(x->tpot_sum, (double)x->requests),
+		"tokens_per_s", ratio((double)x->tokens, sim_s),
+		"tokens_per_s_per_tenant", ratio(a->tput_sum, n),
+		"alpha", ratio((double)x->accepted, (double)x->judged),
+		"tokens_per_verdict", ratio((double)x->tokens, (double)x->verdicts),
+		"wasted_draft_tokens", (json_int_t)x->wasted,
+		"wasted_per_token", ratio((double)x->wasted, (double)x->tokens),
+		"bytes_up_per_token", ratio((double)x->bytes_up, (double)x->tokens),
+		"bytes_down_per_token",
+		ratio((double)x->bytes_down, (double)x->tokens),
+		"prompt_tokens_sent", (json_int_t)x->prompt_sent,
+		"slo_attainment", ratio((double)x->slo_met, (double)x->requests),
+		"goodput_tokens_per_s", ratio((double)x->slo_tokens, sim_s),
+		"jain_fairness", a->tput_sq > 0 ? a->tput_sum * a->tput_sum /
+							  (n * a->tput_sq) : 1.0);
+}
+
+static json_t *cloud_json(const struct sim *s, double sim_s)
+{
+	struct sketch bt, qw;
+	double busy = 0, bytes = 0, flops = 0;
+	uint64_t batches = 0, tokens = 0, peak = 0;
+	json_t *j;
+
+	sk_init(&bt);
+	sk_init(&qw);
+	for (uint32_t i = 0; i < s->n_replicas; i++) {
+		const struct replica *r = &s->r[i];
+
+		busy += r->busy_s;
+		bytes += r->bytes;
+		flops += r->flops;
+		batches += r->batches;
+		tokens += r->tokens;
+		peak = r->peak_active > peak ? r->peak_active : peak;
+		sk_merge(&bt, &r->batch_tokens);
+		sk_merge(&qw, &r->queue_wait);
+	}
+	j = json_pack("{s:s,s:I,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:o,s:o,s:I,s:I,"
+		      "s:I}",
+		      "gpu", s->cost.gpu,
+		      "gpus", (json_int_t)s->n_replicas,
+		      "busy_fraction", ratio(busy, sim_s * s->n_replicas),
+		      "achieved_bytes_per_s", ratio(bytes, busy),
+		      "achieved_flops", ratio(flops, busy),
+		      "mbu", ratio(ratio(bytes, busy), s->cost.peak_bw_Bps),
+		      "mfu", ratio(ratio(flops, busy), s->cost.peak_flops),
+		      "batches", (json_int_t)batches,
+		      "batch_tokens_total", (json_int_t)tokens,
+		      "batch_tokens", quantiles(&bt),
+		      "queue_wait_s", quantiles(&qw),
+		      "stale_blocks_dropped", (json_int_t)s->stale_dropped,
+		      "segment_blocks_discarded", (json_int_t)s->segment_discarded,
+		      "peak_active_per_gpu", (json_int_t)peak);
+	sk_release(&bt);
+	sk_release(&qw);
+	return j;
+}
+
+static void agg_init(struct agg *a)
+{
+	memset(a, 0, sizeof(*a));
+	sk_init(&a->st.itl);
+	sk_init(&a->st.ttft);
+}
+
+static void agg_release(struct agg *a)
+{
+	sk_release(&a->st.itl);
+	sk_release(&a->st.ttft);
+}
+
+json_t *rep_summary(const struct sim *s)
+{
+	const struct cfg *c = s->cfg;
+	json_t *groups = json_array();
+	struct agg all;
+	double sim_s = s->end_s;
+
+	agg_init(&all);
+	for (size_t g = 0; g < c->n_groups; g++) {
+		struct agg a;
+		json_t *j;
+
+		agg_init(&a);
+		for (uint32_t i = s->group_first[g]; i < s->group_first[g + 1]; i++) {
+			agg_add(&a, &s->t[i]);
+			agg_add(&all, &s->t[i]);
+		}
+		j = agg_json(&a, sim_s);
+		json_object_set_new(j, "name", json_string(c->groups[g].name));
+		json_object_set_new(j, "protocol",
+				    json_string(cfg_proto_names[c->groups[g].proto.kind]));
+		json_array_append_new(groups, j);
+		agg_release(&a);
+	}
+	json_t *sum = json_pack("{s:s,s:I,s:f,s:I,s:I,s:o,s:o,s:o,s:{s:f,s:f}}",
+				"name", c->name, "seed", (json_int_t)c->seed,
+				"sim_time_s", sim_s,
+				"events", (json_int_t)s->events,
+				"requests_done", (json_int_t)s->requests_done,
+				"all", agg_json(&all, sim_s),
+				"groups", groups,
+				"cloud", cloud_json(s, sim_s),
+				"slo", "ttft_s", c->slo.ttft_s, "tpot_s",
+				c->slo.tpot_s);
+	agg_release(&all);
+	HS_ASSERT(sum != NULL);
+	return sum;
+}
+
+void rep_tenants_csv(const struct sim *s, FILE *f)
+{
+	fputs("group,tenant,requests,tokens,busy_s,tokens_per_s,ttft_mean_s,"
+	      "itl_mean_s,itl_p50_s,itl_p99_s,tpot_mean_s,alpha,"
+	      "tokens_per_verdict,drafted,wasted,bytes_up,bytes_down,"
+	      "bytes_up_per_token,bytes_down_per_token,prompt_tokens_sent,"
+	      "slo_met\n", f);
+	for (uint32_t i = 0; i < s->n_tenants; i++) {
+		const struct tenant *t = &s->t[i];
+		const struct tenant_stat *x = &t->st;
+		double tok = (double)x->tokens;
+
+		fprintf(f, "%s,%u,%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,"
+			"%.9g,%.9g,%llu,%llu,%llu,%llu,%.9g,%.9g,%llu,%llu\n",
+			s->cfg->groups[t->group].name, t->gindex,
+			(unsigned long long)x->requests,
+			(unsigned long long)x->tokens, x->busy_s,
+			ratio(tok, x->busy_s),
+			ratio(x->ttft_sum, (double)x->requests), sk_mean(&x->itl),
+			sk_quantile(&x->itl, 0.5), sk_quantile(&x->itl, 0.99),
+			ratio(x->tpot_sum, (double)x->requests),
+			ratio((double)x->accepted, (double)x->judged),
+			ratio(tok, (double)x->verdicts),
+			(unsigned long long)x->drafted,
+			(unsigned long long)x->wasted,
+			(unsigned long long)x->bytes_up,
+			(unsigned long long)x->bytes_down,
+			ratio((double)x->bytes_up, tok),
+			ratio((double)x->bytes_down, tok),
+			(unsigned long long)x->prompt_sent,
+			(unsigned long long)x->slo_met);
+	}
+}
+
+static double num(const json_t *o, const char *path)
+{
+	char key[64];
+	const char *dot = strchr(path, '.');
+
+	if (!dot)
+		return json_number_value(json_object_get(o, path));
+	snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
+	return num(json_object_get(o, key), dot + 1);
+}
+
+static void print_row(FILE *f, const char *name, const char *proto,
+		      const json_t *g)
+{
+	fprintf(f, "%-14s %-10s %6.0f %9.0f %8.1f %8.1f %8.2f %8.2f %8.2f "
+		"%6.3f %6.2f %7.1f %6.1f%%\n", name, proto, num(g, "requests"),
+		num(g, "tokens"), 1e3 * num(g, "ttft_s.p50"),
+		1e3 * num(g, "ttft_s.p99"), 1e3 * num(g, "itl_s.mean"),
+		1e3 * num(g, "itl_s.p99"), 1e3 * num(g, "tpot_s"),
+		num(g, "alpha"), num(g, "tokens_per_verdict"),
+		num(g, "tokens_per_s_per_tenant"),
+		100 * num(g, "slo_attainment"));
+}
+
+void rep_print(const json_t *sum, FILE *f)
+{
+	const json_t *groups = json_object_get(sum, "groups");
+	const json_t *cl = json_object_get(sum, "cloud");
+
+	fprintf(f, "%-14s %-10s %6s %9s %8s %8s %8s %8s %8s %6s %6s %7s %7s\n",
+		"group", "protocol", "reqs", "tokens", "ttft50ms", "ttft99ms",
+		"itl_ms", "itl99ms", "tpot_ms", "alpha", "tok/v", "tok/s/t",
+		"slo");
+	for (size_t i = 0; i < json_array_size(groups); i++) {
+		const json_t *g = json_array_get(groups, i);
+
+		print_row(f, json_string_value(json_object_get(g, "name")),
+			  json_string_value(json_object_get(g, "protocol")), g);
+	}
+	if (json_array_size(groups) > 1)
+		print_row(f, "all", "", json_object_get(sum, "all"));
+	fprintf(f, "cloud: %s x %.0f, busy %.1f%%, MBU %.1f%%, MFU %.1f%%, "
+		"batch %.1f tokens (p99 %.0f), queue wait p99 %.2f ms, "
+		"stale blocks dropped %.0f\n",
+		json_string_value(json_object_get(cl, "gpu")), num(cl, "gpus"),
+		100 * num(cl, "busy_fraction"), 100 * num(cl, "mbu"),
+		100 * num(cl, "mfu"), num(cl, "batch_tokens.mean"),
+		num(cl, "batch_tokens.p99"), 1e3 * num(cl, "queue_wait_s.p99"),
+		num(cl, "stale_blocks_dropped"));
+	fprintf(f, "run: %.3f s simulated, %.0f events, goodput %.1f tokens/s, "
+		"Jain fairness %.3f\n", num(sum, "sim_time_s"),
+		num(sum, "events"), num(sum, "all.goodput_tokens_per_s"),
+		num(sum, "all.jain_fairness"));
+}

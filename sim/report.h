@@ -1,0 +1,27 @@
+/* report.h: what a run reports (DESIGN.md section 4): summary.json,
+ * tenants.csv, the requests.csv header, and a short table for a terminal. */
+#ifndef HS_REPORT_H
+#define HS_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "sim.h"
+
+#define REP_REQUESTS_HEADER                                                  \
+	"group,tenant,request,arrive_s,start_s,ttft_s,done_s,prompt_tokens,"  \
+	"output_tokens,tpot_s,itl_p50_s,itl_p99_s,alpha,verdicts,drafted,"    \
+	"accepted,wasted,bytes_up,bytes_down,slo_met\n"
+
+/* The summary of a finished run: every figure is a function of the config
+ * and the seed (no wall-clock time), so equal seeds give equal files. New
+ * reference; caller decrefs. */
+json_t *rep_summary(const struct sim *s);
+
+/* Writes tenants.csv to f. */
+void rep_tenants_csv(const struct sim *s, FILE *f);
+
+/* A short readable table of summary (as rep_summary makes it). */
+void rep_print(const json_t *summary, FILE *f);
+
+#endif

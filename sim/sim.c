@@ -1,0 +1,1156 @@
+/* sim.c: the events of the hybrid serving model and what each one does.
+ *
+ * Invariants, per tenant with a request in progress:
+ *  - rq.committed <= rq.n_out: a token is committed once, never past the end;
+ *  - ahead = tokens in inflight blocks + draft_g if drafting; all of them
+ *    belong to the current epoch, and committed + ahead <= n_out;
+ *  - inflight holds at most window blocks, oldest first;
+ *  - the cloud verifies only blocks of its current epoch (cloud_epoch);
+ *    older ones are dropped unverified when they arrive or reach the head.
+ * A replica is busy while EV_BATCH is pending; its batch[] lists the items of
+ * that iteration. Each tenant is at most once in a replica's ready FIFO and
+ * once in its prefill FIFO. */
+#include "sim.h"
+
+#include "rng.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum ev_kind {
+	EV_ARRIVE,       /* a request arrives at the tenant */
+	EV_EDGE_PREFILL, /* the edge finished prefilling the prompt */
+	EV_DRAFT,        /* the block being drafted is done */
+	EV_EDGE_TOKEN,   /* edge-only: one token generated */
+	EV_UP,           /* the oldest uplink message reaches the cloud */
+	EV_DOWN,         /* the oldest downlink message reaches the edge */
+	EV_BATCH,        /* a replica's iteration ends (id: replica) */
+	EV_WINDOW,       /* a replica's batching window closes (id: replica) */
+};
+
+enum msg_kind {
+	MSG_PROMPT,  /* up: a: prompt tokens */
+	MSG_BLOCK,   /* up: a: draft tokens g, b: output position of the first */
+	MSG_DONE,    /* up: the request is finished, free its KV cache */
+	MSG_VERDICT, /* down: a: blocks verified << 32 | fully accepted, b: k */
+	MSG_TOKEN,   /* down: cloud-only: one token */
+};
+
+#define TRACE_EDGE 1
+#define TRACE_UP 2
+#define TRACE_DOWN 3
+#define TRACE_QUEUE 4
+#define TRACE_GPU 5
+
+static const struct cfg_group *group(const struct sim *s, const struct tenant *t)
+{
+	return &s->cfg->groups[t->group];
+}
+
+static uint32_t tid(const struct sim *s, const struct tenant *t)
+{
+	return (uint32_t)(t - s->t);
+}
+
+static void push(struct sim *s, double t_s, enum ev_kind k, uint32_t id)
+{
+	eq_push(&s->q, t_s, 0, (struct eq_event){ .kind = k, .id = id });
+}
+
+/* ---- small containers ---- */
+
+static void ring_push(struct blk_ring *r, struct blk b)
+{
+	if (r->n == r->cap) {
+		uint32_t cap = r->cap ? 2 * r->cap : 4;
+		struct blk *v = xmalloc(cap * sizeof(*v));
+
+		for (uint32_t i = 0; i < r->n; i++)
+			v[i] = r->v[(r->head + i) % r->cap];
+		free(r->v);
+		r->v = v;
+		r->head = 0;
+		r->cap = cap;
+	}
+	r->v[(r->head + r->n++) % r->cap] = b;
+}
+
+static struct blk *ring_at(struct blk_ring *r, uint32_t i)
+{
+	return &r->v[(r->head + i) % r->cap];
+}
+
+static struct blk ring_pop(struct blk_ring *r)
+{
+	struct blk b = r->v[r->head];
+
+	HS_ASSERT(r->n > 0);
+	r->head = (r->head + 1) % r->cap;
+	r->n--;
+	return b;
+}
+
+static void fifo_push(struct fifo *f, uint32_t x)
+{
+	if (f->n == f->cap) {
+		uint32_t cap = f->cap ? 2 * f->cap : 8;
+		uint32_t *v = xmalloc(cap * sizeof(*v));
+
+		for (uint32_t i = 0; i < f->n; i++)
+			v[i] = f->v[(f->head + i) % f->cap];
+		free(f->v);
+		f->v = v;
+		f->head = 0;
+		f->cap = cap;
+	}
+	f->v[(f->head + f->n++) % f->cap] = x;
+}
+
+static uint32_t fifo_at(const struct fifo *f, uint32_t i)
+{
+	return f->v[(f->head + i) % f->cap];
+}
+
+static uint32_t fifo_pop(struct fifo *f)
+{
+	uint32_t x = f->v[f->head];
+
+	HS_ASSERT(f->n > 0);
+	f->head = (f->head + 1) % f->cap;
+	f->n--;
+	return x;
+}
+
+/* ---- the trace (Chrome/Perfetto JSON) ---- */
+
+static bool traced(const struct sim *s, uint32_t tenant)
+{
+	return s->opt.trace && tenant < s->opt.trace_tenants;
+}
+
+static void trace_span(struct sim *s, int pid, uint32_t track, const char *name,
+		       double t0_s, double t1_s, const char *args_fmt, long a,
+		       long b)
+{
+	FILE *f = s->opt.trace;
+
+	fprintf(f, "%s{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%u,"
+		"\"ts\":%.3f,\"dur\":%.3f", s->trace_events++ ? ",\n" : "",
+		name, pid, track, t0_s * 1e6, (t1_s - t0_s) * 1e6);
+	if (args_fmt) {
+		fputs(",\"args\":{", f);
+		fprintf(f, args_fmt, a, b);
+		fputc('}', f);
+	}
+	fputc('}', f);
+}
+
+/* ---- costs of the edge ---- */
+
+/* Seconds to draft g tokens, the first at context ctx0. */
+static double draft_s(const struct cfg_device *d, int32_t ctx0, int32_t g)
+{
+	return g * d->draft_base_s +
+	       d->draft_per_ctx_s * ((double)g * ctx0 + (double)g * (g - 1) / 2);
+}
+
+/* Whole tokens of a block finished by time now. */
+static int32_t drafted_by(const struct cfg_device *d, int32_t ctx0,
+			  double start_s, double now_s)
+{
+	int32_t n = 0;
+	double t = start_s;
+
+	for (;;) {
+		t += d->draft_base_s + d->draft_per_ctx_s * (ctx0 + n);
+		if (t > now_s)
+			return n;
+		n++;
+	}
+}
+
+/* ---- the links ---- */
+
+static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
+		 int64_t a, int64_t b, int32_t tokens)
+{
+	const struct cfg_wan *w = &group(s, t)->wan;
+	double now = s->q.now_s, one_way = dist_sample(&w->rtt_s, t->r_net) / 2;
+	int losses = 0;
+	struct link_msg m = {
+		.kind = kind, .epoch = t->epoch, .a = a, .b = b,
+		.bytes = (uint32_t)(w->header_bytes + LINK_APP_HEADER_BYTES +
+				    LINK_TOKEN_BYTES * tokens),
+	};
+	double at;
+
+	if (w->loss > 0)
+		losses = (int)gsl_ran_geometric(t->r_net, 1 - w->loss) - 1;
+	at = link_send(up ? &t->up : &t->down, now, one_way, losses, w->rto_s, m);
+	if (up)
+		t->rq.bytes_up += m.bytes;
+	else
+		t->rq.bytes_down += m.bytes;
+	if (traced(s, tid(s, t)))
+		trace_span(s, up ? TRACE_UP : TRACE_DOWN, tid(s, t),
+			   kind == MSG_PROMPT ? "prompt" : kind == MSG_BLOCK ?
+			   "block" : kind == MSG_DONE ? "done" : kind ==
+			   MSG_VERDICT ? "verdict" : "token", now, at,
+			   "\"bytes\":%ld,\"tokens\":%ld", (long)m.bytes, tokens);
+	push(s, at, up ? EV_UP : EV_DOWN, tid(s, t));
+}
+
+/* ---- requests ---- */
+
+static int32_t draw_len(const struct dist *d, gsl_rng *r)
+{
+	double v = round(dist_sample(d, r));
+
+	return v < 1 ? 1 : v > 1e7 ? 10000000 : (int32_t)v;
+}
+
+/* The next arrival of an open-loop or trace tenant, if any is left. */
+static void schedule_arrival(struct sim *s, struct tenant *t)
+{
+	const struct cfg_workload *w = &group(s, t)->workload;
+	double now = s->q.now_s;
+
+	switch (w->arrival) {
+	case ARRIVAL_CLOSED:
+		break; /* a closed-loop tenant asks again when it is done */
+	case ARRIVAL_POISSON:
+		if (t->issued < (uint64_t)w->requests)
+			push(s, now + gsl_ran_exponential(t->r_work,
+							  1 / w->rate_per_s),
+			     EV_ARRIVE, tid(s, t));
+		break;
+	case ARRIVAL_TRACE: {
+		const struct wl_trace *tr = &s->wl_traces[t->group];
+		uint64_t row = t->gindex + t->issued * group(s, t)->count;
+
+		if (row < tr->n)
+			push(s, tr->rows[row].arrive_s > now ?
+				   tr->rows[row].arrive_s : now,
+			     EV_ARRIVE, tid(s, t));
+		break;
+	}
+	}
+}
+
+static void start_next(struct sim *s, struct tenant *t);
+
+static void on_arrive(struct sim *s, struct tenant *t)
+{
+	const struct cfg_group *g = group(s, t);
+	struct wl_row r = { .arrive_s = s->q.now_s };
+
+	if (g->workload.arrival == ARRIVAL_TRACE) {
+		const struct wl_row *row = &s->wl_traces[t->group].rows[
+			t->gindex + t->issued * g->count];
+
+		r.prompt = row->prompt;
+		r.output = row->output;
+	} else {
+		r.prompt = draw_len(&g->workload.prompt_tokens, t->r_work);
+		r.output = draw_len(&g->workload.output_tokens, t->r_work);
+	}
+	t->issued++;
+	if (t->pend_n == t->pend_cap) {
+		uint32_t cap = t->pend_cap ? 2 * t->pend_cap : 4;
+		struct wl_row *v = xmalloc(cap * sizeof(*v));
+
+		for (uint32_t i = 0; i < t->pend_n; i++)
+			v[i] = t->pending[(t->pend_head + i) % t->pend_cap];
+		free(t->pending);
+		t->pending = v;
+		t->pend_head = 0;
+		t->pend_cap = cap;
+	}
+	t->pending[(t->pend_head + t->pend_n++) % t->pend_cap] = r;
+	schedule_arrival(s, t);
+	if (!t->busy)
+		start_next(s, t);
+}
+
+static void start_next(struct sim *s, struct tenant *t)
+{
+	const struct cfg_group *g = group(s, t);
+	const struct cfg_device *d = &g->device;
+	struct wl_row r = t->pending[t->pend_head];
+	double now = s->q.now_s;
+
+	t->pend_head = (t->pend_head + 1) % t->pend_cap;
+	t->pend_n--;
+	t->busy = true;
+	t->rq = (struct req_stat){
+		.index = t->st.requests, .arrive_s = r.arrive_s, .start_s = now,
+		.prompt = r.prompt, .n_out = r.output,
+	};
+	sk_reset(&t->rq_itl);
+	t->ahead = 0;
+	HS_ASSERT(t->inflight.n == 0 && !t->drafting);
+	if (g->proto.kind != PROTO_EDGE_ONLY) {
+		t->st.prompt_sent += (uint64_t)r.prompt;
+		send(s, t, true, MSG_PROMPT, r.prompt, 0, r.prompt);
+	}
+	if (g->proto.kind != PROTO_CLOUD_ONLY)
+		push(s, now + d->prefill_base_s + d->prefill_per_token_s * r.prompt,
+		     EV_EDGE_PREFILL, tid(s, t));
+}
+
+static bool meets_slo(const struct sim *s, const struct req_stat *q)
+{
+	double ttft = q->first_s - q->arrive_s;
+	double tpot = q->n_out > 1 ? (q->done_s - q->first_s) / (q->n_out - 1)
+				   : 0;
+
+	return ttft <= s->cfg->slo.ttft_s && tpot <= s->cfg->slo.tpot_s;
+}
+
+static void write_request(struct sim *s, const struct tenant *t)
+{
+	const struct req_stat *q = &t->rq;
+	FILE *f = s->opt.requests_csv;
+
+	if (!f)
+		return;
+	fprintf(f, "%s,%u,%llu,%.9g,%.9g,%.9g,%.9g,%d,%d,%.9g,%.9g,%.9g,%.9g,"
+		"%llu,%llu,%llu,%llu,%llu,%llu,%d\n",
+		group(s, t)->name, t->gindex, (unsigned long long)q->index,
+		q->arrive_s, q->start_s, q->first_s - q->arrive_s, q->done_s,
+		q->prompt, q->n_out,
+		q->n_out > 1 ? (q->done_s - q->first_s) / (q->n_out - 1) : 0,
+		sk_quantile(&t->rq_itl, 0.5), sk_quantile(&t->rq_itl, 0.99),
+		q->judged ? (double)q->accepted / (double)q->judged : 0,
+		(unsigned long long)q->verdicts, (unsigned long long)q->drafted,
+		(unsigned long long)q->accepted, (unsigned long long)q->wasted,
+		(unsigned long long)q->bytes_up, (unsigned long long)q->bytes_down,
+		meets_slo(s, q));
+}
+
+static void finish_request(struct sim *s, struct tenant *t)
+{
+	const struct cfg_group *g = group(s, t);
+	struct tenant_stat *st = &t->st;
+	struct req_stat *q = &t->rq;
+	double now = s->q.now_s;
+
+	HS_ASSERT(q->committed == q->n_out);
+	q->done_s = now;
+	if (g->proto.kind == PROTO_SYNC || g->proto.kind == PROTO_ASYNC)
+		send(s, t, true, MSG_DONE, 0, 0, 0);
+	st->requests++;
+	st->tokens += (uint64_t)q->n_out;
+	st->verdicts += q->verdicts;
+	st->judged += q->judged;
+	st->accepted += q->accepted;
+	st->drafted += q->drafted;
+	st->wasted += q->wasted;
+	st->bytes_up += q->bytes_up;
+	st->bytes_down += q->bytes_down;
+	st->blocks_sent += q->blocks_sent;
+	st->draft_sent += q->draft_sent;
+	st->verdict_msgs += q->verdict_msgs;
+	st->token_msgs += q->token_msgs;
+	st->busy_s += now - q->start_s;
+	st->ttft_sum += q->first_s - q->arrive_s;
+	st->tpot_sum += q->n_out > 1 ? (q->done_s - q->first_s) / (q->n_out - 1)
+				     : 0;
+	sk_add(&st->ttft, q->first_s - q->arrive_s);
+	if (meets_slo(s, q)) {
+		st->slo_met++;
+		st->slo_tokens += (uint64_t)q->n_out;
+	}
+	write_request(s, t);
+	s->requests_done++;
+	t->busy = false;
+	if (g->workload.arrival == ARRIVAL_CLOSED) {
+		if (t->issued < (uint64_t)g->workload.requests)
+			push(s, now + dist_sample(&g->workload.think_s, t->r_work),
+			     EV_ARRIVE, tid(s, t));
+	} else if (t->pend_n) {
+		start_next(s, t);
+	}
+}
+
+/* Commits c tokens of the current request at now. */
+static void commit(struct sim *s, struct tenant *t, int32_t c)
+{
+	struct req_stat *q = &t->rq;
+	double now = s->q.now_s;
+
+	HS_ASSERT(c >= 1 && q->committed + c <= q->n_out);
+	for (int32_t i = 0; i < c; i++) {
+		if (q->committed + i == 0) {
+			q->first_s = now;
+		} else {
+			double gap = i == 0 ? now - q->last_s : 0;
+
+			sk_add(&t->rq_itl, gap);
+			sk_add(&t->st.itl, gap);
+		}
+	}
+	q->committed += c;
+	q->last_s = now;
+}
+
+/* ---- the edge: drafting ---- */
+
+static void maybe_draft(struct sim *s, struct tenant *t)
+{
+	const struct cfg_group *g = group(s, t);
+	int32_t left = t->rq.n_out - t->rq.committed - t->ahead, n;
+	double now = s->q.now_s;
+
+	if (t->drafting || t->inflight.n >= (uint32_t)g->proto.window || left <= 0)
+		return;
+	n = left < g->proto.gamma ? left : g->proto.gamma;
+	t->drafting = true;
+	t->draft_g = n;
+	t->draft_ctx0 = t->rq.prompt + t->rq.committed + t->ahead;
+	t->draft_start_s = now;
+	t->ahead += n;
+	t->draft_ev = eq_push(&s->q, now + draft_s(&g->device, t->draft_ctx0, n),
+			      0, (struct eq_event){ .kind = EV_DRAFT,
+						    .id = tid(s, t) });
+}
+
+static void on_draft(struct sim *s, struct tenant *t)
+{
+	int32_t base = t->rq.committed + t->ahead - t->draft_g;
+
+	t->drafting = false;
+	t->rq.drafted += (uint64_t)t->draft_g;
+	if (traced(s, tid(s, t)))
+		trace_span(s, TRACE_EDGE, tid(s, t), "draft", t->draft_start_s,
+			   s->q.now_s, "\"tokens\":%ld,\"epoch\":%ld",
+			   t->draft_g, t->epoch);
+	ring_push(&t->inflight, (struct blk){ .epoch = t->epoch, .g = t->draft_g,
+					      .base = base });
+	t->rq.blocks_sent++;
+	t->rq.draft_sent += (uint64_t)t->draft_g;
+	send(s, t, true, MSG_BLOCK, t->draft_g, base, t->draft_g);
+	maybe_draft(s, t);
+}
+
+/* Throws away every draft of the current epoch (in flight or in progress). */
+static void discard_drafts(struct sim *s, struct tenant *t)
+{
+	while (t->inflight.n)
+		t->rq.wasted += (uint64_t)ring_pop(&t->inflight).g;
+	if (t->drafting) {
+		int32_t done = drafted_by(&group(s, t)->device, t->draft_ctx0,
+					  t->draft_start_s, s->q.now_s);
+
+		if (done > t->draft_g)
+			done = t->draft_g;
+		t->rq.drafted += (uint64_t)done;
+		t->rq.wasted += (uint64_t)done;
+		HS_ASSERT(eq_cancel(&s->q, t->draft_ev));
+		t->drafting = false;
+	}
+	t->ahead = 0;
+}
+
+static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m)
+{
+	uint32_t nblocks = (uint32_t)(m->a >> 32), nfull = (uint32_t)m->a;
+	int32_t k = (int32_t)m->b;
+	struct req_stat *q = &t->rq;
+	int32_t before = q->committed;
+
+	HS_ASSERT(m->epoch == t->epoch && nfull <= nblocks);
+	for (uint32_t i = 0; i < nfull; i++) {
+		struct blk b = ring_pop(&t->inflight);
+
+		t->ahead -= b.g;
+		q->judged += (uint64_t)b.g;
+		q->accepted += (uint64_t)b.g;
+		commit(s, t, b.g);
+	}
+	if (nfull < nblocks) {
+		struct blk b = ring_pop(&t->inflight);
+		int32_t c = k + 1 <= q->n_out - q->committed ? k + 1
+							      : q->n_out - q->committed;
+
+		t->ahead -= b.g;
+		q->judged += (uint64_t)k + 1;
+		q->accepted += (uint64_t)k;
+		q->wasted += (uint64_t)(b.g - k);
+		commit(s, t, c);
+		discard_drafts(s, t);
+		t->epoch++;
+	} else if (t->inflight.n == 0 && !t->drafting &&
+		   q->committed < q->n_out) {
+		commit(s, t, 1); /* the bonus token */
+	}
+	if (q->committed > before)
+		q->verdicts++;
+	if (q->committed == q->n_out) {
+		discard_drafts(s, t);
+		finish_request(s, t);
+	} else {
+		maybe_draft(s, t);
+	}
+}
+
+static void on_edge_token(struct sim *s, struct tenant *t)
+{
+	const struct cfg_device *d = &group(s, t)->device;
+	struct req_stat *q = &t->rq;
+
+	commit(s, t, 1);
+	q->drafted++;
+	if (q->committed == q->n_out)
+		finish_request(s, t);
+	else
+		push(s, s->q.now_s + draft_s(d, q->prompt + q->committed, 1),
+		     EV_EDGE_TOKEN, tid(s, t));
+}
+
+static void on_edge_prefill(struct sim *s, struct tenant *t)
+{
+	const struct cfg_group *g = group(s, t);
+
+	if (g->proto.kind == PROTO_EDGE_ONLY)
+		push(s, s->q.now_s + draft_s(&g->device, t->rq.prompt, 1),
+		     EV_EDGE_TOKEN, tid(s, t));
+	else
+		maybe_draft(s, t);
+}
+
+/* ---- the cloud ---- */
+
+static void try_start(struct sim *s, uint32_t ri);
+
+static int64_t kv_need(const struct tenant *t)
+{
+	return (int64_t)t->rq.prompt + t->rq.n_out;
+}
+
+static void admit(struct sim *s, struct tenant *t)
+{
+	struct replica *r = &s->r[t->replica];
+
+	t->admitted = true;
+	r->kv_used += kv_need(t);
+	r->active++;
+	if (r->active > r->peak_active)
+		r->peak_active = r->active;
+	t->prefill_left = t->rq.prompt;
+	t->cloud_pos = 0;
+	t->in_prefill = true;
+	t->queued_s = s->q.now_s;
+	fifo_push(&r->prefill, tid(s, t));
+}
+
+static void release_kv(struct sim *s, struct tenant *t)
+{
+	struct replica *r = &s->r[t->replica];
+
+	HS_ASSERT(t->admitted);
+	t->admitted = false;
+	r->kv_used -= kv_need(t);
+	r->active--;
+	while (r->admit.n) {
+		struct tenant *w = &s->t[fifo_at(&r->admit, 0)];
+
+		if (r->kv_used + kv_need(w) > s->cfg->cloud.kv_capacity_tokens)
+			break;
+		fifo_pop(&r->admit);
+		admit(s, w);
+	}
+}
+
+static uint32_t route(struct sim *s, const struct tenant *t)
+{
+	uint32_t best = 0;
+
+	if (s->cfg->cloud.policy == SCHED_DEDICATED)
+		return tid(s, t);
+	if (s->cfg->cloud.router == ROUTER_ROUND_ROBIN) {
+		best = s->rr_next;
+		s->rr_next = (s->rr_next + 1) % s->n_replicas;
+		return best;
+	}
+	for (uint32_t i = 1; i < s->n_replicas; i++)
+		if (s->r[i].active + s->r[i].admit.n <
+		    s->r[best].active + s->r[best].admit.n)
+			best = i;
+	return best;
+}
+
+static void enqueue_ready(struct sim *s, struct tenant *t)
+{
+	if (t->in_ready)
+		return;
+	t->in_ready = true;
+	t->queued_s = s->q.now_s;
+	fifo_push(&s->r[t->replica].ready, tid(s, t));
+}
+
+/* Drops the blocks at the head of the cloud queue that are stale. */
+static void drop_stale(struct sim *s, struct tenant *t)
+{
+	while (t->cq.n && ring_at(&t->cq, 0)->epoch < t->cloud_epoch) {
+		ring_pop(&t->cq);
+		s->stale_dropped++;
+	}
+}
+
+static void on_up(struct sim *s, struct tenant *t)
+{
+	struct link_msg m = link_pop(&t->up);
+	const struct cfg_cloud *cl = &s->cfg->cloud;
+
+	switch ((enum msg_kind)m.kind) {
+	case MSG_PROMPT:
+		if (kv_need(t) > cl->kv_capacity_tokens) {
+			err_set(s->err, "/cloud/kv_capacity_tokens: %lld tokens "
+				"are fewer than one request needs (prompt %d + "
+				"output %d tokens, group \"%s\")",
+				cl->kv_capacity_tokens, t->rq.prompt, t->rq.n_out,
+				group(s, t)->name);
+			s->failed = true;
+			return;
+		}
+		t->replica = route(s, t);
+		t->cloud_epoch = m.epoch;
+		if (s->r[t->replica].kv_used + kv_need(t) <= cl->kv_capacity_tokens)
+			admit(s, t);
+		else
+			fifo_push(&s->r[t->replica].admit, tid(s, t));
+		break;
+	case MSG_BLOCK:
+		if (m.epoch < t->cloud_epoch) {
+			s->stale_dropped++;
+			return;
+		}
+		ring_push(&t->cq, (struct blk){ .epoch = m.epoch, .g = (int32_t)m.a,
+						.base = (int32_t)m.b,
+						.t_s = s->q.now_s });
+		if (t->admitted && !t->in_prefill)
+			enqueue_ready(s, t);
+		break;
+	case MSG_DONE:
+		t->cq.n = 0; /* nothing of the request is left to verify */
+		release_kv(s, t);
+		break;
+	case MSG_VERDICT:
+	case MSG_TOKEN:
+		HS_ASSERT(!"a downlink message on the uplink");
+	}
+	try_start(s, t->replica);
+}
+
+static void on_down(struct sim *s, struct tenant *t)
+{
+	struct link_msg m = link_pop(&t->down);
+
+	switch ((enum msg_kind)m.kind) {
+	case MSG_VERDICT:
+		t->rq.verdict_msgs++;
+		on_verdict(s, t, &m);
+		break;
+	case MSG_TOKEN:
+		t->rq.token_msgs++;
+		commit(s, t, 1);
+		t->rq.verdicts++;
+		if (t->rq.committed == t->rq.n_out)
+			finish_request(s, t);
+		break;
+	case MSG_PROMPT:
+	case MSG_BLOCK:
+	case MSG_DONE:
+		HS_ASSERT(!"an uplink message on the downlink");
+	}
+}
+
+/* Deadline of a tenant's next piece of work, for the slo policy. */
+static double deadline(const struct sim *s, const struct tenant *t)
+{
+	if (t->rq.committed == 0)
+		return t->rq.arrive_s + s->cfg->slo.ttft_s;
+	return t->rq.last_s + s->cfg->slo.tpot_s;
+}
+
+static void add_item(struct replica *r, struct item it)
+{
+	if (r->nbatch == r->batch_cap) {
+		r->batch_cap = r->batch_cap ? 2 * r->batch_cap : 16;
+		r->batch = xrealloc(r->batch, r->batch_cap * sizeof(*r->batch));
+	}
+	r->batch[r->nbatch++] = it;
+}
+
+/* Tokens of a tenant's ready item that fit in budget (0: none fit). */
+static int32_t ready_tokens(struct sim *s, struct tenant *t, long budget,
+			    bool empty, int32_t *blocks)
+{
+	int32_t tok = 1;
+
+	*blocks = 0;
+	if (group(s, t)->proto.kind == PROTO_CLOUD_ONLY)
+		return budget >= 1 || empty ? 1 : 0;
+	drop_stale(s, t);
+	for (uint32_t i = 0; i < t->cq.n; i++) {
+		int32_t g = ring_at(&t->cq, i)->g;
+
+		if (tok + g > budget && (*blocks || !empty))
+			break;
+		tok += g;
+		(*blocks)++;
+	}
+	return *blocks ? tok : 0;
+}
+
+static void take_ready(struct sim *s, struct replica *r, uint32_t ti,
+		       long *budget)
+{
+	struct tenant *t = &s->t[ti];
+	int32_t blocks, tok = ready_tokens(s, t, *budget, r->nbatch == 0, &blocks);
+
+	add_item(r, (struct item){
+		.tenant = ti, .tokens = tok, .blocks = blocks,
+		.kind = blocks ? ITEM_VERIFY : ITEM_DECODE,
+	});
+	*budget -= tok;
+}
+
+static void take_prefill(struct sim *s, struct replica *r, uint32_t ti,
+			 long *budget)
+{
+	struct tenant *t = &s->t[ti];
+	long chunk = t->prefill_left;
+
+	if (chunk > s->cfg->cloud.prefill_chunk_tokens)
+		chunk = s->cfg->cloud.prefill_chunk_tokens;
+	if (chunk > *budget)
+		chunk = *budget;
+	add_item(r, (struct item){ .tenant = ti, .tokens = (int32_t)chunk,
+				   .kind = ITEM_PREFILL });
+	*budget -= chunk;
+}
+
+static int by_deadline(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Removes from the ready FIFO the tenants left with nothing to verify (all
+ * their queued blocks were stale, or their request ended). */
+static void purge_ready(struct sim *s, struct replica *r)
+{
+	uint32_t n = r->ready.n;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t ti = fifo_pop(&r->ready);
+		struct tenant *t = &s->t[ti];
+
+		if (group(s, t)->proto.kind != PROTO_CLOUD_ONLY) {
+			drop_stale(s, t);
+			if (t->cq.n == 0) {
+				t->in_ready = false;
+				continue;
+			}
+		}
+		fifo_push(&r->ready, ti);
+	}
+}
+
+/* Fills r->batch from the queues; ready items leave their FIFO, prefill
+ * items stay until their prompt is done. */
+static void form_batch(struct sim *s, struct replica *r)
+{
+	long budget = s->cfg->cloud.max_batch_tokens;
+	uint32_t nr;
+
+	r->nbatch = 0;
+	purge_ready(s, r);
+	nr = r->ready.n;
+	if (s->cfg->cloud.policy == SCHED_SLO) {
+		/* least slack first over both queues: (deadline, position) */
+		uint32_t n = nr + r->prefill.n, left = 0;
+		double *keys = xmalloc(2 * n * sizeof(double));
+		uint32_t *keep = xmalloc((nr ? nr : 1) * sizeof(uint32_t));
+		bool *taken = xcalloc(n, sizeof(bool));
+
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t ti = i < nr ? fifo_at(&r->ready, i)
+					     : fifo_at(&r->prefill, i - nr);
+
+			keys[2 * i] = deadline(s, &s->t[ti]);
+			keys[2 * i + 1] = i;
+		}
+		qsort(keys, n, 2 * sizeof(double), by_deadline);
+		for (uint32_t i = 0; i < n && budget > 0; i++) {
+			uint32_t j = (uint32_t)keys[2 * i + 1];
+			int32_t blocks;
+
+			if (j >= nr) {
+				take_prefill(s, r, fifo_at(&r->prefill, j - nr),
+					     &budget);
+				continue;
+			}
+			if (!ready_tokens(s, &s->t[fifo_at(&r->ready, j)], budget,
+					  r->nbatch == 0, &blocks))
+				break;
+			take_ready(s, r, fifo_at(&r->ready, j), &budget);
+			taken[j] = true;
+		}
+		for (uint32_t j = 0; j < nr; j++)
+			if (!taken[j])
+				keep[left++] = fifo_at(&r->ready, j);
+		r->ready.n = 0;
+		for (uint32_t j = 0; j < left; j++)
+			fifo_push(&r->ready, keep[j]);
+		free(keys);
+		free(keep);
+		free(taken);
+		return;
+	}
+	/* continuous, window, dedicated: verify and decode first (FIFO), then
+	 * prefill chunks fill what is left of the budget */
+	while (r->ready.n && budget > 0) {
+		int32_t blocks;
+
+		if (!ready_tokens(s, &s->t[fifo_at(&r->ready, 0)], budget,
+				  r->nbatch == 0, &blocks))
+			break;
+		take_ready(s, r, fifo_pop(&r->ready), &budget);
+	}
+	for (uint32_t i = 0; i < r->prefill.n && budget > 0; i++)
+		take_prefill(s, r, fifo_at(&r->prefill, i), &budget);
+}
+
+/* Tokens ready to run on a replica (for the window policy). */
+static long queued_tokens(struct sim *s, struct replica *r, double *oldest_s)
+{
+	long tok = 0;
+
+	*oldest_s = INFINITY;
+	for (uint32_t i = 0; i < r->ready.n; i++) {
+		struct tenant *t = &s->t[fifo_at(&r->ready, i)];
+		int32_t blocks;
+
+		tok += ready_tokens(s, t, 1L << 30, true, &blocks);
+		if (t->queued_s < *oldest_s)
+			*oldest_s = t->queued_s;
+	}
+	for (uint32_t i = 0; i < r->prefill.n; i++) {
+		struct tenant *t = &s->t[fifo_at(&r->prefill, i)];
+
+		tok += t->prefill_left;
+		if (t->queued_s < *oldest_s)
+			*oldest_s = t->queued_s;
+	}
+	return tok;
+}
+
+static void try_start(struct sim *s, uint32_t ri)
+{
+	struct replica *r = &s->r[ri];
+	const struct cfg_cloud *cl = &s->cfg->cloud;
+	struct cost_batch cb = { 0 };
+	double now = s->q.now_s, t_s, bytes, flops, oldest;
+
+	if (r->busy || s->failed || (r->ready.n == 0 && r->prefill.n == 0))
+		return;
+	if (cl->policy == SCHED_WINDOW &&
+	    queued_tokens(s, r, &oldest) < cl->max_batch_tokens &&
+	    now < oldest + cl->window_s) {
+		if (r->window_ev == EQ_NONE)
+			r->window_ev = eq_push(&s->q, oldest + cl->window_s, 0,
+					       (struct eq_event){
+						       .kind = EV_WINDOW, .id = ri });
+		return;
+	}
+	if (r->window_ev != EQ_NONE) {
+		eq_cancel(&s->q, r->window_ev);
+		r->window_ev = EQ_NONE;
+	}
+	form_batch(s, r);
+	if (r->nbatch == 0)
+		return;
+	for (uint32_t i = 0; i < r->nbatch; i++) {
+		const struct item *it = &r->batch[i];
+		struct tenant *t = &s->t[it->tenant];
+		double ctx = t->rq.prompt - t->prefill_left;
+
+		if (it->kind == ITEM_VERIFY)
+			ctx = t->rq.prompt + ring_at(&t->cq, 0)->base;
+		else if (it->kind == ITEM_DECODE)
+			ctx = t->rq.prompt + t->cloud_pos;
+		cb.tokens += it->tokens;
+		cb.seqs++;
+		cb.ctx_sum += ctx;
+		cb.tok_ctx_sum += it->tokens * (ctx + (it->tokens + 1) / 2.0);
+		sk_add(&r->queue_wait, now - t->queued_s);
+		if (traced(s, it->tenant) && now > t->queued_s)
+			trace_span(s, TRACE_QUEUE, it->tenant, "queued",
+				   t->queued_s, now, NULL, 0, 0);
+		if (it->kind == ITEM_PREFILL)
+			t->queued_s = now; /* the rest waits from now on */
+	}
+	t_s = cost_iter_s(&s->cost, &cb, &bytes, &flops);
+	r->busy = true;
+	r->batch_start_s = now;
+	r->busy_s += t_s;
+	r->bytes += bytes;
+	r->flops += flops;
+	r->batches++;
+	r->tokens += (uint64_t)cb.tokens;
+	sk_add(&r->batch_tokens, (double)cb.tokens);
+	if (s->opt.trace && s->trace_events < 2000000)
+		trace_span(s, TRACE_GPU, ri, "batch", now, now + t_s,
+			   "\"tokens\":%ld,\"sequences\":%ld", cb.tokens, cb.seqs);
+	push(s, now + t_s, EV_BATCH, ri);
+}
+
+static void verify(struct sim *s, struct tenant *t, int32_t nblocks)
+{
+	uint32_t nfull = 0;
+	int32_t k = 0;
+
+	for (int32_t i = 0; i < nblocks; i++) {
+		struct blk b = ring_pop(&t->cq);
+
+		HS_ASSERT(b.epoch == t->cloud_epoch);
+		k = acc_draw(&t->acc, b.g);
+		if (k < b.g) {
+			/* the rest of the segment is computed but not judged */
+			s->segment_discarded += (uint64_t)(nblocks - i - 1);
+			for (int32_t j = i + 1; j < nblocks; j++)
+				ring_pop(&t->cq);
+			t->cloud_epoch++;
+			drop_stale(s, t);
+			break;
+		}
+		nfull++;
+		t->cloud_pos = b.base + b.g;
+	}
+	send(s, t, false, MSG_VERDICT, (int64_t)nblocks << 32 | nfull, k, 2);
+}
+
+static void on_batch(struct sim *s, uint32_t ri)
+{
+	struct replica *r = &s->r[ri];
+
+	r->busy = false;
+	for (uint32_t i = 0; i < r->nbatch; i++) {
+		const struct item *it = &r->batch[i];
+		struct tenant *t = &s->t[it->tenant];
+		bool cloud_only = group(s, t)->proto.kind == PROTO_CLOUD_ONLY;
+
+		switch ((enum item_kind)it->kind) {
+		case ITEM_PREFILL:
+			t->prefill_left -= it->tokens;
+			if (t->prefill_left > 0)
+				break;
+			t->in_prefill = false;
+			/* leaves the prefill FIFO (it is among its first) */
+			for (uint32_t j = 0; j < r->prefill.n; j++) {
+				if (fifo_at(&r->prefill, j) != it->tenant)
+					continue;
+				r->prefill.v[(r->prefill.head + j) % r->prefill.cap] =
+					fifo_at(&r->prefill, 0);
+				fifo_pop(&r->prefill);
+				break;
+			}
+			if (cloud_only) {
+				/* the prefill's last position gives token 1 */
+				t->cloud_pos = 1;
+				send(s, t, false, MSG_TOKEN, 0, 0, 1);
+				if (t->cloud_pos < t->rq.n_out)
+					enqueue_ready(s, t);
+				else
+					release_kv(s, t);
+			} else if (t->cq.n) {
+				enqueue_ready(s, t);
+			}
+			break;
+		case ITEM_DECODE:
+			t->in_ready = false;
+			t->cloud_pos++;
+			send(s, t, false, MSG_TOKEN, 0, 0, 1);
+			if (t->cloud_pos < t->rq.n_out)
+				enqueue_ready(s, t);
+			else
+				release_kv(s, t);
+			break;
+		case ITEM_VERIFY:
+			t->in_ready = false;
+			verify(s, t, it->blocks);
+			if (t->cq.n)
+				enqueue_ready(s, t);
+			break;
+		}
+	}
+	r->nbatch = 0;
+	try_start(s, ri);
+}
+
+/* ---- set-up and the loop ---- */
+
+int sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
+	     struct err *e)
+{
+	uint32_t n = 0;
+
+	*s = (struct sim){ .cfg = c, .opt = opt, .err = e };
+	eq_init(&s->q);
+	if (cost_init(&s->cost, &c->cloud, e) < 0)
+		return -1;
+	s->acc_traces = xcalloc(c->n_groups, sizeof(*s->acc_traces));
+	s->wl_traces = xcalloc(c->n_groups, sizeof(*s->wl_traces));
+	s->group_first = xcalloc(c->n_groups + 1, sizeof(*s->group_first));
+	for (size_t g = 0; g < c->n_groups; g++) {
+		const struct cfg_group *cg = &c->groups[g];
+
+		s->group_first[g] = n;
+		n += (uint32_t)cg->count;
+		if (cg->accept.model == ACCEPT_TRACE &&
+		    acc_trace_load(&s->acc_traces[g], cg->accept.trace, e) < 0)
+			return -1;
+		if (cg->workload.arrival == ARRIVAL_TRACE &&
+		    wl_trace_load(&s->wl_traces[g], cg->workload.trace, e) < 0)
+			return -1;
+	}
+	s->group_first[c->n_groups] = n;
+	s->n_tenants = n;
+	s->t = xcalloc(n, sizeof(*s->t));
+	s->n_replicas = c->cloud.policy == SCHED_DEDICATED ? n
+							    : (uint32_t)c->cloud.replicas;
+	s->r = xcalloc(s->n_replicas, sizeof(*s->r));
+	for (uint32_t i = 0; i < s->n_replicas; i++) {
+		s->r[i].window_ev = EQ_NONE;
+		sk_init(&s->r[i].batch_tokens);
+		sk_init(&s->r[i].queue_wait);
+	}
+	for (size_t g = 0; g < c->n_groups; g++) {
+		const struct cfg_group *cg = &c->groups[g];
+
+		for (uint32_t i = 0; i < (uint32_t)cg->count; i++) {
+			struct tenant *t = &s->t[s->group_first[g] + i];
+
+			t->group = (uint32_t)g;
+			t->gindex = i;
+			t->r_work = rng_new(c->seed, rng_stream_id("%s/%u/work",
+								   cg->name, i));
+			t->r_net = rng_new(c->seed, rng_stream_id("%s/%u/net",
+								  cg->name, i));
+			t->r_acc = rng_new(c->seed, rng_stream_id("%s/%u/accept",
+								  cg->name, i));
+			link_init(&t->up, cg->wan.up_bps);
+			link_init(&t->down, cg->wan.down_bps);
+			if (cg->proto.kind == PROTO_SYNC || cg->proto.kind == PROTO_ASYNC)
+				acc_init(&t->acc, &cg->accept, &s->acc_traces[g],
+					 t->r_acc);
+			sk_init(&t->rq_itl);
+			sk_init(&t->st.itl);
+			sk_init(&t->st.ttft);
+		}
+	}
+	return 0;
+}
+
+void sim_release(struct sim *s)
+{
+	for (uint32_t i = 0; s->t && i < s->n_tenants; i++) {
+		struct tenant *t = &s->t[i];
+
+		rng_free(t->r_work);
+		rng_free(t->r_net);
+		rng_free(t->r_acc);
+		link_release(&t->up);
+		link_release(&t->down);
+		free(t->pending);
+		free(t->inflight.v);
+		free(t->cq.v);
+		sk_release(&t->rq_itl);
+		sk_release(&t->st.itl);
+		sk_release(&t->st.ttft);
+	}
+	for (uint32_t i = 0; s->r && i < s->n_replicas; i++) {
+		free(s->r[i].ready.v);
+		free(s->r[i].prefill.v);
+		free(s->r[i].admit.v);
+		free(s->r[i].batch);
+		sk_release(&s->r[i].batch_tokens);
+		sk_release(&s->r[i].queue_wait);
+	}
+	for (size_t g = 0; s->acc_traces && g < s->cfg->n_groups; g++) {
+		acc_trace_release(&s->acc_traces[g]);
+		wl_trace_release(&s->wl_traces[g]);
+	}
+	free(s->acc_traces);
+	free(s->wl_traces);
+	free(s->group_first);
+	free(s->t);
+	free(s->r);
+	cost_release(&s->cost);
+	eq_release(&s->q);
+}
+
+int sim_run(struct sim *s)
+{
+	const struct cfg *c = s->cfg;
+	struct eq_event ev;
+	double t;
+
+	for (uint32_t i = 0; i < s->n_tenants; i++) {
+		struct tenant *tn = &s->t[i];
+		const struct cfg_workload *w = &group(s, tn)->workload;
+
+		if (w->arrival == ARRIVAL_TRACE)
+			schedule_arrival(s, tn);
+		else if (w->arrival == ARRIVAL_POISSON)
+			push(s, dist_sample(&w->start_s, tn->r_work) +
+				   gsl_ran_exponential(tn->r_work, 1 / w->rate_per_s),
+			     EV_ARRIVE, i);
+		else
+			push(s, dist_sample(&w->start_s, tn->r_work), EV_ARRIVE, i);
+	}
+	while (!s->failed && eq_pop(&s->q, &t, &ev)) {
+		if (c->horizon_s > 0 && t > c->horizon_s) {
+			s->end_s = c->horizon_s;
+			return 0;
+		}
+		s->events++;
+		s->end_s = t;
+		switch ((enum ev_kind)ev.kind) {
+		case EV_ARRIVE:
+			on_arrive(s, &s->t[ev.id]);
+			break;
+		case EV_EDGE_PREFILL:
+			on_edge_prefill(s, &s->t[ev.id]);
+			break;
+		case EV_DRAFT:
+			on_draft(s, &s->t[ev.id]);
+			break;
+		case EV_EDGE_TOKEN:
+			on_edge_token(s, &s->t[ev.id]);
+			break;
+		case EV_UP:
+			on_up(s, &s->t[ev.id]);
+			break;
+		case EV_DOWN:
+			on_down(s, &s->t[ev.id]);
+			break;
+		case EV_BATCH:
+			on_batch(s, ev.id);
+			break;
+		case EV_WINDOW:
+			s->r[ev.id].window_ev = EQ_NONE;
+			try_start(s, ev.id);
+			break;
+		}
+	}
+	return s->failed ? -1 : 0;
+}

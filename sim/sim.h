@@ -1,0 +1,157 @@
+/* sim.h: the hybrid serving simulator.
+ *
+ * Tenants (edge devices) issue requests and run one protocol each
+ * (edge_only, cloud_only, sync, async: DESIGN.md section 2, and
+ * docs/protocols.md for every rule); WAN links carry prompts, draft blocks,
+ * verdicts and tokens; cloud replicas batch the work of many tenants. The
+ * state lives in arrays indexed by tenant and replica number; events name
+ * them by index. */
+#ifndef HS_SIM_H
+#define HS_SIM_H
+
+#include <gsl/gsl_rng.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "accept.h"
+#include "cfg.h"
+#include "cost.h"
+#include "eq.h"
+#include "link.h"
+#include "sketch.h"
+#include "workload.h"
+
+/* A draft block, on the edge (in flight) or queued at the cloud. */
+struct blk {
+	uint32_t epoch;
+	int32_t g;       /* draft tokens */
+	int32_t base;    /* output position of its first token */
+	double t_s;      /* when it was queued (cloud) */
+};
+
+struct blk_ring {
+	struct blk *v;   /* (cap) owned */
+	uint32_t head, n, cap;
+};
+
+/* Per request counters; the row of requests.csv. */
+struct req_stat {
+	uint64_t index;        /* the tenant's request number */
+	double arrive_s, start_s, first_s, last_s, done_s;
+	int32_t prompt, n_out, committed;
+	uint64_t verdicts;     /* verdicts that committed tokens */
+	uint64_t judged;       /* draft positions the target compared */
+	uint64_t accepted;     /* draft tokens accepted */
+	uint64_t drafted;      /* draft tokens made */
+	uint64_t wasted;       /* draft tokens thrown away (never accepted) */
+	uint64_t bytes_up, bytes_down;
+	/* the message ledger: what was sent, counted where it is made */
+	uint64_t blocks_sent, draft_sent, verdict_msgs, token_msgs;
+};
+
+struct tenant_stat {
+	uint64_t requests, tokens, verdicts, judged, accepted, drafted, wasted;
+	uint64_t bytes_up, bytes_down, prompt_sent, slo_met, slo_tokens;
+	uint64_t blocks_sent, draft_sent, verdict_msgs, token_msgs;
+	double busy_s;         /* time with a request in progress */
+	double ttft_sum, tpot_sum;
+	struct sketch itl;     /* gaps between committed tokens */
+	struct sketch ttft;
+};
+
+struct tenant {
+	uint32_t group, gindex;
+	gsl_rng *r_work, *r_net, *r_acc;
+	struct acc acc;
+	struct link up, down;
+	uint64_t issued;           /* requests issued so far */
+	struct wl_row *pending;    /* (pend_cap) requests waiting to start */
+	uint32_t pend_head, pend_n, pend_cap;
+	bool busy;                 /* a request is in progress */
+	struct req_stat rq;
+	struct sketch rq_itl;      /* the request's gaps */
+	/* edge */
+	uint32_t epoch;
+	int32_t ahead;             /* tokens drafted past committed, this epoch */
+	struct blk_ring inflight;  /* sent, no verdict yet */
+	bool drafting;
+	int32_t draft_g, draft_ctx0;
+	double draft_start_s;
+	uint64_t draft_ev;         /* handle of the EV_DRAFT event */
+	/* cloud */
+	uint32_t replica;
+	uint32_t cloud_epoch;
+	int32_t prefill_left;      /* prompt tokens the cloud has yet to prefill */
+	int32_t cloud_pos;         /* output position the cloud has reached */
+	bool admitted, in_ready, in_prefill;
+	double queued_s;           /* when its ready item was queued */
+	struct blk_ring cq;        /* blocks queued at the cloud */
+	struct tenant_stat st;
+};
+
+enum item_kind { ITEM_VERIFY, ITEM_DECODE, ITEM_PREFILL };
+
+struct item {
+	uint32_t tenant;
+	uint8_t kind;
+	int32_t tokens;
+	int32_t blocks;            /* verify: blocks taken from cq */
+};
+
+struct fifo {
+	uint32_t *v;               /* (cap) owned ring of tenant numbers */
+	uint32_t head, n, cap;
+};
+
+struct replica {
+	bool busy;
+	uint64_t window_ev;        /* EQ_NONE when no window is open */
+	struct fifo ready, prefill, admit;
+	int64_t kv_used;           /* tokens reserved */
+	struct item *batch;        /* (batch_cap) the running iteration */
+	uint32_t nbatch, batch_cap;
+	double batch_start_s;
+	/* stats */
+	double busy_s, bytes, flops;
+	uint64_t batches, tokens, peak_active;
+	uint32_t active;
+	struct sketch batch_tokens, queue_wait;
+};
+
+struct sim_opts {
+	FILE *trace;               /* borrowed: Chrome trace, or NULL */
+	uint32_t trace_tenants;    /* tenants with tracks in the trace */
+	FILE *requests_csv;        /* borrowed: a row per finished request */
+};
+
+struct sim {
+	const struct cfg *cfg;     /* borrowed */
+	struct sim_opts opt;
+	struct eq q;
+	struct cost cost;
+	struct tenant *t;          /* (n_tenants) owned */
+	uint32_t n_tenants;
+	struct replica *r;         /* (n_replicas) owned */
+	uint32_t n_replicas, rr_next;
+	struct acc_trace *acc_traces; /* (n_groups) owned */
+	struct wl_trace *wl_traces;   /* (n_groups) owned */
+	uint32_t *group_first;     /* (n_groups + 1) first tenant of each */
+	uint64_t events, stale_dropped, segment_discarded, requests_done;
+	uint64_t trace_events;
+	double end_s;              /* time of the last event */
+	struct err *err;           /* borrowed: a run-time input error */
+	bool failed;
+};
+
+/* Builds every tenant, replica and stream. Returns 0, or -1 with the
+ * message (a trace or table that does not load). */
+int sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
+	     struct err *e);
+void sim_release(struct sim *s);
+
+/* Runs to the end (or the horizon). Returns -1 if an input turned out bad
+ * on the way (a request longer than the KV capacity), with the message. */
+int sim_run(struct sim *s);
+
+#endif

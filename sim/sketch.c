@@ -1,0 +1,138 @@
+/* sketch.c: log-bucketed counts.
+ *
+ * With g = (1 + a) / (1 - a), a = SK_REL_ERR, a value v > 0 falls in bucket
+ * i = ceil(log(v) / log(g)), which covers (g^(i-1), g^i]; answering
+ * 2 g^i / (g + 1) for it is within a of every value in it. count[] is dense
+ * between the least and greatest index seen. */
+#include "sketch.h"
+
+#include "err.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double log_gamma(void)
+{
+	static double lg;
+
+	if (lg == 0)
+		lg = log((1 + SK_REL_ERR) / (1 - SK_REL_ERR));
+	return lg;
+}
+
+void sk_init(struct sketch *s)
+{
+	*s = (struct sketch){ .min = INFINITY, .max = -INFINITY };
+}
+
+void sk_release(struct sketch *s)
+{
+	free(s->count);
+	sk_init(s);
+}
+
+void sk_reset(struct sketch *s)
+{
+	uint32_t *c = s->count;
+	uint32_t nb = s->n_buckets;
+	int32_t lo = s->lo;
+
+	if (c)
+		memset(c, 0, nb * sizeof(*c));
+	sk_init(s);
+	s->count = c;
+	s->n_buckets = nb;
+	s->lo = lo;
+}
+
+/* Makes bucket index i addressable. */
+static void cover(struct sketch *s, int32_t i)
+{
+	int32_t lo, hi;
+	uint32_t nb;
+	uint32_t *c;
+
+	if (s->count && i >= s->lo && i < s->lo + (int32_t)s->n_buckets)
+		return;
+	if (!s->count) {
+		lo = i - 8;
+		hi = i + 8;
+	} else {
+		lo = i < s->lo ? i - 16 : s->lo;
+		hi = i >= s->lo + (int32_t)s->n_buckets
+			     ? i + 16 : s->lo + (int32_t)s->n_buckets;
+	}
+	nb = (uint32_t)(hi - lo);
+	c = xcalloc(nb, sizeof(*c));
+	if (s->count)
+		memcpy(c + (s->lo - lo), s->count, s->n_buckets * sizeof(*c));
+	free(s->count);
+	s->count = c;
+	s->lo = lo;
+	s->n_buckets = nb;
+}
+
+void sk_add(struct sketch *s, double v)
+{
+	HS_ASSERT(v >= 0 && isfinite(v));
+	s->n++;
+	s->sum += v;
+	s->min = v < s->min ? v : s->min;
+	s->max = v > s->max ? v : s->max;
+	if (v == 0) {
+		s->zeros++;
+		return;
+	}
+	int32_t i = (int32_t)ceil(log(v) / log_gamma());
+
+	cover(s, i);
+	s->count[i - s->lo]++;
+}
+
+void sk_merge(struct sketch *into, const struct sketch *from)
+{
+	if (from->n == 0)
+		return;
+	into->n += from->n;
+	into->zeros += from->zeros;
+	into->sum += from->sum;
+	into->min = from->min < into->min ? from->min : into->min;
+	into->max = from->max > into->max ? from->max : into->max;
+	for (uint32_t k = 0; k < from->n_buckets; k++) {
+		if (!from->count[k])
+			continue;
+		cover(into, from->lo + (int32_t)k);
+		into->count[from->lo + (int32_t)k - into->lo] += from->count[k];
+	}
+}
+
+double sk_quantile(const struct sketch *s, double q)
+{
+	uint64_t rank, seen;
+
+	if (s->n == 0)
+		return 0;
+	/* the order statistic of rank floor(q (n - 1)), 0-based */
+	rank = (uint64_t)floor(q * (double)(s->n - 1));
+	if (rank < s->zeros)
+		return 0;
+	seen = s->zeros;
+	for (uint32_t k = 0; k < s->n_buckets; k++) {
+		seen += s->count[k];
+		if (seen > rank) {
+			double g = exp(log_gamma());
+			double v = 2 * exp(log_gamma() * (s->lo + (int32_t)k)) /
+				   (g + 1);
+
+			/* never outside what was seen */
+			return v < s->min ? s->min : v > s->max ? s->max : v;
+		}
+	}
+	return s->max;
+}
+
+double sk_mean(const struct sketch *s)
+{
+	return s->n ? s->sum / (double)s->n : 0;
+}

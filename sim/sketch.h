@@ -1,0 +1,35 @@
+/* sketch.h: quantiles of positive values with a bounded relative error.
+ *
+ * Values are counted in logarithmic buckets (as in DDSketch): a quantile is
+ * returned with relative error at most SK_REL_ERR, whatever the number of
+ * values; zeros (the gaps between tokens committed together) are counted
+ * exactly apart. Memory grows with the span of the values, not their count:
+ * about 120 buckets per decade. */
+#ifndef HS_SKETCH_H
+#define HS_SKETCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SK_REL_ERR 0.01
+
+struct sketch {
+	uint32_t *count;  /* (n_buckets) owned; bucket i is index lo + i */
+	int32_t lo;       /* index of count[0] */
+	uint32_t n_buckets;
+	uint64_t n, zeros;
+	double sum, min, max;
+};
+
+void sk_init(struct sketch *s);
+void sk_release(struct sketch *s);
+void sk_reset(struct sketch *s);   /* empties it, keeps the memory */
+void sk_add(struct sketch *s, double v); /* v >= 0 */
+void sk_merge(struct sketch *into, const struct sketch *from);
+
+/* The q-quantile (q in [0, 1]), within SK_REL_ERR of an exact order
+ * statistic; 0 when empty. */
+double sk_quantile(const struct sketch *s, double q);
+double sk_mean(const struct sketch *s);
+
+#endif
