@@ -24,7 +24,7 @@ BIN   = $(BUILD)/hybridspec
 LIB   = $(BUILD)/libhybridspec.a
 TESTS = $(BUILD)/hybridspec-tests
 
-.PHONY: all deps test check run asan test-asan clean
+.PHONY: all deps test check run asan test-asan golden clean
 
 all: $(BIN) $(LIB)
 
@@ -65,6 +65,12 @@ asan:
 test-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
 		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" check
+
+# Rewrites the golden outputs the tests compare against (review the diff).
+golden: $(BIN)
+	@mkdir -p tests/golden
+	$(BIN) run tests/data/small.json -o $(BUILD)/golden --quiet
+	cp $(BUILD)/golden/summary.json tests/golden/small.summary.json
 
 clean:
 	rm -rf build build-asan

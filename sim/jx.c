@@ -321,7 +321,14 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 			}
 			cur = next;
 		} else if (json_is_array(cur)) {
-			if (array_index(tok, json_array_size(cur), &i) < 0)
+			size_t n = json_array_size(cur);
+
+			if (last && (!strcmp(tok, "-") ||
+				     (array_index(tok, n + 1, &i) == 0 && i == n))) {
+				json_array_append_new(cur, value);
+				return 0;
+			}
+			if (array_index(tok, n, &i) < 0)
 				break;
 			if (last) {
 				json_array_set_new(cur, i, value);

@@ -31,7 +31,7 @@ enum ev_kind {
 };
 
 enum msg_kind {
-	MSG_PROMPT,  /* up: a: prompt tokens */
+	MSG_PROMPT,  /* up: a: prompt tokens, b: output tokens wanted */
 	MSG_BLOCK,   /* up: a: draft tokens g, b: output position of the first */
 	MSG_DONE,    /* up: the request is finished, free its KV cache */
 	MSG_VERDICT, /* down: a: blocks verified << 32 | fully accepted, b: k */
@@ -293,7 +293,7 @@ static void start_next(struct sim *s, struct tenant *t)
 	HS_ASSERT(t->inflight.n == 0 && !t->drafting);
 	if (g->proto.kind != PROTO_EDGE_ONLY) {
 		t->st.prompt_sent += (uint64_t)r.prompt;
-		send(s, t, true, MSG_PROMPT, r.prompt, 0, r.prompt);
+		send(s, t, true, MSG_PROMPT, r.prompt, r.output, r.prompt);
 	}
 	if (g->proto.kind != PROTO_CLOUD_ONLY)
 		push(s, now + d->prefill_base_s + d->prefill_per_token_s * r.prompt,
@@ -525,21 +525,17 @@ static void on_edge_prefill(struct sim *s, struct tenant *t)
 
 static void try_start(struct sim *s, uint32_t ri);
 
-static int64_t kv_need(const struct tenant *t)
-{
-	return (int64_t)t->rq.prompt + t->rq.n_out;
-}
-
 static void admit(struct sim *s, struct tenant *t)
 {
 	struct replica *r = &s->r[t->replica];
 
 	t->admitted = true;
-	r->kv_used += kv_need(t);
+	t->kv_reserved = (int64_t)t->cl_prompt + t->cl_out;
+	r->kv_used += t->kv_reserved;
 	r->active++;
 	if (r->active > r->peak_active)
 		r->peak_active = r->active;
-	t->prefill_left = t->rq.prompt;
+	t->prefill_left = t->cl_prompt;
 	t->cloud_pos = 0;
 	t->in_prefill = true;
 	t->queued_s = s->q.now_s;
@@ -552,12 +548,13 @@ static void release_kv(struct sim *s, struct tenant *t)
 
 	HS_ASSERT(t->admitted);
 	t->admitted = false;
-	r->kv_used -= kv_need(t);
+	r->kv_used -= t->kv_reserved;
 	r->active--;
 	while (r->admit.n) {
 		struct tenant *w = &s->t[fifo_at(&r->admit, 0)];
 
-		if (r->kv_used + kv_need(w) > s->cfg->cloud.kv_capacity_tokens)
+		if (r->kv_used + w->cl_prompt + w->cl_out >
+		    s->cfg->cloud.kv_capacity_tokens)
 			break;
 		fifo_pop(&r->admit);
 		admit(s, w);
@@ -607,18 +604,21 @@ static void on_up(struct sim *s, struct tenant *t)
 
 	switch ((enum msg_kind)m.kind) {
 	case MSG_PROMPT:
-		if (kv_need(t) > cl->kv_capacity_tokens) {
+		t->cl_prompt = (int32_t)m.a;
+		t->cl_out = (int32_t)m.b;
+		if (t->cl_prompt + t->cl_out > cl->kv_capacity_tokens) {
 			err_set(s->err, "/cloud/kv_capacity_tokens: %lld tokens "
 				"are fewer than one request needs (prompt %d + "
 				"output %d tokens, group \"%s\")",
-				cl->kv_capacity_tokens, t->rq.prompt, t->rq.n_out,
+				cl->kv_capacity_tokens, t->cl_prompt, t->cl_out,
 				group(s, t)->name);
 			s->failed = true;
 			return;
 		}
 		t->replica = route(s, t);
 		t->cloud_epoch = m.epoch;
-		if (s->r[t->replica].kv_used + kv_need(t) <= cl->kv_capacity_tokens)
+		if (s->r[t->replica].kv_used + t->cl_prompt + t->cl_out <=
+		    cl->kv_capacity_tokens)
 			admit(s, t);
 		else
 			fifo_push(&s->r[t->replica].admit, tid(s, t));
@@ -881,12 +881,12 @@ static void try_start(struct sim *s, uint32_t ri)
 	for (uint32_t i = 0; i < r->nbatch; i++) {
 		const struct item *it = &r->batch[i];
 		struct tenant *t = &s->t[it->tenant];
-		double ctx = t->rq.prompt - t->prefill_left;
+		double ctx = t->cl_prompt - t->prefill_left;
 
 		if (it->kind == ITEM_VERIFY)
-			ctx = t->rq.prompt + ring_at(&t->cq, 0)->base;
+			ctx = t->cl_prompt + ring_at(&t->cq, 0)->base;
 		else if (it->kind == ITEM_DECODE)
-			ctx = t->rq.prompt + t->cloud_pos;
+			ctx = t->cl_prompt + t->cloud_pos;
 		cb.tokens += it->tokens;
 		cb.seqs++;
 		cb.ctx_sum += ctx;
@@ -967,7 +967,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 				/* the prefill's last position gives token 1 */
 				t->cloud_pos = 1;
 				send(s, t, false, MSG_TOKEN, 0, 0, 1);
-				if (t->cloud_pos < t->rq.n_out)
+				if (t->cloud_pos < t->cl_out)
 					enqueue_ready(s, t);
 				else
 					release_kv(s, t);
@@ -979,7 +979,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 			t->in_ready = false;
 			t->cloud_pos++;
 			send(s, t, false, MSG_TOKEN, 0, 0, 1);
-			if (t->cloud_pos < t->rq.n_out)
+			if (t->cloud_pos < t->cl_out)
 				enqueue_ready(s, t);
 			else
 				release_kv(s, t);

@@ -79,7 +79,9 @@ struct tenant {
 	int32_t draft_g, draft_ctx0;
 	double draft_start_s;
 	uint64_t draft_ev;         /* handle of the EV_DRAFT event */
-	/* cloud */
+	/* cloud: what it knows of the request from the PROMPT message */
+	int32_t cl_prompt, cl_out;
+	int64_t kv_reserved;       /* tokens of KV cache held for it */
 	uint32_t replica;
 	uint32_t cloud_epoch;
 	int32_t prefill_left;      /* prompt tokens the cloud has yet to prefill */

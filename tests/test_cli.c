@@ -146,7 +146,155 @@ static void bench_engine_json(void)
 	json_decref(v);
 }
 
+static char *slurp(const char *dir, const char *name)
+{
+	char p[2048];
+	FILE *f;
+	long n;
+	char *s;
+
+	snprintf(p, sizeof(p), "%s/%s/%s", t_tmpdir(), dir, name);
+	if (!(f = fopen(p, "rb")))
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	s = malloc((size_t)n + 1);
+	if (fread(s, 1, (size_t)n, f) != (size_t)n)
+		n = 0;
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+/* Bad simulation input: exit 2, the message, and no results directory. */
+static void run_bad_input(void)
+{
+	static const struct bad_case cases[] = {
+		{ "window < 1", NULL, "--set /protocol/window=0",
+		  "/protocol/window: expected an integer in [1, 1024], got 0" },
+		{ "gamma = 0", NULL, "--set /tenants/1/protocol/gamma=0",
+		  "/tenants/1/protocol/gamma: expected an integer in [1, 64], "
+		  "got 0" },
+		{ "alpha > 1", NULL, "--set /tenants/0/acceptance/alpha=1.2",
+		  "/tenants/0/acceptance/alpha: expected a number in [0, 1], "
+		  "got 1.2" },
+		{ "KV below one request", NULL,
+		  "--set /cloud/kv_capacity_tokens=100",
+		  "/cloud/kv_capacity_tokens: 100 tokens are fewer than one "
+		  "request needs" },
+		{ "profile that does not parse", NULL,
+		  "--set /cloud/gpu/table=table.json", "table.json:1:" },
+		{ "profile with a bad row", NULL,
+		  "--set /cloud/gpu/table=table2.json",
+		  "table2.json: /seconds/1/0: expected a time > 0 s, not less "
+		  "than the one for fewer tokens, got 0.001" },
+		{ "trace with a negative length", NULL,
+		  "--set /tenants/0/workload='{\"arrival\":\"trace\","
+		  "\"trace\":\"arrivals.csv\"}'",
+		  "arrivals.csv:3: output_tokens: expected a number >= 1, got "
+		  "\"-5\"" },
+		{ "acceptance trace with a bad bit", NULL,
+		  "--set '/tenants/0/acceptance={\"model\":\"trace\","
+		  "\"file\":\"bits.txt\"}'",
+		  "bits.txt:2: expected '0' or '1' in an acceptance trace, got "
+		  "'2'" },
+	};
+	char out[4096], args[1024], cfg_text[8192];
+	FILE *f = fopen(small(), "r");
+	size_t n = fread(cfg_text, 1, sizeof(cfg_text) - 1, f);
+
+	fclose(f);
+	cfg_text[n] = '\0';
+	t_write("c.json", cfg_text);
+	t_write("table.json", "{\"tokens\": [1, 2,, 3]}");
+	t_write("table2.json", "{\"gpu\": \"X\", \"tokens\": [1, 64], "
+		"\"ctx\": [128], \"seconds\": [[0.002], [0.001]]}");
+	t_write("arrivals.csv", "arrival_s,prompt_tokens,output_tokens\n"
+		"0.5,10,20\n1.0,10,-5\n");
+	t_write("bits.txt", "1101\n1121\n");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct bad_case *c = &cases[i];
+		int rc;
+
+		snprintf(args, sizeof(args), "run c.json -o out %s", c->extra);
+		rc = t_run(args, out, sizeof(out));
+		CHECK_MSG(rc == 2, "%s: exit status %d, want 2", c->what, rc);
+		CHECK_MSG(strstr(out, c->want) != NULL, "%s: output \"%s\" lacks "
+			  "\"%s\"", c->what, out, c->want);
+		CHECK_MSG(!exists("out"), "%s: left a results directory",
+			  c->what);
+	}
+}
+
+/* The same seed gives byte-identical files; another seed does not. */
+static void run_deterministic(void)
+{
+	static const char *const files[] = { "summary.json", "tenants.csv",
+		"requests.csv", "config.resolved.json", "trace.json" };
+	char out[8192], args[2 * PATH_MAX];
+	json_t *trace;
+
+	for (int k = 0; k < 3; k++) {
+		snprintf(args, sizeof(args), "run %s -o r%d --trace --quiet %s",
+			 small(), k, k == 2 ? "--seed 8" : "");
+		CHECK(t_run(args, out, sizeof(out)) == 0);
+	}
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *a = slurp("r0", files[i]), *b = slurp("r1", files[i]);
+		char *c = slurp("r2", files[i]);
+
+		CHECK_MSG(a && b && !strcmp(a, b), "%s differs between runs",
+			  files[i]);
+		if (strcmp(files[i], "config.resolved.json"))
+			CHECK_MSG(c && strcmp(a, c), "%s same for another seed",
+				  files[i]);
+		free(a);
+		free(b);
+		free(c);
+	}
+	snprintf(args, sizeof(args), "%s/r0/trace.json", t_tmpdir());
+	trace = json_load_file(args, 0, NULL);
+	CHECK(json_array_size(json_object_get(trace, "traceEvents")) > 100);
+	json_decref(trace);
+	CHECK(exists("r0/perf.json"));
+}
+
+/* A golden summary at a fixed seed (make golden rewrites it). */
+static void run_golden(void)
+{
+	char out[256], args[2 * PATH_MAX], path[PATH_MAX + 64];
+	char *got, *want;
+	FILE *f;
+	long n;
+
+	snprintf(args, sizeof(args), "run %s -o g --quiet", small());
+	CHECK(t_run(args, out, sizeof(out)) == 0);
+	got = slurp("g", "summary.json");
+	snprintf(path, sizeof(path), "%s/tests/golden/small.summary.json", repo);
+	f = fopen(path, "rb");
+	CHECK_MSG(f != NULL, "no %s: run make golden", path);
+	if (!f || !got) {
+		free(got);
+		return;
+	}
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	want = calloc(1, (size_t)n + 1);
+	CHECK(fread(want, 1, (size_t)n, f) == (size_t)n);
+	fclose(f);
+	CHECK_MSG(!strcmp(got, want), "summary.json differs from the golden "
+		  "file (if the change is intended: make golden)");
+	free(got);
+	free(want);
+}
+
 const struct tcase cli_tests[] = {
+	{ "cli: bad simulation input exits 2 with no results", run_bad_input },
+	{ "cli: run is byte-identical for a seed, trace included",
+	  run_deterministic },
+	{ "cli: run matches the golden summary", run_golden },
 	{ "cli: bad configs exit 2 with the message and no results",
 	  bad_configs },
 	{ "cli: config -o writes the resolved config whole", writes_resolved },

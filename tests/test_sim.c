@@ -1,0 +1,423 @@
+/* test_sim.c: the simulator's protocol invariants, determinism and limits. */
+#include "harness.h"
+
+#include "report.h"
+#include "rng.h"
+#include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Loads cfg text (written to the case directory) with overrides. */
+static int load(struct cfg *c, const char *text, const char **sets, size_t n)
+{
+	struct err e;
+
+	if (cfg_load(c, t_write("sim.json", text), sets, n, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static const char base_cfg[] =
+	"{\"seed\": 3, \"protocol\": {\"kind\": \"async\", \"gamma\": 4, "
+	"\"window\": 4},"
+	" \"tenants\": [{\"name\": \"a\", \"count\": 2,"
+	"   \"device\": {\"draft_base_s\": 0.01, \"prefill_per_token_s\": 0.001},"
+	"   \"workload\": {\"requests\": 3, \"prompt_tokens\": 32,"
+	"                \"output_tokens\": 200, \"think_s\": 0.5},"
+	"   \"acceptance\": {\"model\": \"iid\", \"alpha\": 0.7},"
+	"   \"wan\": {\"rtt_s\": 0.08, \"up_bps\": 1e12, \"down_bps\": 1e12}}],"
+	" \"cloud\": {\"replicas\": 1}}";
+
+/* Runs a loaded config; summary returned (caller decrefs) when asked. */
+static int simulate(const struct cfg *c, struct sim *s, FILE *requests)
+{
+	struct err e;
+	struct sim_opts opt = { .requests_csv = requests };
+
+	if (sim_init(s, c, opt, &e) < 0 || sim_run(s) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Checks what must hold after any finished run; returns failures. */
+static int invariants(const struct sim *s, const char *what)
+{
+	const struct cfg *c = s->cfg;
+	int bad = 0;
+
+#define INV(cond, ...)                                                  \
+	do {                                                            \
+		if (!(cond)) {                                          \
+			bad++;                                          \
+			fprintf(stderr, "    %s: ", what);             \
+			fprintf(stderr, __VA_ARGS__);                   \
+			fputc('\n', stderr);                            \
+		}                                                       \
+	} while (0)
+	INV(eq_size(&s->q) == 0, "%zu events left", eq_size(&s->q));
+	for (uint32_t i = 0; i < s->n_replicas; i++)
+		INV(s->r[i].kv_used == 0 && s->r[i].active == 0 && !s->r[i].busy,
+		    "replica %u holds %lld KV tokens", i,
+		    (long long)s->r[i].kv_used);
+	for (uint32_t i = 0; i < s->n_tenants; i++) {
+		const struct tenant *t = &s->t[i];
+		const struct tenant_stat *x = &t->st;
+		const struct cfg_group *g = &c->groups[t->group];
+		uint64_t hdr = (uint64_t)g->wan.header_bytes + LINK_APP_HEADER_BYTES;
+		bool spec = g->proto.kind == PROTO_SYNC ||
+			    g->proto.kind == PROTO_ASYNC;
+		uint64_t up_msgs = (g->proto.kind == PROTO_EDGE_ONLY ? 0 :
+				    x->requests) + x->blocks_sent +
+				   (spec ? x->requests : 0);
+
+		INV(x->requests == (uint64_t)g->workload.requests,
+		    "tenant %u finished %llu of %lld requests", i,
+		    (unsigned long long)x->requests, g->workload.requests);
+		INV(!t->busy && t->pend_n == 0, "tenant %u still busy", i);
+		INV(x->bytes_up == t->up.bytes && x->bytes_down == t->down.bytes,
+		    "tenant %u: reported bytes differ from the links'", i);
+		INV(t->up.msgs == up_msgs, "tenant %u: %llu up messages, "
+		    "ledger says %llu", i, (unsigned long long)t->up.msgs,
+		    (unsigned long long)up_msgs);
+		INV(x->bytes_up == hdr * up_msgs +
+				   LINK_TOKEN_BYTES * (x->prompt_sent + x->draft_sent),
+		    "tenant %u: up bytes do not add up", i);
+		INV(x->bytes_down == (hdr + 2 * LINK_TOKEN_BYTES) * x->verdict_msgs +
+				     (hdr + LINK_TOKEN_BYTES) * x->token_msgs,
+		    "tenant %u: down bytes do not add up", i);
+		if (spec) {
+			INV(x->drafted == x->accepted + x->wasted,
+			    "tenant %u: drafted %llu != accepted %llu + wasted "
+			    "%llu", i, (unsigned long long)x->drafted,
+			    (unsigned long long)x->accepted,
+			    (unsigned long long)x->wasted);
+			INV(x->accepted <= x->tokens, "tenant %u accepted more "
+			    "than it committed", i);
+		}
+		if (g->proto.kind == PROTO_CLOUD_ONLY)
+			INV(x->token_msgs == x->tokens, "tenant %u: %llu tokens "
+			    "streamed for %llu", i,
+			    (unsigned long long)x->token_msgs,
+			    (unsigned long long)x->tokens);
+		INV(x->itl.n + x->requests == x->tokens,
+		    "tenant %u: %llu gaps for %llu tokens", i,
+		    (unsigned long long)x->itl.n, (unsigned long long)x->tokens);
+	}
+#undef INV
+	return bad;
+}
+
+/* Sums the output_tokens column of requests.csv and compares. */
+static int tokens_in_csv(FILE *f, const struct sim *s)
+{
+	char line[1024];
+	uint64_t sum = 0, tokens = 0;
+
+	rewind(f); /* rows only: the header is the CLI's */
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line;
+
+		for (int col = 0; col < 8; col++)
+			p = strchr(p, ',') + 1;
+		sum += strtoull(p, NULL, 10);
+	}
+	for (uint32_t i = 0; i < s->n_tenants; i++)
+		tokens += s->t[i].st.tokens;
+	return sum != tokens;
+}
+
+/* Random configs over every protocol, policy and acceptance model. */
+static void random_configs(void)
+{
+	static const char *const kinds[] = { "edge_only", "cloud_only", "sync",
+					     "async" };
+	static const char *const policies[] = { "dedicated", "continuous",
+						"window", "slo" };
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		gsl_rng *r = rng_new(2026, rng_stream_id("test/random-configs"));
+		int bad = 0;
+
+		for (int n = 0; n < 60; n++) {
+			char text[4096], groups[3000] = "", what[64];
+			int ng = 1 + (int)gsl_rng_uniform_int(r, 3);
+			struct cfg c;
+			struct sim s;
+			FILE *csv = tmpfile();
+
+			for (int g = 0; g < ng; g++) {
+				size_t len = strlen(groups);
+				double alpha = gsl_rng_uniform(r);
+
+				snprintf(groups + len, sizeof(groups) - len,
+					 "%s{\"name\": \"g%d\", \"count\": %lu,"
+					 " \"protocol\": {\"kind\": \"%s\", \"gamma\": %lu,"
+					 " \"window\": %lu},"
+					 " \"device\": {\"draft_base_s\": %g,"
+					 " \"draft_per_ctx_s\": 1e-6,"
+					 " \"prefill_per_token_s\": 0.0005},"
+					 " \"workload\": {\"arrival\": \"%s\", %s"
+					 " \"requests\": %lu,"
+					 " \"prompt_tokens\": {\"dist\": \"uniform\","
+					 " \"min\": 1, \"max\": 300},"
+					 " \"output_tokens\": {\"dist\": \"uniform\","
+					 " \"min\": 1, \"max\": 300},"
+					 " \"think_s\": {\"dist\": \"exponential\","
+					 " \"mean\": 0.3}},"
+					 " \"acceptance\": %s,"
+					 " \"wan\": {\"rtt_s\": {\"dist\": \"lognormal\","
+					 " \"mean\": %g, \"sd\": 0.02}, \"loss\": %g,"
+					 " \"up_bps\": %g}}",
+					 g ? "," : "", g, 1 + gsl_rng_uniform_int(r, 5),
+					 kinds[gsl_rng_uniform_int(r, 4)],
+					 1 + gsl_rng_uniform_int(r, 8),
+					 1 + gsl_rng_uniform_int(r, 6),
+					 0.002 + 0.03 * gsl_rng_uniform(r),
+					 gsl_rng_uniform(r) < 0.5 ? "closed" : "poisson",
+					 "\"rate_per_s\": 2,",
+					 1 + gsl_rng_uniform_int(r, 4),
+					 gsl_rng_uniform(r) < 0.7
+						 ? (alpha < 0.5 ? "{\"alpha\": 0.4}"
+								: "{\"alpha\": 0.9}")
+						 : "{\"model\": \"markov\", "
+						   "\"p_after_accept\": 0.9, "
+						   "\"p_after_reject\": 0.3}",
+					 0.01 + 0.2 * gsl_rng_uniform(r),
+					 gsl_rng_uniform(r) < 0.3 ? 0.05 : 0.0,
+					 gsl_rng_uniform(r) < 0.5 ? 1e6 : 1e9);
+			}
+			snprintf(text, sizeof(text),
+				 "{\"seed\": %d, \"tenants\": [%s], \"cloud\": "
+				 "{\"replicas\": %lu, \"policy\": \"%s\", "
+				 "\"router\": \"%s\", \"max_batch_tokens\": %lu, "
+				 "\"prefill_chunk_tokens\": %lu, "
+				 "\"kv_capacity_tokens\": %lu}}",
+				 n, groups, 1 + gsl_rng_uniform_int(r, 3),
+				 policies[gsl_rng_uniform_int(r, 4)],
+				 gsl_rng_uniform(r) < 0.5 ? "round_robin"
+							  : "least_loaded",
+				 4 + gsl_rng_uniform_int(r, 600),
+				 1 + gsl_rng_uniform_int(r, 256),
+				 600 + gsl_rng_uniform_int(r, 2000));
+			snprintf(what, sizeof(what), "random config %d", n);
+			if (load(&c, text, NULL, 0) < 0) {
+				bad++;
+				continue;
+			}
+			if (simulate(&c, &s, csv) == 0) {
+				bad += invariants(&s, what);
+				if (tokens_in_csv(csv, &s)) {
+					fprintf(stderr, "    %s: requests.csv "
+						"disagrees\n", what);
+					bad++;
+				}
+			} else {
+				bad++;
+			}
+			sim_release(&s);
+			cfg_release(&c);
+			fclose(csv);
+		}
+		rng_free(r);
+		_exit(bad || t_failures ? 1 : 0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "the random configs broke an invariant (or a run aborted)");
+}
+
+/* async with W = 1 is sync, event for event. */
+static void async_w1_is_sync(void)
+{
+	const char *sync_set[] = { "/protocol/kind=sync" };
+	const char *async_set[] = { "/protocol/window=1" };
+	struct cfg a, b;
+	struct sim sa, sb;
+	json_t *ja, *jb;
+
+	if (load(&a, base_cfg, sync_set, 1) < 0 ||
+	    load(&b, base_cfg, async_set, 1) < 0)
+		return;
+	CHECK(simulate(&a, &sa, NULL) == 0 && simulate(&b, &sb, NULL) == 0);
+	ja = rep_summary(&sa);
+	jb = rep_summary(&sb);
+	json_object_set_new(json_array_get(json_object_get(ja, "groups"), 0),
+			    "protocol", json_string("x"));
+	json_object_set_new(json_array_get(json_object_get(jb, "groups"), 0),
+			    "protocol", json_string("x"));
+	CHECK(json_equal(ja, jb));
+	CHECK(sa.events == sb.events);
+	json_decref(ja);
+	json_decref(jb);
+	sim_release(&sa);
+	sim_release(&sb);
+	cfg_release(&a);
+	cfg_release(&b);
+}
+
+/* With every draft accepted and a fast cloud, async commits at the edge's
+ * drafting rate once the pipeline is full; sync does not. */
+static void async_full_pipeline(void)
+{
+	const char *sets[] = { "/tenants/0/acceptance/alpha=1",
+			       "/tenants/0/count=1",
+			       "/tenants/0/workload/output_tokens=2000",
+			       "/tenants/0/workload/requests=1",
+			       "/protocol/window=8" };
+	const char *sync_sets[] = { "/tenants/0/acceptance/alpha=1",
+				    "/tenants/0/count=1",
+				    "/tenants/0/workload/output_tokens=2000",
+				    "/tenants/0/workload/requests=1",
+				    "/protocol/kind=sync" };
+	struct cfg c;
+	struct sim s;
+	double tpot;
+
+	if (load(&c, base_cfg, sets, 5) < 0)
+		return;
+	CHECK(simulate(&c, &s, NULL) == 0);
+	tpot = s.t[0].st.tpot_sum;
+	/* 10 ms a draft token; the first RTT + verify is amortised */
+	CHECK_MSG(fabs(tpot - 0.010) < 0.0005, "async TPOT %.6f s", tpot);
+	CHECK(s.t[0].st.wasted == 0 && s.stale_dropped == 0);
+	sim_release(&s);
+	cfg_release(&c);
+	if (load(&c, base_cfg, sync_sets, 5) < 0)
+		return;
+	CHECK(simulate(&c, &s, NULL) == 0);
+	/* sync pays a round trip every gamma + 1 tokens */
+	CHECK_MSG(s.t[0].st.tpot_sum > (4 * 0.010 + 0.08) / 5,
+		  "sync TPOT %.6f s", s.t[0].st.tpot_sum);
+	sim_release(&s);
+	cfg_release(&c);
+}
+
+/* Equal seeds, equal results; another group leaves a group's draws alone. */
+static void determinism(void)
+{
+	const char *two[] = { "/tenants/1={\"name\": \"b\", \"count\": 3,"
+			      " \"device\": {\"draft_base_s\": 0.02,"
+			      " \"prefill_per_token_s\": 0.001},"
+			      " \"workload\": {\"requests\": 2, \"prompt_tokens\": 50,"
+			      " \"output_tokens\": 40},"
+			      " \"acceptance\": {\"alpha\": 0.5},"
+			      " \"wan\": {\"rtt_s\": 0.05}}",
+			      "/tenants/0/workload/output_tokens={\"dist\": "
+			      "\"exponential\", \"mean\": 100}" };
+	struct cfg c1, c2, c3;
+	struct sim s1, s2, s3;
+	FILE *f1 = tmpfile(), *f2 = tmpfile(), *f3 = tmpfile();
+	char a[512], b[512];
+	int lines = 0, same_lengths = 0;
+
+	if (load(&c1, base_cfg, two + 1, 1) < 0 || load(&c2, base_cfg, two + 1, 1) < 0 ||
+	    load(&c3, base_cfg, two, 2) < 0)
+		return;
+	CHECK(simulate(&c1, &s1, f1) == 0 && simulate(&c2, &s2, f2) == 0 &&
+	      simulate(&c3, &s3, f3) == 0);
+	rewind(f1);
+	rewind(f2);
+	while (fgets(a, sizeof(a), f1)) {
+		CHECK(fgets(b, sizeof(b), f2) && !strcmp(a, b));
+		lines++;
+	}
+	CHECK(lines == 6);
+	/* group a's request lengths are the same with group b beside it */
+	rewind(f1);
+	rewind(f3);
+	while (fgets(a, sizeof(a), f1)) {
+		char want[64];
+
+		if (strncmp(a, "a,", 2))
+			continue;
+		/* group,tenant,request ... prompt,output: compare by key */
+		rewind(f3);
+		while (fgets(b, sizeof(b), f3)) {
+			char *pa = a, *pb = b;
+			int ok = 1;
+
+			for (int col = 0; col < 9; col++) {
+				size_t la = strcspn(pa, ","), lb = strcspn(pb, ",");
+
+				if ((col < 3 || col >= 7) &&
+				    (la != lb || strncmp(pa, pb, la)))
+					ok = 0;
+				pa += la + 1;
+				pb += lb + 1;
+			}
+			if (ok) {
+				same_lengths++;
+				break;
+			}
+		}
+		snprintf(want, sizeof(want), "%.20s", a);
+	}
+	CHECK_MSG(same_lengths == 6, "%d of 6 requests kept their lengths",
+		  same_lengths);
+	sim_release(&s1);
+	sim_release(&s2);
+	sim_release(&s3);
+	cfg_release(&c1);
+	cfg_release(&c2);
+	cfg_release(&c3);
+	fclose(f1);
+	fclose(f2);
+	fclose(f3);
+}
+
+/* Requests that do not fit the KV cache wait for admission, and all end. */
+static void admission_queue(void)
+{
+	const char *sets[] = { "/cloud/kv_capacity_tokens=300",
+			       "/tenants/0/count=5" };
+	struct cfg c;
+	struct sim s;
+
+	if (load(&c, base_cfg, sets, 2) < 0)
+		return;
+	CHECK(simulate(&c, &s, NULL) == 0);
+	CHECK(invariants(&s, "admission") == 0);
+	CHECK(s.r[0].peak_active == 1); /* 232 tokens each: one at a time */
+	sim_release(&s);
+	cfg_release(&c);
+}
+
+static void kv_below_one_request(void)
+{
+	const char *sets[] = { "/cloud/kv_capacity_tokens=100" };
+	struct cfg c;
+	struct sim s;
+	struct err e;
+
+	if (load(&c, base_cfg, sets, 1) < 0)
+		return;
+	CHECK(sim_init(&s, &c, (struct sim_opts){ 0 }, &e) == 0);
+	CHECK(sim_run(&s) < 0);
+	CHECK_MSG(strstr(e.msg, "/cloud/kv_capacity_tokens: 100 tokens are "
+			 "fewer than one request needs (prompt 32 + output 200"),
+		  "%s", e.msg);
+	sim_release(&s);
+	cfg_release(&c);
+}
+
+const struct tcase sim_tests[] = {
+	{ "sim: invariants hold over 60 random configs", random_configs },
+	{ "sim: async with window 1 reproduces sync exactly", async_w1_is_sync },
+	{ "sim: async at alpha 1 commits at the drafting rate",
+	  async_full_pipeline },
+	{ "sim: equal seeds give equal rows; groups keep their draws",
+	  determinism },
+	{ "sim: KV admission queues requests, all finish", admission_queue },
+	{ "sim: a request larger than the KV cache is an error",
+	  kv_below_one_request },
+	{ 0 },
+};
