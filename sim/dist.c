@@ -234,7 +234,7 @@ double dist_sample(const struct dist *d, gsl_rng *r)
 		v = d->a + gsl_ran_gaussian_ziggurat(r, d->b);
 		return v < d->lo ? d->lo : v;
 	case DIST_LOGNORMAL:
-		return gsl_ran_lognormal(r, d->a, d->b);
+		return exp(d->a + d->b * gsl_ran_gaussian_ziggurat(r, 1.0));
 	case DIST_GAMMA:
 		return gsl_ran_gamma(r, d->a, d->b);
 	case DIST_PARETO:

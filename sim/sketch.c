@@ -1,9 +1,12 @@
-/* sketch.c: log-bucketed counts.
+/* sketch.c: counts in buckets of a cheap logarithm.
  *
- * With g = (1 + a) / (1 - a), a = SK_REL_ERR, a value v > 0 falls in bucket
- * i = ceil(log(v) / log(g)), which covers (g^(i-1), g^i]; answering
- * 2 g^i / (g + 1) for it is within a of every value in it. count[] is dense
- * between the least and greatest index seen. */
+ * L(v) = e + f for v = 2^e (1 + f), 0 <= f < 1 (read off the bits of the
+ * double), is increasing and its slope against log2 v lies in [ln 2, 2 ln 2).
+ * Bucket i holds the values with floor(L(v) / w) = i, w = ln g and
+ * g = (1 + a) / (1 - a), a = SK_REL_ERR: a bucket then spans at most a
+ * factor e^w = g, and answering 2 lo hi / (lo + hi) for it is within a of
+ * every value in it (DDSketch's linearly interpolated mapping). count[] is
+ * dense between the least and greatest index seen. */
 #include "sketch.h"
 
 #include "err.h"
@@ -12,13 +15,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double log_gamma(void)
+static double width(void)
 {
-	static double lg;
+	static double w;
 
-	if (lg == 0)
-		lg = log((1 + SK_REL_ERR) / (1 - SK_REL_ERR));
-	return lg;
+	if (w == 0)
+		w = log((1 + SK_REL_ERR) / (1 - SK_REL_ERR));
+	return w;
+}
+
+static double approx_log2(double v)
+{
+	uint64_t b;
+
+	memcpy(&b, &v, sizeof(b));
+	return (double)((int)(b >> 52) - 1023) +
+	       (double)(b & ((UINT64_C(1) << 52) - 1)) * 0x1p-52;
+}
+
+static double inverse(double l)
+{
+	double e = floor(l);
+
+	return ldexp(1 + (l - e), (int)e);
 }
 
 void sk_init(struct sketch *s)
@@ -84,7 +103,7 @@ void sk_add(struct sketch *s, double v)
 		s->zeros++;
 		return;
 	}
-	int32_t i = (int32_t)ceil(log(v) / log_gamma());
+	int32_t i = (int32_t)floor(approx_log2(v) / width());
 
 	cover(s, i);
 	s->count[i - s->lo]++;
@@ -121,9 +140,9 @@ double sk_quantile(const struct sketch *s, double q)
 	for (uint32_t k = 0; k < s->n_buckets; k++) {
 		seen += s->count[k];
 		if (seen > rank) {
-			double g = exp(log_gamma());
-			double v = 2 * exp(log_gamma() * (s->lo + (int32_t)k)) /
-				   (g + 1);
+			double i = s->lo + (int32_t)k;
+			double lo = inverse(i * width()), hi = inverse((i + 1) * width());
+			double v = 2 * lo * hi / (lo + hi);
 
 			/* never outside what was seen */
 			return v < s->min ? s->min : v > s->max ? s->max : v;

@@ -1,0 +1,68 @@
+/* test_sketch.c: quantiles within the stated relative error. */
+#include "harness.h"
+
+#include "rng.h"
+#include "sketch.h"
+
+#include <gsl/gsl_randist.h>
+#include <stdlib.h>
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Every quantile is within SK_REL_ERR of the exact order statistic, for
+ * values spread over ten decades, with zeros mixed in. */
+static void quantiles_within_bound(void)
+{
+	enum { N = 200000 };
+	static const double qs[] = { 0, 0.001, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99,
+				     0.999, 1 };
+	gsl_rng *r = rng_new(5, rng_stream_id("test/sketch"));
+	double *v = malloc(N * sizeof(double));
+	struct sketch s, a, b;
+	double sum = 0;
+
+	sk_init(&s);
+	sk_init(&a);
+	sk_init(&b);
+	for (int i = 0; i < N; i++) {
+		double u = gsl_rng_uniform(r);
+
+		v[i] = u < 0.2 ? 0 : exp(gsl_ran_gaussian(r, 3.0) - 5);
+		sum += v[i];
+		sk_add(&s, v[i]);
+		sk_add(i % 2 ? &a : &b, v[i]);
+	}
+	sk_merge(&a, &b);
+	qsort(v, N, sizeof(double), cmp);
+	for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
+		double exact = v[(size_t)floor(qs[k] * (N - 1))];
+
+		CHECK_MSG(fabs(sk_quantile(&s, qs[k]) - exact) <=
+				  SK_REL_ERR * exact,
+			  "q %.3f: %.9g, exact %.9g", qs[k],
+			  sk_quantile(&s, qs[k]), exact);
+		CHECK(sk_quantile(&a, qs[k]) == sk_quantile(&s, qs[k]));
+	}
+	CHECK_NEAR(sk_mean(&s), sum / N, 1e-9 * sum / N);
+	CHECK(s.n == N && a.n == N);
+	sk_reset(&s);
+	CHECK(s.n == 0 && sk_quantile(&s, 0.5) == 0);
+	sk_add(&s, 3.0);
+	CHECK_NEAR(sk_quantile(&s, 0.5), 3.0, 3.0 * SK_REL_ERR);
+	sk_release(&s);
+	sk_release(&a);
+	sk_release(&b);
+	free(v);
+	rng_free(r);
+}
+
+const struct tcase sketch_tests[] = {
+	{ "sketch: quantiles within the relative error bound",
+	  quantiles_within_bound },
+	{ 0 },
+};
