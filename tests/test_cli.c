@@ -71,17 +71,21 @@ static void bad_configs(void)
 
 		t_write("c.json", c->file_text && *c->file_text ? c->file_text
 								 : cfg_text);
-		snprintf(args, sizeof(args), "config %s -o out %s",
-			 !strcmp(c->extra, "MISSING") ? "nowhere.json" : "c.json",
-			 !strcmp(c->extra, "MISSING") ? "" : c->extra);
-		rc = t_run(args, out, sizeof(out));
-		CHECK_MSG(rc == 2, "%s: exit status %d, want 2", c->what, rc);
-		CHECK_MSG(strstr(out, c->want) != NULL, "%s: output \"%s\" lacks "
-			  "\"%s\"", c->what, out, c->want);
-		CHECK_MSG(!strncmp(out, "hybridspec: ", 12), "%s: \"%s\"", c->what,
-			  out);
-		CHECK_MSG(!exists("out"), "%s: left a results directory",
-			  c->what);
+		for (int run = 0; run < 2; run++) {
+			snprintf(args, sizeof(args), "%s %s -o out %s",
+				 run ? "run" : "config",
+				 !strcmp(c->extra, "MISSING") ? "nowhere.json"
+							      : "c.json",
+				 !strcmp(c->extra, "MISSING") ? "" : c->extra);
+			rc = t_run(args, out, sizeof(out));
+			CHECK_MSG(rc == 2, "%s: exit status %d, want 2", args, rc);
+			CHECK_MSG(strstr(out, c->want) != NULL, "%s: output "
+				  "\"%s\" lacks \"%s\"", args, out, c->want);
+			CHECK_MSG(!strncmp(out, "hybridspec: ", 12), "%s: \"%s\"",
+				  args, out);
+			CHECK_MSG(!exists("out"), "%s: left a results directory",
+				  args);
+		}
 	}
 }
 
@@ -290,7 +294,26 @@ static void run_golden(void)
 	free(want);
 }
 
+/* Every committed config reads cleanly. */
+static void committed_configs(void)
+{
+	static const char *const files[] = {
+		"configs/paper/sync.json", "configs/paper/async.json",
+		"configs/paper/cloud_only.json", "configs/paper/edge_only.json",
+		"configs/paper/multi_tenant.json", "configs/bench/scale-1000.json",
+	};
+	char out[65536], args[2 * PATH_MAX];
+
+	small();
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(args, sizeof(args), "config %s/%s", repo, files[i]);
+		CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s: %s", files[i],
+			  out);
+	}
+}
+
 const struct tcase cli_tests[] = {
+	{ "cli: every committed config is valid", committed_configs },
 	{ "cli: bad simulation input exits 2 with no results", run_bad_input },
 	{ "cli: run is byte-identical for a seed, trace included",
 	  run_deterministic },
