@@ -12,6 +12,7 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_BAD_INPUT = 2 };
 
 int cli_config(int argc, char **argv);
 int cli_run(int argc, char **argv);
+int cli_formulas(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 
 /* Prints "hybridspec: <msg>" to stderr and returns CLI_BAD_INPUT. */

@@ -12,6 +12,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "run", cli_run, "simulate a config; results, table, trace" },
+	{ "formulas", cli_formulas, "the paper's formulas, checked against runs" },
 	{ "config", cli_config, "check a config and print it resolved" },
 	{ "bench", cli_bench, "benchmarks (engine)" },
 };

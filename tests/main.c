@@ -10,11 +10,11 @@
 #include <unistd.h>
 
 extern const struct tcase eq_tests[], rng_tests[], jx_tests[], cfg_tests[],
-	sketch_tests[], sim_tests[], cli_tests[];
+	sketch_tests[], sim_tests[], formula_tests[], cli_tests[];
 
 static const struct tcase *const suites[] = {
 	eq_tests, rng_tests, jx_tests, cfg_tests, sketch_tests, sim_tests,
-	cli_tests,
+	formula_tests, cli_tests,
 };
 
 int t_failures;

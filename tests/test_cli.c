@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -312,7 +313,56 @@ static void committed_configs(void)
 	}
 }
 
+/* formulas --check: every in-regime formula within 1% of the simulator. */
+static void formulas_check(void)
+{
+	static char out[1 << 16];
+	json_t *v, *checks;
+	size_t in_regime = 0;
+
+	CHECK(t_run("formulas --check --json", out, sizeof(out)) == 0);
+	v = json_loads(out, 0, NULL);
+	CHECK_MSG(v != NULL, "not JSON: %.200s", out);
+	CHECK(json_is_true(json_object_get(v, "passed")));
+	checks = json_object_get(v, "checks");
+	for (size_t i = 0; i < json_array_size(checks); i++) {
+		json_t *c = json_array_get(checks, i);
+
+		if (!json_is_true(json_object_get(c, "in_regime")))
+			continue;
+		in_regime++;
+		CHECK_MSG(json_number_value(json_object_get(c, "rel_error")) <=
+				  0.01, "%s (%s): off by %.3f%%",
+			  json_string_value(json_object_get(c, "formula")),
+			  json_string_value(json_object_get(c, "regime")),
+			  100 * json_number_value(json_object_get(c, "rel_error")));
+	}
+	CHECK(in_regime >= 30);
+	json_decref(v);
+}
+
+static void formulas_for_config(void)
+{
+	char out[16384], args[2 * PATH_MAX];
+	json_t *v;
+
+	small(); /* sets repo */
+	snprintf(args, sizeof(args), "formulas %s/configs/paper/sync.json --json",
+		 repo);
+	CHECK(t_run(args, out, sizeof(out)) == 0);
+	v = json_loads(out, 0, NULL);
+	CHECK_MSG(v != NULL, "%.300s", out);
+	CHECK_NEAR(json_number_value(json_object_get(v, "expected_accepted")),
+		   (1 - pow(0.85, 5)) / 0.15, 1e-9);
+	CHECK(json_number_value(json_object_get(v, "ridge_tokens")) > 200);
+	CHECK(json_number_value(json_object_get(v, "capacity_tenants")) > 0);
+	json_decref(v);
+	CHECK(t_run("formulas", out, sizeof(out)) == 2);
+}
+
 const struct tcase cli_tests[] = {
+	{ "cli: formulas --check passes within 1% in regime", formulas_check },
+	{ "cli: formulas for a config", formulas_for_config },
 	{ "cli: every committed config is valid", committed_configs },
 	{ "cli: bad simulation input exits 2 with no results", run_bad_input },
 	{ "cli: run is byte-identical for a seed, trace included",

@@ -1,0 +1,96 @@
+/* formula.c: each formula as a function; no state. The renewal model sums
+ * the series over the index J of the first rejected block of an epoch
+ * (geometric, P(J = j) = p^(j-1) (1 - p), p = alpha^gamma) until the tail is
+ * below 1e-15. */
+#include "formula.h"
+
+#include "err.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+double fm_expected_accepted(double alpha, int gamma)
+{
+	if (alpha >= 1)
+		return gamma + 1;
+	return (1 - pow(alpha, gamma + 1)) / (1 - alpha);
+}
+
+double fm_accepted_in_rejected(double alpha, int gamma)
+{
+	double num = 0, pk = 1;
+
+	if (alpha >= 1)
+		return 0;
+	for (int k = 0; k < gamma; k++) {
+		num += k * pk * (1 - alpha);
+		pk *= alpha;
+	}
+	return num / (1 - pow(alpha, gamma));
+}
+
+double fm_leviathan_improvement(double alpha, int gamma, double c)
+{
+	return fm_expected_accepted(alpha, gamma) / (gamma * c + 1);
+}
+
+double fm_sync_s_per_token(double alpha, int gamma, double d, double tnet,
+			   double v)
+{
+	return (gamma * d + tnet + v) / fm_expected_accepted(alpha, gamma);
+}
+
+double fm_paper_async_s_per_token(int gamma, double d, double tnet, double v)
+{
+	return fmax(gamma * d, tnet + v) / gamma;
+}
+
+double fm_window_s_per_token(int gamma, int window, double d, double r)
+{
+	if (window <= 0)
+		return d;
+	return fmax(d, (gamma * d + r) / ((double)window * gamma));
+}
+
+double fm_async_renewal_s_per_token(double alpha, int gamma, int window,
+				    double d, double r)
+{
+	double p = pow(alpha, gamma), tail = 1, es = 0, ec;
+	size_t cap = 64, n = 0;
+	double *s;
+
+	if (p >= 1)
+		return fm_window_s_per_token(gamma, window, d, r);
+	/* s[j-1]: when block j of an epoch is sent; a block may start once
+	 * the previous one is sent and fewer than window are in flight */
+	s = xmalloc(cap * sizeof(*s));
+	for (size_t j = 1; tail > 1e-15; j++) {
+		double start = n ? s[n - 1] : 0;
+
+		if (window > 0 && j > (size_t)window)
+			start = fmax(start, s[j - 1 - (size_t)window] + r);
+		if (n == cap)
+			s = xrealloc(s, (cap *= 2) * sizeof(*s));
+		s[n++] = start + gamma * d;
+		es += s[n - 1] * tail * (1 - p);
+		tail *= p;
+	}
+	free(s);
+	ec = gamma * (1 / (1 - p) - 1) + fm_accepted_in_rejected(alpha, gamma) + 1;
+	return (es + r) / ec;
+}
+
+double fm_balance_two_stage(double tnet, double v)
+{
+	return tnet + v;
+}
+
+double fm_balance_paper(double tnet, double v)
+{
+	return v - tnet;
+}
+
+double fm_md1_wait_s(double rho, double v)
+{
+	return rho * v / (2 * (1 - rho));
+}

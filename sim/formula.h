@@ -1,0 +1,47 @@
+/* formula.h: the closed forms of DESIGN.md section 3 and the async renewal
+ * model (docs/async-renewal.md). Times in seconds; d is the draft time of
+ * one token, v the verification time of one block, tnet the network time of
+ * one round trip (RTT plus serialisation of the block and the verdict),
+ * R = tnet + v. */
+#ifndef HS_FORMULA_H
+#define HS_FORMULA_H
+
+/* Expected tokens committed per verification, iid alpha, gamma drafts:
+ * (1 - alpha^(gamma+1)) / (1 - alpha) (Leviathan et al.). */
+double fm_expected_accepted(double alpha, int gamma);
+
+/* Expected tokens accepted in a block of gamma that has a rejection. */
+double fm_accepted_in_rejected(double alpha, int gamma);
+
+/* Leviathan's walltime improvement E[A] / (gamma c + 1), c = t_draft /
+ * t_target_step; it exceeds 1 for some gamma iff alpha > c. */
+double fm_leviathan_improvement(double alpha, int gamma, double c);
+
+/* Sync: seconds per committed token, (gamma d + tnet + v) / E[A]. */
+double fm_sync_s_per_token(double alpha, int gamma, double d, double tnet,
+			   double v);
+
+/* The paper's async bound, rejections ignored: max(gamma d, tnet + v) per
+ * block of gamma tokens. */
+double fm_paper_async_s_per_token(int gamma, double d, double tnet, double v);
+
+/* Async with every draft accepted, window w >= 2 blocks in flight:
+ * max(d, (gamma d + R) / (w gamma)). */
+double fm_window_s_per_token(int gamma, int window, double d, double r);
+
+/* Async, iid alpha, window w >= 2 (w <= 0: unbounded), one tenant, no
+ * queueing (v <= gamma d): expected seconds per committed token from the
+ * renewal argument. alpha = 1 gives fm_window_s_per_token. */
+double fm_async_renewal_s_per_token(double alpha, int gamma, int window,
+				    double d, double r);
+
+/* Balance points, as gamma d at which drafting and the rest are equal: the
+ * two-stage pipeline's gamma d = tnet + v, and the paper's
+ * T_verify = gamma d + tnet, i.e. gamma d = v - tnet. */
+double fm_balance_two_stage(double tnet, double v);
+double fm_balance_paper(double tnet, double v);
+
+/* M/D/1 mean waiting time at load rho < 1 with service time v. */
+double fm_md1_wait_s(double rho, double v);
+
+#endif
