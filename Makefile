@@ -11,12 +11,14 @@ ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(SAN) -MMD -MP \
-           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Isim
+           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Isim -Ikernels
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 LDFLAGS += $(SAN)
 
-LIB_SRC  = $(filter-out sim/main.c, $(wildcard sim/*.c))
-TEST_SRC = $(wildcard tests/*.c)
+KERN_SRC = kernels/q4.c kernels/q8.c kernels/kern.c kernels/pool.c
+LIB_SRC  = $(filter-out sim/main.c, $(wildcard sim/*.c)) $(KERN_SRC) \
+           kernels/kern_avx2.c kernels/kern_avx512.c kernels/kbench.c
+TEST_SRC = $(filter-out tests/kmain.c, $(wildcard tests/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
@@ -31,6 +33,21 @@ all: $(BIN) $(LIB)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+# the AVX2 kernels alone are built for AVX2; kern.c checks the CPU first
+$(BUILD)/kernels/kern_avx2.o: CFLAGS += -mavx2 -mfma -mf16c
+$(BUILD)/kernels/kern_avx512.o: CFLAGS += -mavx512f -mavx512vl -mavx512bw \
+	-mavx2 -mfma -mf16c
+
+# The kernel tests for aarch64 (NEON), static, run under qemu-aarch64.
+ARM_CC   = aarch64-linux-gnu-gcc
+ARM_SRC  = $(KERN_SRC) kernels/kern_neon.c sim/err.c tests/harness.c \
+           tests/test_kernels.c tests/kmain.c
+ARM_TEST = $(BUILD)/aarch64/kernel-tests
+$(ARM_TEST): $(ARM_SRC) $(wildcard kernels/*.h sim/err.h tests/harness.h)
+	@mkdir -p $(dir $@)
+	$(ARM_CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 $(WARN) -Isim -Ikernels \
+		-static -o $@ $(ARM_SRC) -lm -lpthread
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -50,7 +67,7 @@ deps:
 test: deps
 	@$(MAKE) --no-print-directory check
 
-check: $(BIN) $(TESTS)
+check: $(BIN) $(TESTS) $(ARM_TEST)
 	@sh tests/run.sh $(BUILD)
 
 # The main job: build, then the default experiments, results and plots.

@@ -116,7 +116,8 @@ static int bench_engine(int argc, char **argv)
 static const char bench_help[] =
 	"usage: hybridspec bench WHAT [options]\n"
 	"\n"
-	"  engine   events per second of the event queue (hold model)\n";
+	"  engine   events per second of the event queue (hold model)\n"
+	"  kernels  W4A16 against FP16 and W8A16 GEMV/GEMM, beside STREAM\n";
 
 int cli_bench(int argc, char **argv)
 {
@@ -130,6 +131,8 @@ int cli_bench(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "engine"))
 		return bench_engine(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "kernels"))
+		return kbench_main(argc - 1, argv + 1);
 	fputs(bench_help, stderr);
 	return cli_fail("bench: unknown benchmark '%s'", argv[1]);
 }

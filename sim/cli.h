@@ -14,6 +14,8 @@ int cli_config(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_formulas(int argc, char **argv);
 int cli_bench(int argc, char **argv);
+/* "bench kernels" (kernels/kbench.c) */
+int kbench_main(int argc, char **argv);
 
 /* Prints "hybridspec: <msg>" to stderr and returns CLI_BAD_INPUT. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -7,6 +7,7 @@
 #define HS_HARNESS_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct tcase {
@@ -51,5 +52,10 @@ const char *t_write(const char *name, const char *text);
  * stderr captured into out (NUL-terminated, truncated at n). Returns the
  * exit status, or -1 if it did not exit normally. */
 int t_run(const char *args, char *out, size_t n);
+
+/* Runs the suites (NULL-terminated case arrays) and prints one line a case
+ * and "N passed, N failed"; returns the exit status. */
+int t_main(const struct tcase *const *suites, size_t n_suites, int argc,
+	   char **argv);
 
 #endif

@@ -5,8 +5,14 @@ build=${1:-build}
 passed=0
 failed=0
 status=0
-for prog in "$build/hybridspec-tests"; do
-	out=$("$prog" 2>&1) || status=1
+for prog in "$build/hybridspec-tests" "$build/aarch64/kernel-tests"; do
+	case $prog in
+	*aarch64*)
+		echo "== aarch64 (NEON) kernel tests under qemu-aarch64"
+		out=$(qemu-aarch64 "$prog" 2>&1) || status=1 ;;
+	*)
+		out=$("$prog" 2>&1) || status=1 ;;
+	esac
 	printf '%s\n' "$out" | sed '$d'
 	last=$(printf '%s\n' "$out" | tail -n 1)
 	p=$(printf '%s\n' "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')

@@ -1,0 +1,398 @@
+/* kbench.c: "hybridspec bench kernels": W4A16 against FP16 and W8A16 at the
+ * LLaMA-2-7B layer shapes, beside the memory bandwidth measured in the same
+ * run (STREAM copy and triad).
+ *
+ * Weights are synthetic (random codes, scales and values: a kernel's time
+ * does not depend on them, and they are never zero). Each measurement cycles
+ * through enough copies of the matrix that the working set is at least twice
+ * the last-level cache, so every call streams its weights from memory. */
+#define _DEFAULT_SOURCE /* sysconf cache sizes */
+#include "cli.h"
+
+#include "err.h"
+#include "f16.h"
+#include "kern.h"
+
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static uint64_t seed = 0x243f6a8885a308d3u;
+
+static uint64_t next(void)
+{
+	seed ^= seed >> 12;
+	seed ^= seed << 25;
+	seed ^= seed >> 27;
+	return seed * 0x2545F4914F6CDD1Du;
+}
+
+static size_t llc_bytes(void)
+{
+	long v = -1;
+	FILE *f;
+
+#ifdef _SC_LEVEL3_CACHE_SIZE
+	v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+	if (v > 0)
+		return (size_t)v;
+	f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+	if (f) {
+		if (fscanf(f, "%ldK", &v) != 1)
+			v = -1;
+		fclose(f);
+		if (v > 0)
+			return (size_t)v * 1024;
+	}
+	return 64u << 20; /* unknown: assume a large one */
+}
+
+/* ---- STREAM ---- */
+
+struct stream_arg {
+	double *a, *b, *c;
+	size_t lo, hi;
+	int triad;
+};
+
+static void *stream_part(void *p)
+{
+	struct stream_arg *s = p;
+
+	if (s->triad)
+		for (size_t i = s->lo; i < s->hi; i++)
+			s->a[i] = s->b[i] + 3.0 * s->c[i];
+	else
+		for (size_t i = s->lo; i < s->hi; i++)
+			s->c[i] = s->a[i];
+	return NULL;
+}
+
+/* Best of 5 passes, GB/s with STREAM's byte counts (copy 16, triad 24 B an
+ * element). */
+static double stream_gbs(double *a, double *b, double *c, size_t n,
+			 int threads, int triad)
+{
+	double best = 0;
+
+	for (int rep = 0; rep < 5; rep++) {
+		pthread_t th[64];
+		struct stream_arg args[64];
+		double t = cli_now_s();
+
+		for (int i = 0; i < threads; i++) {
+			args[i] = (struct stream_arg){ a, b, c, n * i / threads,
+						       n * (i + 1) / threads, triad };
+			if (i)
+				pthread_create(&th[i], NULL, stream_part, &args[i]);
+		}
+		stream_part(&args[0]);
+		for (int i = 1; i < threads; i++)
+			pthread_join(th[i], NULL);
+		t = cli_now_s() - t;
+		if ((triad ? 24.0 : 16.0) * n / t / 1e9 > best)
+			best = (triad ? 24.0 : 16.0) * n / t / 1e9;
+	}
+	return best;
+}
+
+/* ---- the kernels ---- */
+
+enum what { W4A16, W8A16, FP16 };
+static const char *const what_names[] = { "w4a16", "w8a16", "fp16" };
+
+struct mats {
+	enum what what;
+	int n, k, copies;
+	struct q4_matrix *q4;
+	struct q8_matrix *q8;
+	uint16_t **f16;
+	size_t bytes; /* of one copy */
+};
+
+static void mats_init(struct mats *m, enum what what, int n, int k, int group,
+		      size_t min_set)
+{
+	m->what = what;
+	m->n = n;
+	m->k = k;
+	if (what == W4A16) {
+		struct q4_matrix one;
+
+		q4_init(&one, n, k, group);
+		m->bytes = one.row_bytes * (size_t)n;
+		q4_release(&one);
+	} else if (what == W8A16) {
+		m->bytes = (size_t)n * ((k + 31) / 32) * sizeof(struct q8_block);
+	} else {
+		m->bytes = (size_t)n * k * 2;
+	}
+	m->copies = (int)((min_set + m->bytes - 1) / m->bytes);
+	if (m->copies < 2)
+		m->copies = 2;
+	m->q4 = what == W4A16 ? xcalloc((size_t)m->copies, sizeof(*m->q4)) : NULL;
+	m->q8 = what == W8A16 ? xcalloc((size_t)m->copies, sizeof(*m->q8)) : NULL;
+	m->f16 = what == FP16 ? xcalloc((size_t)m->copies, sizeof(*m->f16)) : NULL;
+	for (int c = 0; c < m->copies; c++) {
+		uint8_t *data;
+		size_t words;
+
+		if (what == W4A16) {
+			q4_init(&m->q4[c], n, k, group);
+			data = m->q4[c].data;
+		} else if (what == W8A16) {
+			q8_init(&m->q8[c], n, k);
+			data = m->q8[c].data;
+		} else {
+			data = (uint8_t *)(m->f16[c] = xmalloc(m->bytes));
+		}
+		words = m->bytes / 8;
+		for (size_t i = 0; i < words; i++) {
+			uint64_t v = next();
+
+			memcpy(data + 8 * i, &v, 8);
+		}
+		/* sane scales and values: FP16 in [2^-8, 2^-7) or small ints */
+		if (what == W4A16) {
+			for (int r = 0; r < n; r++)
+				for (int g = 0; g < m->q4[c].ngroups; g++) {
+					uint16_t h[2] = { (uint16_t)(0x1c00 | (next() & 0x3ff)),
+							  (uint16_t)(0x9c00 | (next() & 0x3ff)) };
+
+					memcpy(data + r * m->q4[c].row_bytes +
+						       g * m->q4[c].block_bytes, h, 4);
+				}
+		} else if (what == W8A16) {
+			for (size_t b = 0; b < m->bytes / sizeof(struct q8_block); b++)
+				((struct q8_block *)data)[b].scale =
+					(uint16_t)(0x1c00 | (next() & 0x3ff));
+		} else {
+			uint16_t *h = (uint16_t *)data;
+
+			for (size_t i = 0; i < (size_t)n * k; i++)
+				h[i] = (uint16_t)((h[i] & 0x83ff) | 0x1c00);
+		}
+	}
+}
+
+static void mats_release(struct mats *m)
+{
+	for (int c = 0; c < m->copies; c++) {
+		if (m->q4)
+			q4_release(&m->q4[c]);
+		if (m->q8)
+			q8_release(&m->q8[c]);
+		if (m->f16)
+			free(m->f16[c]);
+	}
+	free(m->q4);
+	free(m->q8);
+	free(m->f16);
+}
+
+static void call(const struct kern *kn, struct kpool *p, struct mats *m, int c,
+		 const uint16_t *x, int batch, float *y)
+{
+	if (m->what == W4A16)
+		kern_q4_gemm(kn, p, &m->q4[c], x, batch, y);
+	else if (m->what == W8A16)
+		kern_q8_gemm(kn, p, &m->q8[c], x, batch, y);
+	else
+		kern_f16_gemm(kn, p, m->f16[c], m->n, m->k, x, batch, y);
+}
+
+/* Seconds per call: at least `min_s` of calls after one warm-up pass over
+ * the copies; the median of 5 timed passes. */
+static double time_calls(const struct kern *kn, struct kpool *p, struct mats *m,
+			 const uint16_t *x, int batch, float *y, double min_s)
+{
+	double t[5];
+
+	for (int c = 0; c < m->copies; c++)
+		call(kn, p, m, c, x, batch, y);
+	for (int rep = 0; rep < 5; rep++) {
+		double t0 = cli_now_s(), el;
+		long calls = 0;
+
+		do {
+			call(kn, p, m, (int)(calls % m->copies), x, batch, y);
+			calls++;
+			el = cli_now_s() - t0;
+		} while (el < min_s / 5 || calls < m->copies);
+		t[rep] = el / (double)calls;
+	}
+	for (int i = 1; i < 5; i++)
+		for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+			double s = t[j];
+
+			t[j] = t[j - 1];
+			t[j - 1] = s;
+		}
+	return t[2];
+}
+
+static const char kbench_help[] =
+	"usage: hybridspec bench kernels [--threads N] [--group G] [--kernel K]\n"
+	"                                [--quick] [--json]\n"
+	"\n"
+	"W4A16 (group G, default 128), W8A16 and FP16 GEMV/GEMM at the LLaMA-2-7B\n"
+	"layer shapes (rows x columns) for batch 1, 4 and 16, on 1 and 2 threads\n"
+	"(or N), beside STREAM copy and triad measured in the same run. Each\n"
+	"timing cycles through copies of the matrix adding up to twice the\n"
+	"last-level cache, so weights come from memory.\n"
+	"\n"
+	"  --threads N  only N threads\n"
+	"  --group G    W4A16 group size: 32, 64 or 128\n"
+	"  --kernel K   kernel set (default: the best this CPU runs)\n"
+	"  --quick      one shape, batch 1, shorter timings (a smoke test)\n"
+	"  --json       {\"stream_gbs\": X, \"rows\": [{\"kernel\": \"w4a16\", "
+	"\"shape\": ...}]}\n";
+
+int kbench_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "threads", required_argument, NULL, 't' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static const int shapes[][2] = { { 4096, 4096 }, { 11008, 4096 },
+					 { 4096, 11008 }, { 32000, 4096 } };
+	static const int batches[] = { 1, 4, 16 };
+	int threads_only = 0, group = 128, quick = 0, json = 0, ch;
+	const struct kern *kn = kern_best();
+	size_t llc = llc_bytes(), set, sn;
+	double *a, *b, *c, stream[3][2] = { { 0 } };
+	int tlist[2] = { 1, 2 }, nt = 2;
+	char *end;
+	bool first = true;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 't':
+			threads_only = (int)strtol(optarg, &end, 10);
+			if (*end || threads_only < 1 || threads_only > 64)
+				return cli_fail("--threads: expected an integer in "
+						"[1, 64], got '%s'", optarg);
+			break;
+		case 'g':
+			group = (int)strtol(optarg, &end, 10);
+			if (*end || (group != 32 && group != 64 && group != 128))
+				return cli_fail("--group: expected 32, 64 or 128, "
+						"got '%s'", optarg);
+			break;
+		case 'k':
+			if (!(kn = kern_find(optarg)))
+				return cli_fail("--kernel: '%s' is not a kernel this "
+						"build and CPU run", optarg);
+			break;
+		case 'q':
+			quick = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			fputs(kbench_help, stdout);
+			return CLI_OK;
+		default:
+			fputs(kbench_help, stderr);
+			return CLI_BAD_INPUT;
+		}
+	}
+	if (optind != argc) {
+		fputs(kbench_help, stderr);
+		return CLI_BAD_INPUT;
+	}
+	if (threads_only) {
+		tlist[0] = threads_only;
+		nt = 1;
+	}
+	set = quick ? 64u << 20 : 2 * llc;
+	/* STREAM over arrays of 4 x the last-level cache each */
+	sn = (quick ? (32u << 20) : 4 * llc) / sizeof(double);
+	a = xmalloc(sn * sizeof(double));
+	b = xmalloc(sn * sizeof(double));
+	c = xmalloc(sn * sizeof(double));
+	for (size_t i = 0; i < sn; i++) {
+		a[i] = 1.0;
+		b[i] = 2.0;
+		c[i] = 0.5;
+	}
+	for (int i = 0; i < nt; i++) {
+		stream[i][0] = stream_gbs(a, b, c, sn, tlist[i], 0);
+		stream[i][1] = stream_gbs(a, b, c, sn, tlist[i], 1);
+		if (!json)
+			fprintf(stderr, "stream: %d thread%s: copy %.1f GB/s, triad "
+				"%.1f GB/s\n", tlist[i], tlist[i] > 1 ? "s" : "",
+				stream[i][0], stream[i][1]);
+	}
+	free(a);
+	free(b);
+	free(c);
+	if (json)
+		printf("{\"kernel_set\": \"%s\", \"group\": %d, \"llc_bytes\": %zu, "
+		       "\"stream_gbs\": %.2f, \"stream\": [", kn->name, group, llc,
+		       stream[nt - 1][1]);
+	for (int i = 0; json && i < nt; i++)
+		printf("%s{\"threads\": %d, \"copy_gbs\": %.2f, \"triad_gbs\": %.2f}",
+		       i ? ", " : "", tlist[i], stream[i][0], stream[i][1]);
+	if (json)
+		printf("], \"rows\": [");
+	else
+		printf("%-6s %-12s %5s %7s %12s %8s %7s  (kernels: %s, W4A16 g%d)\n",
+		       "kernel", "shape", "batch", "threads", "seconds", "GB/s",
+		       "stream", kn->name, group);
+	for (size_t s = 0; s < (quick ? 1 : 4); s++) {
+		int n = shapes[s][0], k = shapes[s][1];
+		uint16_t *x = xmalloc(sizeof(uint16_t) * 16 * k);
+		float *y = xmalloc(sizeof(float) * 16 * n);
+
+		for (int i = 0; i < 16 * k; i++)
+			x[i] = f16_from_f32((float)(next() % 2001) / 1000.0f - 1.0f +
+					    0.0001f);
+		for (int w = 0; w < 3; w++) {
+			struct mats m;
+
+			mats_init(&m, (enum what)w, n, k, group, set);
+			for (int bi = 0; bi < (quick ? 1 : 3); bi++) {
+				for (int i = 0; i < nt; i++) {
+					struct kpool *p = kpool_new(tlist[i]);
+					double sec = time_calls(kn, p, &m, x, batches[bi],
+								y, quick ? 0.05 : 0.4);
+					double gbs = (double)m.bytes / sec / 1e9;
+
+					kpool_free(p);
+					if (json)
+						printf("%s{\"kernel\": \"%s\", \"shape\": "
+						       "\"%dx%d\", \"batch\": %d, "
+						       "\"threads\": %d, \"seconds\": %.6g, "
+						       "\"gbs\": %.3f}", first ? "" : ", ",
+						       what_names[w], n, k, batches[bi],
+						       tlist[i], sec, gbs);
+					else
+						printf("%-6s %5dx%-6d %5d %7d %12.6f %8.2f "
+						       "%6.0f%%\n", what_names[w], n, k,
+						       batches[bi], tlist[i], sec, gbs,
+						       100 * gbs / stream[i][1]);
+					first = false;
+					fflush(stdout);
+				}
+			}
+			mats_release(&m);
+		}
+		free(x);
+		free(y);
+	}
+	if (json)
+		printf("]}\n");
+	return CLI_OK;
+}

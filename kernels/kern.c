@@ -1,0 +1,186 @@
+/* kern.c: activation preparation, the reference kernel, dispatch.
+ *
+ * Prepared activations: xf holds each token's k values as FP32, zero-padded
+ * to kpad (whole groups, a multiple of 128). A kernel that reads c chunks of
+ * codes at a time (c = kern.interleave: 2 for AVX2, 4 for AVX-512; 0 or 1:
+ * columns in order) wants each span of 32c columns stored as 8 rows of 4c:
+ * chunk 0 [4t..4t+3], chunk 1 [4t..4t+3], ... for t = 0 .. 7, matching the
+ * code layout of q4.h read 4c lanes at a time. */
+#include "kern.h"
+
+#include "err.h"
+#include "f16.h"
+
+#include <stdlib.h>
+#include <string.h>
+#if defined(__aarch64__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
+
+static void prepare(struct kern_x *kx, const uint16_t *x, int m, int k,
+		    int group, int interleave)
+{
+	kx->x16 = x;
+	kx->m = m;
+	kx->k = k;
+	kx->group = group;
+	kx->ngroups = (k + group - 1) / group;
+	kx->kpad = (kx->ngroups * group + 127) / 128 * 128; /* whole groups */
+	kx->xf = xcalloc((size_t)m * kx->kpad, sizeof(float));
+	kx->sx = xcalloc((size_t)m * kx->ngroups, sizeof(float));
+	for (int i = 0; i < m; i++) {
+		float *dst = kx->xf + (size_t)i * kx->kpad;
+		const uint16_t *src = x + (size_t)i * k;
+
+		for (int c = 0; c < k; c++) {
+			float v = f16_to_f32(src[c]);
+			int pos = c;
+
+			if (interleave > 1) {
+				int w = 32 * interleave, span = c / w, e = c % w;
+				int chunk = e / 32, t = (e % 32) / 4, l = e % 4;
+
+				pos = span * w + t * 4 * interleave + chunk * 4 + l;
+			}
+			dst[pos] = v;
+			kx->sx[(size_t)i * kx->ngroups + c / group] += v;
+		}
+	}
+}
+
+static void release(struct kern_x *kx)
+{
+	free(kx->xf);
+	free(kx->sx);
+}
+
+static void ref_q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
+		   int r0, int r1)
+{
+	q4_gemm_ref(w, x->x16, x->m, y, r0, r1);
+}
+
+static void ref_q8(const struct q8_matrix *w, const struct kern_x *x, float *y,
+		   int r0, int r1)
+{
+	q8_gemm_ref(w, x->x16, x->m, y, r0, r1);
+}
+
+static void ref_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
+		    int r0, int r1)
+{
+	f16_gemm_ref(w, n, x->k, x->x16, x->m, y, r0, r1);
+}
+
+static const struct kern kern_ref = { "ref", 0, ref_q4, ref_q8, ref_f16 };
+
+static int cpu_runs(const struct kern *k)
+{
+#if defined(__x86_64__)
+	if (k == &kern_avx512)
+		return __builtin_cpu_supports("avx512f") &&
+		       __builtin_cpu_supports("avx512vl") &&
+		       __builtin_cpu_supports("avx512bw");
+	if (k == &kern_avx2)
+		return __builtin_cpu_supports("avx2") &&
+		       __builtin_cpu_supports("fma") &&
+		       __builtin_cpu_supports("f16c");
+#endif
+#if defined(__aarch64__)
+	if (k == &kern_neon_fp16)
+		return (getauxval(AT_HWCAP) & HWCAP_ASIMDHP) != 0;
+	if (k == &kern_neon)
+		return 1;
+#endif
+	return k == &kern_ref;
+}
+
+static const struct kern *const all[] = {
+#if defined(__x86_64__)
+	&kern_avx512, &kern_avx2,
+#endif
+#if defined(__aarch64__)
+	&kern_neon_fp16, &kern_neon,
+#endif
+	&kern_ref,
+};
+
+const struct kern *kern_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(all[i]->name, name) && cpu_runs(all[i]))
+			return all[i];
+	return NULL;
+}
+
+const struct kern *kern_best(void)
+{
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (cpu_runs(all[i]) && strcmp(all[i]->name, "neon-fp16"))
+			return all[i];
+	return &kern_ref;
+}
+
+const char *const *kern_available(void)
+{
+	static const char *names[8];
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (cpu_runs(all[i]))
+			names[n++] = all[i]->name;
+	names[n] = NULL;
+	return names;
+}
+
+struct job {
+	const struct kern *kn;
+	const void *w;
+	int n;
+	struct kern_x x;
+	float *y;
+	int what; /* 4, 8 or 16 */
+};
+
+static void run_rows(void *ctx, int r0, int r1)
+{
+	struct job *j = ctx;
+
+	if (j->what == 4)
+		j->kn->q4(j->w, &j->x, j->y, r0, r1);
+	else if (j->what == 8)
+		j->kn->q8(j->w, &j->x, j->y, r0, r1);
+	else
+		j->kn->f16(j->w, j->n, &j->x, j->y, r0, r1);
+}
+
+void kern_q4_gemm(const struct kern *kn, struct kpool *p,
+		  const struct q4_matrix *w, const uint16_t *x, int m, float *y)
+{
+	struct job j = { .kn = kn, .w = w, .n = w->n, .y = y, .what = 4 };
+
+	prepare(&j.x, x, m, w->k, w->group, kn->interleave);
+	kpool_run(p, run_rows, &j, w->n, 4);
+	release(&j.x);
+}
+
+void kern_q8_gemm(const struct kern *kn, struct kpool *p,
+		  const struct q8_matrix *w, const uint16_t *x, int m, float *y)
+{
+	struct job j = { .kn = kn, .w = w, .n = w->n, .y = y, .what = 8 };
+
+	prepare(&j.x, x, m, w->k, 32, 0);
+	kpool_run(p, run_rows, &j, w->n, 4);
+	release(&j.x);
+}
+
+void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
+		   int n, int k, const uint16_t *x, int m, float *y)
+{
+	struct job j = { .kn = kn, .w = w, .n = n, .y = y, .what = 16 };
+
+	prepare(&j.x, x, m, k, 32, 0);
+	kpool_run(p, run_rows, &j, n, 4);
+	release(&j.x);
+}

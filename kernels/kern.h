@@ -1,0 +1,65 @@
+/* kern.h: the kernels by instruction set, and the calls that run them on a
+ * thread pool.
+ *
+ * Every kernel computes y (m x n, FP32) = x (m x k, FP16) times W^T for a
+ * range of output rows, from activations the caller prepared once for all
+ * rows (struct kern_x). "ref" is the specification (q4.h, q8.h); "avx2"
+ * (x86-64 with AVX2, FMA and F16C), "avx512" (AVX-512 F, VL and BW: 16 lanes
+ * and one-instruction bit selects), "neon" (aarch64, FP32 arithmetic) and
+ * "neon-fp16" (aarch64 with FP16 arithmetic: products and sums within a
+ * group in FP16, groups summed in FP32) must match it within the tolerances
+ * of tests/test_kernels.c. */
+#ifndef HS_KERN_H
+#define HS_KERN_H
+
+#include <stdint.h>
+
+#include "pool.h"
+#include "q4.h"
+#include "q8.h"
+
+struct kern_x {
+	const uint16_t *x16; /* borrowed: the FP16 input, m x k */
+	float *xf;           /* owned: m x kpad, in the kernel's order */
+	float *sx;           /* owned: m x ngroups, sums of x over each group */
+	int m, k, kpad, group, ngroups;
+};
+
+struct kern {
+	const char *name;
+	int interleave; /* chunks of codes read at once (kern.c's order) */
+	void (*q4)(const struct q4_matrix *w, const struct kern_x *x, float *y,
+		   int r0, int r1);
+	void (*q8)(const struct q8_matrix *w, const struct kern_x *x, float *y,
+		   int r0, int r1);
+	void (*f16)(const uint16_t *w, int n, const struct kern_x *x, float *y,
+		    int r0, int r1);
+};
+
+/* The kernel of that name if this build has it and this CPU runs it, else
+ * NULL. Borrowed from a static table. */
+const struct kern *kern_find(const char *name);
+/* The fastest kernel this CPU runs. */
+const struct kern *kern_best(void);
+/* Every kernel this build and CPU run, NULL-terminated. */
+const char *const *kern_available(void);
+
+/* y = x W^T on p's threads (p NULL: the calling thread only). */
+void kern_q4_gemm(const struct kern *kn, struct kpool *p,
+		  const struct q4_matrix *w, const uint16_t *x, int m, float *y);
+void kern_q8_gemm(const struct kern *kn, struct kpool *p,
+		  const struct q8_matrix *w, const uint16_t *x, int m, float *y);
+void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
+		   int n, int k, const uint16_t *x, int m, float *y);
+
+/* The instruction-set kernels, defined where their ISA is compiled. */
+extern const struct kern kern_avx2, kern_avx512, kern_neon, kern_neon_fp16;
+
+/* The AVX2 W8A16 and FP16 kernels, which the AVX-512 set shares (both are
+ * bound by memory, not arithmetic). */
+void kern_avx2_q8(const struct q8_matrix *w, const struct kern_x *x, float *y,
+		  int r0, int r1);
+void kern_avx2_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
+		   int r0, int r1);
+
+#endif

@@ -1,0 +1,243 @@
+/* kern_avx2.c: W4A16, W8A16 and FP16 kernels for x86-64 with AVX2, FMA and
+ * F16C (compiled with those flags; kern.c checks the CPU before use).
+ *
+ * W4A16: 32 bytes of codes are two chunks (64 weights) in 8 lanes: lanes 0-3
+ * hold the words of chunk A, lanes 4-7 those of chunk B, and step t of 8
+ * takes nibble t of every lane, i.e. weights 4t..4t+3 of A and of B, which
+ * is how kern.c orders the activations. A code q becomes the float 1 + q/16
+ * by placing it under an exponent of 0 (bits 19..22 of 0x3F800000): a shift,
+ * an and, an or; no conversion instruction. So each lane sums
+ * P = sum (1 + q/16) x, and a group contributes
+ *     s sum q x + b sum x = 16 s P + (b - 16 s) SX,
+ * with SX, the group's activation sum, prepared once per call. */
+#include "kern.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+/* The 8 vectors 1 + q/16 of a pair of chunks. */
+static inline void codes_to_f(__m256i w, __m256 f[8])
+{
+	const __m256i mask = _mm256_set1_epi32(0x00780000);
+	const __m256i one = _mm256_set1_epi32(0x3F800000);
+
+	/* keep w in a register: folded into each shift as a memory operand,
+	 * the codes would be loaded eight times */
+	__asm__("" : "+v"(w));
+#define STEP(t, shifted)                                                      \
+	f[t] = _mm256_castsi256_ps(                                           \
+		_mm256_or_si256(_mm256_and_si256(shifted, mask), one))
+	STEP(0, _mm256_slli_epi32(w, 19));
+	STEP(1, _mm256_slli_epi32(w, 15));
+	STEP(2, _mm256_slli_epi32(w, 11));
+	STEP(3, _mm256_slli_epi32(w, 7));
+	STEP(4, _mm256_slli_epi32(w, 3));
+	STEP(5, _mm256_srli_epi32(w, 1));
+	STEP(6, _mm256_srli_epi32(w, 5));
+	STEP(7, _mm256_srli_epi32(w, 9));
+#undef STEP
+}
+
+static inline float hsum(__m256 v)
+{
+	__m128 s = _mm_add_ps(_mm256_castps256_ps128(v),
+			      _mm256_extractf128_ps(v, 1));
+
+	s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+	s = _mm_add_ss(s, _mm_movehdup_ps(s));
+	return _mm_cvtss_f32(s);
+}
+
+/* Header (scale, bias) of the block at p as floats [s, b, 0, 0]. */
+static inline __m128 header(const uint8_t *p)
+{
+	int32_t h;
+
+	memcpy(&h, p, 4);
+	return _mm_cvtph_ps(_mm_cvtsi32_si128(h));
+}
+
+/* Codes of chunk pair (a, b); b NULL: zero codes (a row's odd last chunk). */
+static inline __m256i load_pair(const uint8_t *a, const uint8_t *b)
+{
+	__m128i lo = _mm_loadu_si128((const __m128i *)a);
+	__m128i hi = b ? _mm_loadu_si128((const __m128i *)b) : _mm_setzero_si128();
+
+	return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+}
+
+/* One row, m tokens. Per pair: header lanes, code vectors, then each token.
+ * acc[i] sums s P lanewise; corr[i] sums (b - 16 s) SX. */
+static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
+		   float *y)
+{
+	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
+	const int g = w->group, m = x->m, chunks = w->ngroups * (g / 32);
+	__m256 acc[16];
+	float corr[16];
+
+	for (int i0 = 0; i0 < m; i0 += 16) {
+		int mi = m - i0 < 16 ? m - i0 : 16;
+
+		for (int i = 0; i < mi; i++) {
+			acc[i] = _mm256_setzero_ps();
+			corr[i] = 0;
+		}
+		for (int c = 0; c < chunks; c += 2) {
+			const uint8_t *ba = row + (size_t)(c * 32 / g) * w->block_bytes;
+			const uint8_t *qa = ba + 4 + (size_t)(c * 32 % g) / 2;
+			const uint8_t *bb = NULL, *qb = NULL;
+			__m256 f[8], sv;
+			__m128 ha = header(ba), hb;
+			int ga = c * 32 / g, gb;
+
+			if (c + 1 < chunks) {
+				bb = row + (size_t)((c + 1) * 32 / g) * w->block_bytes;
+				qb = bb + 4 + (size_t)((c + 1) * 32 % g) / 2;
+			}
+			gb = qb ? (c + 1) * 32 / g : ga;
+			hb = qb ? (gb == ga ? ha : header(bb)) : _mm_setzero_ps();
+			codes_to_f(load_pair(qa, qb), f);
+			sv = _mm256_insertf128_ps(
+				_mm256_castps128_ps256(_mm_broadcastss_ps(ha)),
+				_mm_broadcastss_ps(hb), 1);
+			for (int i = 0; i < mi; i++) {
+				const float *xp = x->xf + (size_t)(i0 + i) * x->kpad +
+						  (size_t)c * 32;
+				const float *sx = x->sx + (size_t)(i0 + i) * x->ngroups;
+				__m256 p = _mm256_mul_ps(f[0], _mm256_loadu_ps(xp));
+
+				p = _mm256_fmadd_ps(f[1], _mm256_loadu_ps(xp + 8), p);
+				p = _mm256_fmadd_ps(f[2], _mm256_loadu_ps(xp + 16), p);
+				p = _mm256_fmadd_ps(f[3], _mm256_loadu_ps(xp + 24), p);
+				p = _mm256_fmadd_ps(f[4], _mm256_loadu_ps(xp + 32), p);
+				p = _mm256_fmadd_ps(f[5], _mm256_loadu_ps(xp + 40), p);
+				p = _mm256_fmadd_ps(f[6], _mm256_loadu_ps(xp + 48), p);
+				p = _mm256_fmadd_ps(f[7], _mm256_loadu_ps(xp + 56), p);
+				acc[i] = _mm256_fmadd_ps(sv, p, acc[i]);
+				/* a group's correction once, at its first chunk */
+				if (c * 32 % g == 0)
+					corr[i] += (_mm_cvtss_f32(_mm_movehdup_ps(ha)) -
+						    16 * _mm_cvtss_f32(ha)) * sx[ga];
+				if (qb && (c + 1) * 32 % g == 0)
+					corr[i] += (_mm_cvtss_f32(_mm_movehdup_ps(hb)) -
+						    16 * _mm_cvtss_f32(hb)) * sx[gb];
+			}
+		}
+		for (int i = 0; i < mi; i++)
+			y[(size_t)(i0 + i) * w->n + r] = 16 * hsum(acc[i]) + corr[i];
+	}
+}
+
+/* Batch 1, G >= 64: both chunks of a pair share a group; registers only. */
+static void q4_row1(const struct q4_matrix *w, const struct kern_x *x, int r,
+		    float *y)
+{
+	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
+	const int pairs = w->group / 64;
+	const float *xp = x->xf;
+	__m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+	float corr = 0;
+
+	for (int gi = 0; gi < w->ngroups; gi++) {
+		const uint8_t *b = row + (size_t)gi * w->block_bytes;
+		__m128 h = header(b);
+		__m256 sv = _mm256_broadcastss_ps(h);
+
+		for (int pi = 0; pi < pairs; pi++) {
+			__m256 f[8], p, q;
+
+			codes_to_f(_mm256_loadu_si256((const __m256i *)(b + 4 + 32 * pi)),
+				   f);
+			p = _mm256_mul_ps(f[0], _mm256_loadu_ps(xp));
+			q = _mm256_mul_ps(f[1], _mm256_loadu_ps(xp + 8));
+			p = _mm256_fmadd_ps(f[2], _mm256_loadu_ps(xp + 16), p);
+			q = _mm256_fmadd_ps(f[3], _mm256_loadu_ps(xp + 24), q);
+			p = _mm256_fmadd_ps(f[4], _mm256_loadu_ps(xp + 32), p);
+			q = _mm256_fmadd_ps(f[5], _mm256_loadu_ps(xp + 40), q);
+			p = _mm256_fmadd_ps(f[6], _mm256_loadu_ps(xp + 48), p);
+			q = _mm256_fmadd_ps(f[7], _mm256_loadu_ps(xp + 56), q);
+			acc0 = _mm256_fmadd_ps(sv, p, acc0);
+			acc1 = _mm256_fmadd_ps(sv, q, acc1);
+			xp += 64;
+		}
+		corr += (_mm_cvtss_f32(_mm_movehdup_ps(h)) - 16 * _mm_cvtss_f32(h)) *
+			x->sx[gi];
+	}
+	y[r] = 16 * hsum(_mm256_add_ps(acc0, acc1)) + corr;
+}
+
+static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
+	       int r0, int r1)
+{
+	for (int r = r0; r < r1; r++) {
+		if (x->m == 1 && w->group >= 64)
+			q4_row1(w, x, r, y);
+		else
+			q4_row(w, x, r, y);
+	}
+}
+
+/* W8A16: 8 int8 weights at a time, sign-extended and converted. */
+void kern_avx2_q8(const struct q8_matrix *w, const struct kern_x *x, float *y,
+	       int r0, int r1)
+{
+	for (int r = r0; r < r1; r++) {
+		const struct q8_block *b =
+			(const struct q8_block *)(w->data + (size_t)r * w->row_bytes);
+
+		for (int i = 0; i < x->m; i++) {
+			const float *xp = x->xf + (size_t)i * x->kpad;
+			__m256 acc = _mm256_setzero_ps();
+
+			for (int gi = 0; gi < w->ngroups; gi++, xp += 32) {
+				__m256 p = _mm256_setzero_ps();
+
+				for (int j = 0; j < 32; j += 8) {
+					__m128i v = _mm_loadl_epi64(
+						(const __m128i *)(b[gi].q + j));
+					__m256 q = _mm256_cvtepi32_ps(
+						_mm256_cvtepi8_epi32(v));
+
+					p = _mm256_fmadd_ps(q, _mm256_loadu_ps(xp + j), p);
+				}
+				acc = _mm256_fmadd_ps(
+					_mm256_set1_ps(_cvtsh_ss(b[gi].scale)), p, acc);
+			}
+			y[(size_t)i * w->n + r] = hsum(acc);
+		}
+	}
+}
+
+/* FP16 weights: 16 at a time, converted with F16C. */
+void kern_avx2_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
+		int r0, int r1)
+{
+	const int k = x->k, k16 = k / 16 * 16;
+
+	for (int r = r0; r < r1; r++) {
+		const uint16_t *wr = w + (size_t)r * k;
+
+		for (int i = 0; i < x->m; i++) {
+			const float *xp = x->xf + (size_t)i * x->kpad;
+			__m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+			float tail = 0;
+			int c;
+
+			for (c = 0; c < k16; c += 16) {
+				__m256 w0 = _mm256_cvtph_ps(
+					_mm_loadu_si128((const __m128i *)(wr + c)));
+				__m256 w1 = _mm256_cvtph_ps(
+					_mm_loadu_si128((const __m128i *)(wr + c + 8)));
+
+				a0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(xp + c), a0);
+				a1 = _mm256_fmadd_ps(w1, _mm256_loadu_ps(xp + c + 8), a1);
+			}
+			for (; c < k; c++)
+				tail += _cvtsh_ss(wr[c]) * xp[c];
+			y[(size_t)i * n + r] = hsum(_mm256_add_ps(a0, a1)) + tail;
+		}
+	}
+}
+
+const struct kern kern_avx2 = { "avx2", 2, q4, kern_avx2_q8, kern_avx2_f16 };

@@ -1,0 +1,138 @@
+/* pool.c: workers wait on a condition variable for a new generation of
+ * work; the caller runs range 0 itself and waits until `pending` drops to
+ * zero. A generation counter, not a flag, tells workers that work is new. */
+#include "pool.h"
+
+#include "err.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+struct kpool {
+	int n;                  /* threads, the caller included */
+	pthread_t *th;          /* (n - 1) workers */
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	unsigned long gen;      /* bumped for each kpool_run */
+	int pending;            /* workers still busy with gen */
+	int quit;
+	void (*fn)(void *, int, int);
+	void *ctx;
+	int rows, align;
+};
+
+static void range(const struct kpool *p, int i, int *r0, int *r1)
+{
+	int units = (p->rows + p->align - 1) / p->align;
+
+	*r0 = (int)((long)units * i / p->n) * p->align;
+	*r1 = (int)((long)units * (i + 1) / p->n) * p->align;
+	if (*r1 > p->rows)
+		*r1 = p->rows;
+	if (*r0 > p->rows)
+		*r0 = p->rows;
+}
+
+struct worker_arg {
+	struct kpool *p;
+	int i;
+};
+
+static void *worker(void *arg)
+{
+	struct worker_arg *wa = arg;
+	struct kpool *p = wa->p;
+	int i = wa->i;
+	unsigned long seen = 0;
+
+	free(wa);
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		int r0, r1;
+
+		while (p->gen == seen && !p->quit)
+			pthread_cond_wait(&p->go, &p->mu);
+		if (p->quit)
+			break;
+		seen = p->gen;
+		range(p, i, &r0, &r1);
+		pthread_mutex_unlock(&p->mu);
+		if (r0 < r1)
+			p->fn(p->ctx, r0, r1);
+		pthread_mutex_lock(&p->mu);
+		if (--p->pending == 0)
+			pthread_cond_signal(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+struct kpool *kpool_new(int threads)
+{
+	struct kpool *p = xcalloc(1, sizeof(*p));
+
+	HS_ASSERT(threads >= 1);
+	p->n = threads;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->go, NULL);
+	pthread_cond_init(&p->done, NULL);
+	p->th = xcalloc((size_t)threads, sizeof(*p->th));
+	for (int i = 1; i < threads; i++) {
+		struct worker_arg *wa = xmalloc(sizeof(*wa));
+
+		wa->p = p;
+		wa->i = i;
+		if (pthread_create(&p->th[i - 1], NULL, worker, wa) != 0)
+			hs_abort(__FILE__, __LINE__, "cannot start a thread");
+	}
+	return p;
+}
+
+void kpool_free(struct kpool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->quit = 1;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 1; i < p->n; i++)
+		pthread_join(p->th[i - 1], NULL);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->go);
+	pthread_cond_destroy(&p->done);
+	free(p->th);
+	free(p);
+}
+
+int kpool_threads(const struct kpool *p)
+{
+	return p ? p->n : 1;
+}
+
+void kpool_run(struct kpool *p, void (*fn)(void *ctx, int r0, int r1),
+	       void *ctx, int n, int align)
+{
+	int r0, r1;
+
+	if (!p || p->n == 1) {
+		fn(ctx, 0, n);
+		return;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->fn = fn;
+	p->ctx = ctx;
+	p->rows = n;
+	p->align = align;
+	p->pending = p->n - 1;
+	p->gen++;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
+	range(p, 0, &r0, &r1);
+	if (r0 < r1)
+		fn(ctx, r0, r1);
+	pthread_mutex_lock(&p->mu);
+	while (p->pending > 0)
+		pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+}

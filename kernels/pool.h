@@ -1,0 +1,18 @@
+/* pool.h: a fixed set of worker threads that split a range of rows. */
+#ifndef HS_POOL_H
+#define HS_POOL_H
+
+struct kpool;
+
+/* threads >= 1 (the caller is one of them). Caller frees with kpool_free. */
+struct kpool *kpool_new(int threads);
+void kpool_free(struct kpool *p);
+int kpool_threads(const struct kpool *p);
+
+/* Calls fn(ctx, r0, r1) on disjoint ranges covering [0, n) (rows in
+ * multiples of align, the last range excepted), one range a thread, and
+ * returns when all are done. p may be NULL: one thread. */
+void kpool_run(struct kpool *p, void (*fn)(void *ctx, int r0, int r1),
+	       void *ctx, int n, int align);
+
+#endif

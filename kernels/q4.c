@@ -1,0 +1,163 @@
+/* q4.c: the W4A16 format by definition: quantisers, code access, and the
+ * scalar reference every other kernel is checked against. */
+#include "q4.h"
+
+#include "err.h"
+#include "f16.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void q4_init(struct q4_matrix *m, int n, int k, int g)
+{
+	size_t bytes;
+
+	HS_ASSERT(n >= 1 && k >= 1 && (g == 32 || g == 64 || g == 128));
+	m->n = n;
+	m->k = k;
+	m->group = g;
+	m->ngroups = (k + g - 1) / g;
+	m->block_bytes = q4_block_bytes(g);
+	m->row_bytes = (size_t)m->ngroups * m->block_bytes;
+	bytes = (m->row_bytes * (size_t)n + 63) / 64 * 64;
+	m->data = aligned_alloc(64, bytes);
+	if (!m->data)
+		hs_abort(__FILE__, __LINE__, "out of memory");
+	memset(m->data, 0, bytes);
+}
+
+void q4_release(struct q4_matrix *m)
+{
+	free(m->data);
+	memset(m, 0, sizeof(*m));
+}
+
+static uint8_t *block(const struct q4_matrix *m, int row, int grp)
+{
+	return m->data + (size_t)row * m->row_bytes + (size_t)grp * m->block_bytes;
+}
+
+/* The byte and shift of weight j (0 .. G-1) of a block's codes. */
+static inline void where(int j, size_t *byte, int *shift)
+{
+	int chunk = j / 32, e = j % 32, t = e / 4, l = e % 4;
+
+	*byte = (size_t)chunk * 16 + (size_t)l * 4 + (size_t)t / 2;
+	*shift = 4 * (t % 2);
+}
+
+int q4_code(const struct q4_matrix *m, int row, int col)
+{
+	size_t byte;
+	int shift;
+
+	where(col % m->group, &byte, &shift);
+	return block(m, row, col / m->group)[4 + byte] >> shift & 15;
+}
+
+void q4_set(struct q4_matrix *m, int row, int col, int code)
+{
+	uint8_t *q = block(m, row, col / m->group) + 4;
+	size_t byte;
+	int shift;
+
+	HS_ASSERT(code >= 0 && code <= 15);
+	where(col % m->group, &byte, &shift);
+	q[byte] = (uint8_t)((q[byte] & ~(15 << shift)) | code << shift);
+}
+
+static void header(const struct q4_matrix *m, int row, int grp, float *s,
+		   float *b)
+{
+	uint16_t h[2];
+
+	memcpy(h, block(m, row, grp), sizeof(h));
+	*s = f16_to_f32(h[0]);
+	*b = f16_to_f32(h[1]);
+}
+
+void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind)
+{
+	for (int r = 0; r < m->n; r++) {
+		for (int g = 0; g < m->ngroups; g++) {
+			const float *x = w + (size_t)r * m->k + (size_t)g * m->group;
+			int len = m->k - g * m->group < m->group ? m->k - g * m->group
+								 : m->group;
+			float lo = x[0], hi = x[0], amax = 0, s, b;
+			uint16_t h[2];
+
+			for (int j = 0; j < len; j++) {
+				lo = fminf(lo, x[j]);
+				hi = fmaxf(hi, x[j]);
+				amax = fmaxf(amax, fabsf(x[j]));
+			}
+			if (kind == Q4_SYM) {
+				h[0] = f16_from_f32(amax / 7);
+				s = f16_to_f32(h[0]);
+				h[1] = f16_from_f32(-8 * s);
+			} else {
+				h[0] = f16_from_f32((hi - lo) / 15);
+				h[1] = f16_from_f32(lo);
+			}
+			s = f16_to_f32(h[0]);
+			b = f16_to_f32(h[1]);
+			memcpy(block(m, r, g), h, sizeof(h));
+			for (int j = 0; j < len; j++) {
+				float c = s > 0 ? roundf((x[j] - b) / s) : 0;
+
+				q4_set(m, r, g * m->group + j,
+				       c < 0 ? 0 : c > 15 ? 15 : (int)c);
+			}
+		}
+	}
+}
+
+void q4_dequantize(const struct q4_matrix *m, float *w)
+{
+	for (int r = 0; r < m->n; r++) {
+		for (int c = 0; c < m->k; c++) {
+			float s, b;
+
+			header(m, r, c / m->group, &s, &b);
+			w[(size_t)r * m->k + c] = s * (float)q4_code(m, r, c) + b;
+		}
+	}
+}
+
+void q4_gemm_ref(const struct q4_matrix *w, const uint16_t *x, int m, float *y,
+		 int r0, int r1)
+{
+	for (int r = r0; r < r1; r++) {
+		for (int i = 0; i < m; i++) {
+			float acc = 0;
+
+			for (int c = 0; c < w->k; c++) {
+				float s, b;
+
+				header(w, r, c / w->group, &s, &b);
+				acc += (s * (float)q4_code(w, r, c) + b) *
+				       f16_to_f32(x[(size_t)i * w->k + c]);
+			}
+			y[(size_t)i * w->n + r] = acc;
+		}
+	}
+}
+
+void q4_quantize_activations(uint16_t *x, int m, int k)
+{
+	for (int i = 0; i < m; i++) {
+		uint16_t *row = x + (size_t)i * k;
+		float amax = 0, s;
+
+		for (int c = 0; c < k; c++)
+			amax = fmaxf(amax, fabsf(f16_to_f32(row[c])));
+		s = amax / 7;
+		for (int c = 0; c < k; c++) {
+			float q = s > 0 ? roundf(f16_to_f32(row[c]) / s) : 0;
+
+			q = q < -8 ? -8 : q > 7 ? 7 : q;
+			row[c] = f16_from_f32(q * s);
+		}
+	}
+}

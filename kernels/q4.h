@@ -1,0 +1,75 @@
+/* q4.h: the W4A16 weight format, its quantisers, and the reference kernels.
+ *
+ * A matrix of n rows (outputs) by k columns (the reduction) is stored row
+ * after row; a row is ceil(k / G) blocks of G weights, G = 32, 64 or 128.
+ * A block holds an FP16 scale s and an FP16 bias b and G 4-bit codes q; a
+ * weight is w = s q + b. Symmetric quantisation stores b = -8 s (q - 8 in
+ * [-8, 7]); asymmetric stores the group's minimum as b. The codes of a block
+ * come in chunks of 32 weights (16 bytes, four 32-bit little-endian words):
+ * word l holds in bits 4t .. 4t+3 the code of weight 4t + l of the chunk
+ * (t = 0 .. 7), so four lanes of one shift read four consecutive weights.
+ * The columns past k of the last block have code 0 and meet zero activations.
+ *
+ * Activations are FP16 (IEEE half, stored as uint16_t), m tokens of k; results
+ * and accumulation are FP32. */
+#ifndef HS_Q4_H
+#define HS_Q4_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct q4_block32 {
+	uint16_t scale, bias; /* FP16 */
+	uint8_t q[16];        /* one chunk */
+};
+struct q4_block64 {
+	uint16_t scale, bias;
+	uint8_t q[32];
+};
+struct q4_block128 {
+	uint16_t scale, bias;
+	uint8_t q[64];
+};
+_Static_assert(sizeof(struct q4_block32) == 20, "q4 block of 32: 20 bytes");
+_Static_assert(sizeof(struct q4_block64) == 36, "q4 block of 64: 36 bytes");
+_Static_assert(sizeof(struct q4_block128) == 68, "q4 block of 128: 68 bytes");
+
+enum q4_kind { Q4_SYM, Q4_ASYM };
+
+struct q4_matrix {
+	int n, k, group, ngroups;
+	size_t block_bytes, row_bytes;
+	uint8_t *data; /* (n x row_bytes) owned, 64-byte aligned */
+};
+
+/* Bytes of one block of g weights: 4 + g / 2. */
+static inline size_t q4_block_bytes(int g)
+{
+	return 4 + (size_t)g / 2;
+}
+
+/* Allocates an n x k matrix (n, k >= 1) in groups of g (32, 64 or 128),
+ * every code 0 and every scale and bias 0. */
+void q4_init(struct q4_matrix *m, int n, int k, int g);
+void q4_release(struct q4_matrix *m);
+
+/* Round-to-nearest quantisation of w (n x k, row-major FP32) into m. */
+void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind);
+/* The weights m stands for, FP32, n x k. */
+void q4_dequantize(const struct q4_matrix *m, float *w);
+
+/* Code, scale and bias of weight (row, col); the format's definition. */
+int q4_code(const struct q4_matrix *m, int row, int col);
+void q4_set(struct q4_matrix *m, int row, int col, int code);
+
+/* Reference: y (m x n) = x (m x k, FP16) times W^T, each dot product summed
+ * in k order in FP32 from w = s q + b. Rows [r0, r1) only. */
+void q4_gemm_ref(const struct q4_matrix *w, const uint16_t *x, int m, float *y,
+		 int r0, int r1);
+
+/* W4A4: activations quantised per token to 4 bits (symmetric, scale
+ * max|x| / 7), written back as FP16 values, so that any W4A16 kernel then
+ * computes the W4A4 product. x is m x k, in place. */
+void q4_quantize_activations(uint16_t *x, int m, int k);
+
+#endif

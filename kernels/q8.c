@@ -1,0 +1,99 @@
+/* q8.c: the W8A16 and FP16 baselines by definition (reference kernels). */
+#include "q8.h"
+
+#include "err.h"
+#include "f16.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void q8_init(struct q8_matrix *m, int n, int k)
+{
+	size_t bytes;
+
+	HS_ASSERT(n >= 1 && k >= 1);
+	m->n = n;
+	m->k = k;
+	m->ngroups = (k + 31) / 32;
+	m->row_bytes = (size_t)m->ngroups * sizeof(struct q8_block);
+	bytes = (m->row_bytes * (size_t)n + 63) / 64 * 64;
+	m->data = aligned_alloc(64, bytes);
+	if (!m->data)
+		hs_abort(__FILE__, __LINE__, "out of memory");
+	memset(m->data, 0, bytes);
+}
+
+void q8_release(struct q8_matrix *m)
+{
+	free(m->data);
+	memset(m, 0, sizeof(*m));
+}
+
+static struct q8_block *blk(const struct q8_matrix *m, int row, int g)
+{
+	return (struct q8_block *)(m->data + (size_t)row * m->row_bytes) + g;
+}
+
+void q8_quantize(struct q8_matrix *m, const float *w)
+{
+	for (int r = 0; r < m->n; r++) {
+		for (int g = 0; g < m->ngroups; g++) {
+			struct q8_block *b = blk(m, r, g);
+			const float *x = w + (size_t)r * m->k + (size_t)g * 32;
+			int len = m->k - g * 32 < 32 ? m->k - g * 32 : 32;
+			float amax = 0, s;
+
+			for (int j = 0; j < len; j++)
+				amax = fmaxf(amax, fabsf(x[j]));
+			b->scale = f16_from_f32(amax / 127);
+			s = f16_to_f32(b->scale);
+			for (int j = 0; j < 32; j++) {
+				float q = j < len && s > 0 ? roundf(x[j] / s) : 0;
+
+				b->q[j] = (int8_t)(q < -127 ? -127 : q > 127 ? 127 : q);
+			}
+		}
+	}
+}
+
+void q8_dequantize(const struct q8_matrix *m, float *w)
+{
+	for (int r = 0; r < m->n; r++)
+		for (int c = 0; c < m->k; c++) {
+			const struct q8_block *b = blk(m, r, c / 32);
+
+			w[(size_t)r * m->k + c] = f16_to_f32(b->scale) * b->q[c % 32];
+		}
+}
+
+void q8_gemm_ref(const struct q8_matrix *w, const uint16_t *x, int m, float *y,
+		 int r0, int r1)
+{
+	for (int r = r0; r < r1; r++)
+		for (int i = 0; i < m; i++) {
+			float acc = 0;
+
+			for (int c = 0; c < w->k; c++) {
+				const struct q8_block *b = blk(w, r, c / 32);
+
+				acc += f16_to_f32(b->scale) * b->q[c % 32] *
+				       f16_to_f32(x[(size_t)i * w->k + c]);
+			}
+			y[(size_t)i * w->n + r] = acc;
+		}
+}
+
+void f16_gemm_ref(const uint16_t *w, int n, int k, const uint16_t *x, int m,
+		  float *y, int r0, int r1)
+{
+	for (int r = r0; r < r1; r++)
+		for (int i = 0; i < m; i++) {
+			float acc = 0;
+
+			for (int c = 0; c < k; c++)
+				acc += f16_to_f32(w[(size_t)r * k + c]) *
+				       f16_to_f32(x[(size_t)i * k + c]);
+			y[(size_t)i * n + r] = acc;
+		}
+}

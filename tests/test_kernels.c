@@ -1,0 +1,318 @@
+/* test_kernels.c: every kernel this build and CPU run, against the
+ * reference, on fresh random data of many shapes; the formats' round trips.
+ * libc only: the same file runs on aarch64 under qemu. */
+#include "harness.h"
+
+#include "f16.h"
+#include "kern.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Tolerances, relative to sum |w x| of each output (named as in ggml). */
+#define MAX_FP32_KERNEL_ERR 1e-5 /* FP32 arithmetic, any summation order */
+#define MAX_FP16_KERNEL_ERR 2e-3 /* FP16 products and group sums */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static double uniform(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (double)((rng_state * 0x2545F4914F6CDD1Du) >> 11) * 0x1p-53;
+}
+
+/* Roughly normal (sum of four uniforms), never exactly zero in practice. */
+static float gauss(float sd)
+{
+	return (float)((uniform() + uniform() + uniform() + uniform() - 2) *
+		       1.7320508 * sd);
+}
+
+static void fill_weights(float *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		w[i] = gauss(0.05f) + (i % 97 == 0 ? 0.3f : 0.0f); /* outliers */
+}
+
+static void fill_acts(uint16_t *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		x[i] = f16_from_f32(gauss(1.0f));
+}
+
+static void fp16_round_trip(void)
+{
+	int bad = 0;
+
+	for (uint32_t h = 0; h < 65536; h++) {
+		uint16_t back = f16_from_f32(f16_to_f32((uint16_t)h));
+
+		if ((h & 0x7c00) == 0x7c00 && (h & 0x3ff))
+			continue; /* NaN payloads */
+		bad += back != h;
+	}
+	CHECK_MSG(bad == 0, "%d halves do not survive a round trip", bad);
+	CHECK(f16_from_f32(1.0f) == 0x3c00 && f16_from_f32(-2.0f) == 0xc000);
+	CHECK(f16_from_f32(65520.0f) == 0x7c00);            /* rounds to inf */
+	CHECK(f16_from_f32(1.0f + 0x1p-11f) == 0x3c00);     /* tie to even */
+	CHECK(f16_from_f32(1.0f + 3 * 0x1p-11f) == 0x3c02); /* tie to even */
+	CHECK(f16_to_f32(0x0001) == 0x1p-24f);
+}
+
+/* Round trip: every weight within half a step (plus the FP16 rounding of
+ * the scale and bias) of its original. */
+static void q4_round_trip(void)
+{
+	static const int shapes[][2] = { { 3, 31 }, { 5, 100 }, { 2, 257 },
+					  { 4, 128 } };
+
+	for (int kind = 0; kind < 2; kind++)
+		for (int g = 32; g <= 128; g *= 2)
+			for (size_t s = 0; s < 4; s++) {
+				int n = shapes[s][0], k = shapes[s][1], bad = 0;
+				float *w = malloc(sizeof(float) * n * k);
+				float *d = malloc(sizeof(float) * n * k);
+				struct q4_matrix m;
+
+				fill_weights(w, (size_t)n * k);
+				q4_init(&m, n, k, g);
+				q4_quantize(&m, w, kind);
+				q4_dequantize(&m, d);
+				for (int r = 0; r < n; r++)
+					for (int c = 0; c < k; c++) {
+						const uint8_t *b = m.data + r * m.row_bytes +
+								   (c / g) * m.block_bytes;
+						uint16_t h[2];
+						float sc, err;
+
+						memcpy(h, b, 4);
+						sc = f16_to_f32(h[0]);
+						err = fabsf(w[r * k + c] - d[r * k + c]);
+						if (!(err <= sc / 2 + 16 * sc * 0x1p-10f +
+							     fabsf(f16_to_f32(h[1])) *
+								     0x1p-10f))
+							bad++;
+					}
+				CHECK_MSG(bad == 0, "%s g%d %dx%d: %d weights off",
+					  kind ? "asym" : "sym", g, n, k, bad);
+				q4_release(&m);
+				free(w);
+				free(d);
+			}
+}
+
+static void q8_round_trip(void)
+{
+	int n = 7, k = 77, bad = 0;
+	float *w = malloc(sizeof(float) * n * k), *d = malloc(sizeof(float) * n * k);
+	struct q8_matrix m;
+
+	fill_weights(w, (size_t)n * k);
+	q8_init(&m, n, k);
+	q8_quantize(&m, w);
+	q8_dequantize(&m, d);
+	for (int r = 0; r < n; r++)
+		for (int c = 0; c < k; c++) {
+			const struct q8_block *b =
+				(const struct q8_block *)(m.data + r * m.row_bytes) +
+				c / 32;
+			float sc = f16_to_f32(b->scale);
+
+			bad += !(fabsf(w[r * k + c] - d[r * k + c]) <=
+				 sc / 2 + 127 * sc * 0x1p-10f);
+		}
+	CHECK(bad == 0);
+	q8_release(&m);
+	free(w);
+	free(d);
+}
+
+/* sum |w x| of output (i, r), the scale of the tolerance */
+static float magnitude(const float *w, const uint16_t *x, int k, int i, int r)
+{
+	float s = 0;
+
+	for (int c = 0; c < k; c++)
+		s += fabsf(w[(size_t)r * k + c] * f16_to_f32(x[(size_t)i * k + c]));
+	return s;
+}
+
+static int compare(const char *what, const float *y, const float *ref,
+		   const float *wd, const uint16_t *x, int m, int n, int k,
+		   double tol)
+{
+	int bad = 0;
+
+	for (int i = 0; i < m; i++)
+		for (int r = 0; r < n; r++) {
+			double e = fabs(y[i * n + r] - ref[i * n + r]);
+			double lim = tol * magnitude(wd, x, k, i, r) + 1e-30;
+
+			if (!(e <= lim)) {
+				if (bad++ < 3)
+					t_fail(__FILE__, __LINE__, "%s: y[%d][%d] = "
+					       "%.9g, reference %.9g (limit %.3g)",
+					       what, i, r, y[i * n + r],
+					       ref[i * n + r], lim);
+			}
+		}
+	return bad;
+}
+
+static const int shapes[][2] = {
+	{ 1, 1 }, { 3, 31 }, { 7, 33 }, { 9, 64 }, { 17, 100 }, { 5, 129 },
+	{ 31, 257 }, { 64, 512 }, { 13, 1000 }, { 4, 4096 },
+};
+
+/* Every kernel, format, group size, shape and batch 1..16. */
+static void kernels_match_reference(void)
+{
+	const char *const *names = kern_available();
+	struct kpool *pool = kpool_new(3);
+
+	for (const char *const *nm = names; *nm; nm++) {
+		const struct kern *kn = kern_find(*nm);
+		double tol = strcmp(*nm, "neon-fp16") ? MAX_FP32_KERNEL_ERR
+						      : MAX_FP16_KERNEL_ERR;
+		int bad = 0;
+
+		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+			int n = shapes[s][0], k = shapes[s][1];
+			float *w = malloc(sizeof(float) * n * k);
+			float *wd = malloc(sizeof(float) * n * k);
+			uint16_t *x = malloc(sizeof(uint16_t) * 16 * k);
+			uint16_t *w16 = malloc(sizeof(uint16_t) * n * k);
+			float *y = malloc(sizeof(float) * 16 * n);
+			float *ref = malloc(sizeof(float) * 16 * n);
+			struct q8_matrix m8;
+			char what[96];
+
+			fill_weights(w, (size_t)n * k);
+			fill_acts(x, (size_t)16 * k);
+			for (int g = 32; g <= 128; g *= 2)
+				for (int kind = 0; kind < 2; kind++) {
+					struct q4_matrix m4;
+
+					q4_init(&m4, n, k, g);
+					q4_quantize(&m4, w, kind);
+					q4_dequantize(&m4, wd);
+					for (int mb = 1; mb <= 16; mb += mb < 4 ? 1 : 5) {
+						q4_gemm_ref(&m4, x, mb, ref, 0, n);
+						memset(y, 0xff, sizeof(float) * 16 * n);
+						kern_q4_gemm(kn, s % 2 ? pool : NULL, &m4,
+							     x, mb, y);
+						snprintf(what, sizeof(what),
+							 "%s w4a16 %s g%d %dx%d m%d", *nm,
+							 kind ? "asym" : "sym", g, n, k,
+							 mb);
+						bad += compare(what, y, ref, wd, x, mb,
+							       n, k, tol);
+					}
+					q4_release(&m4);
+				}
+			q8_init(&m8, n, k);
+			q8_quantize(&m8, w);
+			q8_dequantize(&m8, wd);
+			for (int i = 0; i < n * k; i++)
+				w16[i] = f16_from_f32(w[i]);
+			for (int mb = 1; mb <= 16; mb += 5) {
+				q8_gemm_ref(&m8, x, mb, ref, 0, n);
+				memset(y, 0xff, sizeof(float) * 16 * n);
+				kern_q8_gemm(kn, pool, &m8, x, mb, y);
+				snprintf(what, sizeof(what), "%s w8a16 %dx%d m%d", *nm,
+					 n, k, mb);
+				bad += compare(what, y, ref, wd, x, mb, n, k,
+					       MAX_FP32_KERNEL_ERR);
+				for (int i = 0; i < n * k; i++)
+					wd[i] = f16_to_f32(w16[i]);
+				f16_gemm_ref(w16, n, k, x, mb, ref, 0, n);
+				memset(y, 0xff, sizeof(float) * 16 * n);
+				kern_f16_gemm(kn, pool, w16, n, k, x, mb, y);
+				snprintf(what, sizeof(what), "%s fp16 %dx%d m%d", *nm,
+					 n, k, mb);
+				bad += compare(what, y, ref, wd, x, mb, n, k,
+					       MAX_FP32_KERNEL_ERR);
+				q8_dequantize(&m8, wd);
+			}
+			q8_release(&m8);
+			free(w);
+			free(wd);
+			free(x);
+			free(w16);
+			free(y);
+			free(ref);
+		}
+		printf("    kernel %s: %s\n", *nm, bad ? "MISMATCH" : "matches");
+	}
+	kpool_free(pool);
+}
+
+/* A tolerance that passes anything proves nothing: a kernel reading one
+ * code wrong must fail it. */
+static void tolerance_catches_one_code(void)
+{
+	int n = 2, k = 256, caught = 1;
+	float *w = malloc(sizeof(float) * n * k), *wd = malloc(sizeof(float) * n * k);
+	uint16_t *x = malloc(sizeof(uint16_t) * k);
+	float y[2], ref[2];
+	struct q4_matrix m;
+
+	fill_weights(w, (size_t)n * k);
+	fill_acts(x, (size_t)k);
+	q4_init(&m, n, k, 64);
+	q4_quantize(&m, w, Q4_ASYM);
+	q4_dequantize(&m, wd);
+	q4_gemm_ref(&m, x, 1, ref, 0, n);
+	q4_set(&m, 1, 100, (q4_code(&m, 1, 100) + 1) % 16);
+	for (const char *const *nm = kern_available(); *nm; nm++) {
+		kern_q4_gemm(kern_find(*nm), NULL, &m, x, 1, y);
+		caught &= fabs(y[1] - ref[1]) > MAX_FP16_KERNEL_ERR *
+							magnitude(wd, x, k, 0, 1);
+	}
+	CHECK(caught);
+	q4_release(&m);
+	free(w);
+	free(wd);
+	free(x);
+}
+
+/* W4A4: activations land on a 4-bit grid per token, within half a step. */
+static void w4a4_activations(void)
+{
+	int m = 3, k = 200, bad = 0;
+	uint16_t *x = malloc(sizeof(uint16_t) * m * k), *q = malloc(sizeof(uint16_t) * m * k);
+
+	fill_acts(x, (size_t)m * k);
+	memcpy(q, x, sizeof(uint16_t) * m * k);
+	q4_quantize_activations(q, m, k);
+	for (int i = 0; i < m; i++) {
+		float amax = 0, s;
+
+		for (int c = 0; c < k; c++)
+			amax = fmaxf(amax, fabsf(f16_to_f32(x[i * k + c])));
+		s = amax / 7;
+		for (int c = 0; c < k; c++) {
+			float v = f16_to_f32(q[i * k + c]), code = v / s;
+
+			bad += fabsf(code - roundf(code)) > 0.01f || code < -8.01f ||
+			       code > 7.01f ||
+			       fabsf(v - f16_to_f32(x[i * k + c])) > s / 2 * 1.01f;
+		}
+	}
+	CHECK(bad == 0);
+	free(x);
+	free(q);
+}
+
+const struct tcase kernel_tests[] = {
+	{ "kernels: FP16 conversion round trip", fp16_round_trip },
+	{ "kernels: W4A16 quantisation within half a step", q4_round_trip },
+	{ "kernels: W8A16 quantisation within half a step", q8_round_trip },
+	{ "kernels: every kernel matches the reference", kernels_match_reference },
+	{ "kernels: the tolerance catches one wrong code",
+	  tolerance_catches_one_code },
+	{ "kernels: W4A4 activations on a 4-bit grid", w4a4_activations },
+	{ 0 },
+};
