@@ -53,30 +53,48 @@ static size_t llc_bytes(void)
 
 /* ---- STREAM ---- */
 
+enum { COPY, TRIAD, READ };
+
 struct stream_arg {
 	double *a, *b, *c;
 	size_t lo, hi;
-	int triad;
+	int op;
+	double sum;
 };
 
 static void *stream_part(void *p)
 {
 	struct stream_arg *s = p;
+	double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 
-	if (s->triad)
+	switch (s->op) {
+	case TRIAD:
 		for (size_t i = s->lo; i < s->hi; i++)
 			s->a[i] = s->b[i] + 3.0 * s->c[i];
-	else
+		break;
+	case COPY:
 		for (size_t i = s->lo; i < s->hi; i++)
 			s->c[i] = s->a[i];
+		break;
+	case READ: /* four sums: the adds' latency must not be the limit */
+		for (size_t i = s->lo; i + 4 <= s->hi; i += 4) {
+			s0 += s->b[i];
+			s1 += s->b[i + 1];
+			s2 += s->b[i + 2];
+			s3 += s->b[i + 3];
+		}
+		s->sum = s0 + s1 + s2 + s3;
+		break;
+	}
 	return NULL;
 }
 
 /* Best of 5 passes, GB/s with STREAM's byte counts (copy 16, triad 24 B an
- * element). */
+ * element) and 8 B an element for a read-only pass (what a GEMV does). */
 static double stream_gbs(double *a, double *b, double *c, size_t n,
-			 int threads, int triad)
+			 int threads, int op)
 {
+	const double bytes = op == TRIAD ? 24.0 : op == COPY ? 16.0 : 8.0;
 	double best = 0;
 
 	for (int rep = 0; rep < 5; rep++) {
@@ -86,7 +104,7 @@ static double stream_gbs(double *a, double *b, double *c, size_t n,
 
 		for (int i = 0; i < threads; i++) {
 			args[i] = (struct stream_arg){ a, b, c, n * i / threads,
-						       n * (i + 1) / threads, triad };
+						       n * (i + 1) / threads, op, 0 };
 			if (i)
 				pthread_create(&th[i], NULL, stream_part, &args[i]);
 		}
@@ -94,8 +112,8 @@ static double stream_gbs(double *a, double *b, double *c, size_t n,
 		for (int i = 1; i < threads; i++)
 			pthread_join(th[i], NULL);
 		t = cli_now_s() - t;
-		if ((triad ? 24.0 : 16.0) * n / t / 1e9 > best)
-			best = (triad ? 24.0 : 16.0) * n / t / 1e9;
+		if (bytes * n / t / 1e9 > best)
+			best = bytes * n / t / 1e9;
 	}
 	return best;
 }
@@ -241,12 +259,14 @@ static const char kbench_help[] =
 	"\n"
 	"W4A16 (group G, default 128), W8A16 and FP16 GEMV/GEMM at the LLaMA-2-7B\n"
 	"layer shapes (rows x columns) for batch 1, 4 and 16, on 1 and 2 threads\n"
-	"(or N), beside STREAM copy and triad measured in the same run. Each\n"
+	"(or N), beside STREAM copy and triad, and a read-only pass (what a GEMV\n"
+	"does), measured in the same run. Each\n"
 	"timing cycles through copies of the matrix adding up to twice the\n"
 	"last-level cache, so weights come from memory.\n"
 	"\n"
 	"  --threads N  only N threads\n"
 	"  --group G    W4A16 group size: 32, 64 or 128\n"
+	"  --batch B    only batch B (1, 4 or 16)\n"
 	"  --kernel K   kernel set (default: the best this CPU runs)\n"
 	"  --quick      one shape, batch 1, shorter timings (a smoke test)\n"
 	"  --json       {\"stream_gbs\": X, \"rows\": [{\"kernel\": \"w4a16\", "
@@ -259,6 +279,7 @@ int kbench_main(int argc, char **argv)
 		{ "group", required_argument, NULL, 'g' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "quick", no_argument, NULL, 'q' },
+		{ "batch", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -266,10 +287,11 @@ int kbench_main(int argc, char **argv)
 	static const int shapes[][2] = { { 4096, 4096 }, { 11008, 4096 },
 					 { 4096, 11008 }, { 32000, 4096 } };
 	static const int batches[] = { 1, 4, 16 };
-	int threads_only = 0, group = 128, quick = 0, json = 0, ch;
+	/* the batches run; --batch picks one of them */
+	int threads_only = 0, group = 128, quick = 0, json = 0, ch, batch_only = 0;
 	const struct kern *kn = kern_best();
 	size_t llc = llc_bytes(), set, sn;
-	double *a, *b, *c, stream[3][2] = { { 0 } };
+	double *a, *b, *c, stream[2][3] = { { 0 } };
 	int tlist[2] = { 1, 2 }, nt = 2;
 	char *end;
 	bool first = true;
@@ -296,6 +318,12 @@ int kbench_main(int argc, char **argv)
 			break;
 		case 'q':
 			quick = 1;
+			break;
+		case 'b':
+			batch_only = (int)strtol(optarg, &end, 10);
+			if (*end || batch_only < 1 || batch_only > 16)
+				return cli_fail("--batch: expected an integer in "
+						"[1, 16], got '%s'", optarg);
 			break;
 		case 'j':
 			json = 1;
@@ -328,12 +356,13 @@ int kbench_main(int argc, char **argv)
 		c[i] = 0.5;
 	}
 	for (int i = 0; i < nt; i++) {
-		stream[i][0] = stream_gbs(a, b, c, sn, tlist[i], 0);
-		stream[i][1] = stream_gbs(a, b, c, sn, tlist[i], 1);
+		stream[i][COPY] = stream_gbs(a, b, c, sn, tlist[i], COPY);
+		stream[i][TRIAD] = stream_gbs(a, b, c, sn, tlist[i], TRIAD);
+		stream[i][READ] = stream_gbs(a, b, c, sn, tlist[i], READ);
 		if (!json)
-			fprintf(stderr, "stream: %d thread%s: copy %.1f GB/s, triad "
-				"%.1f GB/s\n", tlist[i], tlist[i] > 1 ? "s" : "",
-				stream[i][0], stream[i][1]);
+			printf("stream: %d thread%s: copy %.1f GB/s, triad %.1f GB/s, "
+			       "read %.1f GB/s\n", tlist[i], tlist[i] > 1 ? "s" : "",
+			       stream[i][COPY], stream[i][TRIAD], stream[i][READ]);
 	}
 	free(a);
 	free(b);
@@ -341,16 +370,17 @@ int kbench_main(int argc, char **argv)
 	if (json)
 		printf("{\"kernel_set\": \"%s\", \"group\": %d, \"llc_bytes\": %zu, "
 		       "\"stream_gbs\": %.2f, \"stream\": [", kn->name, group, llc,
-		       stream[nt - 1][1]);
+		       stream[nt - 1][TRIAD]);
 	for (int i = 0; json && i < nt; i++)
-		printf("%s{\"threads\": %d, \"copy_gbs\": %.2f, \"triad_gbs\": %.2f}",
-		       i ? ", " : "", tlist[i], stream[i][0], stream[i][1]);
+		printf("%s{\"threads\": %d, \"copy_gbs\": %.2f, \"triad_gbs\": %.2f, "
+		       "\"read_gbs\": %.2f}", i ? ", " : "", tlist[i],
+		       stream[i][COPY], stream[i][TRIAD], stream[i][READ]);
 	if (json)
 		printf("], \"rows\": [");
 	else
-		printf("%-6s %-12s %5s %7s %12s %8s %7s  (kernels: %s, W4A16 g%d)\n",
-		       "kernel", "shape", "batch", "threads", "seconds", "GB/s",
-		       "stream", kn->name, group);
+		printf("%-6s %-12s %5s %7s %12s %8s %7s %7s  (kernels: %s, W4A16 "
+		       "g%d)\n", "kernel", "shape", "batch", "threads", "seconds",
+		       "GB/s", "%triad", "%read", kn->name, group);
 	for (size_t s = 0; s < (quick ? 1 : 4); s++) {
 		int n = shapes[s][0], k = shapes[s][1];
 		uint16_t *x = xmalloc(sizeof(uint16_t) * 16 * k);
@@ -364,6 +394,8 @@ int kbench_main(int argc, char **argv)
 
 			mats_init(&m, (enum what)w, n, k, group, set);
 			for (int bi = 0; bi < (quick ? 1 : 3); bi++) {
+				if (batch_only && batches[bi] != batch_only)
+					continue;
 				for (int i = 0; i < nt; i++) {
 					struct kpool *p = kpool_new(tlist[i]);
 					double sec = time_calls(kn, p, &m, x, batches[bi],
@@ -380,9 +412,10 @@ int kbench_main(int argc, char **argv)
 						       tlist[i], sec, gbs);
 					else
 						printf("%-6s %5dx%-6d %5d %7d %12.6f %8.2f "
-						       "%6.0f%%\n", what_names[w], n, k,
-						       batches[bi], tlist[i], sec, gbs,
-						       100 * gbs / stream[i][1]);
+						       "%6.0f%% %6.0f%%\n", what_names[w], n,
+						       k, batches[bi], tlist[i], sec, gbs,
+						       100 * gbs / stream[i][TRIAD],
+						       100 * gbs / stream[i][READ]);
 					first = false;
 					fflush(stdout);
 				}

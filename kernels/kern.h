@@ -55,6 +55,18 @@ void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
 /* The instruction-set kernels, defined where their ISA is compiled. */
 extern const struct kern kern_avx2, kern_avx512, kern_neon, kern_neon_fp16;
 
+/* Software prefetch of the weights KERN_PREFETCH_BYTES ahead of p, n bytes
+ * (rounded up to lines): a row's loads depend on long chains of arithmetic,
+ * and the out-of-order window alone keeps too few bytes in flight to keep
+ * memory busy (measured: from 4.5 to 7.3 GB/s on one core). */
+#define KERN_PREFETCH_BYTES 1536
+#define PREFETCH(p, n)                                                         \
+	do {                                                                   \
+		for (int pf_ = 0; pf_ < (n); pf_ += 64)                        \
+			__builtin_prefetch((const char *)(p) +                 \
+					   KERN_PREFETCH_BYTES + pf_);         \
+	} while (0)
+
 /* The AVX2 W8A16 and FP16 kernels, which the AVX-512 set shares (both are
  * bound by memory, not arithmetic). */
 void kern_avx2_q8(const struct q8_matrix *w, const struct kern_x *x, float *y,

@@ -91,6 +91,7 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 			__m128 ha = header(ba), hb;
 			int ga = c * 32 / g, gb;
 
+			PREFETCH(qa, 32);
 			if (c + 1 < chunks) {
 				bb = row + (size_t)((c + 1) * 32 / g) * w->block_bytes;
 				qb = bb + 4 + (size_t)((c + 1) * 32 % g) / 2;
@@ -141,7 +142,10 @@ static void q4_row1(const struct q4_matrix *w, const struct kern_x *x, int r,
 
 	for (int gi = 0; gi < w->ngroups; gi++) {
 		const uint8_t *b = row + (size_t)gi * w->block_bytes;
-		__m128 h = header(b);
+		__m128 h;
+
+		PREFETCH(b, (int)w->block_bytes);
+		h = header(b);
 		__m256 sv = _mm256_broadcastss_ps(h);
 
 		for (int pi = 0; pi < pairs; pi++) {
@@ -193,6 +197,8 @@ void kern_avx2_q8(const struct q8_matrix *w, const struct kern_x *x, float *y,
 			for (int gi = 0; gi < w->ngroups; gi++, xp += 32) {
 				__m256 p = _mm256_setzero_ps();
 
+				if (i == 0)
+					PREFETCH(&b[gi], (int)sizeof(b[gi]));
 				for (int j = 0; j < 32; j += 8) {
 					__m128i v = _mm_loadl_epi64(
 						(const __m128i *)(b[gi].q + j));
@@ -225,9 +231,13 @@ void kern_avx2_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 			int c;
 
 			for (c = 0; c < k16; c += 16) {
-				__m256 w0 = _mm256_cvtph_ps(
+				__m256 w0, w1;
+
+				if (i == 0 && c % 32 == 0)
+					PREFETCH(wr + c, 64);
+				w0 = _mm256_cvtph_ps(
 					_mm_loadu_si128((const __m128i *)(wr + c)));
-				__m256 w1 = _mm256_cvtph_ps(
+				w1 = _mm256_cvtph_ps(
 					_mm_loadu_si128((const __m128i *)(wr + c + 8)));
 
 				a0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(xp + c), a0);

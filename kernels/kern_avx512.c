@@ -59,6 +59,7 @@ static void row1_g128(const struct q4_matrix *w, const struct kern_x *x, int r,
 		__m512 f[8], p, q;
 		float s, bias;
 
+		PREFETCH(b, 68);
 		header(b, &s, &bias);
 		codes_to_f(_mm512_loadu_si512(b + 4), f);
 		p = _mm512_mul_ps(f[0], _mm512_loadu_ps(xp));
@@ -100,6 +101,7 @@ static void row(const struct q4_matrix *w, const struct kern_x *x, int r,
 			__m512i codes;
 			__m512 f[8], sv;
 
+			PREFETCH(rowp + (size_t)(c * 32 / g) * w->block_bytes, 64);
 			for (int j = 0; j < 4; j++) {
 				int cj = c + j, grp = cj * 32 / g;
 				const uint8_t *b = rowp + (size_t)grp * w->block_bytes;
