@@ -1,0 +1,156 @@
+/* cli_generate.c: "hybridspec generate": text from a real model, greedy or
+ * sampled, so that one can see the model and its quantised forms work. */
+#include "cli.h"
+
+#include "mload.h"
+#include "rng.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char generate_help[] =
+	"usage: hybridspec generate --model NAME|PATH [--quant Q] [--prompt TEXT]\n"
+	"                           [--steps N] [--temperature T] [--seed S]\n"
+	"\n"
+	"Generates text from a llama2.c checkpoint (a path, or a name found in\n"
+	"$HYBRIDSPEC_MODELS or ../shared/models, e.g. stories260K), its weights in\n"
+	"format Q (f32, f16, w8a16, w4a16[-g32|-g64|-g128][-sym|-asym], w4a4;\n"
+	"default f32). Greedy when T is 0 (the default). Stops at the end of\n"
+	"the sequence or after N tokens (default 256).\n";
+
+/* The index of the next token: arg max at t = 0, else a sample. */
+static int pick(float *logits, int n, float temp, gsl_rng *r)
+{
+	int best = 0;
+	double sum = 0, u;
+	float mx;
+
+	for (int i = 1; i < n; i++)
+		if (logits[i] > logits[best])
+			best = i;
+	if (temp <= 0)
+		return best;
+	mx = logits[best];
+	for (int i = 0; i < n; i++) {
+		logits[i] = expf((logits[i] - mx) / temp);
+		sum += logits[i];
+	}
+	u = gsl_rng_uniform(r) * sum;
+	for (int i = 0; i < n; i++) {
+		u -= logits[i];
+		if (u <= 0)
+			return i;
+	}
+	return n - 1;
+}
+
+int cli_generate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "quant", required_argument, NULL, 'q' },
+		{ "prompt", required_argument, NULL, 'p' },
+		{ "steps", required_argument, NULL, 'n' },
+		{ "temperature", required_argument, NULL, 't' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *model = NULL, *prompt = "";
+	struct quant q = { LIN_F32, 128, Q4_SYM };
+	long steps = 256;
+	double temp = 0;
+	unsigned long long seed = 1;
+	struct llama m;
+	struct llama_state st;
+	struct tok t;
+	struct err e;
+	int *toks, ntok, pos = 0, prev, ch;
+	float *logits;
+	gsl_rng *r;
+	char *end;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'm':
+			model = optarg;
+			break;
+		case 'q':
+			if (quant_parse(optarg, &q, &e) < 0)
+				return cli_fail("%s", e.msg);
+			break;
+		case 'p':
+			prompt = optarg;
+			break;
+		case 'n':
+			steps = strtol(optarg, &end, 10);
+			if (*end || steps < 1)
+				return cli_fail("--steps: expected an integer >= 1, "
+						"got '%s'", optarg);
+			break;
+		case 't':
+			temp = strtod(optarg, &end);
+			if (*end || !(temp >= 0))
+				return cli_fail("--temperature: expected a number "
+						">= 0, got '%s'", optarg);
+			break;
+		case 's':
+			seed = strtoull(optarg, &end, 10);
+			if (*end)
+				return cli_fail("--seed: expected an integer, got "
+						"'%s'", optarg);
+			break;
+		case 'h':
+			fputs(generate_help, stdout);
+			return CLI_OK;
+		default:
+			fputs(generate_help, stderr);
+			return CLI_BAD_INPUT;
+		}
+	}
+	if (!model || optind != argc) {
+		fputs(generate_help, stderr);
+		return CLI_BAD_INPUT;
+	}
+	if (mload(model, &q, &m, &t, &e) < 0)
+		return cli_fail("%s", e.msg);
+	toks = xmalloc(sizeof(int) * (strlen(prompt) + 3));
+	ntok = tok_encode(&t, prompt, 1, 0, toks);
+	llama_state_init(&st, &m.c, ntok);
+	logits = xmalloc(sizeof(float) * (size_t)ntok * m.c.vocab);
+	r = rng_new(seed, rng_stream_id("generate"));
+	if (steps > m.c.seq_len)
+		steps = m.c.seq_len;
+	/* the prompt in one block, then a token at a time */
+	llama_forward(&m, &st, toks, ntok, 0, logits);
+	pos = ntok;
+	prev = toks[ntok - 1];
+	for (int i = 1; i < ntok; i++)
+		fputs(tok_decode(&t, toks[i - 1], toks[i]), stdout);
+	while (pos < steps) {
+		const float *last = logits + (size_t)(pos == ntok ? ntok - 1 : 0) *
+						     m.c.vocab;
+		int next;
+
+		memmove(logits, last, sizeof(float) * m.c.vocab);
+		next = pick(logits, m.c.vocab, (float)temp, r);
+		if (next == TOK_BOS || next == TOK_EOS)
+			break;
+		fputs(tok_decode(&t, prev, next), stdout);
+		fflush(stdout);
+		llama_forward(&m, &st, &next, 1, pos++, logits);
+		prev = next;
+	}
+	putchar('\n');
+	rng_free(r);
+	free(logits);
+	free(toks);
+	llama_state_release(&st);
+	tok_release(&t);
+	llama_release(&m);
+	return CLI_OK;
+}

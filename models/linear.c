@@ -1,0 +1,119 @@
+/* linear.c: formats of a layer and their products. */
+#include "linear.h"
+
+#include "err.h"
+#include "f16.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void lin_init_f32(struct linear *l, float *w, int n, int k)
+{
+	memset(l, 0, sizeof(*l));
+	l->format = LIN_F32;
+	l->n = n;
+	l->k = k;
+	l->f32 = w;
+}
+
+void lin_convert(struct linear *l, enum lin_format f, int group,
+		 enum q4_kind kind)
+{
+	HS_ASSERT(l->format == LIN_F32);
+	switch (f) {
+	case LIN_F32:
+		return;
+	case LIN_F16:
+		l->f16 = xmalloc(sizeof(uint16_t) * (size_t)l->n * l->k);
+		for (size_t i = 0; i < (size_t)l->n * l->k; i++)
+			l->f16[i] = f16_from_f32(l->f32[i]);
+		break;
+	case LIN_W8A16:
+		q8_init(&l->q8, l->n, l->k);
+		q8_quantize(&l->q8, l->f32);
+		break;
+	case LIN_W4A16:
+	case LIN_W4A4:
+		q4_init(&l->q4, l->n, l->k, group);
+		q4_quantize(&l->q4, l->f32, kind);
+		break;
+	}
+	free(l->f32);
+	l->f32 = NULL;
+	l->format = f;
+}
+
+void lin_release(struct linear *l)
+{
+	free(l->f32);
+	free(l->f16);
+	if (l->q8.data)
+		q8_release(&l->q8);
+	if (l->q4.data)
+		q4_release(&l->q4);
+	memset(l, 0, sizeof(*l));
+}
+
+float *lin_weights(const struct linear *l)
+{
+	float *w = xmalloc(sizeof(float) * (size_t)l->n * l->k);
+
+	switch (l->format) {
+	case LIN_F32:
+		memcpy(w, l->f32, sizeof(float) * (size_t)l->n * l->k);
+		break;
+	case LIN_F16:
+		for (size_t i = 0; i < (size_t)l->n * l->k; i++)
+			w[i] = f16_to_f32(l->f16[i]);
+		break;
+	case LIN_W8A16:
+		q8_dequantize(&l->q8, w);
+		break;
+	case LIN_W4A16:
+	case LIN_W4A4:
+		q4_dequantize(&l->q4, w);
+		break;
+	}
+	return w;
+}
+
+void lin_apply(const struct linear *l, const float *x, int m, float *y,
+	       const struct kern *kn, struct kpool *p)
+{
+	uint16_t *xh;
+
+	if (l->format == LIN_F32) {
+		for (int i = 0; i < m; i++)
+			for (int r = 0; r < l->n; r++) {
+				const float *w = l->f32 + (size_t)r * l->k;
+				const float *xi = x + (size_t)i * l->k;
+				float acc = 0;
+
+				for (int c = 0; c < l->k; c++)
+					acc += w[c] * xi[c];
+				y[(size_t)i * l->n + r] = acc;
+			}
+		return;
+	}
+	xh = xmalloc(sizeof(uint16_t) * (size_t)m * l->k);
+	for (size_t i = 0; i < (size_t)m * l->k; i++)
+		xh[i] = f16_from_f32(x[i]);
+	switch (l->format) {
+	case LIN_F16:
+		kern_f16_gemm(kn, p, l->f16, l->n, l->k, xh, m, y);
+		break;
+	case LIN_W8A16:
+		kern_q8_gemm(kn, p, &l->q8, xh, m, y);
+		break;
+	case LIN_W4A4:
+		q4_quantize_activations(xh, m, l->k);
+		kern_q4_gemm(kn, p, &l->q4, xh, m, y);
+		break;
+	case LIN_W4A16:
+		kern_q4_gemm(kn, p, &l->q4, xh, m, y);
+		break;
+	case LIN_F32:
+		break;
+	}
+	free(xh);
+}

@@ -1,0 +1,42 @@
+/* linear.h: a weight matrix of a model layer in one of the storage formats,
+ * and y = x W^T through the kernels.
+ *
+ * FP32 is computed in plain C (the reference forward); every other format
+ * turns the FP32 activations into FP16 (A16) and runs the kernel set given. */
+#ifndef HS_LINEAR_H
+#define HS_LINEAR_H
+
+#include "kern.h"
+
+enum lin_format {
+	LIN_F32,
+	LIN_F16,
+	LIN_W8A16,
+	LIN_W4A16,
+	LIN_W4A4, /* W4A16 weights, activations quantised per token to 4 bits */
+};
+
+struct linear {
+	enum lin_format format;
+	int n, k;            /* outputs, inputs */
+	float *f32;          /* (n x k) owned: LIN_F32 */
+	uint16_t *f16;       /* (n x k) owned: LIN_F16 */
+	struct q8_matrix q8; /* LIN_W8A16 */
+	struct q4_matrix q4; /* LIN_W4A16, LIN_W4A4 */
+};
+
+/* Takes ownership of w (n x k, FP32, malloc'd) as FP32 weights. */
+void lin_init_f32(struct linear *l, float *w, int n, int k);
+/* Converts an FP32 layer to another format in place (frees the FP32). */
+void lin_convert(struct linear *l, enum lin_format f, int group,
+		 enum q4_kind kind);
+void lin_release(struct linear *l);
+
+/* The weights as FP32 (n x k), whatever the format. Caller frees. */
+float *lin_weights(const struct linear *l);
+
+/* y (m x n) = x (m x k) W^T. kn may be NULL for LIN_F32. */
+void lin_apply(const struct linear *l, const float *x, int m, float *y,
+	       const struct kern *kn, struct kpool *p);
+
+#endif

@@ -1,0 +1,363 @@
+/* llama.c: loading and the forward pass.
+ *
+ * Activations of a block are rows of n x dim; every linear layer is one
+ * lin_apply over the block (the kernels' batch), attention is causal within
+ * the block and over the cache. KV cache: key[l][p][kv_dim], value alike. */
+#include "llama.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Reads n floats; checks for short files and non-finite values. */
+static int read_floats(FILE *f, const char *path, const char *what, float *dst,
+		       size_t n, struct err *e)
+{
+	if (fread(dst, sizeof(float), n, f) != n)
+		return err_set(e, "%s: truncated: the file ends inside %s", path,
+			       what);
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(dst[i]))
+			return err_set(e, "%s: %s holds a non-finite value at "
+				       "element %zu", path, what, i);
+	return 0;
+}
+
+static float *alloc_read(FILE *f, const char *path, const char *what, size_t n,
+			 struct err *e)
+{
+	float *p = xmalloc(sizeof(float) * (n ? n : 1));
+
+	if (read_floats(f, path, what, p, n, e) < 0) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Reads one matrix per layer, (layers x rows x cols), into the layers'
+ * linear at offset `member`. */
+static int read_stack(FILE *f, const char *path, const char *what,
+		      struct llama *m, size_t member, int rows, int cols,
+		      struct err *e)
+{
+	for (int l = 0; l < m->c.n_layers; l++) {
+		float *w = alloc_read(f, path, what, (size_t)rows * cols, e);
+
+		if (!w)
+			return -1;
+		lin_init_f32((struct linear *)((char *)&m->layer[l] + member), w,
+			     rows, cols);
+	}
+	return 0;
+}
+
+static int read_norms(FILE *f, const char *path, const char *what,
+		      struct llama *m, int att, struct err *e)
+{
+	for (int l = 0; l < m->c.n_layers; l++) {
+		float *w = alloc_read(f, path, what, (size_t)m->c.dim, e);
+
+		if (!w)
+			return -1;
+		if (att)
+			m->layer[l].rms_att = w;
+		else
+			m->layer[l].rms_ffn = w;
+	}
+	return 0;
+}
+
+int llama_load_llama2c(struct llama *m, const char *path, struct err *e)
+{
+	struct llama_config *c = &m->c;
+	int32_t h[7];
+	long size, want;
+	int kv_dim, head;
+	bool shared;
+	FILE *f;
+
+	memset(m, 0, sizeof(*m));
+	if (!(f = fopen(path, "rb")))
+		return err_set(e, "%s: cannot read: %s", path, strerror(errno));
+	if (fread(h, sizeof(h), 1, f) != 1) {
+		fclose(f);
+		return err_set(e, "%s: too short for a llama2.c header", path);
+	}
+	*c = (struct llama_config){ h[0], h[1], h[2], h[3], h[4], abs(h[5]), h[6],
+				    1e-5f, 10000.0f, false };
+	shared = h[5] > 0;
+	if (c->dim < 1 || c->hidden < 1 || c->n_layers < 1 || c->n_heads < 1 ||
+	    c->n_kv_heads < 1 || c->vocab < 1 || c->seq_len < 1 ||
+	    c->dim % c->n_heads || c->n_heads % c->n_kv_heads ||
+	    (c->dim / c->n_heads) % 2 || c->dim > 65536 || c->hidden > 262144 ||
+	    c->n_layers > 1024 || c->vocab > 1000000 || c->seq_len > 1000000) {
+		fclose(f);
+		return err_set(e, "%s: not a llama2.c checkpoint: header dim %d "
+			       "hidden %d layers %d heads %d kv_heads %d vocab %d "
+			       "seq_len %d", path, h[0], h[1], h[2], h[3], h[4],
+			       h[5], h[6]);
+	}
+	head = c->dim / c->n_heads;
+	kv_dim = head * c->n_kv_heads;
+	want = 28 + 4L * ((long)c->vocab * c->dim +
+			  (long)c->n_layers * (2L * c->dim + 2L * c->dim * c->dim +
+					       2L * c->dim * kv_dim +
+					       3L * c->dim * c->hidden) +
+			  c->dim + (long)c->seq_len * head +
+			  (shared ? 0 : (long)c->vocab * c->dim));
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fseek(f, 28, SEEK_SET);
+	if (size != want) {
+		fclose(f);
+		return err_set(e, "%s: %ld bytes, but the header (dim %d, hidden "
+			       "%d, %d layers, %d/%d heads, vocab %d, seq_len %d, "
+			       "%s classifier) needs %ld", path, size, c->dim,
+			       c->hidden, c->n_layers, c->n_heads, c->n_kv_heads,
+			       c->vocab, c->seq_len, shared ? "shared" : "separate",
+			       want);
+	}
+	m->layer = xcalloc((size_t)c->n_layers, sizeof(*m->layer));
+	if (!(m->tok_emb = alloc_read(f, path, "token_embedding_table",
+				      (size_t)c->vocab * c->dim, e)) ||
+	    read_norms(f, path, "rms_att_weight", m, 1, e) < 0 ||
+	    read_stack(f, path, "wq", m, offsetof(struct llama_layer, wq),
+		       c->dim, c->dim, e) < 0 ||
+	    read_stack(f, path, "wk", m, offsetof(struct llama_layer, wk), kv_dim,
+		       c->dim, e) < 0 ||
+	    read_stack(f, path, "wv", m, offsetof(struct llama_layer, wv), kv_dim,
+		       c->dim, e) < 0 ||
+	    read_stack(f, path, "wo", m, offsetof(struct llama_layer, wo),
+		       c->dim, c->dim, e) < 0 ||
+	    read_norms(f, path, "rms_ffn_weight", m, 0, e) < 0 ||
+	    read_stack(f, path, "w1", m, offsetof(struct llama_layer, w1),
+		       c->hidden, c->dim, e) < 0 ||
+	    read_stack(f, path, "w2", m, offsetof(struct llama_layer, w2),
+		       c->dim, c->hidden, e) < 0 ||
+	    read_stack(f, path, "w3", m, offsetof(struct llama_layer, w3),
+		       c->hidden, c->dim, e) < 0 ||
+	    !(m->rms_final = alloc_read(f, path, "rms_final_weight",
+					(size_t)c->dim, e)))
+		goto fail;
+	/* the RoPE tables llama2.c stores are recomputed, not read */
+	fseek(f, 4L * c->seq_len * head, SEEK_CUR);
+	{
+		float *cls = shared ? NULL
+				    : alloc_read(f, path, "wcls",
+						 (size_t)c->vocab * c->dim, e);
+
+		if (!shared && !cls)
+			goto fail;
+		if (shared) {
+			cls = xmalloc(sizeof(float) * (size_t)c->vocab * c->dim);
+			memcpy(cls, m->tok_emb,
+			       sizeof(float) * (size_t)c->vocab * c->dim);
+		}
+		lin_init_f32(&m->cls, cls, c->vocab, c->dim);
+	}
+	fclose(f);
+	m->kn = kern_best();
+	return 0;
+fail:
+	fclose(f);
+	llama_release(m);
+	return -1;
+}
+
+void llama_release(struct llama *m)
+{
+	for (int l = 0; m->layer && l < m->c.n_layers; l++) {
+		struct llama_layer *L = &m->layer[l];
+
+		free(L->rms_att);
+		free(L->rms_ffn);
+		lin_release(&L->wq);
+		lin_release(&L->wk);
+		lin_release(&L->wv);
+		lin_release(&L->wo);
+		lin_release(&L->w1);
+		lin_release(&L->w2);
+		lin_release(&L->w3);
+	}
+	free(m->layer);
+	free(m->tok_emb);
+	free(m->rms_final);
+	lin_release(&m->cls);
+	memset(m, 0, sizeof(*m));
+}
+
+void llama_convert(struct llama *m, enum lin_format f, int group,
+		   enum q4_kind kind)
+{
+	for (int l = 0; l < m->c.n_layers; l++) {
+		struct llama_layer *L = &m->layer[l];
+		struct linear *all[] = { &L->wq, &L->wk, &L->wv, &L->wo, &L->w1,
+					 &L->w2, &L->w3 };
+
+		for (size_t i = 0; i < 7; i++)
+			lin_convert(all[i], f, group, kind);
+	}
+	lin_convert(&m->cls, f, group, kind);
+}
+
+void llama_state_init(struct llama_state *s, const struct llama_config *c,
+		      int max_block)
+{
+	int kv_dim = c->dim / c->n_heads * c->n_kv_heads, n = max_block;
+
+	s->max_block = n;
+	s->key = xcalloc((size_t)c->n_layers * c->seq_len * kv_dim, sizeof(float));
+	s->value = xcalloc((size_t)c->n_layers * c->seq_len * kv_dim, sizeof(float));
+	s->x = xcalloc((size_t)n * c->dim, sizeof(float));
+	s->xb = xcalloc((size_t)n * c->dim, sizeof(float));
+	s->xb2 = xcalloc((size_t)n * c->dim, sizeof(float));
+	s->q = xcalloc((size_t)n * c->dim, sizeof(float));
+	s->k = xcalloc((size_t)n * kv_dim, sizeof(float));
+	s->v = xcalloc((size_t)n * kv_dim, sizeof(float));
+	s->hb = xcalloc((size_t)n * c->hidden, sizeof(float));
+	s->hb2 = xcalloc((size_t)n * c->hidden, sizeof(float));
+	s->att = xcalloc((size_t)c->seq_len, sizeof(float));
+}
+
+void llama_state_release(struct llama_state *s)
+{
+	free(s->key);
+	free(s->value);
+	free(s->x);
+	free(s->xb);
+	free(s->xb2);
+	free(s->q);
+	free(s->k);
+	free(s->v);
+	free(s->hb);
+	free(s->hb2);
+	free(s->att);
+	memset(s, 0, sizeof(*s));
+}
+
+static void rmsnorm(float *o, const float *x, const float *w, int n, float eps)
+{
+	double ss = 0;
+
+	for (int i = 0; i < n; i++)
+		ss += (double)x[i] * x[i];
+	float scale = 1.0f / sqrtf((float)(ss / n) + eps);
+
+	for (int i = 0; i < n; i++)
+		o[i] = w[i] * (scale * x[i]);
+}
+
+/* Rotates the head vectors of v (heads of size hs) for position pos. */
+static void rope(const struct llama_config *c, float *v, int heads, int pos)
+{
+	int hs = c->dim / c->n_heads;
+
+	for (int h = 0; h < heads; h++) {
+		float *x = v + h * hs;
+
+		for (int i = 0; i < hs / 2; i++) {
+			float freq = powf(c->rope_theta, -2.0f * i / hs);
+			float a = pos * freq, cs = cosf(a), sn = sinf(a);
+			int i0 = c->rope_half ? i : 2 * i;
+			int i1 = c->rope_half ? i + hs / 2 : 2 * i + 1;
+			float x0 = x[i0], x1 = x[i1];
+
+			x[i0] = x0 * cs - x1 * sn;
+			x[i1] = x0 * sn + x1 * cs;
+		}
+	}
+}
+
+void llama_forward(const struct llama *m, struct llama_state *s,
+		   const int *tokens, int n, int pos, float *logits)
+{
+	const struct llama_config *c = &m->c;
+	int dim = c->dim, hs = dim / c->n_heads, kv_dim = hs * c->n_kv_heads;
+	int group = c->n_heads / c->n_kv_heads;
+
+	HS_ASSERT(n >= 1 && n <= s->max_block && pos >= 0 &&
+		  pos + n <= c->seq_len);
+	for (int t = 0; t < n; t++) {
+		HS_ASSERT(tokens[t] >= 0 && tokens[t] < c->vocab);
+		memcpy(s->x + (size_t)t * dim, m->tok_emb + (size_t)tokens[t] * dim,
+		       sizeof(float) * dim);
+	}
+	for (int l = 0; l < c->n_layers; l++) {
+		const struct llama_layer *L = &m->layer[l];
+		float *kc = s->key + (size_t)l * c->seq_len * kv_dim;
+		float *vc = s->value + (size_t)l * c->seq_len * kv_dim;
+
+		for (int t = 0; t < n; t++)
+			rmsnorm(s->xb + t * dim, s->x + t * dim, L->rms_att, dim,
+				c->norm_eps);
+		lin_apply(&L->wq, s->xb, n, s->q, m->kn, m->pool);
+		lin_apply(&L->wk, s->xb, n, s->k, m->kn, m->pool);
+		lin_apply(&L->wv, s->xb, n, s->v, m->kn, m->pool);
+		for (int t = 0; t < n; t++) {
+			rope(c, s->q + t * dim, c->n_heads, pos + t);
+			rope(c, s->k + t * kv_dim, c->n_kv_heads, pos + t);
+			memcpy(kc + (size_t)(pos + t) * kv_dim, s->k + t * kv_dim,
+			       sizeof(float) * kv_dim);
+			memcpy(vc + (size_t)(pos + t) * kv_dim, s->v + t * kv_dim,
+			       sizeof(float) * kv_dim);
+		}
+		/* causal attention: token t sees positions 0 .. pos + t */
+		for (int t = 0; t < n; t++) {
+			int upto = pos + t;
+
+			for (int h = 0; h < c->n_heads; h++) {
+				const float *q = s->q + t * dim + h * hs;
+				float *out = s->xb + t * dim + h * hs;
+				int kh = h / group;
+				float mx = -INFINITY, sum = 0;
+
+				for (int p = 0; p <= upto; p++) {
+					const float *k = kc + (size_t)p * kv_dim + kh * hs;
+					float a = 0;
+
+					for (int i = 0; i < hs; i++)
+						a += q[i] * k[i];
+					s->att[p] = a / sqrtf((float)hs);
+					mx = fmaxf(mx, s->att[p]);
+				}
+				for (int p = 0; p <= upto; p++) {
+					s->att[p] = expf(s->att[p] - mx);
+					sum += s->att[p];
+				}
+				memset(out, 0, sizeof(float) * hs);
+				for (int p = 0; p <= upto; p++) {
+					const float *v = vc + (size_t)p * kv_dim + kh * hs;
+					float a = s->att[p] / sum;
+
+					for (int i = 0; i < hs; i++)
+						out[i] += a * v[i];
+				}
+			}
+		}
+		lin_apply(&L->wo, s->xb, n, s->xb2, m->kn, m->pool);
+		for (int i = 0; i < n * dim; i++)
+			s->x[i] += s->xb2[i];
+		for (int t = 0; t < n; t++)
+			rmsnorm(s->xb + t * dim, s->x + t * dim, L->rms_ffn, dim,
+				c->norm_eps);
+		lin_apply(&L->w1, s->xb, n, s->hb, m->kn, m->pool);
+		lin_apply(&L->w3, s->xb, n, s->hb2, m->kn, m->pool);
+		for (int i = 0; i < n * c->hidden; i++) {
+			float v = s->hb[i];
+
+			s->hb[i] = v / (1.0f + expf(-v)) * s->hb2[i];
+		}
+		lin_apply(&L->w2, s->hb, n, s->xb, m->kn, m->pool);
+		for (int i = 0; i < n * dim; i++)
+			s->x[i] += s->xb[i];
+	}
+	for (int t = 0; t < n; t++)
+		rmsnorm(s->x + t * dim, s->x + t * dim, m->rms_final, dim,
+			c->norm_eps);
+	lin_apply(&m->cls, s->x, n, logits, m->kn, m->pool);
+}

@@ -1,0 +1,123 @@
+/* mload.c: model lookup, formats by name, tokenizers beside the weights. */
+#include "mload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int quant_parse(const char *s, struct quant *q, struct err *e)
+{
+	char buf[64];
+	char *tok, *save;
+
+	*q = (struct quant){ LIN_W4A16, 128, Q4_SYM };
+	if (strlen(s) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, s);
+	tok = strtok_r(buf, "-", &save);
+	if (!tok)
+		goto bad;
+	if (!strcmp(tok, "f32") || !strcmp(tok, "fp32"))
+		q->format = LIN_F32;
+	else if (!strcmp(tok, "f16") || !strcmp(tok, "fp16"))
+		q->format = LIN_F16;
+	else if (!strcmp(tok, "w8a16"))
+		q->format = LIN_W8A16;
+	else if (!strcmp(tok, "w4a16"))
+		q->format = LIN_W4A16;
+	else if (!strcmp(tok, "w4a4"))
+		q->format = LIN_W4A4;
+	else
+		goto bad;
+	while ((tok = strtok_r(NULL, "-", &save))) {
+		if (q->format != LIN_W4A16 && q->format != LIN_W4A4)
+			goto bad;
+		if (!strcmp(tok, "g32") || !strcmp(tok, "g64") || !strcmp(tok, "g128"))
+			q->group = atoi(tok + 1);
+		else if (!strcmp(tok, "sym"))
+			q->kind = Q4_SYM;
+		else if (!strcmp(tok, "asym"))
+			q->kind = Q4_ASYM;
+		else
+			goto bad;
+	}
+	return 0;
+bad:
+	return err_set(e, "--quant '%s': expected f32, f16, w8a16, "
+		       "w4a16[-g32|-g64|-g128][-sym|-asym] or w4a4[-gG][-sym|-asym]",
+		       s);
+}
+
+const char *quant_name(const struct quant *q, char *buf)
+{
+	static const char *const base[] = { "f32", "f16", "w8a16", "w4a16",
+					    "w4a4" };
+
+	if (q->format == LIN_W4A16 || q->format == LIN_W4A4)
+		snprintf(buf, 32, "%s-g%d-%s", base[q->format], q->group,
+			 q->kind == Q4_SYM ? "sym" : "asym");
+	else
+		snprintf(buf, 32, "%s", base[q->format]);
+	return buf;
+}
+
+static int is_file(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *mload_models_dir(void)
+{
+	const char *env = getenv("HYBRIDSPEC_MODELS");
+
+	if (env && is_dir(env))
+		return env;
+	return is_dir("../shared/models") ? "../shared/models" : NULL;
+}
+
+int mload(const char *name_or_path, const struct quant *q, struct llama *m,
+	  struct tok *t, struct err *e)
+{
+	char path[2048], dir[2048], tp[2200];
+	const char *slash;
+
+	if (is_file(name_or_path)) {
+		snprintf(path, sizeof(path), "%s", name_or_path);
+	} else {
+		const char *md = mload_models_dir();
+
+		if (!md)
+			return err_set(e, "model '%s': not a file, and no models "
+				       "folder ($HYBRIDSPEC_MODELS or "
+				       "../shared/models)", name_or_path);
+		snprintf(path, sizeof(path), "%s/%s/%s.bin", md, name_or_path,
+			 name_or_path);
+		if (!is_file(path))
+			return err_set(e, "model '%s': no file '%s'", name_or_path,
+				       path);
+	}
+	if (llama_load_llama2c(m, path, e) < 0)
+		return -1;
+	slash = strrchr(path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+		 slash ? path : ".");
+	snprintf(tp, sizeof(tp), "%s/tok%d.bin", dir, m->c.vocab);
+	if (!is_file(tp))
+		snprintf(tp, sizeof(tp), "%s/tokenizer.bin", dir);
+	if (tok_load_llama2c(t, tp, m->c.vocab, e) < 0) {
+		llama_release(m);
+		return -1;
+	}
+	llama_convert(m, q->format, q->group, q->kind);
+	return 0;
+}

@@ -1,0 +1,33 @@
+/* mload.h: finding and loading a model by name or path, with a weight
+ * format given as text ("f32", "f16", "w8a16", "w4a16-g128-sym", "w4a4",
+ * ...), and its tokenizer. */
+#ifndef HS_MLOAD_H
+#define HS_MLOAD_H
+
+#include "llama.h"
+#include "tok.h"
+
+struct quant {
+	enum lin_format format;
+	int group;         /* W4: 32, 64, 128 */
+	enum q4_kind kind; /* W4: sym or asym */
+};
+
+/* Parses "f32" | "f16" | "w8a16" | "w4a16[-g32|-g64|-g128][-sym|-asym]" |
+ * "w4a4[-gG][-sym|-asym]" (defaults g128, sym). */
+int quant_parse(const char *s, struct quant *q, struct err *e);
+/* The canonical text of q into buf (32 bytes). */
+const char *quant_name(const struct quant *q, char *buf);
+
+/* Resolves a model: a file path, or a name looked up as
+ * $HYBRIDSPEC_MODELS/NAME/ then ../shared/models/NAME/ (NAME.bin). Loads it,
+ * converts it to q, and loads the tokenizer beside it (tok<vocab>.bin or
+ * tokenizer.bin). */
+int mload(const char *name_or_path, const struct quant *q, struct llama *m,
+	  struct tok *t, struct err *e);
+
+/* The models folder in use ($HYBRIDSPEC_MODELS, else ../shared/models), or
+ * NULL if neither exists. Borrowed. */
+const char *mload_models_dir(void);
+
+#endif

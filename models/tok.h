@@ -1,0 +1,37 @@
+/* tok.h: tokenizers. The llama2.c tokenizer.bin format: max_token_length
+ * (int32), then per token its score (float32), length (int32) and bytes.
+ * Encoding is llama2.c's: a dummy leading space, one token per UTF-8
+ * character (or its bytes, as tokens <0xXX> = id 3 + byte), then merges of
+ * the adjacent pair whose joined string has the highest score. */
+#ifndef HS_TOK_H
+#define HS_TOK_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+#define TOK_BOS 1
+#define TOK_EOS 2
+
+struct tok {
+	int n;          /* vocabulary size */
+	char **piece;   /* (n) owned strings */
+	float *score;   /* (n) owned */
+	int *sorted;    /* (n) owned: ids sorted by piece, for lookup */
+};
+
+/* Reads a tokenizer.bin of vocab_size entries. */
+int tok_load_llama2c(struct tok *t, const char *path, int vocab_size,
+		     struct err *e);
+void tok_release(struct tok *t);
+
+/* Encodes text; returns the number of tokens written to out (capacity
+ * strlen(text) + 3 always suffices). */
+int tok_encode(const struct tok *t, const char *text, int bos, int eos,
+	       int *out);
+
+/* The text of token id after token prev (a space after BOS is dropped,
+ * <0xXX> becomes its byte). Borrowed; valid until the next call. */
+const char *tok_decode(const struct tok *t, int prev, int id);
+
+#endif
