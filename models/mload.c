@@ -85,6 +85,13 @@ const char *mload_models_dir(void)
 	return is_dir("../shared/models") ? "../shared/models" : NULL;
 }
 
+const char *mload_data_dir(void)
+{
+	const char *env = getenv("HYBRIDSPEC_DATA");
+
+	return env && is_dir(env) ? env : "../shared/data";
+}
+
 int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 	  struct tok *t, struct err *e)
 {

@@ -29,5 +29,7 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 /* The models folder in use ($HYBRIDSPEC_MODELS, else ../shared/models), or
  * NULL if neither exists. Borrowed. */
 const char *mload_models_dir(void);
+/* The evaluation texts: $HYBRIDSPEC_DATA, else ../shared/data. Borrowed. */
+const char *mload_data_dir(void);
 
 #endif

@@ -3,11 +3,12 @@
 #include "harness.h"
 
 extern const struct tcase eq_tests[], rng_tests[], jx_tests[], cfg_tests[],
-	sketch_tests[], sim_tests[], formula_tests[], kernel_tests[], cli_tests[];
+	sketch_tests[], sim_tests[], formula_tests[], kernel_tests[], model_tests[],
+	cli_tests[];
 
 static const struct tcase *const suites[] = {
 	eq_tests, rng_tests, jx_tests, cfg_tests, sketch_tests, sim_tests,
-	formula_tests, kernel_tests, cli_tests,
+	formula_tests, kernel_tests, model_tests, cli_tests,
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,340 @@
+#define _DEFAULT_SOURCE /* realpath, setenv */
+/* test_models.c: the models on the real weights of ../shared/models (or
+ * $HYBRIDSPEC_MODELS): loading, bad files, the tokenizer's round trip on the
+ * evaluation text, the forward pass against an independent float64 one, and
+ * the reference output of stories260K. */
+#include "harness.h"
+
+#include "mload.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Absolute path of a file in the models folder (static buffer). */
+static const char *model_file(const char *rel)
+{
+	static char p[8192];
+	const char *md = mload_models_dir();
+	char abs[4096];
+
+	if (!md || !realpath(md, abs))
+		return NULL;
+	snprintf(p, sizeof(p), "%s/%s", abs, rel);
+	return p;
+}
+
+static int need_models(void)
+{
+	if (mload_models_dir())
+		return 1;
+	CHECK_MSG(0, "no models folder: set HYBRIDSPEC_MODELS or put shared/ "
+		  "beside the checkout");
+	return 0;
+}
+
+static void stories_reference_output(void)
+{
+	char out[8192];
+	const char *want = "Once upon a time, there was a little girl named "
+			   "Lily. She loved to play outside in the park.";
+
+	if (!need_models())
+		return;
+	/* the binary runs from the case folder: give it the folder */
+	setenv("HYBRIDSPEC_MODELS", model_file(""), 1);
+	CHECK(t_run("generate --model stories260K --steps 40", out,
+		    sizeof(out)) == 0);
+	CHECK_MSG(!strncmp(out, want, strlen(want)), "got: %s", out);
+}
+
+/* Every line of the evaluation text survives encode and decode. */
+static void tokenizer_round_trip(void)
+{
+	struct llama m;
+	struct tok t;
+	struct err e;
+	struct quant q = { LIN_F32, 128, Q4_SYM };
+	char line[8192], back[16384];
+	const char *dpath;
+	FILE *f;
+	int lines = 0, bad = 0, tokens = 0;
+
+	if (!need_models())
+		return;
+	if (mload("stories260K", &q, &m, &t, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	{
+		static char dp[4200];
+
+		snprintf(dp, sizeof(dp), "%s/TinyStories-valid-excerpt.txt",
+			 mload_data_dir());
+		dpath = dp;
+	}
+	f = fopen(dpath, "r");
+	CHECK_MSG(f != NULL, "cannot read %s", dpath);
+	while (f && fgets(line, sizeof(line), f)) {
+		int *ids = malloc(sizeof(int) * (strlen(line) + 3));
+		int n;
+		size_t len = 0;
+
+		line[strcspn(line, "\n")] = '\0';
+		n = tok_encode(&t, line, 1, 0, ids);
+		tokens += n;
+		for (int i = 1; i < n; i++) {
+			const char *s = tok_decode(&t, ids[i - 1], ids[i]);
+			size_t sl = strlen(s);
+
+			if (len + sl < sizeof(back))
+				memcpy(back + len, s, sl);
+			len += sl;
+		}
+		back[len < sizeof(back) ? len : sizeof(back) - 1] = '\0';
+		if (strcmp(back, line) && bad++ < 2)
+			t_fail(__FILE__, __LINE__, "round trip changed \"%.60s\" "
+			       "into \"%.60s\"", line, back);
+		lines++;
+		free(ids);
+	}
+	if (f)
+		fclose(f);
+	CHECK(lines > 10 && tokens > 1000);
+	tok_release(&t);
+	llama_release(&m);
+}
+
+/* An independent forward in float64 for one token at a time (llama2.c's
+ * layout), to check the FP32 block forward. */
+static void ref_forward(const struct llama *m, const int *toks, int n,
+			double *logits)
+{
+	const struct llama_config *c = &m->c;
+	int dim = c->dim, hs = dim / c->n_heads, kvd = hs * c->n_kv_heads;
+	double *kc = calloc((size_t)c->n_layers * n * kvd, sizeof(double));
+	double *vc = calloc((size_t)c->n_layers * n * kvd, sizeof(double));
+	double x[1024], xb[1024], q[1024], k[1024], v[1024], hb[4096], hb2[4096];
+	double att[1024];
+	float **W = malloc(sizeof(float *) * (size_t)c->n_layers * 7);
+	float *cls = lin_weights(&m->cls);
+
+	for (int l = 0; l < c->n_layers; l++) {
+		const struct llama_layer *L = &m->layer[l];
+		const struct linear *ls[] = { &L->wq, &L->wk, &L->wv, &L->wo,
+					      &L->w1, &L->w2, &L->w3 };
+
+		for (int i = 0; i < 7; i++)
+			W[l * 7 + i] = lin_weights(ls[i]);
+	}
+#define MATVEC(out, w, in, rows, cols)                                        \
+	for (int r_ = 0; r_ < (rows); r_++) {                                 \
+		double a_ = 0;                                                \
+		for (int c_ = 0; c_ < (cols); c_++)                           \
+			a_ += (double)(w)[(size_t)r_ * (cols) + c_] * (in)[c_]; \
+		(out)[r_] = a_;                                               \
+	}
+#define NORM(out, in, w)                                                      \
+	do {                                                                  \
+		double ss_ = 0;                                               \
+		for (int i_ = 0; i_ < dim; i_++)                              \
+			ss_ += (in)[i_] * (in)[i_];                           \
+		ss_ = 1 / sqrt(ss_ / dim + c->norm_eps);                      \
+		for (int i_ = 0; i_ < dim; i_++)                              \
+			(out)[i_] = (w)[i_] * ss_ * (in)[i_];                 \
+	} while (0)
+	for (int t = 0; t < n; t++) {
+		for (int i = 0; i < dim; i++)
+			x[i] = m->tok_emb[(size_t)toks[t] * dim + i];
+		for (int l = 0; l < c->n_layers; l++) {
+			const struct llama_layer *L = &m->layer[l];
+			double *K = kc + (size_t)l * n * kvd, *V = vc + (size_t)l * n * kvd;
+
+			NORM(xb, x, L->rms_att);
+			MATVEC(q, W[l * 7 + 0], xb, dim, dim);
+			MATVEC(k, W[l * 7 + 1], xb, kvd, dim);
+			MATVEC(v, W[l * 7 + 2], xb, kvd, dim);
+			for (int i = 0; i < dim; i += 2) {
+				double fr = pow(c->rope_theta, -(double)(i % hs) / hs);
+				double a = t * fr, cs = cos(a), sn = sin(a), x0, x1;
+
+				x0 = q[i];
+				x1 = q[i + 1];
+				q[i] = x0 * cs - x1 * sn;
+				q[i + 1] = x0 * sn + x1 * cs;
+				if (i < kvd) {
+					x0 = k[i];
+					x1 = k[i + 1];
+					k[i] = x0 * cs - x1 * sn;
+					k[i + 1] = x0 * sn + x1 * cs;
+				}
+			}
+			memcpy(K + (size_t)t * kvd, k, sizeof(double) * kvd);
+			memcpy(V + (size_t)t * kvd, v, sizeof(double) * kvd);
+			for (int h = 0; h < c->n_heads; h++) {
+				int kh = h / (c->n_heads / c->n_kv_heads);
+				double mx = -1e300, sum = 0;
+
+				for (int p = 0; p <= t; p++) {
+					double a = 0;
+
+					for (int i = 0; i < hs; i++)
+						a += q[h * hs + i] *
+						     K[(size_t)p * kvd + kh * hs + i];
+					att[p] = a / sqrt((double)hs);
+					mx = att[p] > mx ? att[p] : mx;
+				}
+				for (int p = 0; p <= t; p++)
+					sum += att[p] = exp(att[p] - mx);
+				for (int i = 0; i < hs; i++) {
+					double o = 0;
+
+					for (int p = 0; p <= t; p++)
+						o += att[p] / sum *
+						     V[(size_t)p * kvd + kh * hs + i];
+					xb[h * hs + i] = o;
+				}
+			}
+			MATVEC(q, W[l * 7 + 3], xb, dim, dim);
+			for (int i = 0; i < dim; i++)
+				x[i] += q[i];
+			NORM(xb, x, L->rms_ffn);
+			MATVEC(hb, W[l * 7 + 4], xb, c->hidden, dim);
+			MATVEC(hb2, W[l * 7 + 6], xb, c->hidden, dim);
+			for (int i = 0; i < c->hidden; i++)
+				hb[i] = hb[i] / (1 + exp(-hb[i])) * hb2[i];
+			MATVEC(q, W[l * 7 + 5], hb, dim, c->hidden);
+			for (int i = 0; i < dim; i++)
+				x[i] += q[i];
+		}
+		NORM(xb, x, m->rms_final);
+		MATVEC(logits + (size_t)t * c->vocab, cls, xb, c->vocab, dim);
+	}
+#undef MATVEC
+#undef NORM
+	for (int i = 0; i < c->n_layers * 7; i++)
+		free(W[i]);
+	free(W);
+	free(cls);
+	free(kc);
+	free(vc);
+}
+
+/* FP32 forward (a block, then one token at a time) against float64. */
+static void forward_matches_float64(void)
+{
+	static const int toks[] = { 1, 403, 407, 261, 378, 430, 270, 313, 281,
+				    266, 289, 400 };
+	const int n = sizeof(toks) / sizeof(toks[0]);
+	struct llama m;
+	struct llama_state s, s1;
+	struct tok t;
+	struct err e;
+	struct quant q = { LIN_F32, 128, Q4_SYM };
+	double *ref;
+	float *lg, *lg1;
+	double worst = 0, scale = 0;
+
+	if (!need_models())
+		return;
+	if (mload("stories260K", &q, &m, &t, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	ref = malloc(sizeof(double) * n * m.c.vocab);
+	lg = malloc(sizeof(float) * n * m.c.vocab);
+	lg1 = malloc(sizeof(float) * m.c.vocab);
+	ref_forward(&m, toks, n, ref);
+	llama_state_init(&s, &m.c, n);
+	llama_state_init(&s1, &m.c, 1);
+	llama_forward(&m, &s, toks, n, 0, lg);
+	for (int i = 0; i < n * m.c.vocab; i++) {
+		scale = fmax(scale, fabs(ref[i]));
+		worst = fmax(worst, fabs(lg[i] - ref[i]));
+	}
+	CHECK_MSG(worst <= 1e-4 * scale, "block forward off by %.3g (scale %.3g)",
+		  worst, scale);
+	/* token by token gives the same logits as the block */
+	worst = 0;
+	for (int i = 0; i < n; i++) {
+		llama_forward(&m, &s1, &toks[i], 1, i, lg1);
+		for (int j = 0; j < m.c.vocab; j++)
+			worst = fmax(worst, fabs(lg1[j] - lg[(size_t)i * m.c.vocab + j]));
+	}
+	CHECK_MSG(worst <= 1e-5 * scale, "token-by-token differs by %.3g", worst);
+	llama_state_release(&s);
+	llama_state_release(&s1);
+	free(ref);
+	free(lg);
+	free(lg1);
+	tok_release(&t);
+	llama_release(&m);
+}
+
+/* Bad checkpoints: an error that says what is wrong, never a crash. */
+static void bad_files(void)
+{
+	static const struct {
+		const char *what, *want;
+	} cases[] = {
+		{ "truncated", "bytes, but the header" },
+		{ "empty", "too short for a llama2.c header" },
+		{ "header", "not a llama2.c checkpoint" },
+		{ "nan", "holds a non-finite value" },
+	};
+	const char *src;
+	FILE *f;
+	long size;
+	char *data;
+
+	if (!need_models())
+		return;
+	src = model_file("stories260K/stories260K.bin");
+	f = fopen(src, "rb");
+	if (!f) {
+		CHECK_MSG(0, "cannot read %s", src);
+		return;
+	}
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	data = malloc((size_t)size);
+	CHECK(fread(data, 1, (size_t)size, f) == (size_t)size);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char path[600];
+		struct llama m;
+		struct err e = { "" };
+		long len = size;
+		char *copy = malloc((size_t)size);
+
+		memcpy(copy, data, (size_t)size);
+		if (!strcmp(cases[i].what, "truncated"))
+			len = size - 1000;
+		else if (!strcmp(cases[i].what, "empty"))
+			len = 10;
+		else if (!strcmp(cases[i].what, "header"))
+			memset(copy, 0xff, 8); /* dim -1, hidden -1 */
+		else
+			memcpy(copy + 28 + 4 * 100, "\xff\xff\xff\x7f", 4); /* NaN */
+		snprintf(path, sizeof(path), "%s/%s.bin", t_tmpdir(), cases[i].what);
+		f = fopen(path, "wb");
+		fwrite(copy, 1, (size_t)len, f);
+		fclose(f);
+		CHECK_MSG(llama_load_llama2c(&m, path, &e) < 0, "%s accepted",
+			  cases[i].what);
+		CHECK_MSG(strstr(e.msg, cases[i].want), "%s: \"%s\"", cases[i].what,
+			  e.msg);
+		free(copy);
+	}
+	free(data);
+}
+
+const struct tcase model_tests[] = {
+	{ "models: stories260K greedy gives its reference sentence",
+	  stories_reference_output },
+	{ "models: tokenizer round trip on the evaluation text",
+	  tokenizer_round_trip },
+	{ "models: FP32 forward matches a float64 reference", forward_matches_float64 },
+	{ "models: bad checkpoints give clear errors", bad_files },
+	{ 0 },
+};
