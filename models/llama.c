@@ -252,8 +252,10 @@ static void rmsnorm(float *o, const float *x, const float *w, int n, float eps)
 		o[i] = w[i] * (scale * x[i]);
 }
 
-/* Rotates the head vectors of v (heads of size hs) for position pos. */
-static void rope(const struct llama_config *c, float *v, int heads, int pos)
+/* Rotates the head vectors of v (heads of size hs) for position pos;
+ * freq[i] = theta^(-2i / hs). */
+static void rope(const struct llama_config *c, const float *freq, float *v,
+		 int heads, int pos)
 {
 	int hs = c->dim / c->n_heads;
 
@@ -261,8 +263,7 @@ static void rope(const struct llama_config *c, float *v, int heads, int pos)
 		float *x = v + h * hs;
 
 		for (int i = 0; i < hs / 2; i++) {
-			float freq = powf(c->rope_theta, -2.0f * i / hs);
-			float a = pos * freq, cs = cosf(a), sn = sinf(a);
+			float a = pos * freq[i], cs = cosf(a), sn = sinf(a);
 			int i0 = c->rope_half ? i : 2 * i;
 			int i1 = c->rope_half ? i + hs / 2 : 2 * i + 1;
 			float x0 = x[i0], x1 = x[i1];
@@ -279,9 +280,12 @@ void llama_forward(const struct llama *m, struct llama_state *s,
 	const struct llama_config *c = &m->c;
 	int dim = c->dim, hs = dim / c->n_heads, kv_dim = hs * c->n_kv_heads;
 	int group = c->n_heads / c->n_kv_heads;
+	float freq[512];
 
 	HS_ASSERT(n >= 1 && n <= s->max_block && pos >= 0 &&
-		  pos + n <= c->seq_len);
+		  pos + n <= c->seq_len && hs / 2 <= 512);
+	for (int i = 0; i < hs / 2; i++)
+		freq[i] = powf(c->rope_theta, -2.0f * i / hs);
 	for (int t = 0; t < n; t++) {
 		HS_ASSERT(tokens[t] >= 0 && tokens[t] < c->vocab);
 		memcpy(s->x + (size_t)t * dim, m->tok_emb + (size_t)tokens[t] * dim,
@@ -299,8 +303,8 @@ void llama_forward(const struct llama *m, struct llama_state *s,
 		lin_apply(&L->wk, s->xb, n, s->k, m->kn, m->pool);
 		lin_apply(&L->wv, s->xb, n, s->v, m->kn, m->pool);
 		for (int t = 0; t < n; t++) {
-			rope(c, s->q + t * dim, c->n_heads, pos + t);
-			rope(c, s->k + t * kv_dim, c->n_kv_heads, pos + t);
+			rope(c, freq, s->q + t * dim, c->n_heads, pos + t);
+			rope(c, freq, s->k + t * kv_dim, c->n_kv_heads, pos + t);
 			memcpy(kc + (size_t)(pos + t) * kv_dim, s->k + t * kv_dim,
 			       sizeof(float) * kv_dim);
 			memcpy(vc + (size_t)(pos + t) * kv_dim, s->v + t * kv_dim,

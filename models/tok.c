@@ -134,10 +134,12 @@ int tok_encode(const struct tok *t, const char *text, int bos, int eos,
 		int best_id = -1, best_at = -1;
 
 		for (int i = 0; i + 1 < n; i++) {
+			size_t la = strlen(t->piece[out[i]]);
+			size_t lb = strlen(t->piece[out[i + 1]]);
 			int id;
 
-			snprintf(buf, 2 * maxp + 2, "%s%s", t->piece[out[i]],
-				 t->piece[out[i + 1]]);
+			memcpy(buf, t->piece[out[i]], la);
+			memcpy(buf + la, t->piece[out[i + 1]], lb + 1);
 			if ((id = lookup(t, buf)) >= 0 && t->score[id] > best) {
 				best = t->score[id];
 				best_id = id;

@@ -14,6 +14,7 @@ static const struct command commands[] = {
 	{ "run", cli_run, "simulate a config; results, table, trace" },
 	{ "formulas", cli_formulas, "the paper's formulas, checked against runs" },
 	{ "generate", cli_generate, "text from a real model, in any weight format" },
+	{ "eval", cli_eval, "perplexity and acceptance of real models" },
 	{ "config", cli_config, "check a config and print it resolved" },
 	{ "bench", cli_bench, "benchmarks (engine)" },
 };

@@ -6,9 +6,11 @@
 #include "harness.h"
 
 #include "mload.h"
+#include "spec.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Absolute path of a file in the models folder (static buffer). */
 static const char *model_file(const char *rel)
@@ -329,7 +331,106 @@ static void bad_files(void)
 	free(data);
 }
 
+static int argmax(const float *v, int n)
+{
+	int b = 0;
+
+	for (int i = 1; i < n; i++)
+		if (v[i] > v[b])
+			b = i;
+	return b;
+}
+
+/* Greedy speculative decoding gives exactly the target's greedy output,
+ * whatever the draft and gamma (the lossless property). */
+static void speculative_is_lossless(void)
+{
+	struct llama tgt, drf, same;
+	struct tok t1, t2, t3;
+	struct err e;
+	struct quant qf = { LIN_F32, 128, Q4_SYM }, qd = { LIN_W4A16, 32, Q4_ASYM };
+	int prompt[] = { 1, 403, 407, 261, 378 }, np = 5, steps = 60;
+	int want[60], got[60];
+	struct llama_state s;
+	float *lg;
+
+	if (!need_models())
+		return;
+	if (mload("stories260K", &qf, &tgt, &t1, &e) < 0 ||
+	    mload("stories260K", &qd, &drf, &t2, &e) < 0 ||
+	    mload("stories260K", &qf, &same, &t3, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	lg = malloc(sizeof(float) * np * tgt.c.vocab);
+	llama_state_init(&s, &tgt.c, np);
+	llama_forward(&tgt, &s, prompt, np, 0, lg);
+	want[0] = argmax(lg + (size_t)(np - 1) * tgt.c.vocab, tgt.c.vocab);
+	for (int i = 1; i < steps; i++) {
+		llama_forward(&tgt, &s, &want[i - 1], 1, np + i - 1, lg);
+		want[i] = argmax(lg, tgt.c.vocab);
+	}
+	for (int g = 1; g <= 7; g += 2) {
+		long v = spec_decode_greedy(&tgt, &drf, prompt, np, steps, g, got);
+
+		CHECK_MSG(!memcmp(got, want, sizeof(want)), "gamma %d: the output "
+			  "differs from the target's greedy output", g);
+		CHECK(v >= (steps + g) / (g + 1) && v <= steps);
+		/* a draft equal to the target is always accepted */
+		v = spec_decode_greedy(&tgt, &same, prompt, np, steps, g, got);
+		CHECK(!memcmp(got, want, sizeof(want)));
+		CHECK_MSG(v == (steps + g) / (g + 1), "gamma %d: %ld verifications "
+			  "with an identical draft", g, v);
+	}
+	free(lg);
+	llama_state_release(&s);
+	tok_release(&t1);
+	tok_release(&t2);
+	tok_release(&t3);
+	llama_release(&tgt);
+	llama_release(&drf);
+	llama_release(&same);
+}
+
+/* eval accept writes a profile whose bits the simulator replays. */
+static void acceptance_profile_feeds_the_simulator(void)
+{
+	char out[8192], args[4096], text[4096] = "", line[2048], cwd[1024];
+	FILE *f;
+	int lines = 0;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		strcpy(cwd, ".");
+	if (!need_models())
+		return;
+	setenv("HYBRIDSPEC_MODELS", model_file(""), 1);
+	snprintf(line, sizeof(line), "%s/TinyStories-valid-excerpt.txt",
+		 mload_data_dir());
+	f = fopen(line, "r");
+	CHECK(f != NULL);
+	while (f && lines < 3 && fgets(line, sizeof(line), f)) {
+		strncat(text, line, sizeof(text) - strlen(text) - 1);
+		lines++;
+	}
+	if (f)
+		fclose(f);
+	t_write("few.txt", text);
+	CHECK(t_run("eval accept --target stories260K --draft "
+		    "stories260K:w4a4-g32 --text few.txt --gamma 2 --prompts 2 "
+		    "--out prof.json --json", out, sizeof(out)) == 0);
+	CHECK_MSG(strstr(out, "\"alpha_greedy\"") != NULL, "%s", out);
+	snprintf(args, sizeof(args),
+		 "run %s/tests/data/small.json -o r --quiet --set "
+		 "'/tenants/0/acceptance={\"model\":\"trace\",\"file\":\"%s/"
+		 "prof.json.bits\"}'", cwd, t_tmpdir());
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+}
+
 const struct tcase model_tests[] = {
+	{ "models: greedy speculative decoding is lossless",
+	  speculative_is_lossless },
+	{ "models: an acceptance profile feeds the simulator",
+	  acceptance_profile_feeds_the_simulator },
 	{ "models: stories260K greedy gives its reference sentence",
 	  stories_reference_output },
 	{ "models: tokenizer round trip on the evaluation text",

@@ -1,0 +1,349 @@
+/* cli_eval.c: "hybridspec eval ppl" and "hybridspec eval accept". */
+#include "cli.h"
+
+#include "jx.h"
+
+#include "mload.h"
+#include "spec.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tokens of a text file: for each non-empty line, BOS then its tokens. */
+static int *read_text(const struct tok *t, const char *path, int *n,
+		      struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 4096, len = 0;
+	int *out, *line_tok;
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t got;
+
+	if (!f) {
+		err_set(e, "%s: cannot read: %s", path, strerror(errno));
+		return NULL;
+	}
+	out = xmalloc(sizeof(int) * cap);
+	while ((got = getline(&line, &lcap, f)) > 0) {
+		int k;
+
+		while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+			line[--got] = '\0';
+		if (got == 0)
+			continue;
+		line_tok = xmalloc(sizeof(int) * ((size_t)got + 3));
+		k = tok_encode(t, line, 1, 0, line_tok);
+		if (len + (size_t)k > cap) {
+			while (len + (size_t)k > cap)
+				cap *= 2;
+			out = xrealloc(out, sizeof(int) * cap);
+		}
+		memcpy(out + len, line_tok, sizeof(int) * (size_t)k);
+		len += (size_t)k;
+		free(line_tok);
+	}
+	free(line);
+	fclose(f);
+	if (len < 2) {
+		free(out);
+		err_set(e, "%s: no text to evaluate", path);
+		return NULL;
+	}
+	*n = (int)len;
+	return out;
+}
+
+/* "NAME[:QUANT]" into a loaded model. */
+static int load_spec(const char *arg, const char *def_quant, struct llama *m,
+		     struct tok *t, struct quant *q, struct err *e)
+{
+	char name[1024];
+	const char *colon = strrchr(arg, ':');
+
+	snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - arg) : 1023,
+		 arg);
+	if (quant_parse(colon ? colon + 1 : def_quant, q, e) < 0)
+		return -1;
+	return mload(name, q, m, t, e);
+}
+
+static void print_json(json_t *o)
+{
+	char *s = jx_dumps(o);
+
+	fputs(s, stdout);
+	free(s);
+	json_decref(o);
+}
+
+static const char eval_help[] =
+	"usage: hybridspec eval ppl --model NAME|PATH [--quant Q] --text FILE [--json]\n"
+	"       hybridspec eval accept --target NAME[:Q] --draft NAME:Q --text FILE\n"
+	"                              [--gamma G] [--prompts N] [--out PROFILE] [--json]\n"
+	"\n"
+	"ppl: perplexity over the text (each non-empty line a document after BOS;\n"
+	"windows of the model's context length).\n"
+	"accept: teacher-forced along the text, the greedy agreement of draft and\n"
+	"target (alpha_greedy) and the mean of sum min(p, q) (alpha_stochastic);\n"
+	"then real greedy speculative decoding from N prompts cut from the text\n"
+	"(default 16, 32 tokens each, 64 new tokens) for gamma = 1..G (default 8):\n"
+	"tokens committed per verification. --out writes PROFILE (JSON) and\n"
+	"PROFILE.bits, the accept/reject bits the simulator's trace model replays.\n";
+
+static int eval_ppl(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "quant", required_argument, NULL, 'q' },
+		{ "text", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *model = NULL, *text = NULL, *qs = "f32";
+	struct quant q;
+	struct llama m;
+	struct tok t;
+	struct err e;
+	int json = 0, ch, n;
+	int *toks;
+	long count;
+	double ppl;
+	char qn[32];
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'm':
+			model = optarg;
+			break;
+		case 'q':
+			qs = optarg;
+			break;
+		case 't':
+			text = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			fputs(eval_help, stdout);
+			return CLI_OK;
+		default:
+			fputs(eval_help, stderr);
+			return CLI_BAD_INPUT;
+		}
+	}
+	if (!model || !text || optind != argc) {
+		fputs(eval_help, stderr);
+		return CLI_BAD_INPUT;
+	}
+	if (quant_parse(qs, &q, &e) < 0 || mload(model, &q, &m, &t, &e) < 0)
+		return cli_fail("%s", e.msg);
+	if (!(toks = read_text(&t, text, &n, &e))) {
+		tok_release(&t);
+		llama_release(&m);
+		return cli_fail("%s", e.msg);
+	}
+	ppl = spec_perplexity(&m, toks, n, &count);
+	if (json)
+		print_json(json_pack("{s:s,s:s,s:s,s:f,s:I}", "model", model,
+				     "quant", quant_name(&q, qn), "text", text,
+				     "ppl", ppl, "tokens", (json_int_t)count));
+	else
+		printf("%s %s on %s: perplexity %.4f over %ld tokens\n", model,
+		       quant_name(&q, qn), text, ppl, count);
+	free(toks);
+	tok_release(&t);
+	llama_release(&m);
+	return CLI_OK;
+}
+
+static int write_profile(const char *path, json_t *summary,
+			 const struct spec_accept *a, struct err *e)
+{
+	char bits[4096];
+	FILE *f;
+	char *s;
+
+	snprintf(bits, sizeof(bits), "%s.bits", path);
+	if (!(f = fopen(bits, "w")))
+		return err_set(e, "cannot write '%s': %s", bits, strerror(errno));
+	fprintf(f, "# greedy agreement of draft and target, one bit a position\n");
+	for (long i = 0; i < a->positions; i++) {
+		fputc('0' + a->bits[i], f);
+		if (i % 64 == 63)
+			fputc('\n', f);
+	}
+	fputc('\n', f);
+	if (fclose(f) != 0)
+		return err_set(e, "cannot write '%s'", bits);
+	if (!(f = fopen(path, "w")))
+		return err_set(e, "cannot write '%s': %s", path, strerror(errno));
+	s = jx_dumps(summary);
+	fputs(s, f);
+	free(s);
+	return fclose(f) ? err_set(e, "cannot write '%s'", path) : 0;
+}
+
+static int eval_accept(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "target", required_argument, NULL, 'T' },
+		{ "draft", required_argument, NULL, 'D' },
+		{ "text", required_argument, NULL, 't' },
+		{ "gamma", required_argument, NULL, 'g' },
+		{ "prompts", required_argument, NULL, 'p' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *target = NULL, *draft = NULL, *text = NULL, *out = NULL;
+	struct quant tq, dq;
+	struct llama tm, dm;
+	struct tok tt, dt;
+	struct err e;
+	struct spec_accept a;
+	int json = 0, ch, n, gamma = 8, prompts = 16, *toks, rc = CLI_OK;
+	char *end, tn[32], dn[32];
+	json_t *per_gamma, *summary;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'T':
+			target = optarg;
+			break;
+		case 'D':
+			draft = optarg;
+			break;
+		case 't':
+			text = optarg;
+			break;
+		case 'g':
+			gamma = (int)strtol(optarg, &end, 10);
+			if (*end || gamma < 1 || gamma > 16)
+				return cli_fail("--gamma: expected an integer in "
+						"[1, 16], got '%s'", optarg);
+			break;
+		case 'p':
+			prompts = (int)strtol(optarg, &end, 10);
+			if (*end || prompts < 1)
+				return cli_fail("--prompts: expected an integer "
+						">= 1, got '%s'", optarg);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			fputs(eval_help, stdout);
+			return CLI_OK;
+		default:
+			fputs(eval_help, stderr);
+			return CLI_BAD_INPUT;
+		}
+	}
+	if (!target || !draft || !text || optind != argc) {
+		fputs(eval_help, stderr);
+		return CLI_BAD_INPUT;
+	}
+	if (load_spec(target, "f32", &tm, &tt, &tq, &e) < 0)
+		return cli_fail("%s", e.msg);
+	if (load_spec(draft, "w4a16", &dm, &dt, &dq, &e) < 0) {
+		tok_release(&tt);
+		llama_release(&tm);
+		return cli_fail("%s", e.msg);
+	}
+	if (dm.c.vocab != tm.c.vocab) {
+		rc = cli_fail("draft vocabulary %d differs from the target's %d",
+			      dm.c.vocab, tm.c.vocab);
+		goto done;
+	}
+	if (!(toks = read_text(&tt, text, &n, &e))) {
+		rc = cli_fail("%s", e.msg);
+		goto done;
+	}
+	spec_teacher_forced(&tm, &dm, toks, n, &a);
+	per_gamma = json_object();
+	for (int g = 1; g <= gamma; g++) {
+		const int plen = 32, steps = 64;
+		long made = 0, ver = 0;
+		int *o = xmalloc(sizeof(int) * steps);
+
+		if (plen + steps + g + 1 > tm.c.seq_len)
+			break;
+		for (int p = 0; p < prompts; p++) {
+			int at = (int)((long)(n - plen) * p / prompts);
+
+			ver += spec_decode_greedy(&tm, &dm, toks + at, plen, steps, g,
+						  o);
+			made += steps;
+		}
+		free(o);
+		char key[16];
+
+		snprintf(key, sizeof(key), "%d", g);
+		json_object_set_new(per_gamma, key, json_real((double)made / ver));
+	}
+	summary = json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:f,s:f,s:o}",
+			    "kind", "acceptance", "target", target, "draft", draft,
+			    "target_quant", quant_name(&tq, tn),
+			    "text", text, "tokens", (json_int_t)a.positions,
+			    "alpha_greedy", a.alpha_greedy,
+			    "alpha_stochastic", a.alpha_stochastic,
+			    "mean_accepted_per_gamma", per_gamma);
+	json_object_set_new(summary, "draft_quant",
+			    json_string(quant_name(&dq, dn)));
+	if (out && write_profile(out, summary, &a, &e) < 0)
+		rc = cli_fail("%s", e.msg);
+	if (json) {
+		print_json(summary);
+	} else {
+		printf("target %s (%s), draft %s (%s), %ld positions of %s\n"
+		       "alpha greedy %.4f, alpha stochastic %.4f\n"
+		       "tokens per verification (greedy speculative decoding):",
+		       target, tn, draft, dn, a.positions, text, a.alpha_greedy,
+		       a.alpha_stochastic);
+		for (int g = 1; g <= gamma; g++) {
+			char key[16];
+			json_t *v;
+
+			snprintf(key, sizeof(key), "%d", g);
+			if ((v = json_object_get(per_gamma, key)))
+				printf(" g%d %.3f", g, json_real_value(v));
+		}
+		printf("\n");
+		json_decref(summary);
+	}
+	free(a.bits);
+	free(toks);
+done:
+	tok_release(&dt);
+	llama_release(&dm);
+	tok_release(&tt);
+	llama_release(&tm);
+	return rc;
+}
+
+int cli_eval(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "ppl"))
+		return eval_ppl(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "accept"))
+		return eval_accept(argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(eval_help, stdout);
+		return CLI_OK;
+	}
+	fputs(eval_help, stderr);
+	return CLI_BAD_INPUT;
+}

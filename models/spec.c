@@ -1,0 +1,206 @@
+/* spec.c: each measurement drives llama_forward on its own states. In
+ * speculative decoding the target's cache holds the committed tokens
+ * (positions 0 .. pos-1); the draft's cache may lag (dpos <= pos) and is
+ * brought up to date before each block. */
+#include "spec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int argmax(const float *v, int n)
+{
+	int b = 0;
+
+	for (int i = 1; i < n; i++)
+		if (v[i] > v[b])
+			b = i;
+	return b;
+}
+
+/* log-softmax of v at index i */
+static double log_prob(const float *v, int n, int i)
+{
+	double mx = v[argmax(v, n)], s = 0;
+
+	for (int j = 0; j < n; j++)
+		s += exp(v[j] - mx);
+	return v[i] - mx - log(s);
+}
+
+static void softmax(const float *v, int n, double *p)
+{
+	double mx = v[argmax(v, n)], s = 0;
+
+	for (int j = 0; j < n; j++)
+		s += p[j] = exp(v[j] - mx);
+	for (int j = 0; j < n; j++)
+		p[j] /= s;
+}
+
+/* Calls fn on each window's logits (window tokens w[0..len), logits
+ * len x vocab). */
+static void windows(const struct llama *m, const int *tokens, int n,
+		    void (*fn)(void *, const int *, int, const float *), void *ctx)
+{
+	int win = m->c.seq_len;
+	struct llama_state s;
+	float *lg = xmalloc(sizeof(float) * (size_t)win * m->c.vocab);
+
+	llama_state_init(&s, &m->c, win);
+	for (int at = 0; at + 1 < n; at += win) {
+		int len = n - at < win ? n - at : win;
+
+		llama_forward(m, &s, tokens + at, len, 0, lg);
+		fn(ctx, tokens + at, len, lg);
+	}
+	llama_state_release(&s);
+	free(lg);
+}
+
+struct ppl_acc {
+	int vocab;
+	double nll;
+	long count;
+};
+
+static void ppl_window(void *ctx, const int *w, int len, const float *lg)
+{
+	struct ppl_acc *a = ctx;
+
+	for (int i = 0; i + 1 < len; i++) {
+		a->nll -= log_prob(lg + (size_t)i * a->vocab, a->vocab, w[i + 1]);
+		a->count++;
+	}
+}
+
+double spec_perplexity(const struct llama *m, const int *tokens, int n,
+		       long *count)
+{
+	struct ppl_acc a = { m->c.vocab, 0, 0 };
+
+	windows(m, tokens, n, ppl_window, &a);
+	*count = a.count;
+	return a.count ? exp(a.nll / a.count) : NAN;
+}
+
+struct tf_acc {
+	int vocab, win;
+	const struct llama *draft;
+	struct llama_state ds;
+	float *dl;
+	double *p, *q;
+	struct spec_accept *out;
+	size_t cap;
+};
+
+static void tf_window(void *ctx, const int *w, int len, const float *tl)
+{
+	struct tf_acc *a = ctx;
+
+	llama_forward(a->draft, &a->ds, w, len, 0, a->dl);
+	for (int i = 0; i + 1 < len; i++) {
+		const float *t = tl + (size_t)i * a->vocab;
+		const float *d = a->dl + (size_t)i * a->vocab;
+		double overlap = 0;
+		int agree = argmax(t, a->vocab) == argmax(d, a->vocab);
+
+		softmax(t, a->vocab, a->p);
+		softmax(d, a->vocab, a->q);
+		for (int v = 0; v < a->vocab; v++)
+			overlap += fmin(a->p[v], a->q[v]);
+		if ((size_t)a->out->positions == a->cap) {
+			a->cap = a->cap ? 2 * a->cap : 4096;
+			a->out->bits = xrealloc(a->out->bits, a->cap);
+		}
+		a->out->bits[a->out->positions++] = (unsigned char)agree;
+		a->out->alpha_greedy += agree;
+		a->out->alpha_stochastic += overlap;
+	}
+}
+
+void spec_teacher_forced(const struct llama *target, const struct llama *draft,
+			 const int *tokens, int n, struct spec_accept *out)
+{
+	struct tf_acc a = { .vocab = target->c.vocab, .win = target->c.seq_len,
+			    .draft = draft };
+
+	HS_ASSERT(draft->c.vocab == target->c.vocab);
+	memset(out, 0, sizeof(*out));
+	a.out = out;
+	llama_state_init(&a.ds, &draft->c, target->c.seq_len);
+	a.dl = xmalloc(sizeof(float) * (size_t)target->c.seq_len * a.vocab);
+	a.p = xmalloc(sizeof(double) * a.vocab);
+	a.q = xmalloc(sizeof(double) * a.vocab);
+	windows(target, tokens, n, tf_window, &a);
+	if (out->positions) {
+		out->alpha_greedy /= (double)out->positions;
+		out->alpha_stochastic /= (double)out->positions;
+	}
+	llama_state_release(&a.ds);
+	free(a.dl);
+	free(a.p);
+	free(a.q);
+}
+
+long spec_decode_greedy(const struct llama *target, const struct llama *draft,
+			const int *prompt, int np, int steps, int gamma,
+			int *out)
+{
+	const int vocab = target->c.vocab;
+	struct llama_state ts, ds;
+	int *seq = xmalloc(sizeof(int) * (size_t)(np + steps + gamma + 2));
+	float *tl = xmalloc(sizeof(float) * (size_t)(np > gamma + 1 ? np : gamma + 1) *
+			    vocab);
+	float *dl = xmalloc(sizeof(float) * (size_t)np * vocab);
+	int pos, dpos, made = 0, next;
+	long verifications = 0;
+
+	HS_ASSERT(np >= 1 && np + steps + gamma + 1 <= target->c.seq_len);
+	llama_state_init(&ts, &target->c, np > gamma + 1 ? np : gamma + 1);
+	llama_state_init(&ds, &draft->c, np);
+	memcpy(seq, prompt, sizeof(int) * np);
+	/* both models read the prompt but its last token, which each block
+	 * starts with */
+	pos = dpos = np - 1;
+	if (pos > 0) {
+		llama_forward(target, &ts, seq, pos, 0, tl);
+		llama_forward(draft, &ds, seq, pos, 0, dl);
+	}
+	while (made < steps) {
+		int g = steps - made < gamma ? steps - made : gamma, k = 0;
+
+		/* the draft catches up to pos, then drafts g tokens after it */
+		while (dpos < pos) {
+			llama_forward(draft, &ds, &seq[dpos], 1, dpos, dl);
+			dpos++;
+		}
+		for (int i = 0; i < g; i++) {
+			llama_forward(draft, &ds, &seq[pos + i], 1, pos + i, dl);
+			seq[pos + i + 1] = argmax(dl, vocab);
+		}
+		dpos = pos + g;
+		/* the target checks the block: seq[pos .. pos + g] */
+		llama_forward(target, &ts, &seq[pos], g + 1, pos, tl);
+		verifications++;
+		while (k < g && argmax(tl + (size_t)k * vocab, vocab) == seq[pos + k + 1])
+			k++;
+		next = argmax(tl + (size_t)k * vocab, vocab); /* correction or bonus */
+		for (int i = 0; i < k && made < steps; i++)
+			out[made++] = seq[pos + 1 + i];
+		if (made < steps)
+			out[made++] = next;
+		seq[pos + k + 1] = next;
+		pos += k + 1;
+		if (dpos > pos)
+			dpos = pos; /* its cache past the correction is stale */
+		else if (k == g)
+			dpos = pos - 1; /* the bonus token is new to it */
+	}
+	llama_state_release(&ts);
+	llama_state_release(&ds);
+	free(seq);
+	free(tl);
+	free(dl);
+	return verifications;
+}

@@ -1,0 +1,35 @@
+/* spec.h: measuring a draft against a target on real text: perplexity,
+ * teacher-forced acceptance, and real speculative decoding. */
+#ifndef HS_SPEC_H
+#define HS_SPEC_H
+
+#include "llama.h"
+
+/* Perplexity of m on tokens[0..n): windows of at most seq_len tokens, each
+ * starting at a window boundary with the cache empty; every token after a
+ * window's first is predicted. Returns exp(mean NLL); *count gets the
+ * number of predictions. */
+double spec_perplexity(const struct llama *m, const int *tokens, int n,
+		       long *count);
+
+struct spec_accept {
+	long positions;         /* predictions compared */
+	double alpha_greedy;    /* P(draft arg max == target arg max) */
+	double alpha_stochastic; /* mean of sum_v min(p_v, q_v) */
+	unsigned char *bits;    /* (positions) owned: greedy agreement */
+};
+
+/* Teacher-forced along tokens[0..n) (windows as spec_perplexity). */
+void spec_teacher_forced(const struct llama *target, const struct llama *draft,
+			 const int *tokens, int n, struct spec_accept *out);
+
+/* Greedy speculative decoding from prompt[0..np) for `steps` new tokens
+ * with blocks of gamma: writes the tokens to out (steps of them) and
+ * returns the verifications made (tokens committed per verification =
+ * steps / return value). The output is exactly the target's own greedy
+ * continuation. */
+long spec_decode_greedy(const struct llama *target, const struct llama *draft,
+			const int *prompt, int np, int steps, int gamma,
+			int *out);
+
+#endif
