@@ -42,6 +42,10 @@ struct llama_state {
 /* Loads a llama2.c checkpoint (version 0: FP32 header and weights, shared
  * or separate classifier). Errors name the file and what is wrong. */
 int llama_load_llama2c(struct llama *m, const char *path, struct err *e);
+/* Loads a Hugging Face LlamaForCausalLM folder: config.json and
+ * model.safetensors (F32, F16 or BF16; tied or separate lm_head), every
+ * tensor's shape checked against the config (models/hf.c). */
+int llama_load_hf(struct llama *m, const char *dir, struct err *e);
 void llama_release(struct llama *m);
 
 /* Converts every linear layer (not the embedding or the norms). */

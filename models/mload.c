@@ -97,8 +97,9 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 {
 	char path[2048], dir[2048], tp[2200];
 	const char *slash;
+	int hf;
 
-	if (is_file(name_or_path)) {
+	if (is_file(name_or_path) || is_dir(name_or_path)) {
 		snprintf(path, sizeof(path), "%s", name_or_path);
 	} else {
 		const char *md = mload_models_dir();
@@ -110,20 +111,35 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 		snprintf(path, sizeof(path), "%s/%s/%s.bin", md, name_or_path,
 			 name_or_path);
 		if (!is_file(path))
-			return err_set(e, "model '%s': no file '%s'", name_or_path,
-				       path);
+			snprintf(path, sizeof(path), "%s/%s", md, name_or_path);
+		if (!is_file(path) && !is_dir(path))
+			return err_set(e, "model '%s': no '%s/%s/%s.bin' and no "
+				       "folder '%s'", name_or_path, md, name_or_path,
+				       name_or_path, path);
 	}
-	if (llama_load_llama2c(m, path, e) < 0)
-		return -1;
-	slash = strrchr(path, '/');
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
-		 slash ? path : ".");
-	snprintf(tp, sizeof(tp), "%s/tok%d.bin", dir, m->c.vocab);
-	if (!is_file(tp))
-		snprintf(tp, sizeof(tp), "%s/tokenizer.bin", dir);
-	if (tok_load_llama2c(t, tp, m->c.vocab, e) < 0) {
-		llama_release(m);
-		return -1;
+	hf = is_dir(path);
+	if (hf) {
+		snprintf(dir, sizeof(dir), "%s", path);
+		if (llama_load_hf(m, dir, e) < 0)
+			return -1;
+		snprintf(tp, sizeof(tp), "%s/tokenizer.json", dir);
+		if (tok_load_hf(t, tp, m->c.vocab, e) < 0) {
+			llama_release(m);
+			return -1;
+		}
+	} else {
+		if (llama_load_llama2c(m, path, e) < 0)
+			return -1;
+		slash = strrchr(path, '/');
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+			 slash ? path : ".");
+		snprintf(tp, sizeof(tp), "%s/tok%d.bin", dir, m->c.vocab);
+		if (!is_file(tp))
+			snprintf(tp, sizeof(tp), "%s/tokenizer.bin", dir);
+		if (tok_load_llama2c(t, tp, m->c.vocab, e) < 0) {
+			llama_release(m);
+			return -1;
+		}
 	}
 	llama_convert(m, q->format, q->group, q->kind);
 	return 0;

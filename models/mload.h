@@ -19,10 +19,11 @@ int quant_parse(const char *s, struct quant *q, struct err *e);
 /* The canonical text of q into buf (32 bytes). */
 const char *quant_name(const struct quant *q, char *buf);
 
-/* Resolves a model: a file path, or a name looked up as
- * $HYBRIDSPEC_MODELS/NAME/ then ../shared/models/NAME/ (NAME.bin). Loads it,
- * converts it to q, and loads the tokenizer beside it (tok<vocab>.bin or
- * tokenizer.bin). */
+/* Resolves a model: a llama2.c file or a Hugging Face folder, by path, or
+ * by name in $HYBRIDSPEC_MODELS then ../shared/models (NAME/NAME.bin, else
+ * the folder NAME/). Loads it, converts it to q, and loads its tokenizer
+ * (tok<vocab>.bin or tokenizer.bin beside a llama2.c file;
+ * tokenizer.json in a folder). */
 int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 	  struct tok *t, struct err *e);
 

@@ -1,6 +1,8 @@
 /* tok.c: llama2.c's BPE, with pieces looked up by binary search. */
 #include "tok.h"
 
+#include <jansson.h>
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +15,15 @@ static int cmp_piece(const void *a, const void *b)
 {
 	return strcmp(sort_ctx->piece[*(const int *)a],
 		      sort_ctx->piece[*(const int *)b]);
+}
+
+static void sort_pieces(struct tok *t)
+{
+	t->sorted = xmalloc(sizeof(int) * (size_t)t->n);
+	for (int i = 0; i < t->n; i++)
+		t->sorted[i] = i;
+	sort_ctx = t;
+	qsort(t->sorted, (size_t)t->n, sizeof(int), cmp_piece);
 }
 
 int tok_load_llama2c(struct tok *t, const char *path, int vocab_size,
@@ -53,11 +64,8 @@ int tok_load_llama2c(struct tok *t, const char *path, int vocab_size,
 		t->piece[i][len] = '\0';
 	}
 	fclose(f);
-	t->sorted = xmalloc(sizeof(int) * (size_t)vocab_size);
-	for (int i = 0; i < vocab_size; i++)
-		t->sorted[i] = i;
-	sort_ctx = t;
-	qsort(t->sorted, (size_t)vocab_size, sizeof(int), cmp_piece);
+	sort_pieces(t);
+	t->kind = TOK_LLAMA2C;
 	return 0;
 fail:
 	fclose(f);
@@ -69,10 +77,105 @@ void tok_release(struct tok *t)
 {
 	for (int i = 0; t->piece && i < t->n; i++)
 		free(t->piece[i]);
+	for (int i = 0; t->merge && i < t->n_merges; i++)
+		free(t->merge[i]);
 	free(t->piece);
 	free(t->score);
 	free(t->sorted);
+	free(t->merge);
+	free(t->rank);
 	memset(t, 0, sizeof(*t));
+}
+
+static char **merge_ctx;
+
+static int cmp_merge(const void *a, const void *b)
+{
+	return strcmp(merge_ctx[*(const int *)a], merge_ctx[*(const int *)b]);
+}
+
+int tok_load_hf(struct tok *t, const char *path, int vocab_size,
+		struct err *e)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je), *model;
+	json_t *vocab, *merges, *v;
+	const char *key;
+	int *order;
+	char **tmp;
+
+	memset(t, 0, sizeof(*t));
+	if (!doc)
+		return err_set(e, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	model = json_object_get(doc, "model");
+	vocab = json_object_get(model, "vocab");
+	merges = json_object_get(model, "merges");
+	key = json_string_value(json_object_get(model, "type"));
+	if (!key || strcmp(key, "BPE") || !json_is_object(vocab) ||
+	    !json_is_array(merges)) {
+		json_decref(doc);
+		return err_set(e, "%s: not a BPE tokenizer.json (model.type, "
+			       "model.vocab, model.merges)", path);
+	}
+	t->kind = TOK_HF_BPE;
+	t->n = vocab_size;
+	t->piece = xcalloc((size_t)vocab_size, sizeof(char *));
+	t->score = xcalloc((size_t)vocab_size, sizeof(float));
+	json_object_foreach(vocab, key, v) {
+		json_int_t id = json_integer_value(v);
+
+		if (!json_is_integer(v) || id < 0 || id >= vocab_size ||
+		    t->piece[id]) {
+			err_set(e, "%s: /model/vocab/%s: id %lld is outside the "
+				"vocabulary of %d or used twice", path, key,
+				(long long)id, vocab_size);
+			goto fail;
+		}
+		t->piece[id] = xstrdup(key);
+	}
+	for (int i = 0; i < vocab_size; i++)
+		if (!t->piece[i]) {
+			err_set(e, "%s: token id %d has no entry in /model/vocab",
+				path, i);
+			goto fail;
+		}
+	t->n_merges = (int)json_array_size(merges);
+	tmp = xcalloc((size_t)t->n_merges + 1, sizeof(char *));
+	for (int i = 0; i < t->n_merges; i++) {
+		const char *s = json_string_value(json_array_get(merges, i));
+
+		if (!s || !strchr(s, ' ')) {
+			for (int j = 0; j < i; j++)
+				free(tmp[j]);
+			free(tmp);
+			t->n_merges = 0;
+			err_set(e, "%s: /model/merges/%d: expected \"left right\"",
+				path, i);
+			goto fail;
+		}
+		tmp[i] = xstrdup(s);
+	}
+	order = xmalloc(sizeof(int) * ((size_t)t->n_merges + 1));
+	for (int i = 0; i < t->n_merges; i++)
+		order[i] = i;
+	merge_ctx = tmp;
+	qsort(order, (size_t)t->n_merges, sizeof(int), cmp_merge);
+	t->merge = xmalloc(sizeof(char *) * ((size_t)t->n_merges + 1));
+	t->rank = xmalloc(sizeof(int) * ((size_t)t->n_merges + 1));
+	for (int i = 0; i < t->n_merges; i++) {
+		t->merge[i] = tmp[order[i]];
+		t->rank[i] = order[i];
+	}
+	free(tmp);
+	free(order);
+	json_decref(doc);
+	sort_pieces(t);
+	t->unk = 0;
+	return 0;
+fail:
+	json_decref(doc);
+	tok_release(t);
+	return -1;
 }
 
 static int lookup(const struct tok *t, const char *s)
@@ -92,9 +195,112 @@ static int lookup(const struct tok *t, const char *s)
 	return -1;
 }
 
+static const char SPACE[] = "\xe2\x96\x81"; /* U+2581, the HF space */
+
+static int merge_rank(const struct tok *t, const char *a, const char *b,
+		      char *buf)
+{
+	int lo = 0, hi = t->n_merges - 1;
+
+	sprintf(buf, "%s %s", a, b);
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2, c = strcmp(t->merge[mid], buf);
+
+		if (c == 0)
+			return t->rank[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+/* HF BPE: normalise, one symbol a character (unknown ones <unk>, runs of
+ * them fused), then merge the pair of lowest rank (leftmost on ties) until
+ * none is left. */
+static int encode_hf(const struct tok *t, const char *text, int bos, int eos,
+		     int *out)
+{
+	size_t len = strlen(text), nl = 0;
+	char *norm = xmalloc(3 * len + 4), *buf, cp[8];
+	int n = 0, maxp = 0;
+
+	for (int i = 0; i < t->n; i++)
+		if ((int)strlen(t->piece[i]) > maxp)
+			maxp = (int)strlen(t->piece[i]);
+	buf = xmalloc(2 * (size_t)maxp + 2);
+	if (len) { /* the normaliser prepends only to non-empty text */
+		memcpy(norm, SPACE, 3);
+		nl = 3;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == ' ') {
+			memcpy(norm + nl, SPACE, 3);
+			nl += 3;
+		} else {
+			norm[nl++] = text[i];
+		}
+	}
+	norm[nl] = '\0';
+	if (bos)
+		out[n++] = TOK_BOS;
+	for (size_t i = 0; i < nl;) {
+		size_t cl = 1;
+		int id;
+
+		while (i + cl < nl && cl < 4 &&
+		       ((unsigned char)norm[i + cl] & 0xC0) == 0x80)
+			cl++;
+		memcpy(cp, norm + i, cl);
+		cp[cl] = '\0';
+		id = lookup(t, cp);
+		if (id < 0) {
+			id = t->unk;
+			if (n > (bos ? 1 : 0) && out[n - 1] == t->unk) {
+				i += cl;
+				continue; /* fuse_unk */
+			}
+		}
+		out[n++] = id;
+		i += cl;
+	}
+	for (;;) {
+		int best = -1, best_at = -1, first = bos ? 1 : 0;
+
+		for (int i = first; i + 1 < n; i++) {
+			int r;
+
+			if (out[i] == t->unk || out[i + 1] == t->unk)
+				continue;
+			r = merge_rank(t, t->piece[out[i]], t->piece[out[i + 1]], buf);
+			if (r >= 0 && (best < 0 || r < best)) {
+				best = r;
+				best_at = i;
+			}
+		}
+		if (best_at < 0)
+			break;
+		sprintf(buf, "%s%s", t->piece[out[best_at]],
+			t->piece[out[best_at + 1]]);
+		out[best_at] = lookup(t, buf);
+		HS_ASSERT(out[best_at] >= 0);
+		memmove(out + best_at + 1, out + best_at + 2,
+			sizeof(int) * (size_t)(n - best_at - 2));
+		n--;
+	}
+	if (eos)
+		out[n++] = TOK_EOS;
+	free(norm);
+	free(buf);
+	return n;
+}
+
 int tok_encode(const struct tok *t, const char *text, int bos, int eos,
 	       int *out)
 {
+	if (t->kind == TOK_HF_BPE)
+		return encode_hf(t, text, bos, eos, out);
 	size_t len = strlen(text), maxp = 0;
 	char *buf, cp[8];
 	int n = 0;
@@ -161,10 +367,24 @@ int tok_encode(const struct tok *t, const char *text, int bos, int eos,
 
 const char *tok_decode(const struct tok *t, int prev, int id)
 {
-	static char byte[2];
+	static char byte[2], text[1024];
 	const char *p = t->piece[id];
 	unsigned v;
 
+	if (t->kind == TOK_HF_BPE) {
+		size_t n = 0;
+
+		for (const char *s = p; *s && n + 1 < sizeof(text);) {
+			if (!strncmp(s, SPACE, 3)) {
+				text[n++] = ' ';
+				s += 3;
+			} else {
+				text[n++] = *s++;
+			}
+		}
+		text[n] = '\0';
+		return prev == TOK_BOS && text[0] == ' ' ? text + 1 : text;
+	}
 	if (prev == TOK_BOS && p[0] == ' ')
 		p++;
 	if (sscanf(p, "<0x%02X>", &v) == 1 && strlen(p) == 6) {

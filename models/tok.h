@@ -13,12 +13,24 @@
 #define TOK_BOS 1
 #define TOK_EOS 2
 
+enum tok_kind { TOK_LLAMA2C, TOK_HF_BPE };
+
 struct tok {
+	enum tok_kind kind;
 	int n;          /* vocabulary size */
-	char **piece;   /* (n) owned strings */
-	float *score;   /* (n) owned */
+	char **piece;   /* (n) owned strings; HF: spaces are "\u2581" */
+	float *score;   /* (n) owned: llama2.c merge scores */
 	int *sorted;    /* (n) owned: ids sorted by piece, for lookup */
+	char **merge;   /* (n_merges) owned: "left right", sorted */
+	int *rank;      /* (n_merges) owned: rank of merge[i] in the file */
+	int n_merges, unk;
 };
+
+/* Reads a Hugging Face tokenizer.json: BPE with a "prepend \u2581 and
+ * replace spaces by it" normaliser, no pre-tokeniser, merges by rank;
+ * characters outside the vocabulary become <unk>. */
+int tok_load_hf(struct tok *t, const char *path, int vocab_size,
+		struct err *e);
 
 /* Reads a tokenizer.bin of vocab_size entries. */
 int tok_load_llama2c(struct tok *t, const char *path, int vocab_size,

@@ -426,7 +426,75 @@ static void acceptance_profile_feeds_the_simulator(void)
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
 }
 
+/* The Hugging Face model: safetensors, tokenizer.json, generation. */
+static void hf_model(void)
+{
+	struct llama m;
+	struct tok t;
+	struct err e;
+	struct quant q = { LIN_F32, 128, Q4_SYM };
+	char out[8192];
+	int ids[64], n, len = 0;
+	char back[256] = "";
+	const char *text = "Once upon a time, Tom saw a dog.";
+
+	if (!need_models())
+		return;
+	if (mload("tinystories656K", &q, &m, &t, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	CHECK(m.c.dim == 128 && m.c.n_layers == 2 && m.c.vocab == 2048 &&
+	      m.c.rope_half);
+	n = tok_encode(&t, text, 1, 0, ids);
+	CHECK(n > 3 && n < 20 && ids[0] == TOK_BOS);
+	for (int i = 1; i < n; i++) {
+		const char *p = tok_decode(&t, ids[i - 1], ids[i]);
+
+		len += snprintf(back + len, sizeof(back) - (size_t)len, "%s", p);
+	}
+	CHECK_MSG(!strcmp(back, text), "round trip: \"%s\"", back);
+	CHECK(tok_encode(&t, "", 1, 0, ids) == 1); /* nothing prepended */
+	tok_release(&t);
+	llama_release(&m);
+	setenv("HYBRIDSPEC_MODELS", model_file(""), 1);
+	CHECK(t_run("generate --model tinystories656K --steps 8", out,
+		    sizeof(out)) == 0);
+	CHECK_MSG(!strncmp(out, "Once upon a time", 16), "got: %s", out);
+}
+
+/* A safetensors tensor whose shape contradicts config.json is an error. */
+static void hf_bad_shape(void)
+{
+	char dir[700], cmd[9200];
+	struct llama m;
+	struct err e = { "" };
+	FILE *f;
+
+	if (!need_models())
+		return;
+	snprintf(dir, sizeof(dir), "%s/hf", t_tmpdir());
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s/'", dir,
+		 model_file("tinystories656K/model.safetensors"), dir);
+	CHECK(system(cmd) == 0);
+	snprintf(cmd, sizeof(cmd), "%s/config.json", dir);
+	f = fopen(cmd, "w");
+	fputs("{\"hidden_size\": 128, \"intermediate_size\": 512, "
+	      "\"num_hidden_layers\": 2, \"num_attention_heads\": 8, "
+	      "\"num_key_value_heads\": 4, \"vocab_size\": 2048, "
+	      "\"max_position_embeddings\": 512, \"tie_word_embeddings\": true}",
+	      f);
+	fclose(f);
+	CHECK(llama_load_hf(&m, dir, &e) < 0);
+	CHECK_MSG(strstr(e.msg, "mlp.down_proj.weight\" has shape [128, 384]") ||
+			  strstr(e.msg, "mlp.gate_proj.weight\" has shape [384, 128]"),
+		  "%s", e.msg);
+}
+
 const struct tcase model_tests[] = {
+	{ "models: Hugging Face safetensors and tokenizer.json", hf_model },
+	{ "models: a tensor that contradicts the config is rejected",
+	  hf_bad_shape },
 	{ "models: greedy speculative decoding is lossless",
 	  speculative_is_lossless },
 	{ "models: an acceptance profile feeds the simulator",
