@@ -466,7 +466,7 @@ static void hf_model(void)
 /* A safetensors tensor whose shape contradicts config.json is an error. */
 static void hf_bad_shape(void)
 {
-	char dir[700], cmd[9200];
+	char dir[700], cmd[10240];
 	struct llama m;
 	struct err e = { "" };
 	FILE *f;
