@@ -204,3 +204,118 @@ long spec_decode_greedy(const struct llama *target, const struct llama *draft,
 	free(dl);
 	return verifications;
 }
+
+void spec_softmax(const float *logits, int n, float temp, double *p)
+{
+	double mx = logits[argmax(logits, n)], s = 0;
+
+	for (int j = 0; j < n; j++)
+		s += p[j] = exp((logits[j] - mx) / temp);
+	for (int j = 0; j < n; j++)
+		p[j] /= s;
+}
+
+int spec_sample(const double *p, int n, gsl_rng *r)
+{
+	double u = gsl_rng_uniform(r);
+
+	for (int j = 0; j < n; j++) {
+		u -= p[j];
+		if (u < 0)
+			return j;
+	}
+	return n - 1; /* rounding left a sliver */
+}
+
+long spec_decode_sample(const struct llama *target, const struct llama *draft,
+			const int *prompt, int np, int steps, int gamma,
+			float temp, gsl_rng *r, int *out)
+{
+	const int vocab = target->c.vocab;
+	struct llama_state ts, ds;
+	int *seq = xmalloc(sizeof(int) * (size_t)(np + steps + gamma + 2));
+	float *tl = xmalloc(sizeof(float) * (size_t)(np > gamma + 1 ? np : gamma + 1) *
+			    vocab);
+	float *dl = xmalloc(sizeof(float) * (size_t)np * vocab);
+	double *q = xmalloc(sizeof(double) * (size_t)gamma * vocab);
+	double *p = xmalloc(sizeof(double) * vocab);
+	int pos, dpos, made = 0;
+	long verifications = 0;
+
+	HS_ASSERT(temp > 0 && np >= 1 &&
+		  np + steps + gamma + 1 <= target->c.seq_len);
+	llama_state_init(&ts, &target->c, np > gamma + 1 ? np : gamma + 1);
+	llama_state_init(&ds, &draft->c, np);
+	memcpy(seq, prompt, sizeof(int) * np);
+	pos = dpos = np - 1;
+	if (pos > 0) {
+		llama_forward(target, &ts, seq, pos, 0, tl);
+		llama_forward(draft, &ds, seq, pos, 0, dl);
+	}
+	while (made < steps) {
+		int g = steps - made < gamma ? steps - made : gamma, k = 0, next;
+
+		while (dpos < pos) {
+			llama_forward(draft, &ds, &seq[dpos], 1, dpos, dl);
+			dpos++;
+		}
+		for (int i = 0; i < g; i++) {
+			llama_forward(draft, &ds, &seq[pos + i], 1, pos + i, dl);
+			spec_softmax(dl, vocab, temp, q + (size_t)i * vocab);
+			seq[pos + i + 1] = spec_sample(q + (size_t)i * vocab, vocab, r);
+		}
+		dpos = pos + g;
+		llama_forward(target, &ts, &seq[pos], g + 1, pos, tl);
+		verifications++;
+		for (;;) {
+			spec_softmax(tl + (size_t)k * vocab, vocab, temp, p);
+			if (k == g) {
+				next = spec_sample(p, vocab, r); /* the bonus */
+				break;
+			}
+			int d = seq[pos + k + 1];
+			double qd = q[(size_t)k * vocab + d];
+
+			if (gsl_rng_uniform(r) * qd < p[d]) {
+				k++;
+				continue;
+			}
+			/* rejected: sample from max(0, p - q), normalised */
+			{
+				double z = 0;
+
+				for (int v = 0; v < vocab; v++) {
+					p[v] = fmax(0, p[v] - q[(size_t)k * vocab + v]);
+					z += p[v];
+				}
+				if (z > 0) {
+					for (int v = 0; v < vocab; v++)
+						p[v] /= z;
+				} else { /* p == q: a rejection is only rounding */
+					spec_softmax(tl + (size_t)k * vocab, vocab, temp,
+						     p);
+				}
+				next = spec_sample(p, vocab, r);
+			}
+			break;
+		}
+		for (int i = 0; i < k && made < steps; i++)
+			out[made++] = seq[pos + 1 + i];
+		if (made < steps)
+			out[made++] = next;
+		seq[pos + k + 1] = next;
+		pos += k + 1;
+		if (dpos > pos)
+			dpos = pos;
+		else if (k == g)
+			dpos = pos - 1;
+	}
+	llama_state_release(&ts);
+	llama_state_release(&ds);
+	free(seq);
+	free(tl);
+	free(dl);
+	free(q);
+	free(p);
+	return verifications;
+}

@@ -3,6 +3,8 @@
 #ifndef HS_SPEC_H
 #define HS_SPEC_H
 
+#include <gsl/gsl_rng.h>
+
 #include "llama.h"
 
 /* Perplexity of m on tokens[0..n): windows of at most seq_len tokens, each
@@ -31,5 +33,20 @@ void spec_teacher_forced(const struct llama *target, const struct llama *draft,
 long spec_decode_greedy(const struct llama *target, const struct llama *draft,
 			const int *prompt, int np, int steps, int gamma,
 			int *out);
+
+/* Speculative decoding with rejection sampling at temperature temp > 0:
+ * draft tokens are sampled from the draft's q; the target accepts d with
+ * probability min(1, p(d) / q(d)), else samples the correction from
+ * max(0, p - q) normalised; a fully accepted block adds a bonus from p.
+ * The output is distributed as the target's own samples. r is borrowed.
+ * Returns the verifications made. */
+long spec_decode_sample(const struct llama *target, const struct llama *draft,
+			const int *prompt, int np, int steps, int gamma,
+			float temp, gsl_rng *r, int *out);
+
+/* Softmax of logits at temperature temp into p (n doubles). */
+void spec_softmax(const float *logits, int n, float temp, double *p);
+/* A sample from p (n doubles summing to about 1). */
+int spec_sample(const double *p, int n, gsl_rng *r);
 
 #endif

@@ -6,6 +6,7 @@
 #include "harness.h"
 
 #include "mload.h"
+#include "rng.h"
 #include "spec.h"
 
 #include <stdlib.h>
@@ -491,7 +492,124 @@ static void hf_bad_shape(void)
 		  "%s", e.msg);
 }
 
+/* Two-sample chi-square over categories with at least 10 draws in all,
+ * the rest lumped: is it below the 0.999 quantile? (Wilson-Hilferty) */
+static int same_distribution(const int *a, const int *b, int n, double *stat,
+			     int *dof)
+{
+	double chi = 0, ra = 0, rb = 0;
+	int df = -1;
+
+	for (int i = 0; i < n; i++) {
+		if (a[i] + b[i] >= 10) {
+			chi += (double)(a[i] - b[i]) * (a[i] - b[i]) / (a[i] + b[i]);
+			df++;
+		} else {
+			ra += a[i];
+			rb += b[i];
+		}
+	}
+	if (ra + rb > 0) {
+		chi += (ra - rb) * (ra - rb) / (ra + rb);
+		df++;
+	}
+	*stat = chi;
+	*dof = df;
+	if (df < 1)
+		return 1;
+	double h = 2.0 / (9 * df), crit = df * pow(1 - h + 3.09 * sqrt(h), 3);
+
+	return chi <= crit;
+}
+
+/* Rejection-sampling speculative decoding draws from the target's own
+ * distribution: the first two tokens, against the target's own sampling. */
+static void speculative_sampling_matches_target(void)
+{
+	enum { N = 2500 };
+	struct llama tgt, drf;
+	struct tok t1, t2;
+	struct err e;
+	struct quant qf = { LIN_F32, 128, Q4_SYM }, qd = { LIN_W4A4, 32, Q4_SYM };
+	int prompt[64], np, out[2];
+	int *c1s, *c1t, *c2s, *c2t;
+	gsl_rng *r = rng_new(17, rng_stream_id("test/spec-sampling"));
+	struct llama_state s;
+	float *lg;
+	double *p;
+	double stat;
+	int df;
+
+	if (!need_models())
+		return;
+	if (mload("stories260K", &qf, &tgt, &t1, &e) < 0 ||
+	    mload("stories260K", &qd, &drf, &t2, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	/* a prompt with many likely continuations */
+	np = tok_encode(&t1, "Once upon a time, there was a little", 1, 0, prompt);
+	c1s = calloc(tgt.c.vocab, sizeof(int));
+	c1t = calloc(tgt.c.vocab, sizeof(int));
+	c2s = calloc(tgt.c.vocab, sizeof(int));
+	c2t = calloc(tgt.c.vocab, sizeof(int));
+	lg = malloc(sizeof(float) * np * tgt.c.vocab);
+	p = malloc(sizeof(double) * tgt.c.vocab);
+	llama_state_init(&s, &tgt.c, np);
+	for (int i = 0; i < N; i++) {
+		spec_decode_sample(&tgt, &drf, prompt, np, 2, 3, 1.0f, r, out);
+		c1s[out[0]]++;
+		c2s[out[1]]++;
+		llama_forward(&tgt, &s, prompt, np, 0, lg);
+		spec_softmax(lg + (size_t)(np - 1) * tgt.c.vocab, tgt.c.vocab, 1.0f, p);
+		out[0] = spec_sample(p, tgt.c.vocab, r);
+		llama_forward(&tgt, &s, &out[0], 1, np, lg);
+		spec_softmax(lg, tgt.c.vocab, 1.0f, p);
+		out[1] = spec_sample(p, tgt.c.vocab, r);
+		c1t[out[0]]++;
+		c2t[out[1]]++;
+	}
+	CHECK_MSG(same_distribution(c1s, c1t, tgt.c.vocab, &stat, &df),
+		  "first token: chi-square %.1f with %d degrees of freedom", stat,
+		  df);
+	CHECK(df >= 5);
+	CHECK_MSG(same_distribution(c2s, c2t, tgt.c.vocab, &stat, &df),
+		  "second token: chi-square %.1f with %d degrees of freedom", stat,
+		  df);
+	/* and the test can tell: the draft's own samples differ */
+	memset(c1s, 0, sizeof(int) * tgt.c.vocab);
+	{
+		struct llama_state ds;
+
+		llama_state_init(&ds, &drf.c, np);
+		for (int i = 0; i < N; i++) {
+			llama_forward(&drf, &ds, prompt, np, 0, lg);
+			spec_softmax(lg + (size_t)(np - 1) * tgt.c.vocab, tgt.c.vocab,
+				     1.0f, p);
+			c1s[spec_sample(p, tgt.c.vocab, r)]++;
+		}
+		llama_state_release(&ds);
+	}
+	CHECK_MSG(!same_distribution(c1s, c1t, tgt.c.vocab, &stat, &df),
+		  "the draft's own samples pass as the target's (chi-square %.1f, "
+		  "%d dof)", stat, df);
+	llama_state_release(&s);
+	free(lg);
+	free(p);
+	free(c1s);
+	free(c1t);
+	free(c2s);
+	free(c2t);
+	rng_free(r);
+	tok_release(&t1);
+	tok_release(&t2);
+	llama_release(&tgt);
+	llama_release(&drf);
+}
+
 const struct tcase model_tests[] = {
+	{ "models: speculative sampling draws from the target's distribution",
+	  speculative_sampling_matches_target },
 	{ "models: Hugging Face safetensors and tokenizer.json", hf_model },
 	{ "models: a tensor that contradicts the config is rejected",
 	  hf_bad_shape },
