@@ -4,6 +4,7 @@
 #include "jx.h"
 
 #include "mload.h"
+#include "rng.h"
 #include "spec.h"
 
 #include <errno.h>
@@ -84,15 +85,18 @@ static void print_json(json_t *o)
 static const char eval_help[] =
 	"usage: hybridspec eval ppl --model NAME|PATH [--quant Q] --text FILE [--json]\n"
 	"       hybridspec eval accept --target NAME[:Q] --draft NAME:Q --text FILE\n"
-	"                              [--gamma G] [--prompts N] [--out PROFILE] [--json]\n"
+	"                              [--gamma G] [--prompts N] [--temperature T]\n"
+	"                              [--seed S] [--out PROFILE] [--json]\n"
 	"\n"
 	"ppl: perplexity over the text (each non-empty line a document after BOS;\n"
 	"windows of the model's context length).\n"
 	"accept: teacher-forced along the text, the greedy agreement of draft and\n"
 	"target (alpha_greedy) and the mean of sum min(p, q) (alpha_stochastic);\n"
 	"then real greedy speculative decoding from N prompts cut from the text\n"
-	"(default 16, 32 tokens each, 64 new tokens) for gamma = 1..G (default 8):\n"
-	"tokens committed per verification. --out writes PROFILE (JSON) and\n"
+	"(default 16, 32 tokens each, 128 new tokens) for gamma = 1..G (default\n"
+	"8): tokens committed per verification of a whole block (the last block\n"
+	"of a run, cut short, is left out); greedy verification, or rejection\n"
+	"sampling at temperature T > 0. --out writes PROFILE (JSON) and\n"
 	"PROFILE.bits, the accept/reject bits the simulator's trace model replays.\n";
 
 static int eval_ppl(int argc, char **argv)
@@ -200,11 +204,16 @@ static int eval_accept(int argc, char **argv)
 		{ "gamma", required_argument, NULL, 'g' },
 		{ "prompts", required_argument, NULL, 'p' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "temperature", required_argument, NULL, 'T' + 256 },
+		{ "seed", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *target = NULL, *draft = NULL, *text = NULL, *out = NULL;
+	double temp = 0;
+	unsigned long long seed = 1;
+	gsl_rng *r;
 	struct quant tq, dq;
 	struct llama tm, dm;
 	struct tok tt, dt;
@@ -241,6 +250,18 @@ static int eval_accept(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'T' + 256:
+			temp = strtod(optarg, &end);
+			if (*end || !(temp >= 0))
+				return cli_fail("--temperature: expected a number "
+						">= 0, got '%s'", optarg);
+			break;
+		case 's':
+			seed = strtoull(optarg, &end, 10);
+			if (*end)
+				return cli_fail("--seed: expected an integer, got "
+						"'%s'", optarg);
+			break;
 		case 'j':
 			json = 1;
 			break;
@@ -273,33 +294,39 @@ static int eval_accept(int argc, char **argv)
 		goto done;
 	}
 	spec_teacher_forced(&tm, &dm, toks, n, &a);
+	r = rng_new(seed, rng_stream_id("eval/accept"));
 	per_gamma = json_object();
 	for (int g = 1; g <= gamma; g++) {
-		const int plen = 32, steps = 64;
-		long made = 0, ver = 0;
+		const int plen = 32, steps = 128;
+		struct spec_stats ss = { 0 };
 		int *o = xmalloc(sizeof(int) * steps);
+		char key[16];
 
 		if (plen + steps + g + 1 > tm.c.seq_len)
 			break;
 		for (int p = 0; p < prompts; p++) {
 			int at = (int)((long)(n - plen) * p / prompts);
 
-			ver += spec_decode_greedy(&tm, &dm, toks + at, plen, steps, g,
-						  o);
-			made += steps;
+			if (temp > 0)
+				spec_decode_sample(&tm, &dm, toks + at, plen, steps, g,
+						   (float)temp, r, o, &ss);
+			else
+				spec_decode_greedy(&tm, &dm, toks + at, plen, steps,
+						   g, o, &ss);
 		}
 		free(o);
-		char key[16];
-
 		snprintf(key, sizeof(key), "%d", g);
-		json_object_set_new(per_gamma, key, json_real((double)made / ver));
+		json_object_set_new(per_gamma, key,
+				    json_real((double)ss.full_tokens / ss.full_blocks));
 	}
-	summary = json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:f,s:f,s:o}",
+	rng_free(r);
+	summary = json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:f,s:f,s:f,s:o}",
 			    "kind", "acceptance", "target", target, "draft", draft,
 			    "target_quant", quant_name(&tq, tn),
 			    "text", text, "tokens", (json_int_t)a.positions,
 			    "alpha_greedy", a.alpha_greedy,
 			    "alpha_stochastic", a.alpha_stochastic,
+			    "temperature", temp,
 			    "mean_accepted_per_gamma", per_gamma);
 	json_object_set_new(summary, "draft_quant",
 			    json_string(quant_name(&dq, dn)));

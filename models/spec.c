@@ -143,9 +143,22 @@ void spec_teacher_forced(const struct llama *target, const struct llama *draft,
 	free(a.q);
 }
 
+/* Adds one verification of a block of g (of gamma) committing c tokens,
+ * the run having room for `room` more. */
+static void count(struct spec_stats *st, int g, int gamma, int c, int room)
+{
+	if (!st)
+		return;
+	st->verifications++;
+	if (g == gamma && c <= room) {
+		st->full_blocks++;
+		st->full_tokens += c;
+	}
+}
+
 long spec_decode_greedy(const struct llama *target, const struct llama *draft,
 			const int *prompt, int np, int steps, int gamma,
-			int *out)
+			int *out, struct spec_stats *st)
 {
 	const int vocab = target->c.vocab;
 	struct llama_state ts, ds;
@@ -186,6 +199,7 @@ long spec_decode_greedy(const struct llama *target, const struct llama *draft,
 		while (k < g && argmax(tl + (size_t)k * vocab, vocab) == seq[pos + k + 1])
 			k++;
 		next = argmax(tl + (size_t)k * vocab, vocab); /* correction or bonus */
+		count(st, g, gamma, k + 1, steps - made);
 		for (int i = 0; i < k && made < steps; i++)
 			out[made++] = seq[pos + 1 + i];
 		if (made < steps)
@@ -229,7 +243,7 @@ int spec_sample(const double *p, int n, gsl_rng *r)
 
 long spec_decode_sample(const struct llama *target, const struct llama *draft,
 			const int *prompt, int np, int steps, int gamma,
-			float temp, gsl_rng *r, int *out)
+			float temp, gsl_rng *r, int *out, struct spec_stats *st)
 {
 	const int vocab = target->c.vocab;
 	struct llama_state ts, ds;
@@ -299,6 +313,7 @@ long spec_decode_sample(const struct llama *target, const struct llama *draft,
 			}
 			break;
 		}
+		count(st, g, gamma, k + 1, steps - made);
 		for (int i = 0; i < k && made < steps; i++)
 			out[made++] = seq[pos + 1 + i];
 		if (made < steps)

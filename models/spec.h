@@ -25,14 +25,22 @@ struct spec_accept {
 void spec_teacher_forced(const struct llama *target, const struct llama *draft,
 			 const int *tokens, int n, struct spec_accept *out);
 
+/* Counts of a speculative run. Blocks cut short by the end of the run are
+ * left out of full_blocks and full_tokens, so full_tokens / full_blocks
+ * estimates E[A] without the bias of the last block. */
+struct spec_stats {
+	long verifications;
+	long full_blocks;   /* verifications of a whole block of gamma */
+	long full_tokens;   /* tokens those committed (accepted + 1) */
+};
+
 /* Greedy speculative decoding from prompt[0..np) for `steps` new tokens
- * with blocks of gamma: writes the tokens to out (steps of them) and
- * returns the verifications made (tokens committed per verification =
- * steps / return value). The output is exactly the target's own greedy
- * continuation. */
+ * with blocks of gamma: writes the tokens to out (steps of them) and adds
+ * to st (may be NULL). Returns the verifications made. The output is
+ * exactly the target's own greedy continuation. */
 long spec_decode_greedy(const struct llama *target, const struct llama *draft,
 			const int *prompt, int np, int steps, int gamma,
-			int *out);
+			int *out, struct spec_stats *st);
 
 /* Speculative decoding with rejection sampling at temperature temp > 0:
  * draft tokens are sampled from the draft's q; the target accepts d with
@@ -42,7 +50,7 @@ long spec_decode_greedy(const struct llama *target, const struct llama *draft,
  * Returns the verifications made. */
 long spec_decode_sample(const struct llama *target, const struct llama *draft,
 			const int *prompt, int np, int steps, int gamma,
-			float temp, gsl_rng *r, int *out);
+			float temp, gsl_rng *r, int *out, struct spec_stats *st);
 
 /* Softmax of logits at temperature temp into p (n doubles). */
 void spec_softmax(const float *logits, int n, float temp, double *p);

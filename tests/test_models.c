@@ -372,16 +372,22 @@ static void speculative_is_lossless(void)
 		want[i] = argmax(lg, tgt.c.vocab);
 	}
 	for (int g = 1; g <= 7; g += 2) {
-		long v = spec_decode_greedy(&tgt, &drf, prompt, np, steps, g, got);
+		struct spec_stats ss = { 0 };
+		long v = spec_decode_greedy(&tgt, &drf, prompt, np, steps, g, got,
+					    &ss);
 
 		CHECK_MSG(!memcmp(got, want, sizeof(want)), "gamma %d: the output "
 			  "differs from the target's greedy output", g);
 		CHECK(v >= (steps + g) / (g + 1) && v <= steps);
 		/* a draft equal to the target is always accepted */
-		v = spec_decode_greedy(&tgt, &same, prompt, np, steps, g, got);
+		CHECK(ss.verifications == v && ss.full_blocks <= v);
+		memset(&ss, 0, sizeof(ss));
+		v = spec_decode_greedy(&tgt, &same, prompt, np, steps, g, got, &ss);
 		CHECK(!memcmp(got, want, sizeof(want)));
 		CHECK_MSG(v == (steps + g) / (g + 1), "gamma %d: %ld verifications "
 			  "with an identical draft", g, v);
+		/* every whole block of an identical draft commits gamma + 1 */
+		CHECK(ss.full_blocks > 0 && ss.full_tokens == ss.full_blocks * (g + 1));
 	}
 	free(lg);
 	llama_state_release(&s);
@@ -557,7 +563,7 @@ static void speculative_sampling_matches_target(void)
 	p = malloc(sizeof(double) * tgt.c.vocab);
 	llama_state_init(&s, &tgt.c, np);
 	for (int i = 0; i < N; i++) {
-		spec_decode_sample(&tgt, &drf, prompt, np, 2, 3, 1.0f, r, out);
+		spec_decode_sample(&tgt, &drf, prompt, np, 2, 3, 1.0f, r, out, NULL);
 		c1s[out[0]]++;
 		c2s[out[1]]++;
 		llama_forward(&tgt, &s, prompt, np, 0, lg);
