@@ -337,9 +337,9 @@ static int eval_accept(int argc, char **argv)
 	} else {
 		printf("target %s (%s), draft %s (%s), %ld positions of %s\n"
 		       "alpha greedy %.4f, alpha stochastic %.4f\n"
-		       "tokens per verification (greedy speculative decoding):",
+		       "tokens per verification (%s speculative decoding):",
 		       target, tn, draft, dn, a.positions, text, a.alpha_greedy,
-		       a.alpha_stochastic);
+		       a.alpha_stochastic, temp > 0 ? "sampled" : "greedy");
 		for (int g = 1; g <= gamma; g++) {
 			char key[16];
 			json_t *v;

@@ -60,7 +60,7 @@ int cli_generate(int argc, char **argv)
 		{ 0 },
 	};
 	const char *model = NULL, *prompt = "";
-	struct quant q = { LIN_F32, 128, Q4_SYM };
+	struct quant q = { LIN_F32, 128, Q4_SYM, false };
 	long steps = 256;
 	double temp = 0;
 	unsigned long long seed = 1;

@@ -274,6 +274,15 @@ static void rope(const struct llama_config *c, const float *freq, float *v,
 	}
 }
 
+/* lin_apply, shown to the calibration observer first */
+static void apply(const struct llama *m, const struct linear *l, const float *x,
+		  int n, float *y)
+{
+	if (m->observe)
+		m->observe(m->observe_ctx, l, x, n);
+	lin_apply(l, x, n, y, m->kn, m->pool);
+}
+
 void llama_forward(const struct llama *m, struct llama_state *s,
 		   const int *tokens, int n, int pos, float *logits)
 {
@@ -299,9 +308,9 @@ void llama_forward(const struct llama *m, struct llama_state *s,
 		for (int t = 0; t < n; t++)
 			rmsnorm(s->xb + t * dim, s->x + t * dim, L->rms_att, dim,
 				c->norm_eps);
-		lin_apply(&L->wq, s->xb, n, s->q, m->kn, m->pool);
-		lin_apply(&L->wk, s->xb, n, s->k, m->kn, m->pool);
-		lin_apply(&L->wv, s->xb, n, s->v, m->kn, m->pool);
+		apply(m, &L->wq, s->xb, n, s->q);
+		apply(m, &L->wk, s->xb, n, s->k);
+		apply(m, &L->wv, s->xb, n, s->v);
 		for (int t = 0; t < n; t++) {
 			rope(c, freq, s->q + t * dim, c->n_heads, pos + t);
 			rope(c, freq, s->k + t * kv_dim, c->n_kv_heads, pos + t);
@@ -343,25 +352,25 @@ void llama_forward(const struct llama *m, struct llama_state *s,
 				}
 			}
 		}
-		lin_apply(&L->wo, s->xb, n, s->xb2, m->kn, m->pool);
+		apply(m, &L->wo, s->xb, n, s->xb2);
 		for (int i = 0; i < n * dim; i++)
 			s->x[i] += s->xb2[i];
 		for (int t = 0; t < n; t++)
 			rmsnorm(s->xb + t * dim, s->x + t * dim, L->rms_ffn, dim,
 				c->norm_eps);
-		lin_apply(&L->w1, s->xb, n, s->hb, m->kn, m->pool);
-		lin_apply(&L->w3, s->xb, n, s->hb2, m->kn, m->pool);
+		apply(m, &L->w1, s->xb, n, s->hb);
+		apply(m, &L->w3, s->xb, n, s->hb2);
 		for (int i = 0; i < n * c->hidden; i++) {
 			float v = s->hb[i];
 
 			s->hb[i] = v / (1.0f + expf(-v)) * s->hb2[i];
 		}
-		lin_apply(&L->w2, s->hb, n, s->xb, m->kn, m->pool);
+		apply(m, &L->w2, s->hb, n, s->xb);
 		for (int i = 0; i < n * dim; i++)
 			s->x[i] += s->xb[i];
 	}
 	for (int t = 0; t < n; t++)
 		rmsnorm(s->x + t * dim, s->x + t * dim, m->rms_final, dim,
 			c->norm_eps);
-	lin_apply(&m->cls, s->x, n, logits, m->kn, m->pool);
+	apply(m, &m->cls, s->x, n, logits);
 }

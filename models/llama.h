@@ -29,6 +29,10 @@ struct llama {
 	struct linear cls;        /* (vocab x dim) */
 	const struct kern *kn;    /* borrowed: kernels for the non-FP32 layers */
 	struct kpool *pool;       /* borrowed: threads, or NULL */
+	/* calibration: called with the n x k input of each linear layer
+	 * before it is applied; NULL for none */
+	void (*observe)(void *ctx, const struct linear *l, const float *x, int n);
+	void *observe_ctx;
 };
 
 /* The state of one sequence: its KV cache and scratch for blocks of up to
@@ -47,6 +51,20 @@ int llama_load_llama2c(struct llama *m, const char *path, struct err *e);
  * tensor's shape checked against the config (models/hf.c). */
 int llama_load_hf(struct llama *m, const char *dir, struct err *e);
 void llama_release(struct llama *m);
+
+/* GPTQ-style quantisation (models/gptq.c) of every linear layer to W4A16
+ * or W4A4 in groups of `group`: column by column, each column's rounding
+ * error is spread over the columns not yet quantised through the inverse
+ * Hessian of the layer's inputs, H = sum x x^T over the calibration tokens
+ * (calib[0..n), run through the FP32 model). */
+void llama_quantize_gptq(struct llama *m, enum lin_format f, int group,
+			 enum q4_kind kind, const int *calib, int n);
+
+/* One layer: quantises l's FP32 weights (which it changes: they absorb the
+ * error compensation) into out, given h, the k x k input Hessian with its
+ * lower triangle filled (it is overwritten). */
+void gptq_layer(struct linear *l, double *h, int group, enum q4_kind kind,
+		struct q4_matrix *out);
 
 /* Converts every linear layer (not the embedding or the norms). */
 void llama_convert(struct llama *m, enum lin_format f, int group,

@@ -1,6 +1,9 @@
 /* mload.c: model lookup, formats by name, tokenizers beside the weights. */
 #include "mload.h"
 
+#include "rng.h"
+#include "spec.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +14,7 @@ int quant_parse(const char *s, struct quant *q, struct err *e)
 	char buf[64];
 	char *tok, *save;
 
-	*q = (struct quant){ LIN_W4A16, 128, Q4_SYM };
+	*q = (struct quant){ LIN_W4A16, 128, Q4_SYM, false };
 	if (strlen(s) >= sizeof(buf))
 		goto bad;
 	strcpy(buf, s);
@@ -39,13 +42,16 @@ int quant_parse(const char *s, struct quant *q, struct err *e)
 			q->kind = Q4_SYM;
 		else if (!strcmp(tok, "asym"))
 			q->kind = Q4_ASYM;
+		else if (!strcmp(tok, "gptq"))
+			q->gptq = true;
 		else
 			goto bad;
 	}
 	return 0;
 bad:
 	return err_set(e, "--quant '%s': expected f32, f16, w8a16, "
-		       "w4a16[-g32|-g64|-g128][-sym|-asym] or w4a4[-gG][-sym|-asym]",
+		       "w4a16[-g32|-g64|-g128][-sym|-asym][-gptq] or "
+		       "w4a4[-gG][-sym|-asym][-gptq]",
 		       s);
 }
 
@@ -55,8 +61,8 @@ const char *quant_name(const struct quant *q, char *buf)
 					    "w4a4" };
 
 	if (q->format == LIN_W4A16 || q->format == LIN_W4A4)
-		snprintf(buf, 32, "%s-g%d-%s", base[q->format], q->group,
-			 q->kind == Q4_SYM ? "sym" : "asym");
+		snprintf(buf, 32, "%s-g%d-%s%s", base[q->format], q->group,
+			 q->kind == Q4_SYM ? "sym" : "asym", q->gptq ? "-gptq" : "");
 	else
 		snprintf(buf, 32, "%s", base[q->format]);
 	return buf;
@@ -90,6 +96,37 @@ const char *mload_data_dir(void)
 	const char *env = getenv("HYBRIDSPEC_DATA");
 
 	return env && is_dir(env) ? env : "../shared/data";
+}
+
+/* GPTQ on calibration tokens sampled from the FP32 model itself. */
+static void gptq_self_calibrated(struct llama *m, const struct quant *q)
+{
+	const int stories = 8, len = m->c.seq_len < 256 ? m->c.seq_len : 256;
+	int *calib = xmalloc(sizeof(int) * (size_t)stories * len), n = 0;
+	gsl_rng *r = rng_new(2026, rng_stream_id("gptq/calibration"));
+	double *p = xmalloc(sizeof(double) * m->c.vocab);
+	float *lg = xmalloc(sizeof(float) * m->c.vocab);
+	struct llama_state s;
+
+	llama_state_init(&s, &m->c, 1);
+	for (int st = 0; st < stories; st++) {
+		int tok = TOK_BOS;
+
+		for (int pos = 0; pos < len; pos++) {
+			calib[n++] = tok;
+			llama_forward(m, &s, &tok, 1, pos, lg);
+			spec_softmax(lg, m->c.vocab, 1.0f, p);
+			tok = spec_sample(p, m->c.vocab, r);
+			if (tok == TOK_BOS || tok == TOK_EOS)
+				break;
+		}
+	}
+	llama_state_release(&s);
+	llama_quantize_gptq(m, q->format, q->group, q->kind, calib, n);
+	free(calib);
+	free(p);
+	free(lg);
+	rng_free(r);
 }
 
 int mload(const char *name_or_path, const struct quant *q, struct llama *m,
@@ -141,6 +178,9 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 			return -1;
 		}
 	}
-	llama_convert(m, q->format, q->group, q->kind);
+	if (q->gptq)
+		gptq_self_calibrated(m, q);
+	else
+		llama_convert(m, q->format, q->group, q->kind);
 	return 0;
 }

@@ -11,10 +11,14 @@ struct quant {
 	enum lin_format format;
 	int group;         /* W4: 32, 64, 128 */
 	enum q4_kind kind; /* W4: sym or asym */
+	bool gptq;         /* W4: GPTQ-style instead of round to nearest */
 };
 
-/* Parses "f32" | "f16" | "w8a16" | "w4a16[-g32|-g64|-g128][-sym|-asym]" |
- * "w4a4[-gG][-sym|-asym]" (defaults g128, sym). */
+/* Parses "f32" | "f16" | "w8a16" |
+ * "w4a16[-g32|-g64|-g128][-sym|-asym][-gptq]" | "w4a4[-gG][-sym|-asym][-gptq]"
+ * (defaults g128, sym, round to nearest). GPTQ calibrates on the FP32
+ * model's own samples (8 stories of up to 256 tokens from the start token,
+ * temperature 1, a fixed seed), so no evaluation text leaks into it. */
 int quant_parse(const char *s, struct quant *q, struct err *e);
 /* The canonical text of q into buf (32 bytes). */
 const char *quant_name(const struct quant *q, char *buf);

@@ -56,7 +56,7 @@ static void tokenizer_round_trip(void)
 	struct llama m;
 	struct tok t;
 	struct err e;
-	struct quant q = { LIN_F32, 128, Q4_SYM };
+	struct quant q = { LIN_F32, 128, Q4_SYM, false };
 	char line[8192], back[16384];
 	const char *dpath;
 	FILE *f;
@@ -232,7 +232,7 @@ static void forward_matches_float64(void)
 	struct llama_state s, s1;
 	struct tok t;
 	struct err e;
-	struct quant q = { LIN_F32, 128, Q4_SYM };
+	struct quant q = { LIN_F32, 128, Q4_SYM, false };
 	double *ref;
 	float *lg, *lg1;
 	double worst = 0, scale = 0;
@@ -349,7 +349,7 @@ static void speculative_is_lossless(void)
 	struct llama tgt, drf, same;
 	struct tok t1, t2, t3;
 	struct err e;
-	struct quant qf = { LIN_F32, 128, Q4_SYM }, qd = { LIN_W4A16, 32, Q4_ASYM };
+	struct quant qf = { LIN_F32, 128, Q4_SYM, false }, qd = { LIN_W4A16, 32, Q4_ASYM, false };
 	int prompt[] = { 1, 403, 407, 261, 378 }, np = 5, steps = 60;
 	int want[60], got[60];
 	struct llama_state s;
@@ -439,7 +439,7 @@ static void hf_model(void)
 	struct llama m;
 	struct tok t;
 	struct err e;
-	struct quant q = { LIN_F32, 128, Q4_SYM };
+	struct quant q = { LIN_F32, 128, Q4_SYM, false };
 	char out[8192];
 	int ids[64], n, len = 0;
 	char back[256] = "";
@@ -536,7 +536,7 @@ static void speculative_sampling_matches_target(void)
 	struct llama tgt, drf;
 	struct tok t1, t2;
 	struct err e;
-	struct quant qf = { LIN_F32, 128, Q4_SYM }, qd = { LIN_W4A4, 32, Q4_SYM };
+	struct quant qf = { LIN_F32, 128, Q4_SYM, false }, qd = { LIN_W4A4, 32, Q4_SYM, false };
 	int prompt[64], np, out[2];
 	int *c1s, *c1t, *c2s, *c2t;
 	gsl_rng *r = rng_new(17, rng_stream_id("test/spec-sampling"));
@@ -613,7 +613,69 @@ static void speculative_sampling_matches_target(void)
 	llama_release(&drf);
 }
 
+/* GPTQ lowers the layer's output error on correlated inputs, the quantity
+ * it minimises, against round to nearest (synthetic layer). */
+static void gptq_beats_rounding(void)
+{
+	enum { N = 24, K = 192, S = 600 };
+	float *w = malloc(sizeof(float) * N * K), *x = malloc(sizeof(float) * S * K);
+	float *wr = malloc(sizeof(float) * N * K), *wg = malloc(sizeof(float) * N * K);
+	double *h = calloc((size_t)K * K, sizeof(double));
+	gsl_rng *r = rng_new(9, rng_stream_id("test/gptq"));
+	struct linear l;
+	struct q4_matrix rtn, gq;
+	double err_r = 0, err_g = 0;
+
+	for (int i = 0; i < N * K; i++)
+		w[i] = (float)(gsl_rng_uniform(r) - 0.5);
+	for (int s = 0; s < S; s++) { /* inputs along a few directions */
+		double z[4];
+
+		for (int j = 0; j < 4; j++)
+			z[j] = gsl_rng_uniform(r) * 2 - 1;
+		for (int c = 0; c < K; c++)
+			x[s * K + c] = (float)(z[c % 4] * (1 + c % 7) +
+					       0.05 * (gsl_rng_uniform(r) - 0.5));
+	}
+	for (int s = 0; s < S; s++)
+		for (int a = 0; a < K; a++)
+			for (int b = 0; b <= a; b++)
+				h[(size_t)a * K + b] += (double)x[s * K + a] * x[s * K + b];
+	q4_init(&rtn, N, K, 64);
+	q4_quantize(&rtn, w, Q4_ASYM);
+	q4_dequantize(&rtn, wr);
+	memcpy(wg, w, sizeof(float) * N * K);
+	lin_init_f32(&l, wg, N, K);
+	gptq_layer(&l, h, 64, Q4_ASYM, &gq);
+	q4_dequantize(&gq, wg); /* wg now holds the GPTQ weights */
+	q4_dequantize(&rtn, wr);
+	for (int s = 0; s < S; s++)
+		for (int n = 0; n < N; n++) {
+			double yr = 0, yg = 0, y = 0;
+
+			for (int c = 0; c < K; c++) {
+				y += (double)w[n * K + c] * x[s * K + c];
+				yr += (double)wr[n * K + c] * x[s * K + c];
+				yg += (double)wg[n * K + c] * x[s * K + c];
+			}
+			err_r += (y - yr) * (y - yr);
+			err_g += (y - yg) * (y - yg);
+		}
+	CHECK_MSG(err_g < 0.5 * err_r, "GPTQ output error %.4g, rounding %.4g",
+		  err_g, err_r);
+	q4_release(&rtn);
+	q4_release(&gq);
+	free(w);
+	free(x);
+	free(wr);
+	free(h);
+	lin_release(&l); /* frees wg */
+	rng_free(r);
+}
+
 const struct tcase model_tests[] = {
+	{ "models: GPTQ beats rounding on the error it minimises",
+	  gptq_beats_rounding },
 	{ "models: speculative sampling draws from the target's distribution",
 	  speculative_sampling_matches_target },
 	{ "models: Hugging Face safetensors and tokenizer.json", hf_model },
