@@ -28,16 +28,6 @@ static double log_prob(const float *v, int n, int i)
 	return v[i] - mx - log(s);
 }
 
-static void softmax(const float *v, int n, double *p)
-{
-	double mx = v[argmax(v, n)], s = 0;
-
-	for (int j = 0; j < n; j++)
-		s += p[j] = exp(v[j] - mx);
-	for (int j = 0; j < n; j++)
-		p[j] /= s;
-}
-
 /* Calls fn on each window's logits (window tokens w[0..len), logits
  * len x vocab). */
 static void windows(const struct llama *m, const int *tokens, int n,
@@ -105,8 +95,8 @@ static void tf_window(void *ctx, const int *w, int len, const float *tl)
 		double overlap = 0;
 		int agree = argmax(t, a->vocab) == argmax(d, a->vocab);
 
-		softmax(t, a->vocab, a->p);
-		softmax(d, a->vocab, a->q);
+		spec_softmax(t, a->vocab, 1.0f, a->p);
+		spec_softmax(d, a->vocab, 1.0f, a->q);
 		for (int v = 0; v < a->vocab; v++)
 			overlap += fmin(a->p[v], a->q[v]);
 		if ((size_t)a->out->positions == a->cap) {
@@ -156,69 +146,6 @@ static void count(struct spec_stats *st, int g, int gamma, int c, int room)
 	}
 }
 
-long spec_decode_greedy(const struct llama *target, const struct llama *draft,
-			const int *prompt, int np, int steps, int gamma,
-			int *out, struct spec_stats *st)
-{
-	const int vocab = target->c.vocab;
-	struct llama_state ts, ds;
-	int *seq = xmalloc(sizeof(int) * (size_t)(np + steps + gamma + 2));
-	float *tl = xmalloc(sizeof(float) * (size_t)(np > gamma + 1 ? np : gamma + 1) *
-			    vocab);
-	float *dl = xmalloc(sizeof(float) * (size_t)np * vocab);
-	int pos, dpos, made = 0, next;
-	long verifications = 0;
-
-	HS_ASSERT(np >= 1 && np + steps + gamma + 1 <= target->c.seq_len);
-	llama_state_init(&ts, &target->c, np > gamma + 1 ? np : gamma + 1);
-	llama_state_init(&ds, &draft->c, np);
-	memcpy(seq, prompt, sizeof(int) * np);
-	/* both models read the prompt but its last token, which each block
-	 * starts with */
-	pos = dpos = np - 1;
-	if (pos > 0) {
-		llama_forward(target, &ts, seq, pos, 0, tl);
-		llama_forward(draft, &ds, seq, pos, 0, dl);
-	}
-	while (made < steps) {
-		int g = steps - made < gamma ? steps - made : gamma, k = 0;
-
-		/* the draft catches up to pos, then drafts g tokens after it */
-		while (dpos < pos) {
-			llama_forward(draft, &ds, &seq[dpos], 1, dpos, dl);
-			dpos++;
-		}
-		for (int i = 0; i < g; i++) {
-			llama_forward(draft, &ds, &seq[pos + i], 1, pos + i, dl);
-			seq[pos + i + 1] = argmax(dl, vocab);
-		}
-		dpos = pos + g;
-		/* the target checks the block: seq[pos .. pos + g] */
-		llama_forward(target, &ts, &seq[pos], g + 1, pos, tl);
-		verifications++;
-		while (k < g && argmax(tl + (size_t)k * vocab, vocab) == seq[pos + k + 1])
-			k++;
-		next = argmax(tl + (size_t)k * vocab, vocab); /* correction or bonus */
-		count(st, g, gamma, k + 1, steps - made);
-		for (int i = 0; i < k && made < steps; i++)
-			out[made++] = seq[pos + 1 + i];
-		if (made < steps)
-			out[made++] = next;
-		seq[pos + k + 1] = next;
-		pos += k + 1;
-		if (dpos > pos)
-			dpos = pos; /* its cache past the correction is stale */
-		else if (k == g)
-			dpos = pos - 1; /* the bonus token is new to it */
-	}
-	llama_state_release(&ts);
-	llama_state_release(&ds);
-	free(seq);
-	free(tl);
-	free(dl);
-	return verifications;
-}
-
 void spec_softmax(const float *logits, int n, float temp, double *p)
 {
 	double mx = logits[argmax(logits, n)], s = 0;
@@ -241,26 +168,59 @@ int spec_sample(const double *p, int n, gsl_rng *r)
 	return n - 1; /* rounding left a sliver */
 }
 
-long spec_decode_sample(const struct llama *target, const struct llama *draft,
-			const int *prompt, int np, int steps, int gamma,
-			float temp, gsl_rng *r, int *out, struct spec_stats *st)
+/* Rejection sampling over a block: drafts d[0..g) drawn from q (g x vocab),
+ * target logits tl ((g + 1) x vocab). Sets *k to the drafts accepted and
+ * returns the next token: the correction, from max(0, p - q) normalised, or
+ * the bonus, from p. p is scratch (vocab). */
+static int judge_sampled(const float *tl, const double *q, double *p, int vocab,
+			 int g, float temp, const int *d, gsl_rng *r, int *k)
 {
-	const int vocab = target->c.vocab;
+	for (*k = 0;; (*k)++) {
+		const double *qk = q + (size_t)*k * vocab;
+		double z = 0;
+
+		spec_softmax(tl + (size_t)*k * vocab, vocab, temp, p);
+		if (*k == g)
+			return spec_sample(p, vocab, r); /* the bonus */
+		if (gsl_rng_uniform(r) * qk[d[*k]] < p[d[*k]])
+			continue; /* accepted with probability min(1, p/q) */
+		for (int v = 0; v < vocab; v++) {
+			p[v] = fmax(0, p[v] - qk[v]);
+			z += p[v];
+		}
+		if (z > 0) {
+			for (int v = 0; v < vocab; v++)
+				p[v] /= z;
+		} else { /* p == q: a rejection is only rounding */
+			spec_softmax(tl + (size_t)*k * vocab, vocab, temp, p);
+		}
+		return spec_sample(p, vocab, r);
+	}
+}
+
+/* One speculative run: greedy verification at temp = 0, rejection sampling
+ * otherwise (r then draws every random choice). */
+static long decode(const struct llama *target, const struct llama *draft,
+		   const int *prompt, int np, int steps, int gamma, float temp,
+		   gsl_rng *r, int *out, struct spec_stats *st)
+{
+	const int vocab = target->c.vocab, blk = np > gamma + 1 ? np : gamma + 1;
 	struct llama_state ts, ds;
 	int *seq = xmalloc(sizeof(int) * (size_t)(np + steps + gamma + 2));
-	float *tl = xmalloc(sizeof(float) * (size_t)(np > gamma + 1 ? np : gamma + 1) *
-			    vocab);
+	float *tl = xmalloc(sizeof(float) * (size_t)blk * vocab);
 	float *dl = xmalloc(sizeof(float) * (size_t)np * vocab);
-	double *q = xmalloc(sizeof(double) * (size_t)gamma * vocab);
+	double *q = temp > 0 ? xmalloc(sizeof(double) * (size_t)gamma * vocab)
+			     : NULL;
 	double *p = xmalloc(sizeof(double) * vocab);
 	int pos, dpos, made = 0;
 	long verifications = 0;
 
-	HS_ASSERT(temp > 0 && np >= 1 &&
-		  np + steps + gamma + 1 <= target->c.seq_len);
-	llama_state_init(&ts, &target->c, np > gamma + 1 ? np : gamma + 1);
+	HS_ASSERT(np >= 1 && np + steps + gamma + 1 <= target->c.seq_len);
+	llama_state_init(&ts, &target->c, blk);
 	llama_state_init(&ds, &draft->c, np);
 	memcpy(seq, prompt, sizeof(int) * np);
+	/* both models read the prompt but its last token, which each block
+	 * starts with */
 	pos = dpos = np - 1;
 	if (pos > 0) {
 		llama_forward(target, &ts, seq, pos, 0, tl);
@@ -269,49 +229,33 @@ long spec_decode_sample(const struct llama *target, const struct llama *draft,
 	while (made < steps) {
 		int g = steps - made < gamma ? steps - made : gamma, k = 0, next;
 
+		/* the draft catches up to pos, then drafts g tokens after it */
 		while (dpos < pos) {
 			llama_forward(draft, &ds, &seq[dpos], 1, dpos, dl);
 			dpos++;
 		}
 		for (int i = 0; i < g; i++) {
 			llama_forward(draft, &ds, &seq[pos + i], 1, pos + i, dl);
-			spec_softmax(dl, vocab, temp, q + (size_t)i * vocab);
-			seq[pos + i + 1] = spec_sample(q + (size_t)i * vocab, vocab, r);
+			if (q) {
+				spec_softmax(dl, vocab, temp, q + (size_t)i * vocab);
+				seq[pos + i + 1] = spec_sample(q + (size_t)i * vocab,
+							       vocab, r);
+			} else {
+				seq[pos + i + 1] = argmax(dl, vocab);
+			}
 		}
 		dpos = pos + g;
+		/* the target checks the block: seq[pos .. pos + g] */
 		llama_forward(target, &ts, &seq[pos], g + 1, pos, tl);
 		verifications++;
-		for (;;) {
-			spec_softmax(tl + (size_t)k * vocab, vocab, temp, p);
-			if (k == g) {
-				next = spec_sample(p, vocab, r); /* the bonus */
-				break;
-			}
-			int d = seq[pos + k + 1];
-			double qd = q[(size_t)k * vocab + d];
-
-			if (gsl_rng_uniform(r) * qd < p[d]) {
+		if (!q) {
+			while (k < g && argmax(tl + (size_t)k * vocab, vocab) ==
+						seq[pos + k + 1])
 				k++;
-				continue;
-			}
-			/* rejected: sample from max(0, p - q), normalised */
-			{
-				double z = 0;
-
-				for (int v = 0; v < vocab; v++) {
-					p[v] = fmax(0, p[v] - q[(size_t)k * vocab + v]);
-					z += p[v];
-				}
-				if (z > 0) {
-					for (int v = 0; v < vocab; v++)
-						p[v] /= z;
-				} else { /* p == q: a rejection is only rounding */
-					spec_softmax(tl + (size_t)k * vocab, vocab, temp,
-						     p);
-				}
-				next = spec_sample(p, vocab, r);
-			}
-			break;
+			next = argmax(tl + (size_t)k * vocab, vocab);
+		} else {
+			next = judge_sampled(tl, q, p, vocab, g, temp, seq + pos + 1,
+					     r, &k);
 		}
 		count(st, g, gamma, k + 1, steps - made);
 		for (int i = 0; i < k && made < steps; i++)
@@ -320,6 +264,8 @@ long spec_decode_sample(const struct llama *target, const struct llama *draft,
 			out[made++] = next;
 		seq[pos + k + 1] = next;
 		pos += k + 1;
+		/* the draft's cache is good up to the first token it got wrong;
+		 * after a full block the bonus token is new to it */
 		if (dpos > pos)
 			dpos = pos;
 		else if (k == g)
@@ -333,4 +279,19 @@ long spec_decode_sample(const struct llama *target, const struct llama *draft,
 	free(q);
 	free(p);
 	return verifications;
+}
+
+long spec_decode_greedy(const struct llama *target, const struct llama *draft,
+			const int *prompt, int np, int steps, int gamma,
+			int *out, struct spec_stats *st)
+{
+	return decode(target, draft, prompt, np, steps, gamma, 0, NULL, out, st);
+}
+
+long spec_decode_sample(const struct llama *target, const struct llama *draft,
+			const int *prompt, int np, int steps, int gamma,
+			float temp, gsl_rng *r, int *out, struct spec_stats *st)
+{
+	HS_ASSERT(temp > 0 && r != NULL);
+	return decode(target, draft, prompt, np, steps, gamma, temp, r, out, st);
 }

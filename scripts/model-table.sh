@@ -9,6 +9,7 @@ echo "| model | weights | perplexity | alpha greedy | alpha stochastic | E[A] g1
 echo "|---|---|---|---|---|---|---|---|---|"
 for model in stories260K tinystories656K; do
 	for q in f32 f16 w8a16 w4a16-g32-sym w4a16-g64-sym w4a16-g128-sym \
+		w4a16-g32-sym-gptq w4a16-g128-sym-gptq w4a16-g128-asym-gptq \
 		w4a16-g32-asym w4a16-g128-asym w4a4-g32-sym w4a4-g128-sym; do
 		ppl=$("$bin" eval ppl --model "$model" --quant "$q" --text "$text" --json |
 			sed -n 's/.*"ppl": \([0-9.e+-]*\).*/\1/p')
