@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,7 +213,7 @@ static int eval_accept(int argc, char **argv)
 	};
 	const char *target = NULL, *draft = NULL, *text = NULL, *out = NULL;
 	double temp = 0;
-	unsigned long long seed = 1;
+	long long seed = 1, v;
 	gsl_rng *r;
 	struct quant tq, dq;
 	struct llama tm, dm;
@@ -220,7 +221,7 @@ static int eval_accept(int argc, char **argv)
 	struct err e;
 	struct spec_accept a;
 	int json = 0, ch, n, gamma = 8, prompts = 16, *toks, rc = CLI_OK;
-	char *end, tn[32], dn[32];
+	char tn[32], dn[32];
 	json_t *per_gamma, *summary;
 
 	optind = 1;
@@ -236,31 +237,25 @@ static int eval_accept(int argc, char **argv)
 			text = optarg;
 			break;
 		case 'g':
-			gamma = (int)strtol(optarg, &end, 10);
-			if (*end || gamma < 1 || gamma > 16)
-				return cli_fail("--gamma: expected an integer in "
-						"[1, 16], got '%s'", optarg);
+			if (cli_long("--gamma", optarg, 1, 16, &v))
+				return CLI_BAD_INPUT;
+			gamma = (int)v;
 			break;
 		case 'p':
-			prompts = (int)strtol(optarg, &end, 10);
-			if (*end || prompts < 1)
-				return cli_fail("--prompts: expected an integer "
-						">= 1, got '%s'", optarg);
+			if (cli_long("--prompts", optarg, 1, 100000, &v))
+				return CLI_BAD_INPUT;
+			prompts = (int)v;
 			break;
 		case 'o':
 			out = optarg;
 			break;
 		case 'T' + 256:
-			temp = strtod(optarg, &end);
-			if (*end || !(temp >= 0))
-				return cli_fail("--temperature: expected a number "
-						">= 0, got '%s'", optarg);
+			if (cli_double("--temperature", optarg, 0, &temp))
+				return CLI_BAD_INPUT;
 			break;
 		case 's':
-			seed = strtoull(optarg, &end, 10);
-			if (*end)
-				return cli_fail("--seed: expected an integer, got "
-						"'%s'", optarg);
+			if (cli_long("--seed", optarg, 0, LLONG_MAX, &seed))
+				return CLI_BAD_INPUT;
 			break;
 		case 'j':
 			json = 1;
@@ -294,7 +289,7 @@ static int eval_accept(int argc, char **argv)
 		goto done;
 	}
 	spec_teacher_forced(&tm, &dm, toks, n, &a);
-	r = rng_new(seed, rng_stream_id("eval/accept"));
+	r = rng_new((uint64_t)seed, rng_stream_id("eval/accept"));
 	per_gamma = json_object();
 	for (int g = 1; g <= gamma; g++) {
 		const int plen = 32, steps = 128;
@@ -342,11 +337,11 @@ static int eval_accept(int argc, char **argv)
 		       a.alpha_stochastic, temp > 0 ? "sampled" : "greedy");
 		for (int g = 1; g <= gamma; g++) {
 			char key[16];
-			json_t *v;
+			json_t *ea;
 
 			snprintf(key, sizeof(key), "%d", g);
-			if ((v = json_object_get(per_gamma, key)))
-				printf(" g%d %.3f", g, json_real_value(v));
+			if ((ea = json_object_get(per_gamma, key)))
+				printf(" g%d %.3f", g, json_real_value(ea));
 		}
 		printf("\n");
 		json_decref(summary);

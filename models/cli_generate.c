@@ -6,6 +6,7 @@
 #include "rng.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,9 +62,8 @@ int cli_generate(int argc, char **argv)
 	};
 	const char *model = NULL, *prompt = "";
 	struct quant q = { LIN_F32, 128, Q4_SYM, false };
-	long steps = 256;
+	long long steps = 256, seed = 1;
 	double temp = 0;
-	unsigned long long seed = 1;
 	struct llama m;
 	struct llama_state st;
 	struct tok t;
@@ -71,7 +71,6 @@ int cli_generate(int argc, char **argv)
 	int *toks, ntok, pos = 0, prev, ch;
 	float *logits;
 	gsl_rng *r;
-	char *end;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -87,22 +86,16 @@ int cli_generate(int argc, char **argv)
 			prompt = optarg;
 			break;
 		case 'n':
-			steps = strtol(optarg, &end, 10);
-			if (*end || steps < 1)
-				return cli_fail("--steps: expected an integer >= 1, "
-						"got '%s'", optarg);
+			if (cli_long("--steps", optarg, 1, LLONG_MAX, &steps))
+				return CLI_BAD_INPUT;
 			break;
 		case 't':
-			temp = strtod(optarg, &end);
-			if (*end || !(temp >= 0))
-				return cli_fail("--temperature: expected a number "
-						">= 0, got '%s'", optarg);
+			if (cli_double("--temperature", optarg, 0, &temp))
+				return CLI_BAD_INPUT;
 			break;
 		case 's':
-			seed = strtoull(optarg, &end, 10);
-			if (*end)
-				return cli_fail("--seed: expected an integer, got "
-						"'%s'", optarg);
+			if (cli_long("--seed", optarg, 0, LLONG_MAX, &seed))
+				return CLI_BAD_INPUT;
 			break;
 		case 'h':
 			fputs(generate_help, stdout);
@@ -122,7 +115,7 @@ int cli_generate(int argc, char **argv)
 	ntok = tok_encode(&t, prompt, 1, 0, toks);
 	llama_state_init(&st, &m.c, ntok);
 	logits = xmalloc(sizeof(float) * (size_t)ntok * m.c.vocab);
-	r = rng_new(seed, rng_stream_id("generate"));
+	r = rng_new((uint64_t)seed, rng_stream_id("generate"));
 	if (steps > m.c.seq_len)
 		steps = m.c.seq_len;
 	/* the prompt in one block, then a token at a time */

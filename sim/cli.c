@@ -4,7 +4,10 @@
 #include "cfg.h"
 #include "outdir.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +36,37 @@ void cli_sets_release(struct cli_sets *s)
 {
 	free(s->v);
 	*s = (struct cli_sets){ 0 };
+}
+
+int cli_long(const char *name, const char *text, long long lo, long long hi,
+	     long long *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (!*text || *end || errno || v < lo || v > hi) {
+		if (hi == LLONG_MAX)
+			return cli_fail("%s: expected an integer >= %lld, got '%s'",
+					name, lo, text);
+		return cli_fail("%s: expected an integer in [%lld, %lld], got '%s'",
+				name, lo, hi, text);
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_double(const char *name, const char *text, double lo, double *out)
+{
+	char *end;
+	double v = strtod(text, &end);
+
+	if (!*text || *end || !(v >= lo) || !isfinite(v))
+		return cli_fail("%s: expected a number >= %g, got '%s'", name, lo,
+				text);
+	*out = v;
+	return 0;
 }
 
 double cli_now_s(void)

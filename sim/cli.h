@@ -30,6 +30,13 @@ struct cli_sets {
 void cli_sets_add(struct cli_sets *s, const char *arg);
 void cli_sets_release(struct cli_sets *s);
 
+/* Option values: "--name" and its text; an integer in [lo, hi] or a
+ * number >= lo. 0, or CLI_BAD_INPUT after printing
+ * "--name: expected ..., got 'text'". */
+int cli_long(const char *name, const char *text, long long lo, long long hi,
+	     long long *out);
+int cli_double(const char *name, const char *text, double lo, double *out);
+
 /* Seconds on a monotonic clock. */
 double cli_now_s(void);
 
