@@ -293,23 +293,23 @@ int kbench_main(int argc, char **argv)
 	size_t llc = llc_bytes(), set, sn;
 	double *a, *b, *c, stream[2][3] = { { 0 } };
 	int tlist[2] = { 1, 2 }, nt = 2;
-	char *end;
+	long long num;
 	bool first = true;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 't':
-			threads_only = (int)strtol(optarg, &end, 10);
-			if (*end || threads_only < 1 || threads_only > 64)
-				return cli_fail("--threads: expected an integer in "
-						"[1, 64], got '%s'", optarg);
+			if (cli_long("--threads", optarg, 1, 64, &num))
+				return CLI_BAD_INPUT;
+			threads_only = (int)num;
 			break;
 		case 'g':
-			group = (int)strtol(optarg, &end, 10);
-			if (*end || (group != 32 && group != 64 && group != 128))
+			if (strcmp(optarg, "32") && strcmp(optarg, "64") &&
+			    strcmp(optarg, "128"))
 				return cli_fail("--group: expected 32, 64 or 128, "
 						"got '%s'", optarg);
+			group = atoi(optarg);
 			break;
 		case 'k':
 			if (!(kn = kern_find(optarg)))
@@ -320,10 +320,9 @@ int kbench_main(int argc, char **argv)
 			quick = 1;
 			break;
 		case 'b':
-			batch_only = (int)strtol(optarg, &end, 10);
-			if (*end || batch_only < 1 || batch_only > 16)
-				return cli_fail("--batch: expected an integer in "
-						"[1, 16], got '%s'", optarg);
+			if (cli_long("--batch", optarg, 1, 16, &num))
+				return CLI_BAD_INPUT;
+			batch_only = (int)num;
 			break;
 		case 'j':
 			json = 1;

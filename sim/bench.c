@@ -10,6 +10,7 @@
 #include "rng.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <gsl/gsl_randist.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,6 @@ static int bench_engine(int argc, char **argv)
 	static const size_t pending[] = { 1000, 100000, 1000000 };
 	long long steps = 10000000;
 	bool json = false;
-	char *end;
 	int ch;
 
 	optind = 1;
@@ -77,10 +77,8 @@ static int bench_engine(int argc, char **argv)
 			json = true;
 			break;
 		case 's':
-			steps = strtoll(optarg, &end, 10);
-			if (*end || steps < 1)
-				return cli_fail("--steps: expected an integer "
-						">= 1, got '%s'", optarg);
+			if (cli_long("--steps", optarg, 1, LLONG_MAX, &steps))
+				return CLI_BAD_INPUT;
 			break;
 		case 'h':
 			fputs(engine_help, stdout);

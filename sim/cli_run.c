@@ -7,6 +7,7 @@
 #include "sim.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,7 +168,7 @@ int cli_run(int argc, char **argv)
 	bool trace = false, json = false, quiet = false;
 	long trace_tenants = 16;
 	struct err e;
-	char *end;
+	long long num;
 	int ch, rc = CLI_OK;
 
 	optind = 1;
@@ -177,13 +178,11 @@ int cli_run(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'S':
-			if (strtoull(optarg, &end, 10), *end || !*optarg ||
-			    optarg[0] == '-') {
+			if (cli_long("--seed", optarg, 0, LLONG_MAX, &num)) {
 				cli_sets_release(&sets);
-				return cli_fail("--seed: expected an integer >= 0, "
-						"got '%s'", optarg);
+				return CLI_BAD_INPUT;
 			}
-			snprintf(seed_set, sizeof(seed_set), "/seed=%s", optarg);
+			snprintf(seed_set, sizeof(seed_set), "/seed=%lld", num);
 			cli_sets_add(&sets, seed_set);
 			break;
 		case 's':
@@ -193,12 +192,11 @@ int cli_run(int argc, char **argv)
 			trace = true;
 			break;
 		case 'T':
-			trace_tenants = strtol(optarg, &end, 10);
-			if (*end || trace_tenants < 0) {
+			if (cli_long("--trace-tenants", optarg, 0, 1 << 30, &num)) {
 				cli_sets_release(&sets);
-				return cli_fail("--trace-tenants: expected an "
-						"integer >= 0, got '%s'", optarg);
+				return CLI_BAD_INPUT;
 			}
+			trace_tenants = (long)num;
 			break;
 		case 'j':
 			json = true;
