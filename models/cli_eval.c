@@ -315,10 +315,11 @@ static int eval_accept(int argc, char **argv)
 				    json_real((double)ss.full_tokens / ss.full_blocks));
 	}
 	rng_free(r);
-	summary = json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:f,s:f,s:f,s:o}",
+	summary = json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:f,s:f,s:f,s:f,s:f,s:o}",
 			    "kind", "acceptance", "target", target, "draft", draft,
 			    "target_quant", quant_name(&tq, tn),
 			    "text", text, "tokens", (json_int_t)a.positions,
+			    "ppl", a.ppl_target, "ppl_draft", a.ppl_draft,
 			    "alpha_greedy", a.alpha_greedy,
 			    "alpha_stochastic", a.alpha_stochastic,
 			    "temperature", temp,
@@ -331,10 +332,12 @@ static int eval_accept(int argc, char **argv)
 		print_json(summary);
 	} else {
 		printf("target %s (%s), draft %s (%s), %ld positions of %s\n"
+		       "perplexity: target %.4f, draft %.4f\n"
 		       "alpha greedy %.4f, alpha stochastic %.4f\n"
 		       "tokens per verification (%s speculative decoding):",
-		       target, tn, draft, dn, a.positions, text, a.alpha_greedy,
-		       a.alpha_stochastic, temp > 0 ? "sampled" : "greedy");
+		       target, tn, draft, dn, a.positions, text, a.ppl_target,
+		       a.ppl_draft, a.alpha_greedy, a.alpha_stochastic,
+		       temp > 0 ? "sampled" : "greedy");
 		for (int g = 1; g <= gamma; g++) {
 			char key[16];
 			json_t *ea;

@@ -76,6 +76,7 @@ double spec_perplexity(const struct llama *m, const int *tokens, int n,
 
 struct tf_acc {
 	int vocab, win;
+	double nll_t, nll_d;
 	const struct llama *draft;
 	struct llama_state ds;
 	float *dl;
@@ -95,6 +96,8 @@ static void tf_window(void *ctx, const int *w, int len, const float *tl)
 		double overlap = 0;
 		int agree = argmax(t, a->vocab) == argmax(d, a->vocab);
 
+		a->nll_t -= log_prob(t, a->vocab, w[i + 1]);
+		a->nll_d -= log_prob(d, a->vocab, w[i + 1]);
 		spec_softmax(t, a->vocab, 1.0f, a->p);
 		spec_softmax(d, a->vocab, 1.0f, a->q);
 		for (int v = 0; v < a->vocab; v++)
@@ -126,6 +129,8 @@ void spec_teacher_forced(const struct llama *target, const struct llama *draft,
 	if (out->positions) {
 		out->alpha_greedy /= (double)out->positions;
 		out->alpha_stochastic /= (double)out->positions;
+		out->ppl_target = exp(a.nll_t / (double)out->positions);
+		out->ppl_draft = exp(a.nll_d / (double)out->positions);
 	}
 	llama_state_release(&a.ds);
 	free(a.dl);

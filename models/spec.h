@@ -16,6 +16,7 @@ double spec_perplexity(const struct llama *m, const int *tokens, int n,
 
 struct spec_accept {
 	long positions;         /* predictions compared */
+	double ppl_target, ppl_draft; /* perplexities along the same text */
 	double alpha_greedy;    /* P(draft arg max == target arg max) */
 	double alpha_stochastic; /* mean of sum_v min(p_v, q_v) */
 	unsigned char *bits;    /* (positions) owned: greedy agreement */
