@@ -83,15 +83,23 @@ void lin_apply(const struct linear *l, const float *x, int m, float *y,
 	uint16_t *xh;
 
 	if (l->format == LIN_F32) {
+		/* eight running sums, added at the end: a fixed order the
+		 * compiler can keep in one vector register */
 		for (int i = 0; i < m; i++)
 			for (int r = 0; r < l->n; r++) {
 				const float *w = l->f32 + (size_t)r * l->k;
 				const float *xi = x + (size_t)i * l->k;
-				float acc = 0;
+				float acc[8] = { 0 }, sum = 0;
+				int c = 0;
 
-				for (int c = 0; c < l->k; c++)
-					acc += w[c] * xi[c];
-				y[(size_t)i * l->n + r] = acc;
+				for (; c + 8 <= l->k; c += 8)
+					for (int j = 0; j < 8; j++)
+						acc[j] += w[c + j] * xi[c + j];
+				for (; c < l->k; c++)
+					sum += w[c] * xi[c];
+				for (int j = 0; j < 8; j++)
+					sum += acc[j];
+				y[(size_t)i * l->n + r] = sum;
 			}
 		return;
 	}

@@ -274,6 +274,22 @@ static void rope(const struct llama_config *c, const float *freq, float *v,
 	}
 }
 
+/* sum a[i] b[i], i < n, in eight running sums (one vector register) */
+static float dot(const float *a, const float *b, int n)
+{
+	float acc[8] = { 0 }, sum = 0;
+	int i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		for (int j = 0; j < 8; j++)
+			acc[j] += a[i + j] * b[i + j];
+	for (; i < n; i++)
+		sum += a[i] * b[i];
+	for (int j = 0; j < 8; j++)
+		sum += acc[j];
+	return sum;
+}
+
 /* lin_apply, shown to the calibration observer first */
 static void apply(const struct llama *m, const struct linear *l, const float *x,
 		  int n, float *y)
@@ -289,10 +305,10 @@ void llama_forward(const struct llama *m, struct llama_state *s,
 	const struct llama_config *c = &m->c;
 	int dim = c->dim, hs = dim / c->n_heads, kv_dim = hs * c->n_kv_heads;
 	int group = c->n_heads / c->n_kv_heads;
-	float freq[512];
+	float freq[512], inv_sqrt_hs = 1.0f / sqrtf((float)hs);
 
 	HS_ASSERT(n >= 1 && n <= s->max_block && pos >= 0 &&
-		  pos + n <= c->seq_len && hs / 2 <= 512);
+		  pos + n <= c->seq_len && hs <= 512);
 	for (int i = 0; i < hs / 2; i++)
 		freq[i] = powf(c->rope_theta, -2.0f * i / hs);
 	for (int t = 0; t < n; t++) {
@@ -331,25 +347,32 @@ void llama_forward(const struct llama *m, struct llama_state *s,
 
 				for (int p = 0; p <= upto; p++) {
 					const float *k = kc + (size_t)p * kv_dim + kh * hs;
-					float a = 0;
 
-					for (int i = 0; i < hs; i++)
-						a += q[i] * k[i];
-					s->att[p] = a / sqrtf((float)hs);
+					s->att[p] = dot(q, k, hs) * inv_sqrt_hs;
 					mx = fmaxf(mx, s->att[p]);
 				}
 				for (int p = 0; p <= upto; p++) {
 					s->att[p] = expf(s->att[p] - mx);
 					sum += s->att[p];
 				}
-				memset(out, 0, sizeof(float) * hs);
+				/* a local sum that no store can alias */
+				float acc[512];
+
+				memset(acc, 0, sizeof(float) * hs);
 				for (int p = 0; p <= upto; p++) {
 					const float *v = vc + (size_t)p * kv_dim + kh * hs;
 					float a = s->att[p] / sum;
+					int i = 0;
 
-					for (int i = 0; i < hs; i++)
-						out[i] += a * v[i];
+					/* blocks of 8: a fixed shape the compiler
+					 * turns into vector operations */
+					for (; i + 8 <= hs; i += 8)
+						for (int j = 0; j < 8; j++)
+							acc[i + j] += a * v[i + j];
+					for (; i < hs; i++)
+						acc[i] += a * v[i];
 				}
+				memcpy(out, acc, sizeof(float) * hs);
 			}
 		}
 		apply(m, &L->wo, s->xb, n, s->xb2);

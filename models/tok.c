@@ -1,4 +1,5 @@
-/* tok.c: llama2.c's BPE, with pieces looked up by binary search. */
+/* tok.c: llama2.c's BPE and Hugging Face's, pieces found through a hash
+ * table (FNV-1a, linear probing), merges of HF by binary search. */
 #include "tok.h"
 
 #include <jansson.h>
@@ -9,21 +10,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct tok *sort_ctx;
-
-static int cmp_piece(const void *a, const void *b)
+static uint32_t hash(const char *s)
 {
-	return strcmp(sort_ctx->piece[*(const int *)a],
-		      sort_ctx->piece[*(const int *)b]);
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
 }
 
-static void sort_pieces(struct tok *t)
+/* The hash table of pieces. */
+static void index_pieces(struct tok *t)
 {
-	t->sorted = xmalloc(sizeof(int) * (size_t)t->n);
-	for (int i = 0; i < t->n; i++)
-		t->sorted[i] = i;
-	sort_ctx = t;
-	qsort(t->sorted, (size_t)t->n, sizeof(int), cmp_piece);
+	for (t->table_size = 16; t->table_size < 2 * t->n;)
+		t->table_size *= 2;
+	t->table = xmalloc(sizeof(int) * (size_t)t->table_size);
+	for (int i = 0; i < t->table_size; i++)
+		t->table[i] = -1;
+	for (int id = 0; id < t->n; id++) {
+		uint32_t at = hash(t->piece[id]) & (uint32_t)(t->table_size - 1);
+
+		while (t->table[at] >= 0 && strcmp(t->piece[t->table[at]],
+						   t->piece[id]))
+			at = (at + 1) & (uint32_t)(t->table_size - 1);
+		if (t->table[at] < 0) /* the first id of a duplicate piece wins */
+			t->table[at] = id;
+	}
 }
 
 int tok_load_llama2c(struct tok *t, const char *path, int vocab_size,
@@ -64,7 +76,7 @@ int tok_load_llama2c(struct tok *t, const char *path, int vocab_size,
 		t->piece[i][len] = '\0';
 	}
 	fclose(f);
-	sort_pieces(t);
+	index_pieces(t);
 	t->kind = TOK_LLAMA2C;
 	return 0;
 fail:
@@ -81,7 +93,7 @@ void tok_release(struct tok *t)
 		free(t->merge[i]);
 	free(t->piece);
 	free(t->score);
-	free(t->sorted);
+	free(t->table);
 	free(t->merge);
 	free(t->rank);
 	memset(t, 0, sizeof(*t));
@@ -169,7 +181,7 @@ int tok_load_hf(struct tok *t, const char *path, int vocab_size,
 	free(tmp);
 	free(order);
 	json_decref(doc);
-	sort_pieces(t);
+	index_pieces(t);
 	t->unk = 0;
 	return 0;
 fail:
@@ -180,18 +192,11 @@ fail:
 
 static int lookup(const struct tok *t, const char *s)
 {
-	int lo = 0, hi = t->n - 1;
+	uint32_t at = hash(s) & (uint32_t)(t->table_size - 1);
 
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2, c = strcmp(t->piece[t->sorted[mid]], s);
-
-		if (c == 0)
-			return t->sorted[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
+	for (; t->table[at] >= 0; at = (at + 1) & (uint32_t)(t->table_size - 1))
+		if (!strcmp(t->piece[t->table[at]], s))
+			return t->table[at];
 	return -1;
 }
 

@@ -20,7 +20,9 @@ struct tok {
 	int n;          /* vocabulary size */
 	char **piece;   /* (n) owned strings; HF: spaces are "\u2581" */
 	float *score;   /* (n) owned: llama2.c merge scores */
-	int *sorted;    /* (n) owned: ids sorted by piece, for lookup */
+	int *table;     /* (table_size) owned: open-addressing hash of pieces
+			   to ids, -1 empty */
+	int table_size; /* a power of two, at least 2 n */
 	char **merge;   /* (n_merges) owned: "left right", sorted */
 	int *rank;      /* (n_merges) owned: rank of merge[i] in the file */
 	int n_merges, unk;
