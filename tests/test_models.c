@@ -5,8 +5,11 @@
  * the reference output of stories260K. */
 #include "harness.h"
 
+#include "f16.h"
 #include "mload.h"
 #include "rng.h"
+
+#include <jansson.h>
 #include "spec.h"
 
 #include <stdlib.h>
@@ -674,7 +677,137 @@ static void gptq_beats_rounding(void)
 	rng_free(r);
 }
 
+/* Writes dir/model.safetensors from src with every F32 tensor as dtype
+ * ("F16" or "BF16"), and config.json and tokenizer.json beside it. */
+static int convert_safetensors(const char *src_dir, const char *dir,
+			       const char *dtype)
+{
+	char p[20000];
+	FILE *f, *o;
+	uint64_t n;
+	char *hdr;
+	json_t *h, *out = json_object(), *v;
+	const char *key;
+	long data_at, at = 0;
+
+	snprintf(p, sizeof(p), "mkdir -p '%s' && cp '%s/config.json' "
+		 "'%s/tokenizer.json' '%s/'", dir, src_dir, src_dir, dir);
+	if (system(p) != 0)
+		return -1;
+	snprintf(p, sizeof(p), "%s/model.safetensors", src_dir);
+	if (!(f = fopen(p, "rb")) || fread(&n, 8, 1, f) != 1)
+		return -1;
+	hdr = calloc(1, n + 1);
+	if (fread(hdr, 1, n, f) != n)
+		return -1;
+	h = json_loads(hdr, 0, NULL);
+	data_at = 8 + (long)n;
+	json_object_foreach(h, key, v) {
+		json_t *c;
+		long b0, b1;
+
+		if (!strcmp(key, "__metadata__"))
+			continue;
+		b0 = (long)json_integer_value(json_array_get(
+			json_object_get(v, "data_offsets"), 0));
+		b1 = (long)json_integer_value(json_array_get(
+			json_object_get(v, "data_offsets"), 1));
+		c = json_deep_copy(v);
+		json_object_set_new(c, "dtype", json_string(dtype));
+		json_object_set_new(c, "data_offsets",
+				    json_pack("[I,I]", (json_int_t)at,
+					      (json_int_t)(at + (b1 - b0) / 2)));
+		json_object_set_new(c, "src", json_integer(b0));
+		json_object_set_new(out, key, c);
+		at += (b1 - b0) / 2;
+	}
+	free(hdr);
+	hdr = json_dumps(out, JSON_COMPACT);
+	snprintf(p, sizeof(p), "%s/model.safetensors", dir);
+	o = fopen(p, "wb");
+	n = strlen(hdr);
+	fwrite(&n, 8, 1, o);
+	fwrite(hdr, 1, n, o);
+	json_object_foreach(out, key, v) {
+		json_t *shape = json_object_get(v, "shape");
+		long count = 1;
+
+		for (size_t i = 0; i < json_array_size(shape); i++)
+			count *= (long)json_integer_value(json_array_get(shape, i));
+		fseek(f, data_at + (long)json_integer_value(json_object_get(v, "src")),
+		      SEEK_SET);
+		for (long i = 0; i < count; i++) {
+			float x;
+			uint16_t hv;
+			uint32_t bits;
+
+			if (fread(&x, 4, 1, f) != 1)
+				return -1;
+			memcpy(&bits, &x, 4);
+			hv = strcmp(dtype, "F16") ? (uint16_t)(bits >> 16)
+						  : f16_from_f32(x);
+			fwrite(&hv, 2, 1, o);
+		}
+	}
+	fclose(o);
+	fclose(f);
+	free(hdr);
+	json_decref(h);
+	json_decref(out);
+	return 0;
+}
+
+/* F16 and BF16 safetensors load, and run close to the F32 model. */
+static void hf_half_precision(void)
+{
+	static const char *const dtypes[] = { "F16", "BF16" };
+	static const double tol[] = { 0.01, 0.1 }; /* of the largest logit */
+	struct llama m32, m;
+	struct tok t32;
+	struct err e;
+	struct quant q = { LIN_F32, 128, Q4_SYM, false };
+	int toks[] = { 1, 147, 201, 282, 57 };
+	float lg32[5 * 2048], lg[5 * 2048];
+	struct llama_state s;
+	char dir[700];
+
+	if (!need_models())
+		return;
+	if (mload("tinystories656K", &q, &m32, &t32, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	llama_state_init(&s, &m32.c, 5);
+	llama_forward(&m32, &s, toks, 5, 0, lg32);
+	for (int d = 0; d < 2; d++) {
+		double worst = 0, scale = 0;
+
+		snprintf(dir, sizeof(dir), "%s/%s", t_tmpdir(), dtypes[d]);
+		CHECK(convert_safetensors(model_file("tinystories656K"), dir,
+					  dtypes[d]) == 0);
+		if (llama_load_hf(&m, dir, &e) < 0) {
+			CHECK_MSG(0, "%s: %s", dtypes[d], e.msg);
+			continue;
+		}
+		llama_forward(&m, &s, toks, 5, 0, lg);
+		for (int i = 0; i < 5 * 2048; i++) {
+			scale = fmax(scale, fabs(lg32[i]));
+			worst = fmax(worst, fabs(lg[i] - lg32[i]));
+		}
+		/* (this model's weights are exact BF16 values: both give the
+		 * F32 logits exactly, but a wrong decoding would not) */
+		CHECK_MSG(worst <= tol[d] * scale, "%s: logits off by "
+			  "%.3g of %.3g", dtypes[d], worst, scale);
+		llama_release(&m);
+	}
+	llama_state_release(&s);
+	tok_release(&t32);
+	llama_release(&m32);
+}
+
 const struct tcase model_tests[] = {
+	{ "models: F16 and BF16 safetensors load and agree with F32",
+	  hf_half_precision },
 	{ "models: GPTQ beats rounding on the error it minimises",
 	  gptq_beats_rounding },
 	{ "models: speculative sampling draws from the target's distribution",
