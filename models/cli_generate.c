@@ -4,10 +4,10 @@
 
 #include "mload.h"
 #include "rng.h"
+#include "spec.h"
 
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,30 +22,14 @@ static const char generate_help[] =
 	"default f32). Greedy when T is 0 (the default). Stops at the end of\n"
 	"the sequence or after N tokens (default 256).\n";
 
-/* The index of the next token: arg max at t = 0, else a sample. */
-static int pick(float *logits, int n, float temp, gsl_rng *r)
+/* The index of the next token: arg max at t = 0, else a sample; p is
+ * scratch of n doubles. */
+static int pick(const float *logits, int n, float temp, double *p, gsl_rng *r)
 {
-	int best = 0;
-	double sum = 0, u;
-	float mx;
-
-	for (int i = 1; i < n; i++)
-		if (logits[i] > logits[best])
-			best = i;
 	if (temp <= 0)
-		return best;
-	mx = logits[best];
-	for (int i = 0; i < n; i++) {
-		logits[i] = expf((logits[i] - mx) / temp);
-		sum += logits[i];
-	}
-	u = gsl_rng_uniform(r) * sum;
-	for (int i = 0; i < n; i++) {
-		u -= logits[i];
-		if (u <= 0)
-			return i;
-	}
-	return n - 1;
+		return spec_argmax(logits, n);
+	spec_softmax(logits, n, temp, p);
+	return spec_sample(p, n, r);
 }
 
 int cli_generate(int argc, char **argv)
@@ -70,6 +54,7 @@ int cli_generate(int argc, char **argv)
 	struct err e;
 	int *toks, ntok, pos = 0, prev, ch;
 	float *logits;
+	double *p;
 	gsl_rng *r;
 
 	optind = 1;
@@ -115,6 +100,7 @@ int cli_generate(int argc, char **argv)
 	ntok = tok_encode(&t, prompt, 1, 0, toks);
 	llama_state_init(&st, &m.c, ntok);
 	logits = xmalloc(sizeof(float) * (size_t)ntok * m.c.vocab);
+	p = xmalloc(sizeof(double) * (size_t)m.c.vocab);
 	r = rng_new((uint64_t)seed, rng_stream_id("generate"));
 	if (steps > m.c.seq_len)
 		steps = m.c.seq_len;
@@ -130,7 +116,7 @@ int cli_generate(int argc, char **argv)
 		int next;
 
 		memmove(logits, last, sizeof(float) * m.c.vocab);
-		next = pick(logits, m.c.vocab, (float)temp, r);
+		next = pick(logits, m.c.vocab, (float)temp, p, r);
 		if (next == TOK_BOS || next == TOK_EOS)
 			break;
 		fputs(tok_decode(&t, prev, next), stdout);
@@ -141,6 +127,7 @@ int cli_generate(int argc, char **argv)
 	putchar('\n');
 	rng_free(r);
 	free(logits);
+	free(p);
 	free(toks);
 	llama_state_release(&st);
 	tok_release(&t);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int argmax(const float *v, int n)
+int spec_argmax(const float *v, int n)
 {
 	int b = 0;
 
@@ -21,7 +21,7 @@ static int argmax(const float *v, int n)
 /* log-softmax of v at index i */
 static double log_prob(const float *v, int n, int i)
 {
-	double mx = v[argmax(v, n)], s = 0;
+	double mx = v[spec_argmax(v, n)], s = 0;
 
 	for (int j = 0; j < n; j++)
 		s += exp(v[j] - mx);
@@ -94,7 +94,7 @@ static void tf_window(void *ctx, const int *w, int len, const float *tl)
 		const float *t = tl + (size_t)i * a->vocab;
 		const float *d = a->dl + (size_t)i * a->vocab;
 		double overlap = 0;
-		int agree = argmax(t, a->vocab) == argmax(d, a->vocab);
+		int agree = spec_argmax(t, a->vocab) == spec_argmax(d, a->vocab);
 
 		a->nll_t -= log_prob(t, a->vocab, w[i + 1]);
 		a->nll_d -= log_prob(d, a->vocab, w[i + 1]);
@@ -153,7 +153,7 @@ static void count(struct spec_stats *st, int g, int gamma, int c, int room)
 
 void spec_softmax(const float *logits, int n, float temp, double *p)
 {
-	double mx = logits[argmax(logits, n)], s = 0;
+	double mx = logits[spec_argmax(logits, n)], s = 0;
 
 	for (int j = 0; j < n; j++)
 		s += p[j] = exp((logits[j] - mx) / temp);
@@ -246,7 +246,7 @@ static long decode(const struct llama *target, const struct llama *draft,
 				seq[pos + i + 1] = spec_sample(q + (size_t)i * vocab,
 							       vocab, r);
 			} else {
-				seq[pos + i + 1] = argmax(dl, vocab);
+				seq[pos + i + 1] = spec_argmax(dl, vocab);
 			}
 		}
 		dpos = pos + g;
@@ -254,10 +254,10 @@ static long decode(const struct llama *target, const struct llama *draft,
 		llama_forward(target, &ts, &seq[pos], g + 1, pos, tl);
 		verifications++;
 		if (!q) {
-			while (k < g && argmax(tl + (size_t)k * vocab, vocab) ==
+			while (k < g && spec_argmax(tl + (size_t)k * vocab, vocab) ==
 						seq[pos + k + 1])
 				k++;
-			next = argmax(tl + (size_t)k * vocab, vocab);
+			next = spec_argmax(tl + (size_t)k * vocab, vocab);
 		} else {
 			next = judge_sampled(tl, q, p, vocab, g, temp, seq + pos + 1,
 					     r, &k);

@@ -53,6 +53,9 @@ long spec_decode_sample(const struct llama *target, const struct llama *draft,
 			const int *prompt, int np, int steps, int gamma,
 			float temp, gsl_rng *r, int *out, struct spec_stats *st);
 
+/* The index of the largest of v[0..n) (the first, on ties). */
+int spec_argmax(const float *v, int n);
+
 /* Softmax of logits at temperature temp into p (n doubles). */
 void spec_softmax(const float *logits, int n, float temp, double *p);
 /* A sample from p (n doubles summing to about 1). */

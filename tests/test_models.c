@@ -335,15 +335,6 @@ static void bad_files(void)
 	free(data);
 }
 
-static int argmax(const float *v, int n)
-{
-	int b = 0;
-
-	for (int i = 1; i < n; i++)
-		if (v[i] > v[b])
-			b = i;
-	return b;
-}
 
 /* Greedy speculative decoding gives exactly the target's greedy output,
  * whatever the draft and gamma (the lossless property). */
@@ -369,10 +360,10 @@ static void speculative_is_lossless(void)
 	lg = malloc(sizeof(float) * np * tgt.c.vocab);
 	llama_state_init(&s, &tgt.c, np);
 	llama_forward(&tgt, &s, prompt, np, 0, lg);
-	want[0] = argmax(lg + (size_t)(np - 1) * tgt.c.vocab, tgt.c.vocab);
+	want[0] = spec_argmax(lg + (size_t)(np - 1) * tgt.c.vocab, tgt.c.vocab);
 	for (int i = 1; i < steps; i++) {
 		llama_forward(&tgt, &s, &want[i - 1], 1, np + i - 1, lg);
-		want[i] = argmax(lg, tgt.c.vocab);
+		want[i] = spec_argmax(lg, tgt.c.vocab);
 	}
 	for (int g = 1; g <= 7; g += 2) {
 		struct spec_stats ss = { 0 };
