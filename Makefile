@@ -1,6 +1,12 @@
 # hybridspec: one binary, build/hybridspec, over a static library that the
 # tests link too. `make run` and `make test` install missing packages first.
 
+# make MPI=1: build-mpi/, where "hybridspec sweep" spreads runs over mpirun ranks
+ifeq ($(MPI),1)
+BUILD   ?= build-mpi
+CC       = mpicc
+CFLAGS  += -DHS_MPI
+endif
 BUILD   ?= build
 CC      ?= cc
 OPT     ?= -O2 -g

@@ -16,6 +16,7 @@ int cli_formulas(int argc, char **argv);
 int cli_generate(int argc, char **argv); /* models/cli_generate.c */
 int cli_eval(int argc, char **argv);     /* models/cli_eval.c */
 int cli_bench(int argc, char **argv);
+int cli_sweep(int argc, char **argv);
 /* "bench kernels" (kernels/kbench.c) */
 int kbench_main(int argc, char **argv);
 

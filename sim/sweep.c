@@ -1,0 +1,689 @@
+/* sweep.c: the sweep file, its points, and the table over their runs.
+ *
+ * A point is a number in [0, n_points): its digits, most significant first,
+ * are the value indices of the grid axes in the order the file lists them,
+ * and the last digit (base zip_len) is the index shared by every zip axis.
+ * So the first grid key varies slowest and the zip lists fastest. Every
+ * figure a sweep prints is read back from the runs' summary.json files, so
+ * the table does not depend on how (or in what order) the runs were made. */
+#define _DEFAULT_SOURCE /* realpath */
+#include "sweep.h"
+
+#include "cfg.h"
+#include "report.h"
+#include "sim.h"
+
+#include <errno.h>
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The summary figures a sweep reports unless its file lists "metrics". */
+static const char *const default_metrics[] = {
+	"/all/itl_s/mean",
+	"/all/itl_s/p99",
+	"/all/ttft_s/p50",
+	"/all/ttft_s/p99",
+	"/all/tpot_s",
+	"/all/tokens_per_s",
+	"/all/goodput_tokens_per_s",
+	"/all/alpha",
+	"/all/tokens_per_verdict",
+	"/all/slo_attainment",
+	"/cloud/busy_fraction",
+	"/cloud/batch_tokens/mean",
+	"/cloud/queue_wait_s/mean",
+	NULL,
+};
+
+/* Far more points than a sweep should have; guards the product. */
+#define SWEEP_MAX_POINTS 10000000
+
+/* A value as JSON text: full precision for --set, 15 digits for people.
+ * Caller frees. */
+static char *value_text(const json_t *v, int precision)
+{
+	char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT |
+					JSON_REAL_PRECISION(precision));
+
+	HS_ASSERT(s != NULL);
+	return s;
+}
+
+/* A number as the fewest digits that read back exactly; other values with
+ * every digit. Caller frees. */
+static char *exact_text(const json_t *v)
+{
+	for (int prec = 15; json_is_real(v) && prec < 17; prec++) {
+		char *s = value_text(v, prec);
+		json_t *back = json_loads(s, JSON_DECODE_ANY, NULL);
+		bool same = back && json_real_value(back) == json_real_value(v);
+
+		json_decref(back);
+		if (same)
+			return s;
+		free(s);
+	}
+	return value_text(v, 17);
+}
+
+/* "POINTER=VALUE" for cfg_load. Caller frees. */
+static char *set_text(const char *ptr, const json_t *v)
+{
+	char *val = exact_text(v);
+	size_t n = strlen(ptr) + strlen(val) + 2;
+	char *s = xmalloc(n);
+
+	snprintf(s, n, "%s=%s", ptr, val);
+	free(val);
+	return s;
+}
+
+/* The value at ptr (RFC 6901) in root, borrowed, or NULL. */
+static json_t *at_pointer(json_t *root, const char *ptr)
+{
+	json_t *cur = root;
+	char tok[JX_PTR_MAX];
+
+	if (*ptr && *ptr != '/')
+		return NULL;
+	while (cur && *ptr == '/') {
+		size_t n = 0;
+
+		for (ptr++; *ptr && *ptr != '/' && n + 1 < sizeof(tok); ptr++) {
+			if (ptr[0] == '~' && (ptr[1] == '0' || ptr[1] == '1')) {
+				tok[n++] = ptr[1] == '0' ? '~' : '/';
+				ptr++;
+			} else {
+				tok[n++] = *ptr;
+			}
+		}
+		tok[n] = '\0';
+		if (json_is_object(cur)) {
+			cur = json_object_get(cur, tok);
+		} else if (json_is_array(cur)) {
+			char *end;
+			unsigned long long i = strtoull(tok, &end, 10);
+
+			if (!*tok || *end || (tok[0] == '0' && tok[1]))
+				return NULL;
+			cur = json_array_get(cur, (size_t)i);
+		} else {
+			return NULL;
+		}
+	}
+	return cur;
+}
+
+/* Checks a key of "set", "grid" or "zip": a config pointer, not /seed,
+ * not given twice. */
+static int check_pointer(struct jx *x, const struct sweep *s, const char *ptr,
+			 const char *where)
+{
+	if (*ptr != '/' || strchr(ptr, '='))
+		return err_set(x->err, "%s: %s: expected a JSON pointer into the "
+			       "config such as \"/cloud/replicas\" (without '=')",
+			       x->file, where);
+	if (!strcmp(ptr, "/seed"))
+		return err_set(x->err, "%s: %s: the seed is not a config "
+			       "override: list the seeds in \"seeds\" or give "
+			       "\"replicates\"", x->file, where);
+	for (size_t i = 0; i < s->n_axes; i++)
+		if (!strcmp(s->axes[i].ptr, ptr))
+			return err_set(x->err, "%s: %s: \"%s\" is varied twice",
+				       x->file, where, ptr);
+	for (size_t i = 0; i < s->n_set; i++)
+		if (!strncmp(s->set[i], ptr, strlen(ptr)) &&
+		    s->set[i][strlen(ptr)] == '=')
+			return err_set(x->err, "%s: %s: \"%s\" is both set and "
+				       "varied", x->file, where, ptr);
+	return 0;
+}
+
+static int read_set(struct jx *x, struct sweep *s, json_t *set)
+{
+	const char *k;
+	json_t *v;
+	char p[JX_PTR_MAX];
+
+	if (!set)
+		return 0;
+	if (!json_is_object(set))
+		return jx_fail(x, "/set", "an object of \"/pointer\": value", set);
+	json_object_foreach(set, k, v) {
+		jx_child(p, "/set", k);
+		if (check_pointer(x, s, k, p) < 0)
+			return -1;
+		s->set = xrealloc(s->set, (s->n_set + 1) * sizeof(*s->set));
+		s->set[s->n_set++] = set_text(k, v);
+	}
+	return 0;
+}
+
+/* The axes of "grid" or "zip" (zip: every list as long as the first). */
+static int read_axes(struct jx *x, struct sweep *s, json_t *obj,
+		     const char *ptr, bool zip)
+{
+	const char *k;
+	json_t *v;
+	char p[JX_PTR_MAX];
+	size_t first = s->n_axes;
+
+	if (!obj)
+		return 0;
+	if (!json_is_object(obj))
+		return jx_fail(x, ptr, "an object of \"/pointer\": [values]", obj);
+	json_object_foreach(obj, k, v) {
+		struct sweep_axis *a;
+
+		jx_child(p, ptr, k);
+		if (check_pointer(x, s, k, p) < 0)
+			return -1;
+		if (!json_is_array(v) || json_array_size(v) == 0)
+			return jx_fail(x, p, "a non-empty array of values", v);
+		if (zip && s->n_axes > first &&
+		    json_array_size(v) != json_array_size(s->axes[first].values))
+			return err_set(x->err, "%s: %s: expected %zu values, as "
+				       "many as %s has, got %zu", x->file, p,
+				       json_array_size(s->axes[first].values),
+				       s->axes[first].where, json_array_size(v));
+		s->axes = xrealloc(s->axes, (s->n_axes + 1) * sizeof(*s->axes));
+		a = &s->axes[s->n_axes++];
+		*a = (struct sweep_axis){ .ptr = k, .values = v, .zip = zip };
+		snprintf(a->where, sizeof(a->where), "%s", p);
+		if (zip)
+			s->zip_len = json_array_size(v);
+	}
+	return 0;
+}
+
+static int read_seeds(struct jx *x, struct sweep *s, long long base_seed)
+{
+	json_t *seeds = json_object_get(s->doc, "seeds");
+	json_t *reps = json_object_get(s->doc, "replicates");
+	char p[JX_PTR_MAX];
+	long long n;
+
+	if (seeds && reps)
+		return err_set(x->err, "%s: /replicates: give either \"seeds\" "
+			       "or \"replicates\", not both", x->file);
+	if (reps) {
+		if (jx_int(x, s->doc, "", "replicates", 1, 1000000,
+			   JX_REQUIRED_INT, &n) < 0)
+			return -1;
+		seeds = json_array();
+		for (long long i = 1; i <= n; i++)
+			json_array_append_new(seeds, json_integer(i));
+		json_object_del(s->doc, "replicates");
+		json_object_set_new(s->doc, "seeds", seeds);
+	} else if (!seeds) {
+		seeds = json_pack("[I]", (json_int_t)base_seed);
+		json_object_set_new(s->doc, "seeds", seeds);
+	}
+	if (!json_is_array(seeds) || json_array_size(seeds) == 0)
+		return jx_fail(x, "/seeds", "a non-empty array of integers >= 0",
+			       seeds);
+	s->n_seeds = json_array_size(seeds);
+	s->seeds = xcalloc(s->n_seeds, sizeof(*s->seeds));
+	for (size_t i = 0; i < s->n_seeds; i++) {
+		json_t *v = json_array_get(seeds, i);
+
+		jx_index(p, "/seeds", i);
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return jx_fail(x, p, "an integer >= 0", v);
+		s->seeds[i] = json_integer_value(v);
+		for (size_t j = 0; j < i; j++)
+			if (s->seeds[j] == s->seeds[i])
+				return err_set(x->err, "%s: %s: seed %lld is "
+					       "listed twice", x->file, p,
+					       s->seeds[i]);
+	}
+	return 0;
+}
+
+static int read_metrics(struct jx *x, struct sweep *s)
+{
+	json_t *m = json_object_get(s->doc, "metrics");
+	char p[JX_PTR_MAX];
+
+	if (!m) {
+		m = json_array();
+		for (size_t i = 0; default_metrics[i]; i++)
+			json_array_append_new(m, json_string(default_metrics[i]));
+		json_object_set_new(s->doc, "metrics", m);
+	}
+	if (!json_is_array(m) || json_array_size(m) == 0)
+		return jx_fail(x, "/metrics", "a non-empty array of pointers "
+			       "into summary.json such as \"/all/itl_s/mean\"", m);
+	s->n_metrics = json_array_size(m);
+	s->metrics = xcalloc(s->n_metrics, sizeof(*s->metrics));
+	for (size_t i = 0; i < s->n_metrics; i++) {
+		json_t *v = json_array_get(m, i);
+		const char *ptr = json_string_value(v);
+
+		jx_index(p, "/metrics", i);
+		if (!ptr || *ptr != '/')
+			return jx_fail(x, p, "a pointer into summary.json such "
+				       "as \"/all/itl_s/mean\"", v);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(s->metrics[j], ptr))
+				return err_set(x->err, "%s: %s: \"%s\" is listed "
+					       "twice", x->file, p, ptr);
+		s->metrics[i] = ptr;
+	}
+	return 0;
+}
+
+/* The file name without folder and ".json". */
+static char *default_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *name = xstrdup(slash ? slash + 1 : path);
+	size_t n = strlen(name);
+
+	if (n > 5 && !strcmp(name + n - 5, ".json"))
+		name[n - 5] = '\0';
+	return name;
+}
+
+int sweep_load(struct sweep *s, const char *path, struct err *e)
+{
+	static const char *const keys[] = { "name", "base", "set", "grid",
+		"zip", "seeds", "replicates", "metrics", NULL };
+	struct jx x = { .file = path, .err = e };
+	const char *base;
+	char buf[4096], *name;
+	struct cfg c;
+	long long base_seed;
+	double points = 1;
+	int rc;
+
+	*s = (struct sweep){ .file = xstrdup(path), .zip_len = 1 };
+	if (!(s->doc = jx_load(path, e)) ||
+	    jx_object(&x, s->doc, "", keys) < 0)
+		goto fail;
+	name = default_name(path);
+	rc = jx_str(&x, s->doc, "", "name", name, &s->name);
+	free(name);
+	if (rc < 0 || jx_str(&x, s->doc, "", "base", NULL, &base) < 0)
+		goto fail;
+	if (!*s->name || strchr(s->name, '/')) {
+		jx_fail(&x, "/name", "a non-empty name without '/'",
+			json_object_get(s->doc, "name"));
+		goto fail;
+	}
+	s->base = xstrdup(jx_path(&x, base, buf, sizeof(buf)));
+	if (read_set(&x, s, json_object_get(s->doc, "set")) < 0 ||
+	    read_axes(&x, s, json_object_get(s->doc, "grid"), "/grid",
+		      false) < 0 ||
+	    read_axes(&x, s, json_object_get(s->doc, "zip"), "/zip",
+		      true) < 0)
+		goto fail;
+	for (size_t i = 0; i < s->n_axes; i++)
+		if (!s->axes[i].zip)
+			points *= (double)json_array_size(s->axes[i].values);
+	points *= (double)s->zip_len;
+	if (points > SWEEP_MAX_POINTS) {
+		err_set(e, "%s: /grid: %.0f points, more than %d", path, points,
+			SWEEP_MAX_POINTS);
+		goto fail;
+	}
+	s->n_points = (size_t)points;
+	/* the base with the fixed overrides: its seed is the default seed */
+	if (cfg_load(&c, s->base, (const char *const *)s->set, s->n_set, e) < 0) {
+		err_prefix(e, "%s: %s", path, s->n_set ? "/set" : "/base");
+		goto fail;
+	}
+	base_seed = (long long)c.seed;
+	cfg_release(&c);
+	if (read_seeds(&x, s, base_seed) < 0 || read_metrics(&x, s) < 0)
+		goto fail;
+	return 0;
+fail:
+	sweep_release(s);
+	return -1;
+}
+
+void sweep_release(struct sweep *s)
+{
+	sweep_sets_free(s->set, s->n_set);
+	free(s->axes);
+	free(s->seeds);
+	free(s->metrics);
+	free(s->base);
+	free(s->file);
+	json_decref(s->doc);
+	*s = (struct sweep){ 0 };
+}
+
+size_t sweep_value_index(const struct sweep *s, size_t point, size_t a)
+{
+	size_t q;
+
+	HS_ASSERT(point < s->n_points && a < s->n_axes);
+	if (s->axes[a].zip)
+		return point % s->zip_len;
+	q = point / s->zip_len;
+	for (size_t k = s->n_axes; k-- > a + 1;)
+		if (!s->axes[k].zip)
+			q /= json_array_size(s->axes[k].values);
+	return q % json_array_size(s->axes[a].values);
+}
+
+char **sweep_sets(const struct sweep *s, size_t point, long long seed,
+		  size_t *n)
+{
+	char **v = xcalloc(s->n_set + s->n_axes + 1, sizeof(*v));
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n_set; i++)
+		v[k++] = xstrdup(s->set[i]);
+	for (size_t a = 0; a < s->n_axes; a++)
+		v[k++] = set_text(s->axes[a].ptr,
+				  json_array_get(s->axes[a].values,
+						 sweep_value_index(s, point, a)));
+	if (seed >= 0) {
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), "/seed=%lld", seed);
+		v[k++] = xstrdup(buf);
+	}
+	*n = k;
+	return v;
+}
+
+void sweep_sets_free(char **sets, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(sets[i]);
+	free(sets);
+}
+
+char *sweep_run_dir(const struct sweep *s, const char *dir, size_t point,
+		    size_t seed_i)
+{
+	size_t n = strlen(dir) + 64;
+	char *p = xmalloc(n);
+
+	HS_ASSERT(seed_i < s->n_seeds);
+	snprintf(p, n, "%s/points/%zu/seed-%lld", dir, point, s->seeds[seed_i]);
+	return p;
+}
+
+/* "/a=1, /b=\"x\"": the point's values, for messages. */
+static void point_label(const struct sweep *s, size_t point, char *buf,
+			size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t a = 0; a < s->n_axes && used < n; a++) {
+		size_t i = sweep_value_index(s, point, a);
+		char *val = value_text(json_array_get(s->axes[a].values, i), 15);
+
+		used += (size_t)snprintf(buf + used, n - used, "%s%s=%s",
+					 a ? ", " : "", s->axes[a].ptr, val);
+		free(val);
+	}
+}
+
+/* Checks that every metric is a number in summary (what a run of the
+ * point writes). */
+static int check_metrics(const struct sweep *s, json_t *summary, size_t point,
+			 struct err *e)
+{
+	char label[512];
+
+	for (size_t m = 0; m < s->n_metrics; m++) {
+		if (json_is_number(at_pointer(summary, s->metrics[m])))
+			continue;
+		point_label(s, point, label, sizeof(label));
+		return err_set(e, "%s: /metrics/%zu: \"%s\" is not a number in "
+			       "the summary.json of point %zu%s%s%s", s->file, m,
+			       s->metrics[m], point, *label ? " (" : "", label,
+			       *label ? ")" : "");
+	}
+	return 0;
+}
+
+/* Loads the point as its first run would and builds its simulation
+ * (traces, tables) without running it. */
+static int check_point(const struct sweep *s, size_t p, struct err *e)
+{
+	size_t n;
+	char **sets = sweep_sets(s, p, s->seeds[0], &n);
+	char label[512];
+	struct cfg c;
+	struct sim sim;
+	json_t *sum;
+	int rc = cfg_load(&c, s->base, (const char *const *)sets, n, e);
+
+	sweep_sets_free(sets, n);
+	if (rc == 0) {
+		rc = sim_init(&sim, &c, (struct sim_opts){ 0 }, e);
+		if (rc == 0) {
+			sum = rep_summary(&sim);
+			if (check_metrics(s, sum, p, e) < 0) {
+				json_decref(sum);
+				sim_release(&sim);
+				cfg_release(&c);
+				return -1;
+			}
+			json_decref(sum);
+		}
+		sim_release(&sim);
+		cfg_release(&c);
+	}
+	if (rc == 0)
+		return 0;
+	point_label(s, p, label, sizeof(label));
+	return err_prefix(e, "%s: point %zu%s%s%s", s->file, p,
+			  *label ? " (" : "", label, *label ? ")" : "");
+}
+
+int sweep_check(const struct sweep *s, struct err *e)
+{
+	/* each value alone first, so that a bad one is named where it is */
+	for (size_t a = 0; a < s->n_axes; a++) {
+		const struct sweep_axis *ax = &s->axes[a];
+
+		for (size_t i = 0; i < json_array_size(ax->values); i++) {
+			const char **sets = xcalloc(s->n_set + 1, sizeof(*sets));
+			char *one = set_text(ax->ptr,
+					     json_array_get(ax->values, i));
+			struct cfg c;
+			int rc;
+
+			for (size_t k = 0; k < s->n_set; k++)
+				sets[k] = s->set[k];
+			sets[s->n_set] = one;
+			rc = cfg_load(&c, s->base, sets, s->n_set + 1, e);
+			free(one);
+			free(sets);
+			if (rc < 0)
+				return err_prefix(e, "%s: %s/%zu", s->file,
+						  ax->where, i);
+			cfg_release(&c);
+		}
+	}
+	/* then every point, as far as a run goes before it simulates */
+	for (size_t p = 0; p < s->n_points; p++)
+		if (check_point(s, p, e) < 0)
+			return -1;
+	return 0;
+}
+
+char *sweep_resolved(const struct sweep *s)
+{
+	json_t *doc = json_deep_copy(s->doc), *points = json_array();
+	char *text, *real;
+
+	for (size_t p = 0; p < s->n_points; p++) {
+		json_t *o = json_object();
+
+		for (size_t a = 0; a < s->n_axes; a++)
+			json_object_set(o, s->axes[a].ptr,
+					json_array_get(s->axes[a].values,
+						       sweep_value_index(s, p, a)));
+		json_array_append_new(points, o);
+	}
+	/* the base as this run found it, for a reader of DIR/sweep.json */
+	if ((real = realpath(s->base, NULL)))
+		json_object_set_new(doc, "base", json_string(real));
+	free(real);
+	json_object_set_new(doc, "points", points);
+	text = jx_dumps(doc);
+	json_decref(doc);
+	return text;
+}
+
+void sweep_stats(const double *x, size_t n, double *mean, double *ci95)
+{
+	double sum = 0, ss = 0, m;
+
+	HS_ASSERT(n >= 1);
+	for (size_t i = 0; i < n; i++)
+		sum += x[i];
+	m = sum / (double)n;
+	*mean = m;
+	*ci95 = 0;
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - m) * (x[i] - m);
+	*ci95 = gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) *
+		sqrt(ss / (double)(n - 1)) / sqrt((double)n);
+}
+
+char *sweep_column(char *buf, const char *ptr)
+{
+	snprintf(buf, JX_PTR_MAX, "%s", *ptr == '/' ? ptr + 1 : ptr);
+	for (char *c = buf; *c; c++)
+		if (*c == '/')
+			*c = '.';
+	return buf;
+}
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_header(const struct sweep *s, FILE *f)
+{
+	char col[JX_PTR_MAX];
+
+	fputs("point", f);
+	for (size_t a = 0; a < s->n_axes; a++) {
+		fputc(',', f);
+		csv_field(f, sweep_column(col, s->axes[a].ptr));
+	}
+	fputs(",n_seeds", f);
+	for (size_t m = 0; m < s->n_metrics; m++) {
+		sweep_column(col, s->metrics[m]);
+		fputc(',', f);
+		csv_field(f, strcat(col, "_mean"));
+		sweep_column(col, s->metrics[m]);
+		fputc(',', f);
+		csv_field(f, strcat(col, "_ci95"));
+	}
+	fputc('\n', f);
+}
+
+/* Reads the metrics of one run into x[m * n_seeds + seed_i]. */
+static int read_run(const struct sweep *s, const char *dir, size_t point,
+		    size_t seed_i, double *x, struct err *e)
+{
+	char *run = sweep_run_dir(s, dir, point, seed_i);
+	size_t n = strlen(run) + 32;
+	char *path = xmalloc(n);
+	json_t *sum;
+	int rc = 0;
+
+	snprintf(path, n, "%s/summary.json", run);
+	free(run);
+	if (!(sum = jx_load(path, e))) {
+		free(path);
+		return -1;
+	}
+	for (size_t m = 0; m < s->n_metrics && rc == 0; m++) {
+		json_t *v = at_pointer(sum, s->metrics[m]);
+
+		if (json_is_number(v))
+			x[m * s->n_seeds + seed_i] = json_number_value(v);
+		else
+			rc = err_set(e, "%s: %s: expected a number, got %s", path,
+				     s->metrics[m],
+				     v ? "another value" : "nothing");
+	}
+	json_decref(sum);
+	free(path);
+	return rc;
+}
+
+int sweep_csv(const struct sweep *s, const char *dir, struct err *e)
+{
+	size_t n = strlen(dir) + 64;
+	char *tmp = xmalloc(n), *dst = xmalloc(n);
+	double *x = xcalloc(s->n_metrics * s->n_seeds, sizeof(*x));
+	FILE *f;
+	int rc = 0;
+
+	snprintf(dst, n, "%s/sweep.csv", dir);
+	snprintf(tmp, n, "%s/.sweep.csv.tmp-%ld", dir, (long)getpid());
+	if (!(f = fopen(tmp, "w"))) {
+		rc = err_set(e, "cannot write '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	csv_header(s, f);
+	for (size_t p = 0; p < s->n_points && rc == 0; p++) {
+		for (size_t k = 0; k < s->n_seeds && rc == 0; k++)
+			rc = read_run(s, dir, p, k, x, e);
+		if (rc < 0)
+			break;
+		fprintf(f, "%zu", p);
+		for (size_t a = 0; a < s->n_axes; a++) {
+			json_t *v = json_array_get(s->axes[a].values,
+						   sweep_value_index(s, p, a));
+			char *text = json_is_string(v) ? NULL : value_text(v, 15);
+
+			fputc(',', f);
+			csv_field(f, text ? text : json_string_value(v));
+			free(text);
+		}
+		fprintf(f, ",%zu", s->n_seeds);
+		for (size_t m = 0; m < s->n_metrics; m++) {
+			double mean, ci;
+
+			sweep_stats(x + m * s->n_seeds, s->n_seeds, &mean, &ci);
+			fprintf(f, ",%.15g,%.15g", mean, ci);
+		}
+		fputc('\n', f);
+	}
+	if (fclose(f) != 0 && rc == 0)
+		rc = err_set(e, "cannot write '%s': %s", tmp, strerror(errno));
+	if (rc == 0 && rename(tmp, dst) < 0)
+		rc = err_set(e, "cannot rename '%s' to '%s': %s", tmp, dst,
+			     strerror(errno));
+	if (rc < 0)
+		remove(tmp);
+out:
+	free(x);
+	free(tmp);
+	free(dst);
+	return rc;
+}

@@ -1,0 +1,532 @@
+/* test_sweep.c: "hybridspec sweep": points, the table's values, parallel
+ * and resumed runs, bad sweep files, and the library's order and stats. */
+#include "harness.h"
+
+#include "sweep.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* t(0.975, 2): Student's t with 2 degrees of freedom has the quantile
+ * (2p - 1) sqrt(2 / (1 - (2p - 1)^2)) in closed form */
+#define T975_DF2 (0.95 * sqrt(2 / (1 - 0.95 * 0.95)))
+/* a mean read back from 15-digit files, against one computed here */
+#define MEAN_TOL 1e-12
+
+static char repo[PATH_MAX];
+
+/* tests/data/NAME as an absolute path (static buffer). */
+static const char *data(const char *name)
+{
+	static char p[PATH_MAX + 64];
+
+	if (!repo[0] && !getcwd(repo, sizeof(repo)))
+		abort();
+	snprintf(p, sizeof(p), "%s/tests/data/%s", repo, name);
+	return p;
+}
+
+static int exists(const char *name)
+{
+	char p[1024];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", t_tmpdir(), name);
+	return stat(p, &st) == 0;
+}
+
+static char *slurp(const char *name)
+{
+	char p[2048];
+	FILE *f;
+	long n;
+	char *s;
+
+	snprintf(p, sizeof(p), "%s/%s", t_tmpdir(), name);
+	if (!(f = fopen(p, "rb")))
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	s = malloc((size_t)n + 1);
+	if (fread(s, 1, (size_t)n, f) != (size_t)n)
+		n = 0;
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+/* The CSV as rows of fields (no quoting in these files). */
+struct csv {
+	char *text;
+	char **cell; /* (rows, cols) */
+	size_t rows, cols;
+};
+
+static int csv_read(struct csv *c, const char *name)
+{
+	size_t cap = 0, n = 0, cols = 0;
+	char *line, *save;
+
+	*c = (struct csv){ 0 };
+	if (!(c->text = slurp(name)))
+		return -1;
+	for (line = strtok_r(c->text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		size_t k = 0;
+
+		for (char *f = line;; k++) {
+			char *comma = strchr(f, ',');
+
+			if (n + 1 > cap)
+				c->cell = realloc(c->cell, (cap = 2 * cap + 64) *
+							   sizeof(*c->cell));
+			c->cell[n++] = f;
+			if (!comma)
+				break;
+			*comma = '\0';
+			f = comma + 1;
+		}
+		if (!c->rows)
+			cols = k + 1;
+		else if (k + 1 != cols)
+			return -1;
+		c->rows++;
+	}
+	c->cols = cols;
+	return 0;
+}
+
+static const char *csv_get(const struct csv *c, size_t row, const char *col)
+{
+	for (size_t j = 0; j < c->cols; j++)
+		if (!strcmp(c->cell[j], col))
+			return c->cell[row * c->cols + j];
+	return NULL;
+}
+
+static void csv_free(struct csv *c)
+{
+	free(c->text);
+	free(c->cell);
+}
+
+static double summary_num(const char *dir, size_t point, int seed,
+			  const char *obj, const char *key)
+{
+	char p[2048];
+	json_t *v;
+	double x;
+
+	snprintf(p, sizeof(p), "%s/%s/points/%zu/seed-%d/summary.json",
+		 t_tmpdir(), dir, point, seed);
+	v = json_load_file(p, 0, NULL);
+	x = json_number_value(json_object_get(json_object_get(v, obj), key));
+	json_decref(v);
+	return v ? x : NAN;
+}
+
+/* The small sweep: 2 x 2 grid, 2 zipped values, seeds 1..3. */
+static void end_to_end(void)
+{
+	static const char *const count[] = { "1", "1", "1", "1", "3", "3", "3",
+					     "3" };
+	static const char *const kind[] = { "sync", "sync", "async", "async" };
+	static const char *const alpha[] = { "0.6", "0.9" };
+	static const char *const rtt[] = { "0.03", "0.08" };
+	char out[4096], args[2 * PATH_MAX];
+	struct csv c;
+
+	snprintf(args, sizeof(args), "sweep %s -o s -j2 --quiet",
+		 data("sweep-small.json"));
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	CHECK_MSG(out[0] == '\0', "--quiet printed \"%s\"", out);
+	CHECK(exists("s/sweep.json") && exists("s/points/7/seed-3/summary.json"));
+	CHECK(exists("s/points/0/seed-1/config.resolved.json"));
+	if (csv_read(&c, "s/sweep.csv") < 0) {
+		CHECK_MSG(0, "no readable s/sweep.csv");
+		return;
+	}
+	CHECK_MSG(!strcmp(c.cell[0], "point") && c.cols == 14, "%zu columns",
+		  c.cols);
+	CHECK(!strcmp(c.cell[1], "tenants.0.count") &&
+	      !strcmp(c.cell[2], "protocol.kind") &&
+	      !strcmp(c.cell[3], "tenants.0.acceptance.alpha") &&
+	      !strcmp(c.cell[4], "tenants.0.wan.rtt_s") &&
+	      !strcmp(c.cell[5], "n_seeds") &&
+	      !strcmp(c.cell[6], "all.itl_s.mean_mean") &&
+	      !strcmp(c.cell[7], "all.itl_s.mean_ci95") &&
+	      !strcmp(c.cell[13], "cloud.busy_fraction_ci95"));
+	CHECK_MSG(c.rows == 9, "%zu rows, want a header and 8 points", c.rows);
+	for (size_t p = 0; p < 8 && p + 1 < c.rows; p++) {
+		size_t r = p + 1;
+		double x[3], sum = 0, ss = 0, mean, ci;
+		char num[32];
+
+		snprintf(num, sizeof(num), "%zu", p);
+		CHECK(!strcmp(csv_get(&c, r, "point"), num));
+		/* the first grid key varies slowest, the zip fastest */
+		CHECK_MSG(!strcmp(csv_get(&c, r, "tenants.0.count"), count[p]) &&
+			  !strcmp(csv_get(&c, r, "protocol.kind"), kind[p % 4]) &&
+			  !strcmp(csv_get(&c, r, "tenants.0.acceptance.alpha"),
+				  alpha[p % 2]) &&
+			  !strcmp(csv_get(&c, r, "tenants.0.wan.rtt_s"),
+				  rtt[p % 2]),
+			  "point %zu: the varied values", p);
+		CHECK(!strcmp(csv_get(&c, r, "n_seeds"), "3"));
+		for (int k = 0; k < 3; k++) {
+			x[k] = summary_num("s", p, k + 1, "all", "tokens_per_s");
+			sum += x[k];
+		}
+		mean = sum / 3;
+		for (int k = 0; k < 3; k++)
+			ss += (x[k] - mean) * (x[k] - mean);
+		ci = T975_DF2 * sqrt(ss / 2) / sqrt(3);
+		CHECK_NEAR(atof(csv_get(&c, r, "all.tokens_per_s_mean")), mean,
+			   MEAN_TOL * fabs(mean));
+		CHECK_NEAR(atof(csv_get(&c, r, "all.tokens_per_s_ci95")), ci,
+			   MEAN_TOL * fabs(mean));
+		CHECK(ci > 0);
+	}
+	csv_free(&c);
+}
+
+/* A run directory holds the point's values and its seed. */
+static void run_configs(void)
+{
+	char out[4096], args[2 * PATH_MAX], p[1024];
+	json_t *v;
+
+	snprintf(args, sizeof(args), "sweep %s -o s --quiet",
+		 data("sweep-small.json"));
+	CHECK(t_run(args, out, sizeof(out)) == 0);
+	snprintf(p, sizeof(p), "%s/s/points/6/seed-2/config.resolved.json",
+		 t_tmpdir());
+	v = json_load_file(p, 0, NULL);
+	CHECK_MSG(v != NULL, "no %s", p);
+	CHECK(json_integer_value(json_object_get(v, "seed")) == 2);
+	CHECK(!strcmp(json_string_value(json_object_get(
+			      json_object_get(v, "protocol"), "kind")), "async"));
+	CHECK(json_integer_value(json_object_get(json_array_get(
+		      json_object_get(v, "tenants"), 0), "count")) == 3);
+	/* "set" applies to every point */
+	CHECK(json_integer_value(json_object_get(json_object_get(json_array_get(
+		      json_object_get(v, "tenants"), 1), "workload"), "requests"))
+	      == 1);
+	json_decref(v);
+}
+
+/* One seed: the mean is the run's value and the half-width 0. */
+static void one_seed(void)
+{
+	char out[4096], text[2 * PATH_MAX];
+	struct csv c;
+
+	snprintf(text, sizeof(text), "{\"base\": \"%s\", \"seeds\": [5], "
+		 "\"grid\": {\"/protocol/gamma\": [2, 6]}, \"metrics\": "
+		 "[\"/all/alpha\", \"/groups/1/tokens_per_s\"]}",
+		 data("small.json"));
+	t_write("one.json", text);
+	CHECK(t_run("sweep one.json --quiet -o o", out, sizeof(out)) == 0);
+	if (csv_read(&c, "o/sweep.csv") < 0) {
+		CHECK_MSG(0, "no readable o/sweep.csv: %s", out);
+		return;
+	}
+	CHECK(c.rows == 3 && c.cols == 7);
+	CHECK(!strcmp(c.cell[c.cols - 2], "groups.1.tokens_per_s_mean"));
+	for (size_t r = 1; r < c.rows; r++) {
+		CHECK(!strcmp(csv_get(&c, r, "n_seeds"), "1"));
+		CHECK(!strcmp(csv_get(&c, r, "all.alpha_ci95"), "0"));
+		CHECK(!strcmp(csv_get(&c, r, "groups.1.tokens_per_s_ci95"), "0"));
+		CHECK_NEAR(atof(csv_get(&c, r, "all.alpha_mean")),
+			   summary_num("o", r - 1, 5, "all", "alpha"), MEAN_TOL);
+	}
+	csv_free(&c);
+}
+
+/* -j1 and -j2 write the same table, byte for byte. */
+static void parallel_identical(void)
+{
+	char out[4096], args[2 * PATH_MAX];
+	char *a, *b;
+
+	for (int j = 1; j <= 2; j++) {
+		snprintf(args, sizeof(args), "sweep %s -o j%d -j%d --quiet",
+			 data("sweep-small.json"), j, j);
+		CHECK(t_run(args, out, sizeof(out)) == 0);
+	}
+	a = slurp("j1/sweep.csv");
+	b = slurp("j2/sweep.csv");
+	CHECK(a && b && !strcmp(a, b));
+	free(a);
+	free(b);
+}
+
+/* --resume reruns only what is missing; the table comes out the same. */
+static void resume(void)
+{
+	char out[4096], args[2 * PATH_MAX], cmd[4 * PATH_MAX], src[PATH_MAX + 64];
+	char *a, *b;
+
+	snprintf(args, sizeof(args), "sweep %s -o r --quiet",
+		 data("sweep-small.json"));
+	CHECK(t_run(args, out, sizeof(out)) == 0);
+	a = slurp("r/sweep.csv");
+	/* without --resume, a directory in use is an error */
+	CHECK(t_run(args, out, sizeof(out)) == 2);
+	CHECK_MSG(strstr(out, "'r' exists and is not empty: add --resume"),
+		  "%s", out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/r/points/5/seed-2' "
+		 "'%s/r/points/2'", t_tmpdir(), t_tmpdir());
+	CHECK(system(cmd) == 0);
+	snprintf(args, sizeof(args), "sweep %s -o r --resume",
+		 data("sweep-small.json"));
+	CHECK(t_run(args, out, sizeof(out)) == 0);
+	CHECK_MSG(strstr(out, "4 runs done, 20 kept"), "%s", out);
+	CHECK(exists("r/points/5/seed-2/summary.json"));
+	b = slurp("r/sweep.csv");
+	CHECK(a && b && !strcmp(a, b));
+	free(a);
+	free(b);
+	/* a sweep that now gives a finished run another config is refused */
+	snprintf(src, sizeof(src), "%s", data("sweep-small.json"));
+	snprintf(cmd, sizeof(cmd), "sed 's/0.08/0.09/' '%s' > '%s/changed.json'"
+		 " && cp '%s' '%s'", src, t_tmpdir(), data("small.json"),
+		 t_tmpdir());
+	CHECK(system(cmd) == 0);
+	CHECK(t_run("sweep changed.json -o r --resume", out, sizeof(out)) == 2);
+	CHECK_MSG(strstr(out, "was run with another config than the sweep now "
+			      "gives it"), "%s", out);
+	CHECK(exists("r/sweep.csv"));
+}
+
+/* SIGTERM stops the workers and leaves no partial file; --resume ends it
+ * with the table of an uninterrupted sweep. */
+static void interrupted(void)
+{
+	char out[4096], cmd[3 * PATH_MAX], text[2 * PATH_MAX];
+	const char *bin = getenv("HYBRIDSPEC_BIN");
+	char *a, *b, *rc_text;
+	int rc;
+
+	snprintf(text, sizeof(text), "{\"base\": \"%s\", \"set\": "
+		 "{\"/tenants/0/workload/requests\": 100, \"/tenants/0/count\": "
+		 "64}, \"grid\": {\"/protocol/kind\": [\"sync\", \"async\"]}, "
+		 "\"replicates\": 4}", data("small.json"));
+	t_write("long.json", text);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && { '%s' sweep long.json -o i -j2 "
+		 "--quiet 2>/dev/null & p=$!; sleep 0.25; kill -TERM $p; wait $p;"
+		 " echo $? > rc; }", t_tmpdir(), bin ? bin : "build/hybridspec");
+	CHECK(system(cmd) == 0);
+	rc_text = slurp("rc");
+	rc = rc_text ? atoi(rc_text) : -1;
+	free(rc_text);
+	if (rc == 0) {
+		printf("    note: the sweep ended before SIGTERM; the interrupt "
+		       "is not checked\n");
+	} else {
+		CHECK_MSG(rc == 143, "exit status %d, want 143", rc);
+		CHECK(!exists("i/sweep.csv"));
+		snprintf(cmd, sizeof(cmd), "test -z \"$(find '%s/i' -name '.*')\"",
+			 t_tmpdir());
+		CHECK_MSG(system(cmd) == 0, "temporary files left behind");
+	}
+	CHECK(t_run("sweep long.json -o i -j2 --resume --quiet", out,
+		    sizeof(out)) == 0);
+	CHECK(t_run("sweep long.json -o u -j2 --quiet", out, sizeof(out)) == 0);
+	a = slurp("i/sweep.csv");
+	b = slurp("u/sweep.csv");
+	CHECK(a && b && !strcmp(a, b));
+	free(a);
+	free(b);
+}
+
+struct bad_sweep {
+	const char *what, *text, *want;
+};
+
+/* Bad sweep files: exit 2, the file and the place named, nothing written. */
+static void bad_sweeps(void)
+{
+	static const struct bad_sweep cases[] = {
+		{ "unknown key", "{\"base\": \"B\", \"grdi\": {}}",
+		  "s.json: /grdi: unknown key \"grdi\"" },
+		{ "zip lengths differ", "{\"base\": \"B\", \"zip\": "
+		  "{\"/tenants/0/count\": [1, 2], \"/protocol/gamma\": [3]}}",
+		  "s.json: /zip/~1protocol~1gamma: expected 2 values, as many as "
+		  "/zip/~1tenants~10~1count has, got 1" },
+		{ "a value the config rejects", "{\"base\": \"B\", \"grid\": "
+		  "{\"/tenants/0/count\": [2, 0]}}",
+		  "s.json: /grid/~1tenants~10~1count/1: " },
+		{ "a bad combination", "{\"base\": \"B\", \"grid\": "
+		  "{\"/tenants/0/name\": [\"a\", \"b\"], "
+		  "\"/tenants/1/name\": [\"b\", \"c\"]}}",
+		  "s.json: point 2 (/tenants/0/name=\"b\", /tenants/1/name="
+		  "\"b\"): " },
+		{ "a fixed value the config rejects", "{\"base\": \"B\", \"set\": "
+		  "{\"/cloud/polcy\": \"slo\"}}",
+		  "s.json: /set: " },
+		{ "not an array", "{\"base\": \"B\", \"grid\": "
+		  "{\"/tenants/0/count\": 4}}",
+		  "s.json: /grid/~1tenants~10~1count: expected a non-empty array "
+		  "of values, got 4" },
+		{ "the seed as an override", "{\"base\": \"B\", \"grid\": "
+		  "{\"/seed\": [1, 2]}}", "s.json: /grid/~1seed: the seed is not "
+		  "a config override" },
+		{ "seeds and replicates", "{\"base\": \"B\", \"seeds\": [1], "
+		  "\"replicates\": 2}", "s.json: /replicates: give either" },
+		{ "a metric not in the summary", "{\"base\": \"B\", \"metrics\": "
+		  "[\"/all/itl_s/mean\", \"/all/nope\"]}",
+		  "s.json: /metrics/1: \"/all/nope\" is not a number" },
+		{ "no base", "{\"base\": \"nowhere.json\"}",
+		  "s.json: /base: nowhere.json: cannot read" },
+	};
+	char out[4096], text[2 * PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct bad_sweep *c = &cases[i];
+		const char *b = strstr(c->text, "\"B\"");
+		int rc;
+
+		if (b)
+			snprintf(text, sizeof(text), "%.*s\"%s\"%s",
+				 (int)(b - c->text), c->text, data("small.json"),
+				 b + 3);
+		else
+			snprintf(text, sizeof(text), "%s", c->text);
+		t_write("s.json", text);
+		rc = t_run("sweep s.json -o out -j2", out, sizeof(out));
+		CHECK_MSG(rc == 2, "%s: exit status %d, want 2", c->what, rc);
+		CHECK_MSG(!strncmp(out, "hybridspec: ", 12) &&
+			  strstr(out, c->want), "%s: output \"%s\" lacks \"%s\"",
+			  c->what, out, c->want);
+		CHECK_MSG(!exists("out"), "%s: wrote a results directory",
+			  c->what);
+	}
+}
+
+static void usage(void)
+{
+	char out[8192];
+
+	CHECK(t_run("sweep --help", out, sizeof(out)) == 0 &&
+	      strstr(out, "--resume") && strstr(out, "sweep.csv"));
+	CHECK(t_run("sweep", out, sizeof(out)) == 2 && strstr(out, "usage:"));
+	CHECK(t_run("sweep x.json -j 0", out, sizeof(out)) == 2 &&
+	      strstr(out, "--jobs: expected an integer in [1, 4096], got '0'"));
+	CHECK(t_run("--help", out, sizeof(out)) == 0 && strstr(out, "sweep"));
+}
+
+/* The library: point order, overrides, stats. */
+static void library(void)
+{
+	static const double x[] = { 1, 2, 3 };
+	struct sweep s;
+	struct err e;
+	double mean, ci;
+	char **sets, col[JX_PTR_MAX];
+	size_t n;
+
+	sweep_stats(x, 3, &mean, &ci);
+	CHECK_NEAR(mean, 2, 1e-15);
+	CHECK_NEAR(ci, T975_DF2 / sqrt(3), 1e-12);
+	sweep_stats(x + 2, 1, &mean, &ci);
+	CHECK(mean == 3 && ci == 0);
+	CHECK(!strcmp(sweep_column(col, "/all/itl_s/p99"), "all.itl_s.p99"));
+	if (sweep_load(&s, data("sweep-small.json"), &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	CHECK(s.n_points == 8 && s.n_axes == 4 && s.zip_len == 2 &&
+	      s.n_seeds == 3 && s.n_metrics == 4);
+	/* point 5 = (count 3, sync, the second zip values) */
+	CHECK(sweep_value_index(&s, 5, 0) == 1 &&
+	      sweep_value_index(&s, 5, 1) == 0 &&
+	      sweep_value_index(&s, 5, 2) == 1 &&
+	      sweep_value_index(&s, 5, 3) == 1);
+	sets = sweep_sets(&s, 5, 9, &n);
+	CHECK(n == 6);
+	if (n == 6) {
+		CHECK(!strcmp(sets[0], "/tenants/1/workload/requests=1"));
+		CHECK(!strcmp(sets[1], "/tenants/0/count=3"));
+		CHECK(!strcmp(sets[2], "/protocol/kind=\"sync\""));
+		CHECK(!strcmp(sets[3], "/tenants/0/acceptance/alpha=0.9"));
+		CHECK(!strcmp(sets[5], "/seed=9"));
+	}
+	sweep_sets_free(sets, n);
+	CHECK(sweep_check(&s, &e) == 0);
+	sweep_release(&s);
+}
+
+/* Every committed sweep reads and checks cleanly. */
+static void committed_sweeps(void)
+{
+	static const char *const files[] = {
+		"configs/sweeps/itl-vs-tenants.json",
+	};
+	char p[PATH_MAX + 64];
+	struct sweep s;
+	struct err e;
+
+	data("");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", repo, files[i]);
+		if (sweep_load(&s, p, &e) < 0) {
+			CHECK_MSG(0, "%s", e.msg);
+			continue;
+		}
+		CHECK_MSG(sweep_check(&s, &e) == 0, "%s", e.msg);
+		CHECK(s.n_points > 1);
+		sweep_release(&s);
+	}
+}
+
+/* With an MPI build (make MPI=1) and HYBRIDSPEC_MPI_BIN naming it, two
+ * ranks write the table of one process. Skipped otherwise. */
+static void mpi_two_ranks(void)
+{
+	const char *mpi = getenv("HYBRIDSPEC_MPI_BIN");
+	char out[8192], args[2 * PATH_MAX], cmd[3 * PATH_MAX];
+	char *a, *b;
+
+	if (!mpi || system("command -v mpirun >/dev/null 2>&1") != 0) {
+		printf("    note: skipped: set HYBRIDSPEC_MPI_BIN to build-mpi/"
+		       "hybridspec (make MPI=1) with mpirun installed\n");
+		return;
+	}
+	snprintf(args, sizeof(args), "sweep %s -o one -j1 --quiet",
+		 data("sweep-small.json"));
+	CHECK(t_run(args, out, sizeof(out)) == 0);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mpirun --allow-run-as-root "
+		 "--oversubscribe -np 2 '%s' sweep '%s' -o two --quiet "
+		 ">mpi.out 2>&1", t_tmpdir(), mpi, data("sweep-small.json"));
+	CHECK_MSG(system(cmd) == 0, "mpirun failed (see %s/mpi.out)",
+		  t_tmpdir());
+	a = slurp("one/sweep.csv");
+	b = slurp("two/sweep.csv");
+	CHECK(a && b && !strcmp(a, b));
+	free(a);
+	free(b);
+}
+
+const struct tcase sweep_tests[] = {
+	{ "sweep: points, stats and overrides (library)", library },
+	{ "sweep: a small sweep end to end: rows, values, means, CIs",
+	  end_to_end },
+	{ "sweep: a run's config has its point's values and seed", run_configs },
+	{ "sweep: one seed gives its value and a CI of 0", one_seed },
+	{ "sweep: -j1 and -j2 write identical tables", parallel_identical },
+	{ "sweep: --resume redoes only missing runs, same table", resume },
+	{ "sweep: SIGTERM leaves no partial file; --resume finishes",
+	  interrupted },
+	{ "sweep: bad sweep files exit 2 and write nothing", bad_sweeps },
+	{ "sweep: usage and --help", usage },
+	{ "sweep: every committed sweep is valid", committed_sweeps },
+	{ "sweep: two MPI ranks write the same table", mpi_two_ranks },
+	{ 0 },
+};
