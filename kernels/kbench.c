@@ -7,12 +7,17 @@
  * through enough copies of the matrix that the working set is at least twice
  * the last-level cache, so every call streams its weights from memory. */
 #define _DEFAULT_SOURCE /* sysconf cache sizes */
+#include "kbench.h"
+
 #include "cli.h"
 
 #include "err.h"
 #include "f16.h"
 #include "kern.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -53,7 +58,7 @@ static size_t llc_bytes(void)
 
 /* ---- STREAM ---- */
 
-enum { COPY, TRIAD, READ };
+enum { COPY = KSTREAM_COPY, TRIAD = KSTREAM_TRIAD, READ = KSTREAM_READ };
 
 struct stream_arg {
 	double *a, *b, *c;
@@ -114,6 +119,124 @@ static double stream_gbs(double *a, double *b, double *c, size_t n,
 		t = cli_now_s() - t;
 		if (bytes * n / t / 1e9 > best)
 			best = bytes * n / t / 1e9;
+	}
+	return best;
+}
+
+void kstream_measure(int threads, size_t bytes, double gbs[3])
+{
+	size_t n = (bytes ? bytes : 4 * llc_bytes()) / sizeof(double);
+	double *a = xmalloc(n * sizeof(double)), *b = xmalloc(n * sizeof(double));
+	double *c = xmalloc(n * sizeof(double));
+
+	for (size_t i = 0; i < n; i++) {
+		a[i] = 1.0;
+		b[i] = 2.0;
+		c[i] = 0.5;
+	}
+	for (int op = COPY; op <= READ; op++)
+		gbs[op] = stream_gbs(a, b, c, n, threads, op);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* ---- peak FMA rate ---- */
+
+#define FMA_CHAINS 12 /* more than latency x throughput: the units stay busy */
+#define FMA_ITERS 10000000L
+
+#define FMA_LOOP(v)                                                            \
+	do {                                                                   \
+		v acc[FMA_CHAINS], mul, add;                                   \
+		for (int i_ = 0; i_ < FMA_CHAINS; i_++)                        \
+			for (size_t l_ = 0; l_ < sizeof(v) / 4; l_++)          \
+				acc[i_][l_] = 1.0f + 0.001f * i_;              \
+		for (size_t l_ = 0; l_ < sizeof(v) / 4; l_++) {                \
+			mul[l_] = 0.999999f;                                   \
+			add[l_] = 1e-7f;                                       \
+		}                                                              \
+		for (long it_ = 0; it_ < FMA_ITERS; it_++) {                   \
+			_Pragma("GCC unroll 16")                               \
+			for (int i_ = 0; i_ < FMA_CHAINS; i_++)                \
+				acc[i_] = acc[i_] * mul + add;                 \
+		}                                                              \
+		for (int i_ = 1; i_ < FMA_CHAINS; i_++)                        \
+			acc[0] += acc[i_];                                     \
+		return acc[0][0] * 0 + 2.0 * FMA_CHAINS * FMA_ITERS *          \
+		       (sizeof(v) / 4);                                        \
+	} while (0)
+
+typedef float v4f __attribute__((vector_size(16)));
+static double fma_v4(void)
+{
+	FMA_LOOP(v4f);
+}
+
+#if defined(__x86_64__)
+/* GCC does not fuse a * b + c under -std=c11: the intrinsics do */
+#define FMA_X86(vt, set1, fmadd, add)                                          \
+	do {                                                                   \
+		vt acc[FMA_CHAINS], mul = set1(0.999999f), c = set1(1e-7f);    \
+		float out[sizeof(vt) / 4];                                     \
+		for (int i_ = 0; i_ < FMA_CHAINS; i_++)                        \
+			acc[i_] = set1(1.0f + 0.001f * i_);                    \
+		for (long it_ = 0; it_ < FMA_ITERS; it_++) {                   \
+			_Pragma("GCC unroll 16")                               \
+			for (int i_ = 0; i_ < FMA_CHAINS; i_++)                \
+				acc[i_] = fmadd(acc[i_], mul, c);              \
+		}                                                              \
+		for (int i_ = 1; i_ < FMA_CHAINS; i_++)                        \
+			acc[0] = add(acc[0], acc[i_]);                         \
+		memcpy(out, &acc[0], sizeof(out));                             \
+		return out[0] * 0 + 2.0 * FMA_CHAINS * FMA_ITERS *             \
+		       (sizeof(vt) / 4);                                       \
+	} while (0)
+
+__attribute__((target("avx2,fma"))) static double fma_v8(void)
+{
+	FMA_X86(__m256, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps);
+}
+__attribute__((target("avx512f"))) static double fma_v16(void)
+{
+	FMA_X86(__m512, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps);
+}
+#endif
+
+static void *fma_thread(void *flops)
+{
+	double (*fn)(void) = fma_v4;
+
+#if defined(__x86_64__)
+	if (__builtin_cpu_supports("avx512f"))
+		fn = fma_v16;
+	else if (__builtin_cpu_supports("avx2") &&
+		 __builtin_cpu_supports("fma"))
+		fn = fma_v8;
+#endif
+	*(double *)flops = fn();
+	return NULL;
+}
+
+double kflops_measure(int threads)
+{
+	double best = 0;
+
+	HS_ASSERT(threads >= 1 && threads <= 64);
+	for (int rep = 0; rep < 5; rep++) {
+		pthread_t th[64];
+		double flops[64], t = cli_now_s(), sum = 0;
+
+		for (int i = 1; i < threads; i++)
+			pthread_create(&th[i], NULL, fma_thread, &flops[i]);
+		fma_thread(&flops[0]);
+		for (int i = 1; i < threads; i++)
+			pthread_join(th[i], NULL);
+		t = cli_now_s() - t;
+		for (int i = 0; i < threads; i++)
+			sum += flops[i];
+		if (sum / t / 1e9 > best)
+			best = sum / t / 1e9;
 	}
 	return best;
 }
@@ -290,8 +413,8 @@ int kbench_main(int argc, char **argv)
 	/* the batches run; --batch picks one of them */
 	int threads_only = 0, group = 128, quick = 0, json = 0, ch, batch_only = 0;
 	const struct kern *kn = kern_best();
-	size_t llc = llc_bytes(), set, sn;
-	double *a, *b, *c, stream[2][3] = { { 0 } };
+	size_t llc = llc_bytes(), set;
+	double stream[2][3] = { { 0 } };
 	int tlist[2] = { 1, 2 }, nt = 2;
 	long long num;
 	bool first = true;
@@ -345,27 +468,13 @@ int kbench_main(int argc, char **argv)
 	}
 	set = quick ? 64u << 20 : 2 * llc;
 	/* STREAM over arrays of 4 x the last-level cache each */
-	sn = (quick ? (32u << 20) : 4 * llc) / sizeof(double);
-	a = xmalloc(sn * sizeof(double));
-	b = xmalloc(sn * sizeof(double));
-	c = xmalloc(sn * sizeof(double));
-	for (size_t i = 0; i < sn; i++) {
-		a[i] = 1.0;
-		b[i] = 2.0;
-		c[i] = 0.5;
-	}
 	for (int i = 0; i < nt; i++) {
-		stream[i][COPY] = stream_gbs(a, b, c, sn, tlist[i], COPY);
-		stream[i][TRIAD] = stream_gbs(a, b, c, sn, tlist[i], TRIAD);
-		stream[i][READ] = stream_gbs(a, b, c, sn, tlist[i], READ);
+		kstream_measure(tlist[i], quick ? 32u << 20 : 0, stream[i]);
 		if (!json)
 			printf("stream: %d thread%s: copy %.1f GB/s, triad %.1f GB/s, "
 			       "read %.1f GB/s\n", tlist[i], tlist[i] > 1 ? "s" : "",
 			       stream[i][COPY], stream[i][TRIAD], stream[i][READ]);
 	}
-	free(a);
-	free(b);
-	free(c);
 	if (json)
 		printf("{\"kernel_set\": \"%s\", \"group\": %d, \"llc_bytes\": %zu, "
 		       "\"stream_gbs\": %.2f, \"stream\": [", kn->name, group, llc,

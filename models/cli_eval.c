@@ -5,6 +5,7 @@
 
 #include "mload.h"
 #include "rng.h"
+#include "prov.h"
 #include "spec.h"
 
 #include <errno.h>
@@ -14,51 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Tokens of a text file: for each non-empty line, BOS then its tokens. */
-static int *read_text(const struct tok *t, const char *path, int *n,
-		      struct err *e)
-{
-	FILE *f = fopen(path, "r");
-	size_t cap = 4096, len = 0;
-	int *out, *line_tok;
-	char *line = NULL;
-	size_t lcap = 0;
-	ssize_t got;
-
-	if (!f) {
-		err_set(e, "%s: cannot read: %s", path, strerror(errno));
-		return NULL;
-	}
-	out = xmalloc(sizeof(int) * cap);
-	while ((got = getline(&line, &lcap, f)) > 0) {
-		int k;
-
-		while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
-			line[--got] = '\0';
-		if (got == 0)
-			continue;
-		line_tok = xmalloc(sizeof(int) * ((size_t)got + 3));
-		k = tok_encode(t, line, 1, 0, line_tok);
-		if (len + (size_t)k > cap) {
-			while (len + (size_t)k > cap)
-				cap *= 2;
-			out = xrealloc(out, sizeof(int) * cap);
-		}
-		memcpy(out + len, line_tok, sizeof(int) * (size_t)k);
-		len += (size_t)k;
-		free(line_tok);
-	}
-	free(line);
-	fclose(f);
-	if (len < 2) {
-		free(out);
-		err_set(e, "%s: no text to evaluate", path);
-		return NULL;
-	}
-	*n = (int)len;
-	return out;
-}
 
 /* "NAME[:QUANT]" into a loaded model. */
 static int load_spec(const char *arg, const char *def_quant, struct llama *m,
@@ -150,7 +106,7 @@ static int eval_ppl(int argc, char **argv)
 	}
 	if (quant_parse(qs, &q, &e) < 0 || mload(model, &q, &m, &t, &e) < 0)
 		return cli_fail("%s", e.msg);
-	if (!(toks = read_text(&t, text, &n, &e))) {
+	if (!(toks = tok_encode_file(&t, text, &n, &e))) {
 		tok_release(&t);
 		llama_release(&m);
 		return cli_fail("%s", e.msg);
@@ -169,16 +125,24 @@ static int eval_ppl(int argc, char **argv)
 	return CLI_OK;
 }
 
+/* PROFILE (JSON) and PROFILE minus ".json" plus ".bits", each written to a
+ * temporary file first: the profile names its bits file relative to itself
+ * (docs/calib.md). */
 static int write_profile(const char *path, json_t *summary,
-			 const struct spec_accept *a, struct err *e)
+			 const struct spec_accept *a, int argc, char **argv,
+			 struct err *e)
 {
-	char bits[4096];
+	char bits[4096], tmp[4200];
+	size_t n = strlen(path);
+	const char *base;
 	FILE *f;
-	char *s;
 
-	snprintf(bits, sizeof(bits), "%s.bits", path);
-	if (!(f = fopen(bits, "w")))
-		return err_set(e, "cannot write '%s': %s", bits, strerror(errno));
+	if (n > 5 && !strcmp(path + n - 5, ".json"))
+		n -= 5;
+	snprintf(bits, sizeof(bits), "%.*s.bits", (int)n, path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", bits);
+	if (!(f = fopen(tmp, "w")))
+		return err_set(e, "cannot write '%s': %s", tmp, strerror(errno));
 	fprintf(f, "# greedy agreement of draft and target, one bit a position\n");
 	for (long i = 0; i < a->positions; i++) {
 		fputc('0' + a->bits[i], f);
@@ -186,14 +150,14 @@ static int write_profile(const char *path, json_t *summary,
 			fputc('\n', f);
 	}
 	fputc('\n', f);
-	if (fclose(f) != 0)
+	if (fclose(f) != 0 || rename(tmp, bits) < 0) {
+		remove(tmp);
 		return err_set(e, "cannot write '%s'", bits);
-	if (!(f = fopen(path, "w")))
-		return err_set(e, "cannot write '%s': %s", path, strerror(errno));
-	s = jx_dumps(summary);
-	fputs(s, f);
-	free(s);
-	return fclose(f) ? err_set(e, "cannot write '%s'", path) : 0;
+	}
+	base = strrchr(bits, '/');
+	json_object_set_new(summary, "bits", json_string(base ? base + 1 : bits));
+	json_object_set_new(summary, "provenance", prov_new(argc, argv));
+	return jx_save(path, summary, e);
 }
 
 static int eval_accept(int argc, char **argv)
@@ -284,7 +248,7 @@ static int eval_accept(int argc, char **argv)
 			      dm.c.vocab, tm.c.vocab);
 		goto done;
 	}
-	if (!(toks = read_text(&tt, text, &n, &e))) {
+	if (!(toks = tok_encode_file(&tt, text, &n, &e))) {
 		rc = cli_fail("%s", e.msg);
 		goto done;
 	}
@@ -326,7 +290,8 @@ static int eval_accept(int argc, char **argv)
 			    "mean_accepted_per_gamma", per_gamma);
 	json_object_set_new(summary, "draft_quant",
 			    json_string(quant_name(&dq, dn)));
-	if (out && write_profile(out, summary, &a, &e) < 0)
+	/* argv[-1] is "eval": cli_eval passes its own argv + 1 */
+	if (out && write_profile(out, summary, &a, argc + 1, argv - 1, &e) < 0)
 		rc = cli_fail("%s", e.msg);
 	if (json) {
 		print_json(summary);

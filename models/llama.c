@@ -5,6 +5,8 @@
  * the block and over the cache. KV cache: key[l][p][kv_dim], value alike. */
 #include "llama.h"
 
+#include "pool.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -221,7 +223,7 @@ void llama_state_init(struct llama_state *s, const struct llama_config *c,
 	s->v = xcalloc((size_t)n * kv_dim, sizeof(float));
 	s->hb = xcalloc((size_t)n * c->hidden, sizeof(float));
 	s->hb2 = xcalloc((size_t)n * c->hidden, sizeof(float));
-	s->att = xcalloc((size_t)c->seq_len, sizeof(float));
+	s->att = xcalloc((size_t)c->n_heads * c->seq_len, sizeof(float));
 }
 
 void llama_state_release(struct llama_state *s)
@@ -299,6 +301,61 @@ static void apply(const struct llama *m, const struct linear *l, const float *x,
 	lin_apply(l, x, n, y, m->kn, m->pool);
 }
 
+/* Attention of heads [h0, h1) for every token of a block; each head has its
+ * own row of s->att, so heads can run on any threads. */
+struct attn_job {
+	const struct llama_config *c;
+	struct llama_state *s;
+	const float *kc, *vc; /* this layer's cache */
+	int n, pos, hs, kv_dim, group;
+	float inv_sqrt_hs;
+};
+
+static void attn_heads(void *ctx, int h0, int h1)
+{
+	const struct attn_job *j = ctx;
+	const struct llama_config *c = j->c;
+	struct llama_state *s = j->s;
+	int hs = j->hs;
+
+	for (int r = h0 * j->n; r < h1 * j->n; r++) {
+		int h = r / j->n, t = r % j->n, upto = j->pos + t;
+		const float *q = s->q + (size_t)t * c->dim + h * hs;
+		float *out = s->xb + (size_t)t * c->dim + h * hs;
+		float *att = s->att + (size_t)h * c->seq_len;
+		int kh = h / j->group;
+		float mx = -INFINITY, sum = 0;
+		/* a local sum that no store can alias */
+		float acc[512];
+
+		for (int p = 0; p <= upto; p++) {
+			const float *k = j->kc + (size_t)p * j->kv_dim + kh * hs;
+
+			att[p] = dot(q, k, hs) * j->inv_sqrt_hs;
+			mx = fmaxf(mx, att[p]);
+		}
+		for (int p = 0; p <= upto; p++) {
+			att[p] = expf(att[p] - mx);
+			sum += att[p];
+		}
+		memset(acc, 0, sizeof(float) * hs);
+		for (int p = 0; p <= upto; p++) {
+			const float *v = j->vc + (size_t)p * j->kv_dim + kh * hs;
+			float a = att[p] / sum;
+			int i = 0;
+
+			/* blocks of 8: a fixed shape the compiler turns into
+			 * vector operations */
+			for (; i + 8 <= hs; i += 8)
+				for (int l = 0; l < 8; l++)
+					acc[i + l] += a * v[i + l];
+			for (; i < hs; i++)
+				acc[i] += a * v[i];
+		}
+		memcpy(out, acc, sizeof(float) * hs);
+	}
+}
+
 void llama_forward(const struct llama *m, struct llama_state *s,
 		   const int *tokens, int n, int pos, float *logits)
 {
@@ -335,46 +392,12 @@ void llama_forward(const struct llama *m, struct llama_state *s,
 			memcpy(vc + (size_t)(pos + t) * kv_dim, s->v + t * kv_dim,
 			       sizeof(float) * kv_dim);
 		}
-		/* causal attention: token t sees positions 0 .. pos + t */
-		for (int t = 0; t < n; t++) {
-			int upto = pos + t;
+		/* causal attention: token t sees positions 0 .. pos + t;
+		 * the heads are split over the threads */
+		struct attn_job job = { c, s, kc, vc, n, pos, hs, kv_dim, group,
+					inv_sqrt_hs };
 
-			for (int h = 0; h < c->n_heads; h++) {
-				const float *q = s->q + t * dim + h * hs;
-				float *out = s->xb + t * dim + h * hs;
-				int kh = h / group;
-				float mx = -INFINITY, sum = 0;
-
-				for (int p = 0; p <= upto; p++) {
-					const float *k = kc + (size_t)p * kv_dim + kh * hs;
-
-					s->att[p] = dot(q, k, hs) * inv_sqrt_hs;
-					mx = fmaxf(mx, s->att[p]);
-				}
-				for (int p = 0; p <= upto; p++) {
-					s->att[p] = expf(s->att[p] - mx);
-					sum += s->att[p];
-				}
-				/* a local sum that no store can alias */
-				float acc[512];
-
-				memset(acc, 0, sizeof(float) * hs);
-				for (int p = 0; p <= upto; p++) {
-					const float *v = vc + (size_t)p * kv_dim + kh * hs;
-					float a = s->att[p] / sum;
-					int i = 0;
-
-					/* blocks of 8: a fixed shape the compiler
-					 * turns into vector operations */
-					for (; i + 8 <= hs; i += 8)
-						for (int j = 0; j < 8; j++)
-							acc[i + j] += a * v[i + j];
-					for (; i < hs; i++)
-						acc[i] += a * v[i];
-				}
-				memcpy(out, acc, sizeof(float) * hs);
-			}
-		}
+		kpool_run(m->pool, attn_heads, &job, c->n_heads, 1);
 		apply(m, &L->wo, s->xb, n, s->xb2);
 		for (int i = 0; i < n * dim; i++)
 			s->x[i] += s->xb2[i];

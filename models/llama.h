@@ -40,7 +40,8 @@ struct llama {
 struct llama_state {
 	int max_block;
 	float *key, *value;   /* (layers x seq_len x kv_dim) owned */
-	float *x, *xb, *xb2, *q, *k, *v, *hb, *hb2, *att; /* owned scratch */
+	float *x, *xb, *xb2, *q, *k, *v, *hb, *hb2; /* owned scratch */
+	float *att;  /* (heads x seq_len) owned: attention weights per head */
 };
 
 /* Loads a llama2.c checkpoint (version 0: FP32 header and weights, shared

@@ -399,3 +399,47 @@ const char *tok_decode(const struct tok *t, int prev, int id)
 	}
 	return p;
 }
+
+int *tok_encode_file(const struct tok *t, const char *path, int *n,
+		     struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 4096, len = 0;
+	int *out, *line_tok;
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t got;
+
+	if (!f) {
+		err_set(e, "%s: cannot read: %s", path, strerror(errno));
+		return NULL;
+	}
+	out = xmalloc(sizeof(int) * cap);
+	while ((got = getline(&line, &lcap, f)) > 0) {
+		int k;
+
+		while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+			line[--got] = '\0';
+		if (got == 0)
+			continue;
+		line_tok = xmalloc(sizeof(int) * ((size_t)got + 3));
+		k = tok_encode(t, line, 1, 0, line_tok);
+		if (len + (size_t)k > cap) {
+			while (len + (size_t)k > cap)
+				cap *= 2;
+			out = xrealloc(out, sizeof(int) * cap);
+		}
+		memcpy(out + len, line_tok, sizeof(int) * (size_t)k);
+		len += (size_t)k;
+		free(line_tok);
+	}
+	free(line);
+	fclose(f);
+	if (len < 2) {
+		free(out);
+		err_set(e, "%s: no text to evaluate", path);
+		return NULL;
+	}
+	*n = (int)len;
+	return out;
+}

@@ -44,6 +44,12 @@ void tok_release(struct tok *t);
 int tok_encode(const struct tok *t, const char *text, int bos, int eos,
 	       int *out);
 
+/* The tokens of a text file: for each non-empty line, BOS then the line's
+ * tokens. Returns them (malloc'd, *n of them; at least 2), or NULL with
+ * "path: ..." in e. */
+int *tok_encode_file(const struct tok *t, const char *path, int *n,
+		     struct err *e);
+
 /* The text of token id after token prev (a space after BOS is dropped,
  * <0xXX> becomes its byte). Borrowed; valid until the next call. */
 const char *tok_decode(const struct tok *t, int prev, int id);

@@ -7,6 +7,7 @@
 #include "cfg.h"
 
 #include "gpu.h"
+#include "prof.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,25 +35,42 @@ static int read_protocol(struct jx *x, json_t *v, const char *p,
 	return 0;
 }
 
+/* A path in the document, checked to be readable, replaced in the document
+ * by its resolved form and returned borrowed from it. */
+static int read_file_key(struct jx *x, json_t *v, const char *p,
+			 const char *key, const char **out);
+
+/* The device's four costs; a profile (`calib cpu`) gives their defaults. */
 static int read_device(struct jx *x, json_t *v, const char *p,
 		       struct cfg_device *out)
 {
-	static const char *const keys[] = { "draft_base_s", "draft_per_ctx_s",
-		"prefill_base_s", "prefill_per_token_s", NULL };
+	static const char *const keys[] = { "profile", "draft_base_s",
+		"draft_per_ctx_s", "prefill_base_s", "prefill_per_token_s",
+		NULL };
+	struct prof_edge pe = { .draft_base_s = JX_REQUIRED,
+				.prefill_per_token_s = JX_REQUIRED };
 
-	return jx_object(x, v, p, keys) < 0 ||
-	       jx_num(x, v, p, "draft_base_s", JX_POS, JX_REQUIRED,
+	out->profile = NULL;
+	out->vocab = 0;
+	if (jx_object(x, v, p, keys) < 0)
+		return -1;
+	if (json_object_get(v, "profile")) {
+		if (read_file_key(x, v, p, "profile", &out->profile) < 0 ||
+		    prof_edge_load(out->profile, &pe, x->err) < 0)
+			return -1;
+		out->vocab = pe.vocab;
+	}
+	return jx_num(x, v, p, "draft_base_s", JX_POS, pe.draft_base_s,
 		      &out->draft_base_s) < 0 ||
-	       jx_num(x, v, p, "draft_per_ctx_s", JX_NONNEG, 0,
+	       jx_num(x, v, p, "draft_per_ctx_s", JX_NONNEG, pe.draft_per_ctx_s,
 		      &out->draft_per_ctx_s) < 0 ||
-	       jx_num(x, v, p, "prefill_base_s", JX_NONNEG, 0,
+	       jx_num(x, v, p, "prefill_base_s", JX_NONNEG, pe.prefill_base_s,
 		      &out->prefill_base_s) < 0 ||
-	       jx_num(x, v, p, "prefill_per_token_s", JX_NONNEG, JX_REQUIRED,
-		      &out->prefill_per_token_s) < 0 ? -1 : 0;
+	       jx_num(x, v, p, "prefill_per_token_s", JX_NONNEG,
+		      pe.prefill_per_token_s, &out->prefill_per_token_s) < 0
+		       ? -1 : 0;
 }
 
-/* A path in the document, checked to be readable, replaced in the document
- * by its resolved form and returned borrowed from it. */
 static int read_file_key(struct jx *x, json_t *v, const char *p,
 			 const char *key, const char **out)
 {
@@ -101,27 +119,42 @@ static int read_workload(struct jx *x, json_t *v, const char *p,
 		       ? -1 : 0;
 }
 
+/* An acceptance profile (`calib accept`) makes the trace model and its bits
+ * file, or the iid model and its alpha, the defaults. */
 static int read_accept(struct jx *x, json_t *v, const char *p,
 		       struct cfg_accept *out)
 {
 	static const char *const models[] = { "iid", "trace", "markov", NULL };
-	static const char *const keys[][4] = {
-		[ACCEPT_IID] = { "model", "alpha" },
-		[ACCEPT_TRACE] = { "model", "file" },
+	static const char *const keys[][5] = {
+		[ACCEPT_IID] = { "model", "alpha", "profile" },
+		[ACCEPT_TRACE] = { "model", "file", "profile" },
 		[ACCEPT_MARKOV] = { "model", "p_after_accept", "p_after_reject" },
 	};
+	struct prof_accept pa = { .alpha = JX_REQUIRED };
+	const char *profile = NULL;
 	int model;
 
 	if (!json_is_object(v))
 		return jx_fail(x, p, "an object", v);
-	if (jx_enum(x, v, p, "model", models, "iid", &model) < 0 ||
+	if (json_object_get(v, "profile") &&
+	    (read_file_key(x, v, p, "profile", &profile) < 0 ||
+	     prof_accept_load(profile, &pa, x->err) < 0))
+		return -1;
+	if (jx_enum(x, v, p, "model", models, profile ? "trace" : "iid",
+		    &model) < 0 ||
 	    jx_object(x, v, p, keys[model]) < 0)
 		return -1;
 	out->model = (enum accept_model)model;
 	switch (out->model) {
 	case ACCEPT_IID:
-		return jx_num(x, v, p, "alpha", JX_UNIT, JX_REQUIRED, &out->alpha);
+		return jx_num(x, v, p, "alpha", JX_UNIT, pa.alpha, &out->alpha);
 	case ACCEPT_TRACE:
+		if (profile && !json_object_get(v, "file")) {
+			/* resolved against the profile's folder, and read */
+			json_object_set_new(v, "file", json_string(pa.bits));
+			out->trace = json_string_value(json_object_get(v, "file"));
+			return 0;
+		}
 		return read_file_key(x, v, p, "file", &out->trace);
 	case ACCEPT_MARKOV:
 		return jx_num(x, v, p, "p_after_accept", JX_UNIT, JX_REQUIRED,
@@ -328,6 +361,16 @@ static int read_top(struct cfg *c, struct jx *x)
 			       jx_index(cp, "/tenants", i), proto, i,
 			       &c->groups[i]) < 0)
 			return -1;
+		if (speculates(c->groups[i].proto.kind) &&
+		    c->groups[i].device.vocab &&
+		    c->groups[i].device.vocab != c->cloud.model->vocab)
+			return err_set(x->err, "%s: %s/device/profile: the "
+				       "profile's draft model has a vocabulary "
+				       "of %d, /cloud/model %s has %d; a draft "
+				       "must share its target's vocabulary",
+				       x->file, cp, c->groups[i].device.vocab,
+				       c->cloud.model->name,
+				       c->cloud.model->vocab);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(c->groups[j].name, c->groups[i].name))
 				return err_set(x->err, "%s: %s/name: group name "

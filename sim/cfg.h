@@ -30,6 +30,9 @@ struct cfg_device {
 	/* prompt prefill of n tokens on the edge:
 	 * prefill_base_s + prefill_per_token_s * n */
 	double prefill_base_s, prefill_per_token_s;
+	const char *profile; /* borrowed from doc: the edge profile the costs
+				came from, or NULL */
+	int vocab;           /* the profile's draft vocabulary; 0 unknown */
 };
 
 enum arrival_kind { ARRIVAL_CLOSED, ARRIVAL_POISSON, ARRIVAL_TRACE };

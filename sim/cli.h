@@ -17,6 +17,7 @@ int cli_generate(int argc, char **argv); /* models/cli_generate.c */
 int cli_eval(int argc, char **argv);     /* models/cli_eval.c */
 int cli_bench(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
+int cli_calib(int argc, char **argv);    /* calib/cli_calib.c */
 /* "bench kernels" (kernels/kbench.c) */
 int kbench_main(int argc, char **argv);
 

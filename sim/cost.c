@@ -1,6 +1,7 @@
 /* cost.c: the roofline and the measured table.
  *
- * A table is {"tokens": [t0 < t1 < ...], "ctx": [c0 < c1 < ...],
+ * A table is {"kind": "verify", "gpu": NAME, "model": SHAPE, "tokens": [t0 <
+ * t1 < ...], "ctx": [c0 < c1 < ...],
  * "seconds": [[s(t0,c0), s(t0,c1), ...], ...]}, every time > 0 and
  * non-decreasing in tokens; sec[i * nc + j] = s(tok[i], ctx[j]). */
 #include "cost.h"
@@ -11,46 +12,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int read_axis(struct jx *x, json_t *doc, const char *key, double **out,
-		     size_t *n)
+static int read_table(struct cost *c, const char *path, const char *model,
+		      struct err *e)
 {
-	char p[JX_PTR_MAX];
-	json_t *a = json_object_get(doc, key);
-
-	jx_child(p, "", key);
-	if (!json_is_array(a) || json_array_size(a) == 0)
-		return jx_fail(x, p, "a non-empty array of numbers", a);
-	*n = json_array_size(a);
-	*out = xcalloc(*n, sizeof(double));
-	for (size_t i = 0; i < *n; i++) {
-		json_t *v = json_array_get(a, i);
-		char ip[JX_PTR_MAX];
-
-		if (!json_is_number(v) || json_number_value(v) <= 0 ||
-		    (i && json_number_value(v) <= (*out)[i - 1]))
-			return jx_fail(x, jx_index(ip, p, i),
-				       "a number > 0, greater than the one "
-				       "before", v);
-		(*out)[i] = json_number_value(v);
-	}
-	return 0;
-}
-
-static int read_table(struct cost *c, const char *path, struct err *e)
-{
-	static const char *const keys[] = { "kind", "gpu", "model", "tokens",
-		"ctx", "seconds", "provenance", NULL };
+	static const char *const keys[] = { "kind", "gpu", "model", "calibrated",
+		"method", "tokens", "ctx", "seconds", "provenance", NULL };
+	static const char *const kinds[] = { "verify", NULL };
 	struct jx x = { .file = path, .err = e };
 	json_t *doc = jx_load(path, e), *rows;
-	const char *gpu;
-	int rc = -1;
+	const char *gpu, *tmodel;
+	char want[96];
+	int kind, rc = -1;
 
 	if (!doc)
 		return -1;
 	if (jx_object(&x, doc, "", keys) < 0 ||
-	    jx_str(&x, doc, "", "gpu", NULL, &gpu) < 0 ||
-	    read_axis(&x, doc, "tokens", &c->tok, &c->nt) < 0 ||
-	    read_axis(&x, doc, "ctx", &c->ctx, &c->nc) < 0)
+	    jx_enum(&x, doc, "", "kind", kinds, "verify", &kind) < 0 ||
+	    jx_str(&x, doc, "", "model", model, &tmodel) < 0)
+		goto out;
+	if (strcmp(tmodel, model)) {
+		snprintf(want, sizeof(want), "\"%s\", the config's /cloud/model",
+			 model);
+		jx_fail(&x, "/model", want, json_object_get(doc, "model"));
+		goto out;
+	}
+	if (jx_str(&x, doc, "", "gpu", NULL, &gpu) < 0 ||
+	    jx_nums(&x, doc, "", "tokens", JX_POS, 1, &c->tok, &c->nt) < 0 ||
+	    jx_nums(&x, doc, "", "ctx", JX_POS, 1, &c->ctx, &c->nc) < 0)
 		goto out;
 	free(c->gpu);
 	c->gpu = xstrdup(gpu);
@@ -108,7 +96,8 @@ int cost_init(struct cost *c, const struct cfg_cloud *cloud, struct err *e)
 		.gpu = xstrdup(g->name),
 	};
 	c->weight_bytes = c->params * cloud->weight_bytes;
-	if (cloud->gpu.table && read_table(c, cloud->gpu.table, e) < 0) {
+	if (cloud->gpu.table &&
+	    read_table(c, cloud->gpu.table, s->name, e) < 0) {
 		cost_release(c);
 		return -1;
 	}

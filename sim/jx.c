@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 json_t *jx_load(const char *path, struct err *e)
 {
@@ -51,8 +52,10 @@ char *jx_child(char *buf, const char *ptr, const char *key)
 
 char *jx_index(char *buf, const char *ptr, size_t i)
 {
-	snprintf(buf, JX_PTR_MAX, "%s/%zu", ptr, i);
-	return buf;
+	char num[24];
+
+	snprintf(num, sizeof(num), "%zu", i);
+	return jx_child(buf, ptr, num);
 }
 
 int jx_fail(struct jx *x, const char *ptr, const char *expected,
@@ -159,6 +162,39 @@ int jx_num(struct jx *x, json_t *obj, const char *ptr, const char *key,
 		return jx_fail(x, p, want, v);
 	}
 	*out = json_number_value(v);
+	return 0;
+}
+
+int jx_nums(struct jx *x, json_t *obj, const char *ptr, const char *key,
+	    struct jx_range r, int order, double **out, size_t *n)
+{
+	static const char *const orders[] = { "", ", not less than the one "
+		"before", ", greater than the one before" };
+	char p[JX_PTR_MAX], ip[JX_PTR_MAX], want[128], rs[64];
+	json_t *a = get(x, obj, ptr, key, NULL, p);
+
+	*out = NULL;
+	if (!a)
+		return -1;
+	if (!json_is_array(a) || json_array_size(a) == 0)
+		return jx_fail(x, p, "a non-empty array of numbers", a);
+	*n = json_array_size(a);
+	*out = xcalloc(*n, sizeof(double));
+	snprintf(want, sizeof(want), "a number %s%s", jx_range_str(rs, r),
+		 orders[order < 0 ? 0 : order + 1]);
+	for (size_t i = 0; i < *n; i++) {
+		json_t *v = json_array_get(a, i);
+		double d = json_number_value(v);
+
+		if (!json_is_number(v) || !jx_in_range(d, r) ||
+		    (i && order == 0 && d < (*out)[i - 1]) ||
+		    (i && order > 0 && d <= (*out)[i - 1])) {
+			free(*out);
+			*out = NULL;
+			return jx_fail(x, jx_index(ip, p, i), want, v);
+		}
+		(*out)[i] = d;
+	}
 	return 0;
 }
 
@@ -356,4 +392,28 @@ char *jx_dumps(const json_t *v)
 	s[n] = '\n';
 	s[n + 1] = '\0';
 	return s;
+}
+
+int jx_save(const char *path, const json_t *v, struct err *e)
+{
+	char tmp[4096];
+	char *text = jx_dumps(v);
+	FILE *f;
+	int bad;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	if (!(f = fopen(tmp, "w"))) {
+		free(text);
+		return err_set(e, "cannot write '%s': %s", tmp, strerror(errno));
+	}
+	bad = fputs(text, f) < 0;
+	bad |= fclose(f) != 0;
+	free(text);
+	if (bad || rename(tmp, path) < 0) {
+		int en = errno;
+
+		remove(tmp);
+		return err_set(e, "cannot write '%s': %s", path, strerror(en));
+	}
+	return 0;
 }

@@ -71,6 +71,12 @@ int jx_str(struct jx *x, json_t *obj, const char *ptr, const char *key,
 int jx_enum(struct jx *x, json_t *obj, const char *ptr, const char *key,
 	    const char *const names[], const char *def, int *out);
 
+/* obj[key] as a non-empty array of numbers in r, strictly increasing when
+ * order > 0, non-decreasing when order == 0, any order when order < 0.
+ * *out (n) is malloc'd; the caller frees it (also NULL on error). */
+int jx_nums(struct jx *x, json_t *obj, const char *ptr, const char *key,
+	    struct jx_range r, int order, double **out, size_t *n);
+
 /* The range as words: "> 0", ">= 1", "in [0, 1]". buf has 64 bytes. */
 const char *jx_range_str(char *buf, struct jx_range r);
 bool jx_in_range(double v, struct jx_range r);
@@ -89,5 +95,9 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 /* Dumps v the way every project file is written (indented, 15 significant
  * digits, keys in document order, a final newline). Caller frees. */
 char *jx_dumps(const json_t *v);
+
+/* Writes jx_dumps(v) to path through a temporary file in the same folder
+ * and a rename, so that path is never half-written. */
+int jx_save(const char *path, const json_t *v, struct err *e);
 
 #endif

@@ -4,11 +4,12 @@
 
 extern const struct tcase eq_tests[], rng_tests[], jx_tests[], cfg_tests[],
 	sketch_tests[], sim_tests[], formula_tests[], kernel_tests[], model_tests[],
-	cli_tests[], sweep_tests[];
+	cli_tests[], sweep_tests[], calib_tests[];
 
 static const struct tcase *const suites[] = {
 	eq_tests, rng_tests, jx_tests, cfg_tests, sketch_tests, sim_tests,
 	formula_tests, kernel_tests, model_tests, cli_tests, sweep_tests,
+	calib_tests,
 };
 
 int main(int argc, char **argv)

@@ -7,6 +7,7 @@
 
 #include "f16.h"
 #include "mload.h"
+#include "pool.h"
 #include "rng.h"
 
 #include <jansson.h>
@@ -237,7 +238,7 @@ static void forward_matches_float64(void)
 	struct err e;
 	struct quant q = { LIN_F32, 128, Q4_SYM, false };
 	double *ref;
-	float *lg, *lg1;
+	float *lg, *lg1, *lg3;
 	double worst = 0, scale = 0;
 
 	if (!need_models())
@@ -249,6 +250,7 @@ static void forward_matches_float64(void)
 	ref = malloc(sizeof(double) * n * m.c.vocab);
 	lg = malloc(sizeof(float) * n * m.c.vocab);
 	lg1 = malloc(sizeof(float) * m.c.vocab);
+	lg3 = malloc(sizeof(float) * n * m.c.vocab);
 	ref_forward(&m, toks, n, ref);
 	llama_state_init(&s, &m.c, n);
 	llama_state_init(&s1, &m.c, 1);
@@ -267,6 +269,14 @@ static void forward_matches_float64(void)
 			worst = fmax(worst, fabs(lg1[j] - lg[(size_t)i * m.c.vocab + j]));
 	}
 	CHECK_MSG(worst <= 1e-5 * scale, "token-by-token differs by %.3g", worst);
+	/* on three threads (attention split by heads, layers by rows): the
+	 * same logits, bit for bit */
+	m.pool = kpool_new(3);
+	llama_forward(&m, &s, toks, n, 0, lg3);
+	CHECK(memcmp(lg3, lg, sizeof(float) * n * m.c.vocab) == 0);
+	kpool_free(m.pool);
+	m.pool = NULL;
+	free(lg3);
 	llama_state_release(&s);
 	llama_state_release(&s1);
 	free(ref);
@@ -423,8 +433,8 @@ static void acceptance_profile_feeds_the_simulator(void)
 			  strstr(out, "\"ppl\"") != NULL, "%s", out);
 	snprintf(args, sizeof(args),
 		 "run %s/tests/data/small.json -o r --quiet --set "
-		 "'/tenants/0/acceptance={\"model\":\"trace\",\"file\":\"%s/"
-		 "prof.json.bits\"}'", cwd, t_tmpdir());
+		 "'/tenants/0/acceptance={\"profile\":\"%s/prof.json\"}'",
+		 cwd, t_tmpdir());
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
 }
 
@@ -814,7 +824,8 @@ const struct tcase model_tests[] = {
 	  stories_reference_output },
 	{ "models: tokenizer round trip on the evaluation text",
 	  tokenizer_round_trip },
-	{ "models: FP32 forward matches a float64 reference", forward_matches_float64 },
+	{ "models: FP32 forward matches a float64 reference, on 1 or 3 threads",
+	  forward_matches_float64 },
 	{ "models: bad checkpoints give clear errors", bad_files },
 	{ 0 },
 };

@@ -1,0 +1,88 @@
+/* calib.h: measuring the costs the simulator reads, by running the
+ * project's kernels on real (or synthetic, same-shape) weights.
+ *
+ * A calib_model is a model ready to time: loaded by name or path, or built
+ * with synthetic weights of a named shape; its forward runs on a thread
+ * pool of the size asked. Timings are medians of repeated runs: the machine
+ * is shared, and a median ignores the runs another process disturbed. */
+#ifndef HS_CALIB_H
+#define HS_CALIB_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "llama.h"
+#include "mload.h"
+
+struct calib_model {
+	struct llama m;
+	struct tok t;        /* trained models only */
+	bool synthetic;
+	char name[64];       /* shape name, or the model's name */
+	char path[1024];     /* trained: what was loaded */
+	char quant[32];      /* canonical weight format */
+	int threads;
+	struct kpool *pool;  /* owned; NULL for one thread */
+};
+
+/* Loads model (a name or path) or, when model is NULL, builds synthetic
+ * weights of shape with seq_len positions. */
+int calib_model_init(struct calib_model *c, const char *model,
+		     const char *shape, const char *quant, int threads,
+		     int seq_len, struct err *e);
+void calib_model_release(struct calib_model *c);
+
+/* Median seconds, over at least reps runs and at least min_s of runs, of:
+ * one draft step at context ctx (forward of one token, then arg max over
+ * the vocabulary, as generation does); a block forward of n tokens at
+ * context ctx (verification); a prompt prefill of n tokens from position 0
+ * in blocks of CALIB_PREFILL_BLOCK. st must hold ctx + n positions and
+ * blocks of max(n, CALIB_PREFILL_BLOCK) tokens. */
+#define CALIB_PREFILL_BLOCK 32
+double calib_draft_s(struct calib_model *c, struct llama_state *st, int ctx,
+		     int reps, double min_s);
+double calib_block_s(struct calib_model *c, struct llama_state *st, int n,
+		     int ctx, int reps, double min_s);
+double calib_prefill_s(struct calib_model *c, struct llama_state *st, int n,
+		       int reps, double min_s);
+
+/* What `calib cpu` measures. ctx and prefill lists end with a 0. */
+struct calib_cpu_opts {
+	const int *ctx, *prefill;
+	const int *verify_tokens; /* NULL: no verify table */
+	int reps;
+	double min_s;             /* per point */
+	size_t stream_bytes;      /* STREAM arrays; 0: 4 x the last-level
+				     cache (smaller: quick, less exact) */
+	bool progress;            /* one line per point on stderr */
+};
+
+/* Measures c and returns the edge profile (docs/calib.md) with the fit;
+ * *verify gets the verify table (the cost-table format of sim/cost.c) when
+ * o->verify_tokens is set, else NULL. prov is the provenance (borrowed,
+ * copied). */
+json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
+		  const json_t *prov, json_t **verify);
+
+/* Least squares t = a + b x with weights 1/t^2 (relative errors), a and b
+ * kept >= 0 (a term that would be negative is dropped and the rest refit).
+ * Returns the largest |fit - t| / t. */
+double calib_fit(const double *x, const double *t, int n, double *a,
+		 double *b);
+
+/* A device profile derived from a measured one: the draft (memory-bound)
+ * times scaled by the ratio of STREAM bandwidths, the prefill (compute-bound)
+ * times by the ratio of peak FP32 FLOP/s. NULL with a message for an
+ * unknown device or a profile that is itself derived. */
+json_t *calib_derive(const json_t *measured, const char *from_path,
+		     const char *device, const json_t *prov, struct err *e);
+/* NULL-terminated names of the devices calib_derive knows. */
+const char *const *calib_devices(void);
+
+/* The roofline verify table of a GPU preset for a model shape (tokens x
+ * context grid), marked "calibrated": false. */
+json_t *calib_gpu_roofline(const char *gpu, const char *shape,
+			   const json_t *prov, struct err *e);
+
+#endif

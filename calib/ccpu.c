@@ -1,0 +1,332 @@
+/* ccpu.c: timing a model's draft steps, verify blocks and prefills on this
+ * CPU, and fitting the simulator's edge-cost form to them.
+ *
+ * Before a step at context ctx is timed, the KV cache holds ctx positions of
+ * random values (the time of a step does not depend on the values, and
+ * filling the cache of a 7B model by running 2048 prompt tokens would take
+ * minutes); the tokens fed are arbitrary ids. A measurement is the median
+ * of its repetitions. */
+#include "calib.h"
+
+#include "cli.h"
+#include "kbench.h"
+#include "pool.h"
+#include "shape.h"
+#include "spec.h"
+#include "synth.h"
+
+#include <gsl/gsl_fit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int calib_model_init(struct calib_model *c, const char *model,
+		     const char *shape, const char *quant, int threads,
+		     int seq_len, struct err *e)
+{
+	struct quant q;
+
+	*c = (struct calib_model){ .threads = threads };
+	if (quant_parse(quant, &q, e) < 0)
+		return -1;
+	quant_name(&q, c->quant);
+	if (model) {
+		const char *slash = strrchr(model, '/');
+
+		if (mload(model, &q, &c->m, &c->t, e) < 0)
+			return -1;
+		snprintf(c->name, sizeof(c->name), "%s", slash ? slash + 1 : model);
+		snprintf(c->path, sizeof(c->path), "%s", model);
+	} else {
+		const struct shape *s = shape_find(shape);
+		struct llama_config lc;
+
+		if (!s)
+			return err_set(e, "unknown shape '%s'", shape);
+		lc = (struct llama_config){ s->dim, s->hidden, s->n_layers,
+			s->n_heads, s->n_kv_heads, s->vocab, seq_len, 1e-5f,
+			10000.0f, false };
+		if (synth_llama(&c->m, &lc, &q, 0x5eed, e) < 0)
+			return -1;
+		c->synthetic = true;
+		snprintf(c->name, sizeof(c->name), "%s", s->name);
+	}
+	if (threads > 1)
+		c->pool = kpool_new(threads);
+	c->m.pool = c->pool;
+	return 0;
+}
+
+void calib_model_release(struct calib_model *c)
+{
+	llama_release(&c->m);
+	if (!c->synthetic)
+		tok_release(&c->t);
+	if (c->pool)
+		kpool_free(c->pool);
+	memset(c, 0, sizeof(*c));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* What is timed: a draft step, a block, or a prefill of n tokens. */
+enum what { DRAFT, BLOCK, PREFILL };
+
+static void run_once(struct calib_model *c, struct llama_state *st,
+		     enum what w, int n, int ctx, float *logits, int *toks)
+{
+	int vocab = c->m.c.vocab;
+
+	for (int i = 0; i < n; i++)
+		toks[i] = (int)((ctx + 7919L * (i + 1)) % vocab);
+	switch (w) {
+	case DRAFT:
+		llama_forward(&c->m, st, toks, 1, ctx, logits);
+		toks[0] = spec_argmax(logits, vocab);
+		break;
+	case BLOCK:
+		llama_forward(&c->m, st, toks, n, ctx, logits);
+		break;
+	case PREFILL:
+		for (int at = 0; at < n; at += CALIB_PREFILL_BLOCK) {
+			int b = n - at < CALIB_PREFILL_BLOCK ? n - at
+							     : CALIB_PREFILL_BLOCK;
+
+			llama_forward(&c->m, st, toks + at, b, at, logits);
+		}
+		break;
+	}
+}
+
+static double median_s(struct calib_model *c, struct llama_state *st,
+		       enum what w, int n, int ctx, int reps, double min_s)
+{
+	int cap = reps > 16 ? reps : 16, k = 0, blk = n > st->max_block ?
+		st->max_block : n;
+	double *t = xmalloc(sizeof(double) * (size_t)cap), spent = 0, med;
+	float *logits = xmalloc(sizeof(float) * (size_t)c->m.c.vocab *
+				(size_t)(blk > 1 ? blk : 1));
+	int *toks = xmalloc(sizeof(int) * (size_t)(n > 1 ? n : 1));
+
+	{ /* warm caches and pages; a run of over 0.5 s is its own warm-up
+	   * and counts */
+		double t0 = cli_now_s();
+
+		run_once(c, st, w, n, ctx, logits, toks);
+		if ((t[0] = cli_now_s() - t0) > 0.5)
+			spent = t[k++];
+	}
+	while (k < reps || spent < min_s) {
+		double t0 = cli_now_s();
+
+		run_once(c, st, w, n, ctx, logits, toks);
+		if (k == cap)
+			t = xrealloc(t, sizeof(double) * (size_t)(cap *= 2));
+		t[k] = cli_now_s() - t0;
+		spent += t[k++];
+		if (k >= 100000)
+			break;
+	}
+	qsort(t, (size_t)k, sizeof(double), cmp_double);
+	med = k % 2 ? t[k / 2] : 0.5 * (t[k / 2 - 1] + t[k / 2]);
+	free(t);
+	free(logits);
+	free(toks);
+	return med;
+}
+
+double calib_draft_s(struct calib_model *c, struct llama_state *st, int ctx,
+		     int reps, double min_s)
+{
+	return median_s(c, st, DRAFT, 1, ctx, reps, min_s);
+}
+
+double calib_block_s(struct calib_model *c, struct llama_state *st, int n,
+		     int ctx, int reps, double min_s)
+{
+	return median_s(c, st, BLOCK, n, ctx, reps, min_s);
+}
+
+double calib_prefill_s(struct calib_model *c, struct llama_state *st, int n,
+		       int reps, double min_s)
+{
+	return median_s(c, st, PREFILL, n, 0, reps, min_s);
+}
+
+double calib_fit(const double *x, const double *t, int n, double *a,
+		 double *b)
+{
+	double *w = xmalloc(sizeof(double) * (size_t)n), c00, c01, c11, ss,
+	       worst = 0;
+
+	for (int i = 0; i < n; i++)
+		w[i] = 1 / (t[i] * t[i]);
+	*a = t[0];
+	*b = 0;
+	if (n >= 2)
+		gsl_fit_wlinear(x, 1, w, 1, t, 1, (size_t)n, a, b, &c00, &c01,
+				&c11, &ss);
+	if (*b < 0) { /* flat within noise: a weighted mean */
+		double sw = 0, swt = 0;
+
+		for (int i = 0; i < n; i++) {
+			sw += w[i];
+			swt += w[i] * t[i];
+		}
+		*a = swt / sw;
+		*b = 0;
+	} else if (*a < 0) { /* through the origin */
+		*a = 0;
+		gsl_fit_wmul(x, 1, w, 1, t, 1, (size_t)n, b, &c11, &ss);
+	}
+	for (int i = 0; i < n; i++) {
+		double r = fabs(*a + *b * x[i] - t[i]) / t[i];
+
+		if (r > worst)
+			worst = r;
+	}
+	free(w);
+	return worst;
+}
+
+static json_t *array_of(const double *v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_real(v[i]));
+	return a;
+}
+
+static int count(const int *v)
+{
+	int n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+static void progress(const struct calib_cpu_opts *o, const char *what,
+		     int n, int ctx, double s)
+{
+	if (o->progress)
+		fprintf(stderr, "calib: %-7s %5d token%s at context %5d: "
+			"%10.3f ms\n", what, n, n > 1 ? "s" : " ", ctx, 1e3 * s);
+}
+
+/* The verify table: block forwards of each token count at each context of
+ * the draft list that leaves room for the block. */
+static json_t *verify_table(struct calib_model *c, struct llama_state *st,
+			    const struct calib_cpu_opts *o, const json_t *prov)
+{
+	int nt = count(o->verify_tokens), nc = 0;
+	int maxt = o->verify_tokens[nt - 1];
+	json_t *ctx = json_array(), *rows = json_array();
+
+	for (int j = 0; o->ctx[j]; j++)
+		if (o->ctx[j] + maxt <= c->m.c.seq_len) {
+			json_array_append_new(ctx, json_integer(o->ctx[j]));
+			nc++;
+		}
+	for (int i = 0; i < nt; i++) {
+		json_t *row = json_array();
+
+		for (int j = 0; j < nc; j++) {
+			int cx = (int)json_integer_value(json_array_get(ctx, j));
+			double s = calib_block_s(c, st, o->verify_tokens[i], cx,
+						 o->reps, o->min_s);
+
+			progress(o, "verify", o->verify_tokens[i], cx, s);
+			json_array_append_new(row, json_real(s));
+		}
+		json_array_append_new(rows, row);
+	}
+	{
+		json_t *tok = json_array();
+		char dev[96];
+
+		for (int i = 0; i < nt; i++)
+			json_array_append_new(tok, json_integer(o->verify_tokens[i]));
+		snprintf(dev, sizeof(dev), "cpu-%dt", c->threads);
+		return json_pack("{s:s,s:s,s:s,s:b,s:s,s:o,s:o,s:o,s:O}", "kind",
+				 "verify", "gpu", dev, "model", c->name,
+				 "calibrated", 1, "method", "block forwards "
+				 "timed on this CPU (median of repetitions)",
+				 "tokens", tok, "ctx", ctx, "seconds", rows,
+				 "provenance", prov);
+	}
+}
+
+json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
+		  const json_t *prov, json_t **verify)
+{
+	const struct llama_config *lc = &c->m.c;
+	int nctx = count(o->ctx), npre = count(o->prefill), vmax = 1, blk;
+	double *cx = xmalloc(sizeof(double) * (size_t)nctx);
+	double *ct = xmalloc(sizeof(double) * (size_t)nctx);
+	double *px = xmalloc(sizeof(double) * (size_t)npre);
+	double *pt = xmalloc(sizeof(double) * (size_t)npre);
+	double da, db, pa, pb, dres, pres, stream[3], peak;
+	struct llama_state st;
+	json_t *model, *out;
+
+	if (o->verify_tokens)
+		vmax = o->verify_tokens[count(o->verify_tokens) - 1];
+	blk = vmax > CALIB_PREFILL_BLOCK ? vmax : CALIB_PREFILL_BLOCK;
+	kstream_measure(c->threads, o->stream_bytes, stream);
+	peak = kflops_measure(c->threads);
+	if (o->progress)
+		fprintf(stderr, "calib: %s %s, %d thread%s; STREAM triad %.1f "
+			"GB/s, FMA peak %.0f GFLOP/s\n", c->name, c->quant,
+			c->threads, c->threads > 1 ? "s" : "",
+			stream[KSTREAM_TRIAD], peak);
+	llama_state_init(&st, lc, blk);
+	synth_cache(&st, lc, lc->seq_len, 0xcac4e);
+	for (int i = 0; i < npre; i++) {
+		px[i] = o->prefill[i];
+		pt[i] = calib_prefill_s(c, &st, o->prefill[i], o->reps, o->min_s);
+		progress(o, "prefill", o->prefill[i], 0, pt[i]);
+	}
+	/* the prefill overwrote the first positions with real activations of
+	 * arbitrary tokens: as good as random for timing */
+	for (int i = 0; i < nctx; i++) {
+		cx[i] = o->ctx[i];
+		ct[i] = calib_draft_s(c, &st, o->ctx[i], o->reps, o->min_s);
+		progress(o, "draft", 1, o->ctx[i], ct[i]);
+	}
+	*verify = o->verify_tokens ? verify_table(c, &st, o, prov) : NULL;
+	llama_state_release(&st);
+	dres = calib_fit(cx, ct, nctx, &da, &db);
+	pres = calib_fit(px, pt, npre, &pa, &pb);
+	model = json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:s}", "name", c->name,
+			  "dim", lc->dim, "hidden", lc->hidden, "layers",
+			  lc->n_layers, "heads", lc->n_heads, "kv_heads",
+			  lc->n_kv_heads, "vocab", lc->vocab, "weights",
+			  c->synthetic ? "synthetic" : "trained");
+	if (!c->synthetic)
+		json_object_set_new(model, "path", json_string(c->path));
+	out = json_pack("{s:s,s:s,s:b,s:o,s:s,s:i,s:s,s:f,s:f,s:{s:o,s:o},"
+			"s:{s:o,s:o},s:{s:f,s:f,s:f,s:f,s:f,s:f},s:O}",
+			"kind", "edge", "device", "", "derived", 0, "model", model,
+			"quant", c->quant, "threads", c->threads, "kernel",
+			c->m.kn->name, "stream_gbs", stream[KSTREAM_TRIAD],
+			"peak_gflops", peak, "draft", "ctx", array_of(cx, nctx), "seconds",
+			array_of(ct, nctx), "prefill", "tokens",
+			array_of(px, npre), "seconds", array_of(pt, npre), "fit",
+			"draft_base_s", da, "draft_per_ctx_s", db,
+			"prefill_base_s", pa, "prefill_per_token_s", pb,
+			"draft_max_rel_residual", dres,
+			"prefill_max_rel_residual", pres, "provenance", prov);
+	free(cx);
+	free(ct);
+	free(px);
+	free(pt);
+	return out;
+}

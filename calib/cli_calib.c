@@ -1,0 +1,518 @@
+/* cli_calib.c: "hybridspec calib cpu|derive|accept|gpu|check". Each
+ * subcommand writes its profile with provenance through a temporary file,
+ * so an interrupted run leaves nothing half-written. */
+#include "calib.h"
+#include "check.h"
+
+#include "cli.h"
+#include "jx.h"
+#include "prof.h"
+#include "prov.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char calib_help[] =
+	"usage: hybridspec calib cpu    (--model NAME|PATH | --shape SHAPE) [--quant Q]\n"
+	"                               [--threads N] [--device NAME] [--ctx LIST]\n"
+	"                               [--prefill LIST] [--reps N] [--verify FILE]\n"
+	"                               [-o PROFILE]\n"
+	"       hybridspec calib derive PROFILE --device DEV [-o OUT]\n"
+	"       hybridspec calib accept --target T --drafts Q1,Q2,... --text FILE\n"
+	"                               [--gamma G] [--prompts N] [-o DIR]\n"
+	"       hybridspec calib gpu    [--gpu NAME] [--model SHAPE] [-o TABLE]\n"
+	"       hybridspec calib check  [--draft M] [--target M] [--text FILE]\n"
+	"                               [--threads N] [--quick] [--json]\n"
+	"\n"
+	"cpu     times the real draft forward (the project's kernels) on this CPU:\n"
+	"        one draft step at each context of LIST (default 16,32,...,2048,\n"
+	"        capped by the model's seq_len) and prompt prefills (default\n"
+	"        16,32,64,128), beside STREAM bandwidth and the FMA peak measured\n"
+	"        in the same run; fits draft_base_s + draft_per_ctx_s * ctx and\n"
+	"        prefill_base_s + prefill_per_token_s * n and prints the residuals.\n"
+	"        --shape times synthetic weights of a named shape (llama2-7b, ...).\n"
+	"        --verify FILE also writes a verify-cost table (block forwards of\n"
+	"        1, 2, 4, 8, 16 tokens) the simulator reads as cloud/gpu/table.\n"
+	"derive  a profile for a device that cannot be run here (snapdragon-8-gen3,\n"
+	"        raspberry-pi-5, jetson-orin-nano, laptop-m2-pro), scaled from a\n"
+	"        measured one by bandwidth and compute ratios; marked derived.\n"
+	"accept  runs `eval accept` for each draft format against the target and\n"
+	"        writes DIR/accept-T-Q.json (alpha, E[A] per gamma) and its bits.\n"
+	"gpu     the verify-cost table of a GPU; without a GPU here: the roofline\n"
+	"        from datasheet constants, marked uncalibrated.\n"
+	"check   the simulator with profiles measured here against the real models\n"
+	"        (default draft stories260K W4A16, target stories260K FP32): time\n"
+	"        per token within 5%, verify blocks within 10% (--quick: fewer\n"
+	"        repetitions, 50%). Exit 1 if a check misses its bound.\n";
+
+/* The provenance of a subcommand: cli_calib passes its own argv + 1, so
+ * argv[-1] is "calib". */
+static json_t *calib_prov(int argc, char **argv)
+{
+	return prov_new(argc + 1, argv - 1);
+}
+
+/* "16,32,64" into a 0-terminated array of at most 63 values in [1, hi] */
+static int parse_list(const char *name, const char *text, int hi, int *out)
+{
+	int n = 0;
+	const char *p = text;
+
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p || v < 1 || v > hi || n == 63 ||
+		    (*end && *end != ',') || (n && v <= out[n - 1])) {
+			fprintf(stderr, "hybridspec: %s: expected increasing "
+				"integers in [1, %d] separated by commas, got "
+				"'%s'\n", name, hi, text);
+			return CLI_BAD_INPUT;
+		}
+		out[n++] = (int)v;
+		p = *end ? end + 1 : end;
+	}
+	out[n] = 0;
+	return n ? 0 : (fprintf(stderr, "hybridspec: %s: empty list\n", name),
+			CLI_BAD_INPUT);
+}
+
+/* Writes v to path, or to stdout without one. */
+static int emit(const char *path, const json_t *v)
+{
+	struct err e;
+
+	if (!path) {
+		char *s = jx_dumps(v);
+
+		fputs(s, stdout);
+		free(s);
+		return CLI_OK;
+	}
+	if (jx_save(path, v, &e) < 0)
+		return cli_fail("%s", e.msg);
+	fprintf(stderr, "calib: wrote %s\n", path);
+	return CLI_OK;
+}
+
+static int calib_cpu_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "shape", required_argument, NULL, 's' },
+		{ "quant", required_argument, NULL, 'q' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "ctx", required_argument, NULL, 'c' },
+		{ "prefill", required_argument, NULL, 'p' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "verify", required_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static const int verify_tokens[] = { 1, 2, 4, 8, 16, 0 };
+	const char *model = NULL, *shape = NULL, *quant = "w4a16", *out = NULL,
+		   *device = NULL, *verify_path = NULL;
+	int ctx[64] = { 16, 32, 64, 128, 256, 512, 1024, 2048, 0 },
+	    pre[64] = { 16, 32, 64, 128, 0 }, ch, nctx = 0;
+	long long threads = 2, reps = 3;
+	struct calib_cpu_opts co = { .min_s = 0.1, .progress = true };
+	struct calib_model c;
+	json_t *prov, *profile, *verify;
+	char host[128] = "this machine";
+	struct err e;
+	int rc;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'm':
+			model = optarg;
+			break;
+		case 's':
+			shape = optarg;
+			break;
+		case 'q':
+			quant = optarg;
+			break;
+		case 't':
+			if (cli_long("--threads", optarg, 1, 64, &threads))
+				return CLI_BAD_INPUT;
+			break;
+		case 'd':
+			device = optarg;
+			break;
+		case 'c':
+			if (parse_list("--ctx", optarg, 1 << 20, ctx))
+				return CLI_BAD_INPUT;
+			break;
+		case 'p':
+			if (parse_list("--prefill", optarg, 1 << 20, pre))
+				return CLI_BAD_INPUT;
+			break;
+		case 'r':
+			if (cli_long("--reps", optarg, 1, 1000, &reps))
+				return CLI_BAD_INPUT;
+			break;
+		case 'v':
+			verify_path = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			fputs(calib_help, stdout);
+			return CLI_OK;
+		default:
+			fputs(calib_help, stderr);
+			return CLI_BAD_INPUT;
+		}
+	}
+	if (optind != argc || !model == !shape)
+		return cli_fail("calib cpu: give --model or --shape (one of "
+				"them)");
+	/* a synthetic model's cache only needs the largest context asked */
+	while (ctx[nctx])
+		nctx++;
+	if (calib_model_init(&c, model, shape, quant, (int)threads,
+			     ctx[nctx - 1] + 16, &e) < 0)
+		return cli_fail("%s", e.msg);
+	/* contexts and prompts the model holds (a step at ctx needs ctx + 1
+	 * positions, the verify table ctx + 16) */
+	for (int i = 0; i < nctx; i++)
+		if (ctx[i] + 16 > c.m.c.seq_len) {
+			fprintf(stderr, "calib: %s holds %d positions: contexts "
+				"from %d on left out\n", c.name, c.m.c.seq_len,
+				ctx[i]);
+			ctx[i] = 0;
+			break;
+		}
+	for (int i = 0; pre[i]; i++)
+		if (pre[i] > c.m.c.seq_len) {
+			pre[i] = 0;
+			break;
+		}
+	if (!ctx[0] || !ctx[1] || !pre[0]) {
+		calib_model_release(&c);
+		return cli_fail("calib cpu: %s holds too few positions for two "
+				"contexts and a prefill", c.name);
+	}
+	co.ctx = ctx;
+	co.prefill = pre;
+	co.reps = (int)reps;
+	co.verify_tokens = verify_path ? verify_tokens : NULL;
+	prov = calib_prov(argc, argv);
+	profile = calib_cpu(&c, &co, prov, &verify);
+	if (!device) {
+		gethostname(host, sizeof(host) - 1);
+		device = host;
+	}
+	json_object_set_new(profile, "device", json_string(device));
+	{
+		json_t *fit = json_object_get(profile, "fit");
+		double v[6];
+		const char *k[] = { "draft_base_s", "draft_per_ctx_s",
+			"prefill_base_s", "prefill_per_token_s",
+			"draft_max_rel_residual", "prefill_max_rel_residual" };
+
+		for (int i = 0; i < 6; i++)
+			v[i] = json_number_value(json_object_get(fit, k[i]));
+		fprintf(stderr, "calib: draft   %.4f ms + %.3f us x ctx "
+			"(largest residual %.1f%%)\ncalib: prefill %.4f ms + "
+			"%.4f ms x tokens (largest residual %.1f%%)\n",
+			1e3 * v[0], 1e6 * v[1], 100 * v[4], 1e3 * v[2],
+			1e3 * v[3], 100 * v[5]);
+	}
+	rc = emit(out, profile);
+	if (rc == CLI_OK && verify)
+		rc = emit(verify_path, verify);
+	json_decref(verify);
+	json_decref(profile);
+	json_decref(prov);
+	calib_model_release(&c);
+	return rc;
+}
+
+static int calib_derive_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *device = NULL, *out = NULL;
+	struct prof_edge pe;
+	json_t *measured, *prov, *derived;
+	struct err e;
+	int ch, rc;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			device = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			fputs(calib_help, stdout);
+			return CLI_OK;
+		default:
+			fputs(calib_help, stderr);
+			return CLI_BAD_INPUT;
+		}
+	}
+	if (optind + 1 != argc || !device)
+		return cli_fail("calib derive: give one PROFILE and --device");
+	/* the strict reader first: a bad profile is named field by field */
+	if (prof_edge_load(argv[optind], &pe, &e) < 0 ||
+	    !(measured = jx_load(argv[optind], &e)))
+		return cli_fail("%s", e.msg);
+	prov = calib_prov(argc, argv);
+	derived = calib_derive(measured, argv[optind], device, prov, &e);
+	rc = derived ? emit(out, derived) : cli_fail("%s", e.msg);
+	json_decref(derived);
+	json_decref(prov);
+	json_decref(measured);
+	return rc;
+}
+
+static int calib_accept_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "target", required_argument, NULL, 'T' },
+		{ "drafts", required_argument, NULL, 'D' },
+		{ "text", required_argument, NULL, 't' },
+		{ "gamma", required_argument, NULL, 'g' },
+		{ "prompts", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *target = NULL, *drafts = NULL, *text = NULL,
+		   *gamma = "8", *prompts = "16", *dir = "results/calib";
+	char list[1024], *save = NULL;
+	int ch;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'T':
+			target = optarg;
+			break;
+		case 'D':
+			drafts = optarg;
+			break;
+		case 't':
+			text = optarg;
+			break;
+		case 'g':
+			gamma = optarg;
+			break;
+		case 'p':
+			prompts = optarg;
+			break;
+		case 'o':
+			dir = optarg;
+			break;
+		case 'h':
+			fputs(calib_help, stdout);
+			return CLI_OK;
+		default:
+			fputs(calib_help, stderr);
+			return CLI_BAD_INPUT;
+		}
+	}
+	if (optind != argc || !target || !drafts || !text)
+		return cli_fail("calib accept: give --target, --drafts and --text");
+	snprintf(list, sizeof(list), "%s", drafts);
+	for (char *q = strtok_r(list, ",", &save); q;
+	     q = strtok_r(NULL, ",", &save)) {
+		const char *slash = strrchr(target, '/');
+		char draft[1100], out[2300];
+		char *av[] = { "eval", "accept", "--target", (char *)target,
+			       "--draft", draft, "--text", (char *)text,
+			       "--gamma", (char *)gamma, "--prompts",
+			       (char *)prompts, "--out", out, NULL };
+		int rc;
+
+		snprintf(draft, sizeof(draft), "%s:%s", target, q);
+		snprintf(out, sizeof(out), "%s/accept-%s-%s.json", dir,
+			 slash ? slash + 1 : target, q);
+		fprintf(stderr, "calib: acceptance of %s against %s\n", draft,
+			target);
+		if ((rc = cli_eval(14, av)) != CLI_OK)
+			return rc;
+		fprintf(stderr, "calib: wrote %s\n", out);
+	}
+	return CLI_OK;
+}
+
+static int calib_gpu_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *gpu = "H100-SXM", *model = "llama2-7b", *out = NULL;
+	json_t *prov, *t;
+	struct err e;
+	int ch, rc;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'g':
+			gpu = optarg;
+			break;
+		case 'm':
+			model = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			fputs(calib_help, stdout);
+			return CLI_OK;
+		default:
+			fputs(calib_help, stderr);
+			return CLI_BAD_INPUT;
+		}
+	}
+	if (optind != argc)
+		return cli_fail("calib gpu: unexpected '%s'", argv[optind]);
+	/* the CUDA kernels are not built in this tree yet: every table is the
+	 * roofline, and says so */
+	fprintf(stderr, "calib: no CUDA path in this build: writing the "
+		"uncalibrated roofline of %s for %s\n", gpu, model);
+	prov = calib_prov(argc, argv);
+	t = calib_gpu_roofline(gpu, model, prov, &e);
+	rc = t ? emit(out, t) : cli_fail("%s", e.msg);
+	json_decref(t);
+	json_decref(prov);
+	return rc;
+}
+
+static int calib_check_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "draft", required_argument, NULL, 'd' },
+		{ "draft-quant", required_argument, NULL, 'D' },
+		{ "target", required_argument, NULL, 'T' },
+		{ "text", required_argument, NULL, 't' },
+		{ "threads", required_argument, NULL, 'n' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct check_opts o = { .draft = "stories260K", .draft_quant = "w4a16",
+				.target = "stories260K", .target_quant = "f32",
+				.threads = 1, .progress = false };
+	char text[1100];
+	struct check k;
+	long long threads = 1;
+	json_t *prov;
+	struct err e;
+	int ch, json = 0, failed = 0;
+
+	snprintf(text, sizeof(text), "%s/TinyStories-valid-excerpt.txt",
+		 mload_data_dir());
+	o.text = text;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			o.draft = optarg;
+			break;
+		case 'D':
+			o.draft_quant = optarg;
+			break;
+		case 'T':
+			o.target = optarg;
+			break;
+		case 't':
+			o.text = optarg;
+			break;
+		case 'n':
+			if (cli_long("--threads", optarg, 1, 64, &threads))
+				return CLI_BAD_INPUT;
+			o.threads = (int)threads;
+			break;
+		case 'q':
+			o.quick = true;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			fputs(calib_help, stdout);
+			return CLI_OK;
+		default:
+			fputs(calib_help, stderr);
+			return CLI_BAD_INPUT;
+		}
+	}
+	if (optind != argc)
+		return cli_fail("calib check: unexpected '%s'", argv[optind]);
+	o.progress = !json && isatty(2);
+	prov = calib_prov(argc, argv);
+	if (check_run(&k, &o, prov, &e) < 0) {
+		json_decref(prov);
+		return cli_fail("%s", e.msg);
+	}
+	json_decref(prov);
+	if (json)
+		printf("{\"checks\": [");
+	else
+		printf("%-44s %12s %12s %8s %7s\n", "check", "predicted_ms",
+		       "measured_ms", "error", "bound");
+	for (int i = 0; i < k.n; i++) {
+		const struct check_row *r = &k.rows[i];
+		int miss = r->rel_error > r->bound || r->rel_error < -r->bound;
+
+		failed |= miss;
+		if (json)
+			printf("%s{\"name\": \"%s\", \"predicted_s\": %.9g, "
+			       "\"measured_s\": %.9g, \"rel_error\": %.6f, "
+			       "\"bound\": %.3f, \"pass\": %s}", i ? ", " : "",
+			       r->name, r->predicted_s, r->measured_s,
+			       r->rel_error, r->bound, miss ? "false" : "true");
+		else
+			printf("%-44s %12.4f %12.4f %+7.1f%% %6.0f%%%s\n",
+			       r->name, 1e3 * r->predicted_s,
+			       1e3 * r->measured_s, 100 * r->rel_error,
+			       100 * r->bound, miss ? "  MISSED" : "");
+	}
+	if (json)
+		printf("]}\n");
+	return failed ? CLI_FAILED : CLI_OK;
+}
+
+int cli_calib(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} subs[] = {
+		{ "cpu", calib_cpu_cmd },       { "derive", calib_derive_cmd },
+		{ "accept", calib_accept_cmd }, { "gpu", calib_gpu_cmd },
+		{ "check", calib_check_cmd },
+	};
+
+	for (size_t i = 0; argc >= 2 && i < sizeof(subs) / sizeof(subs[0]); i++)
+		if (!strcmp(argv[1], subs[i].name))
+			return subs[i].fn(argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(calib_help, stdout);
+		return CLI_OK;
+	}
+	fputs(calib_help, stderr);
+	return CLI_BAD_INPUT;
+}

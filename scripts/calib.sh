@@ -1,0 +1,42 @@
+#!/bin/sh
+# Regenerates the calibration profiles under results/calib/ that the default
+# configs use: run on the machine the profiles are to describe, with nothing
+# else running (timings are medians, but a busy machine shifts them all).
+#   sh scripts/calib.sh [BUILD] [DEVICE]
+# DEVICE names this machine in the profiles (default: xeon-2vcpu, the
+# development machine the committed profiles come from).
+set -e
+B=${1:-build}
+DEV=${2:-xeon-2vcpu}
+OUT=results/calib
+DATA=${HYBRIDSPEC_DATA:-../shared/data}
+H="$B/hybridspec"
+mkdir -p "$OUT"
+
+# the edge device measured here: LLaMA-2-7B shaped W4A16 draft (synthetic
+# weights), 2 threads
+EDGE="$OUT/edge-$DEV-llama2-7b-w4a16.json"
+"$H" calib cpu --shape llama2-7b --quant w4a16-g128 --threads 2 \
+	--device "$DEV" --ctx 16,64,256,512,1024,2048 --prefill 16,32,64 \
+	--reps 3 -o "$EDGE"
+
+# devices that cannot be run here, derived from it
+for d in snapdragon-8-gen3 raspberry-pi-5 jetson-orin-nano laptop-m2-pro; do
+	"$H" calib derive "$EDGE" --device "$d" \
+		-o "$OUT/edge-$d-llama2-7b-w4a16.json"
+done
+
+# acceptance of quantised drafts against the FP32 target on real text
+"$H" calib accept --target stories260K \
+	--drafts w4a16-g128,w4a16-g32-asym-gptq,w8a16,w4a4-g32 \
+	--text "$DATA/TinyStories-valid-excerpt.txt" --gamma 8 -o "$OUT"
+
+# the cloud GPU: no GPU here, so the roofline, marked uncalibrated
+"$H" calib gpu --gpu H100-SXM --model llama2-7b \
+	-o "$OUT/verify-H100-SXM-llama2-7b.json"
+
+# fidelity of the simulator with profiles measured here (kept even when a
+# check misses its bound: that is a finding, and the table says which)
+"$H" calib check --json > "$OUT/check.json.tmp" ||
+	echo "calib: a fidelity check missed its bound, see $OUT/check.json"
+mv "$OUT/check.json.tmp" "$OUT/check.json"

@@ -1,0 +1,249 @@
+/* prof.c: strict readers of edge and acceptance profiles.
+ *
+ * The readers check what the simulator relies on and what a hand-edited or
+ * truncated profile gets wrong: every field present, tables with strictly
+ * increasing axes and positive times (prefill times non-decreasing in
+ * tokens), a fit without negative terms, the model's dimensions equal to
+ * those of its named shape, and an acceptance trace whose mean is the alpha
+ * the profile states. */
+#include "prof.h"
+
+#include "accept.h"
+#include "jx.h"
+#include "shape.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int read_provenance(struct jx *x, json_t *doc)
+{
+	static const char *const keys[] = { "machine", "cpu", "date", "commit",
+		"command", "note", NULL };
+	json_t *v = json_object_get(doc, "provenance");
+	const char *s;
+
+	if (!v)
+		return jx_fail(x, "/provenance", "an object with machine, date, "
+			       "commit and command", NULL);
+	return jx_object(x, v, "/provenance", keys) < 0 ||
+	       jx_str(x, v, "/provenance", "machine", NULL, &s) < 0 ||
+	       jx_str(x, v, "/provenance", "date", NULL, &s) < 0 ||
+	       jx_str(x, v, "/provenance", "commit", NULL, &s) < 0 ||
+	       jx_str(x, v, "/provenance", "command", NULL, &s) < 0 ? -1 : 0;
+}
+
+/* /model: its dimensions must be those of its name when the name is a
+ * shape hybridspec knows. */
+static int read_model(struct jx *x, json_t *doc, struct prof_edge *p)
+{
+	static const char *const keys[] = { "name", "dim", "hidden", "layers",
+		"heads", "kv_heads", "vocab", "weights", "path", NULL };
+	static const char *const weights[] = { "trained", "synthetic", NULL };
+	static const char *const dims[] = { "dim", "hidden", "layers", "heads",
+		"kv_heads", "vocab" };
+	json_t *v = json_object_get(doc, "model");
+	const struct shape *s;
+	const char *name;
+	long long d[6];
+	int w;
+
+	if (!json_is_object(v))
+		return jx_fail(x, "/model", "an object", v);
+	if (jx_object(x, v, "/model", keys) < 0 ||
+	    jx_str(x, v, "/model", "name", NULL, &name) < 0 ||
+	    jx_enum(x, v, "/model", "weights", weights, NULL, &w) < 0)
+		return -1;
+	for (int i = 0; i < 6; i++)
+		if (jx_int(x, v, "/model", dims[i], 1, 1 << 24, JX_REQUIRED_INT,
+			   &d[i]) < 0)
+			return -1;
+	if ((s = shape_find(name))) {
+		const int want[6] = { s->dim, s->hidden, s->n_layers, s->n_heads,
+				      s->n_kv_heads, s->vocab };
+
+		for (int i = 0; i < 6; i++)
+			if (d[i] != want[i]) {
+				char p_[JX_PTR_MAX], msg[96];
+
+				snprintf(msg, sizeof(msg), "%d, the %s of %s",
+					 want[i], dims[i], name);
+				return jx_fail(x, jx_child(p_, "/model", dims[i]),
+					       msg, json_object_get(v, dims[i]));
+			}
+	}
+	snprintf(p->model, sizeof(p->model), "%s", name);
+	p->vocab = (int)d[5];
+	return 0;
+}
+
+/* obj at ptr = {axis: [...], "seconds": [...]} of equal lengths; times > 0,
+ * non-decreasing when monotone. */
+static int read_series(struct jx *x, json_t *doc, const char *key,
+		       const char *axis, bool monotone)
+{
+	const char *keys[] = { axis, "seconds", NULL };
+	json_t *v = json_object_get(doc, key);
+	double *a = NULL, *t = NULL;
+	size_t na, nt;
+	char p[JX_PTR_MAX], q[JX_PTR_MAX];
+	int rc = -1;
+
+	jx_child(p, "", key);
+	if (!json_is_object(v))
+		return jx_fail(x, p, "an object", v);
+	if (jx_object(x, v, p, keys) < 0 ||
+	    jx_nums(x, v, p, axis, JX_POS, 1, &a, &na) < 0 ||
+	    jx_nums(x, v, p, "seconds", JX_POS, monotone ? 0 : -1, &t, &nt) < 0)
+		goto out;
+	if (nt != na) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "%zu times, one per entry of %s",
+			 na, axis);
+		jx_fail(x, jx_child(q, p, "seconds"), want,
+			json_object_get(v, "seconds"));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(a);
+	free(t);
+	return rc;
+}
+
+static int read_fit(struct jx *x, json_t *doc, struct prof_edge *p)
+{
+	static const char *const keys[] = { "draft_base_s", "draft_per_ctx_s",
+		"prefill_base_s", "prefill_per_token_s",
+		"draft_max_rel_residual", "prefill_max_rel_residual", NULL };
+	json_t *v = json_object_get(doc, "fit");
+	double r;
+
+	if (!json_is_object(v))
+		return jx_fail(x, "/fit", "an object", v);
+	return jx_object(x, v, "/fit", keys) < 0 ||
+	       jx_num(x, v, "/fit", "draft_base_s", JX_POS, JX_REQUIRED,
+		      &p->draft_base_s) < 0 ||
+	       jx_num(x, v, "/fit", "draft_per_ctx_s", JX_NONNEG, JX_REQUIRED,
+		      &p->draft_per_ctx_s) < 0 ||
+	       jx_num(x, v, "/fit", "prefill_base_s", JX_NONNEG, JX_REQUIRED,
+		      &p->prefill_base_s) < 0 ||
+	       jx_num(x, v, "/fit", "prefill_per_token_s", JX_POS, JX_REQUIRED,
+		      &p->prefill_per_token_s) < 0 ||
+	       jx_num(x, v, "/fit", "draft_max_rel_residual", JX_NONNEG,
+		      JX_REQUIRED, &r) < 0 ||
+	       jx_num(x, v, "/fit", "prefill_max_rel_residual", JX_NONNEG,
+		      JX_REQUIRED, &r) < 0 ? -1 : 0;
+}
+
+int prof_edge_load(const char *path, struct prof_edge *p, struct err *e)
+{
+	static const char *const keys[] = { "kind", "device", "derived",
+		"derivation", "model", "quant", "threads", "kernel", "stream_gbs", "peak_gflops",
+		"draft", "prefill", "fit", "provenance", NULL };
+	static const char *const kinds[] = { "edge", NULL };
+	struct jx x = { .file = path, .err = e };
+	json_t *doc = jx_load(path, e);
+	const char *s;
+	long long threads;
+	double gbs;
+	int kind, rc = -1;
+
+	*p = (struct prof_edge){ 0 };
+	if (!doc)
+		return -1;
+	if (jx_object(&x, doc, "", keys) < 0 ||
+	    jx_enum(&x, doc, "", "kind", kinds, NULL, &kind) < 0 ||
+	    jx_str(&x, doc, "", "device", NULL, &s) < 0 ||
+	    jx_bool(&x, doc, "", "derived", -1, &p->derived) < 0)
+		goto out;
+	snprintf(p->device, sizeof(p->device), "%s", s);
+	if (p->derived && !json_is_object(json_object_get(doc, "derivation"))) {
+		jx_fail(&x, "/derivation", "an object saying how the profile "
+			"was derived (it says \"derived\": true)",
+			json_object_get(doc, "derivation"));
+		goto out;
+	}
+	if (read_model(&x, doc, p) < 0 ||
+	    jx_str(&x, doc, "", "quant", NULL, &s) < 0 ||
+	    jx_int(&x, doc, "", "threads", 1, 1 << 16, JX_REQUIRED_INT,
+		   &threads) < 0 ||
+	    jx_num(&x, doc, "", "stream_gbs", JX_POS, JX_REQUIRED, &gbs) < 0 ||
+	    jx_num(&x, doc, "", "peak_gflops", JX_POS, JX_REQUIRED, &gbs) < 0 ||
+	    read_series(&x, doc, "draft", "ctx", false) < 0 ||
+	    read_series(&x, doc, "prefill", "tokens", true) < 0 ||
+	    read_fit(&x, doc, p) < 0 || read_provenance(&x, doc) < 0)
+		goto out;
+	rc = 0;
+out:
+	json_decref(doc);
+	return rc;
+}
+
+int prof_accept_load(const char *path, struct prof_accept *p, struct err *e)
+{
+	static const char *const keys[] = { "kind", "target", "draft",
+		"target_quant", "draft_quant", "text", "tokens", "ppl",
+		"ppl_draft", "alpha_greedy", "alpha_stochastic", "temperature",
+		"mean_accepted_per_gamma", "bits", "provenance", NULL };
+	static const char *const kinds[] = { "acceptance", NULL };
+	struct jx x = { .file = path, .err = e };
+	json_t *doc = jx_load(path, e), *ea;
+	struct acc_trace t;
+	const char *bits;
+	double d;
+	int kind, rc = -1;
+
+	*p = (struct prof_accept){ 0 };
+	if (!doc)
+		return -1;
+	if (jx_object(&x, doc, "", keys) < 0 ||
+	    jx_enum(&x, doc, "", "kind", kinds, NULL, &kind) < 0 ||
+	    jx_num(&x, doc, "", "alpha_greedy", JX_UNIT, JX_REQUIRED,
+		   &p->alpha) < 0 ||
+	    jx_num(&x, doc, "", "alpha_stochastic", JX_UNIT, JX_REQUIRED,
+		   &d) < 0 ||
+	    jx_str(&x, doc, "", "bits", NULL, &bits) < 0)
+		goto out;
+	ea = json_object_get(doc, "mean_accepted_per_gamma");
+	if (!json_is_object(ea) || json_object_size(ea) == 0 ||
+	    json_object_size(ea) > 64) {
+		jx_fail(&x, "/mean_accepted_per_gamma", "an object of 1 to 64 "
+			"entries \"1\", \"2\", ...", ea);
+		goto out;
+	}
+	for (int g = 1; g <= (int)json_object_size(ea); g++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "%d", g);
+		if (jx_num(&x, ea, "/mean_accepted_per_gamma", key,
+			   (struct jx_range){ 1, g + 1, false, false },
+			   JX_REQUIRED, &p->mean_accepted[g]) < 0)
+			goto out;
+		p->max_gamma = g;
+	}
+	if (read_provenance(&x, doc) < 0)
+		goto out;
+	jx_path(&x, bits, p->bits, sizeof(p->bits));
+	if (acc_trace_load(&t, p->bits, e) < 0)
+		goto out;
+	d = t.alpha;
+	acc_trace_release(&t);
+	/* the trace is the greedy agreement the profile averages: equal to
+	 * the printed digits */
+	if (fabs(d - p->alpha) > 1e-6) {
+		char want[1100];
+
+		snprintf(want, sizeof(want), "%.6f, the mean of the bits in %s",
+			 d, p->bits);
+		jx_fail(&x, "/alpha_greedy", want,
+			json_object_get(doc, "alpha_greedy"));
+		goto out;
+	}
+	rc = 0;
+out:
+	json_decref(doc);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* prof.h: the calibration profiles the simulator reads (written by
+ * `hybridspec calib`, format in docs/calib.md).
+ *
+ * An edge profile holds a device's measured draft time per token against
+ * context length and prompt prefill time against prompt length, and the
+ * linear fit the simulator uses (cfg_device). An acceptance profile holds
+ * alpha, E[A] per gamma and a bit trace of one draft against one target on
+ * real text. Both are read strictly: a missing field, a table out of order,
+ * a negative time or a model whose shape contradicts its name is an error
+ * naming the file and the field. */
+#ifndef HS_PROF_H
+#define HS_PROF_H
+
+#include <stdbool.h>
+
+#include "err.h"
+
+struct prof_edge {
+	/* the fit (cfg_device's form) */
+	double draft_base_s, draft_per_ctx_s;
+	double prefill_base_s, prefill_per_token_s;
+	int vocab;       /* of the draft model */
+	bool derived;    /* derived from another device's profile */
+	char model[64];  /* the draft model's shape name */
+	char device[64];
+};
+
+int prof_edge_load(const char *path, struct prof_edge *p, struct err *e);
+
+struct prof_accept {
+	double alpha;          /* greedy agreement along the text */
+	char bits[1024];       /* the bit trace, resolved path */
+	int max_gamma;         /* E[A] is given for gamma 1 .. max_gamma */
+	double mean_accepted[65]; /* [gamma]: tokens committed per block */
+};
+
+int prof_accept_load(const char *path, struct prof_accept *p, struct err *e);
+
+#endif

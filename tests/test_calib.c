@@ -1,0 +1,312 @@
+/* test_calib.c: calibration profiles: what calib writes the simulator
+ * reads; every kind of bad profile is refused by field; the fit, the
+ * derivation and the roofline table do what they say; the quick fidelity
+ * check runs. */
+#define _DEFAULT_SOURCE /* realpath, setenv */
+#include "harness.h"
+
+#include "calib.h"
+#include "cfg.h"
+#include "cost.h"
+#include "jx.h"
+#include "prof.h"
+#include "prov.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A small measured profile of stories260K W4A16 (saved to name). */
+static json_t *small_profile(const char *name, const char **path)
+{
+	static const int ctx[] = { 16, 32, 64, 0 }, pre[] = { 16, 32, 0 };
+	struct calib_cpu_opts o = { .ctx = ctx, .prefill = pre, .reps = 1,
+				     .stream_bytes = 16u << 20 };
+	struct calib_model c;
+	struct err e;
+	json_t *prov = json_pack("{s:s,s:s,s:s,s:s}", "machine", "test",
+				 "date", "2026-11-29", "commit", "x",
+				 "command", "test"), *p, *v;
+
+	if (calib_model_init(&c, "stories260K", NULL, "w4a16", 1, 0, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		json_decref(prov);
+		return NULL;
+	}
+	p = calib_cpu(&c, &o, prov, &v);
+	CHECK(v == NULL);
+	json_object_set_new(p, "device", json_string("test machine"));
+	calib_model_release(&c);
+	json_decref(prov);
+	*path = t_write(name, "");
+	CHECK(jx_save(*path, p, &e) == 0);
+	return p;
+}
+
+static void test_profile_roundtrip(void)
+{
+	const char *path, *cfgp;
+	json_t *p = small_profile("edge.json", &path);
+	struct prof_edge pe;
+	struct cfg c;
+	struct err e;
+	char text[2048];
+
+	if (!p)
+		return;
+	CHECK_MSG(prof_edge_load(path, &pe, &e) == 0, "%s", e.msg);
+	CHECK(!strcmp(pe.model, "stories260K") && pe.vocab == 512 &&
+	      !pe.derived);
+	CHECK(pe.draft_base_s > 0 && pe.prefill_per_token_s > 0);
+	/* the config takes the fit as the device's costs */
+	snprintf(text, sizeof(text),
+		 "{\"tenants\": [{\"protocol\": {\"kind\": \"edge_only\"}, "
+		 "\"device\": {\"profile\": \"edge.json\"}, \"wan\": {\"rtt_s\": "
+		 "0.05}, \"workload\": {\"prompt_tokens\": 8, \"output_tokens\": "
+		 "8}}]}");
+	cfgp = t_write("c.json", text);
+	CHECK_MSG(cfg_load(&c, cfgp, NULL, 0, &e) == 0, "%s", e.msg);
+	CHECK(c.groups[0].device.draft_base_s == pe.draft_base_s);
+	CHECK(c.groups[0].device.draft_per_ctx_s == pe.draft_per_ctx_s);
+	CHECK(c.groups[0].device.prefill_per_token_s == pe.prefill_per_token_s);
+	cfg_release(&c);
+	/* a speculating group needs a target with the draft's vocabulary */
+	snprintf(text, sizeof(text),
+		 "{\"tenants\": [{\"protocol\": {\"kind\": \"sync\"}, "
+		 "\"device\": {\"profile\": \"edge.json\"}, \"wan\": {\"rtt_s\": "
+		 "0.05}, \"acceptance\": {\"alpha\": 0.8}, \"workload\": "
+		 "{\"prompt_tokens\": 8, \"output_tokens\": 8}}]}");
+	cfgp = t_write("c2.json", text);
+	CHECK(cfg_load(&c, cfgp, NULL, 0, &e) < 0);
+	CHECK_MSG(strstr(e.msg, "/tenants/0/device/profile") &&
+		  strstr(e.msg, "vocabulary of 512"), "%s", e.msg);
+	json_decref(p);
+}
+
+/* p with the change made by edit, saved; the reader must refuse it with a
+ * message holding want. */
+static void refused(const json_t *p, const char *ptr, const char *val,
+		    const char *want)
+{
+	json_t *q = json_deep_copy(p);
+	const char *path = t_write("bad.json", "");
+	struct prof_edge pe;
+	struct err e;
+
+	if (val) {
+		CHECK(jx_set(q, ptr, val, &e) == 0);
+	} else { /* delete the key */
+		char parent[256];
+		const char *slash = strrchr(ptr, '/');
+		json_t *o;
+
+		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - ptr), ptr);
+		o = *parent ? json_object_get(q, parent + 1) : q;
+		CHECK(o && json_object_del(o, slash + 1) == 0);
+	}
+	CHECK(jx_save(path, q, &e) == 0);
+	CHECK_MSG(prof_edge_load(path, &pe, &e) < 0, "%s %s accepted", ptr,
+		  val ? val : "(deleted)");
+	CHECK_MSG(strstr(e.msg, want) != NULL, "%s: '%s' lacks '%s'", ptr,
+		  e.msg, want);
+	json_decref(q);
+}
+
+static void test_profile_bad(void)
+{
+	const char *path;
+	json_t *p = small_profile("edge.json", &path);
+
+	if (!p)
+		return;
+	refused(p, "/fit/draft_base_s", NULL, "missing required key \"draft_base_s\"");
+	refused(p, "/provenance/commit", NULL, "\"commit\"");
+	refused(p, "/draft/ctx/1", "8", "/draft/ctx/1: expected a number > 0, "
+		"greater than the one before");
+	refused(p, "/prefill/seconds/1", "1e-9", "/prefill/seconds/1: "
+		"expected a number > 0, not less than the one before");
+	refused(p, "/draft/seconds/0", "-0.001", "/draft/seconds/0: expected "
+		"a number > 0");
+	refused(p, "/fit/prefill_base_s", "-1", "/fit/prefill_base_s");
+	refused(p, "/model/dim", "65", "/model/dim: expected 64, the dim of "
+		"stories260K, got 65");
+	refused(p, "/model/vocab", "32000", "/model/vocab");
+	refused(p, "/derived", "true", "/derivation");
+	refused(p, "/draft/seconds/-", "0.001", "/draft/seconds: expected 3 "
+		"times");
+	refused(p, "/kind", "\"gpu\"", "/kind");
+	json_decref(p);
+}
+
+static void test_fit(void)
+{
+	double x[] = { 16, 32, 64, 128, 256 }, t[5], a, b;
+
+	for (int i = 0; i < 5; i++)
+		t[i] = 1e-3 + 2e-6 * x[i];
+	CHECK(calib_fit(x, t, 5, &a, &b) < 1e-9);
+	CHECK_NEAR(a, 1e-3, 1e-12);
+	CHECK_NEAR(b, 2e-6, 1e-14);
+	/* falling times: no negative slope, a weighted mean */
+	for (int i = 0; i < 5; i++)
+		t[i] = 1e-3 - 1e-7 * x[i];
+	calib_fit(x, t, 5, &a, &b);
+	CHECK(b == 0 && a > t[4] && a < t[0]);
+	/* through the origin when the intercept would be negative */
+	for (int i = 0; i < 5; i++)
+		t[i] = -1e-4 + 1e-5 * x[i];
+	calib_fit(x, t, 5, &a, &b);
+	CHECK(a == 0 && b > 0);
+}
+
+static void test_derive(void)
+{
+	const char *path, *out = t_write("phone.json", "");
+	json_t *p = small_profile("edge.json", &path), *d;
+	struct prof_edge m, pe;
+	struct err e;
+	double bw;
+
+	if (!p)
+		return;
+	d = calib_derive(p, path, "snapdragon-8-gen3",
+			 json_object_get(p, "provenance"), &e);
+	CHECK_MSG(d != NULL, "%s", e.msg);
+	if (!d) {
+		json_decref(p);
+		return;
+	}
+	CHECK(jx_save(out, d, &e) == 0);
+	CHECK(prof_edge_load(path, &m, &e) == 0);
+	CHECK_MSG(prof_edge_load(out, &pe, &e) == 0, "%s", e.msg);
+	CHECK(pe.derived && !strcmp(pe.device, "snapdragon-8-gen3"));
+	bw = json_number_value(json_object_get(p, "stream_gbs")) /
+	     (0.75 * 76.8);
+	CHECK_NEAR(pe.draft_base_s, m.draft_base_s * bw, 1e-12);
+	CHECK_NEAR(pe.draft_per_ctx_s, m.draft_per_ctx_s * bw, 1e-15);
+	/* derived twice: refused */
+	CHECK(calib_derive(d, out, "raspberry-pi-5", NULL, &e) == NULL);
+	CHECK(calib_derive(p, path, "pager", NULL, &e) == NULL &&
+	      strstr(e.msg, "unknown device 'pager'"));
+	json_decref(d);
+	json_decref(p);
+}
+
+static void test_gpu_roofline(void)
+{
+	json_t *prov = json_pack("{s:s,s:s,s:s,s:s}", "machine", "m", "date",
+				 "d", "commit", "c", "command", "x");
+	json_t *t = calib_gpu_roofline("H100-SXM", "llama2-7b", prov, NULL);
+	const char *path = t_write("gpu.json", "");
+	struct cfg_cloud cl = { .weight_bytes = 2, .model = shape_find("llama2-7b"),
+		.gpu = { .preset = "H100-SXM", .eta_bw = 0.8, .eta_flops = 0.6,
+			 .overhead_s = 0.0005 } };
+	struct cost roof, tab;
+	struct cost_batch b = { 64, 13, 13 * 1024.0, 64 * 1024.0 };
+	struct err e;
+
+	CHECK(json_is_false(json_object_get(t, "calibrated")));
+	CHECK(jx_save(path, t, &e) == 0);
+	CHECK(cost_init(&roof, &cl, &e) == 0);
+	cl.gpu.table = path;
+	CHECK_MSG(cost_init(&tab, &cl, &e) == 0, "%s", e.msg);
+	/* on the grid (64 tokens in 13 blocks, context 1024) the table is
+	 * the roofline */
+	CHECK_NEAR(cost_iter_s(&tab, &b, NULL, NULL),
+		   cost_iter_s(&roof, &b, NULL, NULL), 1e-12);
+	cost_release(&tab);
+	/* a table for another model is refused */
+	cl.model = shape_find("llama2-13b");
+	CHECK(cost_init(&tab, &cl, &e) < 0 && strstr(e.msg, "/model"));
+	cost_release(&roof);
+	json_decref(t);
+	json_decref(prov);
+}
+
+/* The binary runs in the case's folder: give it absolute model and data
+ * folders. */
+static void absolute_dirs(void)
+{
+	char buf[4096];
+
+	if (mload_models_dir() && realpath(mload_models_dir(), buf))
+		setenv("HYBRIDSPEC_MODELS", buf, 1);
+	if (realpath(mload_data_dir(), buf))
+		setenv("HYBRIDSPEC_DATA", buf, 1);
+}
+
+static void test_accept_profile(void)
+{
+	char out[8192], args[2048];
+	const char *dir = t_tmpdir(), *cfgp;
+	struct prof_accept pa;
+	struct cfg c;
+	struct err e;
+	char path[1024];
+	json_t *doc;
+	int rc;
+
+	absolute_dirs();
+	snprintf(args, sizeof(args), "calib accept --target stories260K "
+		 "--drafts w4a4-g32 --text %s/TinyStories-valid-excerpt.txt "
+		 "--gamma 2 --prompts 2 -o %s", mload_data_dir(), dir);
+	rc = t_run(args, out, sizeof(out));
+	CHECK_MSG(rc == 0, "%s", out);
+	snprintf(path, sizeof(path), "%s/accept-stories260K-w4a4-g32.json", dir);
+	CHECK_MSG(prof_accept_load(path, &pa, &e) == 0, "%s", e.msg);
+	CHECK(pa.max_gamma == 2 && pa.alpha > 0.2 && pa.alpha < 0.9);
+	cfgp = t_write("a.json", "");
+	doc = json_pack("{s:[{s:{s:s},s:{s:f,s:f},s:{s:f},s:{s:i,s:i},"
+			"s:{s:s}}]}", "tenants", "protocol", "kind", "sync",
+			"device", "draft_base_s", 0.01, "prefill_per_token_s",
+			0.001, "wan", "rtt_s", 0.05, "workload", "prompt_tokens",
+			8, "output_tokens", 8, "acceptance", "profile", path);
+	CHECK(jx_save(cfgp, doc, &e) == 0);
+	CHECK_MSG(cfg_load(&c, cfgp, NULL, 0, &e) == 0, "%s", e.msg);
+	CHECK(c.groups[0].accept.model == ACCEPT_TRACE &&
+	      !strcmp(c.groups[0].accept.trace, pa.bits));
+	cfg_release(&c);
+	/* iid with the profile's alpha */
+	json_object_set_new(json_object_get(json_array_get(json_object_get(
+		doc, "tenants"), 0), "acceptance"), "model", json_string("iid"));
+	CHECK(jx_save(cfgp, doc, &e) == 0);
+	CHECK_MSG(cfg_load(&c, cfgp, NULL, 0, &e) == 0, "%s", e.msg);
+	CHECK(c.groups[0].accept.alpha == pa.alpha);
+	cfg_release(&c);
+	json_decref(doc);
+	/* an alpha that is not the trace's mean is refused */
+	doc = jx_load(path, &e);
+	json_object_set_new(doc, "alpha_greedy", json_real(pa.alpha + 0.01));
+	CHECK(jx_save(path, doc, &e) == 0);
+	CHECK(prof_accept_load(path, &pa, &e) < 0 &&
+	      strstr(e.msg, "/alpha_greedy: expected"));
+	json_decref(doc);
+}
+
+static void test_check_quick(void)
+{
+	char out[8192];
+	int rc;
+
+	absolute_dirs();
+	rc = t_run("calib check --quick --json", out, sizeof(out));
+
+	CHECK_MSG(rc == 0, "%s", out);
+	CHECK_MSG(strstr(out, "{\"checks\": [{\"name\": \"edge stories260K") &&
+		  strstr(out, "\"name\": \"verify stories260K"), "%s", out);
+}
+
+const struct tcase calib_tests[] = {
+	{ "calib: a measured profile is what the config's device gets",
+	  test_profile_roundtrip },
+	{ "calib: bad profiles are refused, naming the field", test_profile_bad },
+	{ "calib: the fit (relative least squares, no negative terms)",
+	  test_fit },
+	{ "calib: derived device profiles scale by the bandwidth ratio",
+	  test_derive },
+	{ "calib: the uncalibrated GPU table is the roofline", test_gpu_roofline },
+	{ "calib: acceptance profiles drive the trace or iid model",
+	  test_accept_profile },
+	{ "calib: the quick fidelity check runs within its loose bounds",
+	  test_check_quick },
+	{ 0 },
+};
