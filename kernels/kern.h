@@ -20,9 +20,10 @@
 
 struct kern_x {
 	const uint16_t *x16; /* borrowed: the FP16 input, m x k */
-	float *xf;           /* owned: m x kpad, in the kernel's order */
+	float *xf;           /* owned: m rows of kpad values, in the kernel's
+				order, stride floats apart (kern.c) */
 	float *sx;           /* owned: m x ngroups, sums of x over each group */
-	int m, k, kpad, group, ngroups;
+	int m, k, kpad, stride, group, ngroups;
 };
 
 struct kern {

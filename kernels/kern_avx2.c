@@ -103,7 +103,7 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 				_mm256_castps128_ps256(_mm_broadcastss_ps(ha)),
 				_mm_broadcastss_ps(hb), 1);
 			for (int i = 0; i < mi; i++) {
-				const float *xp = x->xf + (size_t)(i0 + i) * x->kpad +
+				const float *xp = x->xf + (size_t)(i0 + i) * x->stride +
 						  (size_t)c * 32;
 				const float *sx = x->sx + (size_t)(i0 + i) * x->ngroups;
 				__m256 p = _mm256_mul_ps(f[0], _mm256_loadu_ps(xp));
@@ -191,7 +191,7 @@ void kern_avx2_q8(const struct q8_matrix *w, const struct kern_x *x, float *y,
 			(const struct q8_block *)(w->data + (size_t)r * w->row_bytes);
 
 		for (int i = 0; i < x->m; i++) {
-			const float *xp = x->xf + (size_t)i * x->kpad;
+			const float *xp = x->xf + (size_t)i * x->stride;
 			__m256 acc = _mm256_setzero_ps();
 
 			for (int gi = 0; gi < w->ngroups; gi++, xp += 32) {
@@ -225,7 +225,7 @@ void kern_avx2_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 		const uint16_t *wr = w + (size_t)r * k;
 
 		for (int i = 0; i < x->m; i++) {
-			const float *xp = x->xf + (size_t)i * x->kpad;
+			const float *xp = x->xf + (size_t)i * x->stride;
 			__m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
 			float tail = 0;
 			int c;

@@ -77,82 +77,112 @@ static void row1_g128(const struct q4_matrix *w, const struct kern_x *x, int r,
 	y[r] = 16 * _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1)) + corr;
 }
 
-/* Any G, m tokens: per quad of chunks, the scale of each lane's group. */
-static void row(const struct q4_matrix *w, const struct kern_x *x, int r,
-		float *y)
+/* The quad of chunks c .. c+3 of a row (128 weights along k, lanes 4j ..
+ * 4j+3 holding chunk c+j) decoded into f, with the scale of each lane's
+ * group in *sv; a group that starts in the quad adds its bias term for the
+ * mi tokens from i0 to corr. */
+static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
+			const struct kern_x *x, int i0, int mi, float *corr,
+			__m512 f[8], __m512 *sv)
 {
-	const uint8_t *rowp = w->data + (size_t)r * w->row_bytes;
-	const int g = w->group, m = x->m, chunks = w->ngroups * (g / 32);
+	const int g = w->group, chunks = w->ngroups * (g / 32);
 	const __m512i lane_chunk = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1,
 						    1, 1, 0, 0, 0, 0);
-	__m512 acc[16];
-	float corr[16];
+	float s[4] = { 0 }, bias[4] = { 0 };
+	__m128i part[4];
+	__m512i codes;
+
+	PREFETCH(rowp + (size_t)(c * 32 / g) * w->block_bytes, 64);
+	for (int j = 0; j < 4; j++) {
+		int cj = c + j, grp = cj * 32 / g;
+		const uint8_t *b = rowp + (size_t)grp * w->block_bytes;
+
+		if (cj >= chunks) {
+			part[j] = _mm_setzero_si128();
+			continue;
+		}
+		part[j] = _mm_loadu_si128((const __m128i *)(b + 4 +
+							   (size_t)(cj * 32 % g) / 2));
+		header(b, &s[j], &bias[j]);
+		if (cj * 32 % g == 0)
+			for (int i = 0; i < mi; i++)
+				corr[i] += (bias[j] - 16 * s[j]) *
+					   x->sx[(size_t)(i0 + i) * x->ngroups + grp];
+	}
+	codes = _mm512_inserti32x4(_mm512_castsi128_si512(part[0]), part[1], 1);
+	codes = _mm512_inserti32x4(codes, part[2], 2);
+	codes = _mm512_inserti32x4(codes, part[3], 3);
+	codes_to_f(codes, f);
+	*sv = _mm512_permutexvar_ps(lane_chunk,
+				    _mm512_castps128_ps512(_mm_loadu_ps(s)));
+}
+
+/* Any G, m tokens, rows [r0, r1) in tiles of up to 16 rows. The loop over
+ * quads of chunks is outside the loop over the tile's rows: the
+ * activations of a quad (16 tokens x 128 values, 8 KB) stay in L1 while
+ * every row of the tile meets them, instead of streaming a whole row's
+ * worth from L2 for each row; the partial sums (rows x tokens vectors,
+ * 16 KB) stay in L1 too. Each row's codes are decoded once per quad, for
+ * all the tokens. */
+static void tile(const struct q4_matrix *w, const struct kern_x *x, int r0,
+		 int r1, float *y)
+{
+	const int chunks = w->ngroups * (w->group / 32), m = x->m;
+	__m512 acc[16][16];
+	float corr[16][16];
 
 	for (int i0 = 0; i0 < m; i0 += 16) {
 		int mi = m - i0 < 16 ? m - i0 : 16;
 
-		for (int i = 0; i < mi; i++) {
-			acc[i] = _mm512_setzero_ps();
-			corr[i] = 0;
-		}
-		for (int c = 0; c < chunks; c += 4) {
-			float s[4] = { 0 }, bias[4] = { 0 };
-			__m128i part[4];
-			__m512i codes;
-			__m512 f[8], sv;
+		for (int t0 = r0; t0 < r1; t0 += 16) {
+			int rows = r1 - t0 < 16 ? r1 - t0 : 16;
 
-			PREFETCH(rowp + (size_t)(c * 32 / g) * w->block_bytes, 64);
-			for (int j = 0; j < 4; j++) {
-				int cj = c + j, grp = cj * 32 / g;
-				const uint8_t *b = rowp + (size_t)grp * w->block_bytes;
-
-				if (cj >= chunks) {
-					part[j] = _mm_setzero_si128();
-					continue;
+			for (int j = 0; j < rows; j++)
+				for (int i = 0; i < mi; i++) {
+					acc[j][i] = _mm512_setzero_ps();
+					corr[j][i] = 0;
 				}
-				part[j] = _mm_loadu_si128((const __m128i *)(b + 4 +
-							   (size_t)(cj * 32 % g) / 2));
-				header(b, &s[j], &bias[j]);
-				if (cj * 32 % g == 0)
-					for (int i = 0; i < mi; i++)
-						corr[i] += (bias[j] - 16 * s[j]) *
-							   x->sx[(size_t)(i0 + i) *
-								 x->ngroups + grp];
-			}
-			codes = _mm512_inserti32x4(_mm512_castsi128_si512(part[0]),
-						   part[1], 1);
-			codes = _mm512_inserti32x4(codes, part[2], 2);
-			codes = _mm512_inserti32x4(codes, part[3], 3);
-			codes_to_f(codes, f);
-			sv = _mm512_permutexvar_ps(lane_chunk,
-						   _mm512_castps128_ps512(
-							   _mm_loadu_ps(s)));
-			for (int i = 0; i < mi; i++) {
-				const float *xp = x->xf + (size_t)(i0 + i) * x->kpad +
+			for (int c = 0; c < chunks; c += 4) {
+				const float *xq = x->xf + (size_t)i0 * x->stride +
 						  (size_t)c * 32;
-				__m512 p = _mm512_mul_ps(f[0], _mm512_loadu_ps(xp));
 
-				for (int t = 1; t < 8; t++)
-					p = _mm512_fmadd_ps(f[t],
-							    _mm512_loadu_ps(xp + 16 * t), p);
-				acc[i] = _mm512_fmadd_ps(sv, p, acc[i]);
+				for (int j = 0; j < rows; j++) {
+					const uint8_t *rowp = w->data +
+						(size_t)(t0 + j) * w->row_bytes;
+					__m512 f[8], sv;
+
+					quad(w, rowp, c, x, i0, mi, corr[j], f, &sv);
+					for (int i = 0; i < mi; i++) {
+						const float *xp = xq + (size_t)i * x->stride;
+						__m512 p = _mm512_mul_ps(f[0],
+							_mm512_loadu_ps(xp));
+
+						for (int t = 1; t < 8; t++)
+							p = _mm512_fmadd_ps(f[t],
+								_mm512_loadu_ps(xp + 16 * t), p);
+						acc[j][i] = _mm512_fmadd_ps(sv, p,
+									    acc[j][i]);
+					}
+				}
 			}
+			for (int j = 0; j < rows; j++)
+				for (int i = 0; i < mi; i++)
+					y[(size_t)(i0 + i) * w->n + t0 + j] =
+						16 * _mm512_reduce_add_ps(acc[j][i]) +
+						corr[j][i];
 		}
-		for (int i = 0; i < mi; i++)
-			y[(size_t)(i0 + i) * w->n + r] =
-				16 * _mm512_reduce_add_ps(acc[i]) + corr[i];
 	}
 }
 
 static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 	       int r0, int r1)
 {
-	for (int r = r0; r < r1; r++) {
-		if (x->m == 1 && w->group == 128)
-			row1_g128(w, x, r, y);
-		else
-			row(w, x, r, y);
+	if (x->m > 1 || w->group != 128) {
+		tile(w, x, r0, r1, y);
+		return;
 	}
+	for (int r = r0; r < r1; r++)
+		row1_g128(w, x, r, y);
 }
 
 const struct kern kern_avx512 = { "avx512", 4, q4, kern_avx2_q8, kern_avx2_f16 };

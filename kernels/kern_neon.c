@@ -46,7 +46,7 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 		const uint8_t *row = w->data + (size_t)r * w->row_bytes;
 
 		for (int i = 0; i < x->m; i++) {
-			const float *xp = x->xf + (size_t)i * x->kpad;
+			const float *xp = x->xf + (size_t)i * x->stride;
 			const float *sx = x->sx + (size_t)i * x->ngroups;
 			float acc = 0;
 
@@ -73,7 +73,7 @@ static void q8(const struct q8_matrix *w, const struct kern_x *x, float *y,
 			(const struct q8_block *)(w->data + (size_t)r * w->row_bytes);
 
 		for (int i = 0; i < x->m; i++) {
-			const float *xp = x->xf + (size_t)i * x->kpad;
+			const float *xp = x->xf + (size_t)i * x->stride;
 			float acc = 0;
 
 			for (int g = 0; g < w->ngroups; g++, xp += 32) {
@@ -107,7 +107,7 @@ static void f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 		const __fp16 *wr = (const __fp16 *)(w + (size_t)r * k);
 
 		for (int i = 0; i < x->m; i++) {
-			const float *xp = x->xf + (size_t)i * x->kpad;
+			const float *xp = x->xf + (size_t)i * x->stride;
 			float32x4_t a = vdupq_n_f32(0), b = vdupq_n_f32(0);
 			float tail = 0;
 			int c;
