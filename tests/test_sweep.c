@@ -1,5 +1,6 @@
 /* test_sweep.c: "hybridspec sweep": points, the table's values, parallel
- * and resumed runs, bad sweep files, and the library's order and stats. */
+ * and resumed runs, bad sweep files, the library's order and stats, and
+ * the figures scripts/plots.sh draws from a sweep. */
 #include "harness.h"
 
 #include "sweep.h"
@@ -467,7 +468,12 @@ static void library(void)
 static void committed_sweeps(void)
 {
 	static const char *const files[] = {
+		"configs/sweeps/batching.json",
+		"configs/sweeps/itl-vs-gamma.json",
+		"configs/sweeps/itl-vs-rtt-alpha.json",
+		"configs/sweeps/itl-vs-rtt.json",
 		"configs/sweeps/itl-vs-tenants.json",
+		"configs/sweeps/queueing.json",
 	};
 	char p[PATH_MAX + 64];
 	struct sweep s;
@@ -483,6 +489,81 @@ static void committed_sweeps(void)
 		CHECK_MSG(sweep_check(&s, &e) == 0, "%s", e.msg);
 		CHECK(s.n_points > 1);
 		sweep_release(&s);
+	}
+}
+
+/* An acceptance profile's fields that the plots read (docs/calib.md). */
+static const char accept_profile[] =
+	"{\"kind\": \"acceptance\", \"draft_quant\": \"%s\", \"ppl\": 5.4, "
+	"\"ppl_draft\": %g, \"alpha_greedy\": %g, \"alpha_stochastic\": %g, "
+	"\"mean_accepted_per_gamma\": {\"1\": %g, \"4\": %g}}\n";
+
+/* scripts/plots.sh draws each figure as PNG (its 8-byte signature, and
+ * more) and SVG from a small sweep shaped like itl-vs-tenants, a traced
+ * run, two acceptance profiles and a verify table. */
+static void plots(void)
+{
+	static const char *const figures[] = { "itl-vs-tenants", "gantt",
+					       "quant", "accept-ea", "roofline" };
+	static const unsigned char png[8] = { 0x89, 'P', 'N', 'G', '\r', '\n',
+					      0x1a, '\n' };
+	const char *bin = getenv("HYBRIDSPEC_BIN");
+	char out[4096], text[2 * PATH_MAX], cmd[4 * PATH_MAX], name[1024];
+
+	snprintf(text, sizeof(text), "{\"base\": \"%s\", \"grid\": "
+		 "{\"/tenants/0/count\": [1, 3], \"/protocol/kind\": [\"sync\", "
+		 "\"async\"]}, \"seeds\": [1, 2], \"metrics\": "
+		 "[\"/all/itl_s/mean\"]}", data("small.json"));
+	t_write("s.json", text);
+	CHECK(t_run("sweep s.json -o p/sweeps/itl-vs-tenants --quiet", out,
+		    sizeof(out)) == 0);
+	snprintf(text, sizeof(text), "run %s -o p/trace --trace --quiet",
+		 data("small.json"));
+	CHECK(t_run(text, out, sizeof(out)) == 0);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/calib'", t_tmpdir());
+	CHECK(system(cmd) == 0);
+	snprintf(text, sizeof(text), accept_profile, "w4a16", 6.1, 0.8, 0.85,
+		 1.8, 3.4);
+	t_write("calib/accept-a.json", text);
+	snprintf(text, sizeof(text), accept_profile, "w4a4", 11.0, 0.5, 0.6,
+		 1.5, 2.0);
+	t_write("calib/accept-b.json", text);
+	t_write("calib/verify-H100-SXM-llama2-7b.json",
+		"{\"kind\": \"verify\", \"gpu\": \"H100-SXM\", \"model\": "
+		"\"llama2-7b\", \"calibrated\": false, \"tokens\": [1, 8, 512], "
+		"\"ctx\": [128, 1024], \"seconds\": [[0.0056, 0.0058], "
+		"[0.0057, 0.006], [0.0124, 0.026]]}\n");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && BIN='%s' sh '%s/scripts/plots.sh'"
+		 " p calib > plots.log 2>&1", t_tmpdir(),
+		 bin ? bin : "build/hybridspec", repo);
+	if (system(cmd) != 0) {
+		char *log = slurp("plots.log");
+
+		CHECK_MSG(0, "plots.sh failed: %s", log ? log : "(no log)");
+		free(log);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++) {
+		char *svg;
+		FILE *f;
+		unsigned char head[8];
+		long n = 0;
+
+		snprintf(name, sizeof(name), "%s/p/plots/%s.png", t_tmpdir(),
+			 figures[i]);
+		if ((f = fopen(name, "rb"))) {
+			if (fread(head, 1, 8, f) != 8)
+				memset(head, 0, 8);
+			fseek(f, 0, SEEK_END);
+			n = ftell(f);
+			fclose(f);
+		}
+		CHECK_MSG(f && !memcmp(head, png, 8) && n > 1000,
+			  "%s: not a PNG of some size (%ld bytes)", name, n);
+		snprintf(name, sizeof(name), "p/plots/%s.svg", figures[i]);
+		svg = slurp(name);
+		CHECK_MSG(svg && strstr(svg, "<svg"), "%s: not an SVG", name);
+		free(svg);
 	}
 }
 
@@ -527,6 +608,8 @@ const struct tcase sweep_tests[] = {
 	{ "sweep: bad sweep files exit 2 and write nothing", bad_sweeps },
 	{ "sweep: usage and --help", usage },
 	{ "sweep: every committed sweep is valid", committed_sweeps },
+	{ "sweep: plots.sh draws PNG and SVG figures from a small sweep",
+	  plots },
 	{ "sweep: two MPI ranks write the same table", mpi_two_ranks },
 	{ 0 },
 };

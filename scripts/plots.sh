@@ -1,0 +1,166 @@
+#!/bin/sh
+# plots.sh DIR [CALIB]: the figures of `make run` as DIR/plots/NAME.png and
+# NAME.svg, from whichever of their inputs are there (a figure without its
+# input is skipped, with a note):
+#   DIR/sweeps/NAME/sweep.csv  the sweeps of configs/sweeps/
+#   DIR/formulas.json          `hybridspec formulas --json` of the paper's
+#                              async setting (the edge's draft time)
+#   DIR/trace/trace.json       a traced async run (the timeline)
+#   CALIB/accept-*.json        acceptance profiles  (CALIB: results/calib)
+#   CALIB/verify-*.json        a verify-cost table (the first one)
+# The data behind each figure stays in DIR/plots/data/. BIN (default
+# build/hybridspec) computes the roofline beside the verify table.
+set -eu
+lib=$(dirname "$0")
+dir=$1
+calib=${2:-results/calib}
+bin=${BIN:-build/hybridspec}
+pl=$dir/plots
+data=$pl/data
+mkdir -p "$data"
+
+# gp SCRIPT FIGURE SETTINGS: draws DIR/plots/FIGURE.png and .svg with
+# scripts/SCRIPT.gp, its variables set by SETTINGS
+gp() {
+	gnuplot -e "lib='$lib'; out='$pl/$2'; $3" "$lib/$1.gp"
+	echo "plots: $pl/$2.png"
+}
+
+# sweep NAME FIGURE X XSCALE Y YSCALE BY PER SETTINGS: Y (times YSCALE, over
+# the column PER when given) against X (times XSCALE), a line per value of
+# BY, from sweep NAME; SETTINGS are lines.gp's labels and options.
+sweep() {
+	f=$dir/sweeps/$1/sweep.csv
+	if [ ! -f "$f" ]; then
+		echo "plots: skipped $2: no $f"
+		return
+	fi
+	awk -F, -f "$lib/series.awk" -v x="$3" -v xscale="$4" -v y="$5" \
+		-v scale="$6" -v by="$7" -v per="$8" "$f" > "$data/$2.dat"
+	gp lines "$2" "data='$data/$2.dat'; $9"
+}
+
+# the edge's draft time per token, a reference level on the ITL figures
+td=$(sh "$lib/jget.sh" "$dir/formulas.json" /t_draft_s)
+ref=${td:+$(awk -v t="$td" 'BEGIN { printf "hline=%.6g; hlabel=\"edge draft time per token\"", 1e3 * t }')}
+tenants="xl='tenants (edge devices)'; logx=2"
+itl="yl='mean inter-token latency (ms)'"
+
+sweep itl-vs-tenants itl-vs-tenants tenants.0.count 1 all.itl_s.mean 1e3 \
+	protocol.kind "" "$tenants; $itl; ti='ITL against tenants, by protocol'; $ref"
+sweep itl-vs-rtt itl-vs-rtt tenants.0.wan.rtt_s 1e3 all.itl_s.mean 1e3 \
+	protocol.kind "" "xl='WAN round-trip time (ms)'; $itl; ti='ITL against RTT: where async hides the WAN'; $ref"
+sweep batching batching-busy tenants.0.count 1 cloud.busy_fraction 100 \
+	cloud.policy "" "$tenants; yl='GPU busy (% of GPU time)'; ti='Busy fraction: shared GPU (continuous) against a GPU per tenant (dedicated)'"
+sweep batching batching-throughput tenants.0.count 1 all.tokens_per_s 1 \
+	cloud.policy cloud.gpus_mean "$tenants; logy=10; yl='committed tokens/s per GPU'; ti='Throughput per GPU: continuous batching against dedicated GPUs'"
+sweep itl-vs-gamma itl-vs-gamma protocol.gamma 1 all.itl_s.mean 1e3 \
+	protocol.kind "" "xl='gamma (draft tokens per block)'; $itl; ti='ITL against gamma'; key='top right'; $ref"
+sweep itl-vs-gamma tokens-per-verdict protocol.gamma 1 all.tokens_per_verdict 1 \
+	protocol.kind "" "xl='gamma (draft tokens per block)'; yl='tokens committed per verification'; ti='Tokens per verification against gamma'"
+
+# The share of the WAN latency async hides against alpha (hidden.awk), at
+# iid alphas and, as a point of its own, with the measured drafts.
+f=$dir/sweeps/itl-vs-rtt-alpha/sweep.csv
+if [ -f "$f" ]; then
+	{
+		echo '"iid acceptance"'
+		awk -F, -v by=tenants.0.acceptance.alpha \
+			"$(cat "$lib/csv.awk" "$lib/hidden.awk")" "$f" |
+			awk '{ print $1, 100 * $4, 0 }'
+		m=$dir/sweeps/itl-vs-rtt/sweep.csv
+		alpha=$(sh "$lib/jget.sh" "$dir/runs/async/summary.json" /all/alpha)
+		if [ -f "$m" ] && [ -n "$alpha" ]; then
+			printf '\n\n"measured drafts"\n'
+			awk -F, -v by= "$(cat "$lib/csv.awk" "$lib/hidden.awk")" "$m" |
+				awk -v a="$alpha" '{ print a, 100 * $4, 0 }'
+		fi
+	} > "$data/hidden-share.dat"
+	gp lines hidden-share "data='$data/hidden-share.dat'; xl='acceptance rate alpha'; yl='WAN latency hidden by async (% of what sync shows)'; ti='How much of the RTT async hides: 1 - its ITL slope over sync slope'"
+else
+	echo "plots: skipped hidden-share: no $f"
+fi
+
+# Past capacity: mean ITL and queue wait on one axis, the capacity marked.
+f=$dir/sweeps/queueing/sweep.csv
+if [ -f "$f" ]; then
+	{
+		awk -F, -f "$lib/series.awk" -v x=tenants.0.count \
+			-v y=all.itl_s.mean -v scale=1e3 -v title='mean ITL' "$f"
+		printf '\n\n'
+		awk -F, -f "$lib/series.awk" -v x=tenants.0.count \
+			-v y=cloud.queue_wait_s.mean -v scale=1e3 \
+			-v title='mean wait in the cloud queue' "$f"
+	} > "$data/queueing.dat"
+	cap=$(sh "$lib/jget.sh" "$dir/formulas.json" /capacity_tenants)
+	gp lines queueing "data='$data/queueing.dat'; $tenants; yl='time (ms)'; logy=10; ti='Beyond capacity: ITL and queueing against tenants'${cap:+; vline=$cap; vlabel='capacity (formulas)'}"
+else
+	echo "plots: skipped queueing: no $f"
+fi
+
+# Acceptance profiles, by alpha: alpha and perplexity per format, and E[A].
+set -- "$calib"/accept-*.json
+if [ -f "$1" ]; then
+	: > "$data/quant.dat"
+	: > "$data/accept-ea.dat"
+	for f; do
+		printf '%s %s\n' "$(sh "$lib/jget.sh" "$f" /alpha_greedy)" "$f"
+	done | sort -k1,1nr | while read -r _ f; do
+		awk -f "$lib/jflat.awk" "$f" | awk -F'\t' -f "$lib/accept.awk" \
+			-v quant="$data/quant.dat" -v ea="$data/accept-ea.dat"
+	done
+	gp accept quant "data='$data/quant.dat'; what='quant'; ti='Acceptance and perplexity of each draft format (target: the model unquantised)'"
+	gp accept accept-ea "data='$data/accept-ea.dat'; what='ea'; ti='Tokens per verification: measured, and the iid formula'"
+else
+	echo "plots: skipped quant, accept-ea: no $calib/accept-*.json"
+fi
+
+# The verify-cost table (a line for each of up to 4 of its contexts) and
+# the simulator's roofline for its GPU and model at its middle context.
+set -- "$calib"/verify-*.json
+if [ -f "$1" ]; then
+	awk -f "$lib/jflat.awk" "$1" > "$data/verify.flat"
+	awk -F'\t' '
+		$1 ~ /^\/tokens\// { tok[substr($1, 9)] = $2; nt++ }
+		$1 ~ /^\/ctx\// { ctx[substr($1, 6)] = $2; nc++ }
+		$1 ~ /^\/seconds\// { split(substr($1, 10), ij, "/"); s[ij[1], ij[2]] = $2 }
+		END {
+			step = nc > 4 ? (nc - 1) / 3 : 1
+			for (k = 0; k < nc && k < 4; k++) {
+				j = int(k * step + 0.5)
+				printf "%sctx=%d\n", k ? "\n\n" : "", ctx[j]
+				for (i = 0; i < nt; i++)
+					printf "%s %.6g\n", tok[i], 1e3 * s[i, j]
+			}
+		}' "$data/verify.flat" > "$data/verify.dat"
+	gpu=$(awk -F'\t' '$1 == "/gpu" { print $2 }' "$data/verify.flat")
+	model=$(awk -F'\t' '$1 == "/model" { print $2 }' "$data/verify.flat")
+	ctx=$(awk -F'\t' '$1 ~ /^\/ctx\// { c[n++] = $2 } END { print c[int((n - 1) / 2)] }' "$data/verify.flat")
+	kind=$(awk -F'\t' '$1 == "/calibrated" { print $2 == "true" ? "measured" : "uncalibrated" }' "$data/verify.flat")
+	# one tenant whose mean context is ctx, on the table's GPU without the
+	# table: the formulas of that config give the roofline
+	printf '{"tenants": [{"device": {"draft_base_s": 0.01, "prefill_per_token_s": 0.001}, "acceptance": {"alpha": 0.5}, "wan": {"rtt_s": 0.05}, "workload": {"prompt_tokens": %s, "output_tokens": 1}}], "cloud": {"model": "%s", "gpu": {"preset": "%s"}}}\n' \
+		"$ctx" "$model" "$gpu" > "$data/roofline-config.json"
+	roof=""
+	if "$bin" formulas "$data/roofline-config.json" --json > "$data/roofline.json"; then
+		awk -f "$lib/jflat.awk" "$data/roofline.json" | awk -F'\t' '
+			$1 ~ /^\/roofline\/[0-9]+\/tokens$/ { t = $2 }
+			$1 ~ /^\/roofline\/[0-9]+\/seconds$/ { printf "%s %.6g\n", t, 1e3 * $2 }' \
+			> "$data/roofline.dat"
+		roof="model='$data/roofline.dat'; mtitle='roofline model, ctx=$ctx'; ridge=$(sh "$lib/jget.sh" "$data/roofline.json" /ridge_tokens)"
+	else
+		echo "plots: no roofline beside the table (hybridspec formulas failed)"
+	fi
+	gp roofline roofline "data='$data/verify.dat'; ti='Verification time against batch tokens: $gpu, $model, the table ($kind)'; $roof"
+else
+	echo "plots: skipped roofline: no $calib/verify-*.json"
+fi
+
+# The timeline of tenant 0 over its first 2 s of drafting.
+if [ -f "$dir/trace/trace.json" ]; then
+	awk -f "$lib/gantt.awk" -v tenant=0 -v window_s=2 \
+		"$dir/trace/trace.json" "$dir/trace/trace.json" > "$data/gantt.dat"
+	gp gantt gantt "data='$data/gantt.dat'; ti='One async tenant (tenant 0): the first 2 s after it starts drafting'"
+else
+	echo "plots: skipped gantt: no $dir/trace/trace.json"
+fi
