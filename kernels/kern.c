@@ -5,10 +5,11 @@
  * floats apart: at a stride of a multiple of 4 KB (kpad 4096) the tokens'
  * values at one column fall in one L1 set, and 16 tokens thrash its ways
  * (measured: batch-16 W4A16 GEMM 6x slower per token than batch 1). A
- * kernel that reads c chunks of codes at a time (c = kern.interleave: 2 for AVX2, 4 for AVX-512; 0 or 1:
- * columns in order) wants each span of 32c columns stored as 8 rows of 4c:
- * chunk 0 [4t..4t+3], chunk 1 [4t..4t+3], ... for t = 0 .. 7, matching the
- * code layout of q4.h read 4c lanes at a time. */
+ * kernel that reads c chunks of codes at a time (c = kern.interleave: 2 for
+ * AVX2, 4 for AVX-512; 0 or 1: columns in order) wants each span of 32c
+ * columns stored as 8 rows of 4c: chunk 0 [4t..4t+3], chunk 1 [4t..4t+3],
+ * ... for t = 0 .. 7, matching the code layout of q4.h read 4c lanes at a
+ * time. */
 #include "kern.h"
 
 #include "err.h"
