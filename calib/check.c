@@ -19,6 +19,7 @@
 #include "shape.h"
 #include "sim.h"
 #include "spec.h"
+#include "synth.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -84,29 +85,6 @@ static void real_steps(struct calib_model *c, const int *prompt, int np,
 	free(logits);
 }
 
-/* Mean seconds between tokens of the generation, each step's time the
- * median of three generations: a step another process delayed in one
- * generation does not count (the profile's times are medians too). */
-static double real_itl_s(struct calib_model *c, const int *prompt, int np,
-			 int steps)
-{
-	double *t[3], sum = 0;
-
-	for (int r = 0; r < 3; r++) {
-		t[r] = xmalloc(sizeof(double) * (size_t)steps);
-		real_steps(c, prompt, np, steps, t[r]);
-	}
-	for (int i = 0; i < steps - 1; i++) {
-		double a = t[0][i], b = t[1][i], m = t[2][i];
-
-		sum += a > b ? (b > m ? b : a > m ? m : a)
-			     : (a > m ? a : b > m ? m : b);
-	}
-	for (int r = 0; r < 3; r++)
-		free(t[r]);
-	return sum / (steps - 1);
-}
-
 /* The simulator's mean inter-token time of one edge-only tenant. */
 static int sim_itl_s(const char *profile, int np, int steps, double *itl,
 		     struct err *e)
@@ -146,21 +124,34 @@ static int sim_itl_s(const char *profile, int np, int steps, double *itl,
 	return rc;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The profile's draft points and the real generation are timed in rounds
+ * (each point once, then one generation), each the median over the rounds,
+ * for the reason time_rounds gives; the profile's draft table and fit are
+ * replaced by these medians before the simulator reads it. */
 static int check_edge(struct check *k, const struct check_opts *o,
 		      const int *text, int ntext, const json_t *prov,
 		      struct err *e)
 {
-	static const int ctx[] = { 16, 32, 64, 128, 256, 384, 0 };
+	enum { NCTX = 6, ROUNDS_MAX = 15 };
+	static const int ctx[NCTX + 1] = { 16, 32, 64, 128, 256, 384, 0 };
 	static const int pre[] = { 16, 32, 64, 128, 0 };
-	struct calib_cpu_opts co = { .ctx = ctx, .prefill = pre,
-		.reps = o->quick ? 3 : 9, .min_s = o->quick ? 0.02 : 0.25,
-		.stream_bytes = o->quick ? 64u << 20 : 0,
+	struct calib_cpu_opts co = { .ctx = ctx, .prefill = pre, .reps = 3,
+		.min_s = 0.02, .stream_bytes = o->quick ? 64u << 20 : 0,
 		.progress = o->progress };
+	int np = 64, steps = o->quick ? 64 : 256, rounds = o->quick ? 3 : 15;
+	double cx[NCTX], ct[NCTX], td[NCTX][ROUNDS_MAX], *tg[ROUNDS_MAX];
+	double a, b, res, pred, meas = 0;
 	struct calib_model c;
-	json_t *profile, *none;
+	struct llama_state st;
+	json_t *profile, *none, *fit, *sec;
 	char path[64], name[160];
-	int np = 64, steps = o->quick ? 64 : 256;
-	double pred, meas;
 	int rc = -1;
 
 	if (calib_model_init(&c, o->draft, NULL, o->draft_quant, o->threads, 0,
@@ -172,9 +163,41 @@ static int check_edge(struct check *k, const struct check_opts *o,
 			       "tokens", o->draft, c.m.c.seq_len, np, steps);
 	}
 	profile = calib_cpu(&c, &co, prov, &none);
+	llama_state_init(&st, &c.m.c, 1);
+	synth_cache(&st, &c.m.c, c.m.c.seq_len, 0xcac4e);
+	for (int r = 0; r < rounds; r++) {
+		for (int i = 0; i < NCTX; i++)
+			td[i][r] = calib_draft_s(&c, &st, ctx[i], 1, 0);
+		tg[r] = xmalloc(sizeof(double) * (size_t)steps);
+		real_steps(&c, text, np, steps, tg[r]);
+	}
+	llama_state_release(&st);
+	sec = json_array();
+	for (int i = 0; i < NCTX; i++) {
+		qsort(td[i], (size_t)rounds, sizeof(double), cmp_double);
+		cx[i] = ctx[i];
+		ct[i] = td[i][rounds / 2];
+		json_array_append_new(sec, json_real(ct[i]));
+	}
+	for (int j = 0; j < steps - 1; j++) {
+		double v[ROUNDS_MAX];
+
+		for (int r = 0; r < rounds; r++)
+			v[r] = tg[r][j];
+		qsort(v, (size_t)rounds, sizeof(double), cmp_double);
+		meas += v[rounds / 2];
+	}
+	meas /= steps - 1;
+	for (int r = 0; r < rounds; r++)
+		free(tg[r]);
+	res = calib_fit(cx, ct, NCTX, &a, &b);
+	json_object_set_new(json_object_get(profile, "draft"), "seconds", sec);
+	fit = json_object_get(profile, "fit");
+	json_object_set_new(fit, "draft_base_s", json_real(a));
+	json_object_set_new(fit, "draft_per_ctx_s", json_real(b));
+	json_object_set_new(fit, "draft_max_rel_residual", json_real(res));
 	json_object_set_new(profile, "device", json_string("this machine"));
 	if (temp_json(path, profile, e) == 0) {
-		meas = real_itl_s(&c, text, np, steps);
 		if (sim_itl_s(path, np, steps, &pred, e) == 0) {
 			snprintf(name, sizeof(name), "edge %s %s: time per token",
 				 c.name, c.quant);
@@ -188,23 +211,49 @@ static int check_edge(struct check *k, const struct check_opts *o,
 	return rc;
 }
 
+/* The verify table and the checked blocks are timed in rounds, one run of
+ * each cell and each check point a round, and each time is the median over
+ * the rounds: on a shared host the machine's speed drifts over seconds, and
+ * interleaving moves the table and the checks alike. Cell i < NT * NC is
+ * (tokens vt[i / NC], context ctx[i % NC]); cell NT * NC + q is check q. */
+enum { NT = 5, NC = 5, NG = 3, NA = 2, CELLS = NT * NC + NG * NA };
+
+static void time_rounds(struct calib_model *c, struct llama_state *st,
+			const int *tok, const int *ctx, int rounds, double *med)
+{
+	static const int gammas[NG] = { 2, 4, 6 }, at[NA] = { 100, 300 };
+	double *t = xmalloc(sizeof(double) * CELLS * (size_t)rounds);
+
+	for (int r = 0; r < rounds; r++)
+		for (int i = 0; i < CELLS; i++) {
+			int q = i - NT * NC;
+			int n = q < 0 ? tok[i / NC] : gammas[q / NA] + 1;
+			int cx = q < 0 ? ctx[i % NC] : at[q % NA];
+
+			t[(size_t)i * rounds + r] = calib_block_s(c, st, n, cx, 1, 0);
+		}
+	for (int i = 0; i < CELLS; i++) {
+		double *v = t + (size_t)i * rounds;
+
+		qsort(v, (size_t)rounds, sizeof(double), cmp_double);
+		med[i] = v[rounds / 2];
+	}
+	free(t);
+}
+
 static int check_verify(struct check *k, const struct check_opts *o,
 			const json_t *prov, struct err *e)
 {
-	static const int ctx[] = { 16, 64, 128, 256, 384, 0 };
-	static const int pre[] = { 16, 0 };
-	static const int vt[] = { 1, 2, 4, 8, 16, 0 };
-	static const int gammas[] = { 2, 4, 6 }, at[] = { 100, 300 };
-	struct calib_cpu_opts co = { .ctx = ctx, .prefill = pre,
-		.verify_tokens = vt, .reps = o->quick ? 3 : 9,
-		.min_s = o->quick ? 0.02 : 0.25,
-		.stream_bytes = o->quick ? 64u << 20 : 0,
-		.progress = o->progress };
+	static const int tok[NT] = { 1, 2, 4, 8, 16 },
+			 ctx[NC] = { 16, 64, 128, 256, 384 };
+	static const int gammas[NG] = { 2, 4, 6 }, at[NA] = { 100, 300 };
 	struct calib_model c;
 	struct cfg_cloud cl = { .weight_bytes = 2,
 				.gpu = { .preset = "H100-SXM" } };
 	struct llama_state st;
-	json_t *profile, *table;
+	json_t *table, *jt = json_array(), *jc = json_array(),
+	       *rows = json_array();
+	double med[CELLS];
 	char path[64], name[160];
 	struct cost cost;
 	int rc = -1;
@@ -212,13 +261,30 @@ static int check_verify(struct check *k, const struct check_opts *o,
 	if (calib_model_init(&c, o->target, NULL, o->target_quant, o->threads,
 			     0, e) < 0)
 		return -1;
-	if (!(cl.model = shape_find(c.name))) {
+	if (!(cl.model = shape_find(c.name)) ||
+	    ctx[NC - 1] + tok[NT - 1] > c.m.c.seq_len) {
 		calib_model_release(&c);
 		return err_set(e, "%s: the verify check needs a model of a known "
-			       "shape", o->target);
+			       "shape holding %d positions", o->target,
+			       ctx[NC - 1] + tok[NT - 1]);
 	}
-	profile = calib_cpu(&c, &co, prov, &table);
-	json_decref(profile);
+	llama_state_init(&st, &c.m.c, tok[NT - 1]);
+	synth_cache(&st, &c.m.c, c.m.c.seq_len, 0xcac4e);
+	time_rounds(&c, &st, tok, ctx, o->quick ? 7 : 51, med);
+	for (int i = 0; i < NT; i++) {
+		json_t *row = json_array();
+
+		json_array_append_new(jt, json_integer(tok[i]));
+		for (int j = 0; j < NC; j++)
+			json_array_append_new(row, json_real(med[i * NC + j]));
+		json_array_append_new(rows, row);
+	}
+	for (int j = 0; j < NC; j++)
+		json_array_append_new(jc, json_integer(ctx[j]));
+	table = json_pack("{s:s,s:s,s:s,s:b,s:o,s:o,s:o,s:O}", "kind", "verify",
+			  "gpu", "this CPU", "model", c.name, "calibrated", 1,
+			  "tokens", jt, "ctx", jc, "seconds", rows,
+			  "provenance", prov);
 	if (temp_json(path, table, e) < 0)
 		goto out;
 	cl.gpu.table = path;
@@ -227,24 +293,20 @@ static int check_verify(struct check *k, const struct check_opts *o,
 		goto out;
 	}
 	remove(path);
-	llama_state_init(&st, &c.m.c, 16);
-	for (size_t g = 0; g < sizeof(gammas) / sizeof(gammas[0]); g++)
-		for (size_t j = 0; j < sizeof(at) / sizeof(at[0]); j++) {
-			int n = gammas[g] + 1;
-			struct cost_batch b = { n, 1, at[j], (double)n * at[j] };
+	for (int q = 0; q < NG * NA; q++) {
+		int n = gammas[q / NA] + 1, cx = at[q % NA];
+		struct cost_batch b = { n, 1, cx, (double)n * cx };
 
-			snprintf(name, sizeof(name), "verify %s %s: gamma %d, "
-				 "context %d", c.name, c.quant, gammas[g], at[j]);
-			add_row(k, name, cost_iter_s(&cost, &b, NULL, NULL),
-				calib_block_s(&c, &st, n, at[j], co.reps,
-					      co.min_s),
-				o->quick ? 0.5 : 0.10);
-		}
-	llama_state_release(&st);
+		snprintf(name, sizeof(name), "verify %s %s: gamma %d, context %d",
+			 c.name, c.quant, gammas[q / NA], cx);
+		add_row(k, name, cost_iter_s(&cost, &b, NULL, NULL),
+			med[NT * NC + q], o->quick ? 0.5 : 0.10);
+	}
 	cost_release(&cost);
 	rc = 0;
 out:
 	json_decref(table);
+	llama_state_release(&st);
 	calib_model_release(&c);
 	return rc;
 }

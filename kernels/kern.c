@@ -19,6 +19,7 @@
 #include <string.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
+#include <xmmintrin.h>
 #endif
 #if defined(__aarch64__)
 #include <asm/hwcap.h>
@@ -131,6 +132,18 @@ const struct kern *kern_find(const char *name)
 		if (!strcmp(all[i]->name, name) && cpu_runs(all[i]))
 			return all[i];
 	return NULL;
+}
+
+void kern_flush_denormals(void)
+{
+#if defined(__x86_64__)
+	_mm_setcsr(_mm_getcsr() | 0x8040); /* FTZ (bit 15) | DAZ (bit 6) */
+#elif defined(__aarch64__)
+	uint64_t fpcr;
+
+	__asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+	__asm__ volatile("msr fpcr, %0" : : "r"(fpcr | (1u << 24)));
+#endif
 }
 
 const struct kern *kern_best(void)

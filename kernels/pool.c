@@ -3,6 +3,8 @@
  * zero. A generation counter, not a flag, tells workers that work is new. */
 #include "pool.h"
 
+#include "kern.h"
+
 #include "err.h"
 
 #include <pthread.h>
@@ -46,6 +48,7 @@ static void *worker(void *arg)
 	unsigned long seen = 0;
 
 	free(wa);
+	kern_flush_denormals(); /* as the thread that runs the forward pass */
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		int r0, r1;

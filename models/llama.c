@@ -364,6 +364,7 @@ void llama_forward(const struct llama *m, struct llama_state *s,
 	int group = c->n_heads / c->n_kv_heads;
 	float freq[512], inv_sqrt_hs = 1.0f / sqrtf((float)hs);
 
+	kern_flush_denormals();
 	HS_ASSERT(n >= 1 && n <= s->max_block && pos >= 0 &&
 		  pos + n <= c->seq_len && hs <= 512);
 	for (int i = 0; i < hs / 2; i++)
