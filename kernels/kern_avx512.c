@@ -45,38 +45,6 @@ static inline void header(const uint8_t *p, float *s, float *b)
 	*b = _mm_cvtss_f32(_mm_movehdup_ps(v));
 }
 
-/* Batch 1, G = 128: one group a vector of codes; registers only. */
-static void row1_g128(const struct q4_matrix *w, const struct kern_x *x, int r,
-		      float *y)
-{
-	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
-	const float *xp = x->xf;
-	__m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
-	float corr = 0;
-
-	for (int g = 0; g < w->ngroups; g++, xp += 128) {
-		const uint8_t *b = row + (size_t)g * w->block_bytes;
-		__m512 f[8], p, q;
-		float s, bias;
-
-		PREFETCH(b, 68);
-		header(b, &s, &bias);
-		codes_to_f(_mm512_loadu_si512(b + 4), f);
-		p = _mm512_mul_ps(f[0], _mm512_loadu_ps(xp));
-		q = _mm512_mul_ps(f[1], _mm512_loadu_ps(xp + 16));
-		p = _mm512_fmadd_ps(f[2], _mm512_loadu_ps(xp + 32), p);
-		q = _mm512_fmadd_ps(f[3], _mm512_loadu_ps(xp + 48), q);
-		p = _mm512_fmadd_ps(f[4], _mm512_loadu_ps(xp + 64), p);
-		q = _mm512_fmadd_ps(f[5], _mm512_loadu_ps(xp + 80), q);
-		p = _mm512_fmadd_ps(f[6], _mm512_loadu_ps(xp + 96), p);
-		q = _mm512_fmadd_ps(f[7], _mm512_loadu_ps(xp + 112), q);
-		acc0 = _mm512_fmadd_ps(_mm512_set1_ps(s), p, acc0);
-		acc1 = _mm512_fmadd_ps(_mm512_set1_ps(s), q, acc1);
-		corr += (bias - 16 * s) * x->sx[g];
-	}
-	y[r] = 16 * _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1)) + corr;
-}
-
 /* sum over t of f[t] * xp[16t .. 16t+15], in two chains of four (written
  * out: as a loop, GCC kept f in memory and made one chain of eight, and the
  * batched kernel ran at a fifth of its arithmetic rate) */
@@ -92,6 +60,29 @@ static inline __m512 dot8(const __m512 f[8], const float *xp)
 	p = _mm512_fmadd_ps(f[6], _mm512_loadu_ps(xp + 96), p);
 	q = _mm512_fmadd_ps(f[7], _mm512_loadu_ps(xp + 112), q);
 	return _mm512_add_ps(p, q);
+}
+
+/* Batch 1, G = 128: one group a vector of codes; registers only. */
+static void row1_g128(const struct q4_matrix *w, const struct kern_x *x, int r,
+		      float *y)
+{
+	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
+	const float *xp = x->xf;
+	__m512 acc = _mm512_setzero_ps();
+	float corr = 0;
+
+	for (int g = 0; g < w->ngroups; g++, xp += 128) {
+		const uint8_t *b = row + (size_t)g * w->block_bytes;
+		__m512 f[8];
+		float s, bias;
+
+		PREFETCH(b, 68);
+		header(b, &s, &bias);
+		codes_to_f(_mm512_loadu_si512(b + 4), f);
+		acc = _mm512_fmadd_ps(_mm512_set1_ps(s), dot8(f, xp), acc);
+		corr += (bias - 16 * s) * x->sx[g];
+	}
+	y[r] = 16 * _mm512_reduce_add_ps(acc) + corr;
 }
 
 /* The quad of chunks c .. c+3 of a row (128 weights along k, lanes 4j ..

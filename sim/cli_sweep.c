@@ -15,7 +15,6 @@
  * rank 0 writes the table once every rank is done; DIR must be on a file
  * system that every rank sees. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include "cli.h"
 
 #include "cfg.h"
@@ -26,7 +25,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -340,15 +338,6 @@ static int work_forked(struct job *j, int jobs)
 	return rc;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag,
-		    struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static bool is_litter(const char *name)
 {
 	return name[0] == '.' && (strstr(name, ".tmp-") || strstr(name, ".old-"));
@@ -367,7 +356,7 @@ static void clean_litter(const char *dir)
 		while ((de = readdir(d)))
 			if (is_litter(de->d_name)) {
 				snprintf(p, n, "%s/%s", dir, de->d_name);
-				nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+				od_rm_tree(p);
 			}
 		closedir(d);
 	}
@@ -383,7 +372,7 @@ static void clean_litter(const char *dir)
 				if (is_litter(pe->d_name)) {
 					snprintf(q, n + 300, "%s/points/%s/%s", dir,
 						 de->d_name, pe->d_name);
-					nftw(q, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+					od_rm_tree(q);
 				}
 			closedir(pd);
 		}

@@ -35,7 +35,7 @@ static int rm_entry(const char *path, const struct stat *sb, int flag,
 	return remove(path);
 }
 
-static void rm_tree(const char *path)
+void od_rm_tree(const char *path)
 {
 	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
@@ -91,7 +91,7 @@ int od_begin(struct od *o, const char *dir, struct err *e)
 	o->dir = trimmed;
 	o->tmp = sibling(trimmed, "tmp");
 	make_parents(o->tmp);
-	rm_tree(o->tmp);
+	od_rm_tree(o->tmp);
 	if (mkdir(o->tmp, 0777) < 0) {
 		err_set(e, "cannot create '%s': %s", o->tmp, strerror(errno));
 		free(o->tmp);
@@ -136,7 +136,7 @@ int od_commit(struct od *o, struct err *e)
 	HS_ASSERT(o->tmp != NULL);
 	if (access(o->dir, F_OK) == 0) {
 		old = sibling(o->dir, "old");
-		rm_tree(old);
+		od_rm_tree(old);
 		if (rename(o->dir, old) < 0) {
 			rc = err_set(e, "cannot move '%s' aside: %s", o->dir,
 				     strerror(errno));
@@ -153,7 +153,7 @@ int od_commit(struct od *o, struct err *e)
 	free(o->tmp);
 	o->tmp = NULL;
 	if (old)
-		rm_tree(old);
+		od_rm_tree(old);
 out:
 	free(old);
 	od_abort(o);
@@ -163,7 +163,7 @@ out:
 void od_abort(struct od *o)
 {
 	if (o->tmp) {
-		rm_tree(o->tmp);
+		od_rm_tree(o->tmp);
 		free(o->tmp);
 	}
 	free(o->dir);

@@ -30,4 +30,8 @@ int od_commit(struct od *o, struct err *e);
 /* Removes the temporary directory and releases o. Safe after od_commit. */
 void od_abort(struct od *o);
 
+/* Removes path and everything below it (no links followed); errors are
+ * ignored: what cannot be removed stays. */
+void od_rm_tree(const char *path);
+
 #endif
