@@ -33,7 +33,8 @@ BIN   = $(BUILD)/hybridspec
 LIB   = $(BUILD)/libhybridspec.a
 TESTS = $(BUILD)/hybridspec-tests
 
-.PHONY: all deps test check run asan test-asan golden clean
+.PHONY: all deps test check run asan test-asan golden clean fuzz fuzz-build \
+	valgrind
 
 all: $(BIN) $(LIB)
 
@@ -96,7 +97,35 @@ golden: $(BIN)
 	$(BIN) run tests/data/small.json -o $(BUILD)/golden --quiet
 	cp $(BUILD)/golden/summary.json tests/golden/small.summary.json
 
+# Fuzzing with clang's libFuzzer (fuzz/README.md): build-fuzz/fz_* over the
+# library built with ASan, UBSan and coverage; `make fuzz` runs each target
+# FUZZ_SECONDS (FUZZ_JOBS at a time; FUZZ_TARGETS to pick some).
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS    ?= 1
+FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-fno-omit-frame-pointer
+
+$(BUILD)/fz_%: fuzz/fz_%.c fuzz/fz.h $(LIB)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT="-O1 -g" \
+		SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" build-fuzz/libhybridspec.a \
+		$(patsubst fuzz/%.c,build-fuzz/%,$(wildcard fuzz/fz_*.c))
+
+fuzz: fuzz-build
+	@sh fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
+
+# Short simulations under valgrind (one with profiles and a bit trace): no
+# invalid access, no leak.
+VALGRIND = valgrind -q --error-exitcode=1 --leak-check=full
+valgrind: $(BIN)
+	$(VALGRIND) $(BIN) run tests/data/small.json -o $(BUILD)/valgrind/small \
+		--quiet --trace
+	$(VALGRIND) $(BIN) run configs/paper/multi_tenant.json \
+		-o $(BUILD)/valgrind/multi_tenant --quiet
+
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/sim/main.d

@@ -40,7 +40,7 @@ static int st_open(struct st_file *s, const char *path, struct err *e)
 	fseek(s->f, 0, SEEK_END);
 	s->size = ftell(s->f);
 	rewind(s->f);
-	if (fread(&n, 8, 1, s->f) != 1 || n < 2 || (long)n > s->size - 8) {
+	if (fread(&n, 8, 1, s->f) != 1 || n < 2 || n > (uint64_t)s->size - 8) {
 		fclose(s->f);
 		return err_set(e, "%s: not a safetensors file (bad header length)",
 			       path);
@@ -188,6 +188,11 @@ int llama_load_hf(struct llama *m, const char *dir, struct err *e)
 		return err_set(e, "%s: hidden_size %d, %d heads and %d KV heads do "
 			       "not divide", cpath, c->dim, c->n_heads,
 			       c->n_kv_heads);
+	if (c->dim / c->n_heads > LLAMA_HEAD_MAX)
+		return err_set(e, "%s: head size %d (hidden_size %d, %d heads) is "
+			       "more than %d, the most this tool's forward pass "
+			       "takes", cpath, c->dim / c->n_heads, c->dim,
+			       c->n_heads, LLAMA_HEAD_MAX);
 	if (c->seq_len > 4096)
 		c->seq_len = 4096; /* the KV cache this tool allocates */
 	c->norm_eps = (float)eps;

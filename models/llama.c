@@ -105,6 +105,12 @@ int llama_load_llama2c(struct llama *m, const char *path, struct err *e)
 			       h[5], h[6]);
 	}
 	head = c->dim / c->n_heads;
+	if (head > LLAMA_HEAD_MAX) {
+		fclose(f);
+		return err_set(e, "%s: head size %d (dim %d, %d heads) is more than "
+			       "%d, the most this tool's forward pass takes", path,
+			       head, c->dim, c->n_heads, LLAMA_HEAD_MAX);
+	}
 	kv_dim = head * c->n_kv_heads;
 	want = 28 + 4L * ((long)c->vocab * c->dim +
 			  (long)c->n_layers * (2L * c->dim + 2L * c->dim * c->dim +
@@ -326,7 +332,7 @@ static void attn_heads(void *ctx, int h0, int h1)
 		int kh = h / j->group;
 		float mx = -INFINITY, sum = 0;
 		/* a local sum that no store can alias */
-		float acc[512];
+		float acc[LLAMA_HEAD_MAX];
 
 		for (int p = 0; p <= upto; p++) {
 			const float *k = j->kc + (size_t)p * j->kv_dim + kh * hs;
@@ -362,11 +368,11 @@ void llama_forward(const struct llama *m, struct llama_state *s,
 	const struct llama_config *c = &m->c;
 	int dim = c->dim, hs = dim / c->n_heads, kv_dim = hs * c->n_kv_heads;
 	int group = c->n_heads / c->n_kv_heads;
-	float freq[512], inv_sqrt_hs = 1.0f / sqrtf((float)hs);
+	float freq[LLAMA_HEAD_MAX], inv_sqrt_hs = 1.0f / sqrtf((float)hs);
 
 	kern_flush_denormals();
 	HS_ASSERT(n >= 1 && n <= s->max_block && pos >= 0 &&
-		  pos + n <= c->seq_len && hs <= 512);
+		  pos + n <= c->seq_len && hs <= LLAMA_HEAD_MAX);
 	for (int i = 0; i < hs / 2; i++)
 		freq[i] = powf(c->rope_theta, -2.0f * i / hs);
 	for (int t = 0; t < n; t++) {

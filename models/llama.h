@@ -9,6 +9,10 @@
 #include "err.h"
 #include "linear.h"
 
+/* The largest head size (dim / n_heads) the forward pass takes; the
+ * loaders refuse larger ones. */
+#define LLAMA_HEAD_MAX 512
+
 struct llama_config {
 	int dim, hidden, n_layers, n_heads, n_kv_heads, vocab, seq_len;
 	float norm_eps, rope_theta;

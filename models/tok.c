@@ -52,6 +52,12 @@ int tok_load_llama2c(struct tok *t, const char *path, int vocab_size,
 		return err_set(e, "%s: not a tokenizer.bin (bad max token length)",
 			       path);
 	}
+	if (vocab_size < 3 + 256) { /* encoding falls back to byte tokens */
+		fclose(f);
+		return err_set(e, "%s: a vocabulary of %d has no room for the 256 "
+			       "byte tokens <0x00>..<0xFF> (ids 3 to 258)", path,
+			       vocab_size);
+	}
 	t->n = vocab_size;
 	t->piece = xcalloc((size_t)vocab_size, sizeof(char *));
 	t->score = xcalloc((size_t)vocab_size, sizeof(float));
@@ -99,6 +105,25 @@ void tok_release(struct tok *t)
 	memset(t, 0, sizeof(*t));
 }
 
+static int lookup(const struct tok *t, const char *s);
+
+/* Whether merge s, "left right" with sp at its one space, joins two pieces
+ * into a third, as encoding assumes (Hugging Face's loader checks it too). */
+static int merge_known(const struct tok *t, const char *s, const char *sp)
+{
+	size_t nl = (size_t)(sp - s);
+	char *buf = xmalloc(strlen(s) + 1);
+	int ok;
+
+	memcpy(buf, s, nl);
+	strcpy(buf + nl, sp + 1);
+	ok = lookup(t, buf) >= 0 && lookup(t, sp + 1) >= 0;
+	buf[nl] = '\0';
+	ok = ok && lookup(t, buf) >= 0;
+	free(buf);
+	return ok;
+}
+
 static char **merge_ctx;
 
 static int cmp_merge(const void *a, const void *b)
@@ -119,6 +144,12 @@ int tok_load_hf(struct tok *t, const char *path, int vocab_size,
 	memset(t, 0, sizeof(*t));
 	if (!doc)
 		return err_set(e, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	if (vocab_size <= TOK_EOS) { /* encoding adds them */
+		json_decref(doc);
+		return err_set(e, "%s: a vocabulary of %d has no room for the "
+			       "start and end tokens (ids %d and %d)", path,
+			       vocab_size, TOK_BOS, TOK_EOS);
+	}
 	model = json_object_get(doc, "model");
 	vocab = json_object_get(model, "vocab");
 	merges = json_object_get(model, "merges");
@@ -151,17 +182,20 @@ int tok_load_hf(struct tok *t, const char *path, int vocab_size,
 				path, i);
 			goto fail;
 		}
+	index_pieces(t);
 	t->n_merges = (int)json_array_size(merges);
 	tmp = xcalloc((size_t)t->n_merges + 1, sizeof(char *));
 	for (int i = 0; i < t->n_merges; i++) {
 		const char *s = json_string_value(json_array_get(merges, i));
+		const char *sp = s ? strchr(s, ' ') : NULL;
 
-		if (!s || !strchr(s, ' ')) {
+		if (!sp || strchr(sp + 1, ' ') || !merge_known(t, s, sp)) {
 			for (int j = 0; j < i; j++)
 				free(tmp[j]);
 			free(tmp);
 			t->n_merges = 0;
-			err_set(e, "%s: /model/merges/%d: expected \"left right\"",
+			err_set(e, "%s: /model/merges/%d: expected \"left right\", "
+				"two pieces of /model/vocab whose join is one too",
 				path, i);
 			goto fail;
 		}
@@ -181,7 +215,6 @@ int tok_load_hf(struct tok *t, const char *path, int vocab_size,
 	free(tmp);
 	free(order);
 	json_decref(doc);
-	index_pieces(t);
 	t->unk = 0;
 	return 0;
 fail:

@@ -5,7 +5,7 @@
 set -eu
 
 need="build-essential pkg-config libgsl-dev libjansson-dev gnuplot-nox \
-gcc-aarch64-linux-gnu qemu-user"
+gcc-aarch64-linux-gnu qemu-user valgrind"
 
 missing=""
 for p in $need; do

@@ -8,6 +8,7 @@
 
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,17 @@ static const char run_help[] =
 	"  --trace-tenants N      tenants with tracks in the trace (default 16)\n"
 	"  --json                 print summary.json instead of the table\n"
 	"  --quiet                print nothing on success\n"
-	"\nexit status: 0 done, 2 bad usage or bad input (nothing is written)\n";
+	"\nexit status: 0 done, 2 bad usage or bad input (nothing is written),\n"
+	"128+N stopped by signal N, SIGINT or SIGTERM (DIR is whole or absent)\n";
+
+/* SIGINT or SIGTERM: the run stops at its next event and removes its
+ * temporary directory instead of putting it in place. */
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
 
 static void trace_begin(FILE *f)
 {
@@ -49,7 +60,7 @@ struct run {
 	struct od o;
 	struct sim s;
 	FILE *requests, *trace;
-	bool cfg_loaded, sim_made;
+	bool cfg_loaded, sim_made, committed;
 };
 
 static void run_release(struct run *r)
@@ -79,7 +90,7 @@ static int simulate(struct run *r, const char *out, bool trace,
 {
 	struct sim_opts opt = { .trace_tenants = (uint32_t)trace_tenants };
 	double t0 = cli_now_s(), wall;
-	json_t *sum;
+	json_t *sum, *perf;
 	char dir[1024], *text;
 	FILE *f;
 
@@ -96,6 +107,7 @@ static int simulate(struct run *r, const char *out, bool trace,
 		trace_begin(r->trace);
 	opt.requests_csv = r->requests;
 	opt.trace = r->trace;
+	opt.stop = &got_signal;
 	if (sim_init(&r->s, &r->c, opt, e) < 0) {
 		r->sim_made = true;
 		return -1;
@@ -128,13 +140,17 @@ static int simulate(struct run *r, const char *out, bool trace,
 	}
 	rep_tenants_csv(&r->s, f);
 	fclose(f);
-	text = jx_dumps(json_pack("{s:f,s:I,s:f}", "wall_s", wall, "events",
-				  (json_int_t)r->s.events, "events_per_s",
-				  wall > 0 ? (double)r->s.events / wall : 0));
-	if (put(&r->o, "perf.json", text, e) < 0 || od_commit(&r->o, e) < 0) {
+	perf = json_pack("{s:f,s:I,s:f}", "wall_s", wall, "events",
+			 (json_int_t)r->s.events, "events_per_s",
+			 wall > 0 ? (double)r->s.events / wall : 0);
+	text = jx_dumps(perf);
+	json_decref(perf);
+	if (put(&r->o, "perf.json", text, e) < 0 || got_signal ||
+	    od_commit(&r->o, e) < 0) {
 		json_decref(sum);
 		return -1;
 	}
+	r->committed = true;
 	if (json) {
 		text = jx_dumps(sum);
 		fputs(text, stdout);
@@ -161,6 +177,7 @@ int cli_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	struct cli_sets sets = { 0 };
 	struct run r = { 0 };
 	const char *out = NULL;
@@ -219,14 +236,27 @@ int cli_run(int argc, char **argv)
 		cli_sets_release(&sets);
 		return CLI_BAD_INPUT;
 	}
+	sigemptyset(&sa.sa_mask);
+	got_signal = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	if (cfg_load(&r.c, argv[optind], sets.v, sets.n, &e) < 0) {
 		rc = cli_fail("%s", e.msg);
 	} else {
 		r.cfg_loaded = true;
-		if (simulate(&r, out, trace, trace_tenants, json, quiet, &e) < 0)
+		if (simulate(&r, out, trace, trace_tenants, json, quiet, &e) < 0 &&
+		    !got_signal)
 			rc = cli_fail("%s", e.msg);
 	}
 	run_release(&r);
 	cli_sets_release(&sets);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (got_signal) {
+		fprintf(stderr, "hybridspec: stopped by signal %d%s\n",
+			(int)got_signal, r.committed ? " after writing the results"
+					       : "; nothing written");
+		rc = 128 + got_signal;
+	}
 	return rc;
 }

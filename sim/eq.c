@@ -293,6 +293,14 @@ static bool refill(struct eq *q)
 				memcpy(q->heap, b->v, b->n * sizeof(*b->v));
 				q->n = b->n;
 				b->n = 0;
+				/* a crowded bucket gives its memory back: kept,
+				 * each bucket would hold the largest crowd it saw
+				 * in any epoch, and memory would grow with the
+				 * length of the run instead of pending events */
+				if (b->cap > 2 * BUCKET_FILL) {
+					free(b->v);
+					*b = (struct eq_vec){ .v = NULL };
+				}
 				heapify(q->heap, q->n);
 				return true;
 			}

@@ -1117,7 +1117,8 @@ int sim_run(struct sim *s)
 		else
 			push(s, dist_sample(&w->start_s, tn->r_work), EV_ARRIVE, i);
 	}
-	while (!s->failed && eq_pop(&s->q, &t, &ev)) {
+	while (!s->failed && !(s->opt.stop && *s->opt.stop) &&
+	       eq_pop(&s->q, &t, &ev)) {
 		if (c->horizon_s > 0 && t > c->horizon_s) {
 			s->end_s = c->horizon_s;
 			return 0;
@@ -1152,5 +1153,5 @@ int sim_run(struct sim *s)
 			break;
 		}
 	}
-	return s->failed ? -1 : 0;
+	return s->failed || (s->opt.stop && *s->opt.stop) ? -1 : 0;
 }

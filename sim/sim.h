@@ -10,6 +10,7 @@
 #define HS_SIM_H
 
 #include <gsl/gsl_rng.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -125,6 +126,9 @@ struct sim_opts {
 	FILE *trace;               /* borrowed: Chrome trace, or NULL */
 	uint32_t trace_tenants;    /* tenants with tracks in the trace */
 	FILE *requests_csv;        /* borrowed: a row per finished request */
+	/* borrowed, or NULL: a flag a signal handler sets; once it is
+	 * nonzero sim_run stops at the next event and returns -1 */
+	const volatile sig_atomic_t *stop;
 };
 
 struct sim {
@@ -153,7 +157,8 @@ int sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 void sim_release(struct sim *s);
 
 /* Runs to the end (or the horizon). Returns -1 if an input turned out bad
- * on the way (a request longer than the KV capacity), with the message. */
+ * on the way (a request longer than the KV capacity), with the message, or
+ * when opt.stop turned nonzero (no message). */
 int sim_run(struct sim *s);
 
 #endif

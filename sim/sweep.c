@@ -200,6 +200,37 @@ static int read_axes(struct jx *x, struct sweep *s, json_t *obj,
 	return 0;
 }
 
+struct seed_at {
+	long long seed;
+	size_t i; /* its place in /seeds */
+};
+
+static int by_seed(const void *a, const void *b)
+{
+	const struct seed_at *p = a, *q = b;
+
+	if (p->seed != q->seed)
+		return p->seed < q->seed ? -1 : 1;
+	return p->i < q->i ? -1 : p->i > q->i;
+}
+
+/* The first place in s->seeds whose seed comes earlier too, or n_seeds:
+ * sorted, so that a million replicates take no 10^12 comparisons. */
+static size_t first_repeat(const struct sweep *s)
+{
+	struct seed_at *v = xmalloc(s->n_seeds * sizeof(*v));
+	size_t first = s->n_seeds;
+
+	for (size_t i = 0; i < s->n_seeds; i++)
+		v[i] = (struct seed_at){ s->seeds[i], i };
+	qsort(v, s->n_seeds, sizeof(*v), by_seed);
+	for (size_t k = 1; k < s->n_seeds; k++)
+		if (v[k].seed == v[k - 1].seed && v[k].i < first)
+			first = v[k].i;
+	free(v);
+	return first;
+}
+
 static int read_seeds(struct jx *x, struct sweep *s, long long base_seed)
 {
 	json_t *seeds = json_object_get(s->doc, "seeds");
@@ -235,11 +266,14 @@ static int read_seeds(struct jx *x, struct sweep *s, long long base_seed)
 		if (!json_is_integer(v) || json_integer_value(v) < 0)
 			return jx_fail(x, p, "an integer >= 0", v);
 		s->seeds[i] = json_integer_value(v);
-		for (size_t j = 0; j < i; j++)
-			if (s->seeds[j] == s->seeds[i])
-				return err_set(x->err, "%s: %s: seed %lld is "
-					       "listed twice", x->file, p,
-					       s->seeds[i]);
+	}
+	{
+		size_t i = first_repeat(s);
+
+		if (i < s->n_seeds)
+			return err_set(x->err, "%s: %s: seed %lld is listed "
+				       "twice", x->file, jx_index(p, "/seeds", i),
+				       s->seeds[i]);
 	}
 	return 0;
 }

@@ -50,6 +50,27 @@ const char *t_write(const char *name, const char *text)
 	return p;
 }
 
+char *t_slurp(const char *name)
+{
+	char p[2048];
+	FILE *f;
+	long n;
+	char *s;
+
+	snprintf(p, sizeof(p), "%s/%s", case_dir, name);
+	if (!(f = fopen(p, "rb")))
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	s = malloc((size_t)n + 1);
+	if (fread(s, 1, (size_t)n, f) != (size_t)n)
+		n = 0;
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
 int t_run(const char *args, char *out, size_t n)
 {
 	const char *bin = getenv("HYBRIDSPEC_BIN");

@@ -48,6 +48,10 @@ const char *t_tmpdir(void);
  * reused every 8 calls). */
 const char *t_write(const char *name, const char *text);
 
+/* The whole file t_tmpdir()/name, NUL-terminated (caller frees), or NULL
+ * if it cannot be read. */
+char *t_slurp(const char *name);
+
 /* Runs the hybridspec binary with args (a shell word list), stdout and
  * stderr captured into out (NUL-terminated, truncated at n). Returns the
  * exit status, or -1 if it did not exit normally. */

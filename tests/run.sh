@@ -2,6 +2,9 @@
 # run.sh BUILD: runs every test program and sums their "N passed, N failed"
 # lines into the last line of the output.
 build=${1:-build}
+# the tests run the binary of the same build (make test-asan: the ASan one)
+HYBRIDSPEC_BIN=$(cd "$build" && pwd)/hybridspec
+export HYBRIDSPEC_BIN
 passed=0
 failed=0
 status=0

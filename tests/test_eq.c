@@ -226,6 +226,41 @@ static void large_hold_model_sorted(void)
 	rng_free(r);
 }
 
+/* Bursts of events at one time, landing in a different bucket each epoch:
+ * the buckets must not each keep the largest burst they ever held, or memory
+ * grows with the length of the run instead of the pending events. */
+static void memory_follows_pending(void)
+{
+	gsl_rng *r = rng_new(12, rng_stream_id("test/eq/bursts"));
+	struct eq q;
+	struct eq_event e;
+	double t;
+	size_t nodes = 0, most = 0;
+
+	eq_init(&q);
+	for (uint32_t i = 0; i < 2000; i++)
+		eq_push(&q, gsl_rng_uniform(r) * 3, 0, ev(i));
+	for (uint32_t i = 0; i < 1000000 && eq_pop(&q, &t, &e); i++) {
+		if (eq_size(&q) > most)
+			most = eq_size(&q);
+		if (e.id >= 2000)
+			continue; /* a burst event ends */
+		eq_push(&q, t + gsl_rng_uniform(r) * 3, 0, ev(e.id));
+		if (i % 1000 == 0) {
+			double at = t + 1 + gsl_rng_uniform(r);
+
+			for (uint32_t k = 0; k < 300; k++)
+				eq_push(&q, at, 0, ev(2000 + k));
+		}
+	}
+	for (size_t j = 0; j < q.buckets_cap; j++)
+		nodes += q.bucket[j].cap;
+	CHECK_MSG(nodes <= 4 * most, "the buckets hold room for %zu nodes, "
+		  "for at most %zu pending", nodes, most);
+	eq_release(&q);
+	rng_free(r);
+}
+
 /* Scheduling in the past is a bug: the process aborts. */
 static void past_aborts(void)
 {
@@ -257,5 +292,7 @@ const struct tcase eq_tests[] = {
 	  random_against_reference },
 	{ "eq: 300k-event hold model pops in time order, none lost",
 	  large_hold_model_sorted },
+	{ "eq: memory follows the pending events, not the run's length",
+	  memory_follows_pending },
 	{ 0 },
 };

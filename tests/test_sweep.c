@@ -41,27 +41,6 @@ static int exists(const char *name)
 	return stat(p, &st) == 0;
 }
 
-static char *slurp(const char *name)
-{
-	char p[2048];
-	FILE *f;
-	long n;
-	char *s;
-
-	snprintf(p, sizeof(p), "%s/%s", t_tmpdir(), name);
-	if (!(f = fopen(p, "rb")))
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	s = malloc((size_t)n + 1);
-	if (fread(s, 1, (size_t)n, f) != (size_t)n)
-		n = 0;
-	s[n] = '\0';
-	fclose(f);
-	return s;
-}
-
 /* The CSV as rows of fields (no quoting in these files). */
 struct csv {
 	char *text;
@@ -75,7 +54,7 @@ static int csv_read(struct csv *c, const char *name)
 	char *line, *save;
 
 	*c = (struct csv){ 0 };
-	if (!(c->text = slurp(name)))
+	if (!(c->text = t_slurp(name)))
 		return -1;
 	for (line = strtok_r(c->text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -261,8 +240,8 @@ static void parallel_identical(void)
 			 data("sweep-small.json"), j, j);
 		CHECK(t_run(args, out, sizeof(out)) == 0);
 	}
-	a = slurp("j1/sweep.csv");
-	b = slurp("j2/sweep.csv");
+	a = t_slurp("j1/sweep.csv");
+	b = t_slurp("j2/sweep.csv");
 	CHECK(a && b && !strcmp(a, b));
 	free(a);
 	free(b);
@@ -277,7 +256,7 @@ static void resume(void)
 	snprintf(args, sizeof(args), "sweep %s -o r --quiet",
 		 data("sweep-small.json"));
 	CHECK(t_run(args, out, sizeof(out)) == 0);
-	a = slurp("r/sweep.csv");
+	a = t_slurp("r/sweep.csv");
 	/* without --resume, a directory in use is an error */
 	CHECK(t_run(args, out, sizeof(out)) == 2);
 	CHECK_MSG(strstr(out, "'r' exists and is not empty: add --resume"),
@@ -290,7 +269,7 @@ static void resume(void)
 	CHECK(t_run(args, out, sizeof(out)) == 0);
 	CHECK_MSG(strstr(out, "4 runs done, 20 kept"), "%s", out);
 	CHECK(exists("r/points/5/seed-2/summary.json"));
-	b = slurp("r/sweep.csv");
+	b = t_slurp("r/sweep.csv");
 	CHECK(a && b && !strcmp(a, b));
 	free(a);
 	free(b);
@@ -324,7 +303,7 @@ static void interrupted(void)
 		 "--quiet 2>/dev/null & p=$!; sleep 0.25; kill -TERM $p; wait $p;"
 		 " echo $? > rc; }", t_tmpdir(), bin ? bin : "build/hybridspec");
 	CHECK(system(cmd) == 0);
-	rc_text = slurp("rc");
+	rc_text = t_slurp("rc");
 	rc = rc_text ? atoi(rc_text) : -1;
 	free(rc_text);
 	if (rc == 0) {
@@ -340,8 +319,8 @@ static void interrupted(void)
 	CHECK(t_run("sweep long.json -o i -j2 --resume --quiet", out,
 		    sizeof(out)) == 0);
 	CHECK(t_run("sweep long.json -o u -j2 --quiet", out, sizeof(out)) == 0);
-	a = slurp("i/sweep.csv");
-	b = slurp("u/sweep.csv");
+	a = t_slurp("i/sweep.csv");
+	b = t_slurp("u/sweep.csv");
 	CHECK(a && b && !strcmp(a, b));
 	free(a);
 	free(b);
@@ -381,6 +360,8 @@ static void bad_sweeps(void)
 		  "a config override" },
 		{ "seeds and replicates", "{\"base\": \"B\", \"seeds\": [1], "
 		  "\"replicates\": 2}", "s.json: /replicates: give either" },
+		{ "a seed twice", "{\"base\": \"B\", \"seeds\": [3, 1, 2, 1, 3]}",
+		  "s.json: /seeds/3: seed 1 is listed twice" },
 		{ "a metric not in the summary", "{\"base\": \"B\", \"metrics\": "
 		  "[\"/all/itl_s/mean\", \"/all/nope\"]}",
 		  "s.json: /metrics/1: \"/all/nope\" is not a number" },
@@ -537,7 +518,7 @@ static void plots(void)
 		 " p calib > plots.log 2>&1", t_tmpdir(),
 		 bin ? bin : "build/hybridspec", repo);
 	if (system(cmd) != 0) {
-		char *log = slurp("plots.log");
+		char *log = t_slurp("plots.log");
 
 		CHECK_MSG(0, "plots.sh failed: %s", log ? log : "(no log)");
 		free(log);
@@ -561,7 +542,7 @@ static void plots(void)
 		CHECK_MSG(f && !memcmp(head, png, 8) && n > 1000,
 			  "%s: not a PNG of some size (%ld bytes)", name, n);
 		snprintf(name, sizeof(name), "p/plots/%s.svg", figures[i]);
-		svg = slurp(name);
+		svg = t_slurp(name);
 		CHECK_MSG(svg && strstr(svg, "<svg"), "%s: not an SVG", name);
 		free(svg);
 	}
@@ -588,8 +569,8 @@ static void mpi_two_ranks(void)
 		 ">mpi.out 2>&1", t_tmpdir(), mpi, data("sweep-small.json"));
 	CHECK_MSG(system(cmd) == 0, "mpirun failed (see %s/mpi.out)",
 		  t_tmpdir());
-	a = slurp("one/sweep.csv");
-	b = slurp("two/sweep.csv");
+	a = t_slurp("one/sweep.csv");
+	b = t_slurp("two/sweep.csv");
 	CHECK(a && b && !strcmp(a, b));
 	free(a);
 	free(b);

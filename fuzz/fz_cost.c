@@ -1,0 +1,35 @@
+/* fz_cost.c: the measured verify-cost table (cost_init with
+ * cloud.gpu.table, sim/cost.h) for LLaMA-2-7B on an H100, then the cost of
+ * a few batches read from it. */
+#include "fz.h"
+
+#include "cost.h"
+#include "shape.h"
+
+static int fz_cost(const uint8_t *data, size_t size)
+{
+	struct cfg_cloud cl = {
+		.model = shape_find("llama2-7b"),
+		.weight_bytes = 2,
+		.gpu = { .preset = "H100-SXM", .eta_bw = 0.8, .eta_flops = 0.6,
+			 .overhead_s = 5e-4 },
+	};
+	struct cost c;
+	struct err e;
+
+	cl.gpu.table = fz_put("table-in.json", data, size);
+	if (cost_init(&c, &cl, &e) < 0)
+		return -1;
+	for (long t = 1; t <= 8192; t *= 8) {
+		struct cost_batch b = { .tokens = t, .seqs = 1 + t / 5,
+					.ctx_sum = 300.0 * (double)t,
+					.tok_ctx_sum = 1500.0 * (double)t };
+		double bytes, flops;
+
+		(void)cost_iter_s(&c, &b, &bytes, &flops);
+	}
+	cost_release(&c);
+	return 0;
+}
+
+FZ_TARGET(fz_cost)

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""mkseeds.py: remakes the synthetic binary seeds of fuzz/seeds/ (tiny
+models and tokenizers; the text seeds are copies of project files). Run from
+the repository root; needs nothing but Python 3. The seeds are committed:
+this is only for changing them."""
+import json
+import os
+import random
+import struct
+
+rng = random.Random(1)
+D = "fuzz/seeds"
+
+
+def put(target, name, data):
+    os.makedirs(f"{D}/{target}", exist_ok=True)
+    with open(f"{D}/{target}/{name}", "wb") as f:
+        f.write(data)
+
+
+def floats(n):
+    return struct.pack(f"<{n}f", *[rng.uniform(-0.5, 0.5) for _ in range(n)])
+
+
+# llama2.c checkpoints: dim 8, hidden 16, heads 2, kv_heads 1 or 2, vocab
+# 16, seq_len 8, one or two layers; shared (vocab > 0) or separate classifier
+def llama2c(dim, hidden, layers, heads, kv, vocab, seq, shared):
+    head = dim // heads
+    kv_dim = head * kv
+    h = struct.pack("<7i", dim, hidden, layers, heads, kv,
+                    vocab if shared else -vocab, seq)
+    n = (vocab * dim + layers * (2 * dim + 2 * dim * dim + 2 * dim * kv_dim
+                                 + 3 * dim * hidden) + dim + seq * head
+         + (0 if shared else vocab * dim))
+    return h + floats(n)
+
+
+put("fz_llama2c", "tiny-shared.bin", llama2c(8, 16, 1, 2, 2, 16, 8, True))
+put("fz_llama2c", "tiny-gqa-separate.bin", llama2c(8, 16, 2, 2, 1, 16, 8, False))
+put("fz_llama2c", "header-only.bin", llama2c(8, 16, 1, 2, 2, 16, 8, True)[:28])
+
+
+# safetensors: config.json, NUL, model.safetensors
+def f16(x):
+    return struct.pack("<e", x)
+
+
+def bf16(x):
+    return struct.pack("<f", x)[2:]
+
+
+def safetensors(cfg, dtype, tied):
+    dim, hid, L = cfg["hidden_size"], cfg["intermediate_size"], cfg["num_hidden_layers"]
+    heads, kv, V = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["vocab_size"]
+    kv_dim = dim // heads * kv
+    shapes = {"model.embed_tokens.weight": [V, dim], "model.norm.weight": [dim]}
+    for l in range(L):
+        p = f"model.layers.{l}."
+        shapes[p + "input_layernorm.weight"] = [dim]
+        shapes[p + "post_attention_layernorm.weight"] = [dim]
+        shapes[p + "self_attn.q_proj.weight"] = [dim, dim]
+        shapes[p + "self_attn.k_proj.weight"] = [kv_dim, dim]
+        shapes[p + "self_attn.v_proj.weight"] = [kv_dim, dim]
+        shapes[p + "self_attn.o_proj.weight"] = [dim, dim]
+        shapes[p + "mlp.gate_proj.weight"] = [hid, dim]
+        shapes[p + "mlp.down_proj.weight"] = [dim, hid]
+        shapes[p + "mlp.up_proj.weight"] = [hid, dim]
+    if not tied:
+        shapes["lm_head.weight"] = [V, dim]
+    esz = 4 if dtype == "F32" else 2
+    enc = {"F32": lambda x: struct.pack("<f", x), "F16": f16, "BF16": bf16}[dtype]
+    header, data = {}, b""
+    for name, shape in shapes.items():
+        n = 1
+        for s in shape:
+            n *= s
+        b = b"".join(enc(rng.uniform(-0.5, 0.5)) for _ in range(n))
+        header[name] = {"dtype": dtype, "shape": shape,
+                        "data_offsets": [len(data), len(data) + n * esz]}
+        data += b
+    h = json.dumps(header, separators=(",", ":")).encode()
+    return struct.pack("<Q", len(h)) + h + data
+
+
+cfg = {"hidden_size": 8, "intermediate_size": 16, "num_hidden_layers": 1,
+       "num_attention_heads": 2, "num_key_value_heads": 1, "vocab_size": 16,
+       "max_position_embeddings": 32, "tie_word_embeddings": True}
+put("fz_hf", "default-config-f32", safetensors(cfg, "F32", True))
+for dtype in ("F32", "F16", "BF16"):
+    c = dict(cfg, num_hidden_layers=2, tie_word_embeddings=dtype != "F16")
+    put("fz_hf", f"tiny-{dtype.lower()}",
+        json.dumps(c).encode() + b"\0" + safetensors(c, dtype, dtype == "F16"))
+
+
+# llama2.c tokenizer.bin with 2-byte vocabulary prefix: <unk>, <s>, </s>,
+# the 256 byte tokens, then pieces of a few words and their merges
+def tok_llama2c():
+    pieces = ["<unk>", "\n<s>\n", "\n</s>\n"] + [f"<0x{b:02X}>" for b in range(256)]
+    words = [" ", "a", "c", "t", "e", "n", "o", "u", "p", "m", "i", "at", "on",
+             "ce", " a", " c", " t", "cat", " cat", "up", " up", "upon", " upon",
+             "Once", " Once", "ti", "me", "time", " time", "On", "Onc"]
+    pieces += words
+    maxlen = max(len(p.encode()) for p in pieces)
+    out = struct.pack("<i", maxlen)
+    for i, p in enumerate(pieces):
+        b = p.encode()
+        out += struct.pack("<fi", -float(i) if i < 259 else float(len(b)), len(b)) + b
+    return struct.pack("<H", len(pieces) - 1) + out
+
+
+t = tok_llama2c()
+put("fz_tok_llama2c", "tiny", t)
+put("fz_tok_llama2c", "truncated", t[:200])
+
+
+# tokenizer.json: the BPE of tinystories656K's format, a few pieces
+def tok_hf():
+    sp = "\u2581"
+    vocab = ["<unk>", "<s>", "</s>", sp, "a", "c", "t", "e", "n", "o", "u",
+             "p", "O", "i", "m", "s", "w", ".", ",", sp + "a", "at", "c" + "at",
+             sp + "c", sp + "cat", "on", "up", "upon", sp + "upon", "On", "Once"[:3],
+             "Once", sp + "Once", "ti", "me", "time", sp + "t", sp + "time"]
+    seen, v = set(), []
+    for p in vocab:
+        if p not in seen:
+            seen.add(p)
+            v.append(p)
+    merges = [f"{sp} a", "a t", "c at", f"{sp} c", f"{sp}c at", "o n", "u p",
+              "up on", f"{sp} upon", "O n", "On c", "Onc e", f"{sp} Once",
+              "t i", "m e", "ti me", f"{sp} t", f"{sp}t ime"]
+    merges = [m for m in merges if "".join(m.split(" ")) in seen
+              and all(x in seen for x in m.split(" "))]
+    doc = {"version": "1.0",
+           "normalizer": {"type": "Sequence", "normalizers": [
+               {"type": "Prepend", "prepend": sp},
+               {"type": "Replace", "pattern": {"String": " "}, "content": sp}]},
+           "pre_tokenizer": None,
+           "model": {"type": "BPE", "unk_token": "<unk>", "fuse_unk": True,
+                     "byte_fallback": False,
+                     "vocab": {p: i for i, p in enumerate(v)}, "merges": merges}}
+    return struct.pack("<H", len(v) - 1) + json.dumps(doc, ensure_ascii=False).encode()
+
+
+put("fz_tok_hf", "tiny", tok_hf())
