@@ -4,7 +4,7 @@
  * config. A model that loads and is small also runs one token forward. */
 #include "fz.h"
 
-#include "llama.h"
+#include "fz_model.h"
 
 static const char fz_hf_config[] =
 	"{\"hidden_size\": 8, \"intermediate_size\": 16, \"num_hidden_layers\": 1,"
@@ -18,7 +18,6 @@ static int fz_hf(const uint8_t *data, size_t size)
 						   : NULL;
 	struct llama m;
 	struct err e;
-	const struct llama_config *c = &m.c;
 
 	if (nul) {
 		fz_put("config.json", data, (size_t)(nul - data));
@@ -29,18 +28,7 @@ static int fz_hf(const uint8_t *data, size_t size)
 	}
 	if (llama_load_hf(&m, fz_dir(), &e) < 0)
 		return -1;
-	if ((double)c->n_layers * c->seq_len * c->dim <= 1 << 20 &&
-	    (double)c->n_heads * c->seq_len <= 1 << 20) {
-		struct llama_state st;
-		float *logits = xmalloc(sizeof(float) * (size_t)c->vocab);
-		int tok = c->vocab > 1;
-
-		llama_state_init(&st, c, 1);
-		llama_forward(&m, &st, &tok, 1, 0, logits);
-		llama_state_release(&st);
-		free(logits);
-	}
-	llama_release(&m);
+	fz_model_use(&m);
 	return 0;
 }
 

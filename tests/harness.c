@@ -50,6 +50,15 @@ const char *t_write(const char *name, const char *text)
 	return p;
 }
 
+int t_exists(const char *name)
+{
+	char p[1024];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", case_dir, name);
+	return stat(p, &st) == 0;
+}
+
 char *t_slurp(const char *name)
 {
 	char p[2048];

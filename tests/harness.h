@@ -48,6 +48,9 @@ const char *t_tmpdir(void);
  * reused every 8 calls). */
 const char *t_write(const char *name, const char *text);
 
+/* Whether t_tmpdir()/name exists. */
+int t_exists(const char *name);
+
 /* The whole file t_tmpdir()/name, NUL-terminated (caller frees), or NULL
  * if it cannot be read. */
 char *t_slurp(const char *name);

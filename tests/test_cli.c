@@ -21,15 +21,6 @@ static const char *small(void)
 	return p;
 }
 
-static int exists(const char *name)
-{
-	char p[1024];
-	struct stat st;
-
-	snprintf(p, sizeof(p), "%s/%s", t_tmpdir(), name);
-	return stat(p, &st) == 0;
-}
-
 struct bad_case {
 	const char *what, *file_text, *extra, *want;
 };
@@ -84,7 +75,7 @@ static void bad_configs(void)
 				  "\"%s\" lacks \"%s\"", args, out, c->want);
 			CHECK_MSG(!strncmp(out, "hybridspec: ", 12), "%s: \"%s\"",
 				  args, out);
-			CHECK_MSG(!exists("out"), "%s: left a results directory",
+			CHECK_MSG(!t_exists("out"), "%s: left a results directory",
 				  args);
 		}
 	}
@@ -97,10 +88,10 @@ static void writes_resolved(void)
 
 	snprintf(args, sizeof(args), "config %s --set /seed=3 -o res", small());
 	CHECK(t_run(args, out, sizeof(out)) == 0);
-	CHECK(exists("res/config.resolved.json"));
+	CHECK(t_exists("res/config.resolved.json"));
 	/* a second run replaces the results directory */
 	CHECK(t_run(args, out, sizeof(out)) == 0);
-	CHECK(exists("res/config.resolved.json"));
+	CHECK(t_exists("res/config.resolved.json"));
 	v = json_load_file(strcat(strcpy(out, t_tmpdir()),
 				  "/res/config.resolved.json"), 0, NULL);
 	CHECK(v && json_integer_value(json_object_get(v, "seed")) == 3);
@@ -206,7 +197,7 @@ static void run_bad_input(void)
 		CHECK_MSG(rc == 2, "%s: exit status %d, want 2", c->what, rc);
 		CHECK_MSG(strstr(out, c->want) != NULL, "%s: output \"%s\" lacks "
 			  "\"%s\"", c->what, out, c->want);
-		CHECK_MSG(!exists("out"), "%s: left a results directory",
+		CHECK_MSG(!t_exists("out"), "%s: left a results directory",
 			  c->what);
 	}
 }
@@ -247,7 +238,7 @@ static void run_deterministic(void)
 	trace = json_load_file(args, 0, NULL);
 	CHECK(json_array_size(json_object_get(trace, "traceEvents")) > 100);
 	json_decref(trace);
-	CHECK(exists("r0/perf.json"));
+	CHECK(t_exists("r0/perf.json"));
 }
 
 /* SIGTERM stops a run: exit status 143, the message, and neither the
@@ -275,7 +266,7 @@ static void run_interrupted(void)
 		CHECK_MSG(rc == 143, "exit status %d, want 143", rc);
 		CHECK_MSG(err && strstr(err, "stopped by signal 15; nothing "
 					"written"), "stderr: %s", err ? err : "");
-		CHECK(!exists("out/r"));
+		CHECK(!t_exists("out/r"));
 		snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s/out')\"",
 			 t_tmpdir());
 		CHECK_MSG(system(cmd) == 0, "temporary files left behind");

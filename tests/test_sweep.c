@@ -32,15 +32,6 @@ static const char *data(const char *name)
 	return p;
 }
 
-static int exists(const char *name)
-{
-	char p[1024];
-	struct stat st;
-
-	snprintf(p, sizeof(p), "%s/%s", t_tmpdir(), name);
-	return stat(p, &st) == 0;
-}
-
 /* The CSV as rows of fields (no quoting in these files). */
 struct csv {
 	char *text;
@@ -126,8 +117,8 @@ static void end_to_end(void)
 		 data("sweep-small.json"));
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
 	CHECK_MSG(out[0] == '\0', "--quiet printed \"%s\"", out);
-	CHECK(exists("s/sweep.json") && exists("s/points/7/seed-3/summary.json"));
-	CHECK(exists("s/points/0/seed-1/config.resolved.json"));
+	CHECK(t_exists("s/sweep.json") && t_exists("s/points/7/seed-3/summary.json"));
+	CHECK(t_exists("s/points/0/seed-1/config.resolved.json"));
 	if (csv_read(&c, "s/sweep.csv") < 0) {
 		CHECK_MSG(0, "no readable s/sweep.csv");
 		return;
@@ -268,7 +259,7 @@ static void resume(void)
 		 data("sweep-small.json"));
 	CHECK(t_run(args, out, sizeof(out)) == 0);
 	CHECK_MSG(strstr(out, "4 runs done, 20 kept"), "%s", out);
-	CHECK(exists("r/points/5/seed-2/summary.json"));
+	CHECK(t_exists("r/points/5/seed-2/summary.json"));
 	b = t_slurp("r/sweep.csv");
 	CHECK(a && b && !strcmp(a, b));
 	free(a);
@@ -282,7 +273,7 @@ static void resume(void)
 	CHECK(t_run("sweep changed.json -o r --resume", out, sizeof(out)) == 2);
 	CHECK_MSG(strstr(out, "was run with another config than the sweep now "
 			      "gives it"), "%s", out);
-	CHECK(exists("r/sweep.csv"));
+	CHECK(t_exists("r/sweep.csv"));
 }
 
 /* SIGTERM stops the workers and leaves no partial file; --resume ends it
@@ -311,7 +302,7 @@ static void interrupted(void)
 		       "is not checked\n");
 	} else {
 		CHECK_MSG(rc == 143, "exit status %d, want 143", rc);
-		CHECK(!exists("i/sweep.csv"));
+		CHECK(!t_exists("i/sweep.csv"));
 		snprintf(cmd, sizeof(cmd), "test -z \"$(find '%s/i' -name '.*')\"",
 			 t_tmpdir());
 		CHECK_MSG(system(cmd) == 0, "temporary files left behind");
@@ -387,7 +378,7 @@ static void bad_sweeps(void)
 		CHECK_MSG(!strncmp(out, "hybridspec: ", 12) &&
 			  strstr(out, c->want), "%s: output \"%s\" lacks \"%s\"",
 			  c->what, out, c->want);
-		CHECK_MSG(!exists("out"), "%s: wrote a results directory",
+		CHECK_MSG(!t_exists("out"), "%s: wrote a results directory",
 			  c->what);
 	}
 }
