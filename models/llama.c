@@ -1,8 +1,10 @@
 /* llama.c: loading and the forward pass.
  *
- * Activations of a block are rows of n x dim; every linear layer is one
- * lin_apply over the block (the kernels' batch), attention is causal within
- * the block and over the cache. KV cache: key[l][p][kv_dim], value alike. */
+ * Activations of a batch (the blocks of one or more sequences, one after
+ * the other) are rows of n x dim; every linear layer is one lin_apply over
+ * all the rows (the kernels' batch), attention is causal within each block
+ * and over its own sequence's cache. KV cache: key[l][p][kv_dim], value
+ * alike. */
 #include "llama.h"
 
 #include "pool.h"
@@ -307,13 +309,52 @@ static void apply(const struct llama *m, const struct linear *l, const float *x,
 	lin_apply(l, x, n, y, m->kn, m->pool);
 }
 
-/* Attention of heads [h0, h1) for every token of a block; each head has its
- * own row of s->att, so heads can run on any threads. */
+/* One head of one row: out (hs) = the softmax over positions 0..upto of
+ * q . k_p / sqrt(hs), weighting v_p; kc and vc point at the head's part of
+ * position 0 in the cache, positions kv_dim apart; att (upto + 1) scratch. */
+static void attend(const float *q, const float *kc, const float *vc, int upto,
+		   int hs, int kv_dim, float inv_sqrt_hs, float *att, float *out)
+{
+	float mx = -INFINITY, sum = 0;
+	/* a local sum that no store can alias */
+	float acc[LLAMA_HEAD_MAX];
+
+	for (int p = 0; p <= upto; p++) {
+		att[p] = dot(q, kc + (size_t)p * kv_dim, hs) * inv_sqrt_hs;
+		mx = fmaxf(mx, att[p]);
+	}
+	for (int p = 0; p <= upto; p++) {
+		att[p] = expf(att[p] - mx);
+		sum += att[p];
+	}
+	memset(acc, 0, sizeof(float) * hs);
+	for (int p = 0; p <= upto; p++) {
+		const float *v = vc + (size_t)p * kv_dim;
+		float a = att[p] / sum;
+		int i = 0;
+
+		/* blocks of 8: a fixed shape the compiler turns into vector
+		 * operations */
+		for (; i + 8 <= hs; i += 8)
+			for (int l = 0; l < 8; l++)
+				acc[i + l] += a * v[i + l];
+		for (; i < hs; i++)
+			acc[i] += a * v[i];
+	}
+	memcpy(out, acc, sizeof(float) * hs);
+}
+
+/* Attention of heads [h0, h1) for every row of a batch, at one layer: row t
+ * of a sequence sees positions 0 .. pos + t of that sequence's cache. Each
+ * head has its own row of the scratch's att, so heads can run on any
+ * threads. */
 struct attn_job {
 	const struct llama_config *c;
-	struct llama_state *s;
-	const float *kc, *vc; /* this layer's cache */
-	int n, pos, hs, kv_dim, group;
+	struct llama_state *scratch;
+	const struct llama_seq *seqs;
+	int nseq;
+	size_t layer_off; /* of the layer in a KV cache */
+	int hs, kv_dim, group;
 	float inv_sqrt_hs;
 };
 
@@ -321,69 +362,66 @@ static void attn_heads(void *ctx, int h0, int h1)
 {
 	const struct attn_job *j = ctx;
 	const struct llama_config *c = j->c;
-	struct llama_state *s = j->s;
+	struct llama_state *s = j->scratch;
 	int hs = j->hs;
 
-	for (int r = h0 * j->n; r < h1 * j->n; r++) {
-		int h = r / j->n, t = r % j->n, upto = j->pos + t;
-		const float *q = s->q + (size_t)t * c->dim + h * hs;
-		float *out = s->xb + (size_t)t * c->dim + h * hs;
+	for (int h = h0; h < h1; h++) {
 		float *att = s->att + (size_t)h * c->seq_len;
-		int kh = h / j->group;
-		float mx = -INFINITY, sum = 0;
-		/* a local sum that no store can alias */
-		float acc[LLAMA_HEAD_MAX];
+		size_t kv_at = j->layer_off + (size_t)(h / j->group) * hs;
+		int r = 0; /* the row in the batch */
 
-		for (int p = 0; p <= upto; p++) {
-			const float *k = j->kc + (size_t)p * j->kv_dim + kh * hs;
+		for (int i = 0; i < j->nseq; i++) {
+			const struct llama_seq *sq = &j->seqs[i];
 
-			att[p] = dot(q, k, hs) * j->inv_sqrt_hs;
-			mx = fmaxf(mx, att[p]);
+			for (int t = 0; t < sq->n; t++, r++)
+				attend(s->q + (size_t)r * c->dim + h * hs,
+				       sq->s->key + kv_at, sq->s->value + kv_at,
+				       sq->pos + t, hs, j->kv_dim, j->inv_sqrt_hs,
+				       att, s->xb + (size_t)r * c->dim + h * hs);
 		}
-		for (int p = 0; p <= upto; p++) {
-			att[p] = expf(att[p] - mx);
-			sum += att[p];
-		}
-		memset(acc, 0, sizeof(float) * hs);
-		for (int p = 0; p <= upto; p++) {
-			const float *v = j->vc + (size_t)p * j->kv_dim + kh * hs;
-			float a = att[p] / sum;
-			int i = 0;
-
-			/* blocks of 8: a fixed shape the compiler turns into
-			 * vector operations */
-			for (; i + 8 <= hs; i += 8)
-				for (int l = 0; l < 8; l++)
-					acc[i + l] += a * v[i + l];
-			for (; i < hs; i++)
-				acc[i] += a * v[i];
-		}
-		memcpy(out, acc, sizeof(float) * hs);
 	}
 }
 
 void llama_forward(const struct llama *m, struct llama_state *s,
 		   const int *tokens, int n, int pos, float *logits)
 {
+	llama_forward_batch(m, s, &(struct llama_seq){ s, tokens, n, pos }, 1,
+			    logits);
+}
+
+void llama_forward_batch(const struct llama *m, struct llama_state *scratch,
+			 const struct llama_seq *seqs, int nseq, float *logits)
+{
 	const struct llama_config *c = &m->c;
+	struct llama_state *s = scratch;
 	int dim = c->dim, hs = dim / c->n_heads, kv_dim = hs * c->n_kv_heads;
-	int group = c->n_heads / c->n_kv_heads;
+	int group = c->n_heads / c->n_kv_heads, n = 0; /* n: rows in all */
 	float freq[LLAMA_HEAD_MAX], inv_sqrt_hs = 1.0f / sqrtf((float)hs);
 
 	kern_flush_denormals();
-	HS_ASSERT(n >= 1 && n <= s->max_block && pos >= 0 &&
-		  pos + n <= c->seq_len && hs <= LLAMA_HEAD_MAX);
+	HS_ASSERT(nseq >= 1 && hs <= LLAMA_HEAD_MAX);
+	for (int i = 0; i < nseq; i++) {
+		const struct llama_seq *sq = &seqs[i];
+
+		HS_ASSERT(sq->n >= 1 && sq->pos >= 0 &&
+			  sq->pos <= c->seq_len - sq->n);
+		for (int j = 0; j < i; j++)
+			HS_ASSERT(seqs[j].s != sq->s);
+		for (int t = 0; t < sq->n; t++)
+			HS_ASSERT(sq->tokens[t] >= 0 && sq->tokens[t] < c->vocab);
+		n += sq->n;
+		HS_ASSERT(n <= s->max_block);
+	}
 	for (int i = 0; i < hs / 2; i++)
 		freq[i] = powf(c->rope_theta, -2.0f * i / hs);
-	for (int t = 0; t < n; t++) {
-		HS_ASSERT(tokens[t] >= 0 && tokens[t] < c->vocab);
-		memcpy(s->x + (size_t)t * dim, m->tok_emb + (size_t)tokens[t] * dim,
-		       sizeof(float) * dim);
-	}
+	for (int i = 0, r = 0; i < nseq; i++)
+		for (int t = 0; t < seqs[i].n; t++, r++)
+			memcpy(s->x + (size_t)r * dim,
+			       m->tok_emb + (size_t)seqs[i].tokens[t] * dim,
+			       sizeof(float) * dim);
 	for (int l = 0; l < c->n_layers; l++) {
 		const struct llama_layer *L = &m->layer[l];
-		float *kc = s->key + (size_t)l * c->seq_len * kv_dim;
-		float *vc = s->value + (size_t)l * c->seq_len * kv_dim;
+		size_t layer_off = (size_t)l * c->seq_len * kv_dim;
 
 		for (int t = 0; t < n; t++)
 			rmsnorm(s->xb + t * dim, s->x + t * dim, L->rms_att, dim,
@@ -391,18 +429,26 @@ void llama_forward(const struct llama *m, struct llama_state *s,
 		apply(m, &L->wq, s->xb, n, s->q);
 		apply(m, &L->wk, s->xb, n, s->k);
 		apply(m, &L->wv, s->xb, n, s->v);
-		for (int t = 0; t < n; t++) {
-			rope(c, freq, s->q + t * dim, c->n_heads, pos + t);
-			rope(c, freq, s->k + t * kv_dim, c->n_kv_heads, pos + t);
-			memcpy(kc + (size_t)(pos + t) * kv_dim, s->k + t * kv_dim,
-			       sizeof(float) * kv_dim);
-			memcpy(vc + (size_t)(pos + t) * kv_dim, s->v + t * kv_dim,
-			       sizeof(float) * kv_dim);
+		/* each row at its sequence's position, into its cache */
+		for (int i = 0, r = 0; i < nseq; i++) {
+			float *kc = seqs[i].s->key + layer_off;
+			float *vc = seqs[i].s->value + layer_off;
+
+			for (int t = 0; t < seqs[i].n; t++, r++) {
+				int p = seqs[i].pos + t;
+
+				rope(c, freq, s->q + r * dim, c->n_heads, p);
+				rope(c, freq, s->k + r * kv_dim, c->n_kv_heads, p);
+				memcpy(kc + (size_t)p * kv_dim, s->k + r * kv_dim,
+				       sizeof(float) * kv_dim);
+				memcpy(vc + (size_t)p * kv_dim, s->v + r * kv_dim,
+				       sizeof(float) * kv_dim);
+			}
 		}
-		/* causal attention: token t sees positions 0 .. pos + t;
-		 * the heads are split over the threads */
-		struct attn_job job = { c, s, kc, vc, n, pos, hs, kv_dim, group,
-					inv_sqrt_hs };
+		/* causal attention over each row's own sequence; the heads are
+		 * split over the threads */
+		struct attn_job job = { c, s, seqs, nseq, layer_off, hs, kv_dim,
+					group, inv_sqrt_hs };
 
 		kpool_run(m->pool, attn_heads, &job, c->n_heads, 1);
 		apply(m, &L->wo, s->xb, n, s->xb2);

@@ -1,6 +1,7 @@
 /* llama.h: a Llama model (RMSNorm, RoPE, grouped-query attention with a KV
  * cache, SwiGLU) loaded from real weights, and its forward pass for a block
- * of n tokens at once (n = 1: decoding; n = gamma + 1: verification). */
+ * of n tokens at once (n = 1: decoding; n = gamma + 1: verification), or for
+ * a batch of such blocks from several sequences at once. */
 #ifndef HS_LLAMA_H
 #define HS_LLAMA_H
 
@@ -40,7 +41,7 @@ struct llama {
 };
 
 /* The state of one sequence: its KV cache and scratch for blocks of up to
- * max_block tokens. */
+ * max_block tokens (a batch's scratch: up to max_block tokens in all). */
 struct llama_state {
 	int max_block;
 	float *key, *value;   /* (layers x seq_len x kv_dim) owned */
@@ -80,8 +81,32 @@ void llama_state_init(struct llama_state *s, const struct llama_config *c,
 void llama_state_release(struct llama_state *s);
 
 /* Runs tokens[0..n) at positions pos..pos+n-1 (the cache holds 0..pos-1)
- * and writes n x vocab logits. n <= max_block, pos + n <= seq_len. */
+ * and writes n x vocab logits. n <= max_block, pos + n <= seq_len. The
+ * batch of one sequence, with s as its own scratch. */
 void llama_forward(const struct llama *m, struct llama_state *s,
 		   const int *tokens, int n, int pos, float *logits);
+
+/* One sequence's part of a batch: tokens[0..n) at positions pos..pos+n-1
+ * of s's KV cache (which holds positions 0..pos-1). Borrowed pointers. */
+struct llama_seq {
+	struct llama_state *s;
+	const int *tokens;
+	int n, pos;
+};
+
+/* Runs the sequences' tokens through the model together, as a serving
+ * system batches requests: every linear layer runs once over the rows of
+ * all of them (its weights read once a batch), and each row attends over
+ * its own sequence's KV cache, causally from its own position, into which
+ * its key and value are written. Only the seqs' KV caches are used, not
+ * their scratch; scratch (borrowed) supplies the activation buffers
+ * (scratch->max_block >= the total tokens); scratch's own KV cache is not
+ * touched, so it may be one of the seqs' states or a separate state.
+ * logits (borrowed) gets total x vocab rows, sequences in order. Each seq:
+ * n >= 1, pos >= 0, pos + n <= seq_len; nseq >= 1; no state may appear
+ * twice. Every row's logits are those of its sequence's own llama_forward:
+ * bit for bit in FP32, up to summation order in the other formats. */
+void llama_forward_batch(const struct llama *m, struct llama_state *scratch,
+			 const struct llama_seq *seqs, int nseq, float *logits);
 
 #endif
