@@ -17,14 +17,14 @@ ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(SAN) -MMD -MP \
-           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Isim -Ikernels -Imodels -Icalib
+           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Isim -Ikernels -Imodels -Icalib -Ideploy
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 LDFLAGS += $(SAN)
 
 KERN_SRC = kernels/q4.c kernels/q8.c kernels/kern.c kernels/pool.c
 LIB_SRC  = $(filter-out sim/main.c, $(wildcard sim/*.c)) $(KERN_SRC) \
            kernels/kern_avx2.c kernels/kern_avx512.c kernels/kbench.c \
-           $(wildcard models/*.c) $(wildcard calib/*.c)
+           $(wildcard models/*.c) $(wildcard calib/*.c) $(wildcard deploy/*.c)
 TEST_SRC = $(filter-out tests/kmain.c, $(wildcard tests/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)

@@ -65,6 +65,16 @@ struct calib_cpu_opts {
 json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 		  const json_t *prov, json_t **verify);
 
+/* A verify table (the cost-table format of sim/cost.c, "calibrated":
+ * true) of fn(arg, tokens, ctx) seconds over tokens x ctxs (both lists end
+ * with a 0, tokens ascending; contexts that leave no room for the largest
+ * token count in seq_len are left out). show: a line per point on stderr. */
+typedef double calib_time_fn(void *arg, int tokens, int ctx);
+json_t *calib_verify_table(const char *gpu, const char *model, int seq_len,
+			   const int *tokens, const int *ctxs,
+			   calib_time_fn *fn, void *arg, const char *method,
+			   const json_t *prov, bool show);
+
 /* Least squares t = a + b x with weights 1/t^2 (relative errors), a and b
  * kept >= 0 (a term that would be negative is dropped and the rest refit).
  * Returns the largest |fit - t| / t. */

@@ -213,26 +213,25 @@ static int count(const int *v)
 	return n;
 }
 
-static void progress(const struct calib_cpu_opts *o, const char *what,
-		     int n, int ctx, double s)
+static void progress(bool show, const char *what, int n, int ctx, double s)
 {
-	if (o->progress)
+	if (show)
 		fprintf(stderr, "calib: %-7s %5d token%s at context %5d: "
 			"%10.3f ms\n", what, n, n > 1 ? "s" : " ", ctx, 1e3 * s);
 }
 
-/* The verify table: block forwards of each token count at each context of
- * the draft list that leaves room for the block. */
-static json_t *verify_table(struct calib_model *c, struct llama_state *st,
-			    const struct calib_cpu_opts *o, const json_t *prov)
+json_t *calib_verify_table(const char *gpu, const char *model, int seq_len,
+			   const int *tokens, const int *ctxs,
+			   calib_time_fn *fn, void *arg, const char *method,
+			   const json_t *prov, bool show)
 {
-	int nt = count(o->verify_tokens), nc = 0;
-	int maxt = o->verify_tokens[nt - 1];
-	json_t *ctx = json_array(), *rows = json_array();
+	int nt = count(tokens), nc = 0;
+	int maxt = tokens[nt - 1];
+	json_t *ctx = json_array(), *rows = json_array(), *tok = json_array();
 
-	for (int j = 0; o->ctx[j]; j++)
-		if (o->ctx[j] + maxt <= c->m.c.seq_len) {
-			json_array_append_new(ctx, json_integer(o->ctx[j]));
+	for (int j = 0; ctxs[j]; j++)
+		if (ctxs[j] + maxt <= seq_len) {
+			json_array_append_new(ctx, json_integer(ctxs[j]));
 			nc++;
 		}
 	for (int i = 0; i < nt; i++) {
@@ -240,28 +239,45 @@ static json_t *verify_table(struct calib_model *c, struct llama_state *st,
 
 		for (int j = 0; j < nc; j++) {
 			int cx = (int)json_integer_value(json_array_get(ctx, j));
-			double s = calib_block_s(c, st, o->verify_tokens[i], cx,
-						 o->reps, o->min_s);
+			double s = fn(arg, tokens[i], cx);
 
-			progress(o, "verify", o->verify_tokens[i], cx, s);
+			progress(show, "verify", tokens[i], cx, s);
 			json_array_append_new(row, json_real(s));
 		}
 		json_array_append_new(rows, row);
+		json_array_append_new(tok, json_integer(tokens[i]));
 	}
-	{
-		json_t *tok = json_array();
-		char dev[96];
+	return json_pack("{s:s,s:s,s:s,s:b,s:s,s:o,s:o,s:o,s:O}", "kind",
+			 "verify", "gpu", gpu, "model", model, "calibrated", 1,
+			 "method", method, "tokens", tok, "ctx", ctx, "seconds",
+			 rows, "provenance", prov);
+}
 
-		for (int i = 0; i < nt; i++)
-			json_array_append_new(tok, json_integer(o->verify_tokens[i]));
-		snprintf(dev, sizeof(dev), "cpu-%dt", c->threads);
-		return json_pack("{s:s,s:s,s:s,s:b,s:s,s:o,s:o,s:o,s:O}", "kind",
-				 "verify", "gpu", dev, "model", c->name,
-				 "calibrated", 1, "method", "block forwards "
-				 "timed on this CPU (median of repetitions)",
-				 "tokens", tok, "ctx", ctx, "seconds", rows,
-				 "provenance", prov);
-	}
+/* calib_block_s as a calib_time_fn */
+struct block_arg {
+	struct calib_model *c;
+	struct llama_state *st;
+	const struct calib_cpu_opts *o;
+};
+
+static double block_time(void *arg, int tokens, int ctx)
+{
+	struct block_arg *b = arg;
+
+	return calib_block_s(b->c, b->st, tokens, ctx, b->o->reps, b->o->min_s);
+}
+
+static json_t *verify_table(struct calib_model *c, struct llama_state *st,
+			    const struct calib_cpu_opts *o, const json_t *prov)
+{
+	struct block_arg b = { c, st, o };
+	char dev[96];
+
+	snprintf(dev, sizeof(dev), "cpu-%dt", c->threads);
+	return calib_verify_table(dev, c->name, c->m.c.seq_len, o->verify_tokens,
+				  o->ctx, block_time, &b, "block forwards timed "
+				  "on this CPU (median of repetitions)", prov,
+				  o->progress);
 }
 
 json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
@@ -292,14 +308,14 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 	for (int i = 0; i < npre; i++) {
 		px[i] = o->prefill[i];
 		pt[i] = calib_prefill_s(c, &st, o->prefill[i], o->reps, o->min_s);
-		progress(o, "prefill", o->prefill[i], 0, pt[i]);
+		progress(o->progress, "prefill", o->prefill[i], 0, pt[i]);
 	}
 	/* the prefill overwrote the first positions with real activations of
 	 * arbitrary tokens: as good as random for timing */
 	for (int i = 0; i < nctx; i++) {
 		cx[i] = o->ctx[i];
 		ct[i] = calib_draft_s(c, &st, o->ctx[i], o->reps, o->min_s);
-		progress(o, "draft", 1, o->ctx[i], ct[i]);
+		progress(o->progress, "draft", 1, o->ctx[i], ct[i]);
 	}
 	*verify = o->verify_tokens ? verify_table(c, &st, o, prov) : NULL;
 	llama_state_release(&st);

@@ -16,20 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "NAME[:QUANT]" into a loaded model. */
-static int load_spec(const char *arg, const char *def_quant, struct llama *m,
-		     struct tok *t, struct quant *q, struct err *e)
-{
-	char name[1024];
-	const char *colon = strrchr(arg, ':');
-
-	snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - arg) : 1023,
-		 arg);
-	if (quant_parse(colon ? colon + 1 : def_quant, q, e) < 0)
-		return -1;
-	return mload(name, q, m, t, e);
-}
-
 static void print_json(json_t *o)
 {
 	char *s = jx_dumps(o);
@@ -236,9 +222,9 @@ static int eval_accept(int argc, char **argv)
 		fputs(eval_help, stderr);
 		return CLI_BAD_INPUT;
 	}
-	if (load_spec(target, "f32", &tm, &tt, &tq, &e) < 0)
+	if (mload_spec(target, "f32", &tm, &tt, &tq, &e) < 0)
 		return cli_fail("%s", e.msg);
-	if (load_spec(draft, "w4a16", &dm, &dt, &dq, &e) < 0) {
+	if (mload_spec(draft, "w4a16", &dm, &dt, &dq, &e) < 0) {
 		tok_release(&tt);
 		llama_release(&tm);
 		return cli_fail("%s", e.msg);

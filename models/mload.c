@@ -184,3 +184,16 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 		llama_convert(m, q->format, q->group, q->kind);
 	return 0;
 }
+
+int mload_spec(const char *arg, const char *def_quant, struct llama *m,
+	       struct tok *t, struct quant *q, struct err *e)
+{
+	char name[1024];
+	const char *colon = strrchr(arg, ':');
+
+	snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - arg) : 1023,
+		 arg);
+	if (quant_parse(colon ? colon + 1 : def_quant, q, e) < 0)
+		return -1;
+	return mload(name, q, m, t, e);
+}

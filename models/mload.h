@@ -31,6 +31,10 @@ const char *quant_name(const struct quant *q, char *buf);
 int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 	  struct tok *t, struct err *e);
 
+/* mload of "NAME[:QUANT]", QUANT def_quant when absent; *q gets it. */
+int mload_spec(const char *arg, const char *def_quant, struct llama *m,
+	       struct tok *t, struct quant *q, struct err *e);
+
 /* The models folder in use ($HYBRIDSPEC_MODELS, else ../shared/models), or
  * NULL if neither exists. Borrowed. */
 const char *mload_models_dir(void);

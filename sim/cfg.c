@@ -423,3 +423,12 @@ char *cfg_resolved(const struct cfg *c)
 {
 	return jx_dumps(c->doc);
 }
+
+int cfg_wan_read(const char *name, json_t *v, struct cfg_wan *out,
+		 struct err *e)
+{
+	struct jx x = { .file = name, .err = e };
+
+	*out = (struct cfg_wan){ 0 };
+	return read_wan(&x, v, "", out);
+}

@@ -126,6 +126,12 @@ void cfg_release(struct cfg *c);
 /* The resolved document as text. Caller frees. */
 char *cfg_resolved(const struct cfg *c);
 
+/* Reads a WAN link object (the schema of /tenants/i/wan) from v, named
+ * name in messages; defaults are filled into v. Release out->rtt_s with
+ * dist_release. */
+int cfg_wan_read(const char *name, json_t *v, struct cfg_wan *out,
+		 struct err *e);
+
 extern const char *const cfg_proto_names[];
 
 #endif

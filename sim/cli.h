@@ -18,6 +18,9 @@ int cli_eval(int argc, char **argv);     /* models/cli_eval.c */
 int cli_bench(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_calib(int argc, char **argv);    /* calib/cli_calib.c */
+int cli_serve(int argc, char **argv);    /* deploy/cli_deploy.c */
+int cli_edge(int argc, char **argv);     /* deploy/cli_deploy.c */
+int cli_validate(int argc, char **argv); /* deploy/cli_validate.c */
 /* "bench kernels" (kernels/kbench.c) */
 int kbench_main(int argc, char **argv);
 

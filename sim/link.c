@@ -45,6 +45,7 @@ double link_send(struct link *l, double now_s, double one_way_s, int losses,
 		l->cap = cap;
 	}
 	m.sent_s = now_s;
+	m.arrive_s = arrive;
 	l->q[(l->head + l->n++) % l->cap] = m;
 	l->bytes += m.bytes;
 	l->msgs++;
@@ -61,4 +62,9 @@ struct link_msg link_pop(struct link *l)
 	l->head = (l->head + 1) % l->cap;
 	l->n--;
 	return m;
+}
+
+const struct link_msg *link_peek(const struct link *l)
+{
+	return l->n ? &l->q[l->head] : NULL;
 }

@@ -17,7 +17,8 @@ struct link_msg {
 	uint32_t epoch;
 	int64_t a, b;    /* kind-specific fields */
 	uint32_t bytes;
-	double sent_s;
+	double sent_s, arrive_s; /* set by link_send */
+	void *data;      /* the sender's payload (deploy/wan.c), or NULL */
 };
 
 struct link {
@@ -39,6 +40,8 @@ double link_send(struct link *l, double now_s, double one_way_s, int losses,
 
 /* Takes the oldest message in transit (there must be one). */
 struct link_msg link_pop(struct link *l);
+/* The oldest message in transit, or NULL. Borrowed until the next call. */
+const struct link_msg *link_peek(const struct link *l);
 
 /* Bytes of the whole wire message for a payload (what the simulator adds:
  * LINK_APP_HEADER_BYTES of framing, then 4 bytes a token id). */

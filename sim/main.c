@@ -17,6 +17,9 @@ static const struct command commands[] = {
 	{ "formulas", cli_formulas, "the paper's formulas, checked against runs" },
 	{ "generate", cli_generate, "text from a real model, in any weight format" },
 	{ "eval", cli_eval, "perplexity and acceptance of real models" },
+	{ "serve", cli_serve, "the cloud verifier of a real deployment (TCP)" },
+	{ "edge", cli_edge, "an edge device of a real deployment: drafts, streams" },
+	{ "validate", cli_validate, "real deployment on loopback vs the simulator" },
 	{ "config", cli_config, "check a config and print it resolved" },
 	{ "bench", cli_bench, "benchmarks (engine)" },
 };

@@ -1,0 +1,40 @@
+/* edge.h: a tenant's device in the real deployment: the W4A16 draft model
+ * drafting blocks, the sync or async protocol of docs/protocols.md (epochs,
+ * a window of blocks in flight, stale drafts thrown away), its WAN emulated
+ * by delay lines in the process (deploy/wan.h), and a log of when each
+ * token was committed. */
+#ifndef HS_EDGE_H
+#define HS_EDGE_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cfg.h"
+#include "llama.h"
+#include "tok.h"
+
+struct edge_opts {
+	const struct llama *m;      /* borrowed: the draft model */
+	const struct tok *tk;       /* borrowed: to print text; NULL: ids */
+	int fd;                     /* a connected socket; edge_run owns it */
+	uint32_t tenant;
+	enum proto_kind proto;      /* PROTO_SYNC or PROTO_ASYNC */
+	int gamma, window;          /* window 1 for sync */
+	const struct cfg_wan *wan;  /* borrowed: the emulated link */
+	uint64_t seed;              /* delay and think-time draws */
+	const int *prompts;         /* (requests x prompt_n) borrowed */
+	int prompt_n, out_n, requests;
+	struct dist think_s, start_s; /* pause after a request; first start */
+	double t0_s;                /* cli_now_s() origin of every time */
+	FILE *text;                 /* borrowed: committed text, or NULL */
+};
+
+/* Runs every request and returns the log (caller frees): {"tenant",
+ * "requests": [{"arrive_s", "done_arrive_s", "commits": [[t_s, n], ...],
+ * "tokens": [...]}], "drafted", "wasted", "judged", "accepted",
+ * "verdicts", "bytes_up", "bytes_down"}; times from t0_s. NULL with e's
+ * message when the cloud fails or breaks the protocol. */
+json_t *edge_run(const struct edge_opts *o, struct err *e);
+
+#endif

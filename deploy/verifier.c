@@ -1,0 +1,365 @@
+/* verifier.c: tenant slots and batched greedy verification.
+ *
+ * For an active request: 0 <= kv_len <= len <= limit <= seq_len; the
+ * prompt's prefill is done when kv_len >= len - 1 (the last committed token
+ * is fed with the drafts that follow it); pred >= 0 only when kv_len == len;
+ * queued drafts start at qpos, which is len, or len + 1 when the edge took
+ * the bonus pred (committed when that block arrived, so qpos == len after
+ * it); sum(qb) == qn. A segment feeds seq[kv_len .. len) and then the
+ * drafts, from position kv_len, so row r of its logits predicts position
+ * kv_len + r + 1. */
+#include "verifier.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+
+void verifier_init(struct verifier *v, const struct llama *m,
+		   enum sched_policy policy, int budget, int chunk,
+		   double window_s, int slots)
+{
+	int seq_len = m->c.seq_len;
+
+	HS_ASSERT(budget >= 2 && chunk >= 1 && slots >= 1 &&
+		  (policy == SCHED_CONTINUOUS || policy == SCHED_WINDOW));
+	*v = (struct verifier){
+		.m = m, .policy = policy, .budget = budget, .chunk = chunk,
+		.window_s = window_s, .slots = slots,
+		.t = xcalloc((size_t)slots, sizeof(struct vreq)),
+		.feed = xcalloc((size_t)budget, sizeof(int)),
+		.logits = xcalloc((size_t)budget * m->c.vocab, sizeof(float)),
+		.seqs = xcalloc((size_t)slots, sizeof(struct llama_seq)),
+		.seg = xcalloc((size_t)slots, sizeof(struct vseg)),
+		.order = xcalloc((size_t)slots, sizeof(int)),
+		.out = xcalloc((size_t)slots, sizeof(struct vverdict)),
+	};
+	llama_state_init(&v->scratch, &m->c, budget);
+	for (int i = 0; i < slots; i++) {
+		struct vreq *r = &v->t[i];
+
+		r->seq = xcalloc((size_t)seq_len, sizeof(int));
+		r->q = xcalloc((size_t)seq_len, sizeof(int));
+		r->qb = xcalloc((size_t)seq_len, sizeof(int));
+	}
+}
+
+void verifier_release(struct verifier *v)
+{
+	for (int i = 0; i < v->slots; i++) {
+		struct vreq *r = &v->t[i];
+
+		free(r->seq);
+		free(r->q);
+		free(r->qb);
+		if (r->has_state)
+			llama_state_release(&r->st);
+	}
+	llama_state_release(&v->scratch);
+	free(v->t);
+	free(v->feed);
+	free(v->logits);
+	free(v->seqs);
+	free(v->seg);
+	free(v->order);
+	free(v->out);
+	*v = (struct verifier){ 0 };
+}
+
+static int check_tokens(const struct verifier *v, const int32_t *tok, int n,
+			struct err *e)
+{
+	for (int i = 0; i < n; i++)
+		if (tok[i] < 0 || tok[i] >= v->m->c.vocab)
+			return err_set(e, "token %d at %d outside the vocabulary "
+				       "of %d", tok[i], i, v->m->c.vocab);
+	return 0;
+}
+
+int verifier_prompt(struct verifier *v, int slot, uint32_t id,
+		    const int32_t *prompt, int n, int out, double now_s,
+		    struct err *e)
+{
+	struct vreq *r = &v->t[slot];
+
+	if (r->active)
+		return err_set(e, "prompt for request %u while request %u is "
+			       "active", id, r->id);
+	if (n < 1 || out < 1 || (long)n + out > v->m->c.seq_len)
+		return err_set(e, "request of %d prompt + %d output tokens: the "
+			       "model's context is %d", n, out, v->m->c.seq_len);
+	if (check_tokens(v, prompt, n, e) < 0)
+		return -1;
+	if (!r->has_state) {
+		llama_state_init(&r->st, &v->m->c, 1);
+		r->has_state = true;
+	}
+	for (int i = 0; i < n; i++)
+		r->seq[i] = prompt[i];
+	r->active = true;
+	r->id = id;
+	r->len = n;
+	r->kv_len = 0;
+	r->pred = -1;
+	r->limit = n + out;
+	r->epoch = 0;
+	r->qpos = n;
+	r->qn = r->nqb = 0;
+	r->prompt_s = now_s;
+	return 0;
+}
+
+/* Drops the queued blocks (stale after a rejection). */
+static void clear_queue(struct verifier *v, struct vreq *r)
+{
+	v->stale_dropped += r->nqb;
+	r->qn = r->nqb = 0;
+	r->qpos = r->len;
+}
+
+int verifier_block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
+		   int pos, const int32_t *tokens, int n, double now_s,
+		   struct err *e)
+{
+	struct vreq *r = &v->t[slot];
+	int want = r->qpos + r->qn;
+
+	if (!r->active || r->id != id)
+		return err_set(e, "block for request %u, which is not active", id);
+	if (epoch < r->epoch) {
+		v->stale_dropped++;
+		return 1;
+	}
+	if (epoch > r->epoch)
+		return err_set(e, "block of epoch %u, ahead of the cloud's %u",
+			       epoch, r->epoch);
+	if (n + 1 > v->budget)
+		return err_set(e, "block of %d tokens: the batch budget is %d",
+			       n, v->budget);
+	/* the edge took the bonus token of a fully accepted segment */
+	if (!r->qn && r->pred >= 0 && pos == r->len + 1 && pos + n <= r->limit) {
+		r->seq[r->len++] = r->pred;
+		r->pred = -1;
+		r->qpos = want = r->len;
+	}
+	if (pos != want)
+		return err_set(e, "block at position %d, expected %d", pos, want);
+	if (pos + n > r->limit)
+		return err_set(e, "block past the request's end (%d tokens)",
+			       r->limit);
+	if (check_tokens(v, tokens, n, e) < 0)
+		return -1;
+	if (!r->qn)
+		r->queued_s = now_s;
+	for (int i = 0; i < n; i++)
+		r->q[r->qn + i] = tokens[i];
+	r->qn += n;
+	r->qb[r->nqb++] = n;
+	return 0;
+}
+
+int verifier_done(struct verifier *v, int slot, uint32_t id, struct err *e)
+{
+	if (!v->t[slot].active || v->t[slot].id != id)
+		return err_set(e, "done for request %u, which is not active", id);
+	verifier_drop(v, slot);
+	return 0;
+}
+
+void verifier_drop(struct verifier *v, int slot)
+{
+	struct vreq *r = &v->t[slot];
+
+	r->active = false;
+	r->qn = r->nqb = 0;
+}
+
+static bool prefilling(const struct vreq *r)
+{
+	return r->active && r->kv_len < r->len - 1;
+}
+
+static bool verifiable(const struct vreq *r)
+{
+	return r->active && r->nqb > 0 && !prefilling(r);
+}
+
+bool verifier_ready(const struct verifier *v, double now_s, double *wait_s)
+{
+	double oldest = INFINITY;
+	long tokens = 0;
+
+	*wait_s = INFINITY;
+	for (int i = 0; i < v->slots; i++) {
+		const struct vreq *r = &v->t[i];
+
+		if (verifiable(r)) {
+			tokens += r->len - r->kv_len + r->qn;
+			oldest = fmin(oldest, r->queued_s);
+		} else if (prefilling(r)) {
+			tokens += r->len - 1 - r->kv_len;
+			oldest = fmin(oldest, r->prompt_s);
+		}
+	}
+	if (oldest == INFINITY)
+		return false;
+	if (v->policy == SCHED_CONTINUOUS || tokens >= v->budget ||
+	    now_s >= oldest + v->window_s)
+		return true;
+	*wait_s = oldest + v->window_s - now_s;
+	return false;
+}
+
+/* Slots sorted by a time key (verify or prompt arrival), then slot. */
+static const struct verifier *sort_v;
+static int sort_prompt;
+
+static int by_time(const void *a, const void *b)
+{
+	const struct vreq *x = &sort_v->t[*(const int *)a];
+	const struct vreq *y = &sort_v->t[*(const int *)b];
+	double tx = sort_prompt ? x->prompt_s : x->queued_s;
+	double ty = sort_prompt ? y->prompt_s : y->queued_s;
+
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return *(const int *)a - *(const int *)b;
+}
+
+static int sorted(struct verifier *v, bool (*want)(const struct vreq *),
+		  int prompt)
+{
+	int n = 0;
+
+	for (int i = 0; i < v->slots; i++)
+		if (want(&v->t[i]))
+			v->order[n++] = i;
+	sort_v = v;
+	sort_prompt = prompt;
+	qsort(v->order, (size_t)n, sizeof(int), by_time);
+	return n;
+}
+
+/* Judges slot's segment of nd drafts (its logits rows at lg) and updates
+ * the request; fills a verdict. */
+static void judge(struct verifier *v, int slot, int nblocks, int nd,
+		  const float *lg, struct vverdict *out)
+{
+	struct vreq *r = &v->t[slot];
+	int vocab = v->m->c.vocab, len = r->len, kv = r->kv_len;
+	int j = 0, b = 0, end = 0, tok = -1;
+
+	*out = (struct vverdict){ .slot = slot, .request = r->id,
+				  .epoch = r->epoch };
+	for (; b < nblocks; b++) {
+		end += r->qb[b];
+		for (; j < end; j++) {
+			int row = len + j - 1 - kv;
+
+			tok = row < 0 ? r->pred :
+			      spec_argmax(lg + (size_t)row * vocab, vocab);
+			if (tok != r->q[j])
+				break;
+		}
+		if (j < end)
+			break;
+	}
+	for (int i = 0; i < j; i++)
+		r->seq[len + i] = r->q[i];
+	out->verified = (uint32_t)(b < nblocks ? b + 1 : nblocks);
+	out->accepted = (uint32_t)b;
+	if (b < nblocks) { /* rejected at draft j */
+		out->k = (uint32_t)(j - (end - r->qb[b]));
+		out->token = (uint32_t)tok;
+		r->seq[len + j] = tok;
+		r->kv_len = len + j;
+		r->len = len + j + 1;
+		r->pred = -1;
+		r->epoch++;
+		v->discarded += nblocks - b - 1;
+		r->nqb -= nblocks;
+		clear_queue(v, r);
+		return;
+	}
+	r->len = len + nd;
+	r->kv_len = r->len;
+	r->pred = spec_argmax(lg + (size_t)(r->len - 1 - kv) * vocab, vocab);
+	out->token = (uint32_t)r->pred;
+	/* the blocks left queued move to the front */
+	memmove(r->q, r->q + nd, sizeof(int) * (size_t)(r->qn - nd));
+	memmove(r->qb, r->qb + nblocks, sizeof(int) * (size_t)(r->nqb - nblocks));
+	r->qn -= nd;
+	r->nqb -= nblocks;
+	r->qpos = r->len;
+}
+
+/* Adds slot's next n tokens from feed position kv_len to the batch. */
+static void add_seq(struct verifier *v, struct viter *it, int slot,
+		    int nblocks, int nd, int n)
+{
+	struct vreq *r = &v->t[slot];
+	int *f = v->feed + it->tokens;
+	int base = r->len - r->kv_len;
+
+	if (nblocks) {
+		memcpy(f, r->seq + r->kv_len, sizeof(int) * (size_t)base);
+		memcpy(f + base, r->q, sizeof(int) * (size_t)nd);
+	} else {
+		memcpy(f, r->seq + r->kv_len, sizeof(int) * (size_t)n);
+	}
+	v->seqs[it->seqs] = (struct llama_seq){ &r->st, f, n, r->kv_len };
+	v->seg[it->seqs] = (struct vseg){ slot, nblocks, nd, it->tokens, n };
+	it->seqs++;
+	it->tokens += n;
+	it->ctx_sum += r->kv_len;
+}
+
+void verifier_iterate(struct verifier *v, struct viter *it)
+{
+	int n;
+
+	*it = (struct viter){ 0 };
+	/* verify segments in the order their blocks came, while they fit */
+	n = sorted(v, verifiable, 0);
+	for (int i = 0; i < n; i++) {
+		struct vreq *r = &v->t[v->order[i]];
+		int tok = r->len - r->kv_len, b = 0, nd = 0;
+
+		while (b < r->nqb &&
+		       (it->tokens + tok + r->qb[b] <= v->budget ||
+			(!b && !it->seqs))) {
+			tok += r->qb[b];
+			nd += r->qb[b++];
+		}
+		if (!b)
+			break;
+		add_seq(v, it, v->order[i], b, nd, tok);
+	}
+	/* then a chunk of each waiting prompt, in arrival order */
+	n = sorted(v, prefilling, 1);
+	for (int i = 0; i < n && it->tokens < v->budget; i++) {
+		struct vreq *r = &v->t[v->order[i]];
+		int c = r->len - 1 - r->kv_len;
+
+		if (c > v->chunk)
+			c = v->chunk;
+		if (c > v->budget - it->tokens)
+			c = v->budget - it->tokens;
+		add_seq(v, it, v->order[i], 0, 0, c);
+		it->prefill_tokens += c;
+	}
+	HS_ASSERT(it->seqs > 0);
+	llama_forward_batch(v->m, &v->scratch, v->seqs, it->seqs, v->logits);
+	for (int i = 0; i < it->seqs; i++) {
+		const struct vseg *g = &v->seg[i];
+
+		if (!g->nblocks) {
+			v->t[g->slot].kv_len += g->n;
+			continue;
+		}
+		judge(v, g->slot, g->nblocks, g->nd,
+		      v->logits + (size_t)g->row * v->m->c.vocab,
+		      &v->out[it->nverdicts++]);
+	}
+}

@@ -1,0 +1,117 @@
+/* verifier.h: the cloud's side of speculative decoding on the real target
+ * model, independent of sockets: each tenant slot holds at most one request
+ * (its committed tokens, its KV cache, its epoch and its queued draft
+ * blocks); an iteration takes queued work in the simulator's order
+ * (docs/protocols.md, "The cloud's iterations": verify segments in FIFO
+ * order while they fit the token budget, then prefill chunks) and runs it
+ * as one batch through llama_forward_batch, then judges every segment
+ * greedily (a draft token is accepted iff it is the target's arg max).
+ *
+ * serve (deploy/serve.c) feeds it from the network; calibration times
+ * verifier_iterate itself, so the simulator's cost table is the cost of
+ * this very code. */
+#ifndef HS_VERIFIER_H
+#define HS_VERIFIER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfg.h"
+#include "err.h"
+#include "llama.h"
+
+struct vreq {
+	bool active;
+	uint32_t id;
+	int *seq;           /* (seq_len) owned: committed tokens */
+	int len;            /* committed tokens (prompt included) */
+	int kv_len;         /* positions whose K and V are in st */
+	int pred;           /* target's arg max for position len, known when
+			       kv_len == len (after a fully accepted segment);
+			       else -1 */
+	int limit;          /* prompt + output tokens: the request's end */
+	uint32_t epoch;
+	int *q;             /* (seq_len) owned: queued drafts of the epoch,
+			       for positions qpos .. qpos + qn */
+	int qpos, qn;
+	int *qb, nqb;       /* (seq_len) owned: sizes of the queued blocks */
+	double queued_s;    /* arrival of the oldest queued block */
+	double prompt_s;    /* arrival of the prompt (prefill order) */
+	bool has_state;
+	struct llama_state st; /* KV cache, kept between requests */
+};
+
+/* A verdict for one tenant (what WIRE_VERDICT carries). */
+struct vverdict {
+	int slot;
+	uint32_t request, epoch, verified, accepted, k, token;
+};
+
+struct viter {
+	int tokens, seqs;      /* batch tokens and sequences */
+	int prefill_tokens;
+	int nverdicts;
+	double ctx_sum;        /* cached context summed over sequences */
+};
+
+/* One sequence of an iteration's batch. */
+struct vseg {
+	int slot;
+	int nblocks, nd;     /* verify: blocks and drafts; 0 for a prefill */
+	int row, n;          /* its first logits row, its tokens */
+};
+
+struct verifier {
+	const struct llama *m;  /* borrowed: the target */
+	enum sched_policy policy; /* SCHED_CONTINUOUS or SCHED_WINDOW */
+	int budget;             /* max batch tokens */
+	int chunk;              /* max prefill tokens of a prompt per iteration */
+	double window_s;
+	int slots;
+	struct vreq *t;         /* (slots) owned */
+	struct llama_state scratch; /* activations for budget tokens */
+	int *feed;              /* (budget) owned: the batch's input tokens */
+	float *logits;          /* (budget x vocab) owned */
+	struct llama_seq *seqs; /* (slots) owned: the batch */
+	struct vseg *seg;       /* (slots) owned: what each sequence is */
+	int *order;             /* (slots) owned */
+	struct vverdict *out;   /* (slots) owned: the last iteration's verdicts */
+	long stale_dropped, discarded; /* blocks dropped, old epoch / cut */
+};
+
+void verifier_init(struct verifier *v, const struct llama *m,
+		   enum sched_policy policy, int budget, int chunk,
+		   double window_s, int slots);
+void verifier_release(struct verifier *v);
+
+/* Starts request id on slot from prompt[0..n) with out more tokens to come.
+ * -1 with e's message for a slot already busy, a token outside the
+ * vocabulary or a request longer than the model's context. */
+int verifier_prompt(struct verifier *v, int slot, uint32_t id,
+		    const int32_t *prompt, int n, int out, double now_s,
+		    struct err *e);
+
+/* Queues a draft block: tokens[0..n) for positions pos.. of epoch. Returns
+ * 0 when queued, 1 when dropped (an older epoch), -1 with e's message when
+ * it breaks the protocol (no such request, a future epoch, a position that
+ * does not follow, past the request's end, a block over the budget). A
+ * block at the position just after a fully accepted segment's bonus token
+ * commits that token first (the edge took it). */
+int verifier_block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
+		   int pos, const int32_t *tokens, int n, double now_s,
+		   struct err *e);
+
+/* Ends the slot's request (DONE, or the client went away); -1 when id is
+ * not its request. */
+int verifier_done(struct verifier *v, int slot, uint32_t id, struct err *e);
+void verifier_drop(struct verifier *v, int slot);
+
+/* Whether an iteration should start at now_s; if not and work is waiting
+ * for the window, *wait_s gets how long (else INFINITY). */
+bool verifier_ready(const struct verifier *v, double now_s, double *wait_s);
+
+/* Runs one iteration (verifier_ready must be true). Verdicts are in
+ * v->out[0 .. it->nverdicts). */
+void verifier_iterate(struct verifier *v, struct viter *it);
+
+#endif

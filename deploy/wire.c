@@ -1,0 +1,292 @@
+/* wire.c: frames and buffered non-blocking connections.
+ *
+ * in[0..in_len) holds bytes read and not yet decoded (a partial frame at
+ * most WIRE_MAX_PAYLOAD + 4 long once whole frames are taken);
+ * out[0..out_len) holds encoded frames the socket has not taken yet. */
+#define _GNU_SOURCE /* ppoll */
+#include "wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* Payload bytes of a type before its tokens or text; 0 for no such type. */
+static size_t fixed_len(uint8_t type)
+{
+	switch (type) {
+	case WIRE_HELLO: return 1 + 8;
+	case WIRE_PROMPT: return 1 + 12;
+	case WIRE_BLOCK: return 1 + 16;
+	case WIRE_DONE: return 1 + 4;
+	case WIRE_VERDICT: return 1 + 24;
+	case WIRE_ERROR: return 1;
+	}
+	return 0;
+}
+
+static size_t payload_len(const struct wire_msg *m)
+{
+	size_t n = fixed_len((uint8_t)m->type);
+
+	HS_ASSERT(n > 0);
+	if (m->type == WIRE_PROMPT || m->type == WIRE_BLOCK)
+		n += 4 * (size_t)m->n;
+	else if (m->type == WIRE_ERROR)
+		n += strlen(m->text);
+	return n;
+}
+
+size_t wire_size(const struct wire_msg *m)
+{
+	return 4 + payload_len(m);
+}
+
+void wire_encode(const struct wire_msg *m, uint8_t *buf)
+{
+	size_t len = payload_len(m);
+	uint8_t *p = buf + 5;
+
+	HS_ASSERT(m->n <= WIRE_MAX_TOKENS && strlen(m->text) <= WIRE_TEXT_MAX);
+	put32(buf, (uint32_t)len);
+	buf[4] = (uint8_t)m->type;
+	switch (m->type) {
+	case WIRE_HELLO:
+		put32(p, WIRE_MAGIC);
+		put32(p + 4, m->tenant);
+		break;
+	case WIRE_PROMPT:
+		put32(p, m->request);
+		put32(p + 4, m->out_tokens);
+		put32(p + 8, m->n);
+		p += 12;
+		break;
+	case WIRE_BLOCK:
+		put32(p, m->request);
+		put32(p + 4, m->epoch);
+		put32(p + 8, m->pos);
+		put32(p + 12, m->n);
+		p += 16;
+		break;
+	case WIRE_DONE:
+		put32(p, m->request);
+		break;
+	case WIRE_VERDICT:
+		put32(p, m->request);
+		put32(p + 4, m->epoch);
+		put32(p + 8, m->verified);
+		put32(p + 12, m->accepted);
+		put32(p + 16, m->k);
+		put32(p + 20, m->token);
+		break;
+	case WIRE_ERROR:
+		memcpy(p, m->text, strlen(m->text));
+		break;
+	}
+	if (m->type == WIRE_PROMPT || m->type == WIRE_BLOCK)
+		for (uint32_t i = 0; i < m->n; i++)
+			put32(p + 4 * i, (uint32_t)m->tok[i]);
+}
+
+long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
+		 struct err *e)
+{
+	size_t plen, fixed;
+	const uint8_t *p = buf + 5;
+
+	if (len < 4)
+		return 0;
+	plen = get32(buf);
+	if (plen < 1 || plen > WIRE_MAX_PAYLOAD)
+		return err_set(e, "frame of %zu bytes (1 to %d allowed)", plen,
+			       WIRE_MAX_PAYLOAD);
+	if (len < 4 + plen)
+		return 0;
+	fixed = fixed_len(buf[4]);
+	if (!fixed)
+		return err_set(e, "unknown message type %u", buf[4]);
+	if (plen < fixed)
+		return err_set(e, "message type %u of %zu bytes, needs %zu",
+			       buf[4], plen, fixed);
+	memset(m, 0, offsetof(struct wire_msg, tok));
+	m->text[0] = 0;
+	m->type = (enum wire_type)buf[4];
+	switch (m->type) {
+	case WIRE_HELLO:
+		if (get32(p) != WIRE_MAGIC)
+			return err_set(e, "hello without the protocol's magic");
+		m->tenant = get32(p + 4);
+		break;
+	case WIRE_PROMPT:
+		m->request = get32(p);
+		m->out_tokens = get32(p + 4);
+		m->n = get32(p + 8);
+		break;
+	case WIRE_BLOCK:
+		m->request = get32(p);
+		m->epoch = get32(p + 4);
+		m->pos = get32(p + 8);
+		m->n = get32(p + 12);
+		break;
+	case WIRE_DONE:
+		m->request = get32(p);
+		break;
+	case WIRE_VERDICT:
+		m->request = get32(p);
+		m->epoch = get32(p + 4);
+		m->verified = get32(p + 8);
+		m->accepted = get32(p + 12);
+		m->k = get32(p + 16);
+		m->token = get32(p + 20);
+		break;
+	case WIRE_ERROR:
+		if (plen - fixed > WIRE_TEXT_MAX)
+			return err_set(e, "error text of %zu bytes", plen - fixed);
+		memcpy(m->text, p, plen - fixed);
+		m->text[plen - fixed] = 0;
+		return (long)(4 + plen);
+	}
+	if (m->type == WIRE_PROMPT || m->type == WIRE_BLOCK) {
+		if (m->n < 1 || m->n > WIRE_MAX_TOKENS)
+			return err_set(e, "%u tokens in a message (1 to %d allowed)",
+				       m->n, WIRE_MAX_TOKENS);
+		p += fixed - 1;
+		for (uint32_t i = 0; i < m->n && 4 * i < plen - fixed; i++)
+			m->tok[i] = (int32_t)get32(p + 4 * i);
+	}
+	if (plen != payload_len(m))
+		return err_set(e, "message type %u of %zu bytes, needs %zu",
+			       buf[4], plen, payload_len(m));
+	return (long)(4 + plen);
+}
+
+void wire_conn_init(struct wire_conn *c, int fd)
+{
+	*c = (struct wire_conn){ .fd = fd };
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+void wire_conn_release(struct wire_conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->in);
+	free(c->out);
+	*c = (struct wire_conn){ .fd = -1 };
+}
+
+int wire_conn_read(struct wire_conn *c, struct err *e)
+{
+	int got = 0;
+
+	for (;;) {
+		ssize_t r;
+
+		if (c->in_cap - c->in_len < 4096) {
+			c->in_cap = c->in_cap ? 2 * c->in_cap : 16384;
+			c->in = xrealloc(c->in, c->in_cap);
+		}
+		r = read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
+		if (r > 0) {
+			c->in_len += (size_t)r;
+			c->bytes_in += (uint64_t)r;
+			got = 1;
+			/* a whole frame is here: let the caller decode it
+			 * before reading more (bounds the buffer) */
+			if (c->in_len >= 4 + WIRE_MAX_PAYLOAD)
+				return 1;
+			continue;
+		}
+		if (r == 0)
+			return err_set(e, "connection closed by the peer");
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return got;
+		return err_set(e, "read: %s", strerror(errno));
+	}
+}
+
+int wire_conn_next(struct wire_conn *c, struct wire_msg *m, struct err *e)
+{
+	long n = wire_decode(c->in, c->in_len, m, e);
+
+	if (n <= 0)
+		return (int)n;
+	memmove(c->in, c->in + n, c->in_len - (size_t)n);
+	c->in_len -= (size_t)n;
+	return 1;
+}
+
+int wire_conn_flush(struct wire_conn *c, struct err *e)
+{
+	size_t done = 0;
+
+	while (done < c->out_len) {
+		ssize_t w = send(c->fd, c->out + done, c->out_len - done,
+				 MSG_NOSIGNAL);
+
+		if (w > 0) {
+			done += (size_t)w;
+			c->bytes_out += (uint64_t)w;
+		} else if (w < 0 && errno == EINTR) {
+			continue;
+		} else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			break;
+		} else {
+			return err_set(e, "write: %s", strerror(errno));
+		}
+	}
+	memmove(c->out, c->out + done, c->out_len - done);
+	c->out_len -= done;
+	return 0;
+}
+
+int wire_conn_send(struct wire_conn *c, const struct wire_msg *m,
+		   struct err *e)
+{
+	size_t n = wire_size(m);
+
+	if (c->out_len + n > WIRE_MAX_OUT)
+		return err_set(e, "peer not reading: %zu bytes unsent",
+			       c->out_len);
+	if (c->out_cap < c->out_len + n) {
+		c->out_cap = c->out_len + n > 2 * c->out_cap ?
+				     c->out_len + n : 2 * c->out_cap;
+		c->out = xrealloc(c->out, c->out_cap);
+	}
+	wire_encode(m, c->out + c->out_len);
+	c->out_len += n;
+	return wire_conn_flush(c, e);
+}
+
+int wire_poll(struct pollfd *fds, unsigned long n, double timeout_s)
+{
+	struct timespec ts;
+	int r;
+
+	if (timeout_s >= 0) {
+		ts.tv_sec = (time_t)timeout_s;
+		ts.tv_nsec = (long)((timeout_s - (double)ts.tv_sec) * 1e9);
+	}
+	r = ppoll(fds, (nfds_t)n, timeout_s >= 0 ? &ts : NULL, NULL);
+	return r < 0 && errno == EINTR ? 0 : r;
+}

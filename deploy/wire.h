@@ -1,0 +1,92 @@
+/* wire.h: the edge <-> cloud wire protocol (docs/deploy.md).
+ *
+ * A frame is a 4-byte little-endian payload length, then the payload: one
+ * type byte and the type's fields, every integer a little-endian uint32.
+ * Each type has one exact length (tokens counted), so a frame is either
+ * well formed or rejected whole. A connection buffers what it reads and
+ * what it has not yet managed to write; sockets are non-blocking. */
+#ifndef HS_WIRE_H
+#define HS_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define WIRE_MAGIC 0x31505348u /* "HSP1" */
+#define WIRE_MAX_TOKENS 2048   /* tokens in one prompt or block */
+#define WIRE_TEXT_MAX 200      /* bytes of an error's text */
+#define WIRE_MAX_PAYLOAD (17 + 4 * WIRE_MAX_TOKENS)
+#define WIRE_MAX_OUT (1 << 20) /* unsent bytes a connection may hold */
+
+enum wire_type {
+	WIRE_HELLO = 1, /* edge: magic, tenant */
+	WIRE_PROMPT,    /* edge: request, output tokens wanted, n, tokens */
+	WIRE_BLOCK,     /* edge: request, epoch, pos, n, tokens */
+	WIRE_DONE,      /* edge: request */
+	WIRE_VERDICT,   /* cloud: request, epoch, verified, accepted, k, token */
+	WIRE_ERROR,     /* cloud: text (then it closes the connection) */
+};
+
+struct wire_msg {
+	enum wire_type type;
+	uint32_t tenant;        /* HELLO */
+	uint32_t request;       /* PROMPT BLOCK DONE VERDICT */
+	uint32_t epoch;         /* BLOCK VERDICT */
+	uint32_t pos;           /* BLOCK: sequence position of tok[0] */
+	uint32_t out_tokens;    /* PROMPT: tokens to generate */
+	uint32_t verified;      /* VERDICT: blocks judged */
+	uint32_t accepted;      /* VERDICT: of them, fully accepted */
+	uint32_t k;             /* VERDICT: tokens accepted in the rejected one */
+	uint32_t token;         /* VERDICT: correction, or bonus if none rejected */
+	uint32_t n;             /* PROMPT BLOCK: tokens */
+	int32_t tok[WIRE_MAX_TOKENS];
+	char text[WIRE_TEXT_MAX + 1]; /* ERROR, NUL-terminated */
+};
+
+/* Bytes of m's whole frame (length prefix included). */
+size_t wire_size(const struct wire_msg *m);
+
+/* Writes m's frame to buf (wire_size(m) bytes). */
+void wire_encode(const struct wire_msg *m, uint8_t *buf);
+
+/* Decodes the first frame of buf[0..len). Returns its size, 0 when the
+ * frame is not complete yet, or -1 with e's message when it is malformed
+ * (an oversized or short length, an unknown type, a length that does not
+ * fit the type, a token count of 0 or over WIRE_MAX_TOKENS). */
+long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
+		 struct err *e);
+
+/* A connection over a non-blocking socket. */
+struct wire_conn {
+	int fd;                  /* owned; -1 when closed */
+	uint8_t *in, *out;       /* owned buffers */
+	size_t in_len, in_cap, out_len, out_cap;
+	uint64_t bytes_in, bytes_out;
+};
+
+/* Takes ownership of fd and makes it non-blocking. */
+void wire_conn_init(struct wire_conn *c, int fd);
+void wire_conn_release(struct wire_conn *c); /* closes fd */
+
+/* Reads what the socket has. Returns 1 when bytes came, 0 when none were
+ * waiting, -1 at end of stream or on an error (e says which). */
+int wire_conn_read(struct wire_conn *c, struct err *e);
+
+/* The next complete message read: 1 (in m), 0 for none yet, -1 malformed. */
+int wire_conn_next(struct wire_conn *c, struct wire_msg *m, struct err *e);
+
+/* Queues m's frame and writes as much as the socket takes. -1 when the
+ * peer is gone or has let WIRE_MAX_OUT bytes pile up. */
+int wire_conn_send(struct wire_conn *c, const struct wire_msg *m,
+		   struct err *e);
+/* Writes queued bytes; -1 when the peer is gone. */
+int wire_conn_flush(struct wire_conn *c, struct err *e);
+
+/* poll(2) with a timeout in seconds (< 0: none), to the nanosecond:
+ * millisecond rounding would add up to a millisecond to every emulated
+ * delay. Returns poll's result; EINTR gives 0. */
+struct pollfd;
+int wire_poll(struct pollfd *fds, unsigned long n, double timeout_s);
+
+#endif
