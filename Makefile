@@ -34,7 +34,7 @@ LIB   = $(BUILD)/libhybridspec.a
 TESTS = $(BUILD)/hybridspec-tests
 
 .PHONY: all deps test check run asan test-asan golden clean fuzz fuzz-build \
-	valgrind
+	valgrind validate
 
 all: $(BIN) $(LIB)
 
@@ -82,6 +82,12 @@ check: $(BIN) $(TESTS) $(ARM_TEST)
 run: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh scripts/run.sh $(BUILD)
+
+# the real deployment on loopback against the simulator (docs/deploy.md;
+# about 5 minutes on 2 cores)
+validate: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	$(BIN) validate configs/validate/loopback.json -o results/runs/validate-loopback
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \

@@ -26,7 +26,7 @@ static const char serve_help[] =
 	"                        [--policy continuous|window] [--max-batch-tokens N]\n"
 	"                        [--prefill-chunk N] [--window-s X] [--max-clients N]\n"
 	"                        [--exit-after N] [--threads N] [--stats FILE]\n"
-	"                        [--verbose]\n"
+	"                        [--spin] [--verbose]\n"
 	"\n"
 	"The cloud verifier: holds the target model (default tinystories656K in\n"
 	"f32) and verifies the draft blocks of every connected edge in batches of\n"
@@ -34,7 +34,9 @@ static const char serve_help[] =
 	"64). Listens on ADDR:N (default 127.0.0.1:7070; port 0 picks one and\n"
 	"prints it). --exit-after N: stop once N clients have come and gone;\n"
 	"else run until SIGINT or SIGTERM. --stats FILE: the server's counters\n"
-	"as JSON at exit. Wire protocol: docs/deploy.md.\n";
+	"as JSON at exit. --spin: poll without sleeping (keeps the CPU awake, as\n"
+	"a GPU server's host thread spins; give it a CPU of its own). Wire\n"
+	"protocol: docs/deploy.md.\n";
 
 static const char edge_help[] =
 	"usage: hybridspec edge [--connect HOST:PORT] [--draft NAME[:Q]]\n"
@@ -78,6 +80,7 @@ int cli_serve(int argc, char **argv)
 		{ "threads", required_argument, NULL, 'T' },
 		{ "stats", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "spin", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -100,6 +103,7 @@ int cli_serve(int argc, char **argv)
 		case 'H': host = optarg; break;
 		case 's': stats = optarg; break;
 		case 'v': so.verbose = true; break;
+		case 'S': so.spin = true; break;
 		case 'P':
 			if (!strcmp(optarg, "continuous"))
 				so.policy = SCHED_CONTINUOUS;

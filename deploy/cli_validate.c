@@ -44,16 +44,18 @@
 
 #define VAL_PROMPTS 32     /* distinct prompts of the workload */
 #define VAL_MAX_GAMMA 8    /* E[A] measured for gamma 1 .. 8 */
+#define VAL_ROUNDS 3       /* rounds over the verify grid */
 
 static const char validate_help[] =
 	"usage: hybridspec validate SWEEP.json [-o DIR] [--target NAME[:Q]]\n"
 	"                           [--draft NAME[:Q]] [--text FILE] [--json]\n"
-	"                           [--quiet]\n"
+	"                           [--quick] [--quiet] [--timeout-s X]\n"
 	"\n"
 	"Runs every point of the sweep twice: as a real deployment on this\n"
-	"machine (hybridspec serve with the target model, default stories260K\n"
-	"in f32, and one edge process per tenant drafting with the draft model,\n"
-	"default stories260K in w4a16, over loopback TCP with the WAN emulated),\n"
+	"machine (hybridspec serve with the target model, default\n"
+	"tinystories656K in f32, and one edge process per tenant drafting with\n"
+	"the draft model, default tinystories656K in w4a16, over loopback TCP\n"
+	"with the WAN emulated),\n"
 	"and in the simulator with profiles measured first on\n"
 	"the same models and machine. Prints ITL, alpha, tokens/s and the cloud's\n"
 	"busy fraction of both with relative errors, and whether every edge's\n"
@@ -63,7 +65,10 @@ static const char validate_help[] =
 	"prompt and output lengths, one replica, continuous or window batching.\n"
 	"Results: DIR (default results/runs/validate-NAME): validate.json,\n"
 	"validate.csv, calib/ (the profiles), points/<i>/ (config, server and\n"
-	"edge logs, simulated summary). Exit 1 when an output was not lossless.\n";
+	"edge logs, simulated summary). Exit 1 when an output was not lossless.\n"
+	"--quick: fewer timing repetitions in the calibration (for tests).\n"
+	"--timeout-s: kill a point's processes after X seconds (default 600).\n"
+	"Documented in docs/deploy.md.\n";
 
 /* The CPUs: with two or more, the verifier (the cloud's GPU) gets the
  * last one to itself and the edge devices share the others, so that the
@@ -111,6 +116,7 @@ struct val {
 	double stoch[VAL_PROMPTS];  /* alpha_stochastic along each */
 	json_t *mean_accepted;      /* E[A] per gamma, measured */
 	bool quiet;
+	bool quick;                 /* fewer timing repetitions */
 };
 
 /* ---- what a point needs, checked ---- */
@@ -291,63 +297,104 @@ static int accept_profile(struct val *v, const struct cfg *c, const char *dir,
 	return rc;
 }
 
-/* The verifier's iteration time for a batch of `tokens` tokens in segments
- * of gamma + 1 at context ctx: slots are prefilled once, then each
- * repetition queues one block a slot and runs verifier_iterate. The drafts
- * are the target's own tokens shifted by one, so most are rejected and the
- * context grows by a token or two a repetition. */
-struct vtime {
-	const struct llama *m;
-	const int *text;
-	int ntext, gamma;
-	int reps;
+/* The verifier's iteration time over a grid of batch tokens x context, as
+ * verifier_iterate runs it: at each point, slots prefilled to the context
+ * get one block each, in segments of gamma + 1 tokens, so that the batch
+ * holds the point's tokens. The drafts are text tokens, so most are
+ * rejected and a slot's context grows by a token or two a repetition.
+ * The grid is timed in VAL_ROUNDS rounds, each point a burst of
+ * repetitions whose first only warms the caches (the verifier of a server
+ * runs on warm caches: nothing else runs on its CPU); a burst of noise on a
+ * shared machine then touches one round of a point, not all of it. A
+ * point's time is the median of its repetitions, then made non-decreasing
+ * in tokens (a bigger batch never takes less time: a median that does is
+ * noise). */
+struct vgrid {
+	const int *tok, *ctx;  /* (nt), (nc) */
+	int nt, nc;
+	double *med;           /* (nt x nc) seconds */
 };
 
-static double verify_time(void *arg, int tokens, int ctx)
+static int cmp_double(const void *a, const void *b)
 {
-	struct vtime *t = arg;
-	int seg = t->gamma + 1, slots = (tokens + seg - 1) / seg;
-	double *s = xmalloc(sizeof(double) * (size_t)t->reps), med;
-	struct verifier v;
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void queue_blocks(struct verifier *v, int tokens, int gamma,
+			 const int *text)
+{
+	struct err e;
+	int left = tokens;
+
+	for (int i = 0; i < v->slots && left > 1; i++) {
+		const struct vreq *q = &v->t[i];
+		int base = q->len - q->kv_len;
+		int n = left - base < gamma ? left - base : gamma;
+
+		verifier_block(v, i, 0, q->epoch, q->len, text + q->len + 1, n, 0,
+			       &e);
+		left -= base + n;
+	}
+}
+
+static void verify_grid(const struct llama *m, const int *text, int gamma,
+			int reps, struct vgrid *g)
+{
+	int np = g->nt * g->nc, seg = gamma + 1;
+	int burst = (reps + VAL_ROUNDS - 1) / VAL_ROUNDS;
+	struct verifier *v = xcalloc((size_t)np, sizeof(*v));
+	double *s = xmalloc(sizeof(double) * (size_t)np * (size_t)reps), w;
 	struct viter it;
 	struct err e;
 
-	verifier_init(&v, t->m, SCHED_CONTINUOUS, tokens + 1, t->m->c.seq_len,
-		      0, slots);
-	for (int i = 0; i < slots; i++)
-		verifier_prompt(&v, i, 0, t->text + i, ctx, t->m->c.seq_len - ctx,
-				0, &e);
-	while (verifier_ready(&v, 0, &med)) /* the prefills */
-		verifier_iterate(&v, &it);
-	for (int r = 0; r < t->reps; r++) {
-		int left = tokens;
-		double t0;
+	for (int p = 0; p < np; p++) {
+		int tokens = g->tok[p / g->nc], ctx = g->ctx[p % g->nc];
+		int slots = (tokens + seg - 1) / seg;
 
-		for (int i = 0; i < slots && left > 1; i++) {
-			const struct vreq *q = &v.t[i];
-			int base = q->len - q->kv_len;
-			int n = left - base < t->gamma ? left - base : t->gamma;
-
-			verifier_block(&v, i, 0, q->epoch, q->len,
-				       t->text + q->len + 1, n, 0, &e);
-			left -= base + n;
-		}
-		t0 = cli_now_s();
-		verifier_iterate(&v, &it);
-		s[r] = cli_now_s() - t0;
+		verifier_init(&v[p], m, SCHED_CONTINUOUS, tokens + 1,
+			      m->c.seq_len, 0, slots);
+		for (int i = 0; i < slots; i++)
+			verifier_prompt(&v[p], i, 0, text + i, ctx,
+					m->c.seq_len - ctx, 0, &e);
+		while (verifier_ready(&v[p], 0, &w)) /* the prefills */
+			verifier_iterate(&v[p], &it);
 	}
-	verifier_release(&v);
-	/* the median */
-	for (int i = 1; i < t->reps; i++)
-		for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
-			double x = s[j];
+	for (int r = 0; r < reps; r += burst)
+		for (int p = 0; p < np; p++)
+			for (int b = -1; b < burst && r + b < reps; b++) {
+				double t0;
 
-			s[j] = s[j - 1];
-			s[j - 1] = x;
-		}
-	med = s[t->reps / 2];
+				queue_blocks(&v[p], g->tok[p / g->nc], gamma, text);
+				t0 = cli_now_s();
+				verifier_iterate(&v[p], &it);
+				if (b >= 0)
+					s[(size_t)p * reps + r + b] = cli_now_s() - t0;
+			}
+	for (int p = 0; p < np; p++) {
+		qsort(s + (size_t)p * reps, (size_t)reps, sizeof(double),
+		      cmp_double);
+		g->med[p] = s[(size_t)p * reps + reps / 2];
+		if (p >= g->nc && g->med[p] < g->med[p - g->nc])
+			g->med[p] = g->med[p - g->nc];
+		verifier_release(&v[p]);
+	}
 	free(s);
-	return med;
+	free(v);
+}
+
+/* The grid's medians as a calib_time_fn. */
+static double grid_time(void *arg, int tokens, int ctx)
+{
+	const struct vgrid *g = arg;
+	int i = 0, j = 0;
+
+	while (g->tok[i] != tokens)
+		i++;
+	while (g->ctx[j] != ctx)
+		j++;
+	return g->med[i * g->nc + j];
 }
 
 /* Measures the edge and verify profiles into dir (edge.json,
@@ -360,18 +407,19 @@ static int calibrate(struct val *v, const char *dir, int gamma, int budget,
 	static const int pre_all[] = { 4, 8, 16, 32, 64, 128, 0 };
 	int seq_len = v->tm.m.c.seq_len, ctx[8], pre[8], tok[16], nc = 0, np = 0,
 	    nt = 0;
-	struct calib_cpu_opts co = { .ctx = ctx, .prefill = pre, .reps = 15,
-				     .min_s = 0.02, .stream_bytes = 64u << 20,
+	int reps = v->quick ? 5 : 31;
+	struct calib_cpu_opts co = { .ctx = ctx, .prefill = pre, .reps = reps,
+				     .min_s = v->quick ? 0.002 : 0.02,
+				     .stream_bytes = (v->quick ? 16u : 64u) << 20,
 				     .progress = !v->quiet };
-	struct vtime vt = { &v->tm.m, v->text, v->ntext, gamma, 15 };
+	struct vgrid vg = { .tok = tok, .ctx = ctx };
 	json_t *edge, *verify, *none;
 	char path[4096];
 	int rc;
 
 	/* contexts that leave room for the repetitions' growth */
 	for (int i = 0; ctx_all[i]; i++)
-		if (ctx_all[i] + 16 * (gamma + 1) <= seq_len &&
-		    ctx_all[i] < v->ntext - seq_len)
+		if (ctx_all[i] + 2 * reps * (gamma + 1) <= seq_len)
 			ctx[nc++] = ctx_all[i];
 	for (int i = 0; pre_all[i]; i++)
 		if (pre_all[i] < seq_len)
@@ -395,10 +443,16 @@ static int calibrate(struct val *v, const char *dir, int gamma, int budget,
 	json_decref(edge);
 	if (rc < 0)
 		return -1;
+	vg.nt = nt;
+	vg.nc = nc;
+	vg.med = xmalloc(sizeof(double) * (size_t)(nt * nc));
+	verify_grid(&v->tm.m, v->text, gamma, reps, &vg);
 	verify = calib_verify_table("cpu-1t", v->tm.name, seq_len, tok, ctx,
-				    verify_time, &vt, "verifier_iterate timed on "
-				    "this CPU in segments of gamma + 1 (median)",
-				    prov, !v->quiet);
+				    grid_time, &vg, "verifier_iterate timed on "
+				    "this CPU in segments of gamma + 1 (median "
+				    "of 3 rounds of warm bursts, made "
+				    "non-decreasing in tokens)", prov, !v->quiet);
+	free(vg.med);
 	pin(&v->cpu.all);
 	snprintf(path, sizeof(path), "%.4000s/verify.json", dir);
 	rc = jx_save(path, verify, e);
@@ -491,7 +545,7 @@ static int server_child(struct val *v, const struct cfg *c, int lfd,
 		.budget = (int)c->cloud.max_batch_tokens,
 		.chunk = (int)c->cloud.prefill_chunk_tokens,
 		.window_s = c->cloud.window_s, .max_clients = clients,
-		.exit_after = clients, .t0_s = t0,
+		.exit_after = clients, .t0_s = t0, .spin = v->cpu.split,
 	};
 	char path[4200];
 	struct err e;
@@ -722,11 +776,18 @@ static void point_label(const struct sweep *sw, size_t point, char *buf,
 	for (size_t a = 0; a < sw->n_axes && at < n; a++) {
 		char *v = json_dumps(json_array_get(sw->axes[a].values,
 						    sweep_value_index(sw, point, a)),
-				     JSON_ENCODE_ANY | JSON_COMPACT);
-		const char *key = strrchr(sw->axes[a].ptr, '/');
+				     JSON_ENCODE_ANY | JSON_COMPACT |
+				     JSON_REAL_PRECISION(6));
+		const char *ptr = sw->axes[a].ptr, *key = strrchr(ptr, '/');
 
+		/* a distribution's parameter is named with its key */
+		if (key && key > ptr &&
+		    (!strcmp(key, "/mean") || !strcmp(key, "/sd") ||
+		     !strcmp(key, "/value")))
+			while (--key > ptr && *key != '/')
+				;
 		at += (size_t)snprintf(buf + at, n - at, "%s%s=%s", a ? " " : "",
-				       key ? key + 1 : sw->axes[a].ptr, v);
+				       key ? key + 1 : ptr, v);
 		free(v);
 	}
 }
@@ -814,11 +875,12 @@ int cli_validate(int argc, char **argv)
 		{ "timeout-s", required_argument, NULL, 'x' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "quick", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *out = NULL, *target = "stories260K",
-		   *draft = "stories260K:w4a16", *text = NULL;
+	const char *out = NULL, *target = "tinystories656K",
+		   *draft = "tinystories656K:w4a16", *text = NULL;
 	char textbuf[4096], outbuf[4096], tmp_abs[4096], cdir[4200],
 	     out_abs[4200];
 	bool json = false;
@@ -841,6 +903,7 @@ int cli_validate(int argc, char **argv)
 		case 't': text = optarg; break;
 		case 'j': json = true; break;
 		case 'q': v.quiet = true; break;
+		case 'Q': v.quick = true; break;
 		case 'x':
 			if (cli_double("--timeout-s", optarg, 1, &timeout_s))
 				return CLI_BAD_INPUT;

@@ -228,6 +228,9 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	json_array_append_new(log, json_pack("{s:f, s:o}", "arrive_s", now_s(e),
 					     "commits", e->commits));
 	send_up(e, m, NULL);
+	if (o->text && o->tk) /* the prompt, then the tokens as they commit */
+		for (int i = 1; i < o->prompt_n; i++)
+			fputs(tok_decode(o->tk, prompt[i - 1], prompt[i]), o->text);
 	e->L = e->dlen = e->bstart = o->prompt_n;
 	e->limit = o->prompt_n + o->out_n;
 	e->dkv = 0;

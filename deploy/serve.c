@@ -242,8 +242,8 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 			s.pfd[i].events = (short)(POLLIN |
 				(s.pfd[i].fd >= 0 && s.cl[i - 1].c.out_len ?
 				 POLLOUT : 0));
-		if (wire_poll(s.pfd, (unsigned long)n,
-			      ready ? 0 : wait == INFINITY ? -1 : wait) < 0) {
+		if (wire_poll(s.pfd, (unsigned long)n, ready || o->spin ? 0 :
+			      wait == INFINITY ? -1 : wait) < 0) {
 			err_set(e, "poll: %s", strerror(errno));
 			break;
 		}
