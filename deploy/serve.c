@@ -33,8 +33,7 @@ static void on_signal(int sig)
 
 struct client {
 	struct wire_conn c;
-	bool hello;
-	uint32_t tenant;
+	struct serve_client p;
 };
 
 struct server {
@@ -76,7 +75,7 @@ static void drop(struct server *s, int i, const char *why)
 	struct client *c = &s->cl[i];
 
 	if (s->o->verbose)
-		fprintf(stderr, "serve: tenant %u (slot %d) %s\n", c->tenant, i,
+		fprintf(stderr, "serve: tenant %u (slot %d) %s\n", c->p.tenant, i,
 			why);
 	verifier_drop(&s->v, i);
 	wire_conn_release(&c->c);
@@ -107,7 +106,7 @@ static void accept_client(struct server *s)
 	for (int i = 0; i < s->o->max_clients; i++)
 		if (s->pfd[1 + i].fd < 0) {
 			wire_conn_init(&s->cl[i].c, fd);
-			s->cl[i].hello = false;
+			s->cl[i].p = (struct serve_client){ 0 };
 			s->pfd[1 + i] = (struct pollfd){ .fd = fd, .events = POLLIN };
 			s->clients++;
 			return;
@@ -125,13 +124,9 @@ static void accept_client(struct server *s)
 	wire_conn_release(&c);
 }
 
-/* Handles one message of slot i; -1 with e's message on a protocol error. */
-static int handle(struct server *s, int i, const struct wire_msg *m,
-		  struct err *e)
+int serve_handle(struct verifier *v, struct serve_client *c, int slot,
+		 const struct wire_msg *m, double now_s, struct err *e)
 {
-	struct client *c = &s->cl[i];
-	double now = cli_now_s() - s->o->t0_s;
-
 	if (!c->hello && m->type != WIRE_HELLO)
 		return err_set(e, "message type %d before hello", m->type);
 	switch (m->type) {
@@ -142,25 +137,36 @@ static int handle(struct server *s, int i, const struct wire_msg *m,
 		c->tenant = m->tenant;
 		return 0;
 	case WIRE_PROMPT:
-		return verifier_prompt(&s->v, i, m->request, m->tok, (int)m->n,
-				       (int)m->out_tokens, now, e);
+		return verifier_prompt(v, slot, m->request, m->tok, (int)m->n,
+				       m->out_tokens > INT32_MAX ? -1 :
+				       (int)m->out_tokens, now_s, e);
 	case WIRE_BLOCK:
-		if (m->pos > (uint32_t)s->o->m->c.seq_len)
+		if (m->pos > (uint32_t)v->m->c.seq_len)
 			return err_set(e, "block at position %u", m->pos);
-		return verifier_block(&s->v, i, m->request, m->epoch,
-				      (int)m->pos, m->tok, (int)m->n, now, e) < 0 ?
-			       -1 : 0;
+		return verifier_block(v, slot, m->request, m->epoch, (int)m->pos,
+				      m->tok, (int)m->n, now_s, e) < 0 ? -1 : 0;
 	case WIRE_DONE:
-		if (verifier_done(&s->v, i, m->request, e) < 0)
-			return -1;
-		s->requests_done++;
-		s->last_done_s = now;
-		return 0;
+		return verifier_done(v, slot, m->request, e);
 	case WIRE_VERDICT:
 	case WIRE_ERROR:
 		break;
 	}
 	return err_set(e, "message type %d is the cloud's", m->type);
+}
+
+/* Handles one message of slot i; -1 with e's message on a protocol error. */
+static int handle(struct server *s, int i, const struct wire_msg *m,
+		  struct err *e)
+{
+	double now = cli_now_s() - s->o->t0_s;
+
+	if (serve_handle(&s->v, &s->cl[i].p, i, m, now, e) < 0)
+		return -1;
+	if (m->type == WIRE_DONE) {
+		s->requests_done++;
+		s->last_done_s = now;
+	}
+	return 0;
 }
 
 static void read_client(struct server *s, int i)
@@ -185,7 +191,8 @@ static void read_client(struct server *s, int i)
 	if (r != 0) {
 		char what[256];
 
-		snprintf(what, sizeof(what), "tenant %u: %.200s", c->tenant, e.msg);
+		snprintf(what, sizeof(what), "tenant %u: %.200s", c->p.tenant,
+			 e.msg);
 		reject(s, i, what);
 	}
 	free(m);

@@ -11,6 +11,8 @@
 
 #include "cfg.h"
 #include "llama.h"
+#include "verifier.h"
+#include "wire.h"
 
 struct serve_opts {
 	const struct llama *m;   /* borrowed: the target */
@@ -34,6 +36,18 @@ struct serve_opts {
  * "protocol_errors", "requests_done", "last_done_s". NULL with e's message
  * when the server itself fails. */
 json_t *serve_run(const struct serve_opts *o, struct err *e);
+
+/* The protocol state of one client. */
+struct serve_client {
+	bool hello;       /* HELLO came (it must come first, once) */
+	uint32_t tenant;
+};
+
+/* Applies message m of the client in slot to the verifier: -1 with e's
+ * message when it breaks the protocol (the server then sends ERROR and
+ * disconnects). The event loop's step, and the wire fuzz target's. */
+int serve_handle(struct verifier *v, struct serve_client *c, int slot,
+		 const struct wire_msg *m, double now_s, struct err *e);
 
 /* A listening TCP socket on host:port (port 0: any free one; *port gets
  * it). -1 with e's message. */

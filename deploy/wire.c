@@ -169,7 +169,8 @@ long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
 			return err_set(e, "%u tokens in a message (1 to %d allowed)",
 				       m->n, WIRE_MAX_TOKENS);
 		p += fixed - 1;
-		for (uint32_t i = 0; i < m->n && 4 * i < plen - fixed; i++)
+		for (uint32_t i = 0; i < m->n && 4 * (size_t)i + 4 <= plen - fixed;
+		     i++)
 			m->tok[i] = (int32_t)get32(p + 4 * i);
 	}
 	if (plen != payload_len(m))

@@ -142,3 +142,39 @@ def tok_hf():
 
 
 put("fz_tok_hf", "tiny", tok_hf())
+
+
+# fz_wire: frames of two clients, interleaved (client 0 first): HELLO,
+# PROMPT, BLOCKs, DONE, as an edge sends them (docs/deploy.md)
+def frame(kind, *words):
+    body = struct.pack("<B", kind) + struct.pack(f"<{len(words)}I", *words)
+    return struct.pack("<I", len(body)) + body
+
+
+def hello(t):
+    return frame(1, 0x31505348, t)
+
+
+def prompt(req, out, toks):
+    return frame(2, req, out, len(toks), *toks)
+
+
+def block(req, epoch, pos, toks):
+    return frame(3, req, epoch, pos, len(toks), *toks)
+
+
+def done(req):
+    return frame(4, req)
+
+
+both = b"".join([hello(0), hello(1),
+                 prompt(0, 12, [1, 5, 9]), prompt(0, 8, [2, 4]),
+                 block(0, 0, 3, [7, 7, 7]), block(0, 0, 2, [3, 3]),
+                 block(0, 0, 6, [1, 2, 3]), block(0, 1, 4, [5]),
+                 block(0, 1, 4, [6, 6]), done(0)])
+put("fz_wire", "two-clients", both)
+put("fz_wire", "one-then-stale",
+    b"".join([hello(0), hello(1), prompt(0, 20, list(range(1, 9))),
+              prompt(3, 20, [1]), block(0, 0, 8, [9, 9, 9, 9]),
+              block(3, 0, 1, [30, 31]), block(0, 0, 12, [1, 1]),
+              block(3, 0, 3, [2]), block(0, 0, 14, [4]), done(3)]))

@@ -21,6 +21,7 @@
 #include "../fuzz/fz_sweep.c"
 #include "../fuzz/fz_tok_hf.c"
 #include "../fuzz/fz_tok_llama2c.c"
+#include "../fuzz/fz_wire.c"
 #include "../fuzz/fz_wl_trace.c"
 
 static const struct {
@@ -37,6 +38,7 @@ static const struct {
 	{ "fz_sweep", fz_sweep },
 	{ "fz_tok_hf", fz_tok_hf },
 	{ "fz_tok_llama2c", fz_tok_llama2c },
+	{ "fz_wire", fz_wire },
 	{ "fz_wl_trace", fz_wl_trace },
 };
 
