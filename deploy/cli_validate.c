@@ -225,7 +225,7 @@ static void measure_acceptance(struct val *v)
 	v->mean_accepted = json_object();
 	for (int g = 1; g <= VAL_MAX_GAMMA; g++) {
 		struct spec_stats ss = { 0 };
-		char key[8];
+		char key[16];
 
 		for (int p = 0; p < VAL_PROMPTS; p++)
 			spec_decode_greedy(&v->tm.m, &v->dm.m,

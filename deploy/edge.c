@@ -311,7 +311,7 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 	if (rc == 0)
 		rc = idle(&e, -1, er);
 	if (rc == 0)
-		log = json_pack("{s:i, s:O, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		log = json_pack("{s:I, s:O, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 				"tenant", (json_int_t)o->tenant, "requests", reqs,
 				"drafted", (json_int_t)e.drafted,
 				"wasted", (json_int_t)e.wasted,

@@ -137,6 +137,8 @@ int verifier_block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
 	if (n + 1 > v->budget)
 		return err_set(e, "block of %d tokens: the batch budget is %d",
 			       n, v->budget);
+	if (check_tokens(v, tokens, n, e) < 0)
+		return -1;
 	/* the edge took the bonus token of a fully accepted segment */
 	if (!r->qn && r->pred >= 0 && pos == r->len + 1 && pos + n <= r->limit) {
 		r->seq[r->len++] = r->pred;
@@ -148,8 +150,6 @@ int verifier_block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
 	if (pos + n > r->limit)
 		return err_set(e, "block past the request's end (%d tokens)",
 			       r->limit);
-	if (check_tokens(v, tokens, n, e) < 0)
-		return -1;
 	if (!r->qn)
 		r->queued_s = now_s;
 	for (int i = 0; i < n; i++)

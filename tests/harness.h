@@ -42,6 +42,10 @@ void t_fail(const char *file, int line, const char *fmt, ...)
 			       "than %.3g", #a, a_, #b, b_, tol_);      \
 	} while (0)
 
+/* Gives the binary (which t_run starts in the case's folder) absolute
+ * model and data folders (tests/tdirs.c). */
+void t_absolute_dirs(void);
+
 /* A fresh temporary directory for the running case (removed at exit). */
 const char *t_tmpdir(void);
 /* Writes text to t_tmpdir()/name and returns the path (static buffer

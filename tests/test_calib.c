@@ -223,18 +223,6 @@ static void test_gpu_roofline(void)
 	json_decref(prov);
 }
 
-/* The binary runs in the case's folder: give it absolute model and data
- * folders. */
-static void absolute_dirs(void)
-{
-	char buf[4096];
-
-	if (mload_models_dir() && realpath(mload_models_dir(), buf))
-		setenv("HYBRIDSPEC_MODELS", buf, 1);
-	if (realpath(mload_data_dir(), buf))
-		setenv("HYBRIDSPEC_DATA", buf, 1);
-}
-
 static void test_accept_profile(void)
 {
 	char out[8192], args[2048];
@@ -246,7 +234,7 @@ static void test_accept_profile(void)
 	json_t *doc;
 	int rc;
 
-	absolute_dirs();
+	t_absolute_dirs();
 	snprintf(args, sizeof(args), "calib accept --target stories260K "
 		 "--drafts w4a4-g32 --text %s/TinyStories-valid-excerpt.txt "
 		 "--gamma 2 --prompts 2 -o %s", mload_data_dir(), dir);
@@ -288,7 +276,7 @@ static void test_check_quick(void)
 	char out[8192];
 	int rc;
 
-	absolute_dirs();
+	t_absolute_dirs();
 	rc = t_run("calib check --quick --json", out, sizeof(out));
 
 	CHECK_MSG(rc == 0, "%s", out);

@@ -1,0 +1,1236 @@
+/* test_deploy.c: the real deployment (deploy/): the wire format's frames,
+ * the verifier's protocol and greedy verdicts on the stories260K target
+ * without sockets, and the server with edge clients in child processes over
+ * loopback TCP: lossless outputs, misbehaving clients rejected with an
+ * ERROR without disturbing the others, and the slot of a client that went
+ * away freed.
+ *
+ * Every child process is waited for with a deadline and killed past it, so
+ * that a hang fails the case instead of blocking the run; children leave
+ * with _exit and report through their exit status and files in the case's
+ * temporary folder. */
+#include "harness.h"
+
+#include "cli.h"
+#include "dist.h"
+#include "edge.h"
+#include "jx.h"
+#include "mload.h"
+#include "serve.h"
+#include "spec.h"
+#include "verifier.h"
+#include "wire.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+#define TARGET "stories260K"       /* f32 */
+#define DRAFT "stories260K:w4a16"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int need_models(void)
+{
+	if (mload_models_dir())
+		return 1;
+	CHECK_MSG(0, "no models folder: set HYBRIDSPEC_MODELS or put shared/ "
+		  "beside the checkout");
+	return 0;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* The target's own greedy continuation: out tokens after prompt[0..n),
+ * one token at a time through llama_forward. */
+static void greedy(const struct llama *m, const int *prompt, int n, int out,
+		   int *res)
+{
+	struct llama_state st;
+	float *lg = xmalloc(sizeof(float) * (size_t)m->c.vocab);
+
+	llama_state_init(&st, &m->c, 1);
+	for (int i = 0; i < n + out - 1; i++) {
+		int tok = i < n ? prompt[i] : res[i - n];
+
+		llama_forward(m, &st, &tok, 1, i, lg);
+		if (i >= n - 1)
+			res[i - n + 1] = spec_argmax(lg, m->c.vocab);
+	}
+	llama_state_release(&st);
+	free(lg);
+}
+
+/* The first n tokens of text (BOS first); 0, or -1 when it is shorter. */
+static int prompt_of(const struct tok *t, const char *text, int n, int *out)
+{
+	int *all = xmalloc(sizeof(int) * (strlen(text) + 3));
+	int got = tok_encode(t, text, 1, 0, all);
+
+	if (got >= n)
+		memcpy(out, all, sizeof(int) * (size_t)n);
+	free(all);
+	return got >= n ? 0 : -1;
+}
+
+/* ---- wire ---------------------------------------------------------------- */
+
+static int msg_equal(const struct wire_msg *a, const struct wire_msg *b)
+{
+	if (a->type != b->type || a->tenant != b->tenant ||
+	    a->request != b->request || a->epoch != b->epoch ||
+	    a->pos != b->pos || a->out_tokens != b->out_tokens ||
+	    a->verified != b->verified || a->accepted != b->accepted ||
+	    a->k != b->k || a->token != b->token || a->n != b->n ||
+	    strcmp(a->text, b->text))
+		return 0;
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->tok[i] != b->tok[i])
+			return 0;
+	return 1;
+}
+
+/* Each message type and its largest forms. */
+static struct wire_msg *wire_cases(size_t *n)
+{
+	static const struct wire_msg fixed[] = {
+		{ .type = WIRE_HELLO, .tenant = 0xfedcba98u },
+		{ .type = WIRE_PROMPT, .request = 3, .out_tokens = 64, .n = 4,
+		  .tok = { 1, 403, 511, 0 } },
+		{ .type = WIRE_BLOCK, .request = 9, .epoch = 2, .pos = 37, .n = 5,
+		  .tok = { 7, 0, 511, 70000, -1 } },
+		{ .type = WIRE_BLOCK, .request = 1, .epoch = 0, .pos = 4, .n = 1,
+		  .tok = { 42 } },
+		{ .type = WIRE_DONE, .request = 0xffffffffu },
+		{ .type = WIRE_VERDICT, .request = 5, .epoch = 1, .verified = 3,
+		  .accepted = 2, .k = 1, .token = 99 },
+		{ .type = WIRE_ERROR, .text = "server full (3 clients)" },
+		{ .type = WIRE_ERROR, .text = "" },
+	};
+	size_t nf = NELEM(fixed);
+	struct wire_msg *c = xcalloc(nf + 2, sizeof(*c));
+
+	memcpy(c, fixed, sizeof(fixed));
+	/* a prompt of WIRE_MAX_TOKENS, an error text of WIRE_TEXT_MAX */
+	c[nf] = (struct wire_msg){ .type = WIRE_PROMPT, .request = 8,
+				   .out_tokens = 1, .n = WIRE_MAX_TOKENS };
+	for (int i = 0; i < WIRE_MAX_TOKENS; i++)
+		c[nf].tok[i] = i * 7;
+	c[nf + 1] = (struct wire_msg){ .type = WIRE_ERROR };
+	memset(c[nf + 1].text, 'x', WIRE_TEXT_MAX);
+	*n = nf + 2;
+	return c;
+}
+
+/* Every message survives encode and decode; a frame followed by another
+ * decodes to its own size; every strict prefix is "not complete yet". */
+static void wire_round_trip(void)
+{
+	size_t n;
+	struct wire_msg *c = wire_cases(&n), *got = xmalloc(sizeof(*got));
+	uint8_t *buf = xmalloc(2 * (4 + WIRE_MAX_PAYLOAD));
+
+	for (size_t i = 0; i < n; i++) {
+		size_t size = wire_size(&c[i]);
+		struct err e = { "" };
+		long r;
+
+		CHECK(size >= 5 && size <= 4 + WIRE_MAX_PAYLOAD);
+		wire_encode(&c[i], buf);
+		wire_encode(&c[i], buf + size);
+		CHECK_MSG(get32(buf) == size - 4 && buf[4] == c[i].type,
+			  "case %zu: header %u %u", i, get32(buf), buf[4]);
+		memset(got, 0xa5, sizeof(*got));
+		r = wire_decode(buf, 2 * size, got, &e);
+		CHECK_MSG(r == (long)size, "case %zu: decode gave %ld of %zu: %s",
+			  i, r, size, e.msg);
+		CHECK_MSG(msg_equal(got, &c[i]), "case %zu (type %d) differs", i,
+			  c[i].type);
+		for (size_t len = 0; len < size; len++) {
+			r = wire_decode(buf, len, got, &e);
+			if (r != 0) {
+				CHECK_MSG(0, "case %zu: prefix of %zu bytes gave %ld",
+					  i, len, r);
+				break;
+			}
+		}
+	}
+	free(buf);
+	free(got);
+	free(c);
+}
+
+enum { BASE_HELLO, BASE_PROMPT, BASE_BLOCK, BASE_DONE, BASE_ERROR };
+
+struct bad_frame {
+	const char *what;
+	int base;          /* the valid frame it starts from */
+	int off, width;    /* bytes patched: a byte (1) or a uint32 (4) */
+	uint32_t val;
+	int extra;         /* bytes appended after the frame */
+	const char *want;  /* in the message */
+};
+
+/* Malformed frames: -1 with a message that says what is wrong. */
+static void wire_rejects(void)
+{
+	/* offsets: length 0, type 4, fields from 5; BLOCK's n at 17,
+	 * PROMPT's at 13 */
+	static const struct bad_frame cases[] = {
+		{ "payload length 0", BASE_DONE, 0, 4, 0, 0, "frame of 0 bytes" },
+		{ "payload over the maximum", BASE_DONE, 0, 4,
+		  WIRE_MAX_PAYLOAD + 1, 0, "frame of" },
+		{ "length 2^32 - 1", BASE_DONE, 0, 4, 0xffffffffu, 0, "frame of" },
+		{ "type 0", BASE_DONE, 4, 1, 0, 0, "unknown message type 0" },
+		{ "type 7", BASE_DONE, 4, 1, WIRE_ERROR + 1, 0,
+		  "unknown message type 7" },
+		{ "type 255", BASE_DONE, 4, 1, 255, 0, "unknown message type" },
+		{ "hello with a wrong magic", BASE_HELLO, 5, 4, WIRE_MAGIC ^ 1, 0,
+		  "magic" },
+		{ "hello too short", BASE_HELLO, 0, 4, 5, 0, "needs 9" },
+		{ "done too long", BASE_DONE, 0, 4, 9, 4, "needs 5" },
+		{ "block with more tokens than bytes", BASE_BLOCK, 17, 4, 4, 0,
+		  "needs 33" },
+		{ "block with fewer tokens than bytes", BASE_BLOCK, 17, 4, 2, 0,
+		  "needs 25" },
+		{ "block of 0 tokens", BASE_BLOCK, 17, 4, 0, 0, "0 tokens" },
+		{ "block over WIRE_MAX_TOKENS", BASE_BLOCK, 17, 4,
+		  WIRE_MAX_TOKENS + 1, 0, "tokens in a message" },
+		{ "prompt with more tokens than bytes", BASE_PROMPT, 13, 4, 3, 0,
+		  "needs" },
+		{ "prompt of 0 tokens", BASE_PROMPT, 13, 4, 0, 0, "0 tokens" },
+		{ "error text over WIRE_TEXT_MAX", BASE_ERROR, 0, 4,
+		  1 + WIRE_TEXT_MAX + 1, 1, "error text of 201 bytes" },
+	};
+	struct wire_msg *base = xcalloc(5, sizeof(*base)), *got = xmalloc(sizeof(*got));
+	uint8_t *buf = xcalloc(1, 4 + WIRE_MAX_PAYLOAD + 64);
+
+	base[BASE_HELLO] = (struct wire_msg){ .type = WIRE_HELLO, .tenant = 1 };
+	base[BASE_PROMPT] = (struct wire_msg){ .type = WIRE_PROMPT, .request = 1,
+					       .out_tokens = 8, .n = 2,
+					       .tok = { 1, 2 } };
+	base[BASE_BLOCK] = (struct wire_msg){ .type = WIRE_BLOCK, .request = 1,
+					      .pos = 5, .n = 3, .tok = { 1, 2, 3 } };
+	base[BASE_DONE] = (struct wire_msg){ .type = WIRE_DONE, .request = 1 };
+	base[BASE_ERROR] = (struct wire_msg){ .type = WIRE_ERROR };
+	memset(base[BASE_ERROR].text, 'x', WIRE_TEXT_MAX);
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		const struct bad_frame *b = &cases[i];
+		size_t size = wire_size(&base[b->base]) + (size_t)b->extra;
+		struct err e = { "" };
+		long r;
+
+		memset(buf, 'x', 4 + WIRE_MAX_PAYLOAD + 64);
+		wire_encode(&base[b->base], buf);
+		if (b->width == 1)
+			buf[b->off] = (uint8_t)b->val;
+		else
+			put32(buf + b->off, b->val);
+		r = wire_decode(buf, size, got, &e);
+		CHECK_MSG(r == -1, "%s: decode gave %ld", b->what, r);
+		CHECK_MSG(strstr(e.msg, b->want), "%s: message '%s', want '%s'",
+			  b->what, e.msg, b->want);
+	}
+	free(buf);
+	free(got);
+	free(base);
+}
+
+/* ---- verifier ------------------------------------------------------------- */
+
+#define V_BUDGET 64      /* batch tokens */
+#define V_CHUNK 16       /* prefill tokens per prompt per iteration */
+#define V_SLOTS 3
+#define V_PROMPT 20      /* > V_CHUNK + 1: the prefill takes two chunks */
+#define V_OUT 30
+#define V_LONG_OUT 80   /* room for a block left out of a full batch */
+#define V_MAX_ITERS 16   /* iterations a step may take */
+#define V_ID 7           /* the request on slot 0 */
+
+static const char v_text[] = "Once upon a time, there was a little girl "
+			     "named Lily. She loved to play outside in the park.";
+static const char v_text2[] = "Tom and his dog went to the big green hill "
+			      "to look for a red ball that they had lost.";
+
+/* Runs iterations while work is ready (at most V_MAX_ITERS); the verdicts
+ * go to out (V_SLOTS at most). Returns their count. */
+static int drain(struct verifier *v, struct vverdict *out)
+{
+	int n = 0;
+	double wait;
+
+	for (int i = 0; i < V_MAX_ITERS && verifier_ready(v, 0, &wait); i++) {
+		struct viter it;
+
+		verifier_iterate(v, &it);
+		CHECK(it.tokens <= V_BUDGET && it.prefill_tokens <= it.tokens);
+		for (int j = 0; j < it.nverdicts && n < V_SLOTS; j++)
+			out[n++] = v->out[j];
+	}
+	CHECK_MSG(!verifier_ready(v, 0, &wait), "work left after %d iterations",
+		  V_MAX_ITERS);
+	return n;
+}
+
+static void check_verdict(const char *step, const struct vverdict *g,
+			  const struct vverdict *w)
+{
+	CHECK_MSG(g->slot == w->slot && g->request == w->request &&
+		  g->epoch == w->epoch && g->verified == w->verified &&
+		  g->accepted == w->accepted && g->k == w->k &&
+		  g->token == w->token,
+		  "%s: verdict slot %d request %u epoch %u verified %u accepted "
+		  "%u k %u token %u; want %d %u %u %u %u %u %u", step, g->slot,
+		  g->request, g->epoch, g->verified, g->accepted, g->k, g->token,
+		  w->slot, w->request, w->epoch, w->verified, w->accepted, w->k,
+		  w->token);
+}
+
+/* Queues tokens[0..n) as a block; returns verifier_block's result and
+ * reports an unexpected one. */
+static int block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
+		 int pos, const int *tokens, int n, int want)
+{
+	int32_t t[V_BUDGET + 1];
+	struct err e = { "" };
+	int r;
+
+	HS_ASSERT(n <= V_BUDGET + 1);
+	for (int i = 0; i < n; i++)
+		t[i] = tokens[i];
+	r = verifier_block(v, slot, id, epoch, pos, t, n, 0, &e);
+	CHECK_MSG(r == want, "block at %d of %d tokens (epoch %u): %d, want %d: "
+		  "%s", pos, n, epoch, r, want, e.msg);
+	return r;
+}
+
+#define PAST_END (-1)         /* n: one token past the request's end */
+#define TOK_VOCAB INT32_MIN   /* bad_tok: the vocabulary's size */
+
+struct vbad {
+	const char *what;
+	int slot;
+	uint32_t id, epoch_ahead;
+	int pos_off;     /* from the expected position */
+	int n;           /* tokens, or PAST_END */
+	int bad_at;      /* -1: every token valid */
+	int32_t bad_tok;
+	const char *want;
+};
+
+/* The verifier on the stories260K target: greedy verdicts, the bonus rule,
+ * rejections and epochs, stale blocks, protocol errors, a freed slot. */
+static void verifier_protocol(void)
+{
+	static const struct vbad bad[] = {
+		{ "block before any prompt", 1, 0, 0, 0, 3, -1, 0, "not active" },
+		{ "block of another request", 0, V_ID + 1, 0, 0, 3, -1, 0,
+		  "not active" },
+		{ "block of a future epoch", 0, V_ID, 1, 0, 3, -1, 0, "ahead" },
+		{ "block past the expected position", 0, V_ID, 0, 3, 3, -1, 0,
+		  "expected" },
+		{ "block before the expected position", 0, V_ID, 0, -1, 3, -1, 0,
+		  "expected" },
+		{ "block past the request's end", 0, V_ID, 0, 0, PAST_END, -1, 0,
+		  "past the request's end" },
+		{ "token at the vocabulary's size", 0, V_ID, 0, 0, 3, 1, TOK_VOCAB,
+		  "outside the vocabulary" },
+		{ "negative token", 0, V_ID, 0, 0, 3, 0, -1,
+		  "outside the vocabulary" },
+		{ "block of the budget's size", 0, V_ID, 0, 0, V_BUDGET, -1, 0,
+		  "budget" },
+	};
+	struct llama m;
+	struct tok t;
+	struct quant q;
+	struct err e = { "" };
+	struct verifier v;
+	struct vverdict out[V_SLOTS];
+	int p[V_PROMPT], p2[V_PROMPT], g[V_OUT], g2[V_OUT], wrong[3], nv, n = V_PROMPT;
+	long stale, discarded;
+
+	if (!need_models())
+		return;
+	if (mload_spec(TARGET, "f32", &m, &t, &q, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	if (prompt_of(&t, v_text, V_PROMPT, p) < 0 ||
+	    prompt_of(&t, v_text2, V_PROMPT, p2) < 0) {
+		CHECK_MSG(0, "a prompt text is shorter than %d tokens", V_PROMPT);
+		goto out_model;
+	}
+	greedy(&m, p, n, V_OUT, g);
+	greedy(&m, p2, n, V_OUT, g2);
+	verifier_init(&v, &m, SCHED_CONTINUOUS, V_BUDGET, V_CHUNK, 0, V_SLOTS);
+	CHECK(verifier_prompt(&v, 0, V_ID, p, n, V_OUT, 0, &e) == 0);
+
+	/* two blocks of the greedy continuation, queued during the prefill:
+	 * both accepted, the bonus is the next greedy token */
+	block(&v, 0, V_ID, 0, n, g, 3, 0);
+	block(&v, 0, V_ID, 0, n + 3, g + 3, 3, 0);
+	nv = drain(&v, out);
+	CHECK_MSG(nv == 1, "%d verdicts", nv);
+	check_verdict("accepted", &out[0],
+		      &(struct vverdict){ 0, V_ID, 0, 2, 2, 0, (uint32_t)g[6] });
+	CHECK(v.t[0].len == n + 6);
+
+	/* the edge took the bonus: its next block starts one further */
+	block(&v, 0, V_ID, 0, n + 7, g + 7, 3, 0);
+	CHECK(v.t[0].len == n + 7 && v.t[0].seq[n + 6] == g[6]);
+	nv = drain(&v, out);
+	CHECK_MSG(nv == 1, "%d verdicts", nv);
+	check_verdict("bonus taken", &out[0],
+		      &(struct vverdict){ 0, V_ID, 0, 1, 1, 0, (uint32_t)g[10] });
+
+	/* the bonus not taken (its first draft is judged against it); the
+	 * second block's 3rd token is wrong; the third block is discarded */
+	wrong[0] = g[13];
+	wrong[1] = g[14];
+	wrong[2] = (g[15] + 1) % m.c.vocab;
+	stale = v.stale_dropped;
+	discarded = v.discarded;
+	block(&v, 0, V_ID, 0, n + 10, g + 10, 3, 0);
+	block(&v, 0, V_ID, 0, n + 13, wrong, 3, 0);
+	block(&v, 0, V_ID, 0, n + 16, g + 16, 3, 0);
+	nv = drain(&v, out);
+	CHECK_MSG(nv == 1, "%d verdicts", nv);
+	check_verdict("rejected", &out[0],
+		      &(struct vverdict){ 0, V_ID, 0, 2, 1, 2, (uint32_t)g[15] });
+	CHECK(v.t[0].epoch == 1 && v.t[0].len == n + 16);
+	CHECK(v.discarded == discarded + 1 && v.stale_dropped == stale);
+
+	/* a block of the old epoch is dropped; the new epoch goes on */
+	block(&v, 0, V_ID, 0, n + 16, g + 16, 3, 1);
+	CHECK(v.stale_dropped == stale + 1);
+	block(&v, 0, V_ID, 1, n + 16, g + 16, 3, 0);
+	nv = drain(&v, out);
+	CHECK_MSG(nv == 1, "%d verdicts", nv);
+	check_verdict("new epoch", &out[0],
+		      &(struct vverdict){ 0, V_ID, 1, 1, 1, 0, (uint32_t)g[19] });
+
+	/* protocol errors: -1, a message, nothing queued */
+	stale = v.stale_dropped;
+	for (size_t i = 0; i < NELEM(bad); i++) {
+		const struct vbad *b = &bad[i];
+		int32_t tok[V_BUDGET];
+		int want = v.t[0].len, k = b->n == PAST_END ?
+				       v.t[0].limit - want + 1 : b->n, r;
+
+		for (int j = 0; j < V_BUDGET; j++)
+			tok[j] = g[j % V_OUT];
+		if (b->bad_at >= 0)
+			tok[b->bad_at] = b->bad_tok == TOK_VOCAB ? m.c.vocab :
+				      b->bad_tok;
+		e.msg[0] = 0;
+		r = verifier_block(&v, b->slot, b->id,
+				   v.t[0].epoch + b->epoch_ahead,
+				   want + b->pos_off, tok, k, 0, &e);
+		CHECK_MSG(r == -1, "%s: %d", b->what, r);
+		CHECK_MSG(strstr(e.msg, b->want), "%s: message '%s', want '%s'",
+			  b->what, e.msg, b->want);
+	}
+	{
+		double wait;
+
+		CHECK(!verifier_ready(&v, 0, &wait) && v.stale_dropped == stale);
+	}
+	CHECK(verifier_prompt(&v, 0, V_ID + 1, p2, n, 4, 0, &e) == -1 &&
+	      strstr(e.msg, "active"));
+	CHECK(verifier_prompt(&v, 1, 1, p2, n, m.c.seq_len, 0, &e) == -1 &&
+	      strstr(e.msg, "context"));
+	{
+		int32_t badp[2] = { 1, m.c.vocab };
+
+		CHECK(verifier_prompt(&v, 1, 1, badp, 2, 4, 0, &e) == -1 &&
+		      strstr(e.msg, "vocabulary"));
+	}
+	CHECK(!v.t[1].active);
+
+	/* done frees the slot: a new request on it, beside one on slot 2 */
+	CHECK(verifier_done(&v, 0, V_ID + 1, &e) == -1);
+	CHECK(verifier_done(&v, 0, V_ID, &e) == 0);
+	CHECK(verifier_done(&v, 0, V_ID, &e) == -1);
+	block(&v, 0, V_ID, 1, n + 19, g + 19, 3, -1);
+	CHECK(verifier_prompt(&v, 0, V_ID + 2, p2, n, V_LONG_OUT, 0, &e) == 0);
+	CHECK(verifier_prompt(&v, 2, 1, p, n, V_OUT, 0, &e) == 0);
+	block(&v, 0, V_ID + 2, 0, n, g2, 4, 0);
+	block(&v, 2, 1, 0, n, g, 4, 0);
+	nv = drain(&v, out);
+	CHECK_MSG(nv == 2, "%d verdicts", nv);
+	for (int i = 0; i < nv; i++)
+		check_verdict("reused slot", &out[i], out[i].slot == 0 ?
+			      &(struct vverdict){ 0, V_ID + 2, 0, 1, 1, 0,
+						  (uint32_t)g2[4] } :
+			      &(struct vverdict){ 2, 1, 0, 1, 1, 0,
+						  (uint32_t)g[4] });
+
+	/* a segment cut by the budget: rejected at its 2nd draft, the block
+	 * left out is stale (dropped, not discarded) */
+	{
+		int x[5] = { g2[4], (g2[5] + 1) % m.c.vocab, g2[6], g2[7], g2[8] };
+		int y[V_BUDGET - 4]; /* 5 + this > V_BUDGET */
+
+		for (size_t i = 0; i < NELEM(y); i++)
+			y[i] = g2[i % V_OUT];
+		stale = v.stale_dropped;
+		discarded = v.discarded;
+		block(&v, 0, V_ID + 2, 0, n + 4, x, 5, 0);
+		block(&v, 0, V_ID + 2, 0, n + 9, y, (int)NELEM(y), 0);
+		nv = drain(&v, out);
+		CHECK_MSG(nv == 1, "%d verdicts", nv);
+		check_verdict("cut by the budget", &out[0],
+			      &(struct vverdict){ 0, V_ID + 2, 0, 1, 0, 1,
+						  (uint32_t)g2[5] });
+		CHECK(v.stale_dropped == stale + 1 && v.discarded == discarded);
+		CHECK(v.t[0].epoch == 1 && v.t[0].len == n + 6);
+	}
+	verifier_release(&v);
+out_model:
+	llama_release(&m);
+	tok_release(&t);
+}
+
+/* ---- processes and sockets ------------------------------------------------ */
+
+#define CHILD_DEADLINE_S 120.0 /* a hang fails here (ASan builds are slow) */
+#define SOCKET_TIMEOUT_S 30    /* a raw client's blocking reads */
+#define MAX_KIDS 8
+
+struct kids {
+	pid_t pid[MAX_KIDS];
+	char name[MAX_KIDS][32];
+	int n;
+};
+
+/* fork with stdio flushed first (children leave with _exit). */
+static pid_t kid_fork(struct kids *k, const char *name)
+{
+	pid_t pid;
+
+	HS_ASSERT(k->n < MAX_KIDS);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid > 0) {
+		k->pid[k->n] = pid;
+		snprintf(k->name[k->n++], sizeof(k->name[0]), "%s", name);
+	}
+	CHECK_MSG(pid >= 0, "fork: %s", strerror(errno));
+	return pid;
+}
+
+/* Waits for every child for at most limit_s, kills those left; a failure
+ * for each that did not exit with status 0. Returns whether all did. */
+static int kids_wait(struct kids *k, double limit_s)
+{
+	double end = cli_now_s() + limit_s;
+	int left = k->n, ok = 1;
+
+	while (left) {
+		for (int i = 0; i < k->n; i++) {
+			int st;
+
+			if (!k->pid[i] || waitpid(k->pid[i], &st, WNOHANG) != k->pid[i])
+				continue;
+			CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+				  "%s: %s %d", k->name[i], WIFEXITED(st) ?
+				  "exit status" : "signal", WIFEXITED(st) ?
+				  WEXITSTATUS(st) : WTERMSIG(st));
+			ok &= WIFEXITED(st) && WEXITSTATUS(st) == 0;
+			k->pid[i] = 0;
+			left--;
+		}
+		if (left && cli_now_s() > end) {
+			for (int i = 0; i < k->n; i++) {
+				if (!k->pid[i])
+					continue;
+				CHECK_MSG(0, "%s: still running after %.0f s: "
+					  "killed", k->name[i], limit_s);
+				kill(k->pid[i], SIGKILL);
+				waitpid(k->pid[i], NULL, 0);
+				k->pid[i] = 0;
+			}
+			return 0;
+		}
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	return ok;
+}
+
+/* A blocking TCP connection to the loopback port; -1 on failure. */
+static int dial(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port) };
+	struct timeval tv = { SOCKET_TIMEOUT_S, 0 };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		CHECK_MSG(0, "connect to port %d: %s", port, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+static int send_bytes(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int send_msg(int fd, const struct wire_msg *m)
+{
+	uint8_t *buf = xmalloc(wire_size(m));
+	int r;
+
+	wire_encode(m, buf);
+	r = send_bytes(fd, buf, wire_size(m));
+	free(buf);
+	return r;
+}
+
+/* Reads n bytes: 1, 0 at end of stream before any, -1 otherwise. */
+static int recv_bytes(int fd, uint8_t *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = recv(fd, p + got, n - got, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0 && !got)
+			return 0;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 1;
+}
+
+/* The next frame from a blocking socket: 1 (in m), 0 at end of stream,
+ * -1 on a timeout, an error or a malformed frame (e says which). */
+static int recv_msg(int fd, struct wire_msg *m, struct err *e)
+{
+	uint8_t *buf = xmalloc(4 + WIRE_MAX_PAYLOAD);
+	uint32_t len;
+	int r = recv_bytes(fd, buf, 4);
+
+	if (r == 1) {
+		len = get32(buf);
+		if (len < 1 || len > WIRE_MAX_PAYLOAD)
+			r = err_set(e, "frame of %u bytes", len);
+		else if (recv_bytes(fd, buf + 4, len) != 1)
+			r = err_set(e, "frame cut short");
+		else if (wire_decode(buf, 4 + len, m, e) < 0)
+			r = -1;
+	} else if (r < 0) {
+		err_set(e, "recv: %s", strerror(errno));
+	}
+	free(buf);
+	return r;
+}
+
+/* Reads until the server closes the connection; VERDICTs may come first.
+ * Returns whether it did, without anything else. */
+static int expect_close(int fd, const char *who)
+{
+	struct wire_msg *m = xmalloc(sizeof(*m));
+	struct err e = { "" };
+	int r;
+
+	while ((r = recv_msg(fd, m, &e)) == 1 && m->type == WIRE_VERDICT)
+		;
+	CHECK_MSG(r == 0, "%s: not closed: %s%s", who,
+		  r < 0 ? e.msg : "message type ", r < 0 ? "" :
+		  m->type == WIRE_ERROR ? m->text : "other");
+	free(m);
+	return r == 0;
+}
+
+/* ---- loopback runs ------------------------------------------------------- */
+
+#define E_PROMPT 6         /* prompt tokens */
+#define E_OUT 40           /* output tokens of each request */
+#define E_REQUESTS 2       /* per edge */
+#define E_BUDGET 64
+#define E_CHUNK 16
+#define E_WAN "{\"rtt_s\": 0.004}"
+
+static const char *const e_texts[] = {
+	"Once upon a time, there was a little girl",
+	"Tom had a big red ball and a small dog",
+	"The sun was hot and the birds were singing",
+	"One day, a cat found a box in the garden",
+	"Lily and Ben went to the park to play",
+	"There was a tall tree near the old house",
+	"Sam liked to eat apples with his mom",
+	"A little boat sailed on the blue sea",
+};
+#define E_NPROMPTS ((int)NELEM(e_texts))
+
+struct edge_kind {
+	enum proto_kind proto;
+	int gamma, window;
+};
+
+static const struct edge_kind e_kinds[] = {
+	{ PROTO_SYNC, 4, 1 },
+	{ PROTO_ASYNC, 3, 3 },
+	{ PROTO_ASYNC, 4, 3 },
+};
+
+/* What a loopback run needs: both models, the prompts and their greedy
+ * continuations, the link. */
+struct rig {
+	struct llama target, draft;
+	struct tok tt, dt;
+	struct cfg_wan wan;
+	int prompts[E_NPROMPTS][E_PROMPT];
+	int want[E_NPROMPTS][E_OUT];
+	int port;
+	struct kids k;
+};
+
+static int rig_init(struct rig *r)
+{
+	struct quant q;
+	struct err e = { "" };
+	json_t *w;
+
+	memset(r, 0, sizeof(*r));
+	if (!need_models())
+		return -1;
+	if (mload_spec(TARGET, "f32", &r->target, &r->tt, &q, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return -1;
+	}
+	if (mload_spec(DRAFT, "w4a16", &r->draft, &r->dt, &q, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		llama_release(&r->target);
+		tok_release(&r->tt);
+		return -1;
+	}
+	w = json_loads(E_WAN, 0, NULL);
+	CHECK(w && cfg_wan_read("wan", w, &r->wan, &e) == 0);
+	json_decref(w);
+	for (int i = 0; i < E_NPROMPTS; i++) {
+		CHECK_MSG(prompt_of(&r->tt, e_texts[i], E_PROMPT, r->prompts[i]) == 0,
+			  "'%s': fewer than %d tokens", e_texts[i], E_PROMPT);
+		greedy(&r->target, r->prompts[i], E_PROMPT, E_OUT, r->want[i]);
+	}
+	return 0;
+}
+
+static void rig_release(struct rig *r)
+{
+	dist_release(&r->wan.rtt_s);
+	llama_release(&r->target);
+	llama_release(&r->draft);
+	tok_release(&r->tt);
+	tok_release(&r->dt);
+}
+
+static const char *tmp_path(const char *name)
+{
+	static char p[8][600];
+	static int k;
+	char *s = p[k++ % 8];
+
+	snprintf(s, sizeof(p[0]), "%s/%s", t_tmpdir(), name);
+	return s;
+}
+
+/* Forks the server on a fresh port; its stats go to serve.json. */
+static int start_server(struct rig *r, int max_clients, int exit_after)
+{
+	struct err e = { "" };
+	int fd;
+
+	r->port = 0;
+	fd = serve_listen("127.0.0.1", &r->port, &e);
+	if (fd < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return -1;
+	}
+	const char *stats = tmp_path("serve.json");
+	pid_t pid = kid_fork(&r->k, "server");
+
+	if (pid == 0) {
+		struct serve_opts o = {
+			.m = &r->target, .listen_fd = fd,
+			.policy = SCHED_CONTINUOUS, .budget = E_BUDGET,
+			.chunk = E_CHUNK, .window_s = 0,
+			.max_clients = max_clients, .exit_after = exit_after,
+			.t0_s = cli_now_s(),
+		};
+		json_t *st = serve_run(&o, &e);
+		int ok = st && jx_save(stats, st, &e) == 0;
+
+		if (!ok)
+			fprintf(stderr, "server: %s\n", e.msg);
+		json_decref(st);
+		_exit(ok ? 0 : 1);
+	}
+	close(fd);
+	return pid > 0 ? 0 : -1;
+}
+
+/* Connects edge `tenant` (kind e_kinds[tenant % 3], prompts 2 tenant and
+ * 2 tenant + 1) and forks it; its log goes to edge<tenant>.json. With
+ * hold >= 0 the child keeps its connection open after edge_run until hold
+ * (a pipe's read end) reaches end of file. */
+static int start_edge(struct rig *r, uint32_t tenant, int hold_r, int hold_w)
+{
+	const struct edge_kind *ek = &e_kinds[tenant % NELEM(e_kinds)];
+	char name[32];
+	const char *log_path;
+	int fd = dial(r->port);
+	pid_t pid;
+
+	HS_ASSERT(2 * (int)tenant + E_REQUESTS <= E_NPROMPTS);
+	if (fd < 0)
+		return -1;
+	snprintf(name, sizeof(name), "edge%u.json", tenant);
+	log_path = tmp_path(name);
+	snprintf(name, sizeof(name), "edge %u", tenant);
+	pid = kid_fork(&r->k, name);
+	if (pid == 0) {
+		struct edge_opts o = {
+			.m = &r->draft, .tk = NULL, .fd = fd, .tenant = tenant,
+			.proto = ek->proto, .gamma = ek->gamma,
+			.window = ek->window, .wan = &r->wan, .seed = 1 + tenant,
+			.prompts = r->prompts[2 * tenant], .prompt_n = E_PROMPT,
+			.out_n = E_OUT, .requests = E_REQUESTS,
+			.think_s = dist_constant(0), .start_s = dist_constant(0),
+			.t0_s = cli_now_s(), .text = NULL,
+		};
+		struct err e = { "" };
+		int keep = hold_r >= 0 ? dup(fd) : -1, ok;
+		json_t *log;
+		char c;
+
+		if (hold_w >= 0)
+			close(hold_w);
+		log = edge_run(&o, &e);
+		ok = log && jx_save(log_path, log, &e) == 0;
+		if (!ok)
+			fprintf(stderr, "edge %u: %s\n", tenant, e.msg);
+		json_decref(log);
+		if (ok && hold_r >= 0)
+			while (read(hold_r, &c, 1) > 0)
+				;
+		if (keep >= 0)
+			close(keep);
+		_exit(ok ? 0 : 1);
+	}
+	close(fd);
+	return pid > 0 ? 0 : -1;
+}
+
+/* Edge tenant's log: every request's tokens are the target's greedy ones. */
+static void check_edge_log(const struct rig *r, uint32_t tenant)
+{
+	char name[32];
+	struct err e = { "" };
+	json_t *log, *reqs;
+
+	snprintf(name, sizeof(name), "edge%u.json", tenant);
+	log = jx_load(tmp_path(name), &e);
+	if (!log) {
+		CHECK_MSG(0, "edge %u: no log: %s", tenant, e.msg);
+		return;
+	}
+	reqs = json_object_get(log, "requests");
+	CHECK_MSG(json_array_size(reqs) == E_REQUESTS, "edge %u: %zu requests",
+		  tenant, json_array_size(reqs));
+	for (size_t i = 0; i < json_array_size(reqs) && i < E_REQUESTS; i++) {
+		json_t *toks = json_object_get(json_array_get(reqs, i), "tokens");
+		const int *want = r->want[2 * tenant + i];
+		int same = json_array_size(toks) == E_OUT;
+
+		for (int j = 0; same && j < E_OUT; j++)
+			same = json_integer_value(json_array_get(toks, (size_t)j)) ==
+			       want[j];
+		CHECK_MSG(same, "edge %u request %zu: not the target's greedy "
+			  "output", tenant, i);
+	}
+	CHECK_MSG(json_integer_value(json_object_get(log, "drafted")) ==
+		  json_integer_value(json_object_get(log, "accepted")) +
+		  json_integer_value(json_object_get(log, "wasted")),
+		  "edge %u: drafted != accepted + wasted", tenant);
+	json_decref(log);
+}
+
+/* The server's counter key in serve.json, or -1. */
+static long long stat_of(json_t *st, const char *key)
+{
+	json_t *v = json_object_get(st, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+static void check_server(long long clients, long long requests_done,
+			 long long errors)
+{
+	struct err e = { "" };
+	json_t *st = jx_load(tmp_path("serve.json"), &e);
+
+	if (!st) {
+		CHECK_MSG(0, "server: no stats: %s", e.msg);
+		return;
+	}
+	CHECK_MSG(stat_of(st, "clients") == clients, "clients %lld, want %lld",
+		  stat_of(st, "clients"), clients);
+	CHECK_MSG(stat_of(st, "requests_done") == requests_done,
+		  "requests_done %lld, want %lld", stat_of(st, "requests_done"),
+		  requests_done);
+	CHECK_MSG(stat_of(st, "protocol_errors") == errors,
+		  "protocol_errors %lld, want %lld", stat_of(st, "protocol_errors"),
+		  errors);
+	json_decref(st);
+}
+
+#define LB_EDGES 3
+
+/* Three edges (sync and async) over loopback TCP: every output is the
+ * target's greedy one. */
+static void loopback_lossless(void)
+{
+	static struct rig r;
+	int ok = 1;
+
+	if (rig_init(&r) < 0)
+		return;
+	if (start_server(&r, LB_EDGES, LB_EDGES) < 0)
+		ok = 0;
+	for (uint32_t i = 0; ok && i < LB_EDGES; i++)
+		ok = start_edge(&r, i, -1, -1) == 0;
+	if (!ok && r.k.n)
+		kill(r.k.pid[0], SIGKILL); /* the server waits for nobody */
+	if (kids_wait(&r.k, CHILD_DEADLINE_S) && ok) {
+		for (uint32_t i = 0; i < LB_EDGES; i++)
+			check_edge_log(&r, i);
+		check_server(LB_EDGES, LB_EDGES * E_REQUESTS, 0);
+	}
+	rig_release(&r);
+}
+
+#define MB_CLIENTS 3  /* max_clients: the two edges and one more */
+#define MB_EDGES 2
+#define MB_RAW_OUT 6  /* output tokens of the raw clients' requests */
+
+struct bad_client {
+	const char *what;
+	int oversized;    /* a frame longer than WIRE_MAX_PAYLOAD, else a
+			     BLOCK before HELLO */
+	const char *want; /* in the ERROR's text */
+};
+
+/* A raw client: HELLO, a PROMPT of prompts[pi], a BLOCK of its first
+ * greedy tokens, whose VERDICT must accept them. */
+static int raw_request(struct rig *r, int fd, uint32_t tenant, int pi)
+{
+	struct wire_msg *m = xcalloc(1, sizeof(*m));
+	struct err e = { "" };
+	int ok = 0, sent;
+
+	*m = (struct wire_msg){ .type = WIRE_HELLO, .tenant = tenant };
+	sent = send_msg(fd, m) == 0;
+	*m = (struct wire_msg){ .type = WIRE_PROMPT, .request = 0,
+				.out_tokens = MB_RAW_OUT, .n = E_PROMPT };
+	for (int i = 0; i < E_PROMPT; i++)
+		m->tok[i] = r->prompts[pi][i];
+	sent = sent && send_msg(fd, m) == 0;
+	*m = (struct wire_msg){ .type = WIRE_BLOCK, .request = 0, .epoch = 0,
+				.pos = E_PROMPT, .n = 3 };
+	for (int i = 0; i < 3; i++)
+		m->tok[i] = r->want[pi][i];
+	sent = sent && send_msg(fd, m) == 0;
+	if (!sent || recv_msg(fd, m, &e) != 1) {
+		CHECK_MSG(0, "tenant %u: %s", tenant,
+			  sent ? e.msg : "send failed");
+		free(m);
+		return 0;
+	}
+	CHECK_MSG(m->type == WIRE_VERDICT, "tenant %u: message type %d: %s",
+		  tenant, m->type, m->type == WIRE_ERROR ? m->text : "");
+	CHECK_MSG(m->type != WIRE_VERDICT ||
+		  (m->request == 0 && m->epoch == 0 && m->verified == 1 &&
+		   m->accepted == 1 && m->k == 0 &&
+		   m->token == (uint32_t)r->want[pi][3]),
+		  "tenant %u: verdict verified %u accepted %u k %u token %u", tenant,
+		  m->verified, m->accepted, m->k, m->token);
+	ok = m->type == WIRE_VERDICT;
+	free(m);
+	return ok;
+}
+
+/* A client of a full server gets ERROR "server full", then the close. */
+static int expect_full(int port)
+{
+	struct wire_msg *m = xcalloc(1, sizeof(*m));
+	struct err e = { "" };
+	int fd = dial(port), got = fd < 0 ? -1 : recv_msg(fd, m, &e), ok;
+
+	CHECK_MSG(got == 1 && m->type == WIRE_ERROR &&
+		  strstr(m->text, "server full"),
+		  "full server: %d, type %d '%s' %s", got, m->type, m->text, e.msg);
+	ok = got == 1 && expect_close(fd, "full server");
+	if (fd >= 0)
+		close(fd);
+	free(m);
+	return ok;
+}
+
+/* Clients that break the protocol get an ERROR and are cut off, one that
+ * goes away mid-request frees its slot (a full server answers "server
+ * full"), and the two edges running meanwhile stay lossless. Each edge
+ * keeps its connection, and so its slot, until the raw clients are done,
+ * so the last client can only get the slot the one gone has freed. */
+static void loopback_misbehaving(void)
+{
+	static const struct bad_client bad[] = {
+		{ "oversized frame", 1, "frame of" },
+		{ "block before hello", 0, "before hello" },
+	};
+	static struct rig r;
+	struct wire_msg *m = xcalloc(1, sizeof(*m));
+	int hold[2] = { -1, -1 }, ok = 1, fd;
+
+	if (rig_init(&r) < 0) {
+		free(m);
+		return;
+	}
+	/* 2 edges + the bad clients + the one gone mid-request + the last */
+	if (start_server(&r, MB_CLIENTS, MB_EDGES + (int)NELEM(bad) + 2) < 0 ||
+	    pipe(hold) < 0)
+		ok = 0;
+	for (uint32_t i = 0; ok && i < MB_EDGES; i++)
+		ok = start_edge(&r, i, hold[0], hold[1]) == 0;
+	if (hold[0] >= 0)
+		close(hold[0]);
+	for (size_t i = 0; ok && i < NELEM(bad); i++) {
+		uint8_t frame[5];
+		struct err e = { "" };
+		size_t n = 5;
+
+		if ((fd = dial(r.port)) < 0) {
+			ok = 0;
+			break;
+		}
+		if (bad[i].oversized) {
+			put32(frame, WIRE_MAX_PAYLOAD + 1);
+			frame[4] = WIRE_BLOCK;
+			ok = send_bytes(fd, frame, n) == 0;
+		} else {
+			*m = (struct wire_msg){ .type = WIRE_BLOCK, .pos = E_PROMPT,
+						.n = 1, .tok = { 1 } };
+			ok = send_msg(fd, m) == 0;
+		}
+		if (ok && recv_msg(fd, m, &e) != 1) {
+			CHECK_MSG(0, "%s: no answer: %s", bad[i].what, e.msg);
+			ok = 0;
+		}
+		if (ok) {
+			CHECK_MSG(m->type == WIRE_ERROR && strstr(m->text, bad[i].want),
+				  "%s: message type %d '%s', want an error with '%s'",
+				  bad[i].what, m->type, m->text, bad[i].want);
+			ok = expect_close(fd, bad[i].what);
+		}
+		close(fd);
+	}
+	/* mid-request: a verdict came, another block is queued, then it goes;
+	 * the server closing its end shows it has dropped the client */
+	if (ok && (fd = dial(r.port)) >= 0) {
+		ok = raw_request(&r, fd, 10, 2 * MB_EDGES);
+		/* every slot is taken now: one more is told so */
+		ok = ok && expect_full(r.port);
+		*m = (struct wire_msg){ .type = WIRE_BLOCK, .request = 0,
+					.pos = E_PROMPT + 3, .n = 2 };
+		m->tok[0] = r.want[2 * MB_EDGES][3];
+		m->tok[1] = r.want[2 * MB_EDGES][4];
+		ok = ok && send_msg(fd, m) == 0 && shutdown(fd, SHUT_WR) == 0 &&
+		     expect_close(fd, "client gone mid-request");
+		close(fd);
+	} else {
+		ok = 0;
+	}
+	/* both edges still hold their slots: only the freed one is left */
+	if (ok && (fd = dial(r.port)) >= 0) {
+		ok = raw_request(&r, fd, 11, 2 * MB_EDGES + 1);
+		*m = (struct wire_msg){ .type = WIRE_DONE, .request = 0 };
+		ok = ok && send_msg(fd, m) == 0 && shutdown(fd, SHUT_WR) == 0 &&
+		     expect_close(fd, "last client");
+		close(fd);
+	} else {
+		ok = 0;
+	}
+	if (hold[1] >= 0)
+		close(hold[1]); /* the edges may go */
+	if (!ok && r.k.n)
+		kill(r.k.pid[0], SIGKILL); /* the server waits for nobody */
+	if (kids_wait(&r.k, CHILD_DEADLINE_S) && ok) {
+		for (uint32_t i = 0; i < MB_EDGES; i++)
+			check_edge_log(&r, i);
+		check_server(MB_EDGES + (long long)NELEM(bad) + 2,
+			     MB_EDGES * E_REQUESTS + 1, (long long)NELEM(bad));
+	}
+	free(m);
+	rig_release(&r);
+}
+
+/* ---- validate, through the binary ---- */
+
+static const char val_base[] =
+	"{\"name\": \"tiny\", \"seed\": 1,\n"
+	" \"protocol\": {\"kind\": \"async\", \"gamma\": 3, \"window\": 2},\n"
+	" \"tenants\": [{\"name\": \"e\", \"count\": 2,\n"
+	"   \"device\": {\"draft_base_s\": 0.0001, \"prefill_per_token_s\": 0.0001},\n"
+	"   \"workload\": {\"arrival\": \"closed\", \"requests\": 1,\n"
+	"     \"prompt_tokens\": 8, \"output_tokens\": 16},\n"
+	"   \"acceptance\": {\"model\": \"iid\", \"alpha\": 0.8},\n"
+	"   \"wan\": {\"rtt_s\": 0.004}}],\n"
+	" \"cloud\": {\"policy\": \"continuous\", \"max_batch_tokens\": 32,\n"
+	"   \"prefill_chunk_tokens\": 16, \"model\": \"stories260K\"}}\n";
+
+/* A two-point sweep on stories260K: both points run for real and
+ * simulated, every output is the target's greedy one, the results have a
+ * row a point with both sides' figures. */
+static void t_validate_small(void)
+{
+	char out[8192], args[2048], *doc;
+	json_t *j, *pts, *p;
+	size_t i;
+
+	if (!need_models())
+		return;
+	t_absolute_dirs();
+	t_write("base.json", val_base);
+	t_write("sweep.json", "{\"name\": \"tiny\", \"base\": \"base.json\",\n"
+		" \"grid\": {\"/protocol/kind\": [\"sync\", \"async\"]}}\n");
+	snprintf(args, sizeof(args), "validate %s/sweep.json -o %s/v --quick "
+		 "--quiet --target stories260K --draft stories260K:w4a16",
+		 t_tmpdir(), t_tmpdir());
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	CHECK(strstr(out, "kind=\"sync\"") && strstr(out, "kind=\"async\""));
+	doc = t_slurp("v/validate.json");
+	CHECK(doc != NULL);
+	if (!doc)
+		return;
+	j = json_loads(doc, 0, NULL);
+	pts = json_object_get(j, "points");
+	CHECK(json_array_size(pts) == 2);
+	json_array_foreach(pts, i, p) {
+		json_t *real = json_object_get(p, "real"), *sim = json_object_get(p, "sim");
+		double ra = json_number_value(json_object_get(real, "alpha"));
+		double sa = json_number_value(json_object_get(sim, "alpha"));
+
+		CHECK(json_is_true(json_object_get(p, "lossless")));
+		CHECK(json_integer_value(json_object_get(p, "requests")) == 2);
+		CHECK(json_integer_value(json_object_get(p, "protocol_errors")) == 0);
+		CHECK(ra > 0 && ra <= 1 && sa > 0 && sa <= 1);
+		CHECK(json_number_value(json_object_get(real, "itl_s")) > 0);
+		CHECK(json_number_value(json_object_get(sim, "itl_s")) > 0);
+		CHECK(json_number_value(json_object_get(real, "tokens_per_s")) > 0);
+	}
+	CHECK(t_exists("v/validate.csv") && t_exists("v/calib/verify.json") &&
+	      t_exists("v/calib/edge.json") && t_exists("v/points/1/edge-1.json") &&
+	      t_exists("v/points/0/accept.bits") &&
+	      t_exists("v/points/0/config.json"));
+	json_decref(j);
+	free(doc);
+}
+
+/* Points the deployment cannot run are refused before anything runs, with
+ * the place and the reason; nothing is written. */
+static void t_validate_refuses(void)
+{
+	static const struct {
+		const char *grid, *want;
+	} cases[] = {
+		{ "\"/protocol/kind\": [\"sync\", \"cloud_only\"]",
+		  "runs sync or async" },
+		{ "\"/tenants/0/workload\": [{\"arrival\": \"poisson\", "
+		  "\"rate_per_s\": 1, \"prompt_tokens\": 8, "
+		  "\"output_tokens\": 16}]", "closed loops" },
+		{ "\"/tenants/0/workload/output_tokens\": "
+		  "[{\"dist\": \"uniform\", \"min\": 8, \"max\": 16}]",
+		  "needs a constant" },
+		{ "\"/cloud/policy\": [\"slo\"]", "continuous or window" },
+		{ "\"/tenants/0/workload/output_tokens\": [8, 16]",
+		  "same prompt and output lengths" },
+	};
+	char out[4096], args[2048], sweep[512];
+
+	if (!need_models())
+		return;
+	t_absolute_dirs();
+	t_write("base.json", val_base);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		snprintf(sweep, sizeof(sweep), "{\"name\": \"bad\", \"base\": "
+			 "\"base.json\", \"grid\": {%s}}\n", cases[k].grid);
+		t_write("bad.json", sweep);
+		snprintf(args, sizeof(args), "validate %s/bad.json -o %s/out "
+			 "--quick --quiet --target stories260K --draft "
+			 "stories260K:w4a16", t_tmpdir(), t_tmpdir());
+		CHECK_MSG(t_run(args, out, sizeof(out)) == 2, "case %zu: %s", k,
+			  out);
+		CHECK_MSG(strstr(out, cases[k].want), "case %zu: %s", k, out);
+		CHECK(!t_exists("out"));
+	}
+}
+
+const struct tcase deploy_tests[] = {
+	{ "deploy: validate runs a small sweep both ways", t_validate_small },
+	{ "deploy: validate refuses points it cannot run", t_validate_refuses },
+	{ "deploy: wire round trip and prefixes", wire_round_trip },
+	{ "deploy: wire rejects malformed frames", wire_rejects },
+	{ "deploy: verifier verdicts, epochs and protocol errors",
+	  verifier_protocol },
+	{ "deploy: loopback edges are lossless", loopback_lossless },
+	{ "deploy: loopback misbehaving clients and freed slots",
+	  loopback_misbehaving },
+	{ 0 },
+};
