@@ -17,6 +17,7 @@
 #include "edge.h"
 #include "jx.h"
 #include "outdir.h"
+#include "prof.h"
 #include "prov.h"
 #include "report.h"
 #include "serve.h"
@@ -117,6 +118,7 @@ struct val {
 	json_t *mean_accepted;      /* E[A] per gamma, measured */
 	bool quiet;
 	bool quick;                 /* fewer timing repetitions */
+	struct prof_edge edge;      /* the draft's measured profile */
 };
 
 /* ---- what a point needs, checked ---- */
@@ -441,7 +443,7 @@ static int calibrate(struct val *v, const char *dir, int gamma, int budget,
 	snprintf(path, sizeof(path), "%.4000s/edge.json", dir);
 	rc = jx_save(path, edge, e);
 	json_decref(edge);
-	if (rc < 0)
+	if (rc < 0 || prof_edge_load(path, &v->edge, e) < 0)
 		return -1;
 	vg.nt = nt;
 	vg.nc = nc;
@@ -470,6 +472,7 @@ struct side {
 
 struct point {
 	struct side real, sim;
+	double draft_step_s;       /* real: mean wall time of a draft step */
 	long requests, mismatched; /* requests, those not lossless */
 	long errors;               /* protocol errors the server saw */
 };
@@ -568,7 +571,7 @@ static int deploy_point(struct val *v, const struct cfg *c, const char *pdir,
 	int clients = 0;
 	pid_t *pid;
 	double t0, deadline, tokens = 0, span = 0, gaps = 0, end = 0, ttft = 0;
-	double judged = 0, accepted = 0;
+	double judged = 0, accepted = 0, draft_s = 0, drafted = 0;
 	char path[4200];
 	json_t *st;
 
@@ -630,6 +633,8 @@ static int deploy_point(struct val *v, const struct cfg *c, const char *pdir,
 		}
 		judged += (double)json_integer_value(json_object_get(log, "judged"));
 		accepted += (double)json_integer_value(json_object_get(log, "accepted"));
+		draft_s += json_number_value(json_object_get(log, "draft_s"));
+		drafted += (double)json_integer_value(json_object_get(log, "drafted"));
 		reqs = json_object_get(log, "requests");
 		json_array_foreach(reqs, i, rq) {
 			json_t *cm = json_object_get(rq, "commits");
@@ -668,6 +673,7 @@ static int deploy_point(struct val *v, const struct cfg *c, const char *pdir,
 				  end : 0,
 		.ttft_s = p->requests ? ttft / (double)p->requests : 0,
 	};
+	p->draft_step_s = drafted > 0 ? draft_s / drafted : 0;
 	json_decref(st);
 	return 0;
 }
@@ -884,7 +890,7 @@ int cli_validate(int argc, char **argv)
 	char textbuf[4096], outbuf[4096], tmp_abs[4096], cdir[4200],
 	     out_abs[4200];
 	bool json = false;
-	double timeout_s = 600;
+	double timeout_s = 600, step_prof;
 	struct val v = { 0 };
 	struct sweep sw;
 	struct od o = { 0 };
@@ -1013,11 +1019,15 @@ int cli_validate(int argc, char **argv)
 			cwd[0] = 0;
 		snprintf(out_abs, sizeof(out_abs), "%.2000s/%.2000s", cwd, out);
 	}
+	/* the profile's draft step at the mean context of a request */
+	step_prof = v.edge.draft_base_s + v.edge.draft_per_ctx_s *
+		    (v.np + v.nout / 2.0);
 	if (!(csv = od_open(&o, "validate.csv", &e)))
 		goto done;
 	fprintf(csv, "point,label,itl_real_s,itl_sim_s,itl_err,tokens_per_s_real,"
 		"tokens_per_s_sim,tokens_per_s_err,alpha_real,alpha_sim,"
-		"busy_real,busy_sim,ttft_real_s,ttft_sim_s,lossless\n");
+		"busy_real,busy_sim,ttft_real_s,ttft_sim_s,lossless,"
+		"draft_step_real_s,draft_step_profile_s\n");
 	if (!json)
 		printf("%-34s %23s  %23s  %11s  %11s  %s\n%-34s %7s %7s %7s  %7s "
 		       "%7s %7s  %5s %5s  %5s %5s\n", "point", "ITL ms",
@@ -1079,7 +1089,7 @@ int cli_validate(int argc, char **argv)
 			goto done;
 		lossy += p.mismatched;
 		json_array_append_new(rows, json_pack(
-			"{s:I,s:s,s:o,s:o,s:{s:f,s:f,s:f},s:I,s:I,s:I,s:b}",
+			"{s:I,s:s,s:o,s:o,s:{s:f,s:f,s:f},s:I,s:I,s:I,s:b,s:f,s:f}",
 			"point", (json_int_t)pt, "label", label,
 			"real", side_json(&p.real), "sim", side_json(&p.sim),
 			"error", "itl", rel(p.sim.itl_s, p.real.itl_s),
@@ -1088,14 +1098,16 @@ int cli_validate(int argc, char **argv)
 			"requests", (json_int_t)p.requests,
 			"not_lossless", (json_int_t)p.mismatched,
 			"protocol_errors", (json_int_t)p.errors,
-			"lossless", !p.mismatched));
+			"lossless", !p.mismatched,
+			"draft_step_s_real", p.draft_step_s,
+			"draft_step_s_profile", step_prof));
 		fprintf(csv, "%zu,\"%s\",%.6g,%.6g,%.4f,%.6g,%.6g,%.4f,%.4f,%.4f,"
-			"%.4f,%.4f,%.6g,%.6g,%d\n", pt, label, p.real.itl_s,
+			"%.4f,%.4f,%.6g,%.6g,%d,%.6g,%.6g\n", pt, label, p.real.itl_s,
 			p.sim.itl_s, rel(p.sim.itl_s, p.real.itl_s),
 			p.real.tokens_per_s, p.sim.tokens_per_s,
 			rel(p.sim.tokens_per_s, p.real.tokens_per_s), p.real.alpha,
 			p.sim.alpha, p.real.busy, p.sim.busy, p.real.ttft_s,
-			p.sim.ttft_s, !p.mismatched);
+			p.sim.ttft_s, !p.mismatched, p.draft_step_s, step_prof);
 		if (!json) {
 			print_row(stdout, label, &p);
 			fflush(stdout);

@@ -34,6 +34,7 @@ struct edge {
 	int *fly, nfly;             /* (window) */
 	uint32_t req, epoch;
 	long drafted, wasted, judged, accepted, verdicts;
+	double draft_s;             /* wall time spent drafting */
 	json_t *commits;            /* borrowed from the log: this request's */
 };
 
@@ -188,6 +189,7 @@ static const float *feed(struct edge *e, int upto)
 static int draft(struct edge *e)
 {
 	const struct edge_opts *o = e->o;
+	double t0 = cli_now_s();
 	const float *row = feed(e, e->dlen);
 
 	if (e->dlen == e->bstart)
@@ -195,6 +197,7 @@ static int draft(struct edge *e)
 			   e->limit - e->dlen;
 	e->seq[e->dlen++] = spec_argmax(row, o->m->c.vocab);
 	e->drafted++;
+	e->draft_s += cli_now_s() - t0;
 	if (e->dlen - e->bstart < e->bsize)
 		return 0;
 	struct wire_msg *m = xmalloc(sizeof(*m));
@@ -311,7 +314,7 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 	if (rc == 0)
 		rc = idle(&e, -1, er);
 	if (rc == 0)
-		log = json_pack("{s:I, s:O, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		log = json_pack("{s:I, s:O, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
 				"tenant", (json_int_t)o->tenant, "requests", reqs,
 				"drafted", (json_int_t)e.drafted,
 				"wasted", (json_int_t)e.wasted,
@@ -319,7 +322,8 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 				"accepted", (json_int_t)e.accepted,
 				"verdicts", (json_int_t)e.verdicts,
 				"bytes_up", (json_int_t)e.up.link.bytes,
-				"bytes_down", (json_int_t)e.down.link.bytes);
+				"bytes_down", (json_int_t)e.down.link.bytes,
+				"draft_s", e.draft_s);
 	json_decref(reqs);
 	free(e.fly);
 	free(e.seq);

@@ -33,7 +33,8 @@ struct edge_opts {
 /* Runs every request and returns the log (caller frees): {"tenant",
  * "requests": [{"arrive_s", "done_arrive_s", "commits": [[t_s, n], ...],
  * "tokens": [...]}], "drafted", "wasted", "judged", "accepted",
- * "verdicts", "bytes_up", "bytes_down"}; times from t0_s. NULL with e's
+ * "verdicts", "bytes_up", "bytes_down", "draft_s" (wall time spent in
+ * draft steps)}; times from t0_s. NULL with e's
  * message when the cloud fails or breaks the protocol. */
 json_t *edge_run(const struct edge_opts *o, struct err *e);
 
