@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void put32(uint8_t *p, uint32_t v)
+void wire_put32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)v;
 	p[1] = (uint8_t)(v >> 8);
@@ -23,7 +23,7 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 }
 
-static uint32_t get32(const uint8_t *p)
+uint32_t wire_get32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
@@ -66,36 +66,36 @@ void wire_encode(const struct wire_msg *m, uint8_t *buf)
 	uint8_t *p = buf + 5;
 
 	HS_ASSERT(m->n <= WIRE_MAX_TOKENS && strlen(m->text) <= WIRE_TEXT_MAX);
-	put32(buf, (uint32_t)len);
+	wire_put32(buf, (uint32_t)len);
 	buf[4] = (uint8_t)m->type;
 	switch (m->type) {
 	case WIRE_HELLO:
-		put32(p, WIRE_MAGIC);
-		put32(p + 4, m->tenant);
+		wire_put32(p, WIRE_MAGIC);
+		wire_put32(p + 4, m->tenant);
 		break;
 	case WIRE_PROMPT:
-		put32(p, m->request);
-		put32(p + 4, m->out_tokens);
-		put32(p + 8, m->n);
+		wire_put32(p, m->request);
+		wire_put32(p + 4, m->out_tokens);
+		wire_put32(p + 8, m->n);
 		p += 12;
 		break;
 	case WIRE_BLOCK:
-		put32(p, m->request);
-		put32(p + 4, m->epoch);
-		put32(p + 8, m->pos);
-		put32(p + 12, m->n);
+		wire_put32(p, m->request);
+		wire_put32(p + 4, m->epoch);
+		wire_put32(p + 8, m->pos);
+		wire_put32(p + 12, m->n);
 		p += 16;
 		break;
 	case WIRE_DONE:
-		put32(p, m->request);
+		wire_put32(p, m->request);
 		break;
 	case WIRE_VERDICT:
-		put32(p, m->request);
-		put32(p + 4, m->epoch);
-		put32(p + 8, m->verified);
-		put32(p + 12, m->accepted);
-		put32(p + 16, m->k);
-		put32(p + 20, m->token);
+		wire_put32(p, m->request);
+		wire_put32(p + 4, m->epoch);
+		wire_put32(p + 8, m->verified);
+		wire_put32(p + 12, m->accepted);
+		wire_put32(p + 16, m->k);
+		wire_put32(p + 20, m->token);
 		break;
 	case WIRE_ERROR:
 		memcpy(p, m->text, strlen(m->text));
@@ -103,7 +103,7 @@ void wire_encode(const struct wire_msg *m, uint8_t *buf)
 	}
 	if (m->type == WIRE_PROMPT || m->type == WIRE_BLOCK)
 		for (uint32_t i = 0; i < m->n; i++)
-			put32(p + 4 * i, (uint32_t)m->tok[i]);
+			wire_put32(p + 4 * i, (uint32_t)m->tok[i]);
 }
 
 long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
@@ -114,7 +114,7 @@ long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
 
 	if (len < 4)
 		return 0;
-	plen = get32(buf);
+	plen = wire_get32(buf);
 	if (plen < 1 || plen > WIRE_MAX_PAYLOAD)
 		return err_set(e, "frame of %zu bytes (1 to %d allowed)", plen,
 			       WIRE_MAX_PAYLOAD);
@@ -131,31 +131,31 @@ long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
 	m->type = (enum wire_type)buf[4];
 	switch (m->type) {
 	case WIRE_HELLO:
-		if (get32(p) != WIRE_MAGIC)
+		if (wire_get32(p) != WIRE_MAGIC)
 			return err_set(e, "hello without the protocol's magic");
-		m->tenant = get32(p + 4);
+		m->tenant = wire_get32(p + 4);
 		break;
 	case WIRE_PROMPT:
-		m->request = get32(p);
-		m->out_tokens = get32(p + 4);
-		m->n = get32(p + 8);
+		m->request = wire_get32(p);
+		m->out_tokens = wire_get32(p + 4);
+		m->n = wire_get32(p + 8);
 		break;
 	case WIRE_BLOCK:
-		m->request = get32(p);
-		m->epoch = get32(p + 4);
-		m->pos = get32(p + 8);
-		m->n = get32(p + 12);
+		m->request = wire_get32(p);
+		m->epoch = wire_get32(p + 4);
+		m->pos = wire_get32(p + 8);
+		m->n = wire_get32(p + 12);
 		break;
 	case WIRE_DONE:
-		m->request = get32(p);
+		m->request = wire_get32(p);
 		break;
 	case WIRE_VERDICT:
-		m->request = get32(p);
-		m->epoch = get32(p + 4);
-		m->verified = get32(p + 8);
-		m->accepted = get32(p + 12);
-		m->k = get32(p + 16);
-		m->token = get32(p + 20);
+		m->request = wire_get32(p);
+		m->epoch = wire_get32(p + 4);
+		m->verified = wire_get32(p + 8);
+		m->accepted = wire_get32(p + 12);
+		m->k = wire_get32(p + 16);
+		m->token = wire_get32(p + 20);
 		break;
 	case WIRE_ERROR:
 		if (plen - fixed > WIRE_TEXT_MAX)
@@ -171,7 +171,7 @@ long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
 		p += fixed - 1;
 		for (uint32_t i = 0; i < m->n && 4 * (size_t)i + 4 <= plen - fixed;
 		     i++)
-			m->tok[i] = (int32_t)get32(p + 4 * i);
+			m->tok[i] = (int32_t)wire_get32(p + 4 * i);
 	}
 	if (plen != payload_len(m))
 		return err_set(e, "message type %u of %zu bytes, needs %zu",

@@ -44,6 +44,10 @@ struct wire_msg {
 	char text[WIRE_TEXT_MAX + 1]; /* ERROR, NUL-terminated */
 };
 
+/* A little-endian uint32 at p (the wire's integers). */
+void wire_put32(uint8_t *p, uint32_t v);
+uint32_t wire_get32(const uint8_t *p);
+
 /* Bytes of m's whole frame (length prefix included). */
 size_t wire_size(const struct wire_msg *m);
 

@@ -45,6 +45,8 @@ void t_fail(const char *file, int line, const char *fmt, ...)
 /* Gives the binary (which t_run starts in the case's folder) absolute
  * model and data folders (tests/tdirs.c). */
 void t_absolute_dirs(void);
+/* Whether the models folder is there; a failure when it is not. */
+int t_need_models(void);
 
 /* A fresh temporary directory for the running case (removed at exit). */
 const char *t_tmpdir(void);

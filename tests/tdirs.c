@@ -17,3 +17,12 @@ void t_absolute_dirs(void)
 	if (realpath(mload_data_dir(), buf))
 		setenv("HYBRIDSPEC_DATA", buf, 1);
 }
+
+int t_need_models(void)
+{
+	if (mload_models_dir())
+		return 1;
+	CHECK_MSG(0, "no models folder: set HYBRIDSPEC_MODELS or put shared/ "
+		  "beside the checkout");
+	return 0;
+}

@@ -43,29 +43,6 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static int need_models(void)
-{
-	if (mload_models_dir())
-		return 1;
-	CHECK_MSG(0, "no models folder: set HYBRIDSPEC_MODELS or put shared/ "
-		  "beside the checkout");
-	return 0;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 /* The target's own greedy continuation: out tokens after prompt[0..n),
  * one token at a time through llama_forward. */
 static void greedy(const struct llama *m, const int *prompt, int n, int out,
@@ -163,8 +140,8 @@ static void wire_round_trip(void)
 		CHECK(size >= 5 && size <= 4 + WIRE_MAX_PAYLOAD);
 		wire_encode(&c[i], buf);
 		wire_encode(&c[i], buf + size);
-		CHECK_MSG(get32(buf) == size - 4 && buf[4] == c[i].type,
-			  "case %zu: header %u %u", i, get32(buf), buf[4]);
+		CHECK_MSG(wire_get32(buf) == size - 4 && buf[4] == c[i].type,
+			  "case %zu: header %u %u", i, wire_get32(buf), buf[4]);
 		memset(got, 0xa5, sizeof(*got));
 		r = wire_decode(buf, 2 * size, got, &e);
 		CHECK_MSG(r == (long)size, "case %zu: decode gave %ld of %zu: %s",
@@ -250,7 +227,7 @@ static void wire_rejects(void)
 		if (b->width == 1)
 			buf[b->off] = (uint8_t)b->val;
 		else
-			put32(buf + b->off, b->val);
+			wire_put32(buf + b->off, b->val);
 		r = wire_decode(buf, size, got, &e);
 		CHECK_MSG(r == -1, "%s: decode gave %ld", b->what, r);
 		CHECK_MSG(strstr(e.msg, b->want), "%s: message '%s', want '%s'",
@@ -374,7 +351,7 @@ static void verifier_protocol(void)
 	int p[V_PROMPT], p2[V_PROMPT], g[V_OUT], g2[V_OUT], wrong[3], nv, n = V_PROMPT;
 	long stale, discarded;
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	if (mload_spec(TARGET, "f32", &m, &t, &q, &e) < 0) {
 		CHECK_MSG(0, "%s", e.msg);
@@ -658,7 +635,7 @@ static int recv_msg(int fd, struct wire_msg *m, struct err *e)
 	int r = recv_bytes(fd, buf, 4);
 
 	if (r == 1) {
-		len = get32(buf);
+		len = wire_get32(buf);
 		if (len < 1 || len > WIRE_MAX_PAYLOAD)
 			r = err_set(e, "frame of %u bytes", len);
 		else if (recv_bytes(fd, buf + 4, len) != 1)
@@ -740,7 +717,7 @@ static int rig_init(struct rig *r)
 	json_t *w;
 
 	memset(r, 0, sizeof(*r));
-	if (!need_models())
+	if (!t_need_models())
 		return -1;
 	if (mload_spec(TARGET, "f32", &r->target, &r->tt, &q, &e) < 0) {
 		CHECK_MSG(0, "%s", e.msg);
@@ -1061,7 +1038,7 @@ static void loopback_misbehaving(void)
 			break;
 		}
 		if (bad[i].oversized) {
-			put32(frame, WIRE_MAX_PAYLOAD + 1);
+			wire_put32(frame, WIRE_MAX_PAYLOAD + 1);
 			frame[4] = WIRE_BLOCK;
 			ok = send_bytes(fd, frame, n) == 0;
 		} else {
@@ -1144,7 +1121,7 @@ static void t_validate_small(void)
 	json_t *j, *pts, *p;
 	size_t i;
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	t_absolute_dirs();
 	t_write("base.json", val_base);
@@ -1204,7 +1181,7 @@ static void t_validate_refuses(void)
 	};
 	char out[4096], args[2048], sweep[512];
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	t_absolute_dirs();
 	t_write("base.json", val_base);

@@ -31,22 +31,13 @@ static const char *model_file(const char *rel)
 	return p;
 }
 
-static int need_models(void)
-{
-	if (mload_models_dir())
-		return 1;
-	CHECK_MSG(0, "no models folder: set HYBRIDSPEC_MODELS or put shared/ "
-		  "beside the checkout");
-	return 0;
-}
-
 static void stories_reference_output(void)
 {
 	char out[8192];
 	const char *want = "Once upon a time, there was a little girl named "
 			   "Lily. She loved to play outside in the park.";
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	/* the binary runs from the case folder: give it the folder */
 	setenv("HYBRIDSPEC_MODELS", model_file(""), 1);
@@ -63,7 +54,7 @@ static void tokenizer_round_trip(void)
 	struct quant q = { LIN_F32, 128, Q4_SYM, false };
 	char line[8192], back[16384], dpath[4200];
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	snprintf(dpath, sizeof(dpath), "%s/TinyStories-valid-excerpt.txt",
 		 mload_data_dir());
@@ -242,7 +233,7 @@ static void forward_matches_float64(void)
 	float *lg, *lg1, *lg3;
 	double worst = 0, scale = 0;
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	if (mload("stories260K", &q, &m, &t, &e) < 0) {
 		CHECK_MSG(0, "%s", e.msg);
@@ -384,7 +375,7 @@ static void batch_matches_own_forward_f32(void)
 	static const char *const models[] = { "stories260K", "tinystories656K" };
 	struct quant q = { LIN_F32, 128, Q4_SYM, false };
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	for (int mi = 0; mi < 2; mi++)
 		for (int threads = 1; threads <= 3; threads += 2) {
@@ -426,7 +417,7 @@ static void batch_matches_own_forward_w4a16(void)
 	static const int groups[] = { 32, 128 };
 	struct quant q = { LIN_F32, 128, Q4_SYM, false };
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	for (int gi = 0; gi < 2; gi++) {
 		struct llama m;
@@ -474,7 +465,7 @@ static void bad_files(void)
 	long size;
 	char *data;
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	src = model_file("stories260K/stories260K.bin");
 	f = fopen(src, "rb");
@@ -531,7 +522,7 @@ static void speculative_is_lossless(void)
 	struct llama_state s;
 	float *lg;
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	if (mload("stories260K", &qf, &tgt, &t1, &e) < 0 ||
 	    mload("stories260K", &qd, &drf, &t2, &e) < 0 ||
@@ -584,7 +575,7 @@ static void acceptance_profile_feeds_the_simulator(void)
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		strcpy(cwd, ".");
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	setenv("HYBRIDSPEC_MODELS", model_file(""), 1);
 	snprintf(line, sizeof(line), "%s/TinyStories-valid-excerpt.txt",
@@ -622,7 +613,7 @@ static void hf_model(void)
 	char back[256] = "";
 	const char *text = "Once upon a time, Tom saw a dog.";
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	if (mload("tinystories656K", &q, &m, &t, &e) < 0) {
 		CHECK_MSG(0, "%s", e.msg);
@@ -655,7 +646,7 @@ static void hf_bad_shape(void)
 	struct err e = { "" };
 	FILE *f;
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	snprintf(dir, sizeof(dir), "%s/hf", t_tmpdir());
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s/'", dir,
@@ -723,7 +714,7 @@ static void speculative_sampling_matches_target(void)
 	double stat;
 	int df;
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	if (mload("stories260K", &qf, &tgt, &t1, &e) < 0 ||
 	    mload("stories260K", &qd, &drf, &t2, &e) < 0) {
@@ -944,7 +935,7 @@ static void hf_half_precision(void)
 	struct llama_state s;
 	char dir[700];
 
-	if (!need_models())
+	if (!t_need_models())
 		return;
 	if (mload("tinystories656K", &q, &m32, &t32, &e) < 0) {
 		CHECK_MSG(0, "%s", e.msg);
