@@ -895,7 +895,7 @@ int cli_validate(int argc, char **argv)
 	struct sweep sw;
 	struct od o = { 0 };
 	struct err e;
-	json_t *rows = json_array(), *prov, *doc;
+	json_t *rows = NULL, *prov, *doc;
 	FILE *csv = NULL;
 	int ch, rc = CLI_FAILED, gamma = 1, budget = 2, np = 0, nout = 0;
 	long lossy = 0;
@@ -1024,6 +1024,7 @@ int cli_validate(int argc, char **argv)
 		    (v.np + v.nout / 2.0);
 	if (!(csv = od_open(&o, "validate.csv", &e)))
 		goto done;
+	rows = json_array();
 	fprintf(csv, "point,label,itl_real_s,itl_sim_s,itl_err,tokens_per_s_real,"
 		"tokens_per_s_sim,tokens_per_s_err,alpha_real,alpha_sim,"
 		"busy_real,busy_sim,ttft_real_s,ttft_sim_s,lossless,"
