@@ -1,0 +1,681 @@
+/* validate.c: measuring the deployment and running a point both ways.
+ *
+ * A struct val holds what every point shares: the two models, the text's
+ * tokens, VAL_PROMPTS prompts and the target's greedy continuation of each
+ * (the reference every edge's output must equal), the draft's agreement
+ * bits along them, and the CPU split. Request r of tenant t uses prompt
+ * prompt_index(t, requests, r) in the deployment and in the point's
+ * acceptance profile alike. */
+#define _GNU_SOURCE /* sched_setaffinity */
+#include "validate.h"
+
+#include "cli.h"
+#include "edge.h"
+#include "jx.h"
+#include "report.h"
+#include "serve.h"
+#include "sim.h"
+#include "spec.h"
+#include "verifier.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define VAL_MAX_GAMMA 8    /* E[A] measured for gamma 1 .. 8 */
+#define VAL_ROUNDS 3       /* rounds over the verify grid */
+
+/* The process's CPUs when val_init ran (affinity is the process's: one
+ * set for all). */
+static cpu_set_t all_cpus;
+
+static void cpus_init(struct val *v)
+{
+	v->server_cpu = -1;
+	CPU_ZERO(&all_cpus);
+	sched_getaffinity(0, sizeof(all_cpus), &all_cpus);
+	if (CPU_COUNT(&all_cpus) >= 2)
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &all_cpus))
+				v->server_cpu = i;
+}
+
+enum side { SIDE_ALL, SIDE_EDGE, SIDE_SERVER };
+
+/* Moves the calling process to a side's CPUs. */
+static void pin(const struct val *v, enum side side)
+{
+	cpu_set_t s = all_cpus;
+
+	if (v->server_cpu >= 0 && side == SIDE_EDGE)
+		CPU_CLR(v->server_cpu, &s);
+	if (v->server_cpu >= 0 && side == SIDE_SERVER) {
+		CPU_ZERO(&s);
+		CPU_SET(v->server_cpu, &s);
+	}
+	sched_setaffinity(0, sizeof(s), &s);
+}
+
+/* ---- calibration ---- */
+
+/* Prompts spread over the text, and the target's greedy continuations. */
+static int make_prompts(struct val *v, struct err *e)
+{
+	const struct llama *m = &v->tm.m;
+	struct llama_state st;
+	float *logits = xmalloc(sizeof(float) * (size_t)v->np * m->c.vocab);
+
+	if (v->np + v->nout > m->c.seq_len || v->ntext < v->np + 1) {
+		free(logits);
+		return err_set(e, "%d prompt + %d output tokens: the target's "
+			       "context is %d, the text has %d tokens", v->np,
+			       v->nout, m->c.seq_len, v->ntext);
+	}
+	v->prompts = xmalloc(sizeof(int) * VAL_PROMPTS * (size_t)v->np);
+	v->greedy = xmalloc(sizeof(int) * VAL_PROMPTS * (size_t)v->nout);
+	llama_state_init(&st, &m->c, v->np);
+	for (int p = 0; p < VAL_PROMPTS; p++) {
+		int at = (int)((long)(v->ntext - v->np) * p / VAL_PROMPTS);
+		int *pr = v->prompts + (size_t)p * v->np;
+		int *out = v->greedy + (size_t)p * v->nout;
+
+		memcpy(pr, v->text + at, sizeof(int) * (size_t)v->np);
+		/* the reference: one token at a time, as generation does */
+		llama_forward(m, &st, pr, v->np, 0, logits);
+		out[0] = spec_argmax(logits + (size_t)(v->np - 1) * m->c.vocab,
+				     m->c.vocab);
+		for (int i = 1; i < v->nout; i++) {
+			llama_forward(m, &st, &out[i - 1], 1, v->np + i - 1, logits);
+			out[i] = spec_argmax(logits, m->c.vocab);
+		}
+	}
+	llama_state_release(&st);
+	free(logits);
+	return 0;
+}
+
+int val_init(struct val *v, const char *target, const char *draft,
+	     const char *text, int np, int nout, int budget, struct err *e)
+{
+	const char *tc = strrchr(target, ':'), *dc = strrchr(draft, ':');
+	char tn[1024], dn[1024];
+
+	*v = (struct val){ .np = np, .nout = nout };
+	snprintf(tn, sizeof(tn), "%.*s", tc ? (int)(tc - target) : 1023, target);
+	snprintf(dn, sizeof(dn), "%.*s", dc ? (int)(dc - draft) : 1023, draft);
+	if (calib_model_init(&v->tm, tn, NULL, tc ? tc + 1 : "f32", 1, 0, e) < 0)
+		return -1;
+	if (calib_model_init(&v->dm, dn, NULL, dc ? dc + 1 : "w4a16", 1, 0,
+			     e) < 0) {
+		calib_model_release(&v->tm);
+		return -1;
+	}
+	cpus_init(v);
+	if (v->tm.m.c.vocab != v->dm.m.c.vocab)
+		err_set(e, "target %s and draft %s have different vocabularies",
+			target, draft);
+	else if ((v->text = tok_encode_file(&v->tm.t, text, &v->ntext, e)) &&
+		 v->ntext < v->tm.m.c.seq_len + budget)
+		err_set(e, "%s: %d tokens, too short to calibrate (needs %d)",
+			text, v->ntext, v->tm.m.c.seq_len + budget);
+	else if (v->text && make_prompts(v, e) == 0)
+		return 0;
+	val_release(v);
+	return -1;
+}
+
+void val_release(struct val *v)
+{
+	free(v->text);
+	free(v->prompts);
+	free(v->greedy);
+	free(v->bits);
+	json_decref(v->mean_accepted);
+	calib_model_release(&v->dm);
+	calib_model_release(&v->tm);
+	*v = (struct val){ 0 };
+}
+
+/* What acceptance profiles need, measured once: along each prompt's
+ * target continuation the draft's greedy agreement (teacher-forced) and
+ * its alpha_stochastic; E[A] per gamma from real greedy speculative
+ * decoding of every prompt. */
+static void measure_acceptance(struct val *v)
+{
+	int n = v->np + v->nout, *seq = xmalloc(sizeof(int) * (size_t)n);
+	int *o = xmalloc(sizeof(int) * (size_t)v->nout);
+
+	v->bits = xmalloc((size_t)VAL_PROMPTS * (size_t)v->nout);
+	for (int p = 0; p < VAL_PROMPTS; p++) {
+		struct spec_accept a;
+
+		memcpy(seq, v->prompts + (size_t)p * v->np, sizeof(int) * (size_t)v->np);
+		memcpy(seq + v->np, v->greedy + (size_t)p * v->nout,
+		       sizeof(int) * (size_t)v->nout);
+		spec_teacher_forced(&v->tm.m, &v->dm.m, seq, n, &a);
+		/* bits[i] judges the prediction of token i + 1 */
+		memcpy(v->bits + (size_t)p * v->nout, a.bits + v->np - 1,
+		       (size_t)v->nout);
+		v->stoch[p] = a.alpha_stochastic;
+		free(a.bits);
+	}
+	v->mean_accepted = json_object();
+	for (int g = 1; g <= VAL_MAX_GAMMA; g++) {
+		struct spec_stats ss = { 0 };
+		char key[16];
+
+		for (int p = 0; p < VAL_PROMPTS; p++)
+			spec_decode_greedy(&v->tm.m, &v->dm.m,
+					   v->prompts + (size_t)p * v->np, v->np,
+					   v->nout, g, o, &ss);
+		snprintf(key, sizeof(key), "%d", g);
+		json_object_set_new(v->mean_accepted, key, json_real(ss.full_blocks ?
+			(double)ss.full_tokens / (double)ss.full_blocks : 1));
+	}
+	free(seq);
+	free(o);
+}
+
+/* The prompt of a tenant's request: the same in the deployment and in the
+ * point's acceptance profile. */
+static int prompt_index(int tenant, int requests, int r)
+{
+	return (tenant * requests + r) % VAL_PROMPTS;
+}
+
+/* The point's acceptance profile, dir/accept.json and dir/accept.bits:
+ * the bits of exactly the prompts its requests use, one line a request. */
+int val_accept_profile(struct val *v, const struct cfg *c, const char *dir,
+			  const json_t *prov, struct err *e)
+{
+	char path[4200];
+	long pos = 0, agree = 0;
+	double stoch = 0;
+	json_t *doc;
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%.4000s/accept.bits", dir);
+	if (!(f = fopen(path, "w")))
+		return err_set(e, "cannot write '%s': %s", path, strerror(errno));
+	fprintf(f, "# greedy agreement of draft and target along the target's "
+		"continuation of each request's prompt\n");
+	for (size_t g = 0, idx = 0; g < c->n_groups; g++)
+		for (long long k = 0; k < c->groups[g].count; k++, idx++)
+			for (int r = 0; r < (int)c->groups[g].workload.requests; r++) {
+				int p = prompt_index((int)idx,
+					(int)c->groups[g].workload.requests, r);
+
+				for (int i = 0; i < v->nout; i++) {
+					int b = v->bits[(size_t)p * v->nout + i];
+
+					fputc('0' + b, f);
+					agree += b;
+				}
+				fputc('\n', f);
+				pos += v->nout;
+				stoch += v->stoch[p];
+			}
+	if (fclose(f) != 0)
+		return err_set(e, "cannot write '%s'", path);
+	doc = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:f,s:f,s:f,s:f,s:f,s:O,"
+			"s:s,s:O}",
+			"kind", "acceptance", "target", v->tm.name,
+			"draft", v->dm.name, "target_quant", v->tm.quant,
+			"draft_quant", v->dm.quant, "text", "the point's prompts",
+			"tokens", (json_int_t)pos, "ppl", 0.0, "ppl_draft", 0.0,
+			"alpha_greedy", (double)agree / (double)pos,
+			"alpha_stochastic", stoch * (double)v->nout / (double)pos,
+			"temperature", 0.0, "mean_accepted_per_gamma",
+			v->mean_accepted, "bits", "accept.bits", "provenance", prov);
+	snprintf(path, sizeof(path), "%.4000s/accept.json", dir);
+	rc = jx_save(path, doc, e);
+	json_decref(doc);
+	return rc;
+}
+
+/* The verifier's iteration time over a grid of batch tokens x context, as
+ * verifier_iterate runs it: at each point, slots prefilled to the context
+ * get one block each, in segments of gamma + 1 tokens, so that the batch
+ * holds the point's tokens. The drafts are text tokens, so most are
+ * rejected and a slot's context grows by a token or two a repetition.
+ * The grid is timed in VAL_ROUNDS rounds, each point a burst of
+ * repetitions whose first only warms the caches (the verifier of a server
+ * runs on warm caches: nothing else runs on its CPU); a burst of noise on a
+ * shared machine then touches one round of a point, not all of it. A
+ * point's time is the median of its repetitions, then made non-decreasing
+ * in tokens (a bigger batch never takes less time: a median that does is
+ * noise). */
+struct vgrid {
+	const int *tok, *ctx;  /* (nt), (nc) */
+	int nt, nc;
+	double *med;           /* (nt x nc) seconds */
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void queue_blocks(struct verifier *v, int tokens, int gamma,
+			 const int *text)
+{
+	struct err e;
+	int left = tokens;
+
+	for (int i = 0; i < v->slots && left > 1; i++) {
+		const struct vreq *q = &v->t[i];
+		int base = q->len - q->kv_len;
+		int n = left - base < gamma ? left - base : gamma;
+
+		verifier_block(v, i, 0, q->epoch, q->len, text + q->len + 1, n, 0,
+			       &e);
+		left -= base + n;
+	}
+}
+
+static void verify_grid(const struct llama *m, const int *text, int gamma,
+			int reps, struct vgrid *g)
+{
+	int np = g->nt * g->nc, seg = gamma + 1;
+	int burst = (reps + VAL_ROUNDS - 1) / VAL_ROUNDS;
+	struct verifier *v = xcalloc((size_t)np, sizeof(*v));
+	double *s = xmalloc(sizeof(double) * (size_t)np * (size_t)reps), w;
+	struct viter it;
+	struct err e;
+
+	for (int p = 0; p < np; p++) {
+		int tokens = g->tok[p / g->nc], ctx = g->ctx[p % g->nc];
+		int slots = (tokens + seg - 1) / seg;
+
+		verifier_init(&v[p], m, SCHED_CONTINUOUS, tokens + 1,
+			      m->c.seq_len, 0, slots);
+		for (int i = 0; i < slots; i++)
+			verifier_prompt(&v[p], i, 0, text + i, ctx,
+					m->c.seq_len - ctx, 0, &e);
+		while (verifier_ready(&v[p], 0, &w)) /* the prefills */
+			verifier_iterate(&v[p], &it);
+	}
+	for (int r = 0; r < reps; r += burst)
+		for (int p = 0; p < np; p++)
+			for (int b = -1; b < burst && r + b < reps; b++) {
+				double t0;
+
+				queue_blocks(&v[p], g->tok[p / g->nc], gamma, text);
+				t0 = cli_now_s();
+				verifier_iterate(&v[p], &it);
+				if (b >= 0)
+					s[(size_t)p * reps + r + b] = cli_now_s() - t0;
+			}
+	for (int p = 0; p < np; p++) {
+		qsort(s + (size_t)p * reps, (size_t)reps, sizeof(double),
+		      cmp_double);
+		g->med[p] = s[(size_t)p * reps + reps / 2];
+		if (p >= g->nc && g->med[p] < g->med[p - g->nc])
+			g->med[p] = g->med[p - g->nc];
+		verifier_release(&v[p]);
+	}
+	free(s);
+	free(v);
+}
+
+/* The grid's medians as a calib_time_fn. */
+static double grid_time(void *arg, int tokens, int ctx)
+{
+	const struct vgrid *g = arg;
+	int i = 0, j = 0;
+
+	while (g->tok[i] != tokens)
+		i++;
+	while (g->ctx[j] != ctx)
+		j++;
+	return g->med[i * g->nc + j];
+}
+
+/* Measures the edge and verify profiles into dir (edge.json,
+ * verify.json) and what the points' acceptance profiles need. budget: the
+ * largest batch a point uses. */
+int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
+		     const json_t *prov, struct err *e)
+{
+	static const int ctx_all[] = { 8, 32, 64, 128, 256, 512, 1024, 0 };
+	static const int pre_all[] = { 4, 8, 16, 32, 64, 128, 0 };
+	int seq_len = v->tm.m.c.seq_len, ctx[8], pre[8], tok[16], nc = 0, np = 0,
+	    nt = 0;
+	int reps = v->quick ? 5 : 31;
+	struct calib_cpu_opts co = { .ctx = ctx, .prefill = pre, .reps = reps,
+				     .min_s = v->quick ? 0.002 : 0.02,
+				     .stream_bytes = (v->quick ? 16u : 64u) << 20,
+				     .progress = !v->quiet };
+	struct vgrid vg = { .tok = tok, .ctx = ctx };
+	json_t *edge, *verify, *none;
+	char path[4096];
+	int rc;
+
+	/* contexts that leave room for the repetitions' growth */
+	for (int i = 0; ctx_all[i]; i++)
+		if (ctx_all[i] + 2 * reps * (gamma + 1) <= seq_len)
+			ctx[nc++] = ctx_all[i];
+	for (int i = 0; pre_all[i]; i++)
+		if (pre_all[i] < seq_len)
+			pre[np++] = pre_all[i];
+	ctx[nc] = pre[np] = 0;
+	for (int t = 2; t < 2 * budget && nt < 15; t *= 2)
+		tok[nt++] = t < budget ? t : budget;
+	tok[nt] = 0;
+	if (nc < 2)
+		return err_set(e, "the target's context (%d) is too short to "
+			       "calibrate gamma %d", seq_len, gamma);
+	if (!v->quiet)
+		fprintf(stderr, "validate: calibrating the draft, the verifier "
+			"and the acceptance on this machine\n");
+	pin(v, SIDE_EDGE);
+	edge = calib_cpu(&v->dm, &co, prov, &none);
+	pin(v, SIDE_SERVER);
+	json_object_set_new(edge, "device", json_string("this machine (validate)"));
+	snprintf(path, sizeof(path), "%.4000s/edge.json", dir);
+	rc = jx_save(path, edge, e);
+	json_decref(edge);
+	if (rc < 0 || prof_edge_load(path, &v->edge, e) < 0)
+		return -1;
+	vg.nt = nt;
+	vg.nc = nc;
+	vg.med = xmalloc(sizeof(double) * (size_t)(nt * nc));
+	verify_grid(&v->tm.m, v->text, gamma, reps, &vg);
+	verify = calib_verify_table("cpu-1t", v->tm.name, seq_len, tok, ctx,
+				    grid_time, &vg, "verifier_iterate timed on "
+				    "this CPU in segments of gamma + 1 (median "
+				    "of 3 rounds of warm bursts, made "
+				    "non-decreasing in tokens)", prov, !v->quiet);
+	free(vg.med);
+	pin(v, SIDE_ALL);
+	snprintf(path, sizeof(path), "%.4000s/verify.json", dir);
+	rc = jx_save(path, verify, e);
+	json_decref(verify);
+	if (rc == 0)
+		measure_acceptance(v);
+	return rc;
+}
+
+/* ---- one point ---- */
+
+static int dial_loopback(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+/* The body of an edge process: tenant idx of group g. */
+static int edge_child(struct val *v, const struct cfg *c, size_t g, int idx,
+		      int port, double t0, const char *pdir)
+{
+	const struct cfg_group *G = &c->groups[g];
+	int R = (int)G->workload.requests;
+	int *pr = xmalloc(sizeof(int) * (size_t)R * (size_t)v->np);
+	char path[4200];
+	struct edge_opts eo = {
+		.m = &v->dm.m, .tk = &v->tm.t, .tenant = (uint32_t)idx,
+		.proto = G->proto.kind, .gamma = G->proto.gamma,
+		.window = G->proto.kind == PROTO_SYNC ? 1 : G->proto.window,
+		.wan = &G->wan, .seed = c->seed, .prompts = pr,
+		.prompt_n = v->np, .out_n = v->nout, .requests = R,
+		.think_s = G->workload.think_s, .start_s = G->workload.start_s,
+		.t0_s = t0,
+	};
+	struct err e;
+	json_t *log;
+
+	for (int r = 0; r < R; r++)
+		memcpy(pr + (size_t)r * v->np,
+		       v->prompts + (size_t)((idx * R + r) % VAL_PROMPTS) * v->np,
+		       sizeof(int) * (size_t)v->np);
+	snprintf(path, sizeof(path), "%.4000s/edge-%d.txt", pdir, idx);
+	eo.text = fopen(path, "w");
+	eo.fd = dial_loopback(port);
+	if (eo.fd < 0) {
+		fprintf(stderr, "validate: edge %d: cannot connect: %s\n", idx,
+			strerror(errno));
+		return 1;
+	}
+	log = edge_run(&eo, &e);
+	if (eo.text)
+		fclose(eo.text);
+	if (!log) {
+		fprintf(stderr, "validate: edge %d: %s\n", idx, e.msg);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%.4000s/edge-%d.json", pdir, idx);
+	if (jx_save(path, log, &e) < 0) {
+		fprintf(stderr, "validate: %s\n", e.msg);
+		return 1;
+	}
+	return 0;
+}
+
+static int server_child(struct val *v, const struct cfg *c, int lfd,
+			int clients, double t0, const char *pdir)
+{
+	struct serve_opts so = {
+		.m = &v->tm.m, .listen_fd = lfd, .policy = c->cloud.policy,
+		.budget = (int)c->cloud.max_batch_tokens,
+		.chunk = (int)c->cloud.prefill_chunk_tokens,
+		.window_s = c->cloud.window_s, .max_clients = clients,
+		.exit_after = clients, .t0_s = t0, .spin = v->server_cpu >= 0,
+	};
+	char path[4200];
+	struct err e;
+	json_t *st = serve_run(&so, &e);
+
+	if (!st) {
+		fprintf(stderr, "validate: serve: %s\n", e.msg);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%.4000s/server.json", pdir);
+	return jx_save(path, st, &e) < 0 ? 1 : 0;
+}
+
+/* Forks the server and the edges, waits for them (killing them all after
+ * timeout_s), and reads their logs into p->real. */
+int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
+			double timeout_s, struct val_point *p, struct err *e)
+{
+	int port = 0, lfd = serve_listen("127.0.0.1", &port, e), n = 0, bad = 0;
+	int clients = 0;
+	pid_t *pid;
+	double t0, deadline, tokens = 0, span = 0, gaps = 0, end = 0, ttft = 0;
+	double judged = 0, accepted = 0, draft_s = 0, drafted = 0;
+	char path[4200];
+	json_t *st;
+
+	if (lfd < 0)
+		return -1;
+	for (size_t g = 0; g < c->n_groups; g++)
+		clients += (int)c->groups[g].count;
+	pid = xcalloc((size_t)clients + 1, sizeof(pid_t));
+	fflush(NULL);
+	t0 = cli_now_s() + 0.3 + 0.005 * clients; /* all processes up by then */
+	if ((pid[n++] = fork()) == 0) {
+		pin(v, SIDE_SERVER);
+		_exit(server_child(v, c, lfd, clients, t0, pdir));
+	}
+	close(lfd);
+	for (size_t g = 0, idx = 0; g < c->n_groups; g++)
+		for (long long k = 0; k < c->groups[g].count; k++, idx++)
+			if ((pid[n++] = fork()) == 0) {
+				pin(v, SIDE_EDGE);
+				_exit(edge_child(v, c, g, (int)idx, port, t0,
+						 pdir));
+			}
+	deadline = cli_now_s() + timeout_s;
+	for (int left = n; left > 0;) {
+		int status;
+		pid_t w = waitpid(-1, &status, WNOHANG);
+
+		if (w > 0) {
+			left--;
+			bad += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+		} else if (cli_now_s() > deadline) {
+			for (int i = 0; i < n; i++)
+				kill(pid[i], SIGKILL);
+			while (wait(NULL) > 0)
+				;
+			free(pid);
+			return err_set(e, "%s: still running after %.0f s: killed",
+				       pdir, timeout_s);
+		} else {
+			nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+		}
+	}
+	free(pid);
+	if (bad)
+		return err_set(e, "%s: %d of the deployment's processes failed "
+			       "(their messages are above)", pdir, bad);
+	snprintf(path, sizeof(path), "%.4000s/server.json", pdir);
+	if (!(st = jx_load(path, e)))
+		return -1;
+	p->errors = (long)json_integer_value(json_object_get(st, "protocol_errors"));
+	for (int idx = 0; idx < clients; idx++) {
+		json_t *log, *reqs, *rq;
+		size_t i;
+
+		snprintf(path, sizeof(path), "%.4000s/edge-%d.json", pdir, idx);
+		if (!(log = jx_load(path, e))) {
+			json_decref(st);
+			return -1;
+		}
+		judged += (double)json_integer_value(json_object_get(log, "judged"));
+		accepted += (double)json_integer_value(json_object_get(log, "accepted"));
+		draft_s += json_number_value(json_object_get(log, "draft_s"));
+		drafted += (double)json_integer_value(json_object_get(log, "drafted"));
+		reqs = json_object_get(log, "requests");
+		json_array_foreach(reqs, i, rq) {
+			json_t *cm = json_object_get(rq, "commits");
+			json_t *tk = json_object_get(rq, "tokens");
+			size_t nc = json_array_size(cm);
+			int R = (int)json_array_size(reqs);
+			const int *want = v->greedy +
+				(size_t)prompt_index(idx, R, (int)i) * v->nout;
+			double first = json_number_value(json_array_get(
+				json_array_get(cm, 0), 0));
+			double last = json_number_value(json_array_get(
+				json_array_get(cm, nc - 1), 0));
+
+			tokens += v->nout;
+			span += last - first;
+			gaps += v->nout - 1;
+			ttft += first - json_number_value(json_object_get(rq,
+							"arrive_s"));
+			end = fmax(end, json_number_value(json_object_get(rq,
+							"done_arrive_s")));
+			p->requests++;
+			for (int t = 0; t < v->nout; t++)
+				if (json_integer_value(json_array_get(tk, (size_t)t)) !=
+				    want[t]) {
+					p->mismatched++;
+					break;
+				}
+		}
+		json_decref(log);
+	}
+	p->real = (struct val_side){
+		.itl_s = gaps > 0 ? span / gaps : 0,
+		.tokens_per_s = end > 0 ? tokens / end : 0,
+		.alpha = judged > 0 ? accepted / judged : 0,
+		.busy = end > 0 ? json_number_value(json_object_get(st, "busy_s")) /
+				  end : 0,
+		.ttft_s = p->requests ? ttft / (double)p->requests : 0,
+	};
+	p->draft_step_s = drafted > 0 ? draft_s / drafted : 0;
+	json_decref(st);
+	return 0;
+}
+
+static double num_at(const json_t *doc, const char *ptr)
+{
+	char buf[JX_PTR_MAX], *tok, *save = NULL;
+	const json_t *v = doc;
+
+	snprintf(buf, sizeof(buf), "%s", ptr);
+	for (tok = strtok_r(buf, "/", &save); tok && v;
+	     tok = strtok_r(NULL, "/", &save))
+		v = json_object_get(v, tok);
+	return json_number_value(v);
+}
+
+/* The simulator on the same config, averaged over the sweep's seeds. */
+int val_simulate(const struct sweep *sw, size_t point,
+			  char **extra, size_t n_extra, const char *pdir,
+			  struct val_point *p, struct err *e)
+{
+	struct val_side sum = { 0 };
+
+	for (size_t k = 0; k < sw->n_seeds; k++) {
+		size_t n;
+		char **sets = sweep_sets(sw, point, sw->seeds[k], &n);
+		const char **all = xmalloc(sizeof(char *) * (n + n_extra));
+		struct cfg c;
+		struct sim s;
+		json_t *sum_doc = NULL;
+		int rc;
+
+		for (size_t i = 0; i < n; i++)
+			all[i] = sets[i];
+		for (size_t i = 0; i < n_extra; i++)
+			all[n + i] = extra[i];
+		rc = cfg_load(&c, sw->base, all, n + n_extra, e);
+		free(all);
+		sweep_sets_free(sets, n);
+		if (rc < 0)
+			return -1;
+		rc = sim_init(&s, &c, (struct sim_opts){ 0 }, e);
+		if (rc == 0 && (rc = sim_run(&s)) == 0) {
+			sum_doc = rep_summary(&s);
+			sum.itl_s += num_at(sum_doc, "/all/itl_s/mean");
+			sum.tokens_per_s += num_at(sum_doc, "/all/tokens_per_s");
+			sum.alpha += num_at(sum_doc, "/all/alpha");
+			sum.busy += num_at(sum_doc, "/cloud/busy_fraction");
+			sum.ttft_s += num_at(sum_doc, "/all/ttft_s/mean");
+			if (k == 0) {
+				char path[4200];
+
+				snprintf(path, sizeof(path), "%.4000s/sim-summary.json",
+					 pdir);
+				rc = jx_save(path, sum_doc, e);
+			}
+			json_decref(sum_doc);
+		}
+		sim_release(&s);
+		cfg_release(&c);
+		if (rc < 0)
+			return -1;
+	}
+	p->sim = (struct val_side){ sum.itl_s / sw->n_seeds,
+				sum.tokens_per_s / sw->n_seeds,
+				sum.alpha / sw->n_seeds, sum.busy / sw->n_seeds,
+				sum.ttft_s / sw->n_seeds };
+	return 0;
+}
+

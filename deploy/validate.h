@@ -1,0 +1,86 @@
+/* validate.h: what "hybridspec validate" does at each point, as a module:
+ * measure the deployment's own costs on this machine (the draft's step and
+ * prefill, the verifier's batch times, the draft/target agreement along the
+ * target's continuations of the workload's prompts), run a point for real
+ * (one serve process, one edge process per tenant, loopback TCP, the WAN
+ * emulated in the edges) and in the simulator on those profiles
+ * (docs/deploy.md). */
+#ifndef HS_VALIDATE_H
+#define HS_VALIDATE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "calib.h"
+#include "cfg.h"
+#include "prof.h"
+#include "sweep.h"
+
+#define VAL_PROMPTS 32     /* distinct prompts of the workload */
+
+struct val {
+	/* With two or more CPUs the verifier (the cloud's GPU) gets the last
+	 * one to itself and the edge devices share the others, so that the
+	 * two sides do not take each other's time; calibration times each
+	 * side on its own CPUs. -1: one CPU, no split. */
+	int server_cpu;
+	struct calib_model tm, dm;  /* target and draft */
+	int *text, ntext;           /* the text's tokens */
+	int np, nout;               /* prompt and output tokens (largest) */
+	int *prompts;               /* (VAL_PROMPTS x np) */
+	int *greedy;                /* (VAL_PROMPTS x nout): target's own */
+	unsigned char *bits;        /* (VAL_PROMPTS x nout): draft agrees
+				       with the target at that output position */
+	double stoch[VAL_PROMPTS];  /* alpha_stochastic along each */
+	json_t *mean_accepted;      /* E[A] per gamma, measured */
+	bool quiet;
+	bool quick;                 /* fewer timing repetitions */
+	struct prof_edge edge;      /* the draft's measured profile */
+};
+
+
+/* Loads the target and the draft ("NAME[:QUANT]", defaults f32 and
+ * w4a16), the text's tokens, the VAL_PROMPTS prompts of np tokens and the
+ * target's greedy continuations of nout tokens; splits the CPUs. budget:
+ * the largest batch a point uses. -1 with e's message for a bad model,
+ * text or length. */
+int val_init(struct val *v, const char *target, const char *draft,
+	     const char *text, int np, int nout, int budget, struct err *e);
+void val_release(struct val *v);
+
+/* Measures the edge and verify profiles into dir (edge.json, verify.json)
+ * and what the points' acceptance profiles need. */
+int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
+		  const json_t *prov, struct err *e);
+
+/* The point's acceptance profile, dir/accept.json and dir/accept.bits:
+ * the bits of exactly the prompts its requests use. */
+int val_accept_profile(struct val *v, const struct cfg *c, const char *dir,
+		       const json_t *prov, struct err *e);
+
+/* One side's figures at a point. */
+struct val_side {
+	double itl_s, tokens_per_s, alpha, busy, ttft_s;
+};
+
+struct val_point {
+	struct val_side real, sim;
+	double draft_step_s;       /* real: mean wall time of a draft step */
+	long requests, mismatched; /* requests, those not lossless */
+	long errors;               /* protocol errors the server saw */
+};
+
+/* Runs config c for real: forks the server and the edges, waits for them
+ * (killing them all after timeout_s), writes their logs to pdir and reads
+ * them into p->real, checking every output against the target's own. */
+int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
+	       double timeout_s, struct val_point *p, struct err *e);
+
+/* The simulator on point of sw with the extra overrides (the profiles),
+ * once per seed, into p->sim (means); the first seed's summary is saved
+ * in pdir. */
+int val_simulate(const struct sweep *sw, size_t point, char **extra,
+		 size_t n_extra, const char *pdir, struct val_point *p,
+		 struct err *e);
+
+#endif
