@@ -14,12 +14,15 @@
 #include "validate.h"
 
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define VAL_CLOSE 0.10 /* the goal: sim within 10% of real */
 
 static const char validate_help[] =
 	"usage: hybridspec validate SWEEP.json [-o DIR] [--target NAME[:Q]]\n"
@@ -241,7 +244,8 @@ int cli_validate(int argc, char **argv)
 	json_t *rows = NULL, *prov, *doc;
 	FILE *csv = NULL;
 	int ch, rc = CLI_FAILED, gamma = 1, budget = 2, np = 0, nout = 0;
-	long lossy = 0;
+	long lossy = 0, close = 0; /* requests not lossless; points within
+				    VAL_CLOSE on ITL and tokens/s */
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -353,6 +357,7 @@ int cli_validate(int argc, char **argv)
 		char **sets = sweep_sets(&sw, pt, sw.seeds[0], &n), **extra;
 		char pdir[4400], label[512], *resolved, *fixed;
 		struct val_point p = { 0 };
+		int within;
 		struct cfg c;
 		int r;
 
@@ -402,13 +407,19 @@ int cli_validate(int argc, char **argv)
 		if (r < 0)
 			goto done;
 		lossy += p.mismatched;
+		within = fabs(rel(p.sim.itl_s, p.real.itl_s)) <= VAL_CLOSE &&
+			 fabs(rel(p.sim.tokens_per_s, p.real.tokens_per_s)) <=
+				 VAL_CLOSE;
+		close += within;
 		json_array_append_new(rows, json_pack(
-			"{s:I,s:s,s:o,s:o,s:{s:f,s:f,s:f},s:I,s:I,s:I,s:b,s:f,s:f}",
+			"{s:I,s:s,s:o,s:o,s:{s:f,s:f,s:f},s:b,s:I,s:I,s:I,s:b,s:f,"
+			"s:f}",
 			"point", (json_int_t)pt, "label", label,
 			"real", side_json(&p.real), "sim", side_json(&p.sim),
 			"error", "itl", rel(p.sim.itl_s, p.real.itl_s),
 			"tokens_per_s", rel(p.sim.tokens_per_s, p.real.tokens_per_s),
 			"busy_fraction", rel(p.sim.busy, p.real.busy),
+			"within_10pct", within,
 			"requests", (json_int_t)p.requests,
 			"not_lossless", (json_int_t)p.mismatched,
 			"protocol_errors", (json_int_t)p.errors,
@@ -433,8 +444,9 @@ int cli_validate(int argc, char **argv)
 		goto done;
 	}
 	csv = NULL;
-	doc = json_pack("{s:s,s:s,s:s,s:s,s:O,s:O}", "name", sw.name, "target",
-			target, "draft", draft, "text", text, "points", rows,
+	doc = json_pack("{s:s,s:s,s:s,s:s,s:O,s:I,s:O}", "name", sw.name,
+			"target", target, "draft", draft, "text", text, "points",
+			rows, "points_within_10pct", (json_int_t)close,
 			"provenance", prov);
 	{
 		char *t = jx_dumps(doc), *sr = sweep_resolved(&sw);
@@ -452,8 +464,10 @@ int cli_validate(int argc, char **argv)
 		goto done;
 	}
 	if (!json)
-		printf("results: %s%s\n", out, lossy ? "; some outputs were NOT "
-		       "the target's greedy output" : "");
+		printf("within 10%% on ITL and tokens/s: %ld of %zu points; %s\n"
+		       "results: %s\n", close, sw.n_points, lossy ?
+		       "some outputs were NOT the target's greedy output" :
+		       "every output was the target's greedy output", out);
 	rc = lossy ? CLI_FAILED : CLI_OK;
 	if (lossy)
 		err_set(&e, "%ld requests were not lossless", lossy);

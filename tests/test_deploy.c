@@ -1139,12 +1139,15 @@ static void t_validate_small(void)
 	j = json_loads(doc, 0, NULL);
 	pts = json_object_get(j, "points");
 	CHECK(json_array_size(pts) == 2);
+	CHECK(json_integer_value(json_object_get(j, "points_within_10pct")) >= 0 &&
+	      json_integer_value(json_object_get(j, "points_within_10pct")) <= 2);
 	json_array_foreach(pts, i, p) {
 		json_t *real = json_object_get(p, "real"), *sim = json_object_get(p, "sim");
 		double ra = json_number_value(json_object_get(real, "alpha"));
 		double sa = json_number_value(json_object_get(sim, "alpha"));
 
 		CHECK(json_is_true(json_object_get(p, "lossless")));
+		CHECK(json_is_boolean(json_object_get(p, "within_10pct")));
 		CHECK(json_integer_value(json_object_get(p, "requests")) == 2);
 		CHECK(json_integer_value(json_object_get(p, "protocol_errors")) == 0);
 		CHECK(ra > 0 && ra <= 1 && sa > 0 && sa <= 1);
