@@ -8,18 +8,13 @@
 #include "mload.h"
 #include "pool.h"
 #include "serve.h"
+#include "wire.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 static const char serve_help[] =
 	"usage: hybridspec serve [--model NAME[:Q]] [--host ADDR] [--port N]\n"
@@ -185,31 +180,21 @@ int cli_serve(int argc, char **argv)
 	return st ? CLI_OK : failed(&e);
 }
 
-/* A TCP connection to "HOST:PORT"; -1 with e's message. */
+/* wire_dial to "HOST:PORT"; -1 with e's message. */
 static int dial(const char *addr, struct err *e)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
 	char host[64];
 	const char *colon = strrchr(addr, ':');
 	long long port;
-	int fd, one = 1;
+	int fd;
 
 	if (!colon || colon - addr >= (long)sizeof(host) ||
 	    cli_long("--connect", colon + 1, 1, 65535, &port))
 		return err_set(e, "--connect: expected HOST:PORT, got '%s'", addr);
 	snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
-	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
-		return err_set(e, "--connect: '%s' is not an IPv4 address", host);
-	a.sin_port = htons((uint16_t)port);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
+	fd = wire_dial(host, (int)port, e);
 	if (fd < 0)
-		return err_set(e, "socket: %s", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-		err_set(e, "%s: %s", addr, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		err_prefix(e, "--connect");
 	return fd;
 }
 

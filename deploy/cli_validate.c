@@ -277,27 +277,24 @@ int cli_validate(int argc, char **argv)
 		return cli_fail("%s", e.msg);
 	/* every point must be one the deployment can run */
 	for (size_t pt = 0; pt < sw.n_points; pt++) {
-		size_t n;
-		char **sets = sweep_sets(&sw, pt, -1, &n);
 		struct cfg c;
-		int r = cfg_load(&c, sw.base, (const char *const *)sets, n, &e);
+		int pnp = 0, pnout = 0;
+		int r = val_cfg_load(&sw, pt, -1, NULL, 0, &c, &e);
 
-		sweep_sets_free(sets, n);
 		if (r == 0) {
-			r = check_point(&c, &np, &nout, &e);
+			r = check_point(&c, &pnp, &pnout, &e);
 			if (r < 0)
 				err_prefix(&e, "%s: point %zu", sw.file, pt);
-			for (size_t g = 0; g < c.n_groups; g++) {
+			for (size_t g = 0; g < c.n_groups; g++)
 				if (c.groups[g].proto.gamma > gamma)
 					gamma = c.groups[g].proto.gamma;
-			}
 			if (c.cloud.max_batch_tokens > budget)
 				budget = (int)c.cloud.max_batch_tokens;
-			if (v.np && (np != v.np || nout != v.nout))
+			if (r == 0 && pt > 0 && (pnp != np || pnout != nout))
 				r = err_set(&e, "%s: every point needs the same "
 					    "prompt and output lengths", sw.file);
-			v.np = np;
-			v.nout = nout;
+			np = pnp;
+			nout = pnout;
 			cfg_release(&c);
 		}
 		if (r < 0) {
@@ -353,8 +350,8 @@ int cli_validate(int argc, char **argv)
 		       "real", "sim", "err", "real", "sim", "err", "real", "sim",
 		       "real", "sim");
 	for (size_t pt = 0; pt < sw.n_points; pt++) {
-		size_t n, nx;
-		char **sets = sweep_sets(&sw, pt, sw.seeds[0], &n), **extra;
+		size_t nx;
+		char **extra;
 		char pdir[4400], label[512], *resolved, *fixed;
 		struct val_point p = { 0 };
 		int within;
@@ -363,8 +360,7 @@ int cli_validate(int argc, char **argv)
 
 		point_label(&sw, pt, label, sizeof(label));
 		snprintf(pdir, sizeof(pdir), "%.4000s/points/%zu", tmp_abs, pt);
-		r = cfg_load(&c, sw.base, (const char *const *)sets, n, &e);
-		sweep_sets_free(sets, n);
+		r = val_cfg_load(&sw, pt, sw.seeds[0], NULL, 0, &c, &e);
 		if (r < 0 || make_dir(pdir, &e) < 0)
 			goto done;
 		extra = profile_sets(cdir, pdir, &c, v.tm.name, &nx);
@@ -380,16 +376,8 @@ int cli_validate(int argc, char **argv)
 		if (r == 0) {
 			/* the resolved config, naming the profiles where they
 			 * will be */
-			sets = sweep_sets(&sw, pt, sw.seeds[0], &n);
-			const char **all = xmalloc(sizeof(char *) * (n + nx));
-
-			for (size_t i = 0; i < n; i++)
-				all[i] = sets[i];
-			for (size_t i = 0; i < nx; i++)
-				all[n + i] = extra[i];
-			r = cfg_load(&c, sw.base, all, n + nx, &e);
-			free(all);
-			sweep_sets_free(sets, n);
+			r = val_cfg_load(&sw, pt, sw.seeds[0], extra, nx, &c,
+					 &e);
 			if (r == 0) {
 				char name[64];
 

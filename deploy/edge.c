@@ -36,6 +36,7 @@ struct edge {
 	long drafted, wasted, judged, accepted, verdicts;
 	double draft_s;             /* wall time spent drafting */
 	json_t *commits;            /* borrowed from the log: this request's */
+	struct wire_msg *msg;       /* scratch for the messages sent */
 };
 
 static double now_s(const struct edge *e)
@@ -43,13 +44,10 @@ static double now_s(const struct edge *e)
 	return cli_now_s() - e->o->t0_s;
 }
 
-static int send_up(struct edge *e, struct wire_msg *m, double *arrive_s)
+/* Sends e->msg up the link; returns its arrival time at the cloud. */
+static double send_up(struct edge *e)
 {
-	double at = wan_line_push(&e->up, now_s(e), m);
-
-	if (arrive_s)
-		*arrive_s = at;
-	return 0;
+	return wan_line_push(&e->up, now_s(e), e->msg);
 }
 
 /* Appends committed tokens seq[from .. L) to the log and the text. */
@@ -186,7 +184,7 @@ static const float *feed(struct edge *e, int upto)
 	return row;
 }
 
-static int draft(struct edge *e)
+static void draft(struct edge *e)
 {
 	const struct edge_opts *o = e->o;
 	double t0 = cli_now_s();
@@ -199,28 +197,24 @@ static int draft(struct edge *e)
 	e->drafted++;
 	e->draft_s += cli_now_s() - t0;
 	if (e->dlen - e->bstart < e->bsize)
-		return 0;
-	struct wire_msg *m = xmalloc(sizeof(*m));
-
-	*m = (struct wire_msg){ .type = WIRE_BLOCK, .request = e->req,
-				.epoch = e->epoch, .pos = (uint32_t)e->bstart,
-				.n = (uint32_t)e->bsize };
+		return;
+	*e->msg = (struct wire_msg){ .type = WIRE_BLOCK, .request = e->req,
+				     .epoch = e->epoch,
+				     .pos = (uint32_t)e->bstart,
+				     .n = (uint32_t)e->bsize };
 	for (int i = 0; i < e->bsize; i++)
-		m->tok[i] = e->seq[e->bstart + i];
-	send_up(e, m, NULL);
-	free(m);
+		e->msg->tok[i] = e->seq[e->bstart + i];
+	send_up(e);
 	e->fly[e->nfly++] = e->bsize;
 	e->bstart = e->dlen;
-	return 0;
 }
 
 static int request(struct edge *e, const int *prompt, json_t *log,
 		   struct err *er)
 {
 	const struct edge_opts *o = e->o;
-	struct wire_msg *m = xcalloc(1, sizeof(*m));
-	json_t *toks = json_array();
-	double done_at;
+	struct wire_msg *m = e->msg;
+	json_t *rq, *toks;
 
 	*m = (struct wire_msg){ .type = WIRE_PROMPT, .request = e->req,
 				.out_tokens = (uint32_t)o->out_n,
@@ -228,9 +222,9 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	for (int i = 0; i < o->prompt_n; i++)
 		m->tok[i] = e->seq[i] = prompt[i];
 	e->commits = json_array();
-	json_array_append_new(log, json_pack("{s:f, s:o}", "arrive_s", now_s(e),
-					     "commits", e->commits));
-	send_up(e, m, NULL);
+	rq = json_pack("{s:f, s:o}", "arrive_s", now_s(e), "commits", e->commits);
+	json_array_append_new(log, rq);
+	send_up(e);
 	if (o->text && o->tk) /* the prompt, then the tokens as they commit */
 		for (int i = 1; i < o->prompt_n; i++)
 			fputs(tok_decode(o->tk, prompt[i - 1], prompt[i]), o->text);
@@ -242,7 +236,7 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	feed(e, o->prompt_n - 1); /* the edge's prefill */
 	while (e->L < e->limit) {
 		if (pump(e, er) < 0)
-			goto fail;
+			return -1;
 		if (e->L >= e->limit)
 			break;
 		if (e->nfly < o->window && e->dlen < e->limit)
@@ -251,22 +245,15 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 			wait_io(e, INFINITY);
 	}
 	*m = (struct wire_msg){ .type = WIRE_DONE, .request = e->req };
-	send_up(e, m, &done_at);
+	json_object_set_new(rq, "done_arrive_s", json_real(send_up(e)));
+	toks = json_array();
 	for (int i = o->prompt_n; i < e->limit; i++)
 		json_array_append_new(toks, json_integer(e->seq[i]));
-	json_object_set_new(json_array_get(log, json_array_size(log) - 1),
-			    "tokens", toks);
-	json_object_set_new(json_array_get(log, json_array_size(log) - 1),
-			    "done_arrive_s", json_real(done_at));
+	json_object_set_new(rq, "tokens", toks);
 	if (o->text)
 		fputc('\n', o->text);
-	free(m);
 	e->req++;
 	return 0;
-fail:
-	json_decref(toks);
-	free(m);
-	return -1;
 }
 
 /* Pumps until until_s (think time), or until the uplink is empty and
@@ -285,8 +272,7 @@ static int idle(struct edge *e, double until_s, struct err *er)
 
 json_t *edge_run(const struct edge_opts *o, struct err *er)
 {
-	struct edge e = { .o = o };
-	struct wire_msg hello = { .type = WIRE_HELLO, .tenant = o->tenant };
+	struct edge e = { .o = o, .msg = xmalloc(sizeof(struct wire_msg)) };
 	json_t *reqs = json_array(), *log = NULL;
 	int rc = 0;
 
@@ -301,7 +287,8 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 	e.logits = xmalloc(sizeof(float) * EDGE_FEED_BLOCK * o->m->c.vocab);
 	e.seq = xcalloc((size_t)o->m->c.seq_len, sizeof(int));
 	e.fly = xcalloc((size_t)o->window, sizeof(int));
-	if (wire_conn_send(&e.c, &hello, er) < 0)
+	*e.msg = (struct wire_msg){ .type = WIRE_HELLO, .tenant = o->tenant };
+	if (wire_conn_send(&e.c, e.msg, er) < 0)
 		rc = -1;
 	for (int r = 0; rc == 0 && r < o->requests; r++) {
 		double start = r ? now_s(&e) + dist_sample(&o->think_s, e.r) :
@@ -325,11 +312,12 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 				"bytes_down", (json_int_t)e.down.link.bytes,
 				"draft_s", e.draft_s);
 	json_decref(reqs);
+	free(e.msg);
 	free(e.fly);
 	free(e.seq);
 	free(e.logits);
 	llama_state_release(&e.st);
-	gsl_rng_free(e.r);
+	rng_free(e.r);
 	wan_line_release(&e.up);
 	wan_line_release(&e.down);
 	wire_conn_release(&e.c);

@@ -9,7 +9,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -44,6 +43,7 @@ struct server {
 	long clients, gone, errors, requests_done, iterations;
 	long batch_tokens, prefill_tokens, verdicts;
 	double busy_s, last_done_s;
+	struct wire_msg *msg; /* owned scratch: a message read or sent */
 };
 
 int serve_listen(const char *host, int *port, struct err *e)
@@ -83,15 +83,18 @@ static void drop(struct server *s, int i, const char *why)
 	s->gone++;
 }
 
+/* Sends an ERROR saying text on c (best effort: it is closed next). */
+static void send_error(struct server *s, struct wire_conn *c, const char *text)
+{
+	*s->msg = (struct wire_msg){ .type = WIRE_ERROR };
+	snprintf(s->msg->text, sizeof(s->msg->text), "%.200s", text);
+	wire_conn_send(c, s->msg, &(struct err){ 0 });
+}
+
 /* Tells the client what it did wrong, then disconnects it. */
 static void reject(struct server *s, int i, const char *what)
 {
-	struct wire_msg *m = xcalloc(1, sizeof(*m));
-
-	m->type = WIRE_ERROR;
-	snprintf(m->text, sizeof(m->text), "%.200s", what);
-	wire_conn_send(&s->cl[i].c, m, &(struct err){ 0 });
-	free(m);
+	send_error(s, &s->cl[i].c, what);
 	s->errors++;
 	drop(s, i, what);
 }
@@ -99,6 +102,8 @@ static void reject(struct server *s, int i, const char *what)
 static void accept_client(struct server *s)
 {
 	int fd = accept(s->pfd[0].fd, NULL, NULL), one = 1;
+	struct wire_conn full;
+	char text[64];
 
 	if (fd < 0)
 		return;
@@ -112,16 +117,11 @@ static void accept_client(struct server *s)
 			return;
 		}
 	/* full: a short answer, then goodbye */
-	struct wire_conn c;
-	struct wire_msg *m = xcalloc(1, sizeof(*m));
-
-	wire_conn_init(&c, fd);
-	m->type = WIRE_ERROR;
-	snprintf(m->text, sizeof(m->text), "server full (%d clients)",
+	wire_conn_init(&full, fd);
+	snprintf(text, sizeof(text), "server full (%d clients)",
 		 s->o->max_clients);
-	wire_conn_send(&c, m, &(struct err){ 0 });
-	free(m);
-	wire_conn_release(&c);
+	send_error(s, &full, text);
+	wire_conn_release(&full);
 }
 
 int serve_handle(struct verifier *v, struct serve_client *c, int slot,
@@ -172,7 +172,7 @@ static int handle(struct server *s, int i, const struct wire_msg *m,
 static void read_client(struct server *s, int i)
 {
 	struct client *c = &s->cl[i];
-	struct wire_msg *m = xmalloc(sizeof(*m));
+	struct wire_msg *m = s->msg;
 	struct err e = { 0 };
 	int r;
 
@@ -182,7 +182,6 @@ static void read_client(struct server *s, int i)
 		       handle(s, i, m, &e) == 0)
 			;
 		drop(s, i, "disconnected");
-		free(m);
 		return;
 	}
 	while ((r = wire_conn_next(&c->c, m, &e)) == 1)
@@ -195,13 +194,12 @@ static void read_client(struct server *s, int i)
 			 e.msg);
 		reject(s, i, what);
 	}
-	free(m);
 }
 
 static void iterate(struct server *s)
 {
 	struct viter it;
-	struct wire_msg *m = xcalloc(1, sizeof(*m));
+	struct wire_msg *m = s->msg;
 	double t = cli_now_s();
 
 	verifier_iterate(&s->v, &it);
@@ -221,12 +219,11 @@ static void iterate(struct server *s)
 		if (wire_conn_send(&s->cl[v->slot].c, m, &e) < 0)
 			drop(s, v->slot, e.msg);
 	}
-	free(m);
 }
 
 json_t *serve_run(const struct serve_opts *o, struct err *e)
 {
-	struct server s = { .o = o };
+	struct server s = { .o = o, .msg = xmalloc(sizeof(struct wire_msg)) };
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	int n = 1 + o->max_clients;
 	json_t *stats;
@@ -292,6 +289,7 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 	close(o->listen_fd);
 	free(s.pfd);
 	free(s.cl);
+	free(s.msg);
 	verifier_release(&s.v);
 	return stats;
 }

@@ -17,18 +17,15 @@
 #include "sim.h"
 #include "spec.h"
 #include "verifier.h"
+#include "wire.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -412,22 +409,6 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 
 /* ---- one point ---- */
 
-static int dial_loopback(int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)port) };
-	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return fd;
-}
-
 /* The body of an edge process: tenant idx of group g. */
 static int edge_child(struct val *v, const struct cfg *c, size_t g, int idx,
 		      int port, double t0, const char *pdir)
@@ -450,14 +431,13 @@ static int edge_child(struct val *v, const struct cfg *c, size_t g, int idx,
 
 	for (int r = 0; r < R; r++)
 		memcpy(pr + (size_t)r * v->np,
-		       v->prompts + (size_t)((idx * R + r) % VAL_PROMPTS) * v->np,
+		       v->prompts + (size_t)prompt_index(idx, R, r) * v->np,
 		       sizeof(int) * (size_t)v->np);
 	snprintf(path, sizeof(path), "%.4000s/edge-%d.txt", pdir, idx);
 	eo.text = fopen(path, "w");
-	eo.fd = dial_loopback(port);
+	eo.fd = wire_dial("127.0.0.1", port, &e);
 	if (eo.fd < 0) {
-		fprintf(stderr, "validate: edge %d: cannot connect: %s\n", idx,
-			strerror(errno));
+		fprintf(stderr, "validate: edge %d: %s\n", idx, e.msg);
 		return 1;
 	}
 	log = edge_run(&eo, &e);
@@ -497,10 +477,19 @@ static int server_child(struct val *v, const struct cfg *c, int lfd,
 	return jx_save(path, st, &e) < 0 ? 1 : 0;
 }
 
+/* Kills the n processes of pid[] and waits for them. */
+static void kill_all(const pid_t *pid, int n)
+{
+	for (int i = 0; i < n; i++)
+		kill(pid[i], SIGKILL);
+	while (wait(NULL) > 0)
+		;
+}
+
 /* Forks the server and the edges, waits for them (killing them all after
  * timeout_s), and reads their logs into p->real. */
 int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
-			double timeout_s, struct val_point *p, struct err *e)
+	       double timeout_s, struct val_point *p, struct err *e)
 {
 	int port = 0, lfd = serve_listen("127.0.0.1", &port, e), n = 0, bad = 0;
 	int clients = 0;
@@ -522,13 +511,20 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 		_exit(server_child(v, c, lfd, clients, t0, pdir));
 	}
 	close(lfd);
-	for (size_t g = 0, idx = 0; g < c->n_groups; g++)
-		for (long long k = 0; k < c->groups[g].count; k++, idx++)
+	for (size_t g = 0, idx = 0; g < c->n_groups && pid[n - 1] > 0; g++)
+		for (long long k = 0; k < c->groups[g].count && pid[n - 1] > 0;
+		     k++, idx++)
 			if ((pid[n++] = fork()) == 0) {
 				pin(v, SIDE_EDGE);
 				_exit(edge_child(v, c, g, (int)idx, port, t0,
 						 pdir));
 			}
+	if (pid[n - 1] < 0) {
+		err_set(e, "%s: fork: %s", pdir, strerror(errno));
+		kill_all(pid, n - 1);
+		free(pid);
+		return -1;
+	}
 	deadline = cli_now_s() + timeout_s;
 	for (int left = n; left > 0;) {
 		int status;
@@ -538,10 +534,7 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 			left--;
 			bad += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
 		} else if (cli_now_s() > deadline) {
-			for (int i = 0; i < n; i++)
-				kill(pid[i], SIGKILL);
-			while (wait(NULL) > 0)
-				;
+			kill_all(pid, n);
 			free(pid);
 			return err_set(e, "%s: still running after %.0f s: killed",
 				       pdir, timeout_s);
@@ -613,51 +606,50 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 	return 0;
 }
 
-static double num_at(const json_t *doc, const char *ptr)
+int val_cfg_load(const struct sweep *sw, size_t point, long long seed,
+		 char **extra, size_t n_extra, struct cfg *c, struct err *e)
 {
-	char buf[JX_PTR_MAX], *tok, *save = NULL;
-	const json_t *v = doc;
+	size_t n;
+	char **sets = sweep_sets(sw, point, seed, &n);
+	const char **all = xmalloc(sizeof(char *) * (n + n_extra));
+	int rc;
 
-	snprintf(buf, sizeof(buf), "%s", ptr);
-	for (tok = strtok_r(buf, "/", &save); tok && v;
-	     tok = strtok_r(NULL, "/", &save))
-		v = json_object_get(v, tok);
-	return json_number_value(v);
+	for (size_t i = 0; i < n; i++)
+		all[i] = sets[i];
+	for (size_t i = 0; i < n_extra; i++)
+		all[n + i] = extra[i];
+	rc = cfg_load(c, sw->base, all, n + n_extra, e);
+	free(all);
+	sweep_sets_free(sets, n);
+	return rc;
 }
 
 /* The simulator on the same config, averaged over the sweep's seeds. */
-int val_simulate(const struct sweep *sw, size_t point,
-			  char **extra, size_t n_extra, const char *pdir,
-			  struct val_point *p, struct err *e)
+int val_simulate(const struct sweep *sw, size_t point, char **extra,
+		 size_t n_extra, const char *pdir, struct val_point *p,
+		 struct err *e)
 {
 	struct val_side sum = { 0 };
 
 	for (size_t k = 0; k < sw->n_seeds; k++) {
-		size_t n;
-		char **sets = sweep_sets(sw, point, sw->seeds[k], &n);
-		const char **all = xmalloc(sizeof(char *) * (n + n_extra));
 		struct cfg c;
 		struct sim s;
 		json_t *sum_doc = NULL;
 		int rc;
 
-		for (size_t i = 0; i < n; i++)
-			all[i] = sets[i];
-		for (size_t i = 0; i < n_extra; i++)
-			all[n + i] = extra[i];
-		rc = cfg_load(&c, sw->base, all, n + n_extra, e);
-		free(all);
-		sweep_sets_free(sets, n);
-		if (rc < 0)
+		if (val_cfg_load(sw, point, sw->seeds[k], extra, n_extra, &c,
+				 e) < 0)
 			return -1;
 		rc = sim_init(&s, &c, (struct sim_opts){ 0 }, e);
 		if (rc == 0 && (rc = sim_run(&s)) == 0) {
 			sum_doc = rep_summary(&s);
-			sum.itl_s += num_at(sum_doc, "/all/itl_s/mean");
-			sum.tokens_per_s += num_at(sum_doc, "/all/tokens_per_s");
-			sum.alpha += num_at(sum_doc, "/all/alpha");
-			sum.busy += num_at(sum_doc, "/cloud/busy_fraction");
-			sum.ttft_s += num_at(sum_doc, "/all/ttft_s/mean");
+#define AT(ptr) json_number_value(jx_at(sum_doc, ptr))
+			sum.itl_s += AT("/all/itl_s/mean");
+			sum.tokens_per_s += AT("/all/tokens_per_s");
+			sum.alpha += AT("/all/alpha");
+			sum.busy += AT("/cloud/busy_fraction");
+			sum.ttft_s += AT("/all/ttft_s/mean");
+#undef AT
 			if (k == 0) {
 				char path[4200];
 

@@ -76,6 +76,11 @@ struct val_point {
 int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 	       double timeout_s, struct val_point *p, struct err *e);
 
+/* Loads point of sw with the seed (< 0: the config's own) and then the
+ * extra overrides (may be NULL when n_extra is 0). */
+int val_cfg_load(const struct sweep *sw, size_t point, long long seed,
+		 char **extra, size_t n_extra, struct cfg *c, struct err *e);
+
 /* The simulator on point of sw with the extra overrides (the profiles),
  * once per seed, into p->sim (means); the first seed's summary is saved
  * in pdir. */

@@ -3,9 +3,9 @@
  * For an active request: 0 <= kv_len <= len <= limit <= seq_len; the
  * prompt's prefill is done when kv_len >= len - 1 (the last committed token
  * is fed with the drafts that follow it); pred >= 0 only when kv_len == len;
- * queued drafts start at qpos, which is len, or len + 1 when the edge took
- * the bonus pred (committed when that block arrived, so qpos == len after
- * it); sum(qb) == qn. A segment feeds seq[kv_len .. len) and then the
+ * queued drafts start at len (a block one position later means the edge
+ * took the bonus pred, which is committed when that block arrives);
+ * sum(qb) == qn. A segment feeds seq[kv_len .. len) and then the
  * drafts, from position kv_len, so row r of its logits predicts position
  * kv_len + r + 1. */
 #include "verifier.h"
@@ -104,7 +104,6 @@ int verifier_prompt(struct verifier *v, int slot, uint32_t id,
 	r->pred = -1;
 	r->limit = n + out;
 	r->epoch = 0;
-	r->qpos = n;
 	r->qn = r->nqb = 0;
 	r->prompt_s = now_s;
 	return 0;
@@ -115,7 +114,6 @@ static void clear_queue(struct verifier *v, struct vreq *r)
 {
 	v->stale_dropped += r->nqb;
 	r->qn = r->nqb = 0;
-	r->qpos = r->len;
 }
 
 int verifier_block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
@@ -123,7 +121,7 @@ int verifier_block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
 		   struct err *e)
 {
 	struct vreq *r = &v->t[slot];
-	int want = r->qpos + r->qn;
+	int want = r->len + r->qn;
 
 	if (!r->active || r->id != id)
 		return err_set(e, "block for request %u, which is not active", id);
@@ -143,7 +141,7 @@ int verifier_block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
 	if (!r->qn && r->pred >= 0 && pos == r->len + 1 && pos + n <= r->limit) {
 		r->seq[r->len++] = r->pred;
 		r->pred = -1;
-		r->qpos = want = r->len;
+		want = r->len;
 	}
 	if (pos != want)
 		return err_set(e, "block at position %d, expected %d", pos, want);
@@ -291,7 +289,6 @@ static void judge(struct verifier *v, int slot, int nblocks, int nd,
 	memmove(r->qb, r->qb + nblocks, sizeof(int) * (size_t)(r->nqb - nblocks));
 	r->qn -= nd;
 	r->nqb -= nblocks;
-	r->qpos = r->len;
 }
 
 /* Adds slot's next n tokens from feed position kv_len to the batch. */
@@ -312,7 +309,6 @@ static void add_seq(struct verifier *v, struct viter *it, int slot,
 	v->seg[it->seqs] = (struct vseg){ slot, nblocks, nd, it->tokens, n };
 	it->seqs++;
 	it->tokens += n;
-	it->ctx_sum += r->kv_len;
 }
 
 void verifier_iterate(struct verifier *v, struct viter *it)

@@ -32,8 +32,8 @@ struct vreq {
 	int limit;          /* prompt + output tokens: the request's end */
 	uint32_t epoch;
 	int *q;             /* (seq_len) owned: queued drafts of the epoch,
-			       for positions qpos .. qpos + qn */
-	int qpos, qn;
+			       for positions len .. len + qn */
+	int qn;
 	int *qb, nqb;       /* (seq_len) owned: sizes of the queued blocks */
 	double queued_s;    /* arrival of the oldest queued block */
 	double prompt_s;    /* arrival of the prompt (prefill order) */
@@ -51,7 +51,6 @@ struct viter {
 	int tokens, seqs;      /* batch tokens and sequences */
 	int prefill_tokens;
 	int nverdicts;
-	double ctx_sum;        /* cached context summed over sequences */
 };
 
 /* One sequence of an iteration's batch. */

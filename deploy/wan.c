@@ -22,7 +22,7 @@ void wan_line_release(struct wan_line *l)
 	while (l->link.n)
 		free(link_pop(&l->link).data);
 	link_release(&l->link);
-	gsl_rng_free(l->r);
+	rng_free(l->r);
 	*l = (struct wan_line){ 0 };
 }
 

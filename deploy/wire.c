@@ -6,8 +6,11 @@
 #define _GNU_SOURCE /* ppoll */
 #include "wire.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,7 +211,6 @@ int wire_conn_read(struct wire_conn *c, struct err *e)
 		r = read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
 		if (r > 0) {
 			c->in_len += (size_t)r;
-			c->bytes_in += (uint64_t)r;
 			got = 1;
 			/* a whole frame is here: let the caller decode it
 			 * before reading more (bounds the buffer) */
@@ -247,7 +249,6 @@ int wire_conn_flush(struct wire_conn *c, struct err *e)
 
 		if (w > 0) {
 			done += (size_t)w;
-			c->bytes_out += (uint64_t)w;
 		} else if (w < 0 && errno == EINTR) {
 			continue;
 		} else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -290,4 +291,24 @@ int wire_poll(struct pollfd *fds, unsigned long n, double timeout_s)
 	}
 	r = ppoll(fds, (nfds_t)n, timeout_s >= 0 ? &ts : NULL, NULL);
 	return r < 0 && errno == EINTR ? 0 : r;
+}
+
+int wire_dial(const char *host, int port, struct err *e)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port) };
+	int fd, one = 1;
+
+	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
+		return err_set(e, "'%s' is not an IPv4 address", host);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return err_set(e, "socket: %s", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		err_set(e, "%s:%d: %s", host, port, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
 }

@@ -66,7 +66,6 @@ struct wire_conn {
 	int fd;                  /* owned; -1 when closed */
 	uint8_t *in, *out;       /* owned buffers */
 	size_t in_len, in_cap, out_len, out_cap;
-	uint64_t bytes_in, bytes_out;
 };
 
 /* Takes ownership of fd and makes it non-blocking. */
@@ -86,6 +85,10 @@ int wire_conn_send(struct wire_conn *c, const struct wire_msg *m,
 		   struct err *e);
 /* Writes queued bytes; -1 when the peer is gone. */
 int wire_conn_flush(struct wire_conn *c, struct err *e);
+
+/* A TCP connection to host (IPv4 dotted quad) and port, Nagle off (a
+ * block must leave when it is written); -1 with e's message. */
+int wire_dial(const char *host, int port, struct err *e);
 
 /* poll(2) with a timeout in seconds (< 0: none), to the nanosecond:
  * millisecond rounding would add up to a millisecond to every emulated

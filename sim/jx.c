@@ -417,3 +417,21 @@ int jx_save(const char *path, const json_t *v, struct err *e)
 	}
 	return 0;
 }
+
+json_t *jx_at(json_t *root, const char *ptr)
+{
+	json_t *cur = root;
+	char tok[JX_PTR_MAX];
+	size_t i;
+
+	while (cur && *ptr && (ptr = next_token(ptr, tok, sizeof(tok)))) {
+		if (json_is_object(cur))
+			cur = json_object_get(cur, tok);
+		else if (json_is_array(cur) &&
+			 array_index(tok, json_array_size(cur), &i) == 0)
+			cur = json_array_get(cur, i);
+		else
+			return NULL;
+	}
+	return ptr ? cur : NULL;
+}

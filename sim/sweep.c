@@ -82,42 +82,6 @@ static char *set_text(const char *ptr, const json_t *v)
 	return s;
 }
 
-/* The value at ptr (RFC 6901) in root, borrowed, or NULL. */
-static json_t *at_pointer(json_t *root, const char *ptr)
-{
-	json_t *cur = root;
-	char tok[JX_PTR_MAX];
-
-	if (*ptr && *ptr != '/')
-		return NULL;
-	while (cur && *ptr == '/') {
-		size_t n = 0;
-
-		for (ptr++; *ptr && *ptr != '/' && n + 1 < sizeof(tok); ptr++) {
-			if (ptr[0] == '~' && (ptr[1] == '0' || ptr[1] == '1')) {
-				tok[n++] = ptr[1] == '0' ? '~' : '/';
-				ptr++;
-			} else {
-				tok[n++] = *ptr;
-			}
-		}
-		tok[n] = '\0';
-		if (json_is_object(cur)) {
-			cur = json_object_get(cur, tok);
-		} else if (json_is_array(cur)) {
-			char *end;
-			unsigned long long i = strtoull(tok, &end, 10);
-
-			if (!*tok || *end || (tok[0] == '0' && tok[1]))
-				return NULL;
-			cur = json_array_get(cur, (size_t)i);
-		} else {
-			return NULL;
-		}
-	}
-	return cur;
-}
-
 /* Checks a key of "set", "grid" or "zip": a config pointer, not /seed,
  * not given twice. */
 static int check_pointer(struct jx *x, const struct sweep *s, const char *ptr,
@@ -472,7 +436,7 @@ static int check_metrics(const struct sweep *s, json_t *summary, size_t point,
 	char label[512];
 
 	for (size_t m = 0; m < s->n_metrics; m++) {
-		if (json_is_number(at_pointer(summary, s->metrics[m])))
+		if (json_is_number(jx_at(summary, s->metrics[m])))
 			continue;
 		point_label(s, point, label, sizeof(label));
 		return err_set(e, "%s: /metrics/%zu: \"%s\" is not a number in "
@@ -655,7 +619,7 @@ static int read_run(const struct sweep *s, const char *dir, size_t point,
 		return -1;
 	}
 	for (size_t m = 0; m < s->n_metrics && rc == 0; m++) {
-		json_t *v = at_pointer(sum, s->metrics[m]);
+		json_t *v = jx_at(sum, s->metrics[m]);
 
 		if (json_is_number(v))
 			x[m * s->n_seeds + seed_i] = json_number_value(v);

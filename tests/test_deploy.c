@@ -21,11 +21,8 @@
 #include "verifier.h"
 #include "wire.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -560,22 +557,18 @@ static int kids_wait(struct kids *k, double limit_s)
 	return ok;
 }
 
-/* A blocking TCP connection to the loopback port; -1 on failure. */
+/* A blocking TCP connection to the loopback port, with timeouts; -1 on
+ * failure. */
 static int dial(int port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)port) };
 	struct timeval tv = { SOCKET_TIMEOUT_S, 0 };
-	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	struct err e;
+	int fd = wire_dial("127.0.0.1", port, &e);
 
-	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-		CHECK_MSG(0, "connect to port %d: %s", port, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0) {
+		CHECK_MSG(0, "%s", e.msg);
 		return -1;
 	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	return fd;
@@ -1139,7 +1132,7 @@ static void t_validate_small(void)
 	j = json_loads(doc, 0, NULL);
 	pts = json_object_get(j, "points");
 	CHECK(json_array_size(pts) == 2);
-	CHECK(json_integer_value(json_object_get(j, "points_within_10pct")) >= 0 &&
+	CHECK(json_is_integer(json_object_get(j, "points_within_10pct")) &&
 	      json_integer_value(json_object_get(j, "points_within_10pct")) <= 2);
 	json_array_foreach(pts, i, p) {
 		json_t *real = json_object_get(p, "real"), *sim = json_object_get(p, "sim");
