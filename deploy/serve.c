@@ -12,7 +12,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +21,6 @@
 #include "cli.h"
 #include "verifier.h"
 #include "wire.h"
-
-static volatile sig_atomic_t stop_sig;
-
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
 
 struct client {
 	struct wire_conn c;
@@ -224,7 +216,6 @@ static void iterate(struct server *s)
 json_t *serve_run(const struct serve_opts *o, struct err *e)
 {
 	struct server s = { .o = o, .msg = xmalloc(sizeof(struct wire_msg)) };
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	int n = 1 + o->max_clients;
 	json_t *stats;
 
@@ -235,10 +226,8 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 	s.pfd[0] = (struct pollfd){ .fd = o->listen_fd, .events = POLLIN };
 	for (int i = 1; i < n; i++)
 		s.pfd[i].fd = -1;
-	stop_sig = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	while (!stop_sig && !(o->exit_after && s.gone >= o->exit_after)) {
+	cli_signals_catch();
+	while (!cli_signal && !(o->exit_after && s.gone >= o->exit_after)) {
 		double wait;
 		bool ready = verifier_ready(&s.v, cli_now_s() - o->t0_s, &wait);
 
@@ -269,8 +258,7 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 		if (verifier_ready(&s.v, cli_now_s() - o->t0_s, &wait))
 			iterate(&s);
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	cli_signals_restore();
 	stats = json_pack("{s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
 			  "iterations", (json_int_t)s.iterations,
 			  "busy_s", s.busy_s,

@@ -5,6 +5,8 @@
 #ifndef HS_CLI_H
 #define HS_CLI_H
 
+#include <signal.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -44,5 +46,13 @@ int cli_double(const char *name, const char *text, double lo, double *out);
 
 /* Seconds on a monotonic clock. */
 double cli_now_s(void);
+
+/* The number of the SIGINT or SIGTERM caught since cli_signals_catch, or
+ * 0: long commands poll it to stop cleanly (run, sweep, serve). */
+extern volatile sig_atomic_t cli_signal;
+/* Catches SIGINT and SIGTERM into cli_signal, which it resets to 0. */
+void cli_signals_catch(void);
+/* Puts back the handlers cli_signals_catch replaced. */
+void cli_signals_restore(void);
 
 #endif

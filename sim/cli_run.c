@@ -8,7 +8,6 @@
 
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,15 +33,6 @@ static const char run_help[] =
 	"  --quiet                print nothing on success\n"
 	"\nexit status: 0 done, 2 bad usage or bad input (nothing is written),\n"
 	"128+N stopped by signal N, SIGINT or SIGTERM (DIR is whole or absent)\n";
-
-/* SIGINT or SIGTERM: the run stops at its next event and removes its
- * temporary directory instead of putting it in place. */
-static volatile sig_atomic_t got_signal;
-
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
 
 static void trace_begin(FILE *f)
 {
@@ -107,7 +97,7 @@ static int simulate(struct run *r, const char *out, bool trace,
 		trace_begin(r->trace);
 	opt.requests_csv = r->requests;
 	opt.trace = r->trace;
-	opt.stop = &got_signal;
+	opt.stop = &cli_signal;
 	if (sim_init(&r->s, &r->c, opt, e) < 0) {
 		r->sim_made = true;
 		return -1;
@@ -145,7 +135,7 @@ static int simulate(struct run *r, const char *out, bool trace,
 			 wall > 0 ? (double)r->s.events / wall : 0);
 	text = jx_dumps(perf);
 	json_decref(perf);
-	if (put(&r->o, "perf.json", text, e) < 0 || got_signal ||
+	if (put(&r->o, "perf.json", text, e) < 0 || cli_signal ||
 	    od_commit(&r->o, e) < 0) {
 		json_decref(sum);
 		return -1;
@@ -177,7 +167,6 @@ int cli_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	struct cli_sets sets = { 0 };
 	struct run r = { 0 };
 	const char *out = NULL;
@@ -236,27 +225,25 @@ int cli_run(int argc, char **argv)
 		cli_sets_release(&sets);
 		return CLI_BAD_INPUT;
 	}
-	sigemptyset(&sa.sa_mask);
-	got_signal = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	/* SIGINT or SIGTERM: the run stops at its next event and removes
+	 * its temporary directory instead of putting it in place */
+	cli_signals_catch();
 	if (cfg_load(&r.c, argv[optind], sets.v, sets.n, &e) < 0) {
 		rc = cli_fail("%s", e.msg);
 	} else {
 		r.cfg_loaded = true;
 		if (simulate(&r, out, trace, trace_tenants, json, quiet, &e) < 0 &&
-		    !got_signal)
+		    !cli_signal)
 			rc = cli_fail("%s", e.msg);
 	}
 	run_release(&r);
 	cli_sets_release(&sets);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	if (got_signal) {
+	cli_signals_restore();
+	if (cli_signal) {
 		fprintf(stderr, "hybridspec: stopped by signal %d%s\n",
-			(int)got_signal, r.committed ? " after writing the results"
+			(int)cli_signal, r.committed ? " after writing the results"
 					       : "; nothing written");
-		rc = 128 + got_signal;
+		rc = 128 + cli_signal;
 	}
 	return rc;
 }

@@ -111,13 +111,6 @@ struct job {
 	struct progress *pg;
 };
 
-static volatile sig_atomic_t got_signal;
-
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
-
 static void fmt_time(char *buf, size_t n, double s)
 {
 	long t = (long)(s + 0.5);
@@ -256,16 +249,12 @@ static int work(struct job *j, bool show)
 static int work_forked(struct job *j, int jobs)
 {
 	struct shared *sh = j->sh;
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	pid_t *pids = xcalloc((size_t)jobs, sizeof(*pids)), parent = getpid();
 	int alive = 0, rc = CLI_OK;
 	bool stopping = false;
 
 	(void)parent; /* only Linux has PR_SET_PDEATHSIG */
-	sigemptyset(&sa.sa_mask);
-	got_signal = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	cli_signals_catch();
 	fflush(NULL);
 	for (int i = 0; i < jobs; i++) {
 		pid_t pid = fork();
@@ -279,7 +268,7 @@ static int work_forked(struct job *j, int jobs)
 			if (getppid() != parent)
 				_exit(128 + SIGTERM);
 #endif
-			_exit(got_signal ? 128 + got_signal
+			_exit(cli_signal ? 128 + cli_signal
 					 : work(j, false) < 0 ? CLI_BAD_INPUT
 							      : CLI_OK);
 		}
@@ -306,7 +295,7 @@ static int work_forked(struct job *j, int jobs)
 				continue;
 			if (WIFEXITED(st) && WEXITSTATUS(st) == CLI_BAD_INPUT)
 				continue; /* its message is in sh->msg */
-			if (stopping || got_signal)
+			if (stopping || cli_signal)
 				continue;
 			/* a crash: let the others stop after their run */
 			if (!atomic_exchange(&sh->failed, 1))
@@ -316,7 +305,7 @@ static int work_forked(struct job *j, int jobs)
 					 WTERMSIG(st) : WEXITSTATUS(st));
 			rc = CLI_FAILED;
 		}
-		if (got_signal && !stopping) {
+		if (cli_signal && !stopping) {
 			stopping = true;
 			for (int i = 0; i < jobs; i++)
 				if (pids[i] > 0)
@@ -328,11 +317,10 @@ static int work_forked(struct job *j, int jobs)
 		}
 	}
 	progress_show(j->pg, sh);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	cli_signals_restore();
 	free(pids);
-	if (got_signal)
-		return 128 + got_signal;
+	if (cli_signal)
+		return 128 + cli_signal;
 	if (rc == CLI_OK && atomic_load(&sh->failed))
 		rc = CLI_BAD_INPUT;
 	return rc;
