@@ -25,8 +25,8 @@ struct serve_opts {
 				    0: until SIGINT or SIGTERM */
 	double t0_s;             /* cli_now_s() origin of the stats' times */
 	bool spin;               /* poll without sleeping, as a GPU server's
-				    host thread spins: an idle CPU here runs
-				    the next batch slower (docs/deploy.md) */
+				    host thread spins: an idle CPU here can
+				    run the next batch slower (docs/deploy.md) */
 	bool verbose;            /* a line per client event on stderr */
 };
 
