@@ -163,7 +163,7 @@ static void print_row(FILE *f, const char *label, const struct val_point *p)
 }
 
 /* Overrides that point the simulator at the measured profiles. Caller
- * frees each and the array. */
+ * frees with sweep_sets_free. */
 static char **profile_sets(const char *cdir, const char *pdir,
 			   const struct cfg *c, const char *model, size_t *n)
 {
@@ -185,13 +185,6 @@ static char **profile_sets(const char *cdir, const char *pdir,
 	s[k++] = xstrdup(buf);
 	*n = k;
 	return s;
-}
-
-static void free_sets(char **s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(s[i]);
-	free(s);
 }
 
 /* Text with every occurrence of from replaced by to. Caller frees. */
@@ -391,7 +384,7 @@ int cli_validate(int argc, char **argv)
 				cfg_release(&c);
 			}
 		}
-		free_sets(extra, nx);
+		sweep_sets_free(extra, nx);
 		if (r < 0)
 			goto done;
 		lossy += p.mismatched;
