@@ -32,6 +32,11 @@ void t_fail(const char *file, int line, const char *fmt, ...)
 			t_fail(__FILE__, __LINE__, __VA_ARGS__);        \
 	} while (0)
 
+/* Marks the running case skipped, with the reason (printed plainly): for
+ * cases that need what this machine lacks (a GPU). A skipped case counts
+ * as neither passed nor failed. */
+void t_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* |a - b| <= tol */
 #define CHECK_NEAR(a, b, tol)                                           \
 	do {                                                            \
