@@ -18,12 +18,13 @@ WARN    += -Werror
 endif
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(SAN) -MMD -MP \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Isim -Ikernels -Imodels -Icalib -Ideploy
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread -ldl
 LDFLAGS += $(SAN)
 
 KERN_SRC = kernels/q4.c kernels/q8.c kernels/kern.c kernels/pool.c
 LIB_SRC  = $(filter-out sim/main.c, $(wildcard sim/*.c)) $(KERN_SRC) \
            kernels/kern_avx2.c kernels/kern_avx512.c kernels/kbench.c \
+           kernels/gk.c kernels/gbench.c \
            $(wildcard models/*.c) $(wildcard calib/*.c) $(wildcard deploy/*.c)
 TEST_SRC = $(filter-out tests/kmain.c, $(wildcard tests/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -33,10 +34,25 @@ BIN   = $(BUILD)/hybridspec
 LIB   = $(BUILD)/libhybridspec.a
 TESTS = $(BUILD)/hybridspec-tests
 
+# The GPU kernels (kernels/cuda) become a plugin beside the binary, which
+# opens it only for GPU work (kernels/gk.h); built whenever nvcc is found.
+NVCC ?= $(shell command -v nvcc 2>/dev/null || \
+	  { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+ifneq ($(NVCC),)
+CUDA_LIB  = $(BUILD)/hybridspec-cuda.so
+CUDA_HOME = $(patsubst %/bin/,%,$(dir $(NVCC)))
+NVFLAGS   = -O3 -std=c++17 -Xcompiler -fPIC,-Wall,-Wextra -Isim -Ikernels \
+	    -gencode arch=compute_80,code=sm_80 \
+	    -gencode arch=compute_90,code=[sm_90,compute_90]
+ifeq ($(WERROR),1)
+NVFLAGS  += -Werror all-warnings -Xcompiler -Werror
+endif
+endif
+
 .PHONY: all deps test check run asan test-asan golden clean fuzz fuzz-build \
 	valgrind validate
 
-all: $(BIN) $(LIB)
+all: $(BIN) $(LIB) $(CUDA_LIB)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -57,6 +73,11 @@ $(ARM_TEST): $(ARM_SRC) $(wildcard kernels/*.h sim/err.h tests/harness.h)
 	$(ARM_CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 $(WARN) -Isim -Ikernels \
 		-static -o $@ $(ARM_SRC) -lm -lpthread
 
+$(CUDA_LIB): $(wildcard kernels/cuda/*.cu kernels/cuda/*.h) kernels/gk.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -shared -o $@ $(filter %.cu,$^) -lcublas \
+		-Xlinker -rpath,$(CUDA_HOME)/lib64
+
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
@@ -75,7 +96,7 @@ deps:
 test: deps
 	@$(MAKE) --no-print-directory check
 
-check: $(BIN) $(TESTS) $(ARM_TEST)
+check: $(BIN) $(TESTS) $(ARM_TEST) $(CUDA_LIB)
 	@sh tests/run.sh $(BUILD)
 
 # The main job: build, then the default experiments, results and plots.

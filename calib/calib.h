@@ -95,4 +95,42 @@ const char *const *calib_devices(void);
 json_t *calib_gpu_roofline(const char *gpu, const char *shape,
 			   const json_t *prov, struct err *e);
 
+/* The GPU (calib/cgpu.c, through kernels/gk.h). */
+#include "gk.h"
+
+/* tokens a verify block holds in a measured batch (gamma 4) */
+#define CALIB_GPU_BLOCK 5
+
+/* A model of c's shape on the GPU, FP16 or W4A16 (of group) linear layers,
+ * for forwards of up to max_tokens tokens over `caches` KV caches; with
+ * weights (borrowed: FP32, FP16 or W4A16 layers) their values, else
+ * random ones. Free with api->model_free. */
+struct gk_model *calib_gpu_model(const struct gk_api *api,
+				 const struct llama_config *c,
+				 const struct llama *weights, bool w4a16,
+				 int group, int max_tokens, int caches,
+				 struct err *e);
+
+/* One measured point's forward: ceil(tokens / 5) blocks at context ctx
+ * (sequence s on cache s % caches); logits (tokens x vocab) or NULL. */
+int calib_gpu_batch(const struct gk_api *api, struct gk_model *gm,
+		    int caches, int tokens, int ctx, float *logits,
+		    struct err *e);
+
+struct calib_gpu_opts {
+	const char *model;       /* a shape: random weights of it */
+	const char *quant;       /* "f16" or "w4a16[-gG]" */
+	const int *tokens, *ctx; /* each ends with a 0, ascending */
+	int reps;
+	bool progress;           /* a line a point on stderr */
+};
+
+/* Opens GPU 0, builds the model there, and returns its verify table
+ * (calibrated: measured forwards; caller frees); dev gets the device. prov
+ * (borrowed) is copied into the table, with the device's name and the
+ * weight format added. NULL with a message when there is no GPU, the model
+ * does not fit, or a CUDA call fails. */
+json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
+		  struct gk_device *dev, struct err *e);
+
 #endif

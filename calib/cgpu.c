@@ -1,13 +1,22 @@
-/* cgpu.c: the verify-cost table of a GPU without a GPU: the simulator's
- * roofline evaluated on a grid, from datasheet constants and the default
- * efficiencies, marked uncalibrated. A table measured by `calib gpu` on a
- * real GPU (the CUDA kernels) replaces it where one is lent. */
+/* cgpu.c: the verify-cost table of a GPU: measured, by timing whole
+ * forwards of a Llama model on the GPU (kernels/gk.h), or, without a GPU,
+ * the simulator's roofline evaluated on the same grid from datasheet
+ * constants and the default efficiencies, marked uncalibrated.
+ *
+ * A measured point (t tokens, context c) is a batch of ceil(t / 5) verify
+ * blocks of gamma + 1 = 5 tokens (the last one shorter), each a sequence
+ * whose KV cache holds c positions; sequences beyond the caches the device
+ * can hold share caches round-robin (the time does not depend on the
+ * values; such a forward is for timing only). */
 #include "calib.h"
 
 #include "cost.h"
+#include "f16.h"
 #include "gpu.h"
 #include "shape.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* verification blocks of gamma + 1 = 5 tokens: a batch of t tokens holds
@@ -63,4 +72,280 @@ json_t *calib_gpu_roofline(const char *gpu, const char *shape,
 			 "4); no GPU was measured",
 			 "tokens", tok, "ctx", ctx, "seconds", rows,
 			 "provenance", prov);
+}
+
+/* one linear layer to the GPU: FP16 as it is, FP32 rounded to FP16, W4A16
+ * repacked */
+static int put_linear(const struct gk_api *api, struct gk_model *gm,
+		      enum gk_tensor t, int layer, const struct linear *l,
+		      bool w4a16, struct err *e)
+{
+	char msg[GK_MSG];
+	struct gk_weights w = { 0 };
+	struct gk_q4 q = { 0 };
+	uint16_t *f16 = NULL;
+	int rc;
+
+	if (w4a16 != (l->format == LIN_W4A16))
+		return err_set(e, "the GPU model takes FP32, FP16 or W4A16 "
+			       "layers, all of one kind");
+	if (l->format == LIN_W4A16) {
+		gk_q4_pack(&q, &l->q4);
+		w.q4 = &q;
+	} else if (l->format == LIN_F16) {
+		w.f16 = l->f16;
+	} else if (l->format == LIN_F32) {
+		size_t n = (size_t)l->n * l->k;
+
+		f16 = xmalloc(n * sizeof(uint16_t));
+		for (size_t i = 0; i < n; i++)
+			f16[i] = f16_from_f32(l->f32[i]);
+		w.f16 = f16;
+	} else {
+		return err_set(e, "the GPU model takes FP32, FP16 or W4A16 "
+			       "layers, not W8A16 or W4A4");
+	}
+	rc = api->model_set(gm, t, layer, &w, NULL, msg);
+	gk_q4_release(&q);
+	free(f16);
+	return rc < 0 ? err_set(e, "%s", msg) : 0;
+}
+
+static int upload(const struct gk_api *api, struct gk_model *gm,
+		  const struct llama *m, bool w4a16, struct err *e)
+{
+	const struct llama_config *c = &m->c;
+	char msg[GK_MSG];
+
+	if (api->model_set(gm, GK_EMB, 0, NULL, m->tok_emb, msg) < 0 ||
+	    api->model_set(gm, GK_RMS_FINAL, 0, NULL, m->rms_final, msg) < 0)
+		return err_set(e, "%s", msg);
+	for (int l = 0; l < c->n_layers; l++) {
+		const struct llama_layer *y = &m->layer[l];
+		const struct linear *lin[] = { &y->wq, &y->wk, &y->wv, &y->wo,
+					       &y->w1, &y->w2, &y->w3 };
+
+		if (api->model_set(gm, GK_RMS_ATT, l, NULL, y->rms_att, msg) < 0 ||
+		    api->model_set(gm, GK_RMS_FFN, l, NULL, y->rms_ffn, msg) < 0)
+			return err_set(e, "%s", msg);
+		for (int j = 0; j < 7; j++)
+			if (put_linear(api, gm, (enum gk_tensor)(GK_WQ + j), l,
+				       lin[j], w4a16, e) < 0)
+				return -1;
+	}
+	return put_linear(api, gm, GK_CLS, 0, &m->cls, w4a16, e);
+}
+
+struct gk_model *calib_gpu_model(const struct gk_api *api,
+				 const struct llama_config *c,
+				 const struct llama *weights, bool w4a16,
+				 int group, int max_tokens, int caches,
+				 struct err *e)
+{
+	struct gk_model_desc d = { c->dim, c->hidden, c->n_layers, c->n_heads,
+		c->n_kv_heads, c->vocab, c->seq_len, c->norm_eps,
+		c->rope_theta, c->rope_half, w4a16, group, max_tokens, caches };
+	char msg[GK_MSG];
+	struct gk_model *gm = api->model_new(&d, msg);
+
+	if (!gm)
+		return err_set(e, "%s", msg), NULL;
+	if (weights && upload(api, gm, weights, w4a16, e) < 0) {
+		api->model_free(gm);
+		return NULL;
+	}
+	return gm;
+}
+
+int calib_gpu_batch(const struct gk_api *api, struct gk_model *gm,
+		    int caches, int tokens, int ctx, float *logits,
+		    struct err *e)
+{
+	int nseq = (tokens + CALIB_GPU_BLOCK - 1) / CALIB_GPU_BLOCK;
+	struct gk_seq *seq = xmalloc(sizeof(*seq) * (size_t)nseq);
+	int *toks = xmalloc(sizeof(int) * (size_t)tokens), rc;
+	char msg[GK_MSG];
+
+	for (int i = 0; i < tokens; i++)
+		toks[i] = (int)((ctx + 7919L * (i + 1)) % 256); /* any vocabulary
+								  here has them */
+	for (int s = 0; s < nseq; s++) {
+		int n = tokens - s * CALIB_GPU_BLOCK;
+
+		seq[s] = (struct gk_seq){ s % caches,
+			n < CALIB_GPU_BLOCK ? n : CALIB_GPU_BLOCK, ctx,
+			toks + s * CALIB_GPU_BLOCK };
+	}
+	rc = api->model_forward(gm, seq, nseq, logits, msg);
+	free(seq);
+	free(toks);
+	return rc < 0 ? err_set(e, "%s", msg) : 0;
+}
+
+/* one point, as a calib_time_fn and as the run median_s times */
+struct point {
+	const struct calib_gpu_opts *o;
+	const struct gk_api *api;
+	struct gk_model *gm;
+	int caches, tokens, ctx;
+	struct err *e;
+	bool failed;
+};
+
+static int run_point(void *arg, char *msg)
+{
+	struct point *p = arg;
+
+	if (calib_gpu_batch(p->api, p->gm, p->caches, p->tokens, p->ctx, NULL,
+			    p->e) < 0) {
+		snprintf(msg, GK_MSG, "%.500s", p->e->msg);
+		return -1;
+	}
+	return 0;
+}
+
+static double point_s(void *arg, int tokens, int ctx)
+{
+	struct point *p = arg;
+	char msg[GK_MSG];
+	double s;
+
+	if (p->failed)
+		return 1; /* the table is thrown away */
+	p->tokens = tokens;
+	p->ctx = ctx;
+	s = p->api->median_s(run_point, p, 2, p->o->reps, 0, msg);
+	if (s < 0) {
+		err_set(p->e, "%s", msg);
+		p->failed = true;
+		return 1;
+	}
+	return s;
+}
+
+/* the simulator takes a table non-decreasing in tokens: a time below the
+ * one for fewer tokens (noise between points of equal cost) is raised to
+ * it; returns how many were */
+static int make_monotone(json_t *t)
+{
+	json_t *rows = json_object_get(t, "seconds");
+	int raised = 0;
+
+	for (size_t i = 1; i < json_array_size(rows); i++) {
+		json_t *prev = json_array_get(rows, i - 1),
+		       *row = json_array_get(rows, i);
+
+		for (size_t j = 0; j < json_array_size(row); j++) {
+			double a = json_real_value(json_array_get(prev, j));
+
+			if (json_real_value(json_array_get(row, j)) < a) {
+				json_array_set_new(row, j, json_real(a));
+				raised++;
+			}
+		}
+	}
+	return raised;
+}
+
+static int last(const int *list)
+{
+	int n = 0;
+
+	while (list[n + 1])
+		n++;
+	return list[n];
+}
+
+/* device bytes of the weights and of one KV cache */
+static void model_bytes(const struct llama_config *c, bool w4a16, int group,
+			double *weights, double *cache)
+{
+	double kv = (double)c->dim / c->n_heads * c->n_kv_heads;
+	double params = (double)c->n_layers * (2.0 * c->dim * c->dim +
+					       2.0 * kv * c->dim +
+					       3.0 * c->dim * c->hidden) +
+			(double)c->vocab * c->dim;
+
+	*weights = (w4a16 ? params / 2 + params / group * 4 : 2 * params) +
+		   4.0 * c->vocab * c->dim;
+	*cache = 2.0 * 2.0 * c->n_layers * c->seq_len * kv;
+}
+
+json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
+		  struct gk_device *dev, struct err *e)
+{
+	const struct shape *s = shape_find(o->model);
+	struct quant q;
+	struct llama_config c;
+	double wbytes, cbytes, budget;
+	int maxseq = (last(o->tokens) + CALIB_GPU_BLOCK - 1) / CALIB_GPU_BLOCK;
+	int caches, raised;
+	const struct gk_api *api;
+	struct gk_model *gm;
+	json_t *table = NULL, *pv;
+	char method[600], qname[32];
+	struct point pt = { o, NULL, NULL, 0, 0, 0, e, false };
+
+	if (!s)
+		return err_set(e, "--model: unknown shape '%s'", o->model), NULL;
+	if (quant_parse(o->quant, &q, e) < 0)
+		return NULL;
+	if (q.format != LIN_F16 && q.format != LIN_W4A16)
+		return err_set(e, "--quant: the GPU model takes f16 or w4a16, "
+			       "not '%s'", o->quant), NULL;
+	c = (struct llama_config){ s->dim, s->hidden, s->n_layers, s->n_heads,
+		s->n_kv_heads, s->vocab, last(o->ctx) + last(o->tokens), 1e-5f,
+		10000.0f, false };
+	if (!(api = gk_open(dev, e)))
+		return NULL;
+	model_bytes(&c, q.format == LIN_W4A16, q.group, &wbytes, &cbytes);
+	/* a tenth of the free memory and 1 GiB left for cuBLAS and scratch */
+	budget = 0.9 * (double)dev->free_bytes - (1 << 30) - wbytes;
+	if (budget < cbytes) {
+		err_set(e, "'%s' in %s needs %.1f GB of weights and %.1f GB a KV "
+			"cache; %s has %.1f GB free", o->model, quant_name(&q, qname),
+			wbytes / 1e9, cbytes / 1e9, dev->name,
+			dev->free_bytes / 1e9);
+		gk_close();
+		return NULL;
+	}
+	caches = budget / cbytes < maxseq ? (int)(budget / cbytes) : maxseq;
+	if (o->progress)
+		fprintf(stderr, "calib: %s, %s %s: %.1f GB of weights, %d KV "
+			"caches of %d positions\n", dev->name, o->model,
+			quant_name(&q, qname), wbytes / 1e9, caches, c.seq_len);
+	if (!(gm = calib_gpu_model(api, &c, NULL, q.format == LIN_W4A16,
+				   q.group, last(o->tokens), caches, e))) {
+		gk_close();
+		return NULL;
+	}
+	snprintf(method, sizeof(method), "whole forwards of the model on %s "
+		 "(kernels/cuda: %s linear layers, FP16 KV cache, random "
+		 "weights): batches of ceil(tokens / %d) verify blocks at each "
+		 "context, %d KV caches (more sequences share them "
+		 "round-robin), CUDA events, median of %d runs after 2 warm-ups",
+		 dev->name, q.format == LIN_W4A16 ? "W4A16" : "cuBLAS FP16",
+		 CALIB_GPU_BLOCK, caches, o->reps);
+	pv = json_deep_copy(prov);
+	json_object_set_new(pv, "gpu_device", json_string(dev->name));
+	json_object_set_new(pv, "quant", json_string(quant_name(&q, qname)));
+	pt.api = api;
+	pt.gm = gm;
+	pt.caches = caches;
+	table = calib_verify_table(dev->name, o->model, c.seq_len, o->tokens,
+				   o->ctx, point_s, &pt, method, pv, o->progress);
+	json_decref(pv);
+	if (pt.failed) {
+		json_decref(table);
+		table = NULL;
+	} else if ((raised = make_monotone(table))) {
+		char m2[700];
+
+		snprintf(m2, sizeof(m2), "%s; %d times raised to the time for "
+			 "fewer tokens at the same context", method, raised);
+		json_object_set_new(table, "method", json_string(m2));
+	}
+	api->model_free(gm);
+	gk_close();
+	return table;
 }

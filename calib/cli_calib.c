@@ -24,7 +24,11 @@ static const char calib_help[] =
 	"       hybridspec calib derive PROFILE --device DEV [-o OUT]\n"
 	"       hybridspec calib accept --target T --drafts Q1,Q2,... --text FILE\n"
 	"                               [--gamma G] [--prompts N] [-o DIR]\n"
-	"       hybridspec calib gpu    [--gpu NAME] [--model SHAPE] [-o TABLE]\n"
+	"       hybridspec calib gpu    [--model SHAPE] [--quant f16|w4a16[-gG]]\n"
+	"                               [--tokens LIST] [--ctx LIST] [--reps N]\n"
+	"                               [-o TABLE]\n"
+	"       hybridspec calib gpu    --roofline [--gpu PRESET] [--model SHAPE]\n"
+	"                               [-o TABLE]\n"
 	"       hybridspec calib check  [--draft M] [--target M] [--text FILE]\n"
 	"                               [--threads N] [--quick] [--json]\n"
 	"\n"
@@ -42,8 +46,14 @@ static const char calib_help[] =
 	"        measured one by bandwidth and compute ratios; marked derived.\n"
 	"accept  runs `eval accept` for each draft format against the target and\n"
 	"        writes DIR/accept-T-Q.json (alpha, E[A] per gamma) and its bits.\n"
-	"gpu     the verify-cost table of a GPU; without a GPU here: the roofline\n"
-	"        from datasheet constants, marked uncalibrated.\n"
+	"gpu     the verify-cost table of GPU 0 for a model shape (default\n"
+	"        llama2-7b, FP16 through cuBLAS; w4a16 through the project's\n"
+	"        kernel): whole forwards of batches of ceil(t / 5) verify blocks\n"
+	"        for t in --tokens (default 1,2,4,...,512) at each context of\n"
+	"        --ctx (default 128,256,512,1024,2048), median of --reps (20)\n"
+	"        runs; to -o, default results/calib/verify-GPU-SHAPE-QUANT.json.\n"
+	"        --roofline: no GPU needed: the roofline of a preset (--gpu,\n"
+	"        default H100-SXM) from datasheet constants, marked uncalibrated.\n"
 	"check   the simulator with profiles measured here against the real models\n"
 	"        (default draft stories260K W4A16, target stories260K FP32): time\n"
 	"        per token within 5%, verify blocks within 10% (--quick: fewer\n"
@@ -352,18 +362,39 @@ static int calib_accept_cmd(int argc, char **argv)
 	return CLI_OK;
 }
 
+/* "NVIDIA H200" -> "NVIDIA-H200" for a file name */
+static void file_word(char *dst, size_t n, const char *src)
+{
+	size_t i = 0;
+
+	for (; src[i] && i + 1 < n; i++)
+		dst[i] = (src[i] == ' ' || src[i] == '/') ? '-' : src[i];
+	dst[i] = 0;
+}
+
 static int calib_gpu_cmd(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "gpu", required_argument, NULL, 'g' },
 		{ "model", required_argument, NULL, 'm' },
+		{ "quant", required_argument, NULL, 'q' },
+		{ "tokens", required_argument, NULL, 't' },
+		{ "ctx", required_argument, NULL, 'c' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "roofline", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *gpu = "H100-SXM", *model = "llama2-7b", *out = NULL;
+	static int tokens[64] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 0 };
+	static int ctx[64] = { 128, 256, 512, 1024, 2048, 0 };
+	struct calib_gpu_opts o = { "llama2-7b", "f16", tokens, ctx, 20, true };
+	const char *gpu = NULL, *out = NULL;
+	char path[512], dname[256];
+	struct gk_device dev;
+	long long num;
 	json_t *prov, *t;
 	struct err e;
-	int ch, rc;
+	int ch, rc, roofline = 0;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -372,7 +403,26 @@ static int calib_gpu_cmd(int argc, char **argv)
 			gpu = optarg;
 			break;
 		case 'm':
-			model = optarg;
+			o.model = optarg;
+			break;
+		case 'q':
+			o.quant = optarg;
+			break;
+		case 't':
+			if (parse_list("--tokens", optarg, 4096, tokens))
+				return CLI_BAD_INPUT;
+			break;
+		case 'c':
+			if (parse_list("--ctx", optarg, 1 << 17, ctx))
+				return CLI_BAD_INPUT;
+			break;
+		case 'r':
+			if (cli_long("--reps", optarg, 1, 100000, &num))
+				return CLI_BAD_INPUT;
+			o.reps = (int)num;
+			break;
+		case 'R':
+			roofline = 1;
 			break;
 		case 'o':
 			out = optarg;
@@ -387,13 +437,26 @@ static int calib_gpu_cmd(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_fail("calib gpu: unexpected '%s'", argv[optind]);
-	/* the CUDA kernels are not built in this tree yet: every table is the
-	 * roofline, and says so */
-	fprintf(stderr, "calib: no CUDA path in this build: writing the "
-		"uncalibrated roofline of %s for %s\n", gpu, model);
+	if (!roofline && gpu)
+		return cli_fail("calib gpu: --gpu names a preset for --roofline; "
+				"a measurement is of GPU 0");
 	prov = calib_prov(argc, argv);
-	t = calib_gpu_roofline(gpu, model, prov, &e);
-	rc = t ? emit(out, t) : cli_fail("%s", e.msg);
+	if (roofline) {
+		fprintf(stderr, "calib: the uncalibrated roofline of %s for %s\n",
+			gpu ? gpu : "H100-SXM", o.model);
+		t = calib_gpu_roofline(gpu ? gpu : "H100-SXM", o.model, prov, &e);
+	} else if ((t = calib_gpu(&o, prov, &dev, &e)) && !out) {
+		file_word(dname, sizeof(dname), dev.name);
+		snprintf(path, sizeof(path), "results/calib/verify-%s-%s-%s.json",
+			 dname, o.model, o.quant);
+		out = path;
+	}
+	if (!t)
+		rc = cli_fail("calib gpu: %s%s", e.msg, roofline ? "" :
+			      " (--roofline writes the uncalibrated table of a "
+			      "preset without a GPU)");
+	else
+		rc = emit(out, t);
 	json_decref(t);
 	json_decref(prov);
 	return rc;

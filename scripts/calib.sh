@@ -32,7 +32,7 @@ done
 	--text "$DATA/TinyStories-valid-excerpt.txt" --gamma 8 -o "$OUT"
 
 # the cloud GPU: no GPU here, so the roofline, marked uncalibrated
-"$H" calib gpu --gpu H100-SXM --model llama2-7b \
+"$H" calib gpu --roofline --gpu H100-SXM --model llama2-7b \
 	-o "$OUT/verify-H100-SXM-llama2-7b.json"
 
 # fidelity of the simulator with profiles measured here (kept even when a

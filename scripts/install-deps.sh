@@ -7,6 +7,13 @@ set -eu
 need="build-essential pkg-config libgsl-dev libjansson-dev gnuplot-nox \
 gcc-aarch64-linux-gnu qemu-user valgrind"
 
+# the GPU path is built only where the CUDA toolkit is (not a Debian
+# package of this archive): say so, do not fail
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+	echo "install-deps: nvcc not found: the GPU path (bench gpu, calib gpu) is" \
+		"not built; for it install NVIDIA's CUDA toolkit with cuBLAS" >&2
+fi
+
 missing=""
 for p in $need; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then

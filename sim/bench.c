@@ -115,7 +115,8 @@ static const char bench_help[] =
 	"usage: hybridspec bench WHAT [options]\n"
 	"\n"
 	"  engine   events per second of the event queue (hold model)\n"
-	"  kernels  W4A16 against FP16 and W8A16 GEMV/GEMM, beside STREAM\n";
+	"  kernels  W4A16 against FP16 and W8A16 GEMV/GEMM, beside STREAM\n"
+	"  gpu      the W4A16 tensor-core GEMM against cuBLAS FP16 (a GPU)\n";
 
 int cli_bench(int argc, char **argv)
 {
@@ -131,6 +132,8 @@ int cli_bench(int argc, char **argv)
 		return bench_engine(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "kernels"))
 		return kbench_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "gpu"))
+		return gbench_main(argc - 1, argv + 1);
 	fputs(bench_help, stderr);
 	return cli_fail("bench: unknown benchmark '%s'", argv[1]);
 }

@@ -25,6 +25,8 @@ int cli_edge(int argc, char **argv);     /* deploy/cli_deploy.c */
 int cli_validate(int argc, char **argv); /* deploy/cli_validate.c */
 /* "bench kernels" (kernels/kbench.c) */
 int kbench_main(int argc, char **argv);
+/* "bench gpu" (kernels/gbench.c) */
+int gbench_main(int argc, char **argv);
 
 /* Prints "hybridspec: <msg>" to stderr and returns CLI_BAD_INPUT. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

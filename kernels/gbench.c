@@ -1,0 +1,353 @@
+/* gbench.c: "hybridspec bench gpu": the W4A16 tensor-core GEMM against
+ * cuBLAS FP16 at the LLaMA-2 layer shapes, beside the device's copy
+ * bandwidth and FP16 GEMM peak measured in the same run.
+ *
+ * Each shape's weights are one random FP32 matrix, quantised to W4A16
+ * (symmetric, round to nearest) and rounded to FP16, so both kernels read
+ * the same matrix. Every timed run starts with the L2 cache overwritten
+ * (not timed): a 7B layer in W4A16 fits in an H100's L2, and timing it
+ * warm would measure the cache, not the memory. */
+#include "cli.h"
+#include "f16.h"
+#include "gk.h"
+#include "shape.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char gbench_help[] =
+	"usage: hybridspec bench gpu [--json] [--models LIST] [--group G]\n"
+	"                            [--reps N] [--quick]\n"
+	"\n"
+	"On GPU 0: for each layer shape of the models (dim x dim, kv x dim,\n"
+	"hidden x dim, dim x hidden, vocab x dim) and M = 1, 2, 4, ..., 256\n"
+	"tokens: the W4A16 kernel (kernels/cuda) and cuBLAS FP16 (FP32\n"
+	"accumulation): seconds (median of N runs, CUDA events, L2 flushed\n"
+	"before each), GB/s of weights read, TFLOP/s, and the speedup over\n"
+	"cuBLAS; first the device's copy bandwidth (read + write) and its FP16\n"
+	"GEMM peak (8192^3, cuBLAS).\n"
+	"\n"
+	"  --models LIST  comma-separated shapes (default llama2-7b,llama2-13b,\n"
+	"                 llama2-70b)\n"
+	"  --group G      W4A16 group: 32, 64 or 128 (default 128)\n"
+	"  --reps N       timed runs a point (default 30)\n"
+	"  --quick        llama2-7b only, M = 1, 16, 256, 10 runs\n"
+	"  --json         {\"gpu\": NAME, \"copy_gbs\": X, \"f16_peak_tflops\": X,\n"
+	"                  \"rows\": [{\"kernel\": \"w4a16\", \"model\": ...,\n"
+	"                  \"shape\": \"11008x4096\", \"m\": 1, \"seconds\": S,\n"
+	"                  \"gbs\": G, \"tflops\": T, \"speedup\": X}, ...]}\n";
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static float urand(void) /* [-1, 1) */
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (float)(rng_state >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+/* device buffers of one point, and the call median_s times */
+struct gemm {
+	const struct gk_api *api;
+	const struct gk_q4 *q4; /* device */
+	const uint16_t *w16, *x;
+	float *y;
+	uint16_t *y16;
+	int n, k, ldx, m;
+};
+
+static int run_q4(void *arg, char *msg)
+{
+	struct gemm *g = arg;
+
+	return g->api->q4_gemm(g->q4, g->x, g->m, g->y, msg);
+}
+
+static int run_f16(void *arg, char *msg)
+{
+	struct gemm *g = arg;
+
+	return g->api->f16_gemm(g->w16, g->n, g->k, g->x, g->ldx, g->m, g->y,
+				g->y16, msg);
+}
+
+struct copy {
+	const struct gk_api *api;
+	void *dst;
+	const void *src;
+	size_t bytes;
+};
+
+static int run_copy(void *arg, char *msg)
+{
+	struct copy *c = arg;
+
+	return c->api->copy(c->dst, c->src, c->bytes, msg);
+}
+
+/* device buffers, freed together */
+struct bufs {
+	const struct gk_api *api;
+	void *p[8];
+	int n;
+};
+
+static void *grab(struct bufs *b, size_t bytes, char *msg)
+{
+	void *p = b->api->alloc(bytes, msg);
+
+	if (p) {
+		HS_ASSERT(b->n < 8);
+		b->p[b->n++] = p;
+	}
+	return p;
+}
+
+static void drop(struct bufs *b)
+{
+	while (b->n)
+		b->api->free(b->p[--b->n]);
+}
+
+/* copy GB/s (read + write) and FP16 GEMM TFLOP/s */
+static int device_peaks(const struct gk_api *api, const struct gk_device *d,
+			int reps, double *copy_gbs, double *tflops, char *msg)
+{
+	struct bufs b = { api, { 0 }, 0 };
+	size_t bytes = d->free_bytes / 8 < (1u << 30) ? d->free_bytes / 8
+						      : (1u << 30);
+	struct copy c = { api, grab(&b, bytes, msg), grab(&b, bytes, msg), bytes };
+	const int n = 8192;
+	struct gemm g = { api, NULL, NULL, NULL, NULL, NULL, n, n, n, n };
+	double s;
+
+	if (!c.dst || !c.src || api->poison(c.dst, bytes, msg) < 0 ||
+	    api->poison((void *)c.src, bytes, msg) < 0 ||
+	    (s = api->median_s(run_copy, &c, 3, reps, 0, msg)) < 0)
+		return drop(&b), -1;
+	*copy_gbs = 2.0 * (double)bytes / s / 1e9;
+	drop(&b);
+	/* operands of random FP16 values: the same ones serve as W and x */
+	size_t cnt = (size_t)n * n;
+	uint16_t *host = xmalloc(cnt * sizeof(uint16_t));
+	for (size_t i = 0; i < cnt; i++)
+		host[i] = f16_from_f32(urand());
+	g.w16 = grab(&b, 2 * cnt, msg);
+	g.y16 = grab(&b, 2 * cnt, msg);
+	if (!g.w16 || !g.y16 ||
+	    api->upload((void *)g.w16, host, 2 * cnt, msg) < 0) {
+		free(host);
+		return drop(&b), -1;
+	}
+	free(host);
+	g.x = g.w16;
+	s = api->median_s(run_f16, &g, 3, reps, 0, msg);
+	drop(&b);
+	if (s < 0)
+		return -1;
+	*tflops = 2.0 * n * (double)n * n / s / 1e12;
+	return 0;
+}
+
+struct out {
+	int json, rows;
+};
+
+static void row(struct out *o, const char *kernel, const char *model, int n,
+		int k, int m, double s, double bytes, double base_s)
+{
+	double gbs = bytes / s / 1e9, tf = 2.0 * m * (double)n * k / s / 1e12;
+
+	if (o->json)
+		printf("%s{\"kernel\": \"%s\", \"model\": \"%s\", \"shape\": "
+		       "\"%dx%d\", \"m\": %d, \"seconds\": %.4e, \"gbs\": %.1f, "
+		       "\"tflops\": %.2f, \"speedup\": %.3f}", o->rows ? ", " : "",
+		       kernel, model, n, k, m, s, gbs, tf, base_s / s);
+	else
+		printf("%-10s %-11s %11s %4d %10.2f %8.0f %8.2f %7.2fx\n", kernel,
+		       model, "", m, 1e6 * s, gbs, tf, base_s / s);
+	o->rows++;
+	fflush(stdout);
+}
+
+/* every M of one n x k shape */
+static int bench_shape(const struct gk_api *api, const char *model, int n,
+		       int k, int group, const int *ms, int reps,
+		       struct out *o, char *msg)
+{
+	struct bufs b = { api, { 0 }, 0 };
+	struct q4_matrix q;
+	struct gk_q4 packed, dev = { 0 };
+	size_t cnt = (size_t)n * k, kpad = (size_t)(k + GK_TILE_K - 1) /
+					   GK_TILE_K * GK_TILE_K;
+	float *w = xmalloc(cnt * sizeof(float));
+	uint16_t *w16 = xmalloc(cnt * sizeof(uint16_t));
+	uint16_t *x = xcalloc(256 * kpad, sizeof(uint16_t));
+	struct gemm g = { api, &dev, NULL, NULL, NULL, NULL, n, k, (int)kpad, 0 };
+	int rc = -1;
+
+	for (size_t i = 0; i < cnt; i++) {
+		w[i] = urand() / sqrtf((float)k);
+		w16[i] = f16_from_f32(w[i]);
+	}
+	for (int r = 0; r < 256; r++)
+		for (int c = 0; c < k; c++)
+			x[(size_t)r * kpad + (size_t)c] = f16_from_f32(urand());
+	q4_init(&q, n, k, group);
+	q4_quantize(&q, w, Q4_SYM);
+	gk_q4_pack(&packed, &q);
+	q4_release(&q);
+	free(w);
+	if (api->q4_upload(&packed, &dev, msg) < 0)
+		goto out;
+	if (!(g.w16 = grab(&b, 2 * cnt, msg)) ||
+	    !(g.x = grab(&b, 2 * 256 * kpad, msg)) ||
+	    !(g.y = grab(&b, 4 * 256 * (size_t)n, msg)) ||
+	    api->upload((void *)g.w16, w16, 2 * cnt, msg) < 0 ||
+	    api->upload((void *)g.x, x, 2 * 256 * kpad, msg) < 0)
+		goto out;
+	if (!o->json)
+		printf("%s %dx%d:\n", model, n, k);
+	for (int i = 0; ms[i]; i++) {
+		double tq, tf, qbytes = (double)dev.npad * dev.kpad / 2 +
+					4.0 * dev.npad * (dev.kpad / group);
+
+		g.m = ms[i];
+		if ((tf = api->median_s(run_f16, &g, 3, reps, 1, msg)) < 0 ||
+		    (tq = api->median_s(run_q4, &g, 3, reps, 1, msg)) < 0)
+			goto out;
+		row(o, "w4a16", model, n, k, g.m, tq, qbytes, tf);
+		row(o, "cublas-f16", model, n, k, g.m, tf, 2.0 * cnt, tf);
+	}
+	rc = 0;
+out:
+	if (dev.codes)
+		api->q4_free(&dev);
+	drop(&b);
+	gk_q4_release(&packed);
+	free(w16);
+	free(x);
+	return rc;
+}
+
+int gbench_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "models", required_argument, NULL, 'M' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static const int all_m[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 0 };
+	static const int quick_m[] = { 1, 16, 256, 0 };
+	char models[256] = "llama2-7b,llama2-13b,llama2-70b", msg[GK_MSG];
+	const char *mlist[8];
+	int nm = 0, group = 128, reps = 30, quick = 0, ch;
+	struct out o = { 0, 0 };
+	long long num;
+	struct gk_device d;
+	const struct gk_api *api;
+	double copy_gbs, tflops;
+	struct err e;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'M':
+			if (strlen(optarg) >= sizeof(models))
+				return cli_fail("--models: list too long");
+			strcpy(models, optarg);
+			break;
+		case 'g':
+			if (strcmp(optarg, "32") && strcmp(optarg, "64") &&
+			    strcmp(optarg, "128"))
+				return cli_fail("--group: expected 32, 64 or 128, "
+						"got '%s'", optarg);
+			group = atoi(optarg);
+			break;
+		case 'r':
+			if (cli_long("--reps", optarg, 1, 100000, &num))
+				return CLI_BAD_INPUT;
+			reps = (int)num;
+			break;
+		case 'q':
+			quick = 1;
+			break;
+		case 'j':
+			o.json = 1;
+			break;
+		case 'h':
+			fputs(gbench_help, stdout);
+			return CLI_OK;
+		default:
+			fputs(gbench_help, stderr);
+			return CLI_BAD_INPUT;
+		}
+	}
+	if (optind != argc) {
+		fputs(gbench_help, stderr);
+		return CLI_BAD_INPUT;
+	}
+	if (quick) {
+		strcpy(models, "llama2-7b");
+		reps = 10;
+	}
+	for (char *tok = strtok(models, ","); tok; tok = strtok(NULL, ",")) {
+		if (!shape_find(tok))
+			return cli_fail("--models: unknown shape '%s'", tok);
+		if (nm == 8)
+			return cli_fail("--models: at most 8");
+		mlist[nm++] = tok;
+	}
+	if (!(api = gk_open(&d, &e)))
+		return cli_fail("bench gpu: %s", e.msg);
+	fprintf(stderr, "bench gpu: %s, %d SMs, %.0f GiB, L2 %.0f MiB\n", d.name,
+		d.sms, d.mem_bytes / 1073741824.0, d.l2_bytes / 1048576.0);
+	if (device_peaks(api, &d, reps, &copy_gbs, &tflops, msg) < 0) {
+		gk_close();
+		return cli_fail("bench gpu: %s", msg);
+	}
+	if (o.json)
+		printf("{\"gpu\": \"%s\", \"group\": %d, \"copy_gbs\": %.1f, "
+		       "\"f16_peak_tflops\": %.1f, \"rows\": [", d.name, group,
+		       copy_gbs, tflops);
+	else
+		printf("%s: copy %.0f GB/s (read + write), FP16 GEMM %.0f TFLOP/s "
+		       "(cuBLAS, 8192^3)\n%-10s %-11s %11s %4s %10s %8s %8s %8s\n",
+		       d.name, copy_gbs, tflops, "kernel", "model", "", "M", "us",
+		       "GB/s", "TFLOP/s", "vs f16");
+	for (int i = 0; i < nm; i++) {
+		const struct shape *s = shape_find(mlist[i]);
+		int kv = s->dim / s->n_heads * s->n_kv_heads;
+		int shapes[5][2] = { { s->dim, s->dim }, { kv, s->dim },
+			{ s->hidden, s->dim }, { s->dim, s->hidden },
+			{ s->vocab, s->dim } };
+
+		for (int j = 0; j < 5; j++) {
+			if (j == 1 && kv == s->dim)
+				continue; /* no grouped-query attention */
+			fprintf(stderr, "bench gpu: %s %dx%d\n", s->name,
+				shapes[j][0], shapes[j][1]);
+			if (bench_shape(api, s->name, shapes[j][0], shapes[j][1],
+					group, quick ? quick_m : all_m, reps, &o,
+					msg) < 0) {
+				gk_close();
+				if (o.json)
+					printf("]}\n");
+				return cli_fail("bench gpu: %s %dx%d: %s", s->name,
+						shapes[j][0], shapes[j][1], msg);
+			}
+		}
+	}
+	if (o.json)
+		printf("]}\n");
+	gk_close();
+	return CLI_OK;
+}

@@ -1,0 +1,30 @@
+#!/bin/sh
+# gpu-check.sh [OUT]: everything the GPU path needs a GPU for, in one run,
+# for a machine lent with one (docs/gpu.md): builds, runs the GPU tests
+# (the kernels and the model forward against the CPU reference), then
+# `bench gpu` and `calib gpu` for LLaMA-2 7B in FP16 and W4A16. Writes
+# OUT (default results/runs/gpu): nvidia-smi.txt, tests.txt,
+# bench-gpu.json, verify-*.json, and times.txt (seconds a step).
+set -eu
+out=${1:-results/runs/gpu}
+mkdir -p "$out"
+step() { # NAME COMMAND...: runs it, its seconds into times.txt
+	name=$1
+	shift
+	t0=$(date +%s)
+	"$@"
+	echo "$name $(($(date +%s) - t0))" >> "$out/times.txt"
+}
+: > "$out/times.txt"
+nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || true
+step build make -j"$(nproc)" all build/hybridspec-tests
+# the GPU cases and the repacking: a failure stops here, before any timing
+step tests sh -c "build/hybridspec-tests gpu 2>&1 | tee '$out/tests.txt';
+	build/hybridspec-tests gk_pack 2>&1 | tee -a '$out/tests.txt';
+	! grep -q '^FAIL\|^skip' '$out/tests.txt'"
+step bench build/hybridspec bench gpu --json > "$out/bench-gpu.json"
+for q in f16 w4a16; do
+	step "calib-$q" build/hybridspec calib gpu --model llama2-7b --quant "$q" \
+		-o "$out/verify-llama2-7b-$q.json"
+done
+echo "gpu-check: wrote $out"
