@@ -108,7 +108,7 @@ void gk_q4_pack(struct gk_q4 *g, const struct q4_matrix *m)
 {
 	size_t tiles;
 
-	HS_ASSERT(GK_TILE_K % m->group == 0);
+	HS_ASSERT(m->group == 32 || m->group == 64 || m->group == 128);
 	g->n = m->n;
 	g->k = m->k;
 	g->group = m->group;

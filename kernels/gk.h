@@ -13,7 +13,9 @@
  * into two planes in tiles of GK_TILE_N rows x GK_TILE_K columns, so that a
  * thread block's stage reads one contiguous span and a warp one whole line:
  *   - rows padded to npad (a multiple of GK_TILE_N) and columns to kpad (a
- *     multiple of GK_TILE_K) with code 0, scale 0, bias 0;
+ *     multiple of GK_TILE_K) with code 0; the padded columns of the last
+ *     real group keep its scale and bias (they meet zero activations), the
+ *     padded groups and rows have scale 0 and bias 0;
  *   - codes: tile (rt, kt) = rows rt*64.., columns kt*128.. is 4096 bytes at
  *     ((rt * ktiles + kt) * 4096); in it, 16-byte chunk c = r * 4 + j holds
  *     row r's columns j*32 .. j*32+31 as four 32-bit little-endian words;
@@ -137,9 +139,12 @@ struct gk_api {
 
 	/* The model: new allocates weights (filled with deterministic random
 	 * values, never zeros), KV caches (random too) and scratch; model_set
-	 * replaces one tensor from the host; forward runs the sequences as one
-	 * batch and, when logits is not NULL, waits and copies the total x
-	 * vocab logits to it. bytes: device memory the model holds. */
+	 * replaces one tensor from the host (layer 0 for those outside the
+	 * layers; lin for the linear ones, f32 for the others); forward runs
+	 * the sequences as one batch and, when logits is not NULL, waits and
+	 * copies the total x vocab logits to it (two sequences of one forward
+	 * on one cache write the same positions: for timing only). bytes:
+	 * device memory the model holds. */
 	struct gk_model *(*model_new)(const struct gk_model_desc *d, char *msg);
 	void (*model_free)(struct gk_model *m);
 	size_t (*model_bytes)(const struct gk_model *m);

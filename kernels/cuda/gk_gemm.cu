@@ -32,6 +32,9 @@ static size_t flush_bytes;
 int gk_fail(char *msg, const char *what, const char *file, int line,
 	    const char *error)
 {
+	/* the runtime keeps a failed call's error for the next
+	 * cudaGetLastError, which would blame a later launch */
+	(void)cudaGetLastError();
 	snprintf(msg, GK_MSG, "%s: %s (%s:%d)", what, error, file, line);
 	return -1;
 }
@@ -225,16 +228,37 @@ int gk_f16_gemm(const uint16_t *w, int n, int k, const uint16_t *x, int ldx,
 	return 0;
 }
 
-static int dev_open(struct gk_device *d, char *msg)
+static void dev_close(void)
+{
+	if (gk_ctx.stream)
+		cudaStreamSynchronize(gk_ctx.stream);
+	cudaFree(flush_buf);
+	if (gk_ctx.blas)
+		cublasDestroy(gk_ctx.blas);
+	if (gk_ctx.stream)
+		cudaStreamDestroy(gk_ctx.stream);
+	memset(&gk_ctx, 0, sizeof(gk_ctx));
+	flush_buf = NULL;
+}
+
+static int dev_init(struct gk_device *d, char *msg)
 {
 	cudaDeviceProp p;
-	int count = 0;
-
+	int count = 0, rt = 0;
 	cudaError_t e = cudaGetDeviceCount(&count);
+	char why[128];
 
-	if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice)
+	if (e == cudaErrorInsufficientDriver) {
+		cudaRuntimeGetVersion(&rt);
+		snprintf(why, sizeof(why), "no NVIDIA driver, or one older than "
+			 "this build's CUDA runtime %d.%d", rt / 1000,
+			 rt % 1000 / 10);
 		return gk_fail(msg, "cudaGetDeviceCount", __FILE__, __LINE__,
-			       "no NVIDIA GPU or driver on this machine");
+			       why);
+	}
+	if (e == cudaErrorNoDevice)
+		return gk_fail(msg, "cudaGetDeviceCount", __FILE__, __LINE__,
+			       "no NVIDIA GPU");
 	CU(e);
 	if (count < 1)
 		return gk_fail(msg, "cudaGetDeviceCount", __FILE__, __LINE__,
@@ -262,14 +286,14 @@ static int dev_open(struct gk_device *d, char *msg)
 	return 0;
 }
 
-static void dev_close(void)
+/* dev_init, undone where it stopped */
+static int dev_open(struct gk_device *d, char *msg)
 {
-	cudaStreamSynchronize(gk_ctx.stream);
-	cudaFree(flush_buf);
-	cublasDestroy(gk_ctx.blas);
-	cudaStreamDestroy(gk_ctx.stream);
-	memset(&gk_ctx, 0, sizeof(gk_ctx));
-	flush_buf = NULL;
+	if (dev_init(d, msg) < 0) {
+		dev_close();
+		return -1;
+	}
+	return 0;
 }
 
 static void *mem_alloc(size_t bytes, char *msg)

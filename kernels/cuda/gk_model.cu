@@ -39,7 +39,8 @@ struct gk_model {
 	float *x, *q, *k, *v, *o, *h1, *h3, *logits;
 	half *xb, *hb;
 	int *rows;       /* (max_tokens x 3) device */
-	int *rows_host;  /* (max_tokens x 3) host */
+	int *rows_host;  /* (max_tokens x 3) host, pinned */
+	cudaEvent_t rows_read; /* the last upload of rows_host has run */
 	size_t att_smem; /* bytes of scores a block of attention holds */
 };
 
@@ -267,9 +268,11 @@ static void *grab(struct gk_model *m, size_t bytes, char *msg)
 	cudaError_t e = cudaMalloc(&p, bytes);
 
 	if (e != cudaSuccess) {
-		snprintf(msg, GK_MSG, "cudaMalloc(%zu bytes): %s, with %zu bytes "
-			 "of the model already allocated", bytes,
-			 cudaGetErrorString(e), m->bytes);
+		char what[96];
+
+		snprintf(what, sizeof(what), "cudaMalloc(%zu bytes) with %zu "
+			 "bytes of the model allocated", bytes, m->bytes);
+		gk_fail(msg, what, __FILE__, __LINE__, cudaGetErrorString(e));
 		return NULL;
 	}
 	m->bytes += bytes;
@@ -336,9 +339,11 @@ static int model_alloc(struct gk_model *m, char *msg)
 	uint64_t seed = 1;
 
 	m->lin = (struct lin *)calloc(L * NLIN + 1, sizeof(struct lin));
-	m->rows_host = (int *)malloc(3 * sizeof(int) * T);
-	if (!m->lin || !m->rows_host)
-		return gk_fail(msg, "malloc", __FILE__, __LINE__, "out of memory");
+	if (!m->lin)
+		return gk_fail(msg, "calloc", __FILE__, __LINE__, "out of memory");
+	/* pinned: the rows' upload is then asynchronous, inside a timed run */
+	CU(cudaMallocHost(&m->rows_host, 3 * sizeof(int) * T));
+	CU(cudaEventCreateWithFlags(&m->rows_read, cudaEventDisableTiming));
 	if (f32_alloc(m, &m->emb, (size_t)d->vocab * d->dim, seed++, 0, 1, msg) ||
 	    f32_alloc(m, &m->rms_att, L * d->dim, seed++, 1, 0.1f, msg) ||
 	    f32_alloc(m, &m->rms_ffn, L * d->dim, seed++, 1, 0.1f, msg) ||
@@ -391,7 +396,9 @@ struct gk_model *gk_model_new(const struct gk_model_desc *d, char *msg)
 	msg[0] = 0;
 	if (d->dim < 1 || d->n_heads < 1 || d->n_kv_heads < 1 ||
 	    d->dim % d->n_heads || d->n_heads % d->n_kv_heads ||
-	    (head = d->dim / d->n_heads) % 2 || head > 1024 || d->hidden < 1 ||
+	    (head = d->dim / d->n_heads) % 2 || head > 1024 ||
+	    /* rope_store holds a row's keys in 48 KB of shared memory */
+	    d->n_kv_heads * head > 12288 || d->hidden < 1 ||
 	    d->n_layers < 1 || d->vocab < 1 || d->seq_len < 1 ||
 	    d->max_tokens < 1 || d->caches < 1 ||
 	    (d->w4a16 && d->group != 32 && d->group != 64 && d->group != 128)) {
@@ -409,14 +416,19 @@ struct gk_model *gk_model_new(const struct gk_model_desc *d, char *msg)
 	m->ldd = (d->dim + GK_TILE_K - 1) / GK_TILE_K * GK_TILE_K;
 	m->ldh = (d->hidden + GK_TILE_K - 1) / GK_TILE_K * GK_TILE_K;
 	m->att_smem = sizeof(float) * ((size_t)head + d->seq_len);
-	if (model_alloc(m, msg) < 0 ||
-	    cudaFuncSetAttribute(attention,
+	if (model_alloc(m, msg) < 0) {
+		gk_model_free(m);
+		return NULL;
+	}
+	if (cudaFuncSetAttribute(attention,
 				 cudaFuncAttributeMaxDynamicSharedMemorySize,
 				 (int)m->att_smem) != cudaSuccess) {
-		if (!*msg)
-			snprintf(msg, GK_MSG, "attention over %d positions "
-				 "needs %zu bytes of shared memory, more than "
-				 "a block can have", d->seq_len, m->att_smem);
+		char what[96];
+
+		snprintf(what, sizeof(what), "attention over %d positions "
+			 "(%zu bytes of shared memory)", d->seq_len, m->att_smem);
+		gk_fail(msg, what, __FILE__, __LINE__, "more than a block can "
+			"have");
 		gk_model_free(m);
 		return NULL;
 	}
@@ -444,7 +456,9 @@ void gk_model_free(struct gk_model *m)
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		cudaFree(bufs[i]);
 	free(m->lin);
-	free(m->rows_host);
+	cudaFreeHost(m->rows_host);
+	if (m->rows_read)
+		cudaEventDestroy(m->rows_read);
 	free(m);
 }
 
@@ -467,9 +481,14 @@ int gk_model_set(struct gk_model *m, enum gk_tensor t, int layer,
 	const struct gk_model_desc *d = &m->d;
 	size_t dim = (size_t)d->dim;
 
+	bool linear = t >= GK_WQ;
+
 	if (layer < 0 || layer >= d->n_layers)
 		return gk_fail(msg, "model_set", __FILE__, __LINE__,
 			       "no such layer");
+	if (linear ? !lin : !f32)
+		return gk_fail(msg, "model_set", __FILE__, __LINE__,
+			       "no weights given");
 	switch (t) {
 	case GK_EMB:
 		return put(m->emb, f32, 4 * dim * d->vocab, msg);
@@ -562,6 +581,8 @@ int gk_model_forward(struct gk_model *m, const struct gk_seq *seqs, int nseq,
 	const struct gk_model_desc *d = &m->d;
 	int T = 0;
 
+	/* the previous forward's upload may still be queued */
+	CU(cudaEventSynchronize(m->rows_read));
 	for (int i = 0; i < nseq; i++) {
 		const struct gk_seq *q = &seqs[i];
 
@@ -585,6 +606,7 @@ int gk_model_forward(struct gk_model *m, const struct gk_seq *seqs, int nseq,
 			       "no tokens");
 	CU(cudaMemcpyAsync(m->rows, m->rows_host, 3 * sizeof(int) * T,
 			   cudaMemcpyHostToDevice, gk_ctx.stream));
+	CU(cudaEventRecord(m->rows_read, gk_ctx.stream));
 	embed<<<T, 256, 0, gk_ctx.stream>>>(m->emb, m->rows, d->dim, m->x);
 	CU(cudaGetLastError());
 	for (int l = 0; l < d->n_layers; l++)
