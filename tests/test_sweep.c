@@ -548,8 +548,8 @@ static void mpi_two_ranks(void)
 	char *a, *b;
 
 	if (!mpi || system("command -v mpirun >/dev/null 2>&1") != 0) {
-		printf("    note: skipped: set HYBRIDSPEC_MPI_BIN to build-mpi/"
-		       "hybridspec (make MPI=1) with mpirun installed\n");
+		t_skip("set HYBRIDSPEC_MPI_BIN to build-mpi/hybridspec (make "
+		       "MPI=1) with mpirun installed");
 		return;
 	}
 	snprintf(args, sizeof(args), "sweep %s -o one -j1 --quiet",
