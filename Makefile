@@ -18,7 +18,8 @@ WARN    += -Werror
 endif
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(SAN) -MMD -MP \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Isim -Ikernels -Imodels -Icalib -Ideploy
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread -ldl
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
+	     echo -lgsl -lgslcblas -ljansson) -lm -lpthread -ldl
 LDFLAGS += $(SAN)
 
 KERN_SRC = kernels/q4.c kernels/q8.c kernels/kern.c kernels/pool.c
