@@ -16,17 +16,21 @@ if ! pkg-config --exists gsl jansson 2>/dev/null && [ -d .gpu/debs ]; then
 	export CPATH=/tmp/hsdeps/usr/include LIBRARY_PATH=$lib LD_LIBRARY_PATH=$lib
 fi
 [ -d .gpu/models ] && export HYBRIDSPEC_MODELS="$PWD/.gpu/models"
-step() { # NAME COMMAND...: runs it, its seconds into times.txt
+# NAME COMMAND...: runs it; "NAME SECONDS STATUS" into times.txt. A failed
+# step does not stop the rest: one lease must bring back everything
+step() {
 	name=$1
 	shift
 	t0=$(date +%s)
-	"$@"
-	echo "$name $(($(date +%s) - t0))" >> "$out/times.txt"
+	rc=0
+	"$@" || rc=$?
+	echo "$name $(($(date +%s) - t0)) s, exit $rc" >> "$out/times.txt"
 }
 : > "$out/times.txt"
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || true
 step build make -j"$(nproc)" all build/hybridspec-tests
-# the GPU cases and the repacking: a failure stops here, before any timing
+[ -x build/hybridspec-cuda.so ] || { echo "gpu-check: no CUDA plugin built" >&2; exit 1; }
+# the GPU cases and the repacking against the CPU references
 step tests sh -c "build/hybridspec-tests gpu 2>&1 | tee '$out/tests.txt';
 	build/hybridspec-tests gk_pack 2>&1 | tee -a '$out/tests.txt';
 	! grep -q '^FAIL\|^skip gpu_' '$out/tests.txt'"
@@ -35,4 +39,5 @@ for q in f16 w4a16; do
 	step "calib-$q" build/hybridspec calib gpu --model llama2-7b --quant "$q" \
 		-o "$out/verify-llama2-7b-$q.json"
 done
+cat "$out/times.txt"
 echo "gpu-check: wrote $out"
