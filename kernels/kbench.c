@@ -94,51 +94,74 @@ static void *stream_part(void *p)
 	return NULL;
 }
 
-/* Best of 5 passes, GB/s with STREAM's byte counts (copy 16, triad 24 B an
+/* STREAM's arrays, kept for the passes paired with kernel timings */
+struct kstream {
+	double *a, *b, *c;
+	size_t n;
+};
+
+static void kstream_init(struct kstream *s, size_t bytes)
+{
+	s->n = (bytes ? bytes : 4 * llc_bytes()) / sizeof(double);
+	s->a = xmalloc(s->n * sizeof(double));
+	s->b = xmalloc(s->n * sizeof(double));
+	s->c = xmalloc(s->n * sizeof(double));
+	for (size_t i = 0; i < s->n; i++) {
+		s->a[i] = 1.0;
+		s->b[i] = 2.0;
+		s->c[i] = 0.5;
+	}
+}
+
+static void kstream_release(struct kstream *s)
+{
+	free(s->a);
+	free(s->b);
+	free(s->c);
+}
+
+/* One pass, GB/s with STREAM's byte counts (copy 16, triad 24 B an
  * element) and 8 B an element for a read-only pass (what a GEMV does). */
-static double stream_gbs(double *a, double *b, double *c, size_t n,
-			 int threads, int op)
+static double stream_pass(const struct kstream *s, int threads, int op)
 {
 	const double bytes = op == TRIAD ? 24.0 : op == COPY ? 16.0 : 8.0;
-	double best = 0;
+	pthread_t th[64];
+	struct stream_arg args[64];
+	double t = cli_now_s();
 
-	for (int rep = 0; rep < 5; rep++) {
-		pthread_t th[64];
-		struct stream_arg args[64];
-		double t = cli_now_s();
-
-		for (int i = 0; i < threads; i++) {
-			args[i] = (struct stream_arg){ a, b, c, n * i / threads,
-						       n * (i + 1) / threads, op, 0 };
-			if (i)
-				pthread_create(&th[i], NULL, stream_part, &args[i]);
-		}
-		stream_part(&args[0]);
-		for (int i = 1; i < threads; i++)
-			pthread_join(th[i], NULL);
-		t = cli_now_s() - t;
-		if (bytes * n / t / 1e9 > best)
-			best = bytes * n / t / 1e9;
+	for (int i = 0; i < threads; i++) {
+		args[i] = (struct stream_arg){ s->a, s->b, s->c,
+			s->n * i / threads, s->n * (i + 1) / threads, op, 0 };
+		if (i)
+			pthread_create(&th[i], NULL, stream_part, &args[i]);
 	}
-	return best;
+	stream_part(&args[0]);
+	for (int i = 1; i < threads; i++)
+		pthread_join(th[i], NULL);
+	t = cli_now_s() - t;
+	return bytes * (double)s->n / t / 1e9;
+}
+
+/* best of 5 passes of each */
+static void stream_best(const struct kstream *s, int threads, double gbs[3])
+{
+	for (int op = COPY; op <= READ; op++) {
+		gbs[op] = 0;
+		for (int rep = 0; rep < 5; rep++) {
+			double g = stream_pass(s, threads, op);
+
+			gbs[op] = g > gbs[op] ? g : gbs[op];
+		}
+	}
 }
 
 void kstream_measure(int threads, size_t bytes, double gbs[3])
 {
-	size_t n = (bytes ? bytes : 4 * llc_bytes()) / sizeof(double);
-	double *a = xmalloc(n * sizeof(double)), *b = xmalloc(n * sizeof(double));
-	double *c = xmalloc(n * sizeof(double));
+	struct kstream s;
 
-	for (size_t i = 0; i < n; i++) {
-		a[i] = 1.0;
-		b[i] = 2.0;
-		c[i] = 0.5;
-	}
-	for (int op = COPY; op <= READ; op++)
-		gbs[op] = stream_gbs(a, b, c, n, threads, op);
-	free(a);
-	free(b);
-	free(c);
+	kstream_init(&s, bytes);
+	stream_best(&s, threads, gbs);
+	kstream_release(&s);
 }
 
 /* ---- peak FMA rate ---- */
@@ -346,33 +369,47 @@ static void call(const struct kern *kn, struct kpool *p, struct mats *m, int c,
 		kern_f16_gemm(kn, p, m->f16[c], m->n, m->k, x, batch, y);
 }
 
-/* Seconds per call: at least `min_s` of calls after one warm-up pass over
- * the copies; the median of 5 timed passes. */
-static double time_calls(const struct kern *kn, struct kpool *p, struct mats *m,
-			 const uint16_t *x, int batch, float *y, double min_s)
+static void sort5(double *t)
 {
-	double t[5];
+	for (int i = 1; i < 5; i++)
+		for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+			double v = t[j];
+
+			t[j] = t[j - 1];
+			t[j - 1] = v;
+		}
+}
+
+/* Seconds per call, the median of 5 timed passes (each at least min_s / 5
+ * of calls) after one warm-up pass over the copies. Each pass follows a
+ * STREAM triad pass on the same threads; *triad_share gets the median over
+ * the passes of (the pass's GB/s) / (its triad's GB/s): the machine's
+ * bandwidth drifts on a shared host, and a ratio of neighbours does not. */
+static double time_calls(const struct kern *kn, struct kpool *p, struct mats *m,
+			 const uint16_t *x, int batch, float *y, double min_s,
+			 const struct kstream *st, int threads,
+			 double *triad_share)
+{
+	double t[5], share[5];
 
 	for (int c = 0; c < m->copies; c++)
 		call(kn, p, m, c, x, batch, y);
 	for (int rep = 0; rep < 5; rep++) {
-		double t0 = cli_now_s(), el;
+		double triad = stream_pass(st, threads, TRIAD), t0, el;
 		long calls = 0;
 
+		t0 = cli_now_s();
 		do {
 			call(kn, p, m, (int)(calls % m->copies), x, batch, y);
 			calls++;
 			el = cli_now_s() - t0;
 		} while (el < min_s / 5 || calls < m->copies);
 		t[rep] = el / (double)calls;
+		share[rep] = (double)m->bytes / t[rep] / 1e9 / triad;
 	}
-	for (int i = 1; i < 5; i++)
-		for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-			double s = t[j];
-
-			t[j] = t[j - 1];
-			t[j - 1] = s;
-		}
+	sort5(t);
+	sort5(share);
+	*triad_share = share[2];
 	return t[2];
 }
 
@@ -383,9 +420,12 @@ static const char kbench_help[] =
 	"W4A16 (group G, default 128), W8A16 and FP16 GEMV/GEMM at the LLaMA-2-7B\n"
 	"layer shapes (rows x columns) for batch 1, 4 and 16, on 1 and 2 threads\n"
 	"(or N), beside STREAM copy and triad, and a read-only pass (what a GEMV\n"
-	"does), measured in the same run. Each\n"
-	"timing cycles through copies of the matrix adding up to twice the\n"
-	"last-level cache, so weights come from memory.\n"
+	"does), measured in the same run (best of 5 passes each). Each timing\n"
+	"cycles through copies of the matrix adding up to twice the last-level\n"
+	"cache, so weights come from memory, and is the median of 5 passes, each\n"
+	"right after a STREAM triad pass: %triad is the median of the passes'\n"
+	"GB/s over their own triad's (a shared machine's bandwidth drifts; a\n"
+	"ratio of neighbours does not), %read is against the read pass above.\n"
 	"\n"
 	"  --threads N  only N threads\n"
 	"  --group G    W4A16 group size: 32, 64 or 128\n"
@@ -393,7 +433,7 @@ static const char kbench_help[] =
 	"  --kernel K   kernel set (default: the best this CPU runs)\n"
 	"  --quick      one shape, batch 1, shorter timings (a smoke test)\n"
 	"  --json       {\"stream_gbs\": X, \"rows\": [{\"kernel\": \"w4a16\", "
-	"\"shape\": ...}]}\n";
+	"\"shape\": ..., \"triad_share\": X}]}\n";
 
 int kbench_main(int argc, char **argv)
 {
@@ -415,6 +455,7 @@ int kbench_main(int argc, char **argv)
 	const struct kern *kn = kern_best();
 	size_t llc = llc_bytes(), set;
 	double stream[2][3] = { { 0 } };
+	struct kstream st;
 	int tlist[2] = { 1, 2 }, nt = 2;
 	long long num;
 	bool first = true;
@@ -467,9 +508,11 @@ int kbench_main(int argc, char **argv)
 		nt = 1;
 	}
 	set = quick ? 64u << 20 : 2 * llc;
-	/* STREAM over arrays of 4 x the last-level cache each */
+	/* STREAM over arrays of 4 x the last-level cache each, kept for the
+	 * triad passes beside the kernels' */
+	kstream_init(&st, quick ? 32u << 20 : 0);
 	for (int i = 0; i < nt; i++) {
-		kstream_measure(tlist[i], quick ? 32u << 20 : 0, stream[i]);
+		stream_best(&st, tlist[i], stream[i]);
 		if (!json)
 			printf("stream: %d thread%s: copy %.1f GB/s, triad %.1f GB/s, "
 			       "read %.1f GB/s\n", tlist[i], tlist[i] > 1 ? "s" : "",
@@ -506,8 +549,9 @@ int kbench_main(int argc, char **argv)
 					continue;
 				for (int i = 0; i < nt; i++) {
 					struct kpool *p = kpool_new(tlist[i]);
-					double sec = time_calls(kn, p, &m, x, batches[bi],
-								y, quick ? 0.05 : 0.4);
+					double share, sec = time_calls(kn, p, &m, x,
+						batches[bi], y, quick ? 0.05 : 0.4, &st,
+						tlist[i], &share);
 					double gbs = (double)m.bytes / sec / 1e9;
 
 					kpool_free(p);
@@ -515,14 +559,14 @@ int kbench_main(int argc, char **argv)
 						printf("%s{\"kernel\": \"%s\", \"shape\": "
 						       "\"%dx%d\", \"batch\": %d, "
 						       "\"threads\": %d, \"seconds\": %.6g, "
-						       "\"gbs\": %.3f}", first ? "" : ", ",
-						       what_names[w], n, k, batches[bi],
-						       tlist[i], sec, gbs);
+						       "\"gbs\": %.3f, \"triad_share\": %.4f}",
+						       first ? "" : ", ", what_names[w], n, k,
+						       batches[bi], tlist[i], sec, gbs, share);
 					else
 						printf("%-6s %5dx%-6d %5d %7d %12.6f %8.2f "
 						       "%6.0f%% %6.0f%%\n", what_names[w], n,
 						       k, batches[bi], tlist[i], sec, gbs,
-						       100 * gbs / stream[i][TRIAD],
+						       100 * share,
 						       100 * gbs / stream[i][READ]);
 					first = false;
 					fflush(stdout);
@@ -533,6 +577,7 @@ int kbench_main(int argc, char **argv)
 		free(x);
 		free(y);
 	}
+	kstream_release(&st);
 	if (json)
 		printf("]}\n");
 	return CLI_OK;
