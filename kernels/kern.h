@@ -66,8 +66,11 @@ extern const struct kern kern_avx2, kern_avx512, kern_neon, kern_neon_fp16;
 /* Software prefetch of the weights KERN_PREFETCH_BYTES ahead of p, n bytes
  * (rounded up to lines): a row's loads depend on long chains of arithmetic,
  * and the out-of-order window alone keeps too few bytes in flight to keep
- * memory busy (measured: from 4.5 to 7.3 GB/s on one core). */
-#define KERN_PREFETCH_BYTES 1536
+ * memory busy (measured: from 4.5 to 7.3 GB/s on one core with 1536 bytes;
+ * 4096 then took batch-1 W4A16 from 60-75% to 61-84% of the paired triad
+ * on 2 threads and FP16 from 84-99% to 92-105%, two A/B rounds, Xeon
+ * 2 vCPUs, 2026-11-30; 8192 was no better). */
+#define KERN_PREFETCH_BYTES 4096
 #define PREFETCH(p, n)                                                         \
 	do {                                                                   \
 		for (int pf_ = 0; pf_ < (n); pf_ += 64)                        \
