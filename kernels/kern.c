@@ -29,6 +29,13 @@
 static void prepare(struct kern_x *kx, const uint16_t *x, int m, int k,
 		    int group, int interleave)
 {
+	/* spans of w columns: a power of two, so masks, not divisions; a
+	 * group's sum in a register, not through memory (measured with 4 rows:
+	 * a call at k = 11008 from 93 to 51 us, at 4096 from 35 to 20 us: 3-4%
+	 * of a 4096-row GEMV, during which the other threads wait) */
+	int w = interleave > 1 ? 32 * interleave : 0;
+
+	HS_ASSERT((w & (w - 1)) == 0);
 	kx->x16 = x;
 	kx->m = m;
 	kx->k = k;
@@ -40,20 +47,27 @@ static void prepare(struct kern_x *kx, const uint16_t *x, int m, int k,
 	kx->sx = xcalloc((size_t)m * kx->ngroups, sizeof(float));
 	for (int i = 0; i < m; i++) {
 		float *dst = kx->xf + (size_t)i * kx->stride;
+		float *sx = kx->sx + (size_t)i * kx->ngroups;
 		const uint16_t *src = x + (size_t)i * k;
 
-		for (int c = 0; c < k; c++) {
-			float v = f16_to_f32(src[c]);
-			int pos = c;
+		for (int g = 0; g < kx->ngroups; g++) {
+			int c1 = (g + 1) * group < k ? (g + 1) * group : k;
+			float sum = 0;
 
-			if (interleave > 1) {
-				int w = 32 * interleave, span = c / w, e = c % w;
-				int chunk = e / 32, t = (e % 32) / 4, l = e % 4;
+			for (int c = g * group; c < c1; c++) {
+				float v = f16_to_f32(src[c]);
+				int pos = c;
 
-				pos = span * w + t * 4 * interleave + chunk * 4 + l;
+				if (w) {
+					int e = c & (w - 1);
+
+					pos = c - e + ((e & 31) >> 2) * 4 * interleave +
+					      (e >> 5) * 4 + (e & 3);
+				}
+				dst[pos] = v;
+				sum += v;
 			}
-			dst[pos] = v;
-			kx->sx[(size_t)i * kx->ngroups + c / group] += v;
+			sx[g] = sum;
 		}
 	}
 }
