@@ -296,8 +296,14 @@ json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
 	c = (struct llama_config){ s->dim, s->hidden, s->n_layers, s->n_heads,
 		s->n_kv_heads, s->vocab, last(o->ctx) + last(o->tokens), 1e-5f,
 		10000.0f, false };
-	if (!(api = gk_open(dev, e)))
+	if (!(api = gk_open(dev, e))) {
+		char why[sizeof(e->msg)];
+
+		snprintf(why, sizeof(why), "%s", e->msg);
+		err_set(e, "%.900s (--roofline writes the uncalibrated table "
+			"of a preset without a GPU)", why);
 		return NULL;
+	}
 	model_bytes(&c, q.format == LIN_W4A16, q.group, &wbytes, &cbytes);
 	/* a tenth of the free memory and 1 GiB left for cuBLAS and scratch */
 	budget = 0.9 * (double)dev->free_bytes - (1 << 30) - wbytes;

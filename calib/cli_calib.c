@@ -452,9 +452,7 @@ static int calib_gpu_cmd(int argc, char **argv)
 		out = path;
 	}
 	if (!t)
-		rc = cli_fail("calib gpu: %s%s", e.msg, roofline ? "" :
-			      " (--roofline writes the uncalibrated table of a "
-			      "preset without a GPU)");
+		rc = cli_fail("calib gpu: %s", e.msg);
 	else
 		rc = emit(out, t);
 	json_decref(t);
