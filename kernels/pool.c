@@ -27,7 +27,7 @@ struct kpool {
 	pthread_mutex_t mu;
 	pthread_cond_t go, done;
 	atomic_ulong gen;       /* bumped for each kpool_run */
-	atomic_int pending;     /* workers still busy with gen */
+	atomic_ulong pending;   /* workers still busy with gen */
 	int quit;
 	void (*fn)(void *, int, int);
 	void *ctx;
@@ -54,27 +54,16 @@ static long long now_ns(void)
 	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* Watches *v for up to KPOOL_SPIN_NS; whether it came to differ from old
- * (spin_gen) or to reach zero (spin_idle). */
-static bool spin_gen(atomic_ulong *v, unsigned long old)
+/* Watches *v for up to KPOOL_SPIN_NS; whether (*v == val) came to be
+ * `equal` (a new generation: gen != seen; the workers done: pending == 0). */
+static bool spin_until(atomic_ulong *v, unsigned long val, bool equal)
 {
 	long long end = now_ns() + KPOOL_SPIN_NS;
 
 	do {
 		for (int i = 0; i < 64; i++)
-			if (atomic_load_explicit(v, memory_order_acquire) != old)
-				return true;
-	} while (now_ns() < end);
-	return false;
-}
-
-static bool spin_idle(atomic_int *v)
-{
-	long long end = now_ns() + KPOOL_SPIN_NS;
-
-	do {
-		for (int i = 0; i < 64; i++)
-			if (atomic_load_explicit(v, memory_order_acquire) == 0)
+			if ((atomic_load_explicit(v, memory_order_acquire) ==
+			     val) == equal)
 				return true;
 	} while (now_ns() < end);
 	return false;
@@ -100,7 +89,7 @@ static void *worker(void *arg)
 
 		while (p->gen == seen && !p->quit) {
 			pthread_mutex_unlock(&p->mu);
-			bool fresh = spin_gen(&p->gen, seen);
+			bool fresh = spin_until(&p->gen, seen, false);
 			pthread_mutex_lock(&p->mu);
 			if (!fresh && p->gen == seen && !p->quit)
 				pthread_cond_wait(&p->go, &p->mu);
@@ -184,7 +173,7 @@ void kpool_run(struct kpool *p, void (*fn)(void *ctx, int r0, int r1),
 	range(p, 0, &r0, &r1);
 	if (r0 < r1)
 		fn(ctx, r0, r1);
-	spin_idle(&p->pending);
+	spin_until(&p->pending, 0, true);
 	pthread_mutex_lock(&p->mu);
 	while (p->pending > 0)
 		pthread_cond_wait(&p->done, &p->mu);
