@@ -34,7 +34,6 @@ static void prepare(struct kern_x *kx, const uint16_t *x, int m, int k,
 	 * a call at k = 11008 from 93 to 51 us, at 4096 from 35 to 20 us: 3-4%
 	 * of a 4096-row GEMV, during which the other threads wait) */
 	int w = interleave > 1 ? 32 * interleave : 0;
-	size_t bytes;
 
 	HS_ASSERT((w & (w - 1)) == 0);
 	kx->x16 = x;
@@ -46,11 +45,7 @@ static void prepare(struct kern_x *kx, const uint16_t *x, int m, int k,
 	kx->stride = kx->kpad + 16;
 	/* 64-byte aligned: a vector load of the activations then never
 	 * straddles two cache lines (at k = 11008 they come from L2) */
-	bytes = (size_t)m * kx->stride * sizeof(float);
-	kx->xf = aligned_alloc(64, (bytes + 63) / 64 * 64);
-	if (!kx->xf)
-		hs_abort(__FILE__, __LINE__, "out of memory");
-	memset(kx->xf, 0, bytes);
+	kx->xf = xcalloc64((size_t)m * kx->stride * sizeof(float));
 	kx->sx = xcalloc((size_t)m * kx->ngroups, sizeof(float));
 	for (int i = 0; i < m; i++) {
 		float *dst = kx->xf + (size_t)i * kx->stride;

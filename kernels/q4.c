@@ -11,8 +11,6 @@
 
 void q4_init(struct q4_matrix *m, int n, int k, int g)
 {
-	size_t bytes;
-
 	HS_ASSERT(n >= 1 && k >= 1 && (g == 32 || g == 64 || g == 128));
 	m->n = n;
 	m->k = k;
@@ -20,11 +18,7 @@ void q4_init(struct q4_matrix *m, int n, int k, int g)
 	m->ngroups = (k + g - 1) / g;
 	m->block_bytes = q4_block_bytes(g);
 	m->row_bytes = (size_t)m->ngroups * m->block_bytes;
-	bytes = (m->row_bytes * (size_t)n + 63) / 64 * 64;
-	m->data = aligned_alloc(64, bytes);
-	if (!m->data)
-		hs_abort(__FILE__, __LINE__, "out of memory");
-	memset(m->data, 0, bytes);
+	m->data = xcalloc64(m->row_bytes * (size_t)n);
 }
 
 void q4_release(struct q4_matrix *m)

@@ -10,18 +10,12 @@
 
 void q8_init(struct q8_matrix *m, int n, int k)
 {
-	size_t bytes;
-
 	HS_ASSERT(n >= 1 && k >= 1);
 	m->n = n;
 	m->k = k;
 	m->ngroups = (k + 31) / 32;
 	m->row_bytes = (size_t)m->ngroups * sizeof(struct q8_block);
-	bytes = (m->row_bytes * (size_t)n + 63) / 64 * 64;
-	m->data = aligned_alloc(64, bytes);
-	if (!m->data)
-		hs_abort(__FILE__, __LINE__, "out of memory");
-	memset(m->data, 0, bytes);
+	m->data = xcalloc64(m->row_bytes * (size_t)n);
 }
 
 void q8_release(struct q8_matrix *m)

@@ -126,8 +126,7 @@ static void reserve_heap(struct eq *q, size_t need)
 	while (cap < need)
 		cap *= 2;
 	bytes = (cap + ALIGN_PAD) * sizeof(struct eq_node);
-	if (!(mem = aligned_alloc(64, (bytes + 63) / 64 * 64)))
-		hs_abort(__FILE__, __LINE__, "out of memory");
+	mem = xcalloc64(bytes);
 	heap = (struct eq_node *)mem + ALIGN_PAD;
 	if (q->n)
 		memcpy(heap, q->heap, q->n * sizeof(*heap));

@@ -70,6 +70,17 @@ void *hs_xcalloc_at(size_t n, size_t size, const char *file, int line)
 	return p;
 }
 
+void *hs_xcalloc64_at(size_t n, const char *file, int line)
+{
+	size_t bytes = (n ? n + 63 : 64) / 64 * 64;
+	void *p = aligned_alloc(64, bytes);
+
+	if (!p)
+		hs_abort(file, line, "out of memory");
+	memset(p, 0, bytes);
+	return p;
+}
+
 void *hs_xrealloc_at(void *p, size_t n, const char *file, int line)
 {
 	void *q = realloc(p, n ? n : 1);

@@ -33,7 +33,11 @@ void *hs_xmalloc_at(size_t n, const char *file, int line);
 void *hs_xcalloc_at(size_t n, size_t size, const char *file, int line);
 void *hs_xrealloc_at(void *p, size_t n, const char *file, int line);
 char *hs_xstrdup_at(const char *s, const char *file, int line);
+/* n bytes (rounded up to 64), zeroed, on a 64-byte boundary: a cache
+ * line, where vector loads must not straddle two (free with free) */
+void *hs_xcalloc64_at(size_t n, const char *file, int line);
 #define xmalloc(n) hs_xmalloc_at((n), __FILE__, __LINE__)
+#define xcalloc64(n) hs_xcalloc64_at((n), __FILE__, __LINE__)
 #define xcalloc(n, size) hs_xcalloc_at((n), (size), __FILE__, __LINE__)
 #define xrealloc(p, n) hs_xrealloc_at((p), (n), __FILE__, __LINE__)
 #define xstrdup(s) hs_xstrdup_at((s), __FILE__, __LINE__)
