@@ -213,8 +213,8 @@ static int bench_shape(const struct gk_api *api, const char *model, int n,
 	if (!o->json)
 		printf("%s %dx%d:\n", model, n, k);
 	for (int i = 0; ms[i]; i++) {
-		double tq, tf, qbytes = (double)dev.npad * dev.kpad / 2 +
-					4.0 * dev.npad * (dev.kpad / group);
+		double tq, tf, qbytes = (double)(gk_q4_codes_bytes(&dev) +
+						 gk_q4_sb_bytes(&dev));
 
 		g.m = ms[i];
 		if ((tf = api->median_s(run_f16, &g, 3, reps, 1, msg)) < 0 ||

@@ -81,11 +81,6 @@ void gk_close(void)
 	api = NULL;
 }
 
-static int round_up(int x, int to)
-{
-	return (x + to - 1) / to * to;
-}
-
 /* where weight (row, col) lives in the GPU layout: its code's byte index and
  * shift, and its scale/bias pair's index */
 static void locate(const struct gk_q4 *g, int row, int col, size_t *byte,
@@ -106,18 +101,10 @@ static void locate(const struct gk_q4 *g, int row, int col, size_t *byte,
 
 void gk_q4_pack(struct gk_q4 *g, const struct q4_matrix *m)
 {
-	size_t tiles;
-
 	HS_ASSERT(m->group == 32 || m->group == 64 || m->group == 128);
-	g->n = m->n;
-	g->k = m->k;
-	g->group = m->group;
-	g->npad = round_up(m->n, GK_TILE_N);
-	g->kpad = round_up(m->k, GK_TILE_K);
-	tiles = (size_t)(g->npad / GK_TILE_N) * (size_t)(g->kpad / GK_TILE_K);
-	g->codes = xcalloc(tiles, 4096);
-	g->sb = xcalloc((size_t)g->npad * (size_t)(g->kpad / g->group),
-			2 * sizeof(uint16_t));
+	gk_q4_dims(g, m->n, m->k, m->group);
+	g->codes = xcalloc(gk_q4_codes_bytes(g), 1);
+	g->sb = xcalloc(gk_q4_sb_bytes(g), 1);
 	for (int row = 0; row < m->n; row++) {
 		const uint8_t *blk = m->data + (size_t)row * m->row_bytes;
 

@@ -52,6 +52,27 @@ struct gk_q4 {
 	uint16_t *sb;       /* (npad x kpad / group pairs) owned, FP16 */
 };
 
+/* g's shape: n x k in groups of `group`, padded to whole tiles */
+static inline void gk_q4_dims(struct gk_q4 *g, int n, int k, int group)
+{
+	g->n = n;
+	g->k = k;
+	g->group = group;
+	g->npad = (n + GK_TILE_N - 1) / GK_TILE_N * GK_TILE_N;
+	g->kpad = (k + GK_TILE_K - 1) / GK_TILE_K * GK_TILE_K;
+}
+
+/* Bytes of g's codes and of its scale/bias pairs. */
+static inline size_t gk_q4_codes_bytes(const struct gk_q4 *g)
+{
+	return (size_t)g->npad * (size_t)g->kpad / 2;
+}
+
+static inline size_t gk_q4_sb_bytes(const struct gk_q4 *g)
+{
+	return (size_t)g->npad * (size_t)(g->kpad / g->group) * 4;
+}
+
 struct gk_device {
 	char name[256];     /* "NVIDIA H200" */
 	int sms, cc_major, cc_minor;

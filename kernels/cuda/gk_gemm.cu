@@ -296,7 +296,7 @@ static int dev_open(struct gk_device *d, char *msg)
 	return 0;
 }
 
-static void *mem_alloc(size_t bytes, char *msg)
+void *gk_alloc(size_t bytes, char *msg)
 {
 	void *p = NULL;
 	cudaError_t e = cudaMalloc(&p, bytes);
@@ -316,7 +316,7 @@ static void mem_free(void *p)
 	cudaFree(p);
 }
 
-static int mem_upload(void *dev, const void *host, size_t bytes, char *msg)
+int gk_upload(void *dev, const void *host, size_t bytes, char *msg)
 {
 	CU(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice,
 			   gk_ctx.stream));
@@ -345,17 +345,7 @@ static int mem_copy(void *dst, const void *src, size_t bytes, char *msg)
 	return 0;
 }
 
-static size_t codes_bytes(const struct gk_q4 *w)
-{
-	return (size_t)(w->npad / GK_TILE_N) * (w->kpad / GK_TILE_K) * 4096;
-}
-
-static size_t sb_bytes(const struct gk_q4 *w)
-{
-	return (size_t)w->npad * (w->kpad / w->group) * 2 * sizeof(uint16_t);
-}
-
-static void q4_free(struct gk_q4 *dev)
+void gk_q4_dev_free(struct gk_q4 *dev)
 {
 	cudaFree(dev->codes);
 	cudaFree(dev->sb);
@@ -367,11 +357,11 @@ static int q4_upload(const struct gk_q4 *host, struct gk_q4 *dev, char *msg)
 	*dev = *host;
 	dev->codes = NULL;
 	dev->sb = NULL;
-	if (!(dev->codes = (uint8_t *)mem_alloc(codes_bytes(host), msg)) ||
-	    !(dev->sb = (uint16_t *)mem_alloc(sb_bytes(host), msg)) ||
-	    mem_upload(dev->codes, host->codes, codes_bytes(host), msg) < 0 ||
-	    mem_upload(dev->sb, host->sb, sb_bytes(host), msg) < 0) {
-		q4_free(dev);
+	if (!(dev->codes = (uint8_t *)gk_alloc(gk_q4_codes_bytes(host), msg)) ||
+	    !(dev->sb = (uint16_t *)gk_alloc(gk_q4_sb_bytes(host), msg)) ||
+	    gk_upload(dev->codes, host->codes, gk_q4_codes_bytes(host), msg) < 0 ||
+	    gk_upload(dev->sb, host->sb, gk_q4_sb_bytes(host), msg) < 0) {
+		gk_q4_dev_free(dev);
 		return -1;
 	}
 	return 0;
@@ -435,14 +425,14 @@ static const struct gk_api table = {
 	GK_ABI,
 	dev_open,
 	dev_close,
-	mem_alloc,
+	gk_alloc,
 	mem_free,
-	mem_upload,
+	gk_upload,
 	mem_download,
 	mem_poison,
 	mem_copy,
 	q4_upload,
-	q4_free,
+	gk_q4_dev_free,
 	gk_q4_gemm,
 	gk_f16_gemm,
 	median_s,

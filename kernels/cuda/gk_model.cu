@@ -261,21 +261,13 @@ __global__ static void silu_mul(const float *h1, const float *h3, int hidden,
 	}
 }
 
-/* allocation that counts; NULL with msg set when the device is full */
+/* gk_alloc that counts the model's bytes */
 static void *grab(struct gk_model *m, size_t bytes, char *msg)
 {
-	void *p = NULL;
-	cudaError_t e = cudaMalloc(&p, bytes);
+	void *p = gk_alloc(bytes, msg);
 
-	if (e != cudaSuccess) {
-		char what[96];
-
-		snprintf(what, sizeof(what), "cudaMalloc(%zu bytes) with %zu "
-			 "bytes of the model allocated", bytes, m->bytes);
-		gk_fail(msg, what, __FILE__, __LINE__, cudaGetErrorString(e));
-		return NULL;
-	}
-	m->bytes += bytes;
+	if (p)
+		m->bytes += bytes;
 	return p;
 }
 
@@ -302,15 +294,10 @@ static int lin_alloc(struct gk_model *m, struct lin *l, int n, int k,
 		return 0;
 	}
 	struct gk_q4 *q = &l->q4;
-	q->n = n;
-	q->k = k;
-	q->group = m->d.group;
-	q->npad = (n + GK_TILE_N - 1) / GK_TILE_N * GK_TILE_N;
-	q->kpad = (k + GK_TILE_K - 1) / GK_TILE_K * GK_TILE_K;
-	size_t ncodes = (size_t)q->npad * q->kpad / 8, nsb = (size_t)q->npad *
-							      (q->kpad / q->group);
-	if (!(q->codes = (uint8_t *)grab(m, 4 * ncodes, msg)) ||
-	    !(q->sb = (uint16_t *)grab(m, 4 * nsb, msg)))
+	gk_q4_dims(q, n, k, m->d.group);
+	size_t ncodes = gk_q4_codes_bytes(q) / 4, nsb = gk_q4_sb_bytes(q) / 4;
+	if (!(q->codes = (uint8_t *)grab(m, gk_q4_codes_bytes(q), msg)) ||
+	    !(q->sb = (uint16_t *)grab(m, gk_q4_sb_bytes(q), msg)))
 		return -1;
 	fill_q4<<<fill_grid(ncodes > nsb ? ncodes : nsb), 256, 0,
 		  gk_ctx.stream>>>((uint32_t *)q->codes, ncodes,
@@ -435,21 +422,16 @@ struct gk_model *gk_model_new(const struct gk_model_desc *d, char *msg)
 	return m;
 }
 
-static void lin_free(struct lin *l)
-{
-	cudaFree(l->f16);
-	cudaFree(l->q4.codes);
-	cudaFree(l->q4.sb);
-}
-
 void gk_model_free(struct gk_model *m)
 {
 	if (!m)
 		return;
 	cudaStreamSynchronize(gk_ctx.stream);
 	if (m->lin)
-		for (int i = 0; i <= m->d.n_layers * NLIN; i++)
-			lin_free(&m->lin[i]);
+		for (int i = 0; i <= m->d.n_layers * NLIN; i++) {
+			cudaFree(m->lin[i].f16);
+			gk_q4_dev_free(&m->lin[i].q4);
+		}
 	void *bufs[] = { m->emb, m->rms_att, m->rms_ffn, m->rms_final, m->kc,
 			 m->vc, m->x, m->q, m->k, m->v, m->o, m->h1, m->h3,
 			 m->logits, m->xb, m->hb, m->rows };
@@ -467,20 +449,11 @@ size_t gk_model_bytes(const struct gk_model *m)
 	return m->bytes;
 }
 
-static int put(void *dev, const void *host, size_t bytes, char *msg)
-{
-	CU(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice,
-			   gk_ctx.stream));
-	CU(cudaStreamSynchronize(gk_ctx.stream));
-	return 0;
-}
-
 int gk_model_set(struct gk_model *m, enum gk_tensor t, int layer,
 		 const struct gk_weights *lin, const float *f32, char *msg)
 {
 	const struct gk_model_desc *d = &m->d;
 	size_t dim = (size_t)d->dim;
-
 	bool linear = t >= GK_WQ;
 
 	if (layer < 0 || layer >= d->n_layers)
@@ -491,13 +464,13 @@ int gk_model_set(struct gk_model *m, enum gk_tensor t, int layer,
 			       "no weights given");
 	switch (t) {
 	case GK_EMB:
-		return put(m->emb, f32, 4 * dim * d->vocab, msg);
+		return gk_upload(m->emb, f32, 4 * dim * d->vocab, msg);
 	case GK_RMS_ATT:
-		return put(m->rms_att + layer * dim, f32, 4 * dim, msg);
+		return gk_upload(m->rms_att + layer * dim, f32, 4 * dim, msg);
 	case GK_RMS_FFN:
-		return put(m->rms_ffn + layer * dim, f32, 4 * dim, msg);
+		return gk_upload(m->rms_ffn + layer * dim, f32, 4 * dim, msg);
 	case GK_RMS_FINAL:
-		return put(m->rms_final, f32, 4 * dim, msg);
+		return gk_upload(m->rms_final, f32, 4 * dim, msg);
 	case GK_WQ: case GK_WK: case GK_WV: case GK_WO:
 	case GK_W1: case GK_W2: case GK_W3: case GK_CLS:
 		break;
@@ -507,16 +480,15 @@ int gk_model_set(struct gk_model *m, enum gk_tensor t, int layer,
 		if (!lin->f16)
 			return gk_fail(msg, "model_set", __FILE__, __LINE__,
 				       "an FP16 model takes FP16 weights");
-		return put(l->f16, lin->f16, 2 * (size_t)l->n * l->k, msg);
+		return gk_upload(l->f16, lin->f16, 2 * (size_t)l->n * l->k, msg);
 	}
 	const struct gk_q4 *q = lin->q4;
 	if (!q || q->n != l->n || q->k != l->k || q->group != l->q4.group)
 		return gk_fail(msg, "model_set", __FILE__, __LINE__,
 			       "W4A16 weights of another shape or group");
-	if (put(l->q4.codes, q->codes, (size_t)q->npad * q->kpad / 2, msg) < 0)
+	if (gk_upload(l->q4.codes, q->codes, gk_q4_codes_bytes(q), msg) < 0)
 		return -1;
-	return put(l->q4.sb, q->sb, (size_t)q->npad * (q->kpad / q->group) * 4,
-		   msg);
+	return gk_upload(l->q4.sb, q->sb, gk_q4_sb_bytes(q), msg);
 }
 
 /* y (T x n FP32) = x (T rows of kpad FP16) W^T */
