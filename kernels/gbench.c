@@ -89,38 +89,14 @@ static int run_copy(void *arg, char *msg)
 	return c->api->copy(c->dst, c->src, c->bytes, msg);
 }
 
-/* device buffers, freed together */
-struct bufs {
-	const struct gk_api *api;
-	void *p[8];
-	int n;
-};
-
-static void *grab(struct bufs *b, size_t bytes, char *msg)
-{
-	void *p = b->api->alloc(bytes, msg);
-
-	if (p) {
-		HS_ASSERT(b->n < 8);
-		b->p[b->n++] = p;
-	}
-	return p;
-}
-
-static void drop(struct bufs *b)
-{
-	while (b->n)
-		b->api->free(b->p[--b->n]);
-}
-
 /* copy GB/s (read + write) and FP16 GEMM TFLOP/s */
 static int device_peaks(const struct gk_api *api, const struct gk_device *d,
 			int reps, double *copy_gbs, double *tflops, char *msg)
 {
-	struct bufs b = { api, { 0 }, 0 };
+	struct gk_bufs b = { api, { 0 }, 0 };
 	size_t bytes = d->free_bytes / 8 < (1u << 30) ? d->free_bytes / 8
 						      : (1u << 30);
-	struct copy c = { api, grab(&b, bytes, msg), grab(&b, bytes, msg), bytes };
+	struct copy c = { api, gk_bufs_alloc(&b, bytes, msg), gk_bufs_alloc(&b, bytes, msg), bytes };
 	const int n = 8192;
 	struct gemm g = { api, NULL, NULL, NULL, NULL, NULL, n, n, n, n };
 	double s;
@@ -128,25 +104,25 @@ static int device_peaks(const struct gk_api *api, const struct gk_device *d,
 	if (!c.dst || !c.src || api->poison(c.dst, bytes, msg) < 0 ||
 	    api->poison((void *)c.src, bytes, msg) < 0 ||
 	    (s = api->median_s(run_copy, &c, 3, reps, 0, msg)) < 0)
-		return drop(&b), -1;
+		return gk_bufs_free(&b), -1;
 	*copy_gbs = 2.0 * (double)bytes / s / 1e9;
-	drop(&b);
+	gk_bufs_free(&b);
 	/* operands of random FP16 values: the same ones serve as W and x */
 	size_t cnt = (size_t)n * n;
 	uint16_t *host = xmalloc(cnt * sizeof(uint16_t));
 	for (size_t i = 0; i < cnt; i++)
 		host[i] = f16_from_f32(urand());
-	g.w16 = grab(&b, 2 * cnt, msg);
-	g.y16 = grab(&b, 2 * cnt, msg);
+	g.w16 = gk_bufs_alloc(&b, 2 * cnt, msg);
+	g.y16 = gk_bufs_alloc(&b, 2 * cnt, msg);
 	if (!g.w16 || !g.y16 ||
 	    api->upload((void *)g.w16, host, 2 * cnt, msg) < 0) {
 		free(host);
-		return drop(&b), -1;
+		return gk_bufs_free(&b), -1;
 	}
 	free(host);
 	g.x = g.w16;
 	s = api->median_s(run_f16, &g, 3, reps, 0, msg);
-	drop(&b);
+	gk_bufs_free(&b);
 	if (s < 0)
 		return -1;
 	*tflops = 2.0 * n * (double)n * n / s / 1e12;
@@ -179,7 +155,7 @@ static int bench_shape(const struct gk_api *api, const char *model, int n,
 		       int k, int group, const int *ms, int reps,
 		       struct out *o, char *msg)
 {
-	struct bufs b = { api, { 0 }, 0 };
+	struct gk_bufs b = { api, { 0 }, 0 };
 	struct q4_matrix q;
 	struct gk_q4 packed, dev = { 0 };
 	size_t cnt = (size_t)n * k, kpad = (size_t)(k + GK_TILE_K - 1) /
@@ -204,9 +180,9 @@ static int bench_shape(const struct gk_api *api, const char *model, int n,
 	free(w);
 	if (api->q4_upload(&packed, &dev, msg) < 0)
 		goto out;
-	if (!(g.w16 = grab(&b, 2 * cnt, msg)) ||
-	    !(g.x = grab(&b, 2 * 256 * kpad, msg)) ||
-	    !(g.y = grab(&b, 4 * 256 * (size_t)n, msg)) ||
+	if (!(g.w16 = gk_bufs_alloc(&b, 2 * cnt, msg)) ||
+	    !(g.x = gk_bufs_alloc(&b, 2 * 256 * kpad, msg)) ||
+	    !(g.y = gk_bufs_alloc(&b, 4 * 256 * (size_t)n, msg)) ||
 	    api->upload((void *)g.w16, w16, 2 * cnt, msg) < 0 ||
 	    api->upload((void *)g.x, x, 2 * 256 * kpad, msg) < 0)
 		goto out;
@@ -227,7 +203,7 @@ static int bench_shape(const struct gk_api *api, const char *model, int n,
 out:
 	if (dev.codes)
 		api->q4_free(&dev);
-	drop(&b);
+	gk_bufs_free(&b);
 	gk_q4_release(&packed);
 	free(w16);
 	free(x);

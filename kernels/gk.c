@@ -81,6 +81,23 @@ void gk_close(void)
 	api = NULL;
 }
 
+void *gk_bufs_alloc(struct gk_bufs *b, size_t bytes, char *msg)
+{
+	void *p = b->api->alloc(bytes, msg);
+
+	if (p) {
+		HS_ASSERT(b->n < GK_BUFS);
+		b->p[b->n++] = p;
+	}
+	return p;
+}
+
+void gk_bufs_free(struct gk_bufs *b)
+{
+	while (b->n)
+		b->api->free(b->p[--b->n]);
+}
+
 /* where weight (row, col) lives in the GPU layout: its code's byte index and
  * shift, and its scale/bias pair's index */
 static void locate(const struct gk_q4 *g, int row, int col, size_t *byte,

@@ -195,6 +195,17 @@ typedef const struct gk_api *gk_api_fn(int abi);
 const struct gk_api *gk_open(struct gk_device *d, struct err *e);
 void gk_close(void);
 
+/* Device buffers freed together: gk_bufs_alloc adds one (NULL with msg
+ * set when the device has no room), gk_bufs_free frees them all. */
+#define GK_BUFS 8
+struct gk_bufs {
+	const struct gk_api *api; /* borrowed */
+	void *p[GK_BUFS];         /* owned, device */
+	int n;
+};
+void *gk_bufs_alloc(struct gk_bufs *b, size_t bytes, char *msg);
+void gk_bufs_free(struct gk_bufs *b);
+
 /* The GPU layout of m (see above), on the host; gk_q4_release frees. */
 void gk_q4_pack(struct gk_q4 *g, const struct q4_matrix *m);
 void gk_q4_release(struct gk_q4 *g);

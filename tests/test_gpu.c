@@ -130,28 +130,14 @@ static const struct gk_api *need_gpu(void)
 	return api;
 }
 
-/* device buffers of a case, all freed at its end */
-struct dbufs {
-	const struct gk_api *api;
-	void *p[8];
-	int n;
-};
-
-static void *dalloc(struct dbufs *b, size_t bytes)
+/* a device buffer of the case, freed with the others (gk_bufs) */
+static void *dalloc(struct gk_bufs *b, size_t bytes)
 {
 	char msg[GK_MSG];
-	void *p = b->api->alloc(bytes, msg);
+	void *p = gk_bufs_alloc(b, bytes, msg);
 
 	CHECK_MSG(p != NULL, "%s", msg);
-	if (p)
-		b->p[b->n++] = p;
 	return p;
-}
-
-static void dfree(struct dbufs *b)
-{
-	while (b->n)
-		b->api->free(b->p[--b->n]);
 }
 
 /* reference y (m x n) = x (m rows of ldx FP16) w^T (w FP32, n x k), and
@@ -202,7 +188,7 @@ static void t_gpu_w4a16_gemm(void)
 
 	for (size_t c = 0; api && c < sizeof(cases) / sizeof(cases[0]); c++) {
 		int n = cases[c].n, k = cases[c].k, g = cases[c].g;
-		struct dbufs b = { api, { 0 }, 0 };
+		struct gk_bufs b = { api, { 0 }, 0 };
 		struct q4_matrix q;
 		struct gk_q4 host, dev;
 		float *w = malloc(sizeof(float) * (size_t)n * k);
@@ -247,7 +233,7 @@ static void t_gpu_w4a16_gemm(void)
 		}
 		if (dev.codes)
 			api->q4_free(&dev);
-		dfree(&b);
+		gk_bufs_free(&b);
 		gk_q4_release(&host);
 		q4_release(&q);
 		free(w);
@@ -265,7 +251,7 @@ static void t_gpu_cublas_f16(void)
 
 	for (size_t c = 0; api && c < sizeof(shapes) / sizeof(shapes[0]); c++) {
 		int n = shapes[c][0], k = shapes[c][1], ldx = k + 8;
-		struct dbufs b = { api, { 0 }, 0 };
+		struct gk_bufs b = { api, { 0 }, 0 };
 		uint16_t *w16 = malloc(2 * (size_t)n * k), *y16 =
 			malloc(2 * (size_t)MAXM * n);
 		float *w = malloc(sizeof(float) * (size_t)n * k);
@@ -316,7 +302,7 @@ static void t_gpu_cublas_f16(void)
 					  bad, bad16);
 			}
 		}
-		dfree(&b);
+		gk_bufs_free(&b);
 		free(w16);
 		free(y16);
 		free(w);
