@@ -68,7 +68,10 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 /* A verify table (the cost-table format of sim/cost.c, "calibrated":
  * true) of fn(arg, tokens, ctx) seconds over tokens x ctxs (both lists end
  * with a 0, tokens ascending; contexts that leave no room for the largest
- * token count in seq_len are left out). show: a line per point on stderr. */
+ * token count in seq_len are left out). The simulator takes a table
+ * non-decreasing in tokens: a time below the one for fewer tokens at the
+ * same context (noise between points of equal cost) is raised to it, and
+ * the method says how many were. show: a line per point on stderr. */
 typedef double calib_time_fn(void *arg, int tokens, int ctx);
 json_t *calib_verify_table(const char *gpu, const char *model, int seq_len,
 			   const int *tokens, const int *ctxs,
@@ -98,7 +101,8 @@ json_t *calib_gpu_roofline(const char *gpu, const char *shape,
 /* The GPU (calib/cgpu.c, through kernels/gk.h). */
 #include "gk.h"
 
-/* tokens a verify block holds in a measured batch (gamma 4) */
+/* tokens a verify block holds in a GPU table's batch (gamma 4): a batch of
+ * t tokens is ceil(t / 5) sequences, measured or in the roofline */
 #define CALIB_GPU_BLOCK 5
 
 /* A model of c's shape on the GPU, FP16 or W4A16 (of group) linear layers,
@@ -110,12 +114,6 @@ struct gk_model *calib_gpu_model(const struct gk_api *api,
 				 const struct llama *weights, bool w4a16,
 				 int group, int max_tokens, int caches,
 				 struct err *e);
-
-/* One measured point's forward: ceil(tokens / 5) blocks at context ctx
- * (sequence s on cache s % caches); logits (tokens x vocab) or NULL. */
-int calib_gpu_batch(const struct gk_api *api, struct gk_model *gm,
-		    int caches, int tokens, int ctx, float *logits,
-		    struct err *e);
 
 struct calib_gpu_opts {
 	const char *model;       /* a shape: random weights of it */

@@ -19,9 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* verification blocks of gamma + 1 = 5 tokens: a batch of t tokens holds
- * ceil(t / 5) sequences */
-#define ROOFLINE_BLOCK 5
 
 json_t *calib_gpu_roofline(const char *gpu, const char *shape,
 			   const json_t *prov, struct err *e)
@@ -49,7 +46,7 @@ json_t *calib_gpu_roofline(const char *gpu, const char *shape,
 		json_array_append_new(ctx, json_integer(ctxs[j]));
 	for (size_t i = 0; i < sizeof(toks) / sizeof(toks[0]); i++) {
 		json_t *row = json_array();
-		long seqs = (toks[i] + ROOFLINE_BLOCK - 1) / ROOFLINE_BLOCK;
+		long seqs = (toks[i] + CALIB_GPU_BLOCK - 1) / CALIB_GPU_BLOCK;
 
 		json_array_append_new(tok, json_integer(toks[i]));
 		for (size_t j = 0; j < sizeof(ctxs) / sizeof(ctxs[0]); j++) {
@@ -157,9 +154,10 @@ struct gk_model *calib_gpu_model(const struct gk_api *api,
 	return gm;
 }
 
-int calib_gpu_batch(const struct gk_api *api, struct gk_model *gm,
-		    int caches, int tokens, int ctx, float *logits,
-		    struct err *e)
+/* One measured point's forward: ceil(tokens / 5) blocks at context ctx,
+ * sequence s on cache s % caches. */
+static int gpu_batch(const struct gk_api *api, struct gk_model *gm,
+		     int caches, int tokens, int ctx, struct err *e)
 {
 	int nseq = (tokens + CALIB_GPU_BLOCK - 1) / CALIB_GPU_BLOCK;
 	struct gk_seq *seq = xmalloc(sizeof(*seq) * (size_t)nseq);
@@ -176,7 +174,7 @@ int calib_gpu_batch(const struct gk_api *api, struct gk_model *gm,
 			n < CALIB_GPU_BLOCK ? n : CALIB_GPU_BLOCK, ctx,
 			toks + s * CALIB_GPU_BLOCK };
 	}
-	rc = api->model_forward(gm, seq, nseq, logits, msg);
+	rc = api->model_forward(gm, seq, nseq, NULL, msg);
 	free(seq);
 	free(toks);
 	return rc < 0 ? err_set(e, "%s", msg) : 0;
@@ -196,8 +194,7 @@ static int run_point(void *arg, char *msg)
 {
 	struct point *p = arg;
 
-	if (calib_gpu_batch(p->api, p->gm, p->caches, p->tokens, p->ctx, NULL,
-			    p->e) < 0) {
+	if (gpu_batch(p->api, p->gm, p->caches, p->tokens, p->ctx, p->e) < 0) {
 		snprintf(msg, GK_MSG, "%.500s", p->e->msg);
 		return -1;
 	}
@@ -221,30 +218,6 @@ static double point_s(void *arg, int tokens, int ctx)
 		return 1;
 	}
 	return s;
-}
-
-/* the simulator takes a table non-decreasing in tokens: a time below the
- * one for fewer tokens (noise between points of equal cost) is raised to
- * it; returns how many were */
-static int make_monotone(json_t *t)
-{
-	json_t *rows = json_object_get(t, "seconds");
-	int raised = 0;
-
-	for (size_t i = 1; i < json_array_size(rows); i++) {
-		json_t *prev = json_array_get(rows, i - 1),
-		       *row = json_array_get(rows, i);
-
-		for (size_t j = 0; j < json_array_size(row); j++) {
-			double a = json_real_value(json_array_get(prev, j));
-
-			if (json_real_value(json_array_get(row, j)) < a) {
-				json_array_set_new(row, j, json_real(a));
-				raised++;
-			}
-		}
-	}
-	return raised;
 }
 
 static int last(const int *list)
@@ -279,7 +252,7 @@ json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
 	struct llama_config c;
 	double wbytes, cbytes, budget;
 	int maxseq = (last(o->tokens) + CALIB_GPU_BLOCK - 1) / CALIB_GPU_BLOCK;
-	int caches, raised;
+	int caches;
 	const struct gk_api *api;
 	struct gk_model *gm;
 	json_t *table = NULL, *pv;
@@ -344,12 +317,6 @@ json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
 	if (pt.failed) {
 		json_decref(table);
 		table = NULL;
-	} else if ((raised = make_monotone(table))) {
-		char m2[700];
-
-		snprintf(m2, sizeof(m2), "%s; %d times raised to the time for "
-			 "fewer tokens at the same context", method, raised);
-		json_object_set_new(table, "method", json_string(m2));
 	}
 	api->model_free(gm);
 	gk_close();

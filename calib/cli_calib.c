@@ -385,8 +385,8 @@ static int calib_gpu_cmd(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static int tokens[64] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 0 };
-	static int ctx[64] = { 128, 256, 512, 1024, 2048, 0 };
+	int tokens[64] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 0 };
+	int ctx[64] = { 128, 256, 512, 1024, 2048, 0 };
 	struct calib_gpu_opts o = { "llama2-7b", "f16", tokens, ctx, 20, true };
 	const char *gpu = NULL, *out = NULL;
 	char path[512], dname[256];
