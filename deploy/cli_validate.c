@@ -407,8 +407,10 @@ int cli_validate(int argc, char **argv)
 			"lossless", !p.mismatched,
 			"draft_step_s_real", p.draft_step_s,
 			"draft_step_s_profile", step_prof));
-		fprintf(csv, "%zu,\"%s\",%.6g,%.6g,%.4f,%.6g,%.6g,%.4f,%.4f,%.4f,"
-			"%.4f,%.4f,%.6g,%.6g,%d,%.6g,%.6g\n", pt, label, p.real.itl_s,
+		fprintf(csv, "%zu,", pt);
+		sweep_csv_field(csv, label);
+		fprintf(csv, ",%.6g,%.6g,%.4f,%.6g,%.6g,%.4f,%.4f,%.4f,"
+			"%.4f,%.4f,%.6g,%.6g,%d,%.6g,%.6g\n", p.real.itl_s,
 			p.sim.itl_s, rel(p.sim.itl_s, p.real.itl_s),
 			p.real.tokens_per_s, p.sim.tokens_per_s,
 			rel(p.sim.tokens_per_s, p.real.tokens_per_s), p.real.alpha,

@@ -566,7 +566,7 @@ char *sweep_column(char *buf, const char *ptr)
 }
 
 /* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void csv_field(FILE *f, const char *s)
+void sweep_csv_field(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, f);
@@ -588,16 +588,16 @@ static void csv_header(const struct sweep *s, FILE *f)
 	fputs("point", f);
 	for (size_t a = 0; a < s->n_axes; a++) {
 		fputc(',', f);
-		csv_field(f, sweep_column(col, s->axes[a].ptr));
+		sweep_csv_field(f, sweep_column(col, s->axes[a].ptr));
 	}
 	fputs(",n_seeds", f);
 	for (size_t m = 0; m < s->n_metrics; m++) {
 		sweep_column(col, s->metrics[m]);
 		fputc(',', f);
-		csv_field(f, strcat(col, "_mean"));
+		sweep_csv_field(f, strcat(col, "_mean"));
 		sweep_column(col, s->metrics[m]);
 		fputc(',', f);
-		csv_field(f, strcat(col, "_ci95"));
+		sweep_csv_field(f, strcat(col, "_ci95"));
 	}
 	fputc('\n', f);
 }
@@ -660,7 +660,7 @@ int sweep_csv(const struct sweep *s, const char *dir, struct err *e)
 			char *text = json_is_string(v) ? NULL : value_text(v, 15);
 
 			fputc(',', f);
-			csv_field(f, text ? text : json_string_value(v));
+			sweep_csv_field(f, text ? text : json_string_value(v));
 			free(text);
 		}
 		fprintf(f, ",%zu", s->n_seeds);

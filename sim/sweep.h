@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "err.h"
 #include "jx.h"
@@ -88,6 +89,10 @@ void sweep_stats(const double *x, size_t n, double *mean, double *ci95);
  * for each metric. Returns 0, or -1 with the message (a missing run, a
  * metric that is not a number). */
 int sweep_csv(const struct sweep *s, const char *dir, struct err *e);
+
+/* Writes s as one CSV field: as it is, or quoted with its quotes doubled
+ * when it holds a comma, a quote or a line break (RFC 4180). */
+void sweep_csv_field(FILE *f, const char *s);
 
 /* The column name of a pointer: "/all/itl_s/mean" -> "all.itl_s.mean".
  * buf has JX_PTR_MAX bytes. Returns buf. */
