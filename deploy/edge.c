@@ -50,24 +50,29 @@ static double send_up(struct edge *e)
 	return wan_line_push(&e->up, now_s(e), e->msg);
 }
 
-/* Appends committed tokens seq[from .. L) to the log and the text. */
-static void commit(struct edge *e, int from)
+/* Writes tokens seq[from .. to) to the text: decoded, else their ids. */
+static void put_text(const struct edge *e, int from, int to)
 {
 	const struct edge_opts *o = e->o;
 
-	if (e->L <= from)
-		return;
-	json_array_append_new(e->commits, json_pack("[f, i]", now_s(e),
-						    e->L - from));
-	if (!o->text)
-		return;
-	for (int i = from; i < e->L; i++) {
+	for (int i = from; i < to; i++) {
 		if (o->tk)
 			fputs(tok_decode(o->tk, e->seq[i - 1], e->seq[i]), o->text);
 		else
 			fprintf(o->text, " %d", e->seq[i]);
 	}
 	fflush(o->text);
+}
+
+/* Appends committed tokens seq[from .. L) to the log and the text. */
+static void commit(struct edge *e, int from)
+{
+	if (e->L <= from)
+		return;
+	json_array_append_new(e->commits, json_pack("[f, i]", now_s(e),
+						    e->L - from));
+	if (e->o->text)
+		put_text(e, from, e->L);
 }
 
 static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
@@ -226,8 +231,7 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	json_array_append_new(log, rq);
 	send_up(e);
 	if (o->text && o->tk) /* the prompt, then the tokens as they commit */
-		for (int i = 1; i < o->prompt_n; i++)
-			fputs(tok_decode(o->tk, prompt[i - 1], prompt[i]), o->text);
+		put_text(e, 1, o->prompt_n);
 	e->L = e->dlen = e->bstart = o->prompt_n;
 	e->limit = o->prompt_n + o->out_n;
 	e->dkv = 0;
