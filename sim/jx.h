@@ -48,9 +48,10 @@ json_t *jx_load(const char *path, struct err *e);
 /* Writes ptr + "/" + key (escaped as RFC 6901 asks) or ptr + "/" + i into
  * buf (JX_PTR_MAX bytes) and returns buf. */
 char *jx_child(char *buf, const char *ptr, const char *key);
+char *jx_index(char *buf, const char *ptr, size_t i);
+
 /* The value at ptr (RFC 6901) in root, borrowed, or NULL. */
 json_t *jx_at(json_t *root, const char *ptr);
-char *jx_index(char *buf, const char *ptr, size_t i);
 
 /* Reports "file: ptr: expected <expected>, got <got>" (got NULL: missing). */
 int jx_fail(struct jx *x, const char *ptr, const char *expected,
