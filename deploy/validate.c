@@ -70,35 +70,20 @@ static void pin(const struct val *v, enum side side)
 static int make_prompts(struct val *v, struct err *e)
 {
 	const struct llama *m = &v->tm.m;
-	struct llama_state st;
-	float *logits = xmalloc(sizeof(float) * (size_t)v->np * m->c.vocab);
 
-	if (v->np + v->nout > m->c.seq_len || v->ntext < v->np + 1) {
-		free(logits);
+	if (v->np + v->nout > m->c.seq_len || v->ntext < v->np + 1)
 		return err_set(e, "%d prompt + %d output tokens: the target's "
 			       "context is %d, the text has %d tokens", v->np,
 			       v->nout, m->c.seq_len, v->ntext);
-	}
 	v->prompts = xmalloc(sizeof(int) * VAL_PROMPTS * (size_t)v->np);
 	v->greedy = xmalloc(sizeof(int) * VAL_PROMPTS * (size_t)v->nout);
-	llama_state_init(&st, &m->c, v->np);
 	for (int p = 0; p < VAL_PROMPTS; p++) {
 		int at = (int)((long)(v->ntext - v->np) * p / VAL_PROMPTS);
 		int *pr = v->prompts + (size_t)p * v->np;
-		int *out = v->greedy + (size_t)p * v->nout;
 
 		memcpy(pr, v->text + at, sizeof(int) * (size_t)v->np);
-		/* the reference: one token at a time, as generation does */
-		llama_forward(m, &st, pr, v->np, 0, logits);
-		out[0] = spec_argmax(logits + (size_t)(v->np - 1) * m->c.vocab,
-				     m->c.vocab);
-		for (int i = 1; i < v->nout; i++) {
-			llama_forward(m, &st, &out[i - 1], 1, v->np + i - 1, logits);
-			out[i] = spec_argmax(logits, m->c.vocab);
-		}
+		spec_greedy(m, pr, v->np, v->nout, v->greedy + (size_t)p * v->nout);
 	}
-	llama_state_release(&st);
-	free(logits);
 	return 0;
 }
 

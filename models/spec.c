@@ -8,6 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+void spec_greedy(const struct llama *m, const int *prompt, int n, int out,
+		 int *res)
+{
+	struct llama_state st;
+	float *lg = xmalloc(sizeof(float) * (size_t)n * m->c.vocab);
+
+	llama_state_init(&st, &m->c, n);
+	llama_forward(m, &st, prompt, n, 0, lg);
+	res[0] = spec_argmax(lg + (size_t)(n - 1) * m->c.vocab, m->c.vocab);
+	for (int i = 1; i < out; i++) {
+		llama_forward(m, &st, &res[i - 1], 1, n + i - 1, lg);
+		res[i] = spec_argmax(lg, m->c.vocab);
+	}
+	llama_state_release(&st);
+	free(lg);
+}
+
 int spec_argmax(const float *v, int n)
 {
 	int b = 0;

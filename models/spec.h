@@ -53,6 +53,13 @@ long spec_decode_sample(const struct llama *target, const struct llama *draft,
 			const int *prompt, int np, int steps, int gamma,
 			float temp, gsl_rng *r, int *out, struct spec_stats *st);
 
+/* The target's own greedy continuation: out (>= 1) tokens after
+ * prompt[0..n) into res, the prompt in one forward, then one token at a
+ * time as generation runs (n + out <= seq_len). The reference every
+ * lossless check compares against. */
+void spec_greedy(const struct llama *m, const int *prompt, int n, int out,
+		 int *res);
+
 /* The index of the largest of v[0..n) (the first, on ties). */
 int spec_argmax(const float *v, int n);
 

@@ -40,25 +40,6 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* The target's own greedy continuation: out tokens after prompt[0..n),
- * one token at a time through llama_forward. */
-static void greedy(const struct llama *m, const int *prompt, int n, int out,
-		   int *res)
-{
-	struct llama_state st;
-	float *lg = xmalloc(sizeof(float) * (size_t)m->c.vocab);
-
-	llama_state_init(&st, &m->c, 1);
-	for (int i = 0; i < n + out - 1; i++) {
-		int tok = i < n ? prompt[i] : res[i - n];
-
-		llama_forward(m, &st, &tok, 1, i, lg);
-		if (i >= n - 1)
-			res[i - n + 1] = spec_argmax(lg, m->c.vocab);
-	}
-	llama_state_release(&st);
-	free(lg);
-}
 
 /* The first n tokens of text (BOS first); 0, or -1 when it is shorter. */
 static int prompt_of(const struct tok *t, const char *text, int n, int *out)
@@ -359,8 +340,8 @@ static void verifier_protocol(void)
 		CHECK_MSG(0, "a prompt text is shorter than %d tokens", V_PROMPT);
 		goto out_model;
 	}
-	greedy(&m, p, n, V_OUT, g);
-	greedy(&m, p2, n, V_OUT, g2);
+	spec_greedy(&m, p, n, V_OUT, g);
+	spec_greedy(&m, p2, n, V_OUT, g2);
 	verifier_init(&v, &m, SCHED_CONTINUOUS, V_BUDGET, V_CHUNK, 0, V_SLOTS);
 	CHECK(verifier_prompt(&v, 0, V_ID, p, n, V_OUT, 0, &e) == 0);
 
@@ -728,7 +709,7 @@ static int rig_init(struct rig *r)
 	for (int i = 0; i < E_NPROMPTS; i++) {
 		CHECK_MSG(prompt_of(&r->tt, e_texts[i], E_PROMPT, r->prompts[i]) == 0,
 			  "'%s': fewer than %d tokens", e_texts[i], E_PROMPT);
-		greedy(&r->target, r->prompts[i], E_PROMPT, E_OUT, r->want[i]);
+		spec_greedy(&r->target, r->prompts[i], E_PROMPT, E_OUT, r->want[i]);
 	}
 	return 0;
 }

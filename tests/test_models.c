@@ -519,8 +519,6 @@ static void speculative_is_lossless(void)
 	struct quant qf = { LIN_F32, 128, Q4_SYM, false }, qd = { LIN_W4A16, 32, Q4_ASYM, false };
 	int prompt[] = { 1, 403, 407, 261, 378 }, np = 5, steps = 60;
 	int want[60], got[60];
-	struct llama_state s;
-	float *lg;
 
 	if (!t_need_models())
 		return;
@@ -530,14 +528,7 @@ static void speculative_is_lossless(void)
 		CHECK_MSG(0, "%s", e.msg);
 		return;
 	}
-	lg = malloc(sizeof(float) * np * tgt.c.vocab);
-	llama_state_init(&s, &tgt.c, np);
-	llama_forward(&tgt, &s, prompt, np, 0, lg);
-	want[0] = spec_argmax(lg + (size_t)(np - 1) * tgt.c.vocab, tgt.c.vocab);
-	for (int i = 1; i < steps; i++) {
-		llama_forward(&tgt, &s, &want[i - 1], 1, np + i - 1, lg);
-		want[i] = spec_argmax(lg, tgt.c.vocab);
-	}
+	spec_greedy(&tgt, prompt, np, steps, want);
 	for (int g = 1; g <= 7; g += 2) {
 		struct spec_stats ss = { 0 };
 		long v = spec_decode_greedy(&tgt, &drf, prompt, np, steps, g, got,
@@ -556,8 +547,6 @@ static void speculative_is_lossless(void)
 		/* every whole block of an identical draft commits gamma + 1 */
 		CHECK(ss.full_blocks > 0 && ss.full_tokens == ss.full_blocks * (g + 1));
 	}
-	free(lg);
-	llama_state_release(&s);
 	tok_release(&t1);
 	tok_release(&t2);
 	tok_release(&t3);
