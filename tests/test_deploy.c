@@ -317,6 +317,8 @@ static void verifier_protocol(void)
 		  "outside the vocabulary" },
 		{ "negative token", 0, V_ID, 0, 0, 3, 0, -1,
 		  "outside the vocabulary" },
+		{ "bad token in a block that would take the bonus", 0, V_ID, 0,
+		  1, 3, 0, TOK_VOCAB, "outside the vocabulary" },
 		{ "block of the budget's size", 0, V_ID, 0, 0, V_BUDGET, -1, 0,
 		  "budget" },
 	};
@@ -409,6 +411,7 @@ static void verifier_protocol(void)
 		CHECK_MSG(r == -1, "%s: %d", b->what, r);
 		CHECK_MSG(strstr(e.msg, b->want), "%s: message '%s', want '%s'",
 			  b->what, e.msg, b->want);
+		CHECK_MSG(v.t[0].len == want, "%s: the sequence changed", b->what);
 	}
 	{
 		double wait;
