@@ -103,9 +103,11 @@ struct kstream {
 static void kstream_init(struct kstream *s, size_t bytes)
 {
 	s->n = (bytes ? bytes : 4 * llc_bytes()) / sizeof(double);
-	s->a = xmalloc(s->n * sizeof(double));
-	s->b = xmalloc(s->n * sizeof(double));
-	s->c = xmalloc(s->n * sizeof(double));
+	/* the weights' allocator (huge pages, err.h): the kernels and STREAM
+	 * meet the same TLB */
+	s->a = xcalloc64(s->n * sizeof(double));
+	s->b = xcalloc64(s->n * sizeof(double));
+	s->c = xcalloc64(s->n * sizeof(double));
 	for (size_t i = 0; i < s->n; i++) {
 		s->a[i] = 1.0;
 		s->b[i] = 2.0;
@@ -312,7 +314,7 @@ static void mats_init(struct mats *m, enum what what, int n, int k, int group,
 			q8_init(&m->q8[c], n, k);
 			data = m->q8[c].data;
 		} else {
-			data = (uint8_t *)(m->f16[c] = xmalloc(m->bytes));
+			data = (uint8_t *)(m->f16[c] = xcalloc64(m->bytes));
 		}
 		words = m->bytes / 8;
 		for (size_t i = 0; i < words; i++) {

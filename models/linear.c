@@ -24,7 +24,7 @@ void lin_convert(struct linear *l, enum lin_format f, int group,
 	case LIN_F32:
 		return;
 	case LIN_F16:
-		l->f16 = xmalloc(sizeof(uint16_t) * (size_t)l->n * l->k);
+		l->f16 = xcalloc64(sizeof(uint16_t) * (size_t)l->n * l->k);
 		for (size_t i = 0; i < (size_t)l->n * l->k; i++)
 			l->f16[i] = f16_from_f32(l->f32[i]);
 		break;

@@ -2,12 +2,17 @@
  *
  * A struct err holds one message; err_prefix shifts it right to make room for
  * context, truncating at the buffer's end (the buffer is always terminated). */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "err.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* a transparent huge page on x86-64 (and aarch64 with 4 KB base pages) */
+#define HUGE_PAGE_BYTES ((size_t)2 << 20)
 
 int err_set(struct err *e, const char *fmt, ...)
 {
@@ -73,10 +78,17 @@ void *hs_xcalloc_at(size_t n, size_t size, const char *file, int line)
 void *hs_xcalloc64_at(size_t n, const char *file, int line)
 {
 	size_t bytes = (n ? n + 63 : 64) / 64 * 64;
-	void *p = aligned_alloc(64, bytes);
+	size_t align = bytes >= HUGE_PAGE_BYTES ? HUGE_PAGE_BYTES : 64;
+	void *p;
 
-	if (!p)
+	if (posix_memalign(&p, align, bytes))
 		hs_abort(file, line, "out of memory");
+#ifdef MADV_HUGEPAGE
+	/* before the first touch, so that the pages come huge; only a hint:
+	 * where the kernel refuses, the block keeps small pages */
+	if (align == HUGE_PAGE_BYTES)
+		(void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
 	memset(p, 0, bytes);
 	return p;
 }

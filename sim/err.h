@@ -34,7 +34,10 @@ void *hs_xcalloc_at(size_t n, size_t size, const char *file, int line);
 void *hs_xrealloc_at(void *p, size_t n, const char *file, int line);
 char *hs_xstrdup_at(const char *s, const char *file, int line);
 /* n bytes (rounded up to 64), zeroed, on a 64-byte boundary: a cache
- * line, where vector loads must not straddle two (free with free) */
+ * line, where vector loads must not straddle two (free with free). From
+ * 2 MB up, on a 2 MB boundary and asked for transparent huge pages
+ * (Linux): weights streamed from memory then cost one TLB miss per 2 MB,
+ * not one per 4 KB page (measured in bench kernels: kern_avx512.c). */
 void *hs_xcalloc64_at(size_t n, const char *file, int line);
 #define xmalloc(n) hs_xmalloc_at((n), __FILE__, __LINE__)
 #define xcalloc64(n) hs_xcalloc64_at((n), __FILE__, __LINE__)
