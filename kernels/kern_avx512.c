@@ -62,27 +62,58 @@ static inline __m512 dot8(const __m512 f[8], const float *xp)
 	return _mm512_add_ps(p, q);
 }
 
-/* Batch 1, G = 128: one group a vector of codes; registers only. */
-static void row1_g128(const struct q4_matrix *w, const struct kern_x *x, int r,
-		      float *y)
+/* Batch 1 reads STREAMS rows at once, far apart: a thread's range split
+ * into STREAMS parts, row i of each. The hardware prefetchers then follow
+ * STREAMS streams of weights instead of one and keep more of memory's
+ * bandwidth busy; the rows share each load of the activations. Measured
+ * standalone (2 threads, huge pages, median of 11 rounds, GB/s over the
+ * paired triad): 4096x11008 from 86% with one row to 93, 95 and 98% with
+ * 2, 3 and 4; 4096x4096 from 91% to 96, 99 and 93%. */
+#define STREAMS 4
+
+/* Rows [r0, r1) by fn(w, x, r, h, nrows, y): r, r + h, ... at once */
+#define BY_STREAMS(fn, w, x, y, r0, r1)                                        \
+	do {                                                                   \
+		int h_ = ((r1) - (r0)) / STREAMS;                              \
+		for (int r_ = (r0); r_ < (r0) + h_; r_++)                      \
+			fn(w, x, r_, h_, STREAMS, y);                          \
+		for (int r_ = (r0) + STREAMS * h_; r_ < (r1); r_++)            \
+			fn(w, x, r_, 0, 1, y);                                 \
+	} while (0)
+
+/* Batch 1, G = 128: rows r, r + h, ..., r + (nrows - 1) h, one group a
+ * vector of codes, registers only. */
+static inline __attribute__((always_inline)) void
+rows1_g128(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
+	   const int nrows, float *y)
 {
-	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
+	const uint8_t *row[STREAMS];
 	const float *xp = x->xf;
-	__m512 acc = _mm512_setzero_ps();
-	float corr = 0;
+	__m512 acc[STREAMS];
+	float corr[STREAMS];
 
-	for (int g = 0; g < w->ngroups; g++, xp += 128) {
-		const uint8_t *b = row + (size_t)g * w->block_bytes;
-		__m512 f[8];
-		float s, bias;
-
-		PREFETCH(b, 68);
-		header(b, &s, &bias);
-		codes_to_f(_mm512_loadu_si512(b + 4), f);
-		acc = _mm512_fmadd_ps(_mm512_set1_ps(s), dot8(f, xp), acc);
-		corr += (bias - 16 * s) * x->sx[g];
+	for (int i = 0; i < nrows; i++) {
+		row[i] = w->data + (size_t)(r + i * h) * w->row_bytes;
+		acc[i] = _mm512_setzero_ps();
+		corr[i] = 0;
 	}
-	y[r] = 16 * _mm512_reduce_add_ps(acc) + corr;
+	for (int g = 0; g < w->ngroups; g++, xp += 128) {
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < nrows; i++) {
+			const uint8_t *b = row[i] + (size_t)g * w->block_bytes;
+			__m512 f[8];
+			float s, bias;
+
+			PREFETCH(b, 68);
+			header(b, &s, &bias);
+			codes_to_f(_mm512_loadu_si512(b + 4), f);
+			acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(s), dot8(f, xp),
+						 acc[i]);
+			corr[i] += (bias - 16 * s) * x->sx[g];
+		}
+	}
+	for (int i = 0; i < nrows; i++)
+		y[r + i * h] = 16 * _mm512_reduce_add_ps(acc[i]) + corr[i];
 }
 
 /* The quad of chunks c .. c+3 of a row (128 weights along k, lanes 4j ..
@@ -200,8 +231,7 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 		tile(w, x, r0, r1, y);
 		return;
 	}
-	for (int r = r0; r < r1; r++)
-		row1_g128(w, x, r, y);
+	BY_STREAMS(rows1_g128, w, x, y, r0, r1);
 }
 
 const struct kern kern_avx512 = { "avx512", 4, q4, kern_avx2_q8, kern_avx2_f16 };
