@@ -27,8 +27,9 @@
 #endif
 
 static void prepare(struct kern_x *kx, const uint16_t *x, int m, int k,
-		    int group, int interleave)
+		    int group, const struct kern *kn)
 {
+	int interleave = kn ? kn->interleave : 0;
 	/* spans of w columns: a power of two, so masks, not divisions; a
 	 * group's sum in a register, not through memory (measured with 4 rows:
 	 * a call at k = 11008 from 93 to 51 us, at 4096 from 35 to 20 us: 3-4%
@@ -72,12 +73,21 @@ static void prepare(struct kern_x *kx, const uint16_t *x, int m, int k,
 			sx[g] = sum;
 		}
 	}
+	kx->dig = NULL;
+	kx->unit = NULL;
+	if (kn && kn->digits && m == 1 && group == 128) {
+		kx->dig = xcalloc64((size_t)kx->ngroups * KERN_DIGIT_BYTES);
+		kx->unit = xcalloc((size_t)kx->ngroups, sizeof(float));
+		kn->digits(kx);
+	}
 }
 
 static void release(struct kern_x *kx)
 {
 	free(kx->xf);
 	free(kx->sx);
+	free(kx->dig);
+	free(kx->unit);
 }
 
 static void ref_q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
@@ -98,7 +108,7 @@ static void ref_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 	f16_gemm_ref(w, n, x->k, x->x16, x->m, y, r0, r1);
 }
 
-static const struct kern kern_ref = { "ref", 0, ref_q4, ref_q8, ref_f16 };
+static const struct kern kern_ref = { "ref", 0, ref_q4, ref_q8, ref_f16, NULL };
 
 #if defined(__x86_64__)
 /* F16C from CPUID leaf 1: clang before 16 has no
@@ -114,6 +124,9 @@ static int has_f16c(void)
 static int cpu_runs(const struct kern *k)
 {
 #if defined(__x86_64__)
+	if (k == &kern_avx512_vnni)
+		return cpu_runs(&kern_avx512) &&
+		       __builtin_cpu_supports("avx512vnni");
 	if (k == &kern_avx512)
 		return __builtin_cpu_supports("avx512f") &&
 		       __builtin_cpu_supports("avx512vl") &&
@@ -134,7 +147,7 @@ static int cpu_runs(const struct kern *k)
 
 static const struct kern *const all[] = {
 #if defined(__x86_64__)
-	&kern_avx512, &kern_avx2,
+	&kern_avx512_vnni, &kern_avx512, &kern_avx2,
 #endif
 #if defined(__aarch64__)
 	&kern_neon_fp16, &kern_neon,
@@ -208,7 +221,7 @@ void kern_q4_gemm(const struct kern *kn, struct kpool *p,
 {
 	struct job j = { .kn = kn, .w = w, .n = w->n, .y = y, .what = 4 };
 
-	prepare(&j.x, x, m, w->k, w->group, kn->interleave);
+	prepare(&j.x, x, m, w->k, w->group, kn);
 	kpool_run(p, run_rows, &j, w->n, 4);
 	release(&j.x);
 }
@@ -218,7 +231,7 @@ void kern_q8_gemm(const struct kern *kn, struct kpool *p,
 {
 	struct job j = { .kn = kn, .w = w, .n = w->n, .y = y, .what = 8 };
 
-	prepare(&j.x, x, m, w->k, 32, 0);
+	prepare(&j.x, x, m, w->k, 32, NULL);
 	kpool_run(p, run_rows, &j, w->n, 4);
 	release(&j.x);
 }
@@ -228,7 +241,7 @@ void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
 {
 	struct job j = { .kn = kn, .w = w, .n = n, .y = y, .what = 16 };
 
-	prepare(&j.x, x, m, k, 32, 0);
+	prepare(&j.x, x, m, k, 32, NULL);
 	kpool_run(p, run_rows, &j, n, 4);
 	release(&j.x);
 }

@@ -5,7 +5,8 @@
  * range of output rows, from activations the caller prepared once for all
  * rows (struct kern_x). "ref" is the specification (q4.h, q8.h); "avx2"
  * (x86-64 with AVX2, FMA and F16C), "avx512" (AVX-512 F, VL and BW: 16 lanes
- * and one-instruction bit selects), "neon" (aarch64, FP32 arithmetic) and
+ * and one-instruction bit selects), "avx512-vnni" (the same, with AVX512-VNNI
+ * integer dot products at batch 1 and G = 128), "neon" (aarch64, FP32 arithmetic) and
  * "neon-fp16" (aarch64 with FP16 arithmetic: products and sums within a
  * group in FP16, groups summed in FP32) must match it within the tolerances
  * of tests/test_kernels.c. */
@@ -23,6 +24,10 @@ struct kern_x {
 	float *xf;           /* owned: m rows of kpad values, in the kernel's
 				order, stride floats apart (kern.c) */
 	float *sx;           /* owned: m x ngroups, sums of x over each group */
+	int8_t *dig;         /* owned, or NULL: for a kernel with a digits
+				call, at batch 1 and G = 128, its own form
+				of each group, KERN_DIGIT_BYTES a group */
+	float *unit;         /* owned with dig: one scale a group */
 	int m, k, kpad, stride, group, ngroups;
 };
 
@@ -35,7 +40,13 @@ struct kern {
 		   int r0, int r1);
 	void (*f16)(const uint16_t *w, int n, const struct kern_x *x, float *y,
 		    int r0, int r1);
+	/* NULL, or fills x->dig and x->unit (allocated) from x->xf at
+	 * batch 1 and G = 128 */
+	void (*digits)(struct kern_x *x);
 };
+
+/* Bytes of one group's digits in kern_x.dig: three digits of 128 values */
+#define KERN_DIGIT_BYTES 384
 
 /* The kernel of that name if this build has it and this CPU runs it, else
  * NULL. Borrowed from a static table. */
@@ -61,7 +72,8 @@ void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
 void kern_flush_denormals(void);
 
 /* The instruction-set kernels, defined where their ISA is compiled. */
-extern const struct kern kern_avx2, kern_avx512, kern_neon, kern_neon_fp16;
+extern const struct kern kern_avx2, kern_avx512, kern_avx512_vnni, kern_neon,
+	kern_neon_fp16;
 
 /* Software prefetch of the weights KERN_PREFETCH_BYTES ahead of p, n bytes
  * (rounded up to lines): a row's loads depend on long chains of arithmetic,

@@ -250,4 +250,5 @@ void kern_avx2_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 	}
 }
 
-const struct kern kern_avx2 = { "avx2", 2, q4, kern_avx2_q8, kern_avx2_f16 };
+const struct kern kern_avx2 = { "avx2", 2, q4, kern_avx2_q8, kern_avx2_f16,
+			       NULL };

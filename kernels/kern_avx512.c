@@ -1,9 +1,14 @@
-/* kern_avx512.c: the W4A16 kernel for AVX-512 (F, VL, BW; compiled with
- * those flags, checked at run time by kern.c). The method is kern_avx2.c's,
- * on 16 lanes: 64 bytes of codes are four chunks, lanes 4j..4j+3 holding the
- * words of chunk j, and one ternary-logic instruction does the and and the
- * or that turn a shifted code into the float 1 + q/16. A group contributes
- * 16 s P + (b - 16 s) SX. */
+/* kern_avx512.c: the W4A16 kernels for AVX-512 (F, VL, BW; compiled with
+ * those flags, checked at run time by kern.c). "avx512" is kern_avx2.c's
+ * method on 16 lanes: 64 bytes of codes are four chunks, lanes 4j..4j+3
+ * holding the words of chunk j, and one ternary-logic instruction does the
+ * and and the or that turn a shifted code into the float 1 + q/16. A group
+ * contributes 16 s P + (b - 16 s) SX. "avx512-vnni" (AVX512-VNNI too,
+ * enabled per function) is the same but at batch 1 with G = 128, where it
+ * multiplies codes by the activations' fixed-point digits in integers
+ * (digits, rows1_vnni): the float method there needed as many vector
+ * instructions per byte as this machine's cores could retire while memory
+ * delivered it. */
 #include "kern.h"
 
 #include <immintrin.h>
@@ -81,6 +86,18 @@ static inline __m512 dot8(const __m512 f[8], const float *xp)
 			fn(w, x, r_, 0, 1, y);                                 \
 	} while (0)
 
+/* Rows r, r + h, ..., r + (nrows - 1) h: their starts, and zero sums */
+static inline __attribute__((always_inline)) void
+streams_begin(const struct q4_matrix *w, int r, int h, int nrows,
+	      const uint8_t *row[], __m512 acc[], float corr[])
+{
+	for (int i = 0; i < nrows; i++) {
+		row[i] = w->data + (size_t)(r + i * h) * w->row_bytes;
+		acc[i] = _mm512_setzero_ps();
+		corr[i] = 0;
+	}
+}
+
 /* Batch 1, G = 128: rows r, r + h, ..., r + (nrows - 1) h, one group a
  * vector of codes, registers only. */
 static inline __attribute__((always_inline)) void
@@ -92,11 +109,7 @@ rows1_g128(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 	__m512 acc[STREAMS];
 	float corr[STREAMS];
 
-	for (int i = 0; i < nrows; i++) {
-		row[i] = w->data + (size_t)(r + i * h) * w->row_bytes;
-		acc[i] = _mm512_setzero_ps();
-		corr[i] = 0;
-	}
+	streams_begin(w, r, h, nrows, row, acc, corr);
 	for (int g = 0; g < w->ngroups; g++, xp += 128) {
 		_Pragma("GCC unroll 8")
 		for (int i = 0; i < nrows; i++) {
@@ -114,6 +127,129 @@ rows1_g128(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 	}
 	for (int i = 0; i < nrows; i++)
 		y[r + i * h] = 16 * _mm512_reduce_add_ps(acc[i]) + corr[i];
+}
+
+/* The activations of a group as fixed-point digits, for rows1_vnni.
+ * Values become integers v = x / u, u = 2^(e - 22) for the smallest e with
+ * max |x| < 2^e, so |v| < 2^22: a value within 2^11 of the group's largest
+ * is exact (FP16 has 11 significant bits), a smaller one is rounded to a
+ * multiple of u, an error under 2^-22 of the largest, below FP32's
+ * rounding of the sums it enters. v = 65536 d2 + 256 d1 + d0 in signed
+ * bytes (d0, d1 in [-128, 127], d2 in [-65, 65]). A group's
+ * KERN_DIGIT_BYTES hold d2, d1 and d0, each as 64 bytes in the order of the
+ * low nibbles of the block's 64 code bytes, then 64 in the order of the
+ * high ones: code byte 16c + 4l + b holds weights 32c + 8b + l (low) and
+ * 32c + 8b + 4 + l (high), q4.h. In xf's order (kern.c) vector t holds
+ * weight 32c + 4t + l in lane 4c + l, so the low nibbles' bytes are
+ * vectors t = 0, 2, 4, 6 a byte each in every 32-bit lane, the high
+ * ones' t = 1, 3, 5, 7. A value that is not finite makes meaningless
+ * digits, but its group's sum (sx), and so every output, is not finite
+ * then, as in the reference. */
+static void digits(struct kern_x *x)
+{
+	const __m512i byte = _mm512_set1_epi32(255);
+
+	for (int g = 0; g < x->ngroups; g++) {
+		const float *xp = x->xf + (size_t)g * 128;
+		int8_t *d = x->dig + (size_t)g * KERN_DIGIT_BYTES;
+		__m512 v[8], amax = _mm512_setzero_ps(), scale;
+		__m512i dt[8][3];
+		uint32_t bits;
+		float top;
+		int e = 0;
+
+		for (int t = 0; t < 8; t++) {
+			v[t] = _mm512_load_ps(xp + 16 * t);
+			amax = _mm512_max_ps(amax, _mm512_abs_ps(v[t]));
+		}
+		top = _mm512_reduce_max_ps(amax);
+		memcpy(&bits, &top, sizeof(bits));
+		if (top > 0) /* FP32 normal: FP16's smallest is 2^-24 */
+			e = (int)(bits >> 23) - 126;
+		bits = (uint32_t)(22 - e + 127) << 23;
+		memcpy(&top, &bits, sizeof(top));
+		scale = _mm512_set1_ps(top);
+		bits = (uint32_t)(e - 22 + 127) << 23;
+		memcpy(&x->unit[g], &bits, sizeof(bits));
+		for (int t = 0; t < 8; t++) {
+			__m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(v[t], scale));
+
+			for (int k = 0; k < 2; k++) {
+				dt[t][k] = _mm512_srai_epi32(_mm512_slli_epi32(q, 24), 24);
+				q = _mm512_srai_epi32(_mm512_sub_epi32(q, dt[t][k]), 8);
+			}
+			dt[t][2] = q;
+		}
+		for (int h = 0; h < 2; h++)
+			for (int k = 0; k < 3; k++) {
+				__m512i b0 = _mm512_and_si512(dt[h][k], byte);
+				__m512i b1 = _mm512_and_si512(dt[2 + h][k], byte);
+				__m512i b2 = _mm512_and_si512(dt[4 + h][k], byte);
+				__m512i b3 = dt[6 + h][k];
+
+				b0 = _mm512_or_si512(b0, _mm512_slli_epi32(b1, 8));
+				b0 = _mm512_or_si512(b0, _mm512_slli_epi32(b2, 16));
+				b0 = _mm512_or_si512(b0, _mm512_slli_epi32(b3, 24));
+				_mm512_store_si512(d + 128 * (2 - k) + 64 * h, b0);
+			}
+	}
+}
+
+/* Batch 1, G = 128, from the activations' digits (above): a block's 64
+ * code bytes become 64 low and 64 high nibbles, one a byte, and vpdpbusd
+ * (unsigned bytes times signed bytes, four products into each 32-bit
+ * lane) sums their products with the digits exactly:
+ * ((q.d2) 256 + q.d1) 256 + q.d0 = q.v, under 2^30 in a lane (8 codes of
+ * at most 15 times |v| < 2^22). A block then takes 3 instructions to decode
+ * and 8 to multiply, where the float method takes 16 and 9. The block's
+ * sum is s u q.v + b sum(x). */
+__attribute__((target("avx512vnni"))) static inline
+__attribute__((always_inline)) void
+rows1_vnni(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
+	   const int nrows, float *y)
+{
+	const __m512i low = _mm512_set1_epi8(0x0f);
+	const uint8_t *row[STREAMS];
+	const int8_t *d = x->dig;
+	__m512 acc[STREAMS];
+	float corr[STREAMS];
+
+	streams_begin(w, r, h, nrows, row, acc, corr);
+	for (int g = 0; g < w->ngroups; g++, d += KERN_DIGIT_BYTES) {
+		const __m512i d2l = _mm512_loadu_si512(d);
+		const __m512i d2h = _mm512_loadu_si512(d + 64);
+		const __m512i d1l = _mm512_loadu_si512(d + 128);
+		const __m512i d1h = _mm512_loadu_si512(d + 192);
+		const __m512i d0l = _mm512_loadu_si512(d + 256);
+		const __m512i d0h = _mm512_loadu_si512(d + 320);
+		const float unit = x->unit[g];
+
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < nrows; i++) {
+			const uint8_t *b = row[i] + (size_t)g * w->block_bytes;
+			__m512i codes, lo, hi, v;
+			float s, bias;
+
+			PREFETCH(b, 68);
+			header(b, &s, &bias);
+			codes = _mm512_loadu_si512(b + 4);
+			lo = _mm512_and_si512(codes, low);
+			hi = _mm512_and_si512(_mm512_srli_epi16(codes, 4), low);
+			v = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, d2l);
+			v = _mm512_dpbusd_epi32(v, hi, d2h);
+			v = _mm512_slli_epi32(v, 8);
+			v = _mm512_dpbusd_epi32(v, lo, d1l);
+			v = _mm512_dpbusd_epi32(v, hi, d1h);
+			v = _mm512_slli_epi32(v, 8);
+			v = _mm512_dpbusd_epi32(v, lo, d0l);
+			v = _mm512_dpbusd_epi32(v, hi, d0h);
+			acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v),
+						 _mm512_set1_ps(s * unit), acc[i]);
+			corr[i] += bias * x->sx[g];
+		}
+	}
+	for (int i = 0; i < nrows; i++)
+		y[r + i * h] = _mm512_reduce_add_ps(acc[i]) + corr[i];
 }
 
 /* The quad of chunks c .. c+3 of a row (128 weights along k, lanes 4j ..
@@ -234,4 +370,19 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 	BY_STREAMS(rows1_g128, w, x, y, r0, r1);
 }
 
-const struct kern kern_avx512 = { "avx512", 4, q4, kern_avx2_q8, kern_avx2_f16 };
+/* q4 with the integer batch-1 path where the activations have digits */
+__attribute__((target("avx512vnni"))) static void
+q4_vnni(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
+	int r1)
+{
+	if (!x->dig) {
+		q4(w, x, y, r0, r1);
+		return;
+	}
+	BY_STREAMS(rows1_vnni, w, x, y, r0, r1);
+}
+
+const struct kern kern_avx512 = { "avx512", 4, q4, kern_avx2_q8, kern_avx2_f16,
+				  NULL };
+const struct kern kern_avx512_vnni = { "avx512-vnni", 4, q4_vnni, kern_avx2_q8,
+				       kern_avx2_f16, digits };

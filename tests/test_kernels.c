@@ -309,6 +309,79 @@ static void w4a4_activations(void)
 	free(q);
 }
 
+/* Activations of every magnitude FP16 has, from 2^-24 to 2^15, in one
+ * group: a kernel that turns a group into fixed point (avx512-vnni) must
+ * still match the reference as FP32 arithmetic does. Not neon-fp16: its
+ * group sums are FP16, which such activations overflow by design. */
+static void wide_activations(void)
+{
+	int n = 37, k = 1000, bad = 0;
+	float *w = malloc(sizeof(float) * n * k), *wd = malloc(sizeof(float) * n * k);
+	uint16_t *x = malloc(sizeof(uint16_t) * k);
+	float y[37], ref[37];
+	struct q4_matrix m;
+
+	fill_weights(w, (size_t)n * k);
+	for (int c = 0; c < k; c++) {
+		float mag = ldexpf(1.0f + (float)uniform(), (int)(uniform() * 40) - 24);
+
+		x[c] = f16_from_f32(uniform() < 0.5 ? -mag : mag);
+	}
+	x[5] = f16_from_f32(30000.0f); /* an outlier beside the smallest */
+	x[6] = f16_from_f32(0x1p-24f);
+	q4_init(&m, n, k, 128);
+	q4_quantize(&m, w, Q4_ASYM);
+	q4_dequantize(&m, wd);
+	q4_gemm_ref(&m, x, 1, ref, 0, n);
+	for (const char *const *nm = kern_available(); *nm; nm++) {
+		char what[64];
+
+		if (!strcmp(*nm, "neon-fp16"))
+			continue;
+		memset(y, 0xff, sizeof(y));
+		kern_q4_gemm(kern_find(*nm), NULL, &m, x, 1, y);
+		snprintf(what, sizeof(what), "%s wide activations", *nm);
+		bad += compare(what, y, ref, wd, x, 1, n, k, MAX_FP32_KERNEL_ERR);
+	}
+	CHECK(bad == 0);
+	q4_release(&m);
+	free(w);
+	free(wd);
+	free(x);
+}
+
+/* An infinite or NaN activation makes every output non-finite, as in the
+ * reference, in every kernel, those that turn values into integers too. */
+static void nonfinite_activations(void)
+{
+	static const uint16_t specials[] = { 0x7c00, 0xfc00, 0x7e00 };
+	int n = 9, k = 300;
+	float *w = malloc(sizeof(float) * n * k);
+	uint16_t *x = malloc(sizeof(uint16_t) * k);
+	float y[9], ref[9];
+	struct q4_matrix m;
+
+	fill_weights(w, (size_t)n * k);
+	q4_init(&m, n, k, 128);
+	q4_quantize(&m, w, Q4_SYM);
+	for (size_t sp = 0; sp < sizeof(specials) / sizeof(specials[0]); sp++) {
+		fill_acts(x, (size_t)k);
+		x[200] = specials[sp];
+		q4_gemm_ref(&m, x, 1, ref, 0, n);
+		for (const char *const *nm = kern_available(); *nm; nm++) {
+			kern_q4_gemm(kern_find(*nm), NULL, &m, x, 1, y);
+			for (int r = 0; r < n; r++)
+				CHECK_MSG(!isfinite(ref[r]) && !isfinite(y[r]),
+					  "%s, activation 0x%04x: y[%d] = %g, "
+					  "reference %g", *nm, specials[sp], r,
+					  y[r], ref[r]);
+		}
+	}
+	q4_release(&m);
+	free(w);
+	free(x);
+}
+
 const struct tcase kernel_tests[] = {
 	{ "kernels: FP16 conversion round trip", fp16_round_trip },
 	{ "kernels: W4A16 quantisation within half a step", q4_round_trip },
@@ -317,5 +390,8 @@ const struct tcase kernel_tests[] = {
 	{ "kernels: the tolerance catches one wrong code",
 	  tolerance_catches_one_code },
 	{ "kernels: W4A4 activations on a 4-bit grid", w4a4_activations },
+	{ "kernels: activations of every FP16 magnitude", wide_activations },
+	{ "kernels: a non-finite activation stays non-finite",
+	  nonfinite_activations },
 	{ 0 },
 };
