@@ -382,37 +382,63 @@ static void sort5(double *t)
 		}
 }
 
-/* Seconds per call, the median of 5 timed passes (each at least min_s / 5
- * of calls) after one warm-up pass over the copies. Each pass follows a
- * STREAM triad pass on the same threads; *triad_share gets the median over
- * the passes of (the pass's GB/s) / (its triad's GB/s): the machine's
- * bandwidth drifts on a shared host, and a ratio of neighbours does not. */
-static double time_calls(const struct kern *kn, struct kpool *p, struct mats *m,
-			 const uint16_t *x, int batch, float *y, double min_s,
-			 const struct kstream *st, int threads,
-			 double *triad_share)
+/* Seconds per call over one pass of at least min_s of calls (and every
+ * copy once) */
+static double pass_s(const struct kern *kn, struct kpool *p, struct mats *m,
+		     const uint16_t *x, int batch, float *y, double min_s)
 {
-	double t[5], share[5];
+	double t0 = cli_now_s(), el;
+	long calls = 0;
 
-	for (int c = 0; c < m->copies; c++)
-		call(kn, p, m, c, x, batch, y);
+	do {
+		call(kn, p, m, (int)(calls % m->copies), x, batch, y);
+		calls++;
+		el = cli_now_s() - t0;
+	} while (el < min_s || calls < m->copies);
+	return el / (double)calls;
+}
+
+struct timing {
+	double sec;     /* a call, median of the rounds */
+	double share;   /* GB/s over the round's triad GB/s, median */
+	double speedup; /* FP16's seconds over these, median of the rounds */
+};
+
+/* The three formats at one batch on p's threads, after a warm-up pass
+ * over each one's copies: 5 rounds, each a STREAM triad pass, then a pass
+ * of each format (at least min_s / 5 of calls; the order rotates between
+ * rounds). Every figure is a median over the rounds of a ratio of
+ * neighbours in time: the bandwidth of a shared machine drifts within a
+ * run, and medians of passes timed apart drift with it. */
+static void time_rounds(const struct kern *kn, struct kpool *p,
+			struct mats m[3], const uint16_t *x, int batch, float *y,
+			double min_s, const struct kstream *st, int threads,
+			struct timing out[3])
+{
+	double t[3][5], share[3][5], up[3][5];
+
+	for (int w = 0; w < 3; w++)
+		for (int c = 0; c < m[w].copies; c++)
+			call(kn, p, &m[w], c, x, batch, y);
 	for (int rep = 0; rep < 5; rep++) {
-		double triad = stream_pass(st, threads, TRIAD), t0, el;
-		long calls = 0;
+		double triad = stream_pass(st, threads, TRIAD);
 
-		t0 = cli_now_s();
-		do {
-			call(kn, p, m, (int)(calls % m->copies), x, batch, y);
-			calls++;
-			el = cli_now_s() - t0;
-		} while (el < min_s / 5 || calls < m->copies);
-		t[rep] = el / (double)calls;
-		share[rep] = (double)m->bytes / t[rep] / 1e9 / triad;
+		for (int o = 0; o < 3; o++) {
+			int w = (o + rep) % 3;
+
+			t[w][rep] = pass_s(kn, p, &m[w], x, batch, y, min_s / 5);
+			share[w][rep] = (double)m[w].bytes / t[w][rep] / 1e9 /
+					triad;
+		}
+		for (int w = 0; w < 3; w++)
+			up[w][rep] = t[FP16][rep] / t[w][rep];
 	}
-	sort5(t);
-	sort5(share);
-	*triad_share = share[2];
-	return t[2];
+	for (int w = 0; w < 3; w++) {
+		sort5(t[w]);
+		sort5(share[w]);
+		sort5(up[w]);
+		out[w] = (struct timing){ t[w][2], share[w][2], up[w][2] };
+	}
 }
 
 static const char kbench_help[] =
@@ -424,10 +450,12 @@ static const char kbench_help[] =
 	"(or N), beside STREAM copy and triad, and a read-only pass (what a GEMV\n"
 	"does), measured in the same run (best of 5 passes each). Each timing\n"
 	"cycles through copies of the matrix adding up to twice the last-level\n"
-	"cache, so weights come from memory, and is the median of 5 passes, each\n"
-	"right after a STREAM triad pass: %triad is the median of the passes'\n"
-	"GB/s over their own triad's (a shared machine's bandwidth drifts; a\n"
-	"ratio of neighbours does not), %read is against the read pass above.\n"
+	"cache, so weights come from memory. The three formats are timed in 5\n"
+	"rounds of a STREAM triad pass and a pass of each; every figure is the\n"
+	"median over the rounds (a shared machine's bandwidth drifts; ratios of\n"
+	"neighbours in time do not): seconds, %triad (GB/s over the round's\n"
+	"triad) and xFP16 (FP16's seconds over these). %read is against the\n"
+	"read pass above.\n"
 	"\n"
 	"  --threads N  only N threads\n"
 	"  --group G    W4A16 group size: 32, 64 or 128\n"
@@ -435,7 +463,8 @@ static const char kbench_help[] =
 	"  --kernel K   kernel set (default: the best this CPU runs)\n"
 	"  --quick      one shape, batch 1, shorter timings (a smoke test)\n"
 	"  --json       {\"stream_gbs\": X, \"rows\": [{\"kernel\": \"w4a16\", "
-	"\"shape\": ..., \"triad_share\": X}]}\n";
+	"\"shape\": ..., \"triad_share\": X,\n"
+	"               \"speedup_over_fp16\": X}]}\n";
 
 int kbench_main(int argc, char **argv)
 {
@@ -531,51 +560,58 @@ int kbench_main(int argc, char **argv)
 	if (json)
 		printf("], \"rows\": [");
 	else
-		printf("%-6s %-12s %5s %7s %12s %8s %7s %7s  (kernels: %s, W4A16 "
-		       "g%d)\n", "kernel", "shape", "batch", "threads", "seconds",
-		       "GB/s", "%triad", "%read", kn->name, group);
+		printf("%-6s %-12s %5s %7s %12s %8s %7s %7s %7s  (kernels: %s, "
+		       "W4A16 g%d)\n", "kernel", "shape", "batch", "threads",
+		       "seconds", "GB/s", "%triad", "%read", "xFP16", kn->name,
+		       group);
 	for (size_t s = 0; s < (quick ? 1 : 4); s++) {
 		int n = shapes[s][0], k = shapes[s][1];
 		uint16_t *x = xmalloc(sizeof(uint16_t) * 16 * k);
 		float *y = xmalloc(sizeof(float) * 16 * n);
+		struct mats m[3];
 
 		for (int i = 0; i < 16 * k; i++)
 			x[i] = f16_from_f32((float)(next() % 2001) / 1000.0f - 1.0f +
 					    0.0001f);
-		for (int w = 0; w < 3; w++) {
-			struct mats m;
+		for (int w = 0; w < 3; w++)
+			mats_init(&m[w], (enum what)w, n, k, group, set);
+		for (int bi = 0; bi < (quick ? 1 : 3); bi++) {
+			if (batch_only && batches[bi] != batch_only)
+				continue;
+			for (int i = 0; i < nt; i++) {
+				struct kpool *p = kpool_new(tlist[i]);
+				struct timing tm[3];
 
-			mats_init(&m, (enum what)w, n, k, group, set);
-			for (int bi = 0; bi < (quick ? 1 : 3); bi++) {
-				if (batch_only && batches[bi] != batch_only)
-					continue;
-				for (int i = 0; i < nt; i++) {
-					struct kpool *p = kpool_new(tlist[i]);
-					double share, sec = time_calls(kn, p, &m, x,
-						batches[bi], y, quick ? 0.05 : 0.4, &st,
-						tlist[i], &share);
-					double gbs = (double)m.bytes / sec / 1e9;
+				time_rounds(kn, p, m, x, batches[bi], y,
+					    quick ? 0.05 : 0.4, &st, tlist[i], tm);
+				kpool_free(p);
+				for (int w = 0; w < 3; w++) {
+					double gbs = (double)m[w].bytes / tm[w].sec / 1e9;
 
-					kpool_free(p);
 					if (json)
 						printf("%s{\"kernel\": \"%s\", \"shape\": "
 						       "\"%dx%d\", \"batch\": %d, "
 						       "\"threads\": %d, \"seconds\": %.6g, "
-						       "\"gbs\": %.3f, \"triad_share\": %.4f}",
+						       "\"gbs\": %.3f, \"triad_share\": %.4f, "
+						       "\"speedup_over_fp16\": %.3f}",
 						       first ? "" : ", ", what_names[w], n, k,
-						       batches[bi], tlist[i], sec, gbs, share);
+						       batches[bi], tlist[i], tm[w].sec, gbs,
+						       tm[w].share, tm[w].speedup);
 					else
 						printf("%-6s %5dx%-6d %5d %7d %12.6f %8.2f "
-						       "%6.0f%% %6.0f%%\n", what_names[w], n,
-						       k, batches[bi], tlist[i], sec, gbs,
-						       100 * share,
-						       100 * gbs / stream[i][READ]);
+						       "%6.0f%% %6.0f%% %6.2fx\n",
+						       what_names[w], n, k, batches[bi],
+						       tlist[i], tm[w].sec, gbs,
+						       100 * tm[w].share,
+						       100 * gbs / stream[i][READ],
+						       tm[w].speedup);
 					first = false;
-					fflush(stdout);
 				}
+				fflush(stdout);
 			}
-			mats_release(&m);
 		}
+		for (int w = 0; w < 3; w++)
+			mats_release(&m[w]);
 		free(x);
 		free(y);
 	}
