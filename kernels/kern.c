@@ -9,7 +9,9 @@
  * AVX2, 4 for AVX-512; 0 or 1: columns in order) wants each span of 32c
  * columns stored as 8 rows of 4c: chunk 0 [4t..4t+3], chunk 1 [4t..4t+3],
  * ... for t = 0 .. 7, matching the code layout of q4.h read 4c lanes at a
- * time. */
+ * time. A kernel with a digits call also gets dig and unit at batch 1 and
+ * G = 128 (its own form of the activations, made from xf; NULL otherwise).
+ */
 #include "kern.h"
 
 #include "err.h"

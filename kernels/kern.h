@@ -6,10 +6,10 @@
  * rows (struct kern_x). "ref" is the specification (q4.h, q8.h); "avx2"
  * (x86-64 with AVX2, FMA and F16C), "avx512" (AVX-512 F, VL and BW: 16 lanes
  * and one-instruction bit selects), "avx512-vnni" (the same, with AVX512-VNNI
- * integer dot products at batch 1 and G = 128), "neon" (aarch64, FP32 arithmetic) and
- * "neon-fp16" (aarch64 with FP16 arithmetic: products and sums within a
- * group in FP16, groups summed in FP32) must match it within the tolerances
- * of tests/test_kernels.c. */
+ * integer dot products at batch 1 and G = 128), "neon" (aarch64, FP32
+ * arithmetic) and "neon-fp16" (aarch64 with FP16 arithmetic: products and
+ * sums within a group in FP16, groups summed in FP32) must match it within
+ * the tolerances of tests/test_kernels.c. */
 #ifndef HS_KERN_H
 #define HS_KERN_H
 

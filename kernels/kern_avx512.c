@@ -98,6 +98,21 @@ streams_begin(const struct q4_matrix *w, int r, int h, int nrows,
 	}
 }
 
+/* One block b of a row by the float method, its activations at xp (sum
+ * sx): adds 16 s P to *acc and (b - 16 s) SX to *corr */
+static inline __attribute__((always_inline)) void
+block_f(const uint8_t *b, const float *xp, float sx, __m512 *acc, float *corr)
+{
+	__m512 f[8];
+	float s, bias;
+
+	PREFETCH(b, 68);
+	header(b, &s, &bias);
+	codes_to_f(_mm512_loadu_si512(b + 4), f);
+	*acc = _mm512_fmadd_ps(_mm512_set1_ps(16 * s), dot8(f, xp), *acc);
+	*corr += (bias - 16 * s) * sx;
+}
+
 /* Batch 1, G = 128: rows r, r + h, ..., r + (nrows - 1) h, one group a
  * vector of codes, registers only. */
 static inline __attribute__((always_inline)) void
@@ -111,40 +126,30 @@ rows1_g128(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 
 	streams_begin(w, r, h, nrows, row, acc, corr);
 	for (int g = 0; g < w->ngroups; g++, xp += 128) {
-		_Pragma("GCC unroll 8")
-		for (int i = 0; i < nrows; i++) {
-			const uint8_t *b = row[i] + (size_t)g * w->block_bytes;
-			__m512 f[8];
-			float s, bias;
-
-			PREFETCH(b, 68);
-			header(b, &s, &bias);
-			codes_to_f(_mm512_loadu_si512(b + 4), f);
-			acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(s), dot8(f, xp),
-						 acc[i]);
-			corr[i] += (bias - 16 * s) * x->sx[g];
-		}
+		_Pragma("GCC unroll 4")
+		for (int i = 0; i < nrows; i++)
+			block_f(row[i] + (size_t)g * w->block_bytes, xp,
+				x->sx[g], &acc[i], &corr[i]);
 	}
 	for (int i = 0; i < nrows; i++)
-		y[r + i * h] = 16 * _mm512_reduce_add_ps(acc[i]) + corr[i];
+		y[r + i * h] = _mm512_reduce_add_ps(acc[i]) + corr[i];
 }
 
 /* The activations of a group as fixed-point digits, for rows1_vnni.
  * Values become integers v = x / u, u = 2^(e - 22) for the smallest e with
- * max |x| < 2^e, so |v| < 2^22: a value within 2^11 of the group's largest
- * is exact (FP16 has 11 significant bits), a smaller one is rounded to a
- * multiple of u, an error under 2^-22 of the largest, below FP32's
- * rounding of the sums it enters. v = 65536 d2 + 256 d1 + d0 in signed
- * bytes (d0, d1 in [-128, 127], d2 in [-65, 65]). A group's
- * KERN_DIGIT_BYTES hold d2, d1 and d0, each as 64 bytes in the order of the
- * low nibbles of the block's 64 code bytes, then 64 in the order of the
- * high ones: code byte 16c + 4l + b holds weights 32c + 8b + l (low) and
- * 32c + 8b + 4 + l (high), q4.h. In xf's order (kern.c) vector t holds
- * weight 32c + 4t + l in lane 4c + l, so the low nibbles' bytes are
- * vectors t = 0, 2, 4, 6 a byte each in every 32-bit lane, the high
- * ones' t = 1, 3, 5, 7. A value that is not finite makes meaningless
- * digits, but its group's sum (sx), and so every output, is not finite
- * then, as in the reference. */
+ * max |x| < 2^e, so |v| < 2^22 and every value within 2^11 of the group's
+ * largest is exact (FP16 has 11 significant bits). A group where some value
+ * is not a multiple of u (smaller still, with bits below u) gets unit 0 and
+ * no digits: rows1_vnni takes the float method there, so a group's integer
+ * sum is always exact. v = 65536 d2 + 256 d1 + d0 in signed bytes (d0, d1
+ * in [-128, 127], d2 in [-64, 64]). A group's KERN_DIGIT_BYTES hold d2,
+ * d1 and d0, each as 64 bytes in the order of the low nibbles of the
+ * block's 64 code bytes, then 64 in the order of the high ones: code byte
+ * 16c + 4l + b holds weights 32c + 8b + l (low) and 32c + 8b + 4 + l
+ * (high), q4.h. In xf's order (kern.c) vector t holds weight 32c + 4t + l
+ * in lane 4c + l, so the low nibbles' bytes are vectors t = 0, 2, 4, 6 a
+ * byte each in every 32-bit lane, the high ones' t = 1, 3, 5, 7. A value
+ * that is not finite is not exact either. */
 static void digits(struct kern_x *x)
 {
 	const __m512i byte = _mm512_set1_epi32(255);
@@ -153,7 +158,8 @@ static void digits(struct kern_x *x)
 		const float *xp = x->xf + (size_t)g * 128;
 		int8_t *d = x->dig + (size_t)g * KERN_DIGIT_BYTES;
 		__m512 v[8], amax = _mm512_setzero_ps(), scale;
-		__m512i dt[8][3];
+		__m512i dt[8][3], iv[8];
+		__mmask16 inexact = 0;
 		uint32_t bits;
 		float top;
 		int e = 0;
@@ -169,10 +175,19 @@ static void digits(struct kern_x *x)
 		bits = (uint32_t)(22 - e + 127) << 23;
 		memcpy(&top, &bits, sizeof(top));
 		scale = _mm512_set1_ps(top);
+		for (int t = 0; t < 8; t++) {
+			__m512 y = _mm512_mul_ps(v[t], scale);
+
+			iv[t] = _mm512_cvtps_epi32(y);
+			inexact |= _mm512_cmp_ps_mask(_mm512_cvtepi32_ps(iv[t]), y,
+						      _CMP_NEQ_UQ);
+		}
+		if (inexact)
+			continue; /* unit 0: the float method */
 		bits = (uint32_t)(e - 22 + 127) << 23;
 		memcpy(&x->unit[g], &bits, sizeof(bits));
 		for (int t = 0; t < 8; t++) {
-			__m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(v[t], scale));
+			__m512i q = iv[t];
 
 			for (int k = 0; k < 2; k++) {
 				dt[t][k] = _mm512_srai_epi32(_mm512_slli_epi32(q, 24), 24);
@@ -199,10 +214,11 @@ static void digits(struct kern_x *x)
  * code bytes become 64 low and 64 high nibbles, one a byte, and vpdpbusd
  * (unsigned bytes times signed bytes, four products into each 32-bit
  * lane) sums their products with the digits exactly:
- * ((q.d2) 256 + q.d1) 256 + q.d0 = q.v, under 2^30 in a lane (8 codes of
+ * ((q.d2) 256 + q.d1) 256 + q.d0 = q.v, under 2^29 in a lane (8 codes of
  * at most 15 times |v| < 2^22). A block then takes 3 instructions to decode
  * and 8 to multiply, where the float method takes 16 and 9. The block's
- * sum is s u q.v + b sum(x). */
+ * sum is s u q.v + b sum(x); a group without digits (unit 0) takes the
+ * float method. */
 __attribute__((target("avx512vnni"))) static inline
 __attribute__((always_inline)) void
 rows1_vnni(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
@@ -216,15 +232,24 @@ rows1_vnni(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 
 	streams_begin(w, r, h, nrows, row, acc, corr);
 	for (int g = 0; g < w->ngroups; g++, d += KERN_DIGIT_BYTES) {
+		const float unit = x->unit[g];
+
+		if (unit == 0) { /* digits not exact: the float method */
+			_Pragma("GCC unroll 4")
+			for (int i = 0; i < nrows; i++)
+				block_f(row[i] + (size_t)g * w->block_bytes,
+					x->xf + (size_t)g * 128, x->sx[g], &acc[i],
+					&corr[i]);
+			continue;
+		}
 		const __m512i d2l = _mm512_loadu_si512(d);
 		const __m512i d2h = _mm512_loadu_si512(d + 64);
 		const __m512i d1l = _mm512_loadu_si512(d + 128);
 		const __m512i d1h = _mm512_loadu_si512(d + 192);
 		const __m512i d0l = _mm512_loadu_si512(d + 256);
 		const __m512i d0h = _mm512_loadu_si512(d + 320);
-		const float unit = x->unit[g];
 
-		_Pragma("GCC unroll 8")
+		_Pragma("GCC unroll 4")
 		for (int i = 0; i < nrows; i++) {
 			const uint8_t *b = row[i] + (size_t)g * w->block_bytes;
 			__m512i codes, lo, hi, v;
