@@ -113,6 +113,17 @@ block_f(const uint8_t *b, const float *xp, float sx, __m512 *acc, float *corr)
 	*corr += (bias - 16 * s) * sx;
 }
 
+/* Group g of nrows rows by the float method, out of line: the integer
+ * loop that calls it stays as small as it was without it */
+static __attribute__((noinline)) void
+group_f(const struct q4_matrix *w, const struct kern_x *x, int g,
+	const uint8_t *const row[], int nrows, __m512 acc[], float corr[])
+{
+	for (int i = 0; i < nrows; i++)
+		block_f(row[i] + (size_t)g * w->block_bytes,
+			x->xf + (size_t)g * 128, x->sx[g], &acc[i], &corr[i]);
+}
+
 /* Batch 1, G = 128: rows r, r + h, ..., r + (nrows - 1) h, one group a
  * vector of codes, registers only. */
 static inline __attribute__((always_inline)) void
@@ -235,11 +246,7 @@ rows1_vnni(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 		const float unit = x->unit[g];
 
 		if (unit == 0) { /* digits not exact: the float method */
-			_Pragma("GCC unroll 4")
-			for (int i = 0; i < nrows; i++)
-				block_f(row[i] + (size_t)g * w->block_bytes,
-					x->xf + (size_t)g * 128, x->sx[g], &acc[i],
-					&corr[i]);
+			group_f(w, x, g, row, nrows, acc, corr);
 			continue;
 		}
 		const __m512i d2l = _mm512_loadu_si512(d);
