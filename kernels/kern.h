@@ -45,8 +45,9 @@ struct kern {
 	void (*digits)(struct kern_x *x);
 };
 
-/* Bytes of one group's digits in kern_x.dig: three digits of 128 values */
-#define KERN_DIGIT_BYTES 384
+/* Bytes of one group in kern_x.dig: three digits of 128 values, then the
+ * residuals of the few values the digits do not hold (kern_avx512.c) */
+#define KERN_DIGIT_BYTES 448
 
 /* The kernel of that name if this build has it and this CPU runs it, else
  * NULL. Borrowed from a static table. */

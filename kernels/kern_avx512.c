@@ -149,18 +149,34 @@ rows1_g128(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 /* The activations of a group as fixed-point digits, for rows1_vnni.
  * Values become integers v = x / u, u = 2^(e - 22) for the smallest e with
  * max |x| < 2^e, so |v| < 2^22 and every value within 2^11 of the group's
- * largest is exact (FP16 has 11 significant bits). A group where some value
- * is not a multiple of u (smaller still, with bits below u) gets unit 0 and
- * no digits: rows1_vnni takes the float method there, so a group's integer
- * sum is always exact. v = 65536 d2 + 256 d1 + d0 in signed bytes (d0, d1
- * in [-128, 127], d2 in [-64, 64]). A group's KERN_DIGIT_BYTES hold d2,
- * d1 and d0, each as 64 bytes in the order of the low nibbles of the
- * block's 64 code bytes, then 64 in the order of the high ones: code byte
- * 16c + 4l + b holds weights 32c + 8b + l (low) and 32c + 8b + 4 + l
- * (high), q4.h. In xf's order (kern.c) vector t holds weight 32c + 4t + l
- * in lane 4c + l, so the low nibbles' bytes are vectors t = 0, 2, 4, 6 a
- * byte each in every 32-bit lane, the high ones' t = 1, 3, 5, 7. A value
- * that is not finite is not exact either. */
+ * largest is exact (FP16 has 11 significant bits). A value that is not a
+ * multiple of u (smaller still, with bits below u) is rounded to the
+ * nearest, and its residual r = x - u v (exact in FP32) and its place are
+ * kept in the group's struct fix, for up to FIXES such values; a group with
+ * more gets unit 0 and no digits, and rows1_vnni takes the float method
+ * there. With digits, a block's s u q.v + s q.r + b sum(x) is s q.x +
+ * b sum(x) up to FP32's last roundings, q.v summed exactly in integers.
+ * v = 65536 d2 + 256 d1 + d0 in signed bytes (d0, d1 in [-128, 127], d2
+ * in [-64, 64]). A group's KERN_DIGIT_BYTES hold d2, d1 and d0, each as
+ * 64 bytes in the order of the low nibbles of the block's 64 code bytes,
+ * then 64 in the order of the high ones (code byte 16c + 4l + b holds
+ * weights 32c + 8b + l (low) and 32c + 8b + 4 + l (high), q4.h), then the
+ * struct fix. In xf's order (kern.c) vector t holds weight 32c + 4t + l in
+ * lane 4c + l, so the low nibbles' bytes are vectors t = 0, 2, 4, 6 a byte
+ * each in every 32-bit lane, the high ones' t = 1, 3, 5, 7. A value that
+ * is not finite makes its group's sum (sx), and so every output, not
+ * finite, as in the reference. */
+#define FIXES 3
+#define FIX_OFFSET 384
+
+struct fix {
+	int32_t n;         /* values with a residual, 0 .. FIXES */
+	int32_t at[FIXES]; /* their places in the group, 0 .. 127 */
+	float r[FIXES];    /* x - u v */
+};
+_Static_assert(FIX_OFFSET + sizeof(struct fix) <= KERN_DIGIT_BYTES,
+	       "a group's digits and residuals fit KERN_DIGIT_BYTES");
+
 static void digits(struct kern_x *x)
 {
 	const __m512i byte = _mm512_set1_epi32(255);
@@ -170,7 +186,9 @@ static void digits(struct kern_x *x)
 		int8_t *d = x->dig + (size_t)g * KERN_DIGIT_BYTES;
 		__m512 v[8], amax = _mm512_setzero_ps(), scale;
 		__m512i dt[8][3], iv[8];
-		__mmask16 inexact = 0;
+		__mmask16 inexact[8];
+		struct fix fx = { 0 };
+		int count = 0;
 		uint32_t bits;
 		float top;
 		int e = 0;
@@ -190,13 +208,27 @@ static void digits(struct kern_x *x)
 			__m512 y = _mm512_mul_ps(v[t], scale);
 
 			iv[t] = _mm512_cvtps_epi32(y);
-			inexact |= _mm512_cmp_ps_mask(_mm512_cvtepi32_ps(iv[t]), y,
-						      _CMP_NEQ_UQ);
+			inexact[t] = _mm512_cmp_ps_mask(_mm512_cvtepi32_ps(iv[t]),
+							y, _CMP_NEQ_UQ);
+			count += __builtin_popcount(inexact[t]);
 		}
-		if (inexact)
+		if (count > FIXES)
 			continue; /* unit 0: the float method */
 		bits = (uint32_t)(e - 22 + 127) << 23;
 		memcpy(&x->unit[g], &bits, sizeof(bits));
+		for (int t = 0; count && t < 8; t++) {
+			float xv[16];
+			int32_t qv[16];
+
+			_mm512_storeu_ps(xv, v[t]);
+			_mm512_storeu_si512(qv, iv[t]);
+			for (int ln = 0; ln < 16; ln++)
+				if (inexact[t] >> ln & 1) {
+					fx.at[fx.n] = 32 * (ln / 4) + 4 * t + ln % 4;
+					fx.r[fx.n++] = xv[ln] - (float)qv[ln] * x->unit[g];
+				}
+		}
+		memcpy(d + FIX_OFFSET, &fx, sizeof(fx));
 		for (int t = 0; t < 8; t++) {
 			__m512i q = iv[t];
 
@@ -221,6 +253,16 @@ static void digits(struct kern_x *x)
 	}
 }
 
+/* The code of weight j of the block at b (q4.h: chunk j / 32, word j % 4
+ * of it, bits 4t .. 4t+3 for t = (j % 32) / 4) */
+static inline int code_at(const uint8_t *b, int j)
+{
+	int t = j % 32 / 4;
+	uint8_t byte = b[4 + 16 * (j / 32) + 4 * (j % 4) + t / 2];
+
+	return t & 1 ? byte >> 4 : byte & 15;
+}
+
 /* Batch 1, G = 128, from the activations' digits (above): a block's 64
  * code bytes become 64 low and 64 high nibbles, one a byte, and vpdpbusd
  * (unsigned bytes times signed bytes, four products into each 32-bit
@@ -228,8 +270,8 @@ static void digits(struct kern_x *x)
  * ((q.d2) 256 + q.d1) 256 + q.d0 = q.v, under 2^29 in a lane (8 codes of
  * at most 15 times |v| < 2^22). A block then takes 3 instructions to decode
  * and 8 to multiply, where the float method takes 16 and 9. The block's
- * sum is s u q.v + b sum(x); a group without digits (unit 0) takes the
- * float method. */
+ * sum is s u q.v + s q.r + b sum(x), q.r over the group's few residuals;
+ * a group without digits (unit 0) takes the float method. */
 __attribute__((target("avx512vnni"))) static inline
 __attribute__((always_inline)) void
 rows1_vnni(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
@@ -255,6 +297,7 @@ rows1_vnni(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 		const __m512i d1h = _mm512_loadu_si512(d + 192);
 		const __m512i d0l = _mm512_loadu_si512(d + 256);
 		const __m512i d0h = _mm512_loadu_si512(d + 320);
+		const struct fix *fx = (const void *)(d + FIX_OFFSET);
 
 		_Pragma("GCC unroll 4")
 		for (int i = 0; i < nrows; i++) {
@@ -278,6 +321,8 @@ rows1_vnni(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 			acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v),
 						 _mm512_set1_ps(s * unit), acc[i]);
 			corr[i] += bias * x->sx[g];
+			for (int f = 0; f < fx->n; f++)
+				corr[i] += s * (float)code_at(b, fx->at[f]) * fx->r[f];
 		}
 	}
 	for (int i = 0; i < nrows; i++)

@@ -413,6 +413,51 @@ static void outlier_meets_zero_weight(void)
 	free(x);
 }
 
+/* avx512-vnni's residuals. One group: an outlier of 30000 on a weight of
+ * exactly zero that is also the group's smallest (asymmetric: code 0, bias
+ * 0, so it enters no term at all), values on the grid the digits hold
+ * (multiples of 2^-7) and three that are not. Digits and residuals hold
+ * the group exactly, so this kernel must match the reference as FP32
+ * arithmetic does (the float method cannot here: its s (16 + q) x and
+ * (b - 16 s) x carry the outlier and cancel); without the residuals it is
+ * 3e-5 of sum |w x| off. */
+static void vnni_residuals(void)
+{
+	const struct kern *kn = kern_find("avx512-vnni");
+	int n = 16, k = 128;
+	float *w = malloc(sizeof(float) * n * k), *wd = malloc(sizeof(float) * n * k);
+	uint16_t *x = malloc(sizeof(uint16_t) * k);
+	float y[16], ref[16];
+	struct q4_matrix m;
+
+	rng_state = 0x243f6a8885a308d3u;
+	for (int i = 0; i < n * k; i++)
+		w[i] = (float)uniform() * 0.1f + 0.01f;
+	for (int r = 0; r < n; r++)
+		w[(size_t)r * k + 5] = 0;
+	for (int c = 0; c < k; c++)
+		x[c] = f16_from_f32((float)((int)(uniform() * 601) - 300) / 128);
+	x[5] = f16_from_f32(30000.0f);
+	x[9] = f16_from_f32(0.3f);
+	x[40] = f16_from_f32(-0.7f);
+	x[77] = f16_from_f32(1.1f);
+	q4_init(&m, n, k, 128);
+	q4_quantize(&m, w, Q4_ASYM);
+	q4_dequantize(&m, wd);
+	q4_gemm_ref(&m, x, 1, ref, 0, n);
+	if (kn) {
+		kern_q4_gemm(kn, NULL, &m, x, 1, y);
+		CHECK(compare("avx512-vnni residuals", y, ref, wd, x, 1, n, k,
+			      MAX_FP32_KERNEL_ERR) == 0);
+	} else {
+		t_skip("avx512-vnni residuals: this CPU does not run avx512-vnni");
+	}
+	q4_release(&m);
+	free(w);
+	free(wd);
+	free(x);
+}
+
 /* An infinite or NaN activation makes every output non-finite, as in the
  * reference, in every kernel, those that turn values into integers too. */
 static void nonfinite_activations(void)
@@ -456,6 +501,8 @@ const struct tcase kernel_tests[] = {
 	{ "kernels: activations of every FP16 magnitude", wide_activations },
 	{ "kernels: an outlier activation meeting zero weights",
 	  outlier_meets_zero_weight },
+	{ "kernels: avx512-vnni holds a group exactly with residuals",
+	  vnni_residuals },
 	{ "kernels: a non-finite activation stays non-finite",
 	  nonfinite_activations },
 	{ 0 },
