@@ -263,6 +263,22 @@ static inline int code_at(const uint8_t *b, int j)
 	return t & 1 ? byte >> 4 : byte & 15;
 }
 
+/* Group g's residuals for nrows rows: s q r added to corr, out of line
+ * (most groups have none, and the integer loop stays as small) */
+static __attribute__((noinline)) void
+group_fix(const struct q4_matrix *w, int g, const struct fix *fx,
+	  const uint8_t *const row[], int nrows, float corr[])
+{
+	for (int i = 0; i < nrows; i++) {
+		const uint8_t *b = row[i] + (size_t)g * w->block_bytes;
+		float s, bias;
+
+		header(b, &s, &bias);
+		for (int f = 0; f < fx->n; f++)
+			corr[i] += s * (float)code_at(b, fx->at[f]) * fx->r[f];
+	}
+}
+
 /* Batch 1, G = 128, from the activations' digits (above): a block's 64
  * code bytes become 64 low and 64 high nibbles, one a byte, and vpdpbusd
  * (unsigned bytes times signed bytes, four products into each 32-bit
@@ -321,9 +337,9 @@ rows1_vnni(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 			acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v),
 						 _mm512_set1_ps(s * unit), acc[i]);
 			corr[i] += bias * x->sx[g];
-			for (int f = 0; f < fx->n; f++)
-				corr[i] += s * (float)code_at(b, fx->at[f]) * fx->r[f];
 		}
+		if (fx->n)
+			group_fix(w, g, fx, row, nrows, corr);
 	}
 	for (int i = 0; i < nrows; i++)
 		y[r + i * h] = _mm512_reduce_add_ps(acc[i]) + corr[i];
