@@ -9,7 +9,9 @@
  * AVX2, 4 for AVX-512; 0 or 1: columns in order) wants each span of 32c
  * columns stored as 8 rows of 4c: chunk 0 [4t..4t+3], chunk 1 [4t..4t+3],
  * ... for t = 0 .. 7, matching the code layout of q4.h read 4c lanes at a
- * time. A kernel with a digits call also gets dig and unit at batch 1 and
+ * time (kern_x_place). sx holds each group's sum, exact before its one
+ * rounding to FP32. A kernel with a load call fills both its own way (the
+ * same bits); one with a digits call also gets dig and unit at batch 1 and
  * G = 128 (its own form of the activations, made from xf; NULL otherwise).
  */
 #include "kern.h"
@@ -28,17 +30,33 @@
 #include <sys/auxv.h>
 #endif
 
-static void prepare(struct kern_x *kx, const uint16_t *x, int m, int k,
-		    int group, const struct kern *kn)
+/* The portable load (kern.load): each group's sum in double, which holds
+ * it exactly in any order (FP16 values are multiples of 2^-24 under 2^16,
+ * at most 128 of them: under 2^47 units of 2^-24, and a double has 53
+ * bits), so a vector load summing in another order gives the same float */
+static void load(const uint16_t *x, int k, int group, int interleave,
+		 float *xf, float *sx)
 {
-	int interleave = kn ? kn->interleave : 0;
-	/* spans of w columns: a power of two, so masks, not divisions; a
-	 * group's sum in a register, not through memory (measured with 4 rows:
-	 * a call at k = 11008 from 93 to 51 us, at 4096 from 35 to 20 us: 3-4%
-	 * of a 4096-row GEMV, during which the other threads wait) */
-	int w = interleave > 1 ? 32 * interleave : 0;
+	for (int g = 0; g * group < k; g++) {
+		int c1 = (g + 1) * group < k ? (g + 1) * group : k;
+		double sum = 0;
 
-	HS_ASSERT((w & (w - 1)) == 0);
+		for (int c = g * group; c < c1; c++) {
+			float v = f16_to_f32(x[c]);
+
+			xf[kern_x_place(c & ~3, interleave) + (c & 3)] = v;
+			sum += v;
+		}
+		sx[g] = (float)sum;
+	}
+}
+
+void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
+		 int m, int k, int group, int interleave)
+{
+	void (*fill)(const uint16_t *, int, int, int, float *, float *) =
+		kn && kn->load ? kn->load : load;
+
 	kx->x16 = x;
 	kx->m = m;
 	kx->k = k;
@@ -50,41 +68,21 @@ static void prepare(struct kern_x *kx, const uint16_t *x, int m, int k,
 	 * straddles two cache lines (at k = 11008 they come from L2) */
 	kx->xf = xcalloc64((size_t)m * kx->stride * sizeof(float));
 	kx->sx = xcalloc((size_t)m * kx->ngroups, sizeof(float));
-	for (int i = 0; i < m; i++) {
-		float *dst = kx->xf + (size_t)i * kx->stride;
-		float *sx = kx->sx + (size_t)i * kx->ngroups;
-		const uint16_t *src = x + (size_t)i * k;
-
-		for (int g = 0; g < kx->ngroups; g++) {
-			int c1 = (g + 1) * group < k ? (g + 1) * group : k;
-			float sum = 0;
-
-			for (int c = g * group; c < c1; c++) {
-				float v = f16_to_f32(src[c]);
-				int pos = c;
-
-				if (w) {
-					int e = c & (w - 1);
-
-					pos = c - e + ((e & 31) >> 2) * 4 * interleave +
-					      (e >> 5) * 4 + (e & 3);
-				}
-				dst[pos] = v;
-				sum += v;
-			}
-			sx[g] = sum;
-		}
-	}
+	for (int i = 0; i < m; i++)
+		fill(x + (size_t)i * k, k, group, interleave,
+		     kx->xf + (size_t)i * kx->stride,
+		     kx->sx + (size_t)i * kx->ngroups);
 	kx->dig = NULL;
 	kx->unit = NULL;
-	if (kn && kn->digits && m == 1 && group == 128) {
+	if (kn && kn->digits && m == 1 && group == 128 &&
+	    interleave == kn->interleave) {
 		kx->dig = xcalloc64((size_t)kx->ngroups * KERN_DIGIT_BYTES);
 		kx->unit = xcalloc((size_t)kx->ngroups, sizeof(float));
 		kn->digits(kx);
 	}
 }
 
-static void release(struct kern_x *kx)
+void kern_x_release(struct kern_x *kx)
 {
 	free(kx->xf);
 	free(kx->sx);
@@ -110,7 +108,8 @@ static void ref_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 	f16_gemm_ref(w, n, x->k, x->x16, x->m, y, r0, r1);
 }
 
-static const struct kern kern_ref = { "ref", 0, ref_q4, ref_q8, ref_f16, NULL };
+static const struct kern kern_ref = { "ref", 0, ref_q4, ref_q8, ref_f16,
+				       NULL, NULL };
 
 #if defined(__x86_64__)
 /* F16C from CPUID leaf 1: clang before 16 has no
@@ -223,9 +222,9 @@ void kern_q4_gemm(const struct kern *kn, struct kpool *p,
 {
 	struct job j = { .kn = kn, .w = w, .n = w->n, .y = y, .what = 4 };
 
-	prepare(&j.x, x, m, w->k, w->group, kn);
+	kern_x_init(&j.x, kn, x, m, w->k, w->group, kn->interleave);
 	kpool_run(p, run_rows, &j, w->n, 4);
-	release(&j.x);
+	kern_x_release(&j.x);
 }
 
 void kern_q8_gemm(const struct kern *kn, struct kpool *p,
@@ -233,9 +232,9 @@ void kern_q8_gemm(const struct kern *kn, struct kpool *p,
 {
 	struct job j = { .kn = kn, .w = w, .n = w->n, .y = y, .what = 8 };
 
-	prepare(&j.x, x, m, w->k, 32, NULL);
+	kern_x_init(&j.x, kn, x, m, w->k, 32, 0);
 	kpool_run(p, run_rows, &j, w->n, 4);
-	release(&j.x);
+	kern_x_release(&j.x);
 }
 
 void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
@@ -243,7 +242,7 @@ void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
 {
 	struct job j = { .kn = kn, .w = w, .n = n, .y = y, .what = 16 };
 
-	prepare(&j.x, x, m, k, 32, NULL);
+	kern_x_init(&j.x, kn, x, m, k, 32, 0);
 	kpool_run(p, run_rows, &j, n, 4);
-	release(&j.x);
+	kern_x_release(&j.x);
 }

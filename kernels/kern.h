@@ -43,7 +43,32 @@ struct kern {
 	/* NULL, or fills x->dig and x->unit (allocated) from x->xf at
 	 * batch 1 and G = 128 */
 	void (*digits)(struct kern_x *x);
+	/* NULL, or one token's k activations into xf (zeroed, kpad values) in
+	 * the order of kern_x_place for that interleave, and each group's sum
+	 * into sx: bit for bit what kern.c's portable code writes */
+	void (*load)(const uint16_t *x, int k, int group, int interleave,
+		     float *xf, float *sx);
 };
+
+/* Where column c (a multiple of 4) of a token's activations goes in xf for
+ * a kernel reading that many chunks at once (kern.c): columns c .. c+3 go
+ * to the 4 floats from there. */
+static inline int kern_x_place(int c, int interleave)
+{
+	int e;
+
+	if (interleave < 2)
+		return c;
+	e = c & (32 * interleave - 1);
+	return c - e + ((e & 31) >> 2) * 4 * interleave + (e >> 5) * 4;
+}
+
+/* Prepares x (m x k, FP16, borrowed by kx until kern_x_release) for kn's
+ * kernels reading interleave chunks at once (0: columns in order), with
+ * groups of group columns (32, 64 or 128); kn NULL: the portable code. */
+void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
+		 int m, int k, int group, int interleave);
+void kern_x_release(struct kern_x *kx);
 
 /* Bytes of one group in kern_x.dig: three digits of 128 values, then the
  * residuals of the few values the digits do not hold (kern_avx512.c) */
@@ -91,11 +116,13 @@ extern const struct kern kern_avx2, kern_avx512, kern_avx512_vnni, kern_neon,
 					   KERN_PREFETCH_BYTES + pf_);         \
 	} while (0)
 
-/* The AVX2 W8A16 and FP16 kernels, which the AVX-512 set shares (both are
- * bound by memory, not arithmetic). */
+/* The AVX2 W8A16 and FP16 kernels and activation load, which the AVX-512
+ * sets share (bound by memory, not arithmetic). */
 void kern_avx2_q8(const struct q8_matrix *w, const struct kern_x *x, float *y,
 		  int r0, int r1);
 void kern_avx2_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 		   int r0, int r1);
+void kern_avx2_load(const uint16_t *x, int k, int group, int interleave,
+		    float *xf, float *sx);
 
 #endif

@@ -250,5 +250,44 @@ void kern_avx2_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 	}
 }
 
+/* Columns c .. c+3 of p converted to their place in xf; returned widened
+ * to double for the group's sum */
+static inline __m256d put4(const uint16_t *p, int c, int interleave, float *xf)
+{
+	__m128 v = _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)p));
+
+	_mm_storeu_ps(xf + kern_x_place(c, interleave), v);
+	return _mm256_cvtps_pd(v);
+}
+
+/* kern.load with F16C, 8 columns a step, each group summed in double in
+ * two chains (exact in any order, kern.c); at the end of the row the last
+ * step reads a zero-padded copy, and its zeros land in xf's padding */
+void kern_avx2_load(const uint16_t *x, int k, int group, int interleave,
+		    float *xf, float *sx)
+{
+	for (int g = 0; g * group < k; g++) {
+		int c1 = (g + 1) * group < k ? (g + 1) * group : k;
+		__m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+		__m128d h;
+
+		for (int c = g * group; c < c1; c += 8) {
+			uint16_t tail[8] = { 0 };
+			const uint16_t *p = x + c;
+
+			if (c1 - c < 8) {
+				memcpy(tail, p, (size_t)(c1 - c) * sizeof(*p));
+				p = tail;
+			}
+			s0 = _mm256_add_pd(s0, put4(p, c, interleave, xf));
+			s1 = _mm256_add_pd(s1, put4(p + 4, c + 4, interleave, xf));
+		}
+		s0 = _mm256_add_pd(s0, s1);
+		h = _mm_add_pd(_mm256_castpd256_pd128(s0),
+			       _mm256_extractf128_pd(s0, 1));
+		sx[g] = (float)(_mm_cvtsd_f64(h) + _mm_cvtsd_f64(_mm_unpackhi_pd(h, h)));
+	}
+}
+
 const struct kern kern_avx2 = { "avx2", 2, q4, kern_avx2_q8, kern_avx2_f16,
-			       NULL };
+			       NULL, kern_avx2_load };

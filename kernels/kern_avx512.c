@@ -476,6 +476,6 @@ q4_vnni(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
 }
 
 const struct kern kern_avx512 = { "avx512", 4, q4, kern_avx2_q8, kern_avx2_f16,
-				  NULL };
+				  NULL, kern_avx2_load };
 const struct kern kern_avx512_vnni = { "avx512-vnni", 4, q4_vnni, kern_avx2_q8,
-				       kern_avx2_f16, digits };
+				       kern_avx2_f16, digits, kern_avx2_load };

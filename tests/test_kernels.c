@@ -491,6 +491,64 @@ static void nonfinite_activations(void)
 	free(x);
 }
 
+/* Whether a and b are the same float, bit for bit, any NaN matching any. */
+static int same_float(float a, float b)
+{
+	return isnan(a) ? isnan(b) : !memcmp(&a, &b, sizeof(a));
+}
+
+/* A kernel's own activation load (kern.load) writes what the portable code
+ * writes, bit for bit: values in the kernel's order, and group sums that
+ * are exact before their rounding, whatever the order of summing. The
+ * values are random FP16 bit patterns (every magnitude from subnormal to
+ * 65504 in one group, where a sum in float would depend on its order),
+ * some infinite or NaN. */
+static void load_matches_portable(void)
+{
+	static const int ks[] = { 1, 3, 4, 7, 9, 31, 33, 100, 128, 129, 255,
+				  300, 4096, 4097, 11008 };
+	static const int groups[] = { 32, 64, 128 };
+	int kmax = 11008, m = 3, loads = 0;
+	uint16_t *x = malloc(sizeof(uint16_t) * m * kmax);
+
+	for (int i = 0; i < m * kmax; i++) {
+		uint16_t h = (uint16_t)(uniform() * 65536);
+
+		if ((h & 0x7c00) == 0x7c00 && uniform() < 0.99)
+			h ^= 0x4000; /* a few infinities and NaNs, not 1 in 32 */
+		x[i] = h;
+	}
+	for (const char *const *nm = kern_available(); *nm; nm++) {
+		const struct kern *kn = kern_find(*nm);
+
+		if (!kn->load)
+			continue;
+		loads++;
+		for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++)
+			for (size_t gi = 0; gi < 3; gi++)
+				for (int il = 0; il <= kn->interleave; il += kn->interleave) {
+					struct kern_x a, b;
+					int bad = 0;
+
+					kern_x_init(&a, kn, x, m, ks[ki], groups[gi], il);
+					kern_x_init(&b, NULL, x, m, ks[ki], groups[gi], il);
+					for (int i = 0; i < m * a.stride; i++)
+						bad += !same_float(a.xf[i], b.xf[i]);
+					for (int i = 0; i < m * a.ngroups; i++)
+						bad += !same_float(a.sx[i], b.sx[i]);
+					CHECK_MSG(!bad, "%s, k %d, G %d, interleave %d: "
+						  "%d values or sums differ from the "
+						  "portable load", *nm, ks[ki],
+						  groups[gi], il, bad);
+					kern_x_release(&a);
+					kern_x_release(&b);
+				}
+	}
+	if (!loads)
+		t_skip("no kernel on this CPU has its own load");
+	free(x);
+}
+
 const struct tcase kernel_tests[] = {
 	{ "kernels: FP16 conversion round trip", fp16_round_trip },
 	{ "kernels: W4A16 quantisation within half a step", q4_round_trip },
@@ -506,5 +564,7 @@ const struct tcase kernel_tests[] = {
 	  vnni_residuals },
 	{ "kernels: a non-finite activation stays non-finite",
 	  nonfinite_activations },
+	{ "kernels: a kernel's own activation load is the portable one",
+	  load_matches_portable },
 	{ 0 },
 };
