@@ -96,7 +96,8 @@ static int device_peaks(const struct gk_api *api, const struct gk_device *d,
 	struct gk_bufs b = { api, { 0 }, 0 };
 	size_t bytes = d->free_bytes / 8 < (1u << 30) ? d->free_bytes / 8
 						      : (1u << 30);
-	struct copy c = { api, gk_bufs_alloc(&b, bytes, msg), gk_bufs_alloc(&b, bytes, msg), bytes };
+	struct copy c = { api, gk_bufs_alloc(&b, bytes, msg),
+			  gk_bufs_alloc(&b, bytes, msg), bytes };
 	const int n = 8192;
 	struct gemm g = { api, NULL, NULL, NULL, NULL, NULL, n, n, n, n };
 	double s;

@@ -113,15 +113,25 @@ block_f(const uint8_t *b, const float *xp, float sx, __m512 *acc, float *corr)
 	*corr += (bias - 16 * s) * sx;
 }
 
-/* Group g of nrows rows by the float method, out of line: the integer
- * loop that calls it stays as small as it was without it */
+/* Group g of nrows rows by the float method */
+static inline __attribute__((always_inline)) void
+group_float(const struct q4_matrix *w, const struct kern_x *x, int g,
+	    const uint8_t *const row[], const int nrows, __m512 acc[],
+	    float corr[])
+{
+	_Pragma("GCC unroll 4")
+	for (int i = 0; i < nrows; i++)
+		block_f(row[i] + (size_t)g * w->block_bytes,
+			x->xf + (size_t)g * 128, x->sx[g], &acc[i], &corr[i]);
+}
+
+/* group_float out of line: the integer loop that calls it stays as small
+ * as it was without it */
 static __attribute__((noinline)) void
 group_f(const struct q4_matrix *w, const struct kern_x *x, int g,
 	const uint8_t *const row[], int nrows, __m512 acc[], float corr[])
 {
-	for (int i = 0; i < nrows; i++)
-		block_f(row[i] + (size_t)g * w->block_bytes,
-			x->xf + (size_t)g * 128, x->sx[g], &acc[i], &corr[i]);
+	group_float(w, x, g, row, nrows, acc, corr);
 }
 
 /* Batch 1, G = 128: rows r, r + h, ..., r + (nrows - 1) h, one group a
@@ -131,17 +141,12 @@ rows1_g128(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 	   const int nrows, float *y)
 {
 	const uint8_t *row[STREAMS];
-	const float *xp = x->xf;
 	__m512 acc[STREAMS];
 	float corr[STREAMS];
 
 	streams_begin(w, r, h, nrows, row, acc, corr);
-	for (int g = 0; g < w->ngroups; g++, xp += 128) {
-		_Pragma("GCC unroll 4")
-		for (int i = 0; i < nrows; i++)
-			block_f(row[i] + (size_t)g * w->block_bytes, xp,
-				x->sx[g], &acc[i], &corr[i]);
-	}
+	for (int g = 0; g < w->ngroups; g++)
+		group_float(w, x, g, row, nrows, acc, corr);
 	for (int i = 0; i < nrows; i++)
 		y[r + i * h] = _mm512_reduce_add_ps(acc[i]) + corr[i];
 }
