@@ -50,8 +50,8 @@ NVFLAGS  += -Werror all-warnings -Xcompiler -Werror
 endif
 endif
 
-.PHONY: all deps test check run asan test-asan golden clean fuzz fuzz-build \
-	valgrind validate
+.PHONY: all deps deps-fuzz test check run asan test-asan golden clean fuzz \
+	fuzz-build valgrind validate
 
 all: $(BIN) $(LIB) $(CUDA_LIB)
 
@@ -89,8 +89,13 @@ $(BIN): $(BUILD)/sim/main.o $(LIB)
 $(TESTS): $(TEST_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# installs what is missing, then proves each toolchain by use (a native and
+# an aarch64 program run, a PNG drawn); deps-fuzz adds clang's libFuzzer
 deps:
 	@sh scripts/install-deps.sh
+
+deps-fuzz:
+	@sh scripts/install-deps.sh fuzz
 
 # The tests: installs what is missing, builds, runs every test program; the
 # output ends with "N passed, N failed".
@@ -136,7 +141,7 @@ FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all \
 $(BUILD)/fz_%: fuzz/fz_%.c fuzz/fz.h $(LIB)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
 
-fuzz-build:
+fuzz-build: deps-fuzz
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT="-O1 -g" \
 		SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" build-fuzz/libhybridspec.a \
 		$(patsubst fuzz/%.c,build-fuzz/%,$(wildcard fuzz/fz_*.c))
@@ -147,7 +152,8 @@ fuzz: fuzz-build
 # Short simulations under valgrind (one with profiles and a bit trace): no
 # invalid access, no leak.
 VALGRIND = valgrind -q --error-exitcode=1 --leak-check=full
-valgrind: $(BIN)
+valgrind: deps
+	@$(MAKE) --no-print-directory $(BIN)
 	$(VALGRIND) $(BIN) run tests/data/small.json -o $(BUILD)/valgrind/small \
 		--quiet --trace
 	$(VALGRIND) $(BIN) run configs/paper/multi_tenant.json \
