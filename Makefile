@@ -17,18 +17,23 @@ ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(SAN) -MMD -MP \
-           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Isim -Ikernels -Imodels -Icalib -Ideploy
+           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Ibase -Ikernels -Imodels -Isim -Icalib -Ideploy
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
 	     echo -lgsl -lgslcblas -ljansson) -lm -lpthread -ldl
 LDFLAGS += $(SAN)
 
 KERN_SRC = kernels/q4.c kernels/q8.c kernels/kern.c kernels/pool.c
-LIB_SRC  = $(filter-out sim/main.c, $(wildcard sim/*.c)) $(KERN_SRC) \
+# The layers, each a library over the ones before it (docs/design.md):
+# base, kernels, models, sim, calib, deploy; cli (the command line) on top,
+# the only folder whose headers the others cannot see.
+LIB_SRC  = $(wildcard base/*.c) $(KERN_SRC) \
            kernels/kern_avx2.c kernels/kern_avx512.c kernels/kbench.c \
            kernels/gk.c kernels/gbench.c \
-           $(wildcard models/*.c) $(wildcard calib/*.c) $(wildcard deploy/*.c)
+           $(wildcard models/*.c sim/*.c calib/*.c deploy/*.c)
+CLI_SRC  = $(wildcard cli/*.c)
 TEST_SRC = $(filter-out tests/kmain.c, $(wildcard tests/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 BIN   = $(BUILD)/hybridspec
@@ -42,7 +47,7 @@ NVCC ?= $(shell command -v nvcc 2>/dev/null || \
 ifneq ($(NVCC),)
 CUDA_LIB  = $(BUILD)/hybridspec-cuda.so
 CUDA_HOME = $(patsubst %/bin/,%,$(dir $(NVCC)))
-NVFLAGS   = -O3 -std=c++17 -Xcompiler -fPIC,-Wall,-Wextra -Isim -Ikernels \
+NVFLAGS   = -O3 -std=c++17 -Xcompiler -fPIC,-Wall,-Wextra -Ibase -Ikernels \
 	    -gencode arch=compute_80,code=sm_80 \
 	    -gencode arch=compute_90,code=[sm_90,compute_90]
 ifeq ($(WERROR),1)
@@ -60,18 +65,20 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 # the AVX2 kernels alone are built for AVX2; kern.c checks the CPU first
+$(CLI_OBJ): CFLAGS += -Icli
+
 $(BUILD)/kernels/kern_avx2.o: CFLAGS += -mavx2 -mfma -mf16c
 $(BUILD)/kernels/kern_avx512.o: CFLAGS += -mavx512f -mavx512vl -mavx512bw \
 	-mavx2 -mfma -mf16c
 
 # The kernel tests for aarch64 (NEON), static, run under qemu-aarch64.
 ARM_CC   = aarch64-linux-gnu-gcc
-ARM_SRC  = $(KERN_SRC) kernels/kern_neon.c sim/err.c tests/harness.c \
+ARM_SRC  = $(KERN_SRC) kernels/kern_neon.c base/err.c base/mem.c tests/harness.c \
            tests/test_kernels.c tests/kmain.c
 ARM_TEST = $(BUILD)/aarch64/kernel-tests
-$(ARM_TEST): $(ARM_SRC) $(wildcard kernels/*.h sim/err.h tests/harness.h)
+$(ARM_TEST): $(ARM_SRC) $(wildcard kernels/*.h base/err.h base/mem.h tests/harness.h)
 	@mkdir -p $(dir $@)
-	$(ARM_CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 $(WARN) -Isim -Ikernels \
+	$(ARM_CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 $(WARN) -Ibase -Ikernels \
 		-static -o $@ $(ARM_SRC) -lm -lpthread
 
 $(CUDA_LIB): $(wildcard kernels/cuda/*.cu kernels/cuda/*.h) kernels/gk.h
@@ -83,7 +90,7 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BIN): $(BUILD)/sim/main.o $(LIB)
+$(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(TESTS): $(TEST_OBJ) $(LIB)
@@ -162,4 +169,4 @@ valgrind: deps
 clean:
 	rm -rf build build-asan build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/sim/main.d
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

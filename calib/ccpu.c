@@ -8,12 +8,13 @@
  * of its repetitions. */
 #include "calib.h"
 
-#include "cli.h"
+#include "rt.h"
 #include "kbench.h"
 #include "pool.h"
 #include "shape.h"
 #include "spec.h"
 #include "synth.h"
+#include "mem.h"
 
 #include <gsl/gsl_fit.h>
 #include <math.h>
@@ -53,7 +54,7 @@ int calib_model_init(struct calib_model *c, const char *model,
 		snprintf(c->name, sizeof(c->name), "%s", s->name);
 	}
 	if (threads > 1)
-		c->pool = kpool_new(threads);
+		c->pool = kern_pool_new(threads);
 	c->m.pool = c->pool;
 	return 0;
 }
@@ -116,19 +117,19 @@ static double median_s(struct calib_model *c, struct llama_state *st,
 
 	{ /* warm caches and pages; a run of over 0.5 s is its own warm-up
 	   * and counts */
-		double t0 = cli_now_s();
+		double t0 = rt_now_s();
 
 		run_once(c, st, w, n, ctx, logits, toks);
-		if ((t[0] = cli_now_s() - t0) > 0.5)
+		if ((t[0] = rt_now_s() - t0) > 0.5)
 			spent = t[k++];
 	}
 	while (k < reps || spent < min_s) {
-		double t0 = cli_now_s();
+		double t0 = rt_now_s();
 
 		run_once(c, st, w, n, ctx, logits, toks);
 		if (k == cap)
 			t = xrealloc(t, sizeof(double) * (size_t)(cap *= 2));
-		t[k] = cli_now_s() - t0;
+		t[k] = rt_now_s() - t0;
 		spent += t[k++];
 		if (k >= 100000)
 			break;

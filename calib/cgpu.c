@@ -14,6 +14,7 @@
 #include "f16.h"
 #include "gpu.h"
 #include "shape.h"
+#include "mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  * at contexts off the grid, and the block forward is timed there. */
 #include "check.h"
 
-#include "cli.h"
+#include "rt.h"
 #include "cost.h"
 #include "jx.h"
 #include "report.h"
@@ -20,6 +20,7 @@
 #include "sim.h"
 #include "spec.h"
 #include "synth.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -75,11 +76,11 @@ static void real_steps(struct calib_model *c, const int *prompt, int np,
 					  c->m.c.vocab);
 	}
 	for (int i = 1; i < steps; i++) {
-		double t0 = cli_now_s();
+		double t0 = rt_now_s();
 
 		llama_forward(&c->m, &st, &tok, 1, np + i - 1, logits);
 		tok = spec_argmax(logits, c->m.c.vocab);
-		t[i - 1] = cli_now_s() - t0;
+		t[i - 1] = rt_now_s() - t0;
 	}
 	llama_state_release(&st);
 	free(logits);

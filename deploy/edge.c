@@ -13,12 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "rt.h"
 #include "dist.h"
 #include "rng.h"
 #include "spec.h"
 #include "wan.h"
 #include "wire.h"
+#include "mem.h"
 
 #define EDGE_FEED_BLOCK 32 /* tokens fed at once (prompt prefill) */
 
@@ -41,7 +42,7 @@ struct edge {
 
 static double now_s(const struct edge *e)
 {
-	return cli_now_s() - e->o->t0_s;
+	return rt_now_s() - e->o->t0_s;
 }
 
 /* Sends e->msg up the link; returns its arrival time at the cloud. */
@@ -192,7 +193,7 @@ static const float *feed(struct edge *e, int upto)
 static void draft(struct edge *e)
 {
 	const struct edge_opts *o = e->o;
-	double t0 = cli_now_s();
+	double t0 = rt_now_s();
 	const float *row = feed(e, e->dlen);
 
 	if (e->dlen == e->bstart)
@@ -200,7 +201,7 @@ static void draft(struct edge *e)
 			   e->limit - e->dlen;
 	e->seq[e->dlen++] = spec_argmax(row, o->m->c.vocab);
 	e->drafted++;
-	e->draft_s += cli_now_s() - t0;
+	e->draft_s += rt_now_s() - t0;
 	if (e->dlen - e->bstart < e->bsize)
 		return;
 	*e->msg = (struct wire_msg){ .type = WIRE_BLOCK, .request = e->req,

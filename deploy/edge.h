@@ -26,7 +26,7 @@ struct edge_opts {
 	const int *prompts;         /* (requests x prompt_n) borrowed */
 	int prompt_n, out_n, requests;
 	struct dist think_s, start_s; /* pause after a request; first start */
-	double t0_s;                /* cli_now_s() origin of every time */
+	double t0_s;                /* rt_now_s() origin of every time */
 	FILE *text;                 /* borrowed: committed text, or NULL */
 };
 

@@ -18,9 +18,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "rt.h"
 #include "verifier.h"
 #include "wire.h"
+#include "mem.h"
 
 struct client {
 	struct wire_conn c;
@@ -150,7 +151,7 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 static int handle(struct server *s, int i, const struct wire_msg *m,
 		  struct err *e)
 {
-	double now = cli_now_s() - s->o->t0_s;
+	double now = rt_now_s() - s->o->t0_s;
 
 	if (serve_handle(&s->v, &s->cl[i].p, i, m, now, e) < 0)
 		return -1;
@@ -192,10 +193,10 @@ static void iterate(struct server *s)
 {
 	struct viter it;
 	struct wire_msg *m = s->msg;
-	double t = cli_now_s();
+	double t = rt_now_s();
 
 	verifier_iterate(&s->v, &it);
-	s->busy_s += cli_now_s() - t;
+	s->busy_s += rt_now_s() - t;
 	s->iterations++;
 	s->batch_tokens += it.tokens;
 	s->prefill_tokens += it.prefill_tokens;
@@ -226,10 +227,10 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 	s.pfd[0] = (struct pollfd){ .fd = o->listen_fd, .events = POLLIN };
 	for (int i = 1; i < n; i++)
 		s.pfd[i].fd = -1;
-	cli_signals_catch();
-	while (!cli_signal && !(o->exit_after && s.gone >= o->exit_after)) {
+	rt_signals_catch();
+	while (!rt_signal && !(o->exit_after && s.gone >= o->exit_after)) {
 		double wait;
-		bool ready = verifier_ready(&s.v, cli_now_s() - o->t0_s, &wait);
+		bool ready = verifier_ready(&s.v, rt_now_s() - o->t0_s, &wait);
 
 		for (int i = 1; i < n; i++)
 			s.pfd[i].events = (short)(POLLIN |
@@ -255,10 +256,10 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 			if (ev & (POLLIN | POLLHUP | POLLERR))
 				read_client(&s, i);
 		}
-		if (verifier_ready(&s.v, cli_now_s() - o->t0_s, &wait))
+		if (verifier_ready(&s.v, rt_now_s() - o->t0_s, &wait))
 			iterate(&s);
 	}
-	cli_signals_restore();
+	rt_signals_restore();
 	stats = json_pack("{s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
 			  "iterations", (json_int_t)s.iterations,
 			  "busy_s", s.busy_s,

@@ -23,7 +23,7 @@ struct serve_opts {
 	int max_clients;
 	int exit_after;          /* stop once this many clients came and went;
 				    0: until SIGINT or SIGTERM */
-	double t0_s;             /* cli_now_s() origin of the stats' times */
+	double t0_s;             /* rt_now_s() origin of the stats' times */
 	bool spin;               /* poll without sleeping, as a GPU server's
 				    host thread spins: an idle CPU here can
 				    run the next batch slower (docs/deploy.md) */

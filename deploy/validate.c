@@ -9,7 +9,7 @@
 #define _GNU_SOURCE /* sched_setaffinity */
 #include "validate.h"
 
-#include "cli.h"
+#include "rt.h"
 #include "edge.h"
 #include "jx.h"
 #include "report.h"
@@ -18,6 +18,7 @@
 #include "spec.h"
 #include "verifier.h"
 #include "wire.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <math.h>
@@ -297,10 +298,10 @@ static void verify_grid(const struct llama *m, const int *text, int gamma,
 				double t0;
 
 				queue_blocks(&v[p], g->tok[p / g->nc], gamma, text);
-				t0 = cli_now_s();
+				t0 = rt_now_s();
 				verifier_iterate(&v[p], &it);
 				if (b >= 0)
-					s[(size_t)p * reps + r + b] = cli_now_s() - t0;
+					s[(size_t)p * reps + r + b] = rt_now_s() - t0;
 			}
 	for (int p = 0; p < np; p++) {
 		qsort(s + (size_t)p * reps, (size_t)reps, sizeof(double),
@@ -490,7 +491,7 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 		clients += (int)c->groups[g].count;
 	pid = xcalloc((size_t)clients + 1, sizeof(pid_t));
 	fflush(NULL);
-	t0 = cli_now_s() + 0.3 + 0.005 * clients; /* all processes up by then */
+	t0 = rt_now_s() + 0.3 + 0.005 * clients; /* all processes up by then */
 	if ((pid[n++] = fork()) == 0) {
 		pin(v, SIDE_SERVER);
 		_exit(server_child(v, c, lfd, clients, t0, pdir));
@@ -510,7 +511,7 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 		free(pid);
 		return -1;
 	}
-	deadline = cli_now_s() + timeout_s;
+	deadline = rt_now_s() + timeout_s;
 	for (int left = n; left > 0;) {
 		int status;
 		pid_t w = waitpid(-1, &status, WNOHANG);
@@ -518,7 +519,7 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 		if (w > 0) {
 			left--;
 			bad += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-		} else if (cli_now_s() > deadline) {
+		} else if (rt_now_s() > deadline) {
 			kill_all(pid, n);
 			free(pid);
 			return err_set(e, "%s: still running after %.0f s: killed",

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "spec.h"
+#include "mem.h"
 
 void verifier_init(struct verifier *v, const struct llama *m,
 		   enum sched_policy policy, int budget, int chunk,

@@ -9,6 +9,7 @@
 
 #include "dist.h"
 #include "rng.h"
+#include "mem.h"
 
 void wan_line_init(struct wan_line *l, const struct cfg_wan *w, bool up,
 		   uint64_t seed, uint64_t stream)

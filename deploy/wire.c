@@ -5,6 +5,7 @@
  * out[0..out_len) holds encoded frames the socket has not taken yet. */
 #define _GNU_SOURCE /* ppoll */
 #include "wire.h"
+#include "mem.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

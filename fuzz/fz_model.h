@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "llama.h"
+#include "mem.h"
 
 static inline void fz_model_use(struct llama *m)
 {

@@ -11,6 +11,7 @@
 #include "synth.h"
 #include "verifier.h"
 #include "wire.h"
+#include "mem.h"
 
 static int fz_wire(const uint8_t *data, size_t size)
 {

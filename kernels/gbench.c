@@ -1,44 +1,24 @@
-/* gbench.c: "hybridspec bench gpu": the W4A16 tensor-core GEMM against
- * cuBLAS FP16 at the LLaMA-2 layer shapes, beside the device's copy
- * bandwidth and FP16 GEMM peak measured in the same run.
+/* gbench.c: the GPU benchmark ("hybridspec bench gpu"): the W4A16
+ * tensor-core GEMM against cuBLAS FP16 on the layer shapes it is given,
+ * beside the device's copy bandwidth and FP16 GEMM peak measured in the
+ * same run.
  *
  * Each shape's weights are one random FP32 matrix, quantised to W4A16
  * (symmetric, round to nearest) and rounded to FP16, so both kernels read
  * the same matrix. Every timed run starts with the L2 cache overwritten
  * (not timed): a 7B layer in W4A16 fits in an H100's L2, and timing it
  * warm would measure the cache, not the memory. */
-#include "cli.h"
+#include "gbench.h"
+
+#include "err.h"
 #include "f16.h"
 #include "gk.h"
-#include "shape.h"
+#include "mem.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char gbench_help[] =
-	"usage: hybridspec bench gpu [--json] [--models LIST] [--group G]\n"
-	"                            [--reps N] [--quick]\n"
-	"\n"
-	"On GPU 0: for each layer shape of the models (dim x dim, kv x dim,\n"
-	"hidden x dim, dim x hidden, vocab x dim) and M = 1, 2, 4, ..., 256\n"
-	"tokens: the W4A16 kernel (kernels/cuda) and cuBLAS FP16 (FP32\n"
-	"accumulation): seconds (median of N runs, CUDA events, L2 flushed\n"
-	"before each), GB/s of weights read, TFLOP/s, and the speedup over\n"
-	"cuBLAS; first the device's copy bandwidth (read + write) and its FP16\n"
-	"GEMM peak (8192^3, cuBLAS).\n"
-	"\n"
-	"  --models LIST  comma-separated shapes (default llama2-7b,llama2-13b,\n"
-	"                 llama2-70b)\n"
-	"  --group G      W4A16 group: 32, 64 or 128 (default 128)\n"
-	"  --reps N       timed runs a point (default 30)\n"
-	"  --quick        llama2-7b only, M = 1, 16, 256, 10 runs\n"
-	"  --json         {\"gpu\": NAME, \"copy_gbs\": X, \"f16_peak_tflops\": X,\n"
-	"                  \"rows\": [{\"kernel\": \"w4a16\", \"model\": ...,\n"
-	"                  \"shape\": \"11008x4096\", \"m\": 1, \"seconds\": S,\n"
-	"                  \"gbs\": G, \"tflops\": T, \"speedup\": X}, ...]}\n";
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
@@ -211,120 +191,49 @@ out:
 	return rc;
 }
 
-int gbench_main(int argc, char **argv)
+int gbench_run(const struct gbench_opts *o, struct err *e)
 {
-	static const struct option opts[] = {
-		{ "models", required_argument, NULL, 'M' },
-		{ "group", required_argument, NULL, 'g' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	static const int all_m[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 0 };
 	static const int quick_m[] = { 1, 16, 256, 0 };
-	char models[256] = "llama2-7b,llama2-13b,llama2-70b", msg[GK_MSG];
-	const char *mlist[8];
-	int nm = 0, group = 128, reps = 30, quick = 0, ch;
-	struct out o = { 0, 0 };
-	long long num;
+	struct out out = { o->json, 0 };
+	char msg[GK_MSG];
 	struct gk_device d;
 	const struct gk_api *api;
 	double copy_gbs, tflops;
-	struct err e;
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'M':
-			if (strlen(optarg) >= sizeof(models))
-				return cli_fail("--models: list too long");
-			strcpy(models, optarg);
-			break;
-		case 'g':
-			if (strcmp(optarg, "32") && strcmp(optarg, "64") &&
-			    strcmp(optarg, "128"))
-				return cli_fail("--group: expected 32, 64 or 128, "
-						"got '%s'", optarg);
-			group = atoi(optarg);
-			break;
-		case 'r':
-			if (cli_long("--reps", optarg, 1, 100000, &num))
-				return CLI_BAD_INPUT;
-			reps = (int)num;
-			break;
-		case 'q':
-			quick = 1;
-			break;
-		case 'j':
-			o.json = 1;
-			break;
-		case 'h':
-			fputs(gbench_help, stdout);
-			return CLI_OK;
-		default:
-			fputs(gbench_help, stderr);
-			return CLI_BAD_INPUT;
-		}
-	}
-	if (optind != argc) {
-		fputs(gbench_help, stderr);
-		return CLI_BAD_INPUT;
-	}
-	if (quick) {
-		strcpy(models, "llama2-7b");
-		reps = 10;
-	}
-	for (char *tok = strtok(models, ","); tok; tok = strtok(NULL, ",")) {
-		if (!shape_find(tok))
-			return cli_fail("--models: unknown shape '%s'", tok);
-		if (nm == 8)
-			return cli_fail("--models: at most 8");
-		mlist[nm++] = tok;
-	}
-	if (!(api = gk_open(&d, &e)))
-		return cli_fail("bench gpu: %s", e.msg);
+	if (!(api = gk_open(&d, e)))
+		return -1;
 	fprintf(stderr, "bench gpu: %s, %d SMs, %.0f GiB, L2 %.0f MiB\n", d.name,
 		d.sms, d.mem_bytes / 1073741824.0, d.l2_bytes / 1048576.0);
-	if (device_peaks(api, &d, reps, &copy_gbs, &tflops, msg) < 0) {
+	if (device_peaks(api, &d, o->reps, &copy_gbs, &tflops, msg) < 0) {
 		gk_close();
-		return cli_fail("bench gpu: %s", msg);
+		return err_set(e, "%s", msg);
 	}
-	if (o.json)
+	if (o->json)
 		printf("{\"gpu\": \"%s\", \"group\": %d, \"copy_gbs\": %.1f, "
-		       "\"f16_peak_tflops\": %.1f, \"rows\": [", d.name, group,
+		       "\"f16_peak_tflops\": %.1f, \"rows\": [", d.name, o->group,
 		       copy_gbs, tflops);
 	else
 		printf("%s: copy %.0f GB/s (read + write), FP16 GEMM %.0f TFLOP/s "
 		       "(cuBLAS, 8192^3)\n%-10s %-11s %11s %4s %10s %8s %8s %8s\n",
 		       d.name, copy_gbs, tflops, "kernel", "model", "", "M", "us",
 		       "GB/s", "TFLOP/s", "vs f16");
-	for (int i = 0; i < nm; i++) {
-		const struct shape *s = shape_find(mlist[i]);
-		int kv = s->dim / s->n_heads * s->n_kv_heads;
-		int shapes[5][2] = { { s->dim, s->dim }, { kv, s->dim },
-			{ s->hidden, s->dim }, { s->dim, s->hidden },
-			{ s->vocab, s->dim } };
+	for (int i = 0; i < o->n_gemms; i++) {
+		const struct gbench_gemm *gm = &o->gemms[i];
 
-		for (int j = 0; j < 5; j++) {
-			if (j == 1 && kv == s->dim)
-				continue; /* no grouped-query attention */
-			fprintf(stderr, "bench gpu: %s %dx%d\n", s->name,
-				shapes[j][0], shapes[j][1]);
-			if (bench_shape(api, s->name, shapes[j][0], shapes[j][1],
-					group, quick ? quick_m : all_m, reps, &o,
-					msg) < 0) {
-				gk_close();
-				if (o.json)
-					printf("]}\n");
-				return cli_fail("bench gpu: %s %dx%d: %s", s->name,
-						shapes[j][0], shapes[j][1], msg);
-			}
+		fprintf(stderr, "bench gpu: %s %dx%d\n", gm->model, gm->n, gm->k);
+		if (bench_shape(api, gm->model, gm->n, gm->k, o->group,
+				o->quick ? quick_m : all_m, o->reps, &out,
+				msg) < 0) {
+			gk_close();
+			if (o->json)
+				printf("]}\n");
+			return err_set(e, "%s %dx%d: %s", gm->model, gm->n, gm->k,
+				       msg);
 		}
 	}
-	if (o.json)
+	if (o->json)
 		printf("]}\n");
 	gk_close();
-	return CLI_OK;
+	return 0;
 }

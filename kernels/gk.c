@@ -7,6 +7,7 @@
 #include "gk.h"
 
 #include "f16.h"
+#include "mem.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

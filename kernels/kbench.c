@@ -9,16 +9,15 @@
 #define _DEFAULT_SOURCE /* sysconf cache sizes */
 #include "kbench.h"
 
-#include "cli.h"
-
 #include "err.h"
+#include "mem.h"
 #include "f16.h"
 #include "kern.h"
+#include "rt.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,7 +128,7 @@ static double stream_pass(const struct kstream *s, int threads, int op)
 	const double bytes = op == TRIAD ? 24.0 : op == COPY ? 16.0 : 8.0;
 	pthread_t th[64];
 	struct stream_arg args[64];
-	double t = cli_now_s();
+	double t = rt_now_s();
 
 	for (int i = 0; i < threads; i++) {
 		args[i] = (struct stream_arg){ s->a, s->b, s->c,
@@ -140,7 +139,7 @@ static double stream_pass(const struct kstream *s, int threads, int op)
 	stream_part(&args[0]);
 	for (int i = 1; i < threads; i++)
 		pthread_join(th[i], NULL);
-	t = cli_now_s() - t;
+	t = rt_now_s() - t;
 	return bytes * (double)s->n / t / 1e9;
 }
 
@@ -250,14 +249,14 @@ double kflops_measure(int threads)
 	HS_ASSERT(threads >= 1 && threads <= 64);
 	for (int rep = 0; rep < 5; rep++) {
 		pthread_t th[64];
-		double flops[64], t = cli_now_s(), sum = 0;
+		double flops[64], t = rt_now_s(), sum = 0;
 
 		for (int i = 1; i < threads; i++)
 			pthread_create(&th[i], NULL, fma_thread, &flops[i]);
 		fma_thread(&flops[0]);
 		for (int i = 1; i < threads; i++)
 			pthread_join(th[i], NULL);
-		t = cli_now_s() - t;
+		t = rt_now_s() - t;
 		for (int i = 0; i < threads; i++)
 			sum += flops[i];
 		if (sum / t / 1e9 > best)
@@ -387,13 +386,13 @@ static void sort5(double *t)
 static double pass_s(const struct kern *kn, struct kpool *p, struct mats *m,
 		     const uint16_t *x, int batch, float *y, double min_s)
 {
-	double t0 = cli_now_s(), el;
+	double t0 = rt_now_s(), el;
 	long calls = 0;
 
 	do {
 		call(kn, p, m, (int)(calls % m->copies), x, batch, y);
 		calls++;
-		el = cli_now_s() - t0;
+		el = rt_now_s() - t0;
 	} while (el < min_s || calls < m->copies);
 	return el / (double)calls;
 }
@@ -441,100 +440,20 @@ static void time_rounds(const struct kern *kn, struct kpool *p,
 	}
 }
 
-static const char kbench_help[] =
-	"usage: hybridspec bench kernels [--threads N] [--group G] [--kernel K]\n"
-	"                                [--quick] [--json]\n"
-	"\n"
-	"W4A16 (group G, default 128), W8A16 and FP16 GEMV/GEMM at the LLaMA-2-7B\n"
-	"layer shapes (rows x columns) for batch 1, 4 and 16, on 1 and 2 threads\n"
-	"(or N), beside STREAM copy and triad, and a read-only pass (what a GEMV\n"
-	"does), measured in the same run (best of 5 passes each). Each timing\n"
-	"cycles through copies of the matrix adding up to twice the last-level\n"
-	"cache, so weights come from memory (the three formats' copies are held\n"
-	"at once, 6 x the cache, beside STREAM's 12 x). The three formats are\n"
-	"timed in 5 rounds of a STREAM triad pass and a pass of each (the order\n"
-	"rotates); every figure is the median over the rounds (a shared\n"
-	"machine's bandwidth drifts; ratios of neighbours in time do not):\n"
-	"seconds, %triad (GB/s over the round's triad) and xFP16 (FP16's seconds\n"
-	"over these). %read is against the read pass above.\n"
-	"\n"
-	"  --threads N  only N threads\n"
-	"  --group G    W4A16 group size: 32, 64 or 128\n"
-	"  --batch B    only batch B (1, 4 or 16)\n"
-	"  --kernel K   kernel set (default: the best this CPU runs)\n"
-	"  --quick      one shape, batch 1, shorter timings (a smoke test)\n"
-	"  --json       {\"stream_gbs\": X, \"rows\": [{\"kernel\": \"w4a16\", "
-	"\"shape\": ..., \"triad_share\": X,\n"
-	"               \"speedup_over_fp16\": X}]}\n";
-
-int kbench_main(int argc, char **argv)
+void kbench_run(const struct kbench_opts *o)
 {
-	static const struct option opts[] = {
-		{ "threads", required_argument, NULL, 't' },
-		{ "group", required_argument, NULL, 'g' },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "batch", required_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	static const int shapes[][2] = { { 4096, 4096 }, { 11008, 4096 },
 					 { 4096, 11008 }, { 32000, 4096 } };
 	static const int batches[] = { 1, 4, 16 };
-	/* the batches run; --batch picks one of them */
-	int threads_only = 0, group = 128, quick = 0, json = 0, ch, batch_only = 0;
-	const struct kern *kn = kern_best();
+	int threads_only = o->threads, group = o->group, quick = o->quick;
+	int json = o->json, batch_only = o->batch;
+	const struct kern *kn = o->kern;
 	size_t llc = llc_bytes(), set;
 	double stream[2][3] = { { 0 } };
 	struct kstream st;
 	int tlist[2] = { 1, 2 }, nt = 2;
-	long long num;
 	bool first = true;
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 't':
-			if (cli_long("--threads", optarg, 1, 64, &num))
-				return CLI_BAD_INPUT;
-			threads_only = (int)num;
-			break;
-		case 'g':
-			if (strcmp(optarg, "32") && strcmp(optarg, "64") &&
-			    strcmp(optarg, "128"))
-				return cli_fail("--group: expected 32, 64 or 128, "
-						"got '%s'", optarg);
-			group = atoi(optarg);
-			break;
-		case 'k':
-			if (!(kn = kern_find(optarg)))
-				return cli_fail("--kernel: '%s' is not a kernel this "
-						"build and CPU run", optarg);
-			break;
-		case 'q':
-			quick = 1;
-			break;
-		case 'b':
-			if (cli_long("--batch", optarg, 1, 16, &num))
-				return CLI_BAD_INPUT;
-			batch_only = (int)num;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			fputs(kbench_help, stdout);
-			return CLI_OK;
-		default:
-			fputs(kbench_help, stderr);
-			return CLI_BAD_INPUT;
-		}
-	}
-	if (optind != argc) {
-		fputs(kbench_help, stderr);
-		return CLI_BAD_INPUT;
-	}
 	if (threads_only) {
 		tlist[0] = threads_only;
 		nt = 1;
@@ -580,7 +499,7 @@ int kbench_main(int argc, char **argv)
 			if (batch_only && batches[bi] != batch_only)
 				continue;
 			for (int i = 0; i < nt; i++) {
-				struct kpool *p = kpool_new(tlist[i]);
+				struct kpool *p = kern_pool_new(tlist[i]);
 				struct timing tm[3];
 
 				time_rounds(kn, p, m, x, batches[bi], y,
@@ -619,5 +538,4 @@ int kbench_main(int argc, char **argv)
 	kstream_release(&st);
 	if (json)
 		printf("]}\n");
-	return CLI_OK;
 }

@@ -1,9 +1,13 @@
-/* kbench.h: memory bandwidth measured the STREAM way, for the kernel
- * benchmark and for calibration runs that report it beside their timings. */
+/* kbench.h: the CPU kernels' benchmark, and memory bandwidth measured the
+ * STREAM way, for it and for calibration runs that report it beside their
+ * timings. */
 #ifndef HS_KBENCH_H
 #define HS_KBENCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+struct kern;
 
 enum { KSTREAM_COPY, KSTREAM_TRIAD, KSTREAM_READ };
 
@@ -17,5 +21,19 @@ void kstream_measure(int threads, size_t bytes, double gbs[3]);
  * has (AVX-512, AVX2, else 4 lanes): the machine's compute ceiling, measured
  * the way STREAM measures its memory ceiling. Best of 5. */
 double kflops_measure(int threads);
+
+/* What "bench kernels" runs. */
+struct kbench_opts {
+	const struct kern *kern; /* the kernel set (borrowed) */
+	int threads;             /* only this many threads; 0: 1 and 2 */
+	int group;               /* W4A16 group: 32, 64 or 128 */
+	int batch;               /* only this batch (1, 4 or 16); 0: each */
+	bool quick;              /* one shape, batch 1, shorter timings */
+	bool json;               /* one JSON object instead of a table */
+};
+
+/* W4A16, W8A16 and FP16 GEMV/GEMM at the LLaMA-2-7B layer shapes beside
+ * STREAM in the same run, printed to stdout (the figures: cli's help). */
+void kbench_run(const struct kbench_opts *o);
 
 #endif

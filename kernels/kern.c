@@ -17,7 +17,9 @@
 #include "kern.h"
 
 #include "err.h"
+#include "mem.h"
 #include "f16.h"
+#include "pool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +176,11 @@ void kern_flush_denormals(void)
 	__asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
 	__asm__ volatile("msr fpcr, %0" : : "r"(fpcr | (1u << 24)));
 #endif
+}
+
+struct kpool *kern_pool_new(int threads)
+{
+	return kpool_new(threads, kern_flush_denormals);
 }
 
 const struct kern *kern_best(void)

@@ -97,6 +97,10 @@ void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
  * generation 7-15% slower than random-cache timing of the same steps). */
 void kern_flush_denormals(void);
 
+/* A pool of threads (pool.h) for the kernels: each worker flushes denormals
+ * first, as the thread that runs the forward pass does. */
+struct kpool *kern_pool_new(int threads);
+
 /* The instruction-set kernels, defined where their ISA is compiled. */
 extern const struct kern kern_avx2, kern_avx512, kern_avx512_vnni, kern_neon,
 	kern_neon_fp16;

@@ -9,9 +9,8 @@
  * it. */
 #include "pool.h"
 
-#include "kern.h"
-
 #include "err.h"
+#include "mem.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -32,6 +31,7 @@ struct kpool {
 	void (*fn)(void *, int, int);
 	void *ctx;
 	int rows, align;
+	void (*thread_init)(void); /* run first on each worker, or NULL */
 };
 
 static void range(const struct kpool *p, int i, int *r0, int *r1)
@@ -82,7 +82,8 @@ static void *worker(void *arg)
 	unsigned long seen = 0;
 
 	free(wa);
-	kern_flush_denormals(); /* as the thread that runs the forward pass */
+	if (p->thread_init)
+		p->thread_init();
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		int r0, r1;
@@ -109,12 +110,13 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-struct kpool *kpool_new(int threads)
+struct kpool *kpool_new(int threads, void (*thread_init)(void))
 {
 	struct kpool *p = xcalloc(1, sizeof(*p));
 
 	HS_ASSERT(threads >= 1);
 	p->n = threads;
+	p->thread_init = thread_init;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->go, NULL);
 	pthread_cond_init(&p->done, NULL);

@@ -4,8 +4,10 @@
 
 struct kpool;
 
-/* threads >= 1 (the caller is one of them). Caller frees with kpool_free. */
-struct kpool *kpool_new(int threads);
+/* threads >= 1 (the caller is one of them); each worker first calls
+ * thread_init (NULL: none), to set up what the callers' threads have (kern.h's
+ * kern_pool_new passes the denormal flush). Caller frees with kpool_free. */
+struct kpool *kpool_new(int threads, void (*thread_init)(void));
 void kpool_free(struct kpool *p);
 int kpool_threads(const struct kpool *p);
 

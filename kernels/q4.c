@@ -3,6 +3,7 @@
 #include "q4.h"
 
 #include "err.h"
+#include "mem.h"
 #include "f16.h"
 
 #include <math.h>

@@ -2,6 +2,7 @@
 #include "q8.h"
 
 #include "err.h"
+#include "mem.h"
 #include "f16.h"
 
 #include <math.h>

@@ -10,6 +10,7 @@
 #include "llama.h"
 
 #include "f16.h"
+#include "mem.h"
 
 #include <gsl/gsl_linalg.h>
 #include <math.h>

@@ -10,6 +10,7 @@
 
 #include "f16.h"
 #include "jx.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <math.h>

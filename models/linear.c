@@ -2,6 +2,7 @@
 #include "linear.h"
 
 #include "err.h"
+#include "mem.h"
 #include "f16.h"
 
 #include <stdlib.h>

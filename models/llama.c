@@ -8,6 +8,7 @@
 #include "llama.h"
 
 #include "pool.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <math.h>

@@ -3,6 +3,7 @@
 
 #include "rng.h"
 #include "spec.h"
+#include "mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>

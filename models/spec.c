@@ -3,6 +3,7 @@
  * (positions 0 .. pos-1); the draft's cache may lag (dpos <= pos) and is
  * brought up to date before each block. */
 #include "spec.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
  * mean nothing; the bytes streamed and the arithmetic done are exactly those
  * of a trained model of that shape and format. */
 #include "synth.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* tok.c: llama2.c's BPE and Hugging Face's, pieces found through a hash
  * table (FNV-1a, linear probing), merges of HF by binary search. */
 #include "tok.h"
+#include "mem.h"
 
 #include <jansson.h>
 

@@ -1,6 +1,7 @@
 /* accept.c: the three acceptance models. Each draw consumes the tenant's own
  * stream only, so tenants never disturb each other's outcomes. */
 #include "accept.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -12,8 +12,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfg.h"
 #include "err.h"
+
+/* A tenant group's acceptance model, as the config gives it. */
+enum accept_model { ACCEPT_IID, ACCEPT_TRACE, ACCEPT_MARKOV };
+
+struct cfg_accept {
+	enum accept_model model;
+	double alpha;        /* iid: P(a draft token is accepted) */
+	double p_after_acc;  /* markov: P(accept | previous accepted) */
+	double p_after_rej;  /* markov: P(accept | previous rejected) */
+	const char *trace;   /* borrowed: bit trace path (trace model) */
+};
 
 struct acc_trace {
 	uint8_t *bits; /* (n) owned: 1 accepted, 0 rejected */

@@ -8,6 +8,7 @@
 
 #include "gpu.h"
 #include "prof.h"
+#include "mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>

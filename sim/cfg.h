@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "accept.h"
 #include "dist.h"
 #include "err.h"
 #include "shape.h"
@@ -46,16 +47,6 @@ struct cfg_workload {
 	struct dist start_s;     /* first activity of each tenant */
 	const char *trace;       /* borrowed from doc: arrival trace, resolved
 				    path; NULL unless arrival is trace */
-};
-
-enum accept_model { ACCEPT_IID, ACCEPT_TRACE, ACCEPT_MARKOV };
-
-struct cfg_accept {
-	enum accept_model model;
-	double alpha;        /* iid: P(a draft token is accepted) */
-	double p_after_acc;  /* markov: P(accept | previous accepted) */
-	double p_after_rej;  /* markov: P(accept | previous rejected) */
-	const char *trace;   /* borrowed: bit trace path (trace model) */
 };
 
 struct cfg_wan {

@@ -8,6 +8,7 @@
 
 #include "gpu.h"
 #include "jx.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,6 +5,7 @@
  * log; gamma from mean and cv to shape and scale). Empirical samples are owned
  * by the dist and drawn uniformly (a bootstrap of the file). */
 #include "dist.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <gsl/gsl_randist.h>

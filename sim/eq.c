@@ -34,6 +34,7 @@
 #include "eq.h"
 
 #include "err.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
 #include "formula.h"
 
 #include "err.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
 #include "link.h"
 
 #include "err.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,6 +13,7 @@
 #include "sim.h"
 
 #include "rng.h"
+#include "mem.h"
 
 #include <gsl/gsl_randist.h>
 #include <math.h>

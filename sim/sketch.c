@@ -10,6 +10,7 @@
 #include "sketch.h"
 
 #include "err.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -12,6 +12,7 @@
 #include "cfg.h"
 #include "report.h"
 #include "sim.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <gsl/gsl_cdf.h>

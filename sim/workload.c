@@ -1,5 +1,6 @@
 /* workload.c: reads arrival traces, checking every field of every row. */
 #include "workload.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,7 @@
 #!/bin/sh
-# run.sh BUILD: runs every test program and sums their "N passed, N failed"
-# lines into the last line of the output.
+# run.sh BUILD: runs every test program, and the include graph's check
+# (scripts/layers.sh), and sums their "N passed, N failed" lines into the
+# last line of the output.
 build=${1:-build}
 # the tests run the binary of the same build (make test-asan: the ASan one)
 HYBRIDSPEC_BIN=$(cd "$build" && pwd)/hybridspec
@@ -8,8 +9,11 @@ export HYBRIDSPEC_BIN
 passed=0
 failed=0
 status=0
-for prog in "$build/hybridspec-tests" "$build/aarch64/kernel-tests"; do
+for prog in scripts/layers.sh "$build/hybridspec-tests" \
+	"$build/aarch64/kernel-tests"; do
 	case $prog in
+	*.sh)
+		out=$(sh "$prog" 2>&1) || status=1 ;;
 	*aarch64*)
 		echo "== aarch64 (NEON) kernel tests under qemu-aarch64"
 		out=$(qemu-aarch64 "$prog" 2>&1) || status=1 ;;

@@ -11,7 +11,7 @@
  * temporary folder. */
 #include "harness.h"
 
-#include "cli.h"
+#include "rt.h"
 #include "dist.h"
 #include "edge.h"
 #include "jx.h"
@@ -20,6 +20,7 @@
 #include "spec.h"
 #include "verifier.h"
 #include "wire.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -507,7 +508,7 @@ static pid_t kid_fork(struct kids *k, const char *name)
  * for each that did not exit with status 0. Returns whether all did. */
 static int kids_wait(struct kids *k, double limit_s)
 {
-	double end = cli_now_s() + limit_s;
+	double end = rt_now_s() + limit_s;
 	int left = k->n, ok = 1;
 
 	while (left) {
@@ -524,7 +525,7 @@ static int kids_wait(struct kids *k, double limit_s)
 			k->pid[i] = 0;
 			left--;
 		}
-		if (left && cli_now_s() > end) {
+		if (left && rt_now_s() > end) {
 			for (int i = 0; i < k->n; i++) {
 				if (!k->pid[i])
 					continue;
@@ -757,7 +758,7 @@ static int start_server(struct rig *r, int max_clients, int exit_after)
 			.policy = SCHED_CONTINUOUS, .budget = E_BUDGET,
 			.chunk = E_CHUNK, .window_s = 0,
 			.max_clients = max_clients, .exit_after = exit_after,
-			.t0_s = cli_now_s(),
+			.t0_s = rt_now_s(),
 		};
 		json_t *st = serve_run(&o, &e);
 		int ok = st && jx_save(stats, st, &e) == 0;
@@ -798,7 +799,7 @@ static int start_edge(struct rig *r, uint32_t tenant, int hold_r, int hold_w)
 			.prompts = r->prompts[2 * tenant], .prompt_n = E_PROMPT,
 			.out_n = E_OUT, .requests = E_REQUESTS,
 			.think_s = dist_constant(0), .start_s = dist_constant(0),
-			.t0_s = cli_now_s(), .text = NULL,
+			.t0_s = rt_now_s(), .text = NULL,
 		};
 		struct err e = { "" };
 		int keep = hold_r >= 0 ? dup(fd) : -1, ok;

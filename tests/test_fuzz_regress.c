@@ -23,6 +23,7 @@
 #include "../fuzz/fz_tok_llama2c.c"
 #include "../fuzz/fz_wire.c"
 #include "../fuzz/fz_wl_trace.c"
+#include "mem.h"
 
 static const struct {
 	const char *name;

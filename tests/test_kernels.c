@@ -175,7 +175,7 @@ static const int shapes[][2] = {
 static void kernels_match_reference(void)
 {
 	const char *const *names = kern_available();
-	struct kpool *pool = kpool_new(3);
+	struct kpool *pool = kern_pool_new(3);
 
 	for (const char *const *nm = names; *nm; nm++) {
 		const struct kern *kn = kern_find(*nm);

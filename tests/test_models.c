@@ -263,7 +263,7 @@ static void forward_matches_float64(void)
 	CHECK_MSG(worst <= 1e-5 * scale, "token-by-token differs by %.3g", worst);
 	/* on three threads (attention split by heads, layers by rows): the
 	 * same logits, bit for bit */
-	m.pool = kpool_new(3);
+	m.pool = kern_pool_new(3);
 	llama_forward(&m, &s, toks, n, 0, lg3);
 	CHECK(memcmp(lg3, lg, sizeof(float) * n * m.c.vocab) == 0);
 	kpool_free(m.pool);
@@ -388,7 +388,7 @@ static void batch_matches_own_forward_f32(void)
 				CHECK_MSG(0, "%s", e.msg);
 				return;
 			}
-			m.pool = threads > 1 ? kpool_new(threads) : NULL;
+			m.pool = threads > 1 ? kern_pool_new(threads) : NULL;
 			d = batch_vs_own(&m);
 			CHECK_MSG(d.same, "%s, %d threads: the batch differs from "
 				  "the sequences' own forward by %.3g in the "
@@ -429,7 +429,7 @@ static void batch_matches_own_forward_w4a16(void)
 			return;
 		}
 		llama_convert(&m, LIN_W4A16, groups[gi], Q4_ASYM);
-		m.pool = kpool_new(3);
+		m.pool = kern_pool_new(3);
 		for (const char *const *kn = kern_available(); *kn; kn++) {
 			struct batch_diff d;
 

@@ -23,4 +23,11 @@ const char *const *shape_names(void);
 double shape_params(const struct shape *s);
 double shape_kv_elems_per_token(const struct shape *s);
 
+/* The distinct weight matrices of a layer and the classifier, rows x
+ * columns: dim x dim (Q, O; K and V without grouped-query attention), kv x
+ * dim (K, V with it), hidden x dim, dim x hidden, vocab x dim. Returns how
+ * many it wrote into gemm (4 or 5). */
+enum { SHAPE_GEMMS = 5 };
+int shape_gemms(const struct shape *s, int gemm[SHAPE_GEMMS][2]);
+
 #endif

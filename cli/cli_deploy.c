@@ -2,6 +2,7 @@
  * deployment's two programs, each a set of options around serve_run and
  * edge_run. */
 #include "cli.h"
+#include "rt.h"
 
 #include "edge.h"
 #include "jx.h"
@@ -9,6 +10,7 @@
 #include "pool.h"
 #include "serve.h"
 #include "wire.h"
+#include "mem.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -158,7 +160,7 @@ int cli_serve(int argc, char **argv)
 		return cli_fail("%s", e.msg);
 	}
 	if (threads > 1)
-		m.pool = kpool_new((int)threads);
+		m.pool = kern_pool_new((int)threads);
 	fprintf(stderr, "serve: %s on %s:%d, %s batches of %lld tokens\n", model,
 		host, p, so.policy == SCHED_WINDOW ? "window" : "continuous",
 		budget);
@@ -168,7 +170,7 @@ int cli_serve(int argc, char **argv)
 	so.window_s = window_s;
 	so.max_clients = (int)clients;
 	so.exit_after = (int)after;
-	so.t0_s = cli_now_s();
+	so.t0_s = rt_now_s();
 	st = serve_run(&so, &e);
 	if (st)
 		print_json_file(st, stats, &e);
@@ -325,7 +327,7 @@ int cli_edge(int argc, char **argv)
 		eo.requests = (int)requests;
 		eo.think_s = dist_constant(0);
 		eo.start_s = dist_constant(0);
-		eo.t0_s = cli_now_s();
+		eo.t0_s = rt_now_s();
 		eo.text = stdout;
 		log = edge_run(&eo, &e);
 		print_json_file(log, log_path, &e);

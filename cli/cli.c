@@ -3,16 +3,16 @@
 
 #include "cfg.h"
 #include "outdir.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include <string.h>
 
 int cli_fail(const char *fmt, ...)
 {
@@ -70,36 +70,12 @@ int cli_double(const char *name, const char *text, double lo, double *out)
 	return 0;
 }
 
-double cli_now_s(void)
+int cli_group(const char *text, int *out)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-volatile sig_atomic_t cli_signal;
-static struct sigaction old_int, old_term;
-
-static void on_signal(int sig)
-{
-	cli_signal = sig;
-}
-
-void cli_signals_catch(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	cli_signal = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-}
-
-void cli_signals_restore(void)
-{
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	if (strcmp(text, "32") && strcmp(text, "64") && strcmp(text, "128"))
+		return cli_fail("--group: expected 32, 64 or 128, got '%s'", text);
+	*out = atoi(text);
+	return 0;
 }
 
 static const char config_help[] =

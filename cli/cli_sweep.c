@@ -16,12 +16,14 @@
  * system that every rank sees. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "cli.h"
+#include "rt.h"
 
 #include "cfg.h"
 #include "outdir.h"
 #include "report.h"
 #include "sim.h"
 #include "sweep.h"
+#include "mem.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -94,7 +96,7 @@ struct shared {
 struct progress {
 	bool on, tty;        /* tty: one line, redrawn; else a line a second */
 	const char *label;   /* borrowed: the sweep's name */
-	double t0;           /* cli_now_s() at the start */
+	double t0;           /* rt_now_s() at the start */
 	size_t points;       /* points in the sweep (this rank's share) */
 	size_t runs, todo;   /* runs in all; runs to do in this session */
 	size_t runs_before;  /* runs found done (--resume) */
@@ -126,7 +128,7 @@ static void fmt_time(char *buf, size_t n, double s)
 static void progress_show(struct progress *pg, const struct shared *sh)
 {
 	size_t done = atomic_load(&sh->runs_done);
-	double el = cli_now_s() - pg->t0;
+	double el = rt_now_s() - pg->t0;
 	char line[256], elapsed[32], eta[32] = "--";
 
 	if (!pg->on)
@@ -175,7 +177,7 @@ static int run_one(const struct sweep *s, const char *dir, size_t point,
 	struct od o = { 0 };
 	struct sim sim;
 	struct cfg c;
-	double t0 = cli_now_s(), wall;
+	double t0 = rt_now_s(), wall;
 	json_t *sum, *perf;
 	int rc;
 
@@ -192,7 +194,7 @@ static int run_one(const struct sweep *s, const char *dir, size_t point,
 	if (rc == 0 && (rc = sim_run(&sim)) < 0)
 		err_prefix(e, "%s", c.file);
 	if (rc == 0) {
-		wall = cli_now_s() - t0;
+		wall = rt_now_s() - t0;
 		sum = rep_summary(&sim);
 		rc = put(&o, "summary.json", jx_dumps(sum), e);
 		json_decref(sum);
@@ -254,7 +256,7 @@ static int work_forked(struct job *j, int jobs)
 	bool stopping = false;
 
 	(void)parent; /* only Linux has PR_SET_PDEATHSIG */
-	cli_signals_catch();
+	rt_signals_catch();
 	fflush(NULL);
 	for (int i = 0; i < jobs; i++) {
 		pid_t pid = fork();
@@ -268,7 +270,7 @@ static int work_forked(struct job *j, int jobs)
 			if (getppid() != parent)
 				_exit(128 + SIGTERM);
 #endif
-			_exit(cli_signal ? 128 + cli_signal
+			_exit(rt_signal ? 128 + rt_signal
 					 : work(j, false) < 0 ? CLI_BAD_INPUT
 							      : CLI_OK);
 		}
@@ -295,7 +297,7 @@ static int work_forked(struct job *j, int jobs)
 				continue;
 			if (WIFEXITED(st) && WEXITSTATUS(st) == CLI_BAD_INPUT)
 				continue; /* its message is in sh->msg */
-			if (stopping || cli_signal)
+			if (stopping || rt_signal)
 				continue;
 			/* a crash: let the others stop after their run */
 			if (!atomic_exchange(&sh->failed, 1))
@@ -305,7 +307,7 @@ static int work_forked(struct job *j, int jobs)
 					 WTERMSIG(st) : WEXITSTATUS(st));
 			rc = CLI_FAILED;
 		}
-		if (cli_signal && !stopping) {
+		if (rt_signal && !stopping) {
 			stopping = true;
 			for (int i = 0; i < jobs; i++)
 				if (pids[i] > 0)
@@ -317,10 +319,10 @@ static int work_forked(struct job *j, int jobs)
 		}
 	}
 	progress_show(j->pg, sh);
-	cli_signals_restore();
+	rt_signals_restore();
 	free(pids);
-	if (cli_signal)
-		return 128 + cli_signal;
+	if (rt_signal)
+		return 128 + rt_signal;
 	if (rc == CLI_OK && atomic_load(&sh->failed))
 		rc = CLI_BAD_INPUT;
 	return rc;
@@ -550,7 +552,7 @@ static int sweep_run(const char *file, struct opts *op, int rank, int size)
 	size_t n_tasks = 0, reused = 0, my_points = 0, map_n;
 	char dir_buf[1024];
 	const char *dir = op->out;
-	double t0 = cli_now_s();
+	double t0 = rt_now_s();
 	int rc = CLI_OK, jobs;
 
 	/* every rank checks (and fails) alike; rank 0 says why */
@@ -650,7 +652,7 @@ static int sweep_run(const char *file, struct opts *op, int rank, int size)
 			printf("sweep %s: %zu points x %zu seeds, %zu runs done, "
 			       "%zu kept; %.1f s with %d %s%s; %s/sweep.csv\n",
 			       s.name, s.n_points, s.n_seeds, n_tasks, reused,
-			       cli_now_s() - t0, size > 1 ? size : jobs,
+			       rt_now_s() - t0, size > 1 ? size : jobs,
 			       size > 1 ? "rank" : "worker",
 			       (size > 1 ? size : jobs) > 1 ? "s" : "", dir);
 	}

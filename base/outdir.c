@@ -6,6 +6,7 @@
  * directory renamed in, and the old one removed. */
 #define _XOPEN_SOURCE 700
 #include "outdir.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <ftw.h>

@@ -5,6 +5,7 @@
 #include "mload.h"
 #include "rng.h"
 #include "spec.h"
+#include "mem.h"
 
 #include <getopt.h>
 #include <limits.h>

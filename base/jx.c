@@ -5,6 +5,7 @@
  * Defaults are inserted into the document (json_object_set_new) so that a
  * dump after reading is the resolved document. */
 #include "jx.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdarg.h>

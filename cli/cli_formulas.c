@@ -13,6 +13,7 @@
 #include "formula.h"
 #include "report.h"
 #include "sim.h"
+#include "mem.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -12,6 +12,7 @@
 #include "outdir.h"
 #include "prov.h"
 #include "validate.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,8 +5,6 @@
 #ifndef HS_CLI_H
 #define HS_CLI_H
 
-#include <signal.h>
-
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -15,18 +13,16 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_BAD_INPUT = 2 };
 int cli_config(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_formulas(int argc, char **argv);
-int cli_generate(int argc, char **argv); /* models/cli_generate.c */
-int cli_eval(int argc, char **argv);     /* models/cli_eval.c */
+int cli_generate(int argc, char **argv);
+int cli_eval(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
-int cli_calib(int argc, char **argv);    /* calib/cli_calib.c */
-int cli_serve(int argc, char **argv);    /* deploy/cli_deploy.c */
-int cli_edge(int argc, char **argv);     /* deploy/cli_deploy.c */
-int cli_validate(int argc, char **argv); /* deploy/cli_validate.c */
-/* "bench kernels" (kernels/kbench.c) */
-int kbench_main(int argc, char **argv);
-/* "bench gpu" (kernels/gbench.c) */
-int gbench_main(int argc, char **argv);
+int cli_calib(int argc, char **argv);
+int cli_serve(int argc, char **argv);
+int cli_edge(int argc, char **argv);
+int cli_validate(int argc, char **argv);
+int cli_bench_kernels(int argc, char **argv); /* "bench kernels" */
+int cli_bench_gpu(int argc, char **argv);     /* "bench gpu" */
 
 /* Prints "hybridspec: <msg>" to stderr and returns CLI_BAD_INPUT. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -45,16 +41,7 @@ void cli_sets_release(struct cli_sets *s);
 int cli_long(const char *name, const char *text, long long lo, long long hi,
 	     long long *out);
 int cli_double(const char *name, const char *text, double lo, double *out);
-
-/* Seconds on a monotonic clock. */
-double cli_now_s(void);
-
-/* The number of the SIGINT or SIGTERM caught since cli_signals_catch, or
- * 0: long commands poll it to stop cleanly (run, sweep, serve). */
-extern volatile sig_atomic_t cli_signal;
-/* Catches SIGINT and SIGTERM into cli_signal, which it resets to 0. */
-void cli_signals_catch(void);
-/* Puts back the handlers cli_signals_catch replaced. */
-void cli_signals_restore(void);
+/* --group: a W4A16 group size, 32, 64 or 128 */
+int cli_group(const char *text, int *out);
 
 #endif

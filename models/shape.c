@@ -47,3 +47,20 @@ double shape_params(const struct shape *s)
 	return s->n_layers * (attn + mlp + 2.0 * s->dim) +
 	       2.0 * s->vocab * s->dim + s->dim;
 }
+
+int shape_gemms(const struct shape *s, int gemm[SHAPE_GEMMS][2])
+{
+	int kv = s->dim / s->n_heads * s->n_kv_heads, n = 0;
+	const int all[SHAPE_GEMMS][2] = { { s->dim, s->dim }, { kv, s->dim },
+		{ s->hidden, s->dim }, { s->dim, s->hidden },
+		{ s->vocab, s->dim } };
+
+	for (int j = 0; j < SHAPE_GEMMS; j++) {
+		if (j == 1 && kv == s->dim)
+			continue; /* no grouped-query attention */
+		gemm[n][0] = all[j][0];
+		gemm[n][1] = all[j][1];
+		n++;
+	}
+	return n;
+}

@@ -7,6 +7,7 @@
 #include "rng.h"
 #include "prov.h"
 #include "spec.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <getopt.h>

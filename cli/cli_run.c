@@ -1,5 +1,6 @@
 /* cli_run.c: "hybridspec run": one simulation, its results directory. */
 #include "cli.h"
+#include "rt.h"
 
 #include "cfg.h"
 #include "outdir.h"
@@ -79,7 +80,7 @@ static int simulate(struct run *r, const char *out, bool trace,
 		    long trace_tenants, bool json, bool quiet, struct err *e)
 {
 	struct sim_opts opt = { .trace_tenants = (uint32_t)trace_tenants };
-	double t0 = cli_now_s(), wall;
+	double t0 = rt_now_s(), wall;
 	json_t *sum, *perf;
 	char dir[1024], *text;
 	FILE *f;
@@ -97,7 +98,7 @@ static int simulate(struct run *r, const char *out, bool trace,
 		trace_begin(r->trace);
 	opt.requests_csv = r->requests;
 	opt.trace = r->trace;
-	opt.stop = &cli_signal;
+	opt.stop = &rt_signal;
 	if (sim_init(&r->s, &r->c, opt, e) < 0) {
 		r->sim_made = true;
 		return -1;
@@ -105,7 +106,7 @@ static int simulate(struct run *r, const char *out, bool trace,
 	r->sim_made = true;
 	if (sim_run(&r->s) < 0)
 		return err_prefix(e, "%s", r->c.file);
-	wall = cli_now_s() - t0;
+	wall = rt_now_s() - t0;
 	if (r->trace) {
 		fputs("\n]}\n", r->trace);
 		if (fclose(r->trace) != 0)
@@ -135,7 +136,7 @@ static int simulate(struct run *r, const char *out, bool trace,
 			 wall > 0 ? (double)r->s.events / wall : 0);
 	text = jx_dumps(perf);
 	json_decref(perf);
-	if (put(&r->o, "perf.json", text, e) < 0 || cli_signal ||
+	if (put(&r->o, "perf.json", text, e) < 0 || rt_signal ||
 	    od_commit(&r->o, e) < 0) {
 		json_decref(sum);
 		return -1;
@@ -227,23 +228,23 @@ int cli_run(int argc, char **argv)
 	}
 	/* SIGINT or SIGTERM: the run stops at its next event and removes
 	 * its temporary directory instead of putting it in place */
-	cli_signals_catch();
+	rt_signals_catch();
 	if (cfg_load(&r.c, argv[optind], sets.v, sets.n, &e) < 0) {
 		rc = cli_fail("%s", e.msg);
 	} else {
 		r.cfg_loaded = true;
 		if (simulate(&r, out, trace, trace_tenants, json, quiet, &e) < 0 &&
-		    !cli_signal)
+		    !rt_signal)
 			rc = cli_fail("%s", e.msg);
 	}
 	run_release(&r);
 	cli_sets_release(&sets);
-	cli_signals_restore();
-	if (cli_signal) {
+	rt_signals_restore();
+	if (rt_signal) {
 		fprintf(stderr, "hybridspec: stopped by signal %d%s\n",
-			(int)cli_signal, r.committed ? " after writing the results"
+			(int)rt_signal, r.committed ? " after writing the results"
 					       : "; nothing written");
-		rc = 128 + cli_signal;
+		rc = 128 + rt_signal;
 	}
 	return rc;
 }

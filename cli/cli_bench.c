@@ -1,12 +1,14 @@
-/* bench.c: "hybridspec bench", and the engine's hold-model benchmark.
+/* cli_bench.c: "hybridspec bench", and the engine's hold-model benchmark.
  *
  * Hold model: N events pending; each step pops the earliest and pushes one
  * at now + Exp(1). The offsets are drawn before the clock starts (a ring of
  * 2^20 draws), so the figure is the queue's own cost, not the sampler's. */
 #include "cli.h"
+#include "rt.h"
 
 #include "eq.h"
 #include "err.h"
+#include "mem.h"
 #include "rng.h"
 
 #include <getopt.h>
@@ -34,12 +36,12 @@ static double hold_events_per_s(size_t n, long long steps)
 		ev.id = (uint32_t)i;
 		eq_push(&q, off[k++ & (RING - 1)], 0, ev);
 	}
-	t0 = cli_now_s();
+	t0 = rt_now_s();
 	for (long long s = 0; s < steps; s++) {
 		eq_pop(&q, &t, &ev);
 		eq_push(&q, t + off[k++ & (RING - 1)], 0, ev);
 	}
-	t = cli_now_s() - t0;
+	t = rt_now_s() - t0;
 	eq_release(&q);
 	free(off);
 	rng_free(r);
@@ -131,9 +133,9 @@ int cli_bench(int argc, char **argv)
 	if (!strcmp(argv[1], "engine"))
 		return bench_engine(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "kernels"))
-		return kbench_main(argc - 1, argv + 1);
+		return cli_bench_kernels(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "gpu"))
-		return gbench_main(argc - 1, argv + 1);
+		return cli_bench_gpu(argc - 1, argv + 1);
 	fputs(bench_help, stderr);
 	return cli_fail("bench: unknown benchmark '%s'", argv[1]);
 }

@@ -1,0 +1,19 @@
+/* rt.h: what a long-running piece of the process shares with the rest: a
+ * monotonic clock, and the stop signals (SIGINT, SIGTERM) it polls to end
+ * cleanly (run, sweep, serve, calibration). */
+#ifndef HS_RT_H
+#define HS_RT_H
+
+#include <signal.h>
+
+/* Seconds on a monotonic clock. */
+double rt_now_s(void);
+
+/* The number of the SIGINT or SIGTERM caught since rt_signals_catch, or 0. */
+extern volatile sig_atomic_t rt_signal;
+/* Catches SIGINT and SIGTERM into rt_signal, which it resets to 0. */
+void rt_signals_catch(void);
+/* Puts back the handlers rt_signals_catch replaced. */
+void rt_signals_restore(void);
+
+#endif
