@@ -6,13 +6,13 @@
  * dump after reading is the resolved document. */
 #include "jx.h"
 #include "mem.h"
+#include "fs.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 json_t *jx_load(const char *path, struct err *e)
 {
@@ -397,26 +397,11 @@ char *jx_dumps(const json_t *v)
 
 int jx_save(const char *path, const json_t *v, struct err *e)
 {
-	char tmp[4096];
 	char *text = jx_dumps(v);
-	FILE *f;
-	int bad;
+	int rc = fs_write_atomic(path, text, e);
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	if (!(f = fopen(tmp, "w"))) {
-		free(text);
-		return err_set(e, "cannot write '%s': %s", tmp, strerror(errno));
-	}
-	bad = fputs(text, f) < 0;
-	bad |= fclose(f) != 0;
 	free(text);
-	if (bad || rename(tmp, path) < 0) {
-		int en = errno;
-
-		remove(tmp);
-		return err_set(e, "cannot write '%s': %s", path, strerror(en));
-	}
-	return 0;
+	return rc;
 }
 
 json_t *jx_at(json_t *root, const char *ptr)

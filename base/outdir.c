@@ -7,6 +7,7 @@
 #define _XOPEN_SOURCE 700
 #include "outdir.h"
 #include "mem.h"
+#include "fs.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -60,23 +61,10 @@ static int is_results_dir(const char *dir)
 	return yes;
 }
 
-/* Makes every missing folder above path (mkdir -p of its parent). */
-static void make_parents(const char *path)
-{
-	char *p = xstrdup(path);
-
-	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		mkdir(p, 0777);
-		*s = '/';
-	}
-	free(p);
-}
-
 int od_begin(struct od *o, const char *dir, struct err *e)
 {
 	struct stat st;
-	char *trimmed = xstrdup(dir);
+	char *trimmed = xstrdup(dir), *slash;
 	size_t n = strlen(trimmed);
 
 	while (n > 1 && trimmed[n - 1] == '/')
@@ -91,7 +79,12 @@ int od_begin(struct od *o, const char *dir, struct err *e)
 	}
 	o->dir = trimmed;
 	o->tmp = sibling(trimmed, "tmp");
-	make_parents(o->tmp);
+	if ((slash = strrchr(trimmed, '/')) && slash > trimmed) {
+		/* the folders above it; a failure shows at the mkdir below */
+		*slash = '\0';
+		fs_mkdirs(trimmed, NULL);
+		*slash = '/';
+	}
 	od_rm_tree(o->tmp);
 	if (mkdir(o->tmp, 0777) < 0) {
 		err_set(e, "cannot create '%s': %s", o->tmp, strerror(errno));

@@ -8,6 +8,7 @@
 #include "prov.h"
 #include "spec.h"
 #include "mem.h"
+#include "fs.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -119,17 +120,17 @@ static int write_profile(const char *path, json_t *summary,
 			 const struct spec_accept *a, int argc, char **argv,
 			 struct err *e)
 {
-	char bits[4096], tmp[4200];
+	char bits[4096];
 	size_t n = strlen(path);
 	const char *base;
+	struct fs_atomic at;
 	FILE *f;
 
 	if (n > 5 && !strcmp(path + n - 5, ".json"))
 		n -= 5;
 	snprintf(bits, sizeof(bits), "%.*s.bits", (int)n, path);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", bits);
-	if (!(f = fopen(tmp, "w")))
-		return err_set(e, "cannot write '%s': %s", tmp, strerror(errno));
+	if (!(f = fs_atomic_open(&at, bits, e)))
+		return -1;
 	fprintf(f, "# greedy agreement of draft and target, one bit a position\n");
 	for (long i = 0; i < a->positions; i++) {
 		fputc('0' + a->bits[i], f);
@@ -137,10 +138,8 @@ static int write_profile(const char *path, json_t *summary,
 			fputc('\n', f);
 	}
 	fputc('\n', f);
-	if (fclose(f) != 0 || rename(tmp, bits) < 0) {
-		remove(tmp);
-		return err_set(e, "cannot write '%s'", bits);
-	}
+	if (fs_atomic_commit(&at, e) < 0)
+		return -1;
 	base = strrchr(bits, '/');
 	json_object_set_new(summary, "bits", json_string(base ? base + 1 : bits));
 	json_object_set_new(summary, "provenance", prov_new(argc, argv));

@@ -24,6 +24,7 @@
 #include "sim.h"
 #include "sweep.h"
 #include "mem.h"
+#include "fs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -387,25 +388,6 @@ static bool run_done(const struct sweep *s, const char *dir, size_t point,
 	return yes;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *text = NULL;
-	size_t n = 0, cap = 0, got;
-
-	if (!f)
-		return NULL;
-	do {
-		if (n + 4096 + 1 > cap)
-			text = xrealloc(text, cap = 2 * cap + 4096 + 1);
-		got = fread(text + n, 1, cap - n - 1, f);
-		n += got;
-	} while (got > 0);
-	fclose(f);
-	text[n] = '\0';
-	return text;
-}
-
 /* A finished run is kept only if the sweep still gives it the same
  * config: else the sweep file or its base changed since it ran. */
 static int check_kept(const struct sweep *s, const char *dir, size_t point,
@@ -423,7 +405,7 @@ static int check_kept(const struct sweep *s, const char *dir, size_t point,
 	rc = cfg_load(&c, s->base, (const char *const *)sets, n_sets, e);
 	sweep_sets_free(sets, n_sets);
 	if (rc == 0) {
-		had = slurp(path);
+		had = fs_slurp(path, NULL);
 		want = cfg_resolved(&c);
 		if (!had || strcmp(had, want))
 			rc = err_set(e, "'%s' was run with another config than "
@@ -436,48 +418,6 @@ static int check_kept(const struct sweep *s, const char *dir, size_t point,
 	}
 	free(path);
 	free(run);
-	return rc;
-}
-
-static void make_dirs(const char *path)
-{
-	char *p = xstrdup(path);
-
-	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		mkdir(p, 0777);
-		*s = '/';
-	}
-	mkdir(p, 0777);
-	free(p);
-}
-
-/* Writes dir/name through a temporary file and a rename. */
-static int write_atomic(const char *dir, const char *name, const char *text,
-			struct err *e)
-{
-	size_t n = strlen(dir) + strlen(name) + 64;
-	char *tmp = xmalloc(n), *dst = xmalloc(n);
-	FILE *f;
-	int rc = 0;
-
-	snprintf(dst, n, "%s/%s", dir, name);
-	snprintf(tmp, n, "%s/.%s.tmp-%ld", dir, name, (long)getpid());
-	if (!(f = fopen(tmp, "w"))) {
-		rc = err_set(e, "cannot write '%s': %s", tmp, strerror(errno));
-	} else {
-		fputs(text, f);
-		if (fclose(f) != 0)
-			rc = err_set(e, "cannot write '%s': %s", tmp,
-				     strerror(errno));
-		else if (rename(tmp, dst) < 0)
-			rc = err_set(e, "cannot rename '%s' to '%s': %s", tmp,
-				     dst, strerror(errno));
-		if (rc < 0)
-			remove(tmp);
-	}
-	free(tmp);
-	free(dst);
 	return rc;
 }
 
@@ -526,9 +466,11 @@ static int prepare(const struct sweep *s, const char *dir, bool resume,
 		snprintf(path, n, "%s/sweep.csv", dir);
 		remove(path);
 	}
-	make_dirs(dir);
+	if ((rc = fs_mkdirs(dir, e)) < 0)
+		goto out;
 	text = sweep_resolved(s);
-	rc = write_atomic(dir, "sweep.json", text, e);
+	snprintf(path, n, "%s/sweep.json", dir);
+	rc = fs_write_atomic(path, text, e);
 	free(text);
 out:
 	free(path);

@@ -13,6 +13,7 @@
 #include "prov.h"
 #include "validate.h"
 #include "mem.h"
+#include "fs.h"
 
 #include <errno.h>
 #include <math.h>
@@ -92,27 +93,6 @@ static int check_point(const struct cfg *c, int *np, int *nout, struct err *e)
 }
 
 /* ---- the command ---- */
-
-/* mkdir -p; -1 with e's message. */
-static int make_dir(const char *path, struct err *e)
-{
-	char buf[4400];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1;; p++) {
-		if (*p == '/' || !*p) {
-			char c = *p;
-
-			*p = 0;
-			if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-				return err_set(e, "cannot make '%s': %s", buf,
-					       strerror(errno));
-			*p = c;
-			if (!c)
-				return 0;
-		}
-	}
-}
 
 static double rel(double sim, double real)
 {
@@ -315,7 +295,7 @@ int cli_validate(int argc, char **argv)
 	if (od_begin(&o, out, &e) < 0 || !realpath(o.tmp, tmp_abs))
 		goto done;
 	snprintf(cdir, sizeof(cdir), "%.4000s/calib", tmp_abs);
-	if (make_dir(cdir, &e) < 0 ||
+	if (fs_mkdirs(cdir, &e) < 0 ||
 	    val_calibrate(&v, cdir, gamma, budget, prov, &e) < 0)
 		goto done;
 	if (out[0] == '/') {
@@ -355,7 +335,7 @@ int cli_validate(int argc, char **argv)
 		point_label(&sw, pt, label, sizeof(label));
 		snprintf(pdir, sizeof(pdir), "%.4000s/points/%zu", tmp_abs, pt);
 		r = val_cfg_load(&sw, pt, sw.seeds[0], NULL, 0, &c, &e);
-		if (r < 0 || make_dir(pdir, &e) < 0)
+		if (r < 0 || fs_mkdirs(pdir, &e) < 0)
 			goto done;
 		extra = profile_sets(cdir, pdir, &c, v.tm.name, &nx);
 		if (!v.quiet)

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "sim.h"
 #include "mem.h"
+#include "fs.h"
 
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
@@ -20,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The summary figures a sweep reports unless its file lists "metrics". */
 static const char *const default_metrics[] = {
@@ -637,16 +637,16 @@ static int read_run(const struct sweep *s, const char *dir, size_t point,
 int sweep_csv(const struct sweep *s, const char *dir, struct err *e)
 {
 	size_t n = strlen(dir) + 64;
-	char *tmp = xmalloc(n), *dst = xmalloc(n);
+	char *dst = xmalloc(n);
 	double *x = xcalloc(s->n_metrics * s->n_seeds, sizeof(*x));
+	struct fs_atomic out;
 	FILE *f;
 	int rc = 0;
 
 	snprintf(dst, n, "%s/sweep.csv", dir);
-	snprintf(tmp, n, "%s/.sweep.csv.tmp-%ld", dir, (long)getpid());
-	if (!(f = fopen(tmp, "w"))) {
-		rc = err_set(e, "cannot write '%s': %s", tmp, strerror(errno));
-		goto out;
+	if (!(f = fs_atomic_open(&out, dst, e))) {
+		rc = -1;
+		goto done;
 	}
 	csv_header(s, f);
 	for (size_t p = 0; p < s->n_points && rc == 0; p++) {
@@ -673,16 +673,12 @@ int sweep_csv(const struct sweep *s, const char *dir, struct err *e)
 		}
 		fputc('\n', f);
 	}
-	if (fclose(f) != 0 && rc == 0)
-		rc = err_set(e, "cannot write '%s': %s", tmp, strerror(errno));
-	if (rc == 0 && rename(tmp, dst) < 0)
-		rc = err_set(e, "cannot rename '%s' to '%s': %s", tmp, dst,
-			     strerror(errno));
 	if (rc < 0)
-		remove(tmp);
-out:
+		fs_atomic_abort(&out);
+	else
+		rc = fs_atomic_commit(&out, e);
+done:
 	free(x);
-	free(tmp);
 	free(dst);
 	return rc;
 }

@@ -1,0 +1,120 @@
+/* fs.c: whole-file helpers. An fs_atomic owns its temporary from open to
+ * commit or abort; the temporary is in the target's folder, so that the
+ * rename cannot cross file systems, and its name starts with a dot. */
+#include "fs.h"
+
+#include "err.h"
+#include "mem.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *fs_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t n = 0, cap = 0, got;
+	int bad;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n + 4096 + 1 > cap)
+			text = xrealloc(text, cap = 2 * cap + 4096 + 1);
+		got = fread(text + n, 1, cap - n - 1, f);
+		n += got;
+	} while (got > 0);
+	bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(text);
+		errno = EIO;
+		return NULL;
+	}
+	text[n] = '\0';
+	if (len)
+		*len = n;
+	return text;
+}
+
+int fs_mkdirs(const char *path, struct err *e)
+{
+	char *p = xstrdup(path);
+	int rc = 0;
+
+	for (char *s = p + 1;; s++) {
+		char c = *s;
+
+		if (c != '/' && c)
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+			rc = err_set(e, "cannot make '%s': %s", p, strerror(errno));
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return rc;
+}
+
+FILE *fs_atomic_open(struct fs_atomic *a, const char *path, struct err *e)
+{
+	const char *slash = strrchr(path, '/');
+	int dir = slash ? (int)(slash - path + 1) : 0;
+	size_t n = strlen(path) + 32;
+
+	a->path = xstrdup(path);
+	a->tmp = xmalloc(n);
+	snprintf(a->tmp, n, "%.*s.%s.tmp-%ld", dir, path, path + dir,
+		 (long)getpid());
+	if (!(a->f = fopen(a->tmp, "w"))) {
+		err_set(e, "cannot write '%s': %s", a->tmp, strerror(errno));
+		free(a->tmp);
+		free(a->path);
+		*a = (struct fs_atomic){ 0 };
+	}
+	return a->f;
+}
+
+int fs_atomic_commit(struct fs_atomic *a, struct err *e)
+{
+	int bad = ferror(a->f), rc = 0;
+
+	if (fclose(a->f) != 0 || bad)
+		rc = err_set(e, "cannot write '%s': %s", a->tmp,
+			     strerror(bad ? EIO : errno));
+	else if (rename(a->tmp, a->path) < 0)
+		rc = err_set(e, "cannot rename '%s' to '%s': %s", a->tmp,
+			     a->path, strerror(errno));
+	if (rc < 0)
+		remove(a->tmp);
+	free(a->tmp);
+	free(a->path);
+	*a = (struct fs_atomic){ 0 };
+	return rc;
+}
+
+void fs_atomic_abort(struct fs_atomic *a)
+{
+	fclose(a->f);
+	remove(a->tmp);
+	free(a->tmp);
+	free(a->path);
+	*a = (struct fs_atomic){ 0 };
+}
+
+int fs_write_atomic(const char *path, const char *text, struct err *e)
+{
+	struct fs_atomic a;
+
+	if (!fs_atomic_open(&a, path, e))
+		return -1;
+	fputs(text, a.f);
+	return fs_atomic_commit(&a, e);
+}

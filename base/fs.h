@@ -1,0 +1,35 @@
+/* fs.h: files whole: read at once, folders made with their parents, and
+ * files written so that a reader sees the old one or the new one, never a
+ * part (a temporary beside the target, then rename(2)). */
+#ifndef HS_FS_H
+#define HS_FS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct err;
+
+/* The whole file, NUL-terminated (caller frees), its length in *len if
+ * len is not NULL; NULL with errno set if it cannot be read. */
+char *fs_slurp(const char *path, size_t *len);
+
+/* mkdir -p: path and every missing folder above it. 0, or -1 with e's
+ * message naming the folder that could not be made. */
+int fs_mkdirs(const char *path, struct err *e);
+
+/* A file being written atomically: fs_atomic_open gives a stream on a
+ * hidden temporary beside path ("DIR/.NAME.tmp-PID"); fs_atomic_commit
+ * closes it and renames it over path, or removes it if any write failed.
+ * Every opened one must be committed (or abandoned with fs_atomic_abort). */
+struct fs_atomic {
+	FILE *f;
+	char *tmp, *path; /* owned */
+};
+FILE *fs_atomic_open(struct fs_atomic *a, const char *path, struct err *e);
+int fs_atomic_commit(struct fs_atomic *a, struct err *e);
+void fs_atomic_abort(struct fs_atomic *a);
+
+/* text into path through fs_atomic. 0, or -1 with e's message. */
+int fs_write_atomic(const char *path, const char *text, struct err *e);
+
+#endif
