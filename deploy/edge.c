@@ -269,7 +269,7 @@ static int idle(struct edge *e, double until_s, struct err *er)
 		if (pump(e, er) < 0)
 			return -1;
 		if (until_s >= 0 ? now_s(e) >= until_s :
-		    !e->up.link.n && !e->c.out_len)
+		    !link_peek(&e->up.link) && !e->c.out_len)
 			return 0;
 		wait_io(e, until_s >= 0 ? until_s : INFINITY);
 	}

@@ -20,7 +20,7 @@ void wan_line_init(struct wan_line *l, const struct cfg_wan *w, bool up,
 
 void wan_line_release(struct wan_line *l)
 {
-	while (l->link.n)
+	while (link_peek(&l->link))
 		free(link_pop(&l->link).data);
 	link_release(&l->link);
 	rng_free(l->r);

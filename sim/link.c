@@ -17,7 +17,7 @@ void link_init(struct link *l, double bps)
 
 void link_release(struct link *l)
 {
-	free(l->q);
+	link_ring_release(&l->q);
 	*l = (struct link){ 0 };
 }
 
@@ -34,20 +34,9 @@ double link_send(struct link *l, double now_s, double one_way_s, int losses,
 	if (arrive < l->last_arrive_s)
 		arrive = l->last_arrive_s;
 	l->last_arrive_s = arrive;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 8;
-		struct link_msg *q = xmalloc(cap * sizeof(*q));
-
-		for (size_t i = 0; i < l->n; i++)
-			q[i] = l->q[(l->head + i) % l->cap];
-		free(l->q);
-		l->q = q;
-		l->head = 0;
-		l->cap = cap;
-	}
 	m.sent_s = now_s;
 	m.arrive_s = arrive;
-	l->q[(l->head + l->n++) % l->cap] = m;
+	link_ring_push(&l->q, m);
 	l->bytes += m.bytes;
 	l->msgs++;
 	l->losses += (uint64_t)losses;
@@ -56,16 +45,10 @@ double link_send(struct link *l, double now_s, double one_way_s, int losses,
 
 struct link_msg link_pop(struct link *l)
 {
-	struct link_msg m;
-
-	HS_ASSERT(l->n > 0);
-	m = l->q[l->head];
-	l->head = (l->head + 1) % l->cap;
-	l->n--;
-	return m;
+	return link_ring_pop(&l->q);
 }
 
 const struct link_msg *link_peek(const struct link *l)
 {
-	return l->n ? &l->q[l->head] : NULL;
+	return l->q.n ? link_ring_at(&l->q, 0) : NULL;
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ring.h"
+
 struct link_msg {
 	uint32_t kind;   /* the simulator's message kind */
 	uint32_t epoch;
@@ -21,12 +23,13 @@ struct link_msg {
 	void *data;      /* the sender's payload (deploy/wan.c), or NULL */
 };
 
+RING_DEFINE(link_ring, struct link_msg)
+
 struct link {
 	double bps;            /* bits per second */
 	double free_s;         /* the serialiser is busy until then */
 	double last_arrive_s;  /* arrival of the newest message */
-	struct link_msg *q;    /* (cap) owned ring of messages in transit */
-	size_t head, n, cap;
+	struct link_ring q;    /* messages in transit, oldest first */
 	uint64_t bytes, msgs, losses; /* totals */
 };
 

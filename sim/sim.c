@@ -60,70 +60,6 @@ static void push(struct sim *s, double t_s, enum ev_kind k, uint32_t id)
 	eq_push(&s->q, t_s, 0, (struct eq_event){ .kind = k, .id = id });
 }
 
-/* ---- small containers ---- */
-
-static void ring_push(struct blk_ring *r, struct blk b)
-{
-	if (r->n == r->cap) {
-		uint32_t cap = r->cap ? 2 * r->cap : 4;
-		struct blk *v = xmalloc(cap * sizeof(*v));
-
-		for (uint32_t i = 0; i < r->n; i++)
-			v[i] = r->v[(r->head + i) % r->cap];
-		free(r->v);
-		r->v = v;
-		r->head = 0;
-		r->cap = cap;
-	}
-	r->v[(r->head + r->n++) % r->cap] = b;
-}
-
-static struct blk *ring_at(struct blk_ring *r, uint32_t i)
-{
-	return &r->v[(r->head + i) % r->cap];
-}
-
-static struct blk ring_pop(struct blk_ring *r)
-{
-	struct blk b = r->v[r->head];
-
-	HS_ASSERT(r->n > 0);
-	r->head = (r->head + 1) % r->cap;
-	r->n--;
-	return b;
-}
-
-static void fifo_push(struct fifo *f, uint32_t x)
-{
-	if (f->n == f->cap) {
-		uint32_t cap = f->cap ? 2 * f->cap : 8;
-		uint32_t *v = xmalloc(cap * sizeof(*v));
-
-		for (uint32_t i = 0; i < f->n; i++)
-			v[i] = f->v[(f->head + i) % f->cap];
-		free(f->v);
-		f->v = v;
-		f->head = 0;
-		f->cap = cap;
-	}
-	f->v[(f->head + f->n++) % f->cap] = x;
-}
-
-static uint32_t fifo_at(const struct fifo *f, uint32_t i)
-{
-	return f->v[(f->head + i) % f->cap];
-}
-
-static uint32_t fifo_pop(struct fifo *f)
-{
-	uint32_t x = f->v[f->head];
-
-	HS_ASSERT(f->n > 0);
-	f->head = (f->head + 1) % f->cap;
-	f->n--;
-	return x;
-}
-
 /* ---- the trace (Chrome/Perfetto JSON) ---- */
 
 static bool traced(const struct sim *s, uint32_t tenant)
@@ -258,18 +194,7 @@ static void on_arrive(struct sim *s, struct tenant *t)
 		r.output = draw_len(&g->workload.output_tokens, t->r_work);
 	}
 	t->issued++;
-	if (t->pend_n == t->pend_cap) {
-		uint32_t cap = t->pend_cap ? 2 * t->pend_cap : 4;
-		struct wl_row *v = xmalloc(cap * sizeof(*v));
-
-		for (uint32_t i = 0; i < t->pend_n; i++)
-			v[i] = t->pending[(t->pend_head + i) % t->pend_cap];
-		free(t->pending);
-		t->pending = v;
-		t->pend_head = 0;
-		t->pend_cap = cap;
-	}
-	t->pending[(t->pend_head + t->pend_n++) % t->pend_cap] = r;
+	wl_ring_push(&t->pending, r);
 	schedule_arrival(s, t);
 	if (!t->busy)
 		start_next(s, t);
@@ -279,11 +204,9 @@ static void start_next(struct sim *s, struct tenant *t)
 {
 	const struct cfg_group *g = group(s, t);
 	const struct cfg_device *d = &g->device;
-	struct wl_row r = t->pending[t->pend_head];
+	struct wl_row r = wl_ring_pop(&t->pending);
 	double now = s->q.now_s;
 
-	t->pend_head = (t->pend_head + 1) % t->pend_cap;
-	t->pend_n--;
 	t->busy = true;
 	t->rq = (struct req_stat){
 		.index = t->st.requests, .arrive_s = r.arrive_s, .start_s = now,
@@ -371,7 +294,7 @@ static void finish_request(struct sim *s, struct tenant *t)
 		if (t->issued < (uint64_t)g->workload.requests)
 			push(s, now + dist_sample(&g->workload.think_s, t->r_work),
 			     EV_ARRIVE, tid(s, t));
-	} else if (t->pend_n) {
+	} else if (t->pending.n) {
 		start_next(s, t);
 	}
 }
@@ -428,7 +351,7 @@ static void on_draft(struct sim *s, struct tenant *t)
 		trace_span(s, TRACE_EDGE, tid(s, t), "draft", t->draft_start_s,
 			   s->q.now_s, "\"tokens\":%ld,\"epoch\":%ld",
 			   t->draft_g, t->epoch);
-	ring_push(&t->inflight, (struct blk){ .epoch = t->epoch, .g = t->draft_g,
+	blk_ring_push(&t->inflight, (struct blk){ .epoch = t->epoch, .g = t->draft_g,
 					      .base = base });
 	t->rq.blocks_sent++;
 	t->rq.draft_sent += (uint64_t)t->draft_g;
@@ -440,7 +363,7 @@ static void on_draft(struct sim *s, struct tenant *t)
 static void discard_drafts(struct sim *s, struct tenant *t)
 {
 	while (t->inflight.n)
-		t->rq.wasted += (uint64_t)ring_pop(&t->inflight).g;
+		t->rq.wasted += (uint64_t)blk_ring_pop(&t->inflight).g;
 	if (t->drafting) {
 		int32_t done = drafted_by(&group(s, t)->device, t->draft_ctx0,
 					  t->draft_start_s, s->q.now_s);
@@ -464,7 +387,7 @@ static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m
 
 	HS_ASSERT(m->epoch == t->epoch && nfull <= nblocks);
 	for (uint32_t i = 0; i < nfull; i++) {
-		struct blk b = ring_pop(&t->inflight);
+		struct blk b = blk_ring_pop(&t->inflight);
 
 		t->ahead -= b.g;
 		q->judged += (uint64_t)b.g;
@@ -472,7 +395,7 @@ static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m
 		commit(s, t, b.g);
 	}
 	if (nfull < nblocks) {
-		struct blk b = ring_pop(&t->inflight);
+		struct blk b = blk_ring_pop(&t->inflight);
 		int32_t c = k + 1 <= q->n_out - q->committed ? k + 1
 							      : q->n_out - q->committed;
 
@@ -552,7 +475,7 @@ static void release_kv(struct sim *s, struct tenant *t)
 	r->kv_used -= t->kv_reserved;
 	r->active--;
 	while (r->admit.n) {
-		struct tenant *w = &s->t[fifo_at(&r->admit, 0)];
+		struct tenant *w = &s->t[*fifo_at(&r->admit, 0)];
 
 		if (r->kv_used + w->cl_prompt + w->cl_out >
 		    s->cfg->cloud.kv_capacity_tokens)
@@ -592,8 +515,8 @@ static void enqueue_ready(struct sim *s, struct tenant *t)
 /* Drops the blocks at the head of the cloud queue that are stale. */
 static void drop_stale(struct sim *s, struct tenant *t)
 {
-	while (t->cq.n && ring_at(&t->cq, 0)->epoch < t->cloud_epoch) {
-		ring_pop(&t->cq);
+	while (t->cq.n && blk_ring_at(&t->cq, 0)->epoch < t->cloud_epoch) {
+		blk_ring_pop(&t->cq);
 		s->stale_dropped++;
 	}
 }
@@ -629,7 +552,7 @@ static void on_up(struct sim *s, struct tenant *t)
 			s->stale_dropped++;
 			return;
 		}
-		ring_push(&t->cq, (struct blk){ .epoch = m.epoch, .g = (int32_t)m.a,
+		blk_ring_push(&t->cq, (struct blk){ .epoch = m.epoch, .g = (int32_t)m.a,
 						.base = (int32_t)m.b,
 						.t_s = s->q.now_s });
 		if (t->admitted && !t->in_prefill)
@@ -697,7 +620,7 @@ static int32_t ready_tokens(struct sim *s, struct tenant *t, long budget,
 		return budget >= 1 || empty ? 1 : 0;
 	drop_stale(s, t);
 	for (uint32_t i = 0; i < t->cq.n; i++) {
-		int32_t g = ring_at(&t->cq, i)->g;
+		int32_t g = blk_ring_at(&t->cq, i)->g;
 
 		if (tok + g > budget && (*blocks || !empty))
 			break;
@@ -783,8 +706,8 @@ static void form_batch(struct sim *s, struct replica *r)
 		bool *taken = xcalloc(n, sizeof(bool));
 
 		for (uint32_t i = 0; i < n; i++) {
-			uint32_t ti = i < nr ? fifo_at(&r->ready, i)
-					     : fifo_at(&r->prefill, i - nr);
+			uint32_t ti = i < nr ? *fifo_at(&r->ready, i)
+					     : *fifo_at(&r->prefill, i - nr);
 
 			keys[2 * i] = deadline(s, &s->t[ti]);
 			keys[2 * i + 1] = i;
@@ -795,19 +718,19 @@ static void form_batch(struct sim *s, struct replica *r)
 			int32_t blocks;
 
 			if (j >= nr) {
-				take_prefill(s, r, fifo_at(&r->prefill, j - nr),
+				take_prefill(s, r, *fifo_at(&r->prefill, j - nr),
 					     &budget);
 				continue;
 			}
-			if (!ready_tokens(s, &s->t[fifo_at(&r->ready, j)], budget,
+			if (!ready_tokens(s, &s->t[*fifo_at(&r->ready, j)], budget,
 					  r->nbatch == 0, &blocks))
 				break;
-			take_ready(s, r, fifo_at(&r->ready, j), &budget);
+			take_ready(s, r, *fifo_at(&r->ready, j), &budget);
 			taken[j] = true;
 		}
 		for (uint32_t j = 0; j < nr; j++)
 			if (!taken[j])
-				keep[left++] = fifo_at(&r->ready, j);
+				keep[left++] = *fifo_at(&r->ready, j);
 		r->ready.n = 0;
 		for (uint32_t j = 0; j < left; j++)
 			fifo_push(&r->ready, keep[j]);
@@ -821,13 +744,13 @@ static void form_batch(struct sim *s, struct replica *r)
 	while (r->ready.n && budget > 0) {
 		int32_t blocks;
 
-		if (!ready_tokens(s, &s->t[fifo_at(&r->ready, 0)], budget,
+		if (!ready_tokens(s, &s->t[*fifo_at(&r->ready, 0)], budget,
 				  r->nbatch == 0, &blocks))
 			break;
 		take_ready(s, r, fifo_pop(&r->ready), &budget);
 	}
 	for (uint32_t i = 0; i < r->prefill.n && budget > 0; i++)
-		take_prefill(s, r, fifo_at(&r->prefill, i), &budget);
+		take_prefill(s, r, *fifo_at(&r->prefill, i), &budget);
 }
 
 /* Tokens ready to run on a replica (for the window policy). */
@@ -837,7 +760,7 @@ static long queued_tokens(struct sim *s, struct replica *r, double *oldest_s)
 
 	*oldest_s = INFINITY;
 	for (uint32_t i = 0; i < r->ready.n; i++) {
-		struct tenant *t = &s->t[fifo_at(&r->ready, i)];
+		struct tenant *t = &s->t[*fifo_at(&r->ready, i)];
 		int32_t blocks;
 
 		tok += ready_tokens(s, t, 1L << 30, true, &blocks);
@@ -845,7 +768,7 @@ static long queued_tokens(struct sim *s, struct replica *r, double *oldest_s)
 			*oldest_s = t->queued_s;
 	}
 	for (uint32_t i = 0; i < r->prefill.n; i++) {
-		struct tenant *t = &s->t[fifo_at(&r->prefill, i)];
+		struct tenant *t = &s->t[*fifo_at(&r->prefill, i)];
 
 		tok += t->prefill_left;
 		if (t->queued_s < *oldest_s)
@@ -885,7 +808,7 @@ static void try_start(struct sim *s, uint32_t ri)
 		double ctx = t->cl_prompt - t->prefill_left;
 
 		if (it->kind == ITEM_VERIFY)
-			ctx = t->cl_prompt + ring_at(&t->cq, 0)->base;
+			ctx = t->cl_prompt + blk_ring_at(&t->cq, 0)->base;
 		else if (it->kind == ITEM_DECODE)
 			ctx = t->cl_prompt + t->cloud_pos;
 		cb.tokens += it->tokens;
@@ -920,7 +843,7 @@ static void verify(struct sim *s, struct tenant *t, int32_t nblocks)
 	int32_t k = 0;
 
 	for (int32_t i = 0; i < nblocks; i++) {
-		struct blk b = ring_pop(&t->cq);
+		struct blk b = blk_ring_pop(&t->cq);
 
 		HS_ASSERT(b.epoch == t->cloud_epoch);
 		k = acc_draw(&t->acc, b.g);
@@ -928,7 +851,7 @@ static void verify(struct sim *s, struct tenant *t, int32_t nblocks)
 			/* the rest of the segment is computed but not judged */
 			s->segment_discarded += (uint64_t)(nblocks - i - 1);
 			for (int32_t j = i + 1; j < nblocks; j++)
-				ring_pop(&t->cq);
+				blk_ring_pop(&t->cq);
 			t->cloud_epoch++;
 			drop_stale(s, t);
 			break;
@@ -957,10 +880,9 @@ static void on_batch(struct sim *s, uint32_t ri)
 			t->in_prefill = false;
 			/* leaves the prefill FIFO (it is among its first) */
 			for (uint32_t j = 0; j < r->prefill.n; j++) {
-				if (fifo_at(&r->prefill, j) != it->tenant)
+				if (*fifo_at(&r->prefill, j) != it->tenant)
 					continue;
-				r->prefill.v[(r->prefill.head + j) % r->prefill.cap] =
-					fifo_at(&r->prefill, 0);
+				*fifo_at(&r->prefill, j) = *fifo_at(&r->prefill, 0);
 				fifo_pop(&r->prefill);
 				break;
 			}
@@ -1071,17 +993,17 @@ void sim_release(struct sim *s)
 		rng_free(t->r_acc);
 		link_release(&t->up);
 		link_release(&t->down);
-		free(t->pending);
-		free(t->inflight.v);
-		free(t->cq.v);
+		wl_ring_release(&t->pending);
+		blk_ring_release(&t->inflight);
+		blk_ring_release(&t->cq);
 		sk_release(&t->rq_itl);
 		sk_release(&t->st.itl);
 		sk_release(&t->st.ttft);
 	}
 	for (uint32_t i = 0; s->r && i < s->n_replicas; i++) {
-		free(s->r[i].ready.v);
-		free(s->r[i].prefill.v);
-		free(s->r[i].admit.v);
+		fifo_release(&s->r[i].ready);
+		fifo_release(&s->r[i].prefill);
+		fifo_release(&s->r[i].admit);
 		free(s->r[i].batch);
 		sk_release(&s->r[i].batch_tokens);
 		sk_release(&s->r[i].queue_wait);

@@ -20,6 +20,7 @@
 #include "cost.h"
 #include "eq.h"
 #include "link.h"
+#include "ring.h"
 #include "sketch.h"
 #include "workload.h"
 
@@ -31,10 +32,9 @@ struct blk {
 	double t_s;      /* when it was queued (cloud) */
 };
 
-struct blk_ring {
-	struct blk *v;   /* (cap) owned */
-	uint32_t head, n, cap;
-};
+RING_DEFINE(blk_ring, struct blk)
+RING_DEFINE(wl_ring, struct wl_row)  /* requests waiting to start */
+RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 
 /* Per request counters; the row of requests.csv. */
 struct req_stat {
@@ -67,8 +67,7 @@ struct tenant {
 	struct acc acc;
 	struct link up, down;
 	uint64_t issued;           /* requests issued so far */
-	struct wl_row *pending;    /* (pend_cap) requests waiting to start */
-	uint32_t pend_head, pend_n, pend_cap;
+	struct wl_ring pending;    /* requests waiting to start */
 	bool busy;                 /* a request is in progress */
 	struct req_stat rq;
 	struct sketch rq_itl;      /* the request's gaps */
@@ -100,11 +99,6 @@ struct item {
 	uint8_t kind;
 	int32_t tokens;
 	int32_t blocks;            /* verify: blocks taken from cq */
-};
-
-struct fifo {
-	uint32_t *v;               /* (cap) owned ring of tenant numbers */
-	uint32_t head, n, cap;
 };
 
 struct replica {

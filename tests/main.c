@@ -2,13 +2,13 @@
  * contain argv[1]. */
 #include "harness.h"
 
-extern const struct tcase eq_tests[], rng_tests[], jx_tests[], cfg_tests[],
+extern const struct tcase base_tests[], eq_tests[], rng_tests[], jx_tests[], cfg_tests[],
 	sketch_tests[], sim_tests[], formula_tests[], kernel_tests[], model_tests[],
 	cli_tests[], sweep_tests[], calib_tests[], fuzz_regress_tests[],
 	deploy_tests[], gpu_tests[];
 
 static const struct tcase *const suites[] = {
-	eq_tests, rng_tests, jx_tests, cfg_tests, sketch_tests, sim_tests,
+	base_tests, eq_tests, rng_tests, jx_tests, cfg_tests, sketch_tests, sim_tests,
 	formula_tests, kernel_tests, model_tests, cli_tests, sweep_tests,
 	calib_tests, fuzz_regress_tests, deploy_tests, gpu_tests,
 };

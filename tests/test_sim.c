@@ -80,7 +80,7 @@ static int invariants(const struct sim *s, const char *what)
 		INV(x->requests == (uint64_t)g->workload.requests,
 		    "tenant %u finished %llu of %lld requests", i,
 		    (unsigned long long)x->requests, g->workload.requests);
-		INV(!t->busy && t->pend_n == 0, "tenant %u still busy", i);
+		INV(!t->busy && t->pending.n == 0, "tenant %u still busy", i);
 		INV(x->bytes_up == t->up.bytes && x->bytes_down == t->down.bytes,
 		    "tenant %u: reported bytes differ from the links'", i);
 		INV(t->up.msgs == up_msgs, "tenant %u: %llu up messages, "
