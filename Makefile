@@ -55,7 +55,7 @@ NVFLAGS  += -Werror all-warnings -Xcompiler -Werror
 endif
 endif
 
-.PHONY: all deps deps-fuzz test check run asan test-asan golden clean fuzz \
+.PHONY: FORCE all deps deps-fuzz test check run asan test-asan golden clean fuzz \
 	fuzz-build valgrind validate
 
 all: $(BIN) $(LIB) $(CUDA_LIB)
@@ -66,6 +66,19 @@ $(BUILD)/%.o: %.c
 
 # the AVX2 kernels alone are built for AVX2; kern.c checks the CPU first
 $(CLI_OBJ): CFLAGS += -Icli
+
+# hybridspec --version: the commit and the build's options, rewritten only
+# when they change (so that an unchanged tree relinks nothing)
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(BUILD)
+	@printf '#define HS_COMMIT "%s"\n#define HS_BUILD_OPTS "%s"\n' \
+		"$$(git describe --always --dirty 2>/dev/null || echo unknown)" \
+		"CC=$(CC) OPT=$(OPT)$(if $(SAN), SAN=$(SAN))$(if $(filter 1,$(MPI)), MPI=1)$(if $(filter 1,$(WERROR)), WERROR=1), CUDA plugin: $(if $(NVCC),built,not built (no nvcc))" \
+		>$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/cli/main.o: $(BUILD)/version.h
+$(BUILD)/cli/main.o: CFLAGS += -I$(BUILD)
+FORCE:
 
 $(BUILD)/kernels/kern_avx2.o: CFLAGS += -mavx2 -mfma -mf16c
 $(BUILD)/kernels/kern_avx512.o: CFLAGS += -mavx512f -mavx512vl -mavx512bw \

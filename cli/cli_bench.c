@@ -57,7 +57,8 @@ static const char engine_help[] =
 	"\n"
 	"  --json     one JSON object: {\"rows\": [{\"pending\": N, "
 	"\"events_per_s\": X}]}\n"
-	"  --steps N  steps timed per row (default 10000000)\n";
+	"  --steps N  steps timed per row (default 10000000)\n"
+	"\nexit status: 0 done, 2 bad usage\n";
 
 static int bench_engine(int argc, char **argv)
 {
@@ -118,7 +119,8 @@ static const char bench_help[] =
 	"\n"
 	"  engine   events per second of the event queue (hold model)\n"
 	"  kernels  W4A16 against FP16 and W8A16 GEMV/GEMM, beside STREAM\n"
-	"  gpu      the W4A16 tensor-core GEMM against cuBLAS FP16 (a GPU)\n";
+	"  gpu      the W4A16 tensor-core GEMM against cuBLAS FP16 (a GPU)\n"
+	"\nexit status: 0 done, 2 bad usage (each WHAT: hybridspec bench WHAT --help)\n";
 
 int cli_bench(int argc, char **argv)
 {

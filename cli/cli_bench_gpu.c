@@ -31,7 +31,9 @@ static const char gbench_help[] =
 	"  --json         {\"gpu\": NAME, \"copy_gbs\": X, \"f16_peak_tflops\": X,\n"
 	"                  \"rows\": [{\"kernel\": \"w4a16\", \"model\": ...,\n"
 	"                  \"shape\": \"11008x4096\", \"m\": 1, \"seconds\": S,\n"
-	"                  \"gbs\": G, \"tflops\": T, \"speedup\": X}, ...]}\n";
+	"                  \"gbs\": G, \"tflops\": T, \"speedup\": X}, ...]}\n"
+	"\nexit status: 0 done, 2 bad usage, or no usable GPU, or a CUDA error (the\n"
+	"message says which)\n";
 
 int cli_bench_gpu(int argc, char **argv)
 {

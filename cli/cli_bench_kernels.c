@@ -34,7 +34,8 @@ static const char kbench_help[] =
 	"  --quick      one shape, batch 1, shorter timings (a smoke test)\n"
 	"  --json       {\"stream_gbs\": X, \"rows\": [{\"kernel\": \"w4a16\", "
 	"\"shape\": ..., \"triad_share\": X,\n"
-	"               \"speedup_over_fp16\": X}]}\n";
+	"               \"speedup_over_fp16\": X}]}\n"
+	"\nexit status: 0 done, 2 bad usage\n";
 
 int cli_bench_kernels(int argc, char **argv)
 {

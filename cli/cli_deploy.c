@@ -33,7 +33,9 @@ static const char serve_help[] =
 	"else run until SIGINT or SIGTERM. --stats FILE: the server's counters\n"
 	"as JSON at exit. --spin: poll without sleeping (keeps the CPU awake, as\n"
 	"a GPU server's host thread spins; give it a CPU of its own). Wire\n"
-	"protocol: docs/deploy.md.\n";
+	"protocol: docs/deploy.md.\n"
+	"\nexit status: 0 stopped cleanly (SIGINT, SIGTERM or --exit-after), 1 it\n"
+	"failed while serving (a socket error), 2 bad usage or bad input\n";
 
 static const char edge_help[] =
 	"usage: hybridspec edge [--connect HOST:PORT] [--draft NAME[:Q]]\n"
@@ -47,7 +49,9 @@ static const char edge_help[] =
 	"127.0.0.1:7070), sync or async (default async, window 4), and streams\n"
 	"the committed text to stdout (token ids with --ids). --wan: the\n"
 	"emulated link, as a config's /tenants/i/wan (default\n"
-	"{\"rtt_s\": 0.02}). --log FILE: the commit times and counters as JSON.\n";
+	"{\"rtt_s\": 0.02}). --log FILE: the commit times and counters as JSON.\n"
+	"\nexit status: 0 every request done, 1 the run failed (the verifier\n"
+	"unreachable or gone, a protocol error), 2 bad usage or bad input\n";
 
 /* A run that failed after its input was accepted. */
 static int failed(const struct err *e)

@@ -42,7 +42,9 @@ static const char eval_help[] =
 	"8): tokens committed per verification of a whole block (the last block\n"
 	"of a run, cut short, is left out); greedy verification, or rejection\n"
 	"sampling at temperature T > 0. --out writes PROFILE (JSON) and\n"
-	"PROFILE.bits, the accept/reject bits the simulator's trace model replays.\n";
+	"PROFILE.bits, the accept/reject bits the simulator's trace model replays.\n"
+	"\nexit status: 0 done, 2 bad usage or bad input (a missing model or\n"
+	"text, a file that cannot be written)\n";
 
 static int eval_ppl(int argc, char **argv)
 {

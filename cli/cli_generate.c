@@ -21,7 +21,9 @@ static const char generate_help[] =
 	"$HYBRIDSPEC_MODELS or ../shared/models, e.g. stories260K), its weights in\n"
 	"format Q (f32, f16, w8a16, w4a16[-g32|-g64|-g128][-sym|-asym], w4a4;\n"
 	"default f32). Greedy when T is 0 (the default). Stops at the end of\n"
-	"the sequence or after N tokens (default 256).\n";
+	"the sequence or after N tokens (default 256).\n"
+	"\nexit status: 0 done, 2 bad usage or bad input (a missing model, an\n"
+	"unknown format)\n";
 
 /* The index of the next token: arg max at t = 0, else a sample; p is
  * scratch of n doubles. */

@@ -48,7 +48,9 @@ static const char validate_help[] =
 	"edge logs, simulated summary). Exit 1 when an output was not lossless.\n"
 	"--quick: fewer timing repetitions in the calibration (for tests).\n"
 	"--timeout-s: kill a point's processes after X seconds (default 600).\n"
-	"Documented in docs/deploy.md.\n";
+	"Documented in docs/deploy.md.\n"
+	"\nexit status: 0 every output lossless, 1 an output was not lossless or\n"
+	"a point failed, 2 bad usage or bad input\n";
 
 /* ---- what a point needs, checked ---- */
 

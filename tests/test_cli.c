@@ -124,6 +124,27 @@ static void usage_errors(void)
 	CHECK(t_run("bench nothing", out, sizeof(out)) == 2);
 }
 
+/* --version names the commit and the build; every command's help ends
+ * with its exit statuses */
+static void version_and_help(void)
+{
+	static const char *const cmds[] = {
+		"run", "calib", "sweep", "formulas", "generate", "eval", "serve",
+		"edge", "validate", "config", "bench", "bench engine",
+		"bench kernels", "bench gpu",
+	};
+	char out[16384], args[64];
+
+	CHECK(t_run("--version", out, sizeof(out)) == 0 &&
+	      !strncmp(out, "hybridspec ", 11) && strstr(out, "built with CC="));
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(args, sizeof(args), "%s --help", cmds[i]);
+		CHECK_MSG(t_run(args, out, sizeof(out)) == 0 &&
+			  strstr(out, "\nexit status: 0 "),
+			  "'%s' gives no exit statuses", args);
+	}
+}
+
 static void bench_engine_json(void)
 {
 	char out[4096];
@@ -389,6 +410,7 @@ const struct tcase cli_tests[] = {
 	  bad_configs },
 	{ "cli: config -o writes the resolved config whole", writes_resolved },
 	{ "cli: usage errors and --help", usage_errors },
+	{ "cli: --version, and every command's exit statuses", version_and_help },
 	{ "cli: bench engine --json prints its rows", bench_engine_json },
 	{ 0 },
 };
