@@ -30,6 +30,7 @@ where() {
 	for l in $layers kernels/cuda; do
 		[ -f "$l/$1" ] && { echo "$l"; return; }
 	done
+	return 0 # a system or generated header (build/version.h)
 }
 
 tmp=$(mktemp -d)
