@@ -85,7 +85,7 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 		}
 		for (int c = 0; c < chunks; c += 2) {
 			const uint8_t *ba = row + (size_t)(c * 32 / g) * w->block_bytes;
-			const uint8_t *qa = ba + 4 + (size_t)(c * 32 % g) / 2;
+			const uint8_t *qa = ba + Q4_HEAD_BYTES + (size_t)(c * 32 % g) / 2;
 			const uint8_t *bb = NULL, *qb = NULL;
 			__m256 f[8], sv;
 			__m128 ha = header(ba), hb;
@@ -94,7 +94,7 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 			PREFETCH(qa, 32);
 			if (c + 1 < chunks) {
 				bb = row + (size_t)((c + 1) * 32 / g) * w->block_bytes;
-				qb = bb + 4 + (size_t)((c + 1) * 32 % g) / 2;
+				qb = bb + Q4_HEAD_BYTES + (size_t)((c + 1) * 32 % g) / 2;
 			}
 			gb = qb ? (c + 1) * 32 / g : ga;
 			hb = qb ? (gb == ga ? ha : header(bb)) : _mm_setzero_ps();
@@ -151,7 +151,7 @@ static void q4_row1(const struct q4_matrix *w, const struct kern_x *x, int r,
 		for (int pi = 0; pi < pairs; pi++) {
 			__m256 f[8], p, q;
 
-			codes_to_f(_mm256_loadu_si256((const __m256i *)(b + 4 + 32 * pi)),
+			codes_to_f(_mm256_loadu_si256((const __m256i *)(b + Q4_HEAD_BYTES + 32 * pi)),
 				   f);
 			p = _mm256_mul_ps(f[0], _mm256_loadu_ps(xp));
 			q = _mm256_mul_ps(f[1], _mm256_loadu_ps(xp + 8));

@@ -108,7 +108,7 @@ block_f(const uint8_t *b, const float *xp, float sx, __m512 *acc, float *corr)
 
 	PREFETCH(b, 68);
 	header(b, &s, &bias);
-	codes_to_f(_mm512_loadu_si512(b + 4), f);
+	codes_to_f(_mm512_loadu_si512(b + Q4_HEAD_BYTES), f);
 	*acc = _mm512_fmadd_ps(_mm512_set1_ps(16 * s), dot8(f, xp), *acc);
 	*corr += (bias - 16 * s) * sx;
 }
@@ -263,7 +263,7 @@ static void digits(struct kern_x *x)
 static inline int code_at(const uint8_t *b, int j)
 {
 	int t = j % 32 / 4;
-	uint8_t byte = b[4 + 16 * (j / 32) + 4 * (j % 4) + t / 2];
+	uint8_t byte = b[Q4_HEAD_BYTES + 16 * (j / 32) + 4 * (j % 4) + t / 2];
 
 	return t & 1 ? byte >> 4 : byte & 15;
 }
@@ -328,7 +328,7 @@ rows1_vnni(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 
 			PREFETCH(b, 68);
 			header(b, &s, &bias);
-			codes = _mm512_loadu_si512(b + 4);
+			codes = _mm512_loadu_si512(b + Q4_HEAD_BYTES);
 			lo = _mm512_and_si512(codes, low);
 			hi = _mm512_and_si512(_mm512_srli_epi16(codes, 4), low);
 			v = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, d2l);
@@ -377,7 +377,7 @@ static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
 		for (int i = 0; i < mi; i++)
 			corr[i] += (bias[0] - 16 * s[0]) *
 				   x->sx[(size_t)(i0 + i) * x->ngroups + c / 4];
-		codes_to_f(_mm512_loadu_si512(b + 4), f);
+		codes_to_f(_mm512_loadu_si512(b + Q4_HEAD_BYTES), f);
 		*sv = _mm512_set1_ps(s[0]);
 		return;
 	}
@@ -390,7 +390,7 @@ static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
 			part[j] = _mm_setzero_si128();
 			continue;
 		}
-		part[j] = _mm_loadu_si128((const __m128i *)(b + 4 +
+		part[j] = _mm_loadu_si128((const __m128i *)(b + Q4_HEAD_BYTES +
 							   (size_t)(cj * 32 % g) / 2));
 		header(b, &s[j], &bias[j]);
 		if (cj * 32 % g == 0)

@@ -55,7 +55,7 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 				float32x4_t p = vdupq_n_f32(0);
 
 				for (int c = 0; c < cpg; c++)
-					p = chunk_dot(b + 4 + 16 * c,
+					p = chunk_dot(b + Q4_HEAD_BYTES + 16 * c,
 						      xp + (size_t)(g * cpg + c) * 32, p);
 				acc += header_f(b, 0) * vaddvq_f32(p) +
 				       header_f(b, 1) * sx[g];
@@ -163,7 +163,7 @@ static void q4_fp16(const struct q4_matrix *w, const struct kern_x *x, float *y,
 
 				for (int c = 0; c < cpg; c++) {
 					uint32x4_t wc = vld1q_u32(
-						(const uint32_t *)(b + 4 + 16 * c));
+						(const uint32_t *)(b + Q4_HEAD_BYTES + 16 * c));
 					int base = (g * cpg + c) * 32;
 
 					for (int t = 0; t < 8; t += 2) {

@@ -48,12 +48,12 @@ int q4_code(const struct q4_matrix *m, int row, int col)
 	int shift;
 
 	where(col % m->group, &byte, &shift);
-	return block(m, row, col / m->group)[4 + byte] >> shift & 15;
+	return block(m, row, col / m->group)[Q4_HEAD_BYTES + byte] >> shift & 15;
 }
 
 void q4_set(struct q4_matrix *m, int row, int col, int code)
 {
-	uint8_t *q = block(m, row, col / m->group) + 4;
+	uint8_t *q = block(m, row, col / m->group) + Q4_HEAD_BYTES;
 	size_t byte;
 	int shift;
 
@@ -65,11 +65,11 @@ void q4_set(struct q4_matrix *m, int row, int col, int code)
 static void header(const struct q4_matrix *m, int row, int grp, float *s,
 		   float *b)
 {
-	uint16_t h[2];
+	struct q4_head h;
 
-	memcpy(h, block(m, row, grp), sizeof(h));
-	*s = f16_to_f32(h[0]);
-	*b = f16_to_f32(h[1]);
+	memcpy(&h, block(m, row, grp), sizeof(h));
+	*s = f16_to_f32(h.scale);
+	*b = f16_to_f32(h.bias);
 }
 
 void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind)
@@ -80,7 +80,7 @@ void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind)
 			int len = m->k - g * m->group < m->group ? m->k - g * m->group
 								 : m->group;
 			float lo = x[0], hi = x[0], amax = 0, s, b;
-			uint16_t h[2];
+			struct q4_head h;
 
 			for (int j = 0; j < len; j++) {
 				lo = fminf(lo, x[j]);
@@ -88,16 +88,16 @@ void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind)
 				amax = fmaxf(amax, fabsf(x[j]));
 			}
 			if (kind == Q4_SYM) {
-				h[0] = f16_from_f32(amax / 7);
-				s = f16_to_f32(h[0]);
-				h[1] = f16_from_f32(-8 * s);
+				h.scale = f16_from_f32(amax / 7);
+				s = f16_to_f32(h.scale);
+				h.bias = f16_from_f32(-8 * s);
 			} else {
-				h[0] = f16_from_f32((hi - lo) / 15);
-				h[1] = f16_from_f32(lo);
+				h.scale = f16_from_f32((hi - lo) / 15);
+				h.bias = f16_from_f32(lo);
 			}
-			s = f16_to_f32(h[0]);
-			b = f16_to_f32(h[1]);
-			memcpy(block(m, r, g), h, sizeof(h));
+			s = f16_to_f32(h.scale);
+			b = f16_to_f32(h.bias);
+			memcpy(block(m, r, g), &h, sizeof(h));
 			for (int j = 0; j < len; j++) {
 				float c = s > 0 ? roundf((x[j] - b) / s) : 0;
 

@@ -18,21 +18,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct q4_block32 {
-	uint16_t scale, bias; /* FP16 */
-	uint8_t q[16];        /* one chunk */
-};
-struct q4_block64 {
+/* The head of every block, its FP16 scale and bias; the block's G / 2
+ * bytes of codes follow it. */
+struct q4_head {
 	uint16_t scale, bias;
-	uint8_t q[32];
 };
-struct q4_block128 {
-	uint16_t scale, bias;
-	uint8_t q[64];
-};
-_Static_assert(sizeof(struct q4_block32) == 20, "q4 block of 32: 20 bytes");
-_Static_assert(sizeof(struct q4_block64) == 36, "q4 block of 64: 36 bytes");
-_Static_assert(sizeof(struct q4_block128) == 68, "q4 block of 128: 68 bytes");
+#define Q4_HEAD_BYTES 4
+_Static_assert(sizeof(struct q4_head) == Q4_HEAD_BYTES,
+	       "a q4 block's head is its two FP16 values, unpadded");
 
 enum q4_kind { Q4_SYM, Q4_ASYM };
 
@@ -42,10 +35,10 @@ struct q4_matrix {
 	uint8_t *data; /* (n x row_bytes) owned, 64-byte aligned */
 };
 
-/* Bytes of one block of g weights: 4 + g / 2. */
+/* Bytes of one block of g weights: the head, then g / 2 of codes. */
 static inline size_t q4_block_bytes(int g)
 {
-	return 4 + (size_t)g / 2;
+	return Q4_HEAD_BYTES + (size_t)g / 2;
 }
 
 /* Allocates an n x k matrix (n, k >= 1) in groups of g (32, 64 or 128),
