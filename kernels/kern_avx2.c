@@ -53,7 +53,7 @@ static inline __m128 header(const uint8_t *p)
 {
 	int32_t h;
 
-	memcpy(&h, p, 4);
+	memcpy(&h, p, Q4_HEAD_BYTES); /* struct q4_head: scale, bias */
 	return _mm_cvtph_ps(_mm_cvtsi32_si128(h));
 }
 
