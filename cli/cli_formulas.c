@@ -618,7 +618,7 @@ static const char formulas_help[] =
 	"       hybridspec formulas --check [--json]\n"
 	"       hybridspec formulas --table\n"
 	"\n"
-	"CONFIG: the formulas of DESIGN.md section 3 for the config's first group\n"
+	"CONFIG: the formulas of docs/formulas.md for the config's first group\n"
 	"(at its mean lengths and RTT): E[A], Leviathan's improvement and its\n"
 	"condition, T_sync, the paper's async bound, the async renewal model\n"
 	"(docs/async-renewal.md), both balance points, the roofline and its ridge,\n"

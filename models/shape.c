@@ -1,7 +1,8 @@
 /* shape.c: the table of named shapes.
  *
  * LLaMA-2 shapes are from the model cards / config.json of meta-llama
- * Llama-2-{7b,13b,70b}-hf; the small ones from ../shared/models/README.md. */
+ * Llama-2-{7b,13b,70b}-hf; the small ones from the headers of their
+ * llama2.c checkpoints. */
 #include "shape.h"
 
 #include <string.h>

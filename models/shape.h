@@ -1,5 +1,5 @@
 /* shape.h: transformer shapes by name (LLaMA-2 family and the small models
- * in ../shared/models), for roofline costs and synthetic-weight timing. */
+ * of the models folder), for roofline costs and synthetic-weight timing. */
 #ifndef HS_SHAPE_H
 #define HS_SHAPE_H
 

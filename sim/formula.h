@@ -1,4 +1,4 @@
-/* formula.h: the closed forms of DESIGN.md section 3 and the async renewal
+/* formula.h: the paper's closed forms (docs/formulas.md) and the async renewal
  * model (docs/async-renewal.md). Times in seconds; d is the draft time of
  * one token, v the verification time of one block, tnet the network time of
  * one round trip (RTT plus serialisation of the block and the verdict),

@@ -1,4 +1,4 @@
-/* report.h: what a run reports (DESIGN.md section 4): summary.json,
+/* report.h: what a run reports (docs/design.md, section 5): summary.json,
  * tenants.csv, the requests.csv header, and a short table for a terminal. */
 #ifndef HS_REPORT_H
 #define HS_REPORT_H

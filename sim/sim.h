@@ -1,7 +1,7 @@
 /* sim.h: the hybrid serving simulator.
  *
  * Tenants (edge devices) issue requests and run one protocol each
- * (edge_only, cloud_only, sync, async: DESIGN.md section 2, and
+ * (edge_only, cloud_only, sync, async: docs/design.md, section 4, and
  * docs/protocols.md for every rule); WAN links carry prompts, draft blocks,
  * verdicts and tokens; cloud replicas batch the work of many tenants. The
  * state lives in arrays indexed by tenant and replica number; events name
