@@ -95,7 +95,7 @@ int cli_serve(int argc, char **argv)
 	struct tok t;
 	struct err e;
 	json_t *st;
-	int ch, p;
+	int ch, p, pol;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -106,13 +106,11 @@ int cli_serve(int argc, char **argv)
 		case 'v': so.verbose = true; break;
 		case 'S': so.spin = true; break;
 		case 'P':
-			if (!strcmp(optarg, "continuous"))
-				so.policy = SCHED_CONTINUOUS;
-			else if (!strcmp(optarg, "window"))
-				so.policy = SCHED_WINDOW;
-			else
+			if ((pol = cfg_name_find(cfg_sched_names, optarg)) < 0 ||
+			    !cfg_sched_deployed((enum sched_policy)pol))
 				return cli_fail("--policy: expected continuous or "
 						"window, got '%s'", optarg);
+			so.policy = (enum sched_policy)pol;
 			break;
 		case 'p':
 			if (cli_long("--port", optarg, 0, 65535, &port))
@@ -166,7 +164,7 @@ int cli_serve(int argc, char **argv)
 	if (threads > 1)
 		m.pool = kern_pool_new((int)threads);
 	fprintf(stderr, "serve: %s on %s:%d, %s batches of %lld tokens\n", model,
-		host, p, so.policy == SCHED_WINDOW ? "window" : "continuous",
+		host, p, cfg_sched_names[so.policy],
 		budget);
 	so.m = &m;
 	so.budget = (int)budget;
@@ -236,7 +234,7 @@ int cli_edge(int argc, char **argv)
 	struct tok t;
 	struct err e;
 	json_t *wj, *log;
-	int ch, *prompts, np, fd;
+	int ch, kind, *prompts, np, fd;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -248,11 +246,11 @@ int cli_edge(int argc, char **argv)
 		case 'l': log_path = optarg; break;
 		case 'i': ids = true; break;
 		case 'P':
-			if (!strcmp(optarg, "sync") || !strcmp(optarg, "async"))
-				eo.proto = optarg[0] == 's' ? PROTO_SYNC : PROTO_ASYNC;
-			else
+			if ((kind = cfg_name_find(cfg_proto_names, optarg)) < 0 ||
+			    !cfg_proto_caps((enum proto_kind)kind)->speculates)
 				return cli_fail("--protocol: expected sync or async, "
 						"got '%s'", optarg);
+			eo.proto = (enum proto_kind)kind;
 			break;
 		case 'g':
 			if (cli_long("--gamma", optarg, 1, 64, &gamma))
@@ -322,7 +320,7 @@ int cli_edge(int argc, char **argv)
 		eo.fd = fd;
 		eo.tenant = (uint32_t)tenant;
 		eo.gamma = (int)gamma;
-		eo.window = eo.proto == PROTO_SYNC ? 1 : (int)window;
+		eo.window = cfg_proto_caps(eo.proto)->windowed ? (int)window : 1;
 		eo.wan = &wan;
 		eo.seed = (uint64_t)seed;
 		eo.prompts = all;

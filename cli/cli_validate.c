@@ -66,15 +66,14 @@ static int dist_int(const struct dist *d, const char *what, int g, int *out,
 
 static int check_point(const struct cfg *c, int *np, int *nout, struct err *e)
 {
-	if (c->cloud.replicas != 1 || (c->cloud.policy != SCHED_CONTINUOUS &&
-				       c->cloud.policy != SCHED_WINDOW))
+	if (c->cloud.replicas != 1 || !cfg_sched_deployed(c->cloud.policy))
 		return err_set(e, "/cloud: the deployment has one replica with "
 			       "continuous or window batching");
 	for (size_t g = 0; g < c->n_groups; g++) {
 		const struct cfg_group *G = &c->groups[g];
 		int p = 0, o = 0;
 
-		if (G->proto.kind != PROTO_SYNC && G->proto.kind != PROTO_ASYNC)
+		if (!G->proto.caps.speculates)
 			return err_set(e, "/tenants/%zu/protocol: the deployment "
 				       "runs sync or async", g);
 		if (G->workload.arrival != ARRIVAL_CLOSED)

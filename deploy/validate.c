@@ -406,7 +406,7 @@ static int edge_child(struct val *v, const struct cfg *c, size_t g, int idx,
 	struct edge_opts eo = {
 		.m = &v->dm.m, .tk = &v->tm.t, .tenant = (uint32_t)idx,
 		.proto = G->proto.kind, .gamma = G->proto.gamma,
-		.window = G->proto.kind == PROTO_SYNC ? 1 : G->proto.window,
+		.window = G->proto.window,
 		.wan = &G->wan, .seed = c->seed, .prompts = pr,
 		.prompt_n = v->np, .out_n = v->nout, .requests = R,
 		.think_s = G->workload.think_s, .start_s = G->workload.start_s,

@@ -14,8 +14,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const cfg_proto_names[] = { "edge_only", "cloud_only", "sync",
-					"async", NULL };
+#define PROTO_NAME(kind, name, ...) name,
+#define PROTO_CAPS(kind, name, edge, cloud, spec, win) { edge, cloud, spec, win },
+const char *const cfg_proto_names[] = { PROTO_LIST(PROTO_NAME) NULL };
+static const struct proto_caps proto_caps[] = { PROTO_LIST(PROTO_CAPS) };
+#undef PROTO_NAME
+#undef PROTO_CAPS
+
+#define SCHED_NAME(policy, name, deployed) name,
+#define SCHED_DEPLOYED(policy, name, deployed) deployed,
+const char *const cfg_sched_names[] = { SCHED_LIST(SCHED_NAME) NULL };
+static const bool sched_deployed[] = { SCHED_LIST(SCHED_DEPLOYED) };
+#undef SCHED_NAME
+#undef SCHED_DEPLOYED
+
+const struct proto_caps *cfg_proto_caps(enum proto_kind k)
+{
+	HS_ASSERT(k < PROTO_N);
+	return &proto_caps[k];
+}
+
+bool cfg_sched_deployed(enum sched_policy p)
+{
+	HS_ASSERT(p < SCHED_N);
+	return sched_deployed[p];
+}
+
+int cfg_name_find(const char *const *names, const char *name)
+{
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
 
 static int read_protocol(struct jx *x, json_t *v, const char *p,
 			 struct cfg_protocol *out)
@@ -27,12 +58,14 @@ static int read_protocol(struct jx *x, json_t *v, const char *p,
 	if (jx_object(x, v, p, keys) < 0 ||
 	    jx_enum(x, v, p, "kind", cfg_proto_names, NULL, &kind) < 0 ||
 	    jx_int(x, v, p, "gamma", 1, 64, 4, &gamma) < 0 ||
-	    jx_int(x, v, p, "window", 1, 1024, kind == PROTO_ASYNC ? 4 : 1,
+	    jx_int(x, v, p, "window", 1, 1024,
+		   cfg_proto_caps((enum proto_kind)kind)->windowed ? 4 : 1,
 		   &window) < 0)
 		return -1;
 	out->kind = (enum proto_kind)kind;
+	out->caps = *cfg_proto_caps(out->kind);
 	out->gamma = (int)gamma;
-	out->window = out->kind == PROTO_ASYNC ? (int)window : 1;
+	out->window = out->caps.windowed ? (int)window : 1;
 	return 0;
 }
 
@@ -202,11 +235,6 @@ static json_t *object_or_new(json_t *obj, const char *key)
 	return v;
 }
 
-static bool speculates(enum proto_kind k)
-{
-	return k == PROTO_SYNC || k == PROTO_ASYNC;
-}
-
 static int read_group(struct jx *x, json_t *v, const char *p,
 		      const json_t *def_proto, size_t index,
 		      struct cfg_group *g)
@@ -226,7 +254,7 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 				    proto = json_deep_copy(def_proto));
 	if (read_protocol(x, proto, jx_child(cp, p, "protocol"), &g->proto) < 0)
 		return -1;
-	if (g->proto.kind != PROTO_CLOUD_ONLY || json_object_get(v, "device")) {
+	if (g->proto.caps.uses_edge || json_object_get(v, "device")) {
 		json_t *dev = json_object_get(v, "device");
 
 		jx_child(cp, p, "device");
@@ -242,7 +270,7 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 		     &g->wan) < 0)
 		return -1;
 	/* acceptance matters only where drafts are verified */
-	if (!speculates(g->proto.kind) && !json_object_get(v, "acceptance"))
+	if (!g->proto.caps.speculates && !json_object_get(v, "acceptance"))
 		return 0;
 	return read_accept(x, object_or_new(v, "acceptance"),
 			   jx_child(cp, p, "acceptance"), &g->accept);
@@ -279,8 +307,6 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 		"kv_capacity_tokens", "model", "weight_bytes", "gpu", NULL };
 	static const char *const routers[] = { "round_robin", "least_loaded",
 					       NULL };
-	static const char *const policies[] = { "dedicated", "continuous",
-						"window", "slo", NULL };
 	const struct gpu_preset *gp;
 	char cp[JX_PTR_MAX];
 	double free_bytes;
@@ -289,7 +315,8 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 	if (jx_object(x, v, p, keys) < 0 ||
 	    jx_int(x, v, p, "replicas", 1, 1000000, 1, &out->replicas) < 0 ||
 	    jx_enum(x, v, p, "router", routers, "round_robin", &router) < 0 ||
-	    jx_enum(x, v, p, "policy", policies, "continuous", &policy) < 0 ||
+	    jx_enum(x, v, p, "policy", cfg_sched_names, "continuous",
+		    &policy) < 0 ||
 	    jx_int(x, v, p, "max_batch_tokens", 1, 1 << 24, 4096,
 		   &out->max_batch_tokens) < 0 ||
 	    jx_int(x, v, p, "prefill_chunk_tokens", 1, 1 << 24, 512,
@@ -362,7 +389,7 @@ static int read_top(struct cfg *c, struct jx *x)
 			       jx_index(cp, "/tenants", i), proto, i,
 			       &c->groups[i]) < 0)
 			return -1;
-		if (speculates(c->groups[i].proto.kind) &&
+		if (c->groups[i].proto.caps.speculates &&
 		    c->groups[i].device.vocab &&
 		    c->groups[i].device.vocab != c->cloud.model->vocab)
 			return err_set(x->err, "%s: %s/device/profile: the "

@@ -11,17 +11,44 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdbool.h>
+
 #include "accept.h"
 #include "dist.h"
 #include "err.h"
 #include "shape.h"
 
-enum proto_kind { PROTO_EDGE_ONLY, PROTO_CLOUD_ONLY, PROTO_SYNC, PROTO_ASYNC };
+/* What a protocol does. The simulator and the deployment test these, never
+ * the protocol's kind, so that a new protocol is a row of PROTO_LIST (and
+ * the code of what is new in it). */
+struct proto_caps {
+	bool uses_edge;  /* the device computes: it drafts, or makes every token */
+	bool uses_cloud; /* requests go to a replica: the prompt goes up */
+	bool speculates; /* the edge drafts blocks that the cloud verifies */
+	bool windowed;   /* the edge drafts on while blocks are in flight */
+};
+
+/* The protocols: X(KIND, name, uses_edge, uses_cloud, speculates,
+ * windowed); docs/protocols.md gives each one's rules. */
+#define PROTO_LIST(X)                                                    \
+	X(EDGE_ONLY, "edge_only", true, false, false, false)              \
+	X(CLOUD_ONLY, "cloud_only", false, true, false, false)            \
+	X(SYNC, "sync", true, true, true, false)                          \
+	X(ASYNC, "async", true, true, true, true)
+
+#define PROTO_ENUM(kind, ...) PROTO_##kind,
+enum proto_kind { PROTO_LIST(PROTO_ENUM) PROTO_N };
+#undef PROTO_ENUM
+
+/* Names indexed by enum proto_kind, NULL-terminated; the capabilities. */
+extern const char *const cfg_proto_names[];
+const struct proto_caps *cfg_proto_caps(enum proto_kind k);
 
 struct cfg_protocol {
 	enum proto_kind kind;
-	int gamma;  /* draft tokens per block (sync, async) */
-	int window; /* async: blocks in flight at most; 1 for sync */
+	struct proto_caps caps; /* cfg_proto_caps(kind) */
+	int gamma;  /* draft tokens per block (speculating protocols) */
+	int window; /* blocks in flight at most; 1 unless windowed */
 };
 
 struct cfg_device {
@@ -68,7 +95,29 @@ struct cfg_group {
 };
 
 enum router_kind { ROUTER_ROUND_ROBIN, ROUTER_LEAST_LOADED };
-enum sched_policy { SCHED_DEDICATED, SCHED_CONTINUOUS, SCHED_WINDOW, SCHED_SLO };
+
+/* The cloud's scheduling policies: X(POLICY, name, deployed), deployed
+ * when the real verifier (deploy/verifier.c) runs it too. The simulator's
+ * sched_ops table (sim.c) gives each its routing, holding and batch
+ * forming; docs/config.md says what each does. */
+#define SCHED_LIST(X)                                                    \
+	X(DEDICATED, "dedicated", false)                                  \
+	X(CONTINUOUS, "continuous", true)                                 \
+	X(WINDOW, "window", true)                                         \
+	X(SLO, "slo", false)
+
+#define SCHED_ENUM(policy, ...) SCHED_##policy,
+enum sched_policy { SCHED_LIST(SCHED_ENUM) SCHED_N };
+#undef SCHED_ENUM
+
+/* Names indexed by enum sched_policy, NULL-terminated; whether the real
+ * deployment runs a policy. */
+extern const char *const cfg_sched_names[];
+bool cfg_sched_deployed(enum sched_policy p);
+
+/* The index of name in a NULL-terminated name table (cfg_proto_names,
+ * cfg_sched_names), or -1. */
+int cfg_name_find(const char *const *names, const char *name);
 
 struct cfg_gpu {
 	const char *preset;  /* borrowed: datasheet constants by name */
@@ -122,7 +171,5 @@ char *cfg_resolved(const struct cfg *c);
  * dist_release. */
 int cfg_wan_read(const char *name, json_t *v, struct cfg_wan *out,
 		 struct err *e);
-
-extern const char *const cfg_proto_names[];
 
 #endif

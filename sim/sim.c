@@ -215,11 +215,11 @@ static void start_next(struct sim *s, struct tenant *t)
 	sk_reset(&t->rq_itl);
 	t->ahead = 0;
 	HS_ASSERT(t->inflight.n == 0 && !t->drafting);
-	if (g->proto.kind != PROTO_EDGE_ONLY) {
+	if (g->proto.caps.uses_cloud) {
 		t->st.prompt_sent += (uint64_t)r.prompt;
 		send(s, t, true, MSG_PROMPT, r.prompt, r.output, r.prompt);
 	}
-	if (g->proto.kind != PROTO_CLOUD_ONLY)
+	if (g->proto.caps.uses_edge)
 		push(s, now + d->prefill_base_s + d->prefill_per_token_s * r.prompt,
 		     EV_EDGE_PREFILL, tid(s, t));
 }
@@ -263,7 +263,7 @@ static void finish_request(struct sim *s, struct tenant *t)
 
 	HS_ASSERT(q->committed == q->n_out);
 	q->done_s = now;
-	if (g->proto.kind == PROTO_SYNC || g->proto.kind == PROTO_ASYNC)
+	if (g->proto.caps.speculates)
 		send(s, t, true, MSG_DONE, 0, 0, 0);
 	st->requests++;
 	st->tokens += (uint64_t)q->n_out;
@@ -438,7 +438,7 @@ static void on_edge_prefill(struct sim *s, struct tenant *t)
 {
 	const struct cfg_group *g = group(s, t);
 
-	if (g->proto.kind == PROTO_EDGE_ONLY)
+	if (!g->proto.caps.uses_cloud)
 		push(s, s->q.now_s + draft_s(&g->device, t->rq.prompt, 1),
 		     EV_EDGE_TOKEN, tid(s, t));
 	else
@@ -485,12 +485,32 @@ static void release_kv(struct sim *s, struct tenant *t)
 	}
 }
 
-static uint32_t route(struct sim *s, const struct tenant *t)
+/* ---- the scheduling policies: functions, and a row each in sched_ops ---- */
+
+/* A scheduling policy's parts: whether each tenant has a replica of its
+ * own, where a tenant's work goes, whether an idle replica waits, and how
+ * it fills a batch. Indexed by enum sched_policy; SCHED_LIST (cfg.h) names
+ * the rows; s->sched is the config's. */
+struct sched_ops {
+	bool replica_per_tenant;
+	uint32_t (*route)(struct sim *s, const struct tenant *t);
+	bool (*hold)(struct sim *s, uint32_t ri);
+	void (*form_batch)(struct sim *s, struct replica *r);
+};
+
+
+/* dedicated: each tenant has a replica of its own */
+static uint32_t route_own(struct sim *s, const struct tenant *t)
+{
+	return tid(s, t);
+}
+
+/* shared replicas: the config's router picks one */
+static uint32_t route_shared(struct sim *s, const struct tenant *t)
 {
 	uint32_t best = 0;
 
-	if (s->cfg->cloud.policy == SCHED_DEDICATED)
-		return tid(s, t);
+	(void)t;
 	if (s->cfg->cloud.router == ROUTER_ROUND_ROBIN) {
 		best = s->rr_next;
 		s->rr_next = (s->rr_next + 1) % s->n_replicas;
@@ -539,7 +559,7 @@ static void on_up(struct sim *s, struct tenant *t)
 			s->failed = true;
 			return;
 		}
-		t->replica = route(s, t);
+		t->replica = s->sched->route(s, t);
 		t->cloud_epoch = m.epoch;
 		if (s->r[t->replica].kv_used + t->cl_prompt + t->cl_out <=
 		    cl->kv_capacity_tokens)
@@ -616,7 +636,7 @@ static int32_t ready_tokens(struct sim *s, struct tenant *t, long budget,
 	int32_t tok = 1;
 
 	*blocks = 0;
-	if (group(s, t)->proto.kind == PROTO_CLOUD_ONLY)
+	if (!group(s, t)->proto.caps.speculates) /* the cloud decodes */
 		return budget >= 1 || empty ? 1 : 0;
 	drop_stale(s, t);
 	for (uint32_t i = 0; i < t->cq.n; i++) {
@@ -677,7 +697,7 @@ static void purge_ready(struct sim *s, struct replica *r)
 		uint32_t ti = fifo_pop(&r->ready);
 		struct tenant *t = &s->t[ti];
 
-		if (group(s, t)->proto.kind != PROTO_CLOUD_ONLY) {
+		if (group(s, t)->proto.caps.speculates) {
 			drop_stale(s, t);
 			if (t->cq.n == 0) {
 				t->in_ready = false;
@@ -688,59 +708,66 @@ static void purge_ready(struct sim *s, struct replica *r)
 	}
 }
 
-/* Fills r->batch from the queues; ready items leave their FIFO, prefill
- * items stay until their prompt is done. */
-static void form_batch(struct sim *s, struct replica *r)
+/* Batch forming: each fills r->batch from the replica's queues within the
+ * token budget; ready items leave their FIFO, prefill items stay until
+ * their prompt is done. form_begin empties the batch and the ready FIFO
+ * of tenants with nothing left to verify. */
+static long form_begin(struct sim *s, struct replica *r)
 {
-	long budget = s->cfg->cloud.max_batch_tokens;
-	uint32_t nr;
-
 	r->nbatch = 0;
 	purge_ready(s, r);
-	nr = r->ready.n;
-	if (s->cfg->cloud.policy == SCHED_SLO) {
-		/* least slack first over both queues: (deadline, position) */
-		uint32_t n = nr + r->prefill.n, left = 0;
-		double *keys = xmalloc(2 * n * sizeof(double));
-		uint32_t *keep = xmalloc((nr ? nr : 1) * sizeof(uint32_t));
-		bool *taken = xcalloc(n, sizeof(bool));
+	return s->cfg->cloud.max_batch_tokens;
+}
 
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t ti = i < nr ? *fifo_at(&r->ready, i)
-					     : *fifo_at(&r->prefill, i - nr);
+/* slo: least slack first over both queues, by (deadline, position) */
+static void form_least_slack(struct sim *s, struct replica *r)
+{
+	long budget = form_begin(s, r);
+	uint32_t nr = r->ready.n, n = nr + r->prefill.n, left = 0;
+	double *keys = xmalloc(2 * n * sizeof(double));
+	uint32_t *keep = xmalloc((nr ? nr : 1) * sizeof(uint32_t));
+	bool *taken = xcalloc(n, sizeof(bool));
 
-			keys[2 * i] = deadline(s, &s->t[ti]);
-			keys[2 * i + 1] = i;
-		}
-		qsort(keys, n, 2 * sizeof(double), by_deadline);
-		for (uint32_t i = 0; i < n && budget > 0; i++) {
-			uint32_t j = (uint32_t)keys[2 * i + 1];
-			int32_t blocks;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t ti = i < nr ? *fifo_at(&r->ready, i)
+				     : *fifo_at(&r->prefill, i - nr);
 
-			if (j >= nr) {
-				take_prefill(s, r, *fifo_at(&r->prefill, j - nr),
-					     &budget);
-				continue;
-			}
-			if (!ready_tokens(s, &s->t[*fifo_at(&r->ready, j)], budget,
-					  r->nbatch == 0, &blocks))
-				break;
-			take_ready(s, r, *fifo_at(&r->ready, j), &budget);
-			taken[j] = true;
-		}
-		for (uint32_t j = 0; j < nr; j++)
-			if (!taken[j])
-				keep[left++] = *fifo_at(&r->ready, j);
-		r->ready.n = 0;
-		for (uint32_t j = 0; j < left; j++)
-			fifo_push(&r->ready, keep[j]);
-		free(keys);
-		free(keep);
-		free(taken);
-		return;
+		keys[2 * i] = deadline(s, &s->t[ti]);
+		keys[2 * i + 1] = i;
 	}
-	/* continuous, window, dedicated: verify and decode first (FIFO), then
-	 * prefill chunks fill what is left of the budget */
+	qsort(keys, n, 2 * sizeof(double), by_deadline);
+	for (uint32_t i = 0; i < n && budget > 0; i++) {
+		uint32_t j = (uint32_t)keys[2 * i + 1];
+		int32_t blocks;
+
+		if (j >= nr) {
+			take_prefill(s, r, *fifo_at(&r->prefill, j - nr),
+				     &budget);
+			continue;
+		}
+		if (!ready_tokens(s, &s->t[*fifo_at(&r->ready, j)], budget,
+				  r->nbatch == 0, &blocks))
+			break;
+		take_ready(s, r, *fifo_at(&r->ready, j), &budget);
+		taken[j] = true;
+	}
+	for (uint32_t j = 0; j < nr; j++)
+		if (!taken[j])
+			keep[left++] = *fifo_at(&r->ready, j);
+	r->ready.n = 0;
+	for (uint32_t j = 0; j < left; j++)
+		fifo_push(&r->ready, keep[j]);
+	free(keys);
+	free(keep);
+	free(taken);
+}
+
+/* continuous, window, dedicated: verify and decode first (FIFO), then
+ * prefill chunks fill what is left of the budget */
+static void form_fifo(struct sim *s, struct replica *r)
+{
+	long budget = form_begin(s, r);
+
 	while (r->ready.n && budget > 0) {
 		int32_t blocks;
 
@@ -777,29 +804,65 @@ static long queued_tokens(struct sim *s, struct replica *r, double *oldest_s)
 	return tok;
 }
 
+/* Holding: whether replica ri, idle with queued work, waits instead of
+ * starting a batch now. */
+static bool hold_never(struct sim *s, uint32_t ri)
+{
+	(void)s;
+	(void)ri;
+	return false;
+}
+
+/* window: wait until the queue fills a batch or its oldest work has
+ * waited window_s; the EV_WINDOW event at that time tries again */
+static bool hold_window(struct sim *s, uint32_t ri)
+{
+	const struct cfg_cloud *cl = &s->cfg->cloud;
+	struct replica *r = &s->r[ri];
+	double oldest;
+
+	if (queued_tokens(s, r, &oldest) >= cl->max_batch_tokens ||
+	    s->q.now_s >= oldest + cl->window_s)
+		return false;
+	if (r->window_ev == EQ_NONE)
+		r->window_ev = eq_push(&s->q, oldest + cl->window_s, 0,
+				       (struct eq_event){ .kind = EV_WINDOW,
+							  .id = ri });
+	return true;
+}
+
+static const struct sched_ops sched_ops[SCHED_N] = {
+	[SCHED_DEDICATED] = { true, route_own, hold_never, form_fifo },
+	[SCHED_CONTINUOUS] = { false, route_shared, hold_never, form_fifo },
+	[SCHED_WINDOW] = { false, route_shared, hold_window, form_fifo },
+	[SCHED_SLO] = { false, route_shared, hold_never, form_least_slack },
+};
+
+bool sim_sched_hold(struct sim *s, uint32_t ri)
+{
+	return s->sched->hold(s, ri);
+}
+
+void sim_sched_form(struct sim *s, uint32_t ri)
+{
+	s->sched->form_batch(s, &s->r[ri]);
+}
+
 static void try_start(struct sim *s, uint32_t ri)
 {
 	struct replica *r = &s->r[ri];
-	const struct cfg_cloud *cl = &s->cfg->cloud;
 	struct cost_batch cb = { 0 };
-	double now = s->q.now_s, t_s, bytes, flops, oldest;
+	double now = s->q.now_s, t_s, bytes, flops;
 
 	if (r->busy || s->failed || (r->ready.n == 0 && r->prefill.n == 0))
 		return;
-	if (cl->policy == SCHED_WINDOW &&
-	    queued_tokens(s, r, &oldest) < cl->max_batch_tokens &&
-	    now < oldest + cl->window_s) {
-		if (r->window_ev == EQ_NONE)
-			r->window_ev = eq_push(&s->q, oldest + cl->window_s, 0,
-					       (struct eq_event){
-						       .kind = EV_WINDOW, .id = ri });
+	if (s->sched->hold(s, ri))
 		return;
-	}
 	if (r->window_ev != EQ_NONE) {
 		eq_cancel(&s->q, r->window_ev);
 		r->window_ev = EQ_NONE;
 	}
-	form_batch(s, r);
+	s->sched->form_batch(s, r);
 	if (r->nbatch == 0)
 		return;
 	for (uint32_t i = 0; i < r->nbatch; i++) {
@@ -870,7 +933,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 	for (uint32_t i = 0; i < r->nbatch; i++) {
 		const struct item *it = &r->batch[i];
 		struct tenant *t = &s->t[it->tenant];
-		bool cloud_only = group(s, t)->proto.kind == PROTO_CLOUD_ONLY;
+		bool decodes = !group(s, t)->proto.caps.speculates;
 
 		switch ((enum item_kind)it->kind) {
 		case ITEM_PREFILL:
@@ -886,7 +949,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 				fifo_pop(&r->prefill);
 				break;
 			}
-			if (cloud_only) {
+			if (decodes) {
 				/* the prefill's last position gives token 1 */
 				t->cloud_pos = 1;
 				send(s, t, false, MSG_TOKEN, 0, 0, 1);
@@ -948,8 +1011,9 @@ int sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 	s->group_first[c->n_groups] = n;
 	s->n_tenants = n;
 	s->t = xcalloc(n, sizeof(*s->t));
-	s->n_replicas = c->cloud.policy == SCHED_DEDICATED ? n
-							    : (uint32_t)c->cloud.replicas;
+	s->sched = &sched_ops[c->cloud.policy];
+	s->n_replicas = s->sched->replica_per_tenant ? n
+						     : (uint32_t)c->cloud.replicas;
 	s->r = xcalloc(s->n_replicas, sizeof(*s->r));
 	for (uint32_t i = 0; i < s->n_replicas; i++) {
 		s->r[i].window_ev = EQ_NONE;
@@ -972,7 +1036,7 @@ int sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 								  cg->name, i));
 			link_init(&t->up, cg->wan.up_bps);
 			link_init(&t->down, cg->wan.down_bps);
-			if (cg->proto.kind == PROTO_SYNC || cg->proto.kind == PROTO_ASYNC)
+			if (cg->proto.caps.speculates)
 				acc_init(&t->acc, &cg->accept, &s->acc_traces[g],
 					 t->r_acc);
 			sk_init(&t->rq_itl);

@@ -125,6 +125,8 @@ struct sim_opts {
 	const volatile sig_atomic_t *stop;
 };
 
+struct sched_ops;
+
 struct sim {
 	const struct cfg *cfg;     /* borrowed */
 	struct sim_opts opt;
@@ -134,6 +136,7 @@ struct sim {
 	uint32_t n_tenants;
 	struct replica *r;         /* (n_replicas) owned */
 	uint32_t n_replicas, rr_next;
+	const struct sched_ops *sched; /* the policy's (sim.c's table) */
 	struct acc_trace *acc_traces; /* (n_groups) owned */
 	struct wl_trace *wl_traces;   /* (n_groups) owned */
 	uint32_t *group_first;     /* (n_groups + 1) first tenant of each */
@@ -154,5 +157,11 @@ void sim_release(struct sim *s);
  * on the way (a request longer than the KV capacity), with the message, or
  * when opt.stop turned nonzero (no message). */
 int sim_run(struct sim *s);
+
+/* One scheduling decision of the config's policy on replica ri, idle, as
+ * the event loop takes it: whether it holds (waits for more work), else
+ * its batch formed into s->r[ri].batch (for the policies' own tests). */
+bool sim_sched_hold(struct sim *s, uint32_t ri);
+void sim_sched_form(struct sim *s, uint32_t ri);
 
 #endif
