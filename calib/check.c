@@ -90,7 +90,6 @@ static void real_steps(struct calib_model *c, const int *prompt, int np,
 static int sim_itl_s(const char *profile, int np, int steps, double *itl,
 		     struct err *e)
 {
-	char path[64];
 	json_t *doc = json_pack(
 		"{s:s,s:[{s:s,s:{s:s},s:{s:s},s:{s:f},s:{s:i,s:i,s:i}}]}", "name",
 		"calib-check", "tenants", "name", "edge", "protocol", "kind",
@@ -98,31 +97,18 @@ static int sim_itl_s(const char *profile, int np, int steps, double *itl,
 		"workload", "requests",
 		1, "prompt_tokens", np, "output_tokens", steps);
 	struct cfg c;
-	struct sim s;
 	json_t *sum;
-	int rc = -1;
 
-	if (temp_json(path, doc, e) < 0) {
-		json_decref(doc);
+	if (cfg_parse(&c, doc, "calib check's edge config", NULL, 0, e) < 0)
 		return -1;
-	}
-	json_decref(doc);
-	if (cfg_load(&c, path, NULL, 0, e) < 0) {
-		remove(path);
-		return -1;
-	}
-	remove(path);
-	if (sim_init(&s, &c, (struct sim_opts){ 0 }, e) == 0 &&
-	    sim_run(&s) == 0) {
-		sum = rep_summary(&s);
-		*itl = json_real_value(json_object_get(json_object_get(
-			json_object_get(sum, "all"), "itl_s"), "mean"));
-		json_decref(sum);
-		rc = 0;
-	}
-	sim_release(&s);
+	sum = rep_simulate(&c, e);
 	cfg_release(&c);
-	return rc;
+	if (!sum)
+		return -1;
+	*itl = json_real_value(json_object_get(json_object_get(
+		json_object_get(sum, "all"), "itl_s"), "mean"));
+	json_decref(sum);
+	return 0;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -619,16 +619,14 @@ int val_simulate(const struct sweep *sw, size_t point, char **extra,
 
 	for (size_t k = 0; k < sw->n_seeds; k++) {
 		struct cfg c;
-		struct sim s;
-		json_t *sum_doc = NULL;
-		int rc;
+		json_t *sum_doc;
+		int rc = -1;
 
 		if (val_cfg_load(sw, point, sw->seeds[k], extra, n_extra, &c,
 				 e) < 0)
 			return -1;
-		rc = sim_init(&s, &c, (struct sim_opts){ 0 }, e);
-		if (rc == 0 && (rc = sim_run(&s)) == 0) {
-			sum_doc = rep_summary(&s);
+		if ((sum_doc = rep_simulate(&c, e))) {
+			rc = 0;
 #define AT(ptr) json_number_value(jx_at(sum_doc, ptr))
 			sum.itl_s += AT("/all/itl_s/mean");
 			sum.tokens_per_s += AT("/all/tokens_per_s");
@@ -645,7 +643,6 @@ int val_simulate(const struct sweep *sw, size_t point, char **extra,
 			}
 			json_decref(sum_doc);
 		}
-		sim_release(&s);
 		cfg_release(&c);
 		if (rc < 0)
 			return -1;

@@ -89,9 +89,10 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 	if (jx_object(x, v, p, keys) < 0)
 		return -1;
 	if (json_object_get(v, "profile")) {
-		if (read_file_key(x, v, p, "profile", &out->profile) < 0 ||
-		    prof_edge_load(out->profile, &pe, x->err) < 0)
+		if (read_file_key(x, v, p, "profile", &out->profile) < 0)
 			return -1;
+		if (prof_edge_load(out->profile, &pe, x->err) < 0)
+			return err_prefix(x->err, "%s: %s/profile", x->file, p);
 		out->vocab = pe.vocab;
 	}
 	return jx_num(x, v, p, "draft_base_s", JX_POS, pe.draft_base_s,
@@ -170,10 +171,12 @@ static int read_accept(struct jx *x, json_t *v, const char *p,
 
 	if (!json_is_object(v))
 		return jx_fail(x, p, "an object", v);
-	if (json_object_get(v, "profile") &&
-	    (read_file_key(x, v, p, "profile", &profile) < 0 ||
-	     prof_accept_load(profile, &pa, x->err) < 0))
-		return -1;
+	if (json_object_get(v, "profile")) {
+		if (read_file_key(x, v, p, "profile", &profile) < 0)
+			return -1;
+		if (prof_accept_load(profile, &pa, x->err) < 0)
+			return err_prefix(x->err, "%s: %s/profile", x->file, p);
+	}
 	if (jx_enum(x, v, p, "model", models, profile ? "trace" : "iid",
 		    &model) < 0 ||
 	    jx_object(x, v, p, keys[model]) < 0)
@@ -411,11 +414,21 @@ static int read_top(struct cfg *c, struct jx *x)
 int cfg_load(struct cfg *c, const char *path, const char *const *sets,
 	     size_t n_sets, struct err *e)
 {
-	struct jx x = { .file = path, .err = e };
+	json_t *doc = jx_load(path, e);
 
-	*c = (struct cfg){ .file = xstrdup(path) };
-	if (!(c->doc = jx_load(path, e)))
-		goto fail;
+	if (!doc) {
+		*c = (struct cfg){ 0 };
+		return -1;
+	}
+	return cfg_parse(c, doc, path, sets, n_sets, e);
+}
+
+int cfg_parse(struct cfg *c, json_t *doc, const char *file,
+	      const char *const *sets, size_t n_sets, struct err *e)
+{
+	struct jx x = { .file = file, .err = e };
+
+	*c = (struct cfg){ .file = xstrdup(file), .doc = doc };
 	for (size_t i = 0; i < n_sets; i++) {
 		const char *eq = strchr(sets[i], '=');
 		char ptr[JX_PTR_MAX];

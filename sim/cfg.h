@@ -1,9 +1,9 @@
 /* cfg.h: the simulation config, read strictly from JSON.
  *
- * cfg_load reads a file, applies --set overrides, checks every value and
- * fills in defaults, both in the struct and in the document (cfg.doc), so
- * that dumping cfg.doc gives config.resolved.json. The schema is documented
- * in docs/config.md. */
+ * cfg_load reads a file (cfg_parse a document in memory), applies --set
+ * overrides, checks every value and fills in defaults, both in the struct
+ * and in the document (cfg.doc), so that dumping cfg.doc gives
+ * config.resolved.json. The schema is documented in docs/config.md. */
 #ifndef HS_CFG_H
 #define HS_CFG_H
 
@@ -161,6 +161,12 @@ struct cfg {
  * checks everything. Returns 0, or -1 with e's message (and c released). */
 int cfg_load(struct cfg *c, const char *path, const char *const *sets,
 	     size_t n_sets, struct err *e);
+/* The same from a document in memory, which c takes (its reference is
+ * c's, also on failure). file names the document in messages and places
+ * it: relative paths in it are resolved against file's folder, and its
+ * name is the config's default /name. */
+int cfg_parse(struct cfg *c, json_t *doc, const char *file,
+	      const char *const *sets, size_t n_sets, struct err *e);
 void cfg_release(struct cfg *c);
 
 /* The resolved document as text. Caller frees. */

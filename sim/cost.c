@@ -9,6 +9,7 @@
 #include "gpu.h"
 #include "jx.h"
 #include "mem.h"
+#include "prof.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,8 @@ static int read_table(struct cost *c, const char *path, const char *model,
 
 	if (!doc)
 		return -1;
-	if (jx_object(&x, doc, "", keys) < 0 ||
+	if (prof_kind_check(path, doc, "verify", e) < 0 ||
+	    jx_object(&x, doc, "", keys) < 0 ||
 	    jx_enum(&x, doc, "", "kind", kinds, "verify", &kind) < 0 ||
 	    jx_str(&x, doc, "", "model", model, &tmodel) < 0)
 		goto out;

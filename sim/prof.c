@@ -138,6 +138,32 @@ static int read_fit(struct jx *x, json_t *doc, struct prof_edge *p)
 		      JX_REQUIRED, &r) < 0 ? -1 : 0;
 }
 
+int prof_kind_check(const char *file, const json_t *doc, const char *want,
+		    struct err *e)
+{
+	static const char *const kinds[][2] = {
+		{ "edge", "an edge profile" },
+		{ "acceptance", "an acceptance profile" },
+		{ "verify", "a verify-cost table" },
+	};
+	const char *got = json_string_value(json_object_get(doc, "kind"));
+	const char *got_what = NULL, *want_what = NULL;
+
+	if (!got || !strcmp(got, want))
+		return 0;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!strcmp(kinds[i][0], got))
+			got_what = kinds[i][1];
+		if (!strcmp(kinds[i][0], want))
+			want_what = kinds[i][1];
+	}
+	HS_ASSERT(want_what != NULL);
+	if (!got_what)
+		return 0;
+	return err_set(e, "%s: %s (\"kind\": \"%s\"), where %s was expected",
+		       file, got_what, got, want_what);
+}
+
 int prof_edge_load(const char *path, struct prof_edge *p, struct err *e)
 {
 	static const char *const keys[] = { "kind", "device", "derived",
@@ -154,7 +180,8 @@ int prof_edge_load(const char *path, struct prof_edge *p, struct err *e)
 	*p = (struct prof_edge){ 0 };
 	if (!doc)
 		return -1;
-	if (jx_object(&x, doc, "", keys) < 0 ||
+	if (prof_kind_check(path, doc, "edge", e) < 0 ||
+	    jx_object(&x, doc, "", keys) < 0 ||
 	    jx_enum(&x, doc, "", "kind", kinds, NULL, &kind) < 0 ||
 	    jx_str(&x, doc, "", "device", NULL, &s) < 0 ||
 	    jx_bool(&x, doc, "", "derived", -1, &p->derived) < 0)
@@ -199,7 +226,8 @@ int prof_accept_load(const char *path, struct prof_accept *p, struct err *e)
 	*p = (struct prof_accept){ 0 };
 	if (!doc)
 		return -1;
-	if (jx_object(&x, doc, "", keys) < 0 ||
+	if (prof_kind_check(path, doc, "acceptance", e) < 0 ||
+	    jx_object(&x, doc, "", keys) < 0 ||
 	    jx_enum(&x, doc, "", "kind", kinds, NULL, &kind) < 0 ||
 	    jx_num(&x, doc, "", "alpha_greedy", JX_UNIT, JX_REQUIRED,
 		   &p->alpha) < 0 ||

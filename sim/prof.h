@@ -11,6 +11,7 @@
 #ifndef HS_PROF_H
 #define HS_PROF_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "err.h"
@@ -35,5 +36,12 @@ struct prof_accept {
 };
 
 int prof_accept_load(const char *path, struct prof_accept *p, struct err *e);
+
+/* Whether doc, read from file, is a file of the kind want ("edge",
+ * "acceptance", "verify"): 0 when it is or says no kind (the strict reading
+ * that follows reports what is wrong); else -1 with "FILE: an acceptance
+ * profile, where an edge profile was expected". */
+int prof_kind_check(const char *file, const json_t *doc, const char *want,
+		    struct err *e);
 
 #endif

@@ -264,3 +264,14 @@ void rep_print(const json_t *sum, FILE *f)
 		num(sum, "events"), num(sum, "all.goodput_tokens_per_s"),
 		num(sum, "all.jain_fairness"));
 }
+
+json_t *rep_simulate(const struct cfg *c, struct err *e)
+{
+	struct sim s;
+	json_t *sum = NULL;
+
+	if (sim_init(&s, c, (struct sim_opts){ 0 }, e) == 0 && sim_run(&s) == 0)
+		sum = rep_summary(&s);
+	sim_release(&s);
+	return sum;
+}

@@ -18,6 +18,11 @@
  * reference; caller decrefs. */
 json_t *rep_summary(const struct sim *s);
 
+/* Simulates c to the end and returns its summary (new reference), or NULL
+ * with e's message: what formulas, calib check, validate and sweeps ask of
+ * a config. */
+json_t *rep_simulate(const struct cfg *c, struct err *e);
+
 /* Writes tenants.csv to f. */
 void rep_tenants_csv(const struct sim *s, FILE *f);
 

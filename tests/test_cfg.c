@@ -161,6 +161,40 @@ static void device_needed(void)
 	cfg_release(&c);
 }
 
+/* A profile of the wrong kind is named as such, with the config pointer
+ * that referred to it; cfg_parse reads a document in memory as cfg_load
+ * reads a file. */
+static void profiles_of_the_wrong_kind(void)
+{
+	struct cfg c;
+	struct err e;
+	const char *dev = t_write("acc.json", "{\"kind\": \"acceptance\"}");
+	const char *acc = t_write("edge.json", "{\"kind\": \"edge\"}");
+	char text[2048];
+	json_t *doc;
+
+	snprintf(text, sizeof(text),
+		 "{\"tenants\": [{\"protocol\": {\"kind\": \"sync\"},"
+		 " \"device\": {\"profile\": \"%s\"}}]}", dev);
+	CHECK(cfg_load(&c, t_write("a.json", text), NULL, 0, &e) < 0);
+	CHECK_MSG(strstr(e.msg, "a.json: /tenants/0/device/profile: ") &&
+		  strstr(e.msg, "acc.json: an acceptance profile (\"kind\": "
+			 "\"acceptance\"), where an edge profile was expected"),
+		  "%s", e.msg);
+	snprintf(text, sizeof(text),
+		 "{\"tenants\": [{\"protocol\": {\"kind\": \"sync\"},"
+		 " \"device\": {\"draft_base_s\": 0.01,"
+		 " \"prefill_per_token_s\": 0.001},"
+		 " \"workload\": {\"prompt_tokens\": 8, \"output_tokens\": 8},"
+		 " \"wan\": {\"rtt_s\": 0.05},"
+		 " \"acceptance\": {\"profile\": \"%s\"}}]}", acc);
+	doc = json_loads(text, 0, NULL);
+	CHECK(cfg_parse(&c, doc, "in memory", NULL, 0, &e) < 0);
+	CHECK_MSG(strstr(e.msg, "in memory: /tenants/0/acceptance/profile: ") &&
+		  strstr(e.msg, "edge.json: an edge profile (\"kind\": \"edge\"),"
+			 " where an acceptance profile was expected"), "%s", e.msg);
+}
+
 const struct tcase cfg_tests[] = {
 	{ "cfg: the small config loads with its values", loads_small },
 	{ "cfg: the resolved config is complete and stable",
@@ -169,5 +203,7 @@ const struct tcase cfg_tests[] = {
 	{ "cfg: every bad value names file, pointer, expected, got",
 	  bad_values },
 	{ "cfg: the edge device is required unless cloud-only", device_needed },
+	{ "cfg: a profile of the wrong kind says so, and where it was named",
+	  profiles_of_the_wrong_kind },
 	{ 0 },
 };
