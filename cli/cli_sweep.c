@@ -17,6 +17,7 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "cli.h"
 #include "rt.h"
+#include "rundir.h"
 
 #include "cfg.h"
 #include "outdir.h"
@@ -160,14 +161,6 @@ static void progress_end(struct progress *pg)
 	pg->last[0] = '\0';
 }
 
-static int put(struct od *o, const char *name, char *text, struct err *e)
-{
-	int rc = od_write(o, name, text, e);
-
-	free(text);
-	return rc;
-}
-
 /* One run: its config, the simulation, its directory written whole. */
 static int run_one(const struct sweep *s, const char *dir, size_t point,
 		   size_t seed_i, struct err *e)
@@ -175,47 +168,20 @@ static int run_one(const struct sweep *s, const char *dir, size_t point,
 	char *out = sweep_run_dir(s, dir, point, seed_i);
 	size_t n;
 	char **sets = sweep_sets(s, point, s->seeds[seed_i], &n);
-	struct od o = { 0 };
-	struct sim sim;
+	struct rundir_opts o = { 0 };
+	struct rundir_result r;
 	struct cfg c;
-	double t0 = rt_now_s(), wall;
-	json_t *sum, *perf;
 	int rc;
 
 	rc = cfg_load(&c, s->base, (const char *const *)sets, n, e);
 	sweep_sets_free(sets, n);
-	if (rc < 0) {
-		err_prefix(e, "%s", out);
-		free(out);
-		return -1;
-	}
-	if ((rc = od_begin(&o, out, e)) < 0)
-		goto out;
-	rc = sim_init(&sim, &c, (struct sim_opts){ 0 }, e);
-	if (rc == 0 && (rc = sim_run(&sim)) < 0)
-		err_prefix(e, "%s", c.file);
 	if (rc == 0) {
-		wall = rt_now_s() - t0;
-		sum = rep_summary(&sim);
-		rc = put(&o, "summary.json", jx_dumps(sum), e);
-		json_decref(sum);
-		if (rc == 0)
-			rc = put(&o, OD_MARKER, cfg_resolved(&c), e);
-		perf = json_pack("{s:f,s:I,s:f}", "wall_s", wall, "events",
-				 (json_int_t)sim.events, "events_per_s",
-				 wall > 0 ? (double)sim.events / wall : 0);
-		if (rc == 0)
-			rc = put(&o, "perf.json", jx_dumps(perf), e);
-		json_decref(perf);
-		if (rc == 0)
-			rc = od_commit(&o, e);
+		rc = rundir_write(&c, out, &o, &r, e);
+		json_decref(r.summary);
+		cfg_release(&c);
 	}
-	sim_release(&sim);
 	if (rc < 0)
 		err_prefix(e, "%s", out);
-out:
-	od_abort(&o);
-	cfg_release(&c);
 	free(out);
 	return rc;
 }
