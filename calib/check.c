@@ -241,7 +241,7 @@ static int check_verify(struct check *k, const struct check_opts *o,
 	json_t *table, *jt = json_array(), *jc = json_array(),
 	       *rows = json_array();
 	double med[CELLS];
-	char path[64], name[160];
+	char name[160];
 	struct cost cost;
 	int rc = -1;
 
@@ -272,14 +272,10 @@ static int check_verify(struct check *k, const struct check_opts *o,
 			  "gpu", "this CPU", "model", c.name, "calibrated", 1,
 			  "tokens", jt, "ctx", jc, "seconds", rows,
 			  "provenance", prov);
-	if (temp_json(path, table, e) < 0)
+	if (vtab_parse(&cl.gpu.vtab, table, "calib check's verify table", c.name,
+		       e) < 0)
 		goto out;
-	cl.gpu.table = path;
-	if (cost_init(&cost, &cl, e) < 0) {
-		remove(path);
-		goto out;
-	}
-	remove(path);
+	cost_init(&cost, &cl);
 	for (int q = 0; q < NG * NA; q++) {
 		int n = gammas[q / NA] + 1, cx = at[q % NA];
 		struct cost_batch b = { n, 1, cx, (double)n * cx };
@@ -289,7 +285,7 @@ static int check_verify(struct check *k, const struct check_opts *o,
 		add_row(k, name, cost_iter_s(&cost, &b, NULL, NULL),
 			med[NT * NC + q], o->quick ? 0.5 : 0.10);
 	}
-	cost_release(&cost);
+	vtab_release(&cl.gpu.vtab);
 	rc = 0;
 out:
 	json_decref(table);

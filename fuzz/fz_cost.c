@@ -1,6 +1,6 @@
-/* fz_cost.c: the measured verify-cost table (cost_init with
- * cloud.gpu.table, sim/cost.h) for LLaMA-2-7B on an H100, then the cost of
- * a few batches read from it. */
+/* fz_cost.c: the measured verify-cost table (vtab_load, sim/vtab.h) for
+ * LLaMA-2-7B on an H100, then the cost of a few batches read from it
+ * (cost_init, sim/cost.h). */
 #include "fz.h"
 
 #include "cost.h"
@@ -17,9 +17,10 @@ static int fz_cost(const uint8_t *data, size_t size)
 	struct cost c;
 	struct err e;
 
-	cl.gpu.table = fz_put("table-in.json", data, size);
-	if (cost_init(&c, &cl, &e) < 0)
+	if (vtab_load(&cl.gpu.vtab, fz_put("table-in.json", data, size),
+		      "llama2-7b", &e) < 0)
 		return -1;
+	cost_init(&c, &cl);
 	for (long t = 1; t <= 8192; t *= 8) {
 		struct cost_batch b = { .tokens = t, .seqs = 1 + t / 5,
 					.ctx_sum = 300.0 * (double)t,
@@ -28,7 +29,7 @@ static int fz_cost(const uint8_t *data, size_t size)
 
 		(void)cost_iter_s(&c, &b, &bytes, &flops);
 	}
-	cost_release(&c);
+	vtab_release(&cl.gpu.vtab);
 	return 0;
 }
 

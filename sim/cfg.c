@@ -225,6 +225,8 @@ static void group_release(struct cfg_group *g)
 	dist_release(&g->workload.think_s);
 	dist_release(&g->workload.start_s);
 	dist_release(&g->wan.rtt_s);
+	acc_trace_release(&g->acc_trace);
+	wl_trace_release(&g->wl_trace);
 }
 
 static json_t *object_or_new(json_t *obj, const char *key)
@@ -272,11 +274,19 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 	    read_wan(x, object_or_new(v, "wan"), jx_child(cp, p, "wan"),
 		     &g->wan) < 0)
 		return -1;
+	if (g->workload.arrival == ARRIVAL_TRACE &&
+	    wl_trace_load(&g->wl_trace, g->workload.trace, x->err) < 0)
+		return err_prefix(x->err, "%s: %s/workload/trace", x->file, p);
 	/* acceptance matters only where drafts are verified */
 	if (!g->proto.caps.speculates && !json_object_get(v, "acceptance"))
 		return 0;
-	return read_accept(x, object_or_new(v, "acceptance"),
-			   jx_child(cp, p, "acceptance"), &g->accept);
+	if (read_accept(x, object_or_new(v, "acceptance"),
+			jx_child(cp, p, "acceptance"), &g->accept) < 0)
+		return -1;
+	if (g->accept.model == ACCEPT_TRACE &&
+	    acc_trace_load(&g->acc_trace, g->accept.trace, x->err) < 0)
+		return err_prefix(x->err, "%s: %s/acceptance/file", x->file, p);
+	return 0;
 }
 
 static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
@@ -333,6 +343,10 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 	out->router = (enum router_kind)router;
 	out->policy = (enum sched_policy)policy;
 	out->model = shape_find(shape_names()[model]);
+	if (out->gpu.table &&
+	    vtab_load(&out->gpu.vtab, out->gpu.table, out->model->name,
+		      x->err) < 0)
+		return err_prefix(x->err, "%s: %s/gpu/table", x->file, p);
 	/* default KV capacity: what device memory holds beside the weights,
 	 * FP16 K and V */
 	gp = gpu_preset_find(out->gpu.preset);
@@ -455,6 +469,7 @@ void cfg_release(struct cfg *c)
 	for (size_t i = 0; i < c->n_groups; i++)
 		group_release(&c->groups[i]);
 	free(c->groups);
+	vtab_release(&c->cloud.gpu.vtab);
 	free(c->file);
 	json_decref(c->doc);
 	*c = (struct cfg){ 0 };

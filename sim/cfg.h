@@ -17,6 +17,8 @@
 #include "dist.h"
 #include "err.h"
 #include "shape.h"
+#include "vtab.h"
+#include "workload.h"
 
 /* What a protocol does. The simulator and the deployment test these, never
  * the protocol's kind, so that a new protocol is a row of PROTO_LIST (and
@@ -92,6 +94,9 @@ struct cfg_group {
 	struct cfg_workload workload;
 	struct cfg_accept accept;
 	struct cfg_wan wan;
+	/* the files it names, read and checked at load (n 0: none) */
+	struct acc_trace acc_trace; /* accept.model trace: the bits */
+	struct wl_trace wl_trace;   /* workload.arrival trace: the rows */
 };
 
 enum router_kind { ROUTER_ROUND_ROBIN, ROUTER_LEAST_LOADED };
@@ -125,6 +130,7 @@ struct cfg_gpu {
 	double eta_flops;    /* achieved fraction of peak FP16 FLOP/s */
 	double overhead_s;   /* fixed cost of one iteration (launches, sync) */
 	const char *table;   /* borrowed: measured verify-cost table, or NULL */
+	struct vtab vtab;    /* the table read at load (nt 0: none) */
 };
 
 struct cfg_cloud {

@@ -11,7 +11,6 @@
 #define HS_COST_H
 
 #include "cfg.h"
-#include "err.h"
 
 struct cost_batch {
 	long tokens;         /* tokens processed in the iteration */
@@ -27,15 +26,13 @@ struct cost {
 	double attn_flops;        /* per token per context position */
 	double peak_bw_Bps, peak_flops;
 	double eta_bw, eta_flops, overhead_s;
-	/* table (NULL tok: roofline) */
-	double *tok, *ctx, *sec;  /* (nt), (nc), (nt x nc) owned */
-	size_t nt, nc;
-	char *gpu;                /* owned: the GPU's name, for reports */
+	const struct vtab *table; /* borrowed from the config; NULL: roofline */
+	const char *gpu;          /* borrowed: the GPU's name, for reports */
 };
 
-/* From the cloud section of a config; reads and checks a table file. */
-int cost_init(struct cost *c, const struct cfg_cloud *cloud, struct err *e);
-void cost_release(struct cost *c);
+/* From the cloud section of a config (which must outlive c): the roofline,
+ * or the table the config read. */
+void cost_init(struct cost *c, const struct cfg_cloud *cloud);
 
 /* Seconds of one iteration; bytes and flops moved (roofline terms, for
  * MBU and MFU) are stored when the pointers are not NULL. */

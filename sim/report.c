@@ -270,7 +270,8 @@ json_t *rep_simulate(const struct cfg *c, struct err *e)
 	struct sim s;
 	json_t *sum = NULL;
 
-	if (sim_init(&s, c, (struct sim_opts){ 0 }, e) == 0 && sim_run(&s) == 0)
+	sim_init(&s, c, (struct sim_opts){ 0 }, e);
+	if (sim_run(&s) == 0)
 		sum = rep_summary(&s);
 	sim_release(&s);
 	return sum;

@@ -71,9 +71,8 @@ int rundir_write(const struct cfg *c, const char *dir,
 		fputs(REP_REQUESTS_HEADER, opt.requests_csv);
 	if (opt.trace)
 		trace_begin(opt.trace);
+	sim_init(&s, c, opt, e);
 	made = true;
-	if (sim_init(&s, c, opt, e) < 0)
-		goto done;
 	if (sim_run(&s) < 0) {
 		if (!stopped(o))
 			err_prefix(e, "%s", c->file);

@@ -164,7 +164,7 @@ static void schedule_arrival(struct sim *s, struct tenant *t)
 			     EV_ARRIVE, tid(s, t));
 		break;
 	case ARRIVAL_TRACE: {
-		const struct wl_trace *tr = &s->wl_traces[t->group];
+		const struct wl_trace *tr = &group(s, t)->wl_trace;
 		uint64_t row = t->gindex + t->issued * group(s, t)->count;
 
 		if (row < tr->n)
@@ -184,7 +184,7 @@ static void on_arrive(struct sim *s, struct tenant *t)
 	struct wl_row r = { .arrive_s = s->q.now_s };
 
 	if (g->workload.arrival == ARRIVAL_TRACE) {
-		const struct wl_row *row = &s->wl_traces[t->group].rows[
+		const struct wl_row *row = &group(s, t)->wl_trace.rows[
 			t->gindex + t->issued * g->count];
 
 		r.prompt = row->prompt;
@@ -984,29 +984,20 @@ static void on_batch(struct sim *s, uint32_t ri)
 
 /* ---- set-up and the loop ---- */
 
-int sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
-	     struct err *e)
+void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
+	      struct err *e)
 {
 	uint32_t n = 0;
 
 	*s = (struct sim){ .cfg = c, .opt = opt, .err = e };
 	eq_init(&s->q);
-	if (cost_init(&s->cost, &c->cloud, e) < 0)
-		return -1;
-	s->acc_traces = xcalloc(c->n_groups, sizeof(*s->acc_traces));
-	s->wl_traces = xcalloc(c->n_groups, sizeof(*s->wl_traces));
+	cost_init(&s->cost, &c->cloud);
 	s->group_first = xcalloc(c->n_groups + 1, sizeof(*s->group_first));
 	for (size_t g = 0; g < c->n_groups; g++) {
 		const struct cfg_group *cg = &c->groups[g];
 
 		s->group_first[g] = n;
 		n += (uint32_t)cg->count;
-		if (cg->accept.model == ACCEPT_TRACE &&
-		    acc_trace_load(&s->acc_traces[g], cg->accept.trace, e) < 0)
-			return -1;
-		if (cg->workload.arrival == ARRIVAL_TRACE &&
-		    wl_trace_load(&s->wl_traces[g], cg->workload.trace, e) < 0)
-			return -1;
 	}
 	s->group_first[c->n_groups] = n;
 	s->n_tenants = n;
@@ -1037,14 +1028,13 @@ int sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 			link_init(&t->up, cg->wan.up_bps);
 			link_init(&t->down, cg->wan.down_bps);
 			if (cg->proto.caps.speculates)
-				acc_init(&t->acc, &cg->accept, &s->acc_traces[g],
+				acc_init(&t->acc, &cg->accept, &cg->acc_trace,
 					 t->r_acc);
 			sk_init(&t->rq_itl);
 			sk_init(&t->st.itl);
 			sk_init(&t->st.ttft);
 		}
 	}
-	return 0;
 }
 
 void sim_release(struct sim *s)
@@ -1072,16 +1062,9 @@ void sim_release(struct sim *s)
 		sk_release(&s->r[i].batch_tokens);
 		sk_release(&s->r[i].queue_wait);
 	}
-	for (size_t g = 0; s->acc_traces && g < s->cfg->n_groups; g++) {
-		acc_trace_release(&s->acc_traces[g]);
-		wl_trace_release(&s->wl_traces[g]);
-	}
-	free(s->acc_traces);
-	free(s->wl_traces);
 	free(s->group_first);
 	free(s->t);
 	free(s->r);
-	cost_release(&s->cost);
 	eq_release(&s->q);
 }
 

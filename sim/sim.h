@@ -137,8 +137,6 @@ struct sim {
 	struct replica *r;         /* (n_replicas) owned */
 	uint32_t n_replicas, rr_next;
 	const struct sched_ops *sched; /* the policy's (sim.c's table) */
-	struct acc_trace *acc_traces; /* (n_groups) owned */
-	struct wl_trace *wl_traces;   /* (n_groups) owned */
 	uint32_t *group_first;     /* (n_groups + 1) first tenant of each */
 	uint64_t events, stale_dropped, segment_discarded, requests_done;
 	uint64_t trace_events;
@@ -147,10 +145,11 @@ struct sim {
 	bool failed;
 };
 
-/* Builds every tenant, replica and stream. Returns 0, or -1 with the
- * message (a trace or table that does not load). */
-int sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
-	     struct err *e);
+/* Builds every tenant, replica and stream of c (which read every file it
+ * names at load, and must outlive s). e (borrowed, or NULL) takes the
+ * message of bad input met while running. */
+void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
+	      struct err *e);
 void sim_release(struct sim *s);
 
 /* Runs to the end (or the horizon). Returns -1 if an input turned out bad

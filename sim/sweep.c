@@ -462,19 +462,14 @@ static int check_point(const struct sweep *s, size_t p, struct err *e)
 
 	sweep_sets_free(sets, n);
 	if (rc == 0) {
-		rc = sim_init(&sim, &c, (struct sim_opts){ 0 }, e);
-		if (rc == 0) {
-			sum = rep_summary(&sim);
-			if (check_metrics(s, sum, p, e) < 0) {
-				json_decref(sum);
-				sim_release(&sim);
-				cfg_release(&c);
-				return -1;
-			}
-			json_decref(sum);
-		}
+		sim_init(&sim, &c, (struct sim_opts){ 0 }, e);
+		sum = rep_summary(&sim);
+		rc = check_metrics(s, sum, p, e);
+		json_decref(sum);
 		sim_release(&sim);
 		cfg_release(&c);
+		if (rc < 0)
+			return -1;
 	}
 	if (rc == 0)
 		return 0;

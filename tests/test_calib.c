@@ -197,7 +197,6 @@ static void test_gpu_roofline(void)
 	json_t *prov = json_pack("{s:s,s:s,s:s,s:s}", "machine", "m", "date",
 				 "d", "commit", "c", "command", "x");
 	json_t *t = calib_gpu_roofline("H100-SXM", "llama2-7b", prov, NULL);
-	const char *path = t_write("gpu.json", "");
 	struct cfg_cloud cl = { .weight_bytes = 2, .model = shape_find("llama2-7b"),
 		.gpu = { .preset = "H100-SXM", .eta_bw = 0.8, .eta_flops = 0.6,
 			 .overhead_s = 0.0005 } };
@@ -206,19 +205,18 @@ static void test_gpu_roofline(void)
 	struct err e;
 
 	CHECK(json_is_false(json_object_get(t, "calibrated")));
-	CHECK(jx_save(path, t, &e) == 0);
-	CHECK(cost_init(&roof, &cl, &e) == 0);
-	cl.gpu.table = path;
-	CHECK_MSG(cost_init(&tab, &cl, &e) == 0, "%s", e.msg);
+	cost_init(&roof, &cl);
+	CHECK_MSG(vtab_parse(&cl.gpu.vtab, t, "gpu.json", "llama2-7b", &e) == 0,
+		  "%s", e.msg);
+	cost_init(&tab, &cl);
 	/* on the grid (64 tokens in 13 blocks, context 1024) the table is
 	 * the roofline */
 	CHECK_NEAR(cost_iter_s(&tab, &b, NULL, NULL),
 		   cost_iter_s(&roof, &b, NULL, NULL), 1e-12);
-	cost_release(&tab);
+	vtab_release(&cl.gpu.vtab);
 	/* a table for another model is refused */
-	cl.model = shape_find("llama2-13b");
-	CHECK(cost_init(&tab, &cl, &e) < 0 && strstr(e.msg, "/model"));
-	cost_release(&roof);
+	CHECK(vtab_parse(&cl.gpu.vtab, t, "gpu.json", "llama2-13b", &e) < 0 &&
+	      strstr(e.msg, "/model") && cl.gpu.vtab.nt == 0);
 	json_decref(t);
 	json_decref(prov);
 }

@@ -195,6 +195,34 @@ static void profiles_of_the_wrong_kind(void)
 			 " where an acceptance profile was expected"), "%s", e.msg);
 }
 
+/* The files a config names are read when it loads: a bad bit trace or a
+ * bad arrival trace is an error of the config, at its pointer. */
+static void files_read_at_load(void)
+{
+	static const char head[] =
+		"{\"tenants\": [{\"protocol\": {\"kind\": \"sync\"},"
+		" \"device\": {\"draft_base_s\": 0.01,"
+		" \"prefill_per_token_s\": 0.001}, \"wan\": {\"rtt_s\": 0.05},";
+	struct cfg c;
+	struct err e;
+	char text[1024];
+
+	t_write("bad.bits", "0101x\n");
+	t_write("bad.csv", "arrival_s,prompt_tokens,output_tokens\n0,8,oops\n");
+	snprintf(text, sizeof(text), "%s \"workload\": {\"prompt_tokens\": 8,"
+		 " \"output_tokens\": 8}, \"acceptance\": {\"model\": "
+		 "\"trace\", \"file\": \"bad.bits\"}}]}", head);
+	CHECK(cfg_load(&c, t_write("a.json", text), NULL, 0, &e) < 0);
+	CHECK_MSG(strstr(e.msg, "a.json: /tenants/0/acceptance/file: ") &&
+		  strstr(e.msg, "bad.bits:1:"), "%s", e.msg);
+	snprintf(text, sizeof(text), "%s \"workload\": {\"arrival\": "
+		 "\"trace\", \"trace\": \"bad.csv\"},"
+		 " \"acceptance\": {\"alpha\": 0.7}}]}", head);
+	CHECK(cfg_load(&c, t_write("w.json", text), NULL, 0, &e) < 0);
+	CHECK_MSG(strstr(e.msg, "w.json: /tenants/0/workload/trace: ") &&
+		  strstr(e.msg, "bad.csv"), "%s", e.msg);
+}
+
 const struct tcase cfg_tests[] = {
 	{ "cfg: the small config loads with its values", loads_small },
 	{ "cfg: the resolved config is complete and stable",
@@ -205,5 +233,7 @@ const struct tcase cfg_tests[] = {
 	{ "cfg: the edge device is required unless cloud-only", device_needed },
 	{ "cfg: a profile of the wrong kind says so, and where it was named",
 	  profiles_of_the_wrong_kind },
+	{ "cfg: the traces a config names are read and checked at load",
+	  files_read_at_load },
 	{ 0 },
 };
