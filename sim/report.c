@@ -18,18 +18,10 @@ static void agg_add(struct agg *a, const struct tenant *t)
 	double tput = x->busy_s > 0 ? (double)x->tokens / x->busy_s : 0;
 
 	a->tenants++;
-	a->st.requests += x->requests;
-	a->st.tokens += x->tokens;
-	a->st.verdicts += x->verdicts;
-	a->st.judged += x->judged;
-	a->st.accepted += x->accepted;
-	a->st.drafted += x->drafted;
-	a->st.wasted += x->wasted;
-	a->st.bytes_up += x->bytes_up;
-	a->st.bytes_down += x->bytes_down;
-	a->st.prompt_sent += x->prompt_sent;
-	a->st.slo_met += x->slo_met;
-	a->st.slo_tokens += x->slo_tokens;
+#define ADD(name, meaning) a->st.name += x->name;
+	TENANT_COUNTERS(ADD)
+	REQ_COUNTERS(ADD)
+#undef ADD
 	a->st.busy_s += x->busy_s;
 	a->st.ttft_sum += x->ttft_sum;
 	a->st.tpot_sum += x->tpot_sum;

@@ -267,17 +267,9 @@ static void finish_request(struct sim *s, struct tenant *t)
 		send(s, t, true, MSG_DONE, 0, 0, 0);
 	st->requests++;
 	st->tokens += (uint64_t)q->n_out;
-	st->verdicts += q->verdicts;
-	st->judged += q->judged;
-	st->accepted += q->accepted;
-	st->drafted += q->drafted;
-	st->wasted += q->wasted;
-	st->bytes_up += q->bytes_up;
-	st->bytes_down += q->bytes_down;
-	st->blocks_sent += q->blocks_sent;
-	st->draft_sent += q->draft_sent;
-	st->verdict_msgs += q->verdict_msgs;
-	st->token_msgs += q->token_msgs;
+#define ADD(name, meaning) st->name += q->name;
+	REQ_COUNTERS(ADD)
+#undef ADD
 	st->busy_s += now - q->start_s;
 	st->ttft_sum += q->first_s - q->arrive_s;
 	st->tpot_sum += q->n_out > 1 ? (q->done_s - q->first_s) / (q->n_out - 1)

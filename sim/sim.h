@@ -36,25 +36,43 @@ RING_DEFINE(blk_ring, struct blk)
 RING_DEFINE(wl_ring, struct wl_row)  /* requests waiting to start */
 RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 
+/* The counters a request keeps, which its tenant, group and run sum:
+ * X(name, meaning). The message ledger (blocks_sent .. token_msgs) counts
+ * what was sent where it is made. */
+#define REQ_COUNTERS(X)                                                   \
+	X(verdicts, "verdicts that committed tokens")                     \
+	X(judged, "draft positions the target compared")                  \
+	X(accepted, "draft tokens accepted")                              \
+	X(drafted, "draft tokens made")                                   \
+	X(wasted, "draft tokens thrown away, never accepted")             \
+	X(bytes_up, "bytes sent from the edge to the cloud")              \
+	X(bytes_down, "bytes sent from the cloud to the edge")            \
+	X(blocks_sent, "draft blocks sent")                               \
+	X(draft_sent, "draft tokens sent")                                \
+	X(verdict_msgs, "verdict messages received")                      \
+	X(token_msgs, "token messages received")
+
+/* The counters a tenant keeps beside its requests' sums. */
+#define TENANT_COUNTERS(X)                                                \
+	X(requests, "requests finished")                                  \
+	X(tokens, "output tokens committed")                              \
+	X(prompt_sent, "prompt tokens sent to the cloud")                 \
+	X(slo_met, "requests that met both SLOs")                         \
+	X(slo_tokens, "output tokens of those requests")
+
+#define STAT_FIELD(name, meaning) uint64_t name;
+
 /* Per request counters; the row of requests.csv. */
 struct req_stat {
 	uint64_t index;        /* the tenant's request number */
 	double arrive_s, start_s, first_s, last_s, done_s;
 	int32_t prompt, n_out, committed;
-	uint64_t verdicts;     /* verdicts that committed tokens */
-	uint64_t judged;       /* draft positions the target compared */
-	uint64_t accepted;     /* draft tokens accepted */
-	uint64_t drafted;      /* draft tokens made */
-	uint64_t wasted;       /* draft tokens thrown away (never accepted) */
-	uint64_t bytes_up, bytes_down;
-	/* the message ledger: what was sent, counted where it is made */
-	uint64_t blocks_sent, draft_sent, verdict_msgs, token_msgs;
+	REQ_COUNTERS(STAT_FIELD)
 };
 
 struct tenant_stat {
-	uint64_t requests, tokens, verdicts, judged, accepted, drafted, wasted;
-	uint64_t bytes_up, bytes_down, prompt_sent, slo_met, slo_tokens;
-	uint64_t blocks_sent, draft_sent, verdict_msgs, token_msgs;
+	TENANT_COUNTERS(STAT_FIELD)
+	REQ_COUNTERS(STAT_FIELD)
 	double busy_s;         /* time with a request in progress */
 	double ttft_sum, tpot_sum;
 	struct sketch itl;     /* gaps between committed tokens */
