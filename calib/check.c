@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static void add_row(struct check *k, const char *name, double pred,
 		    double meas, double bound)
@@ -40,18 +39,6 @@ static void add_row(struct check *k, const char *name, double pred,
 	r->measured_s = meas;
 	r->rel_error = (pred - meas) / meas;
 	r->bound = bound;
-}
-
-/* Writes v to a new temporary file (its name into path, 64 bytes). */
-static int temp_json(char *path, const json_t *v, struct err *e)
-{
-	int fd;
-
-	snprintf(path, 64, "/tmp/hybridspec-check-XXXXXX");
-	if ((fd = mkstemp(path)) < 0)
-		return err_set(e, "cannot create a temporary file in /tmp");
-	close(fd);
-	return jx_save(path, v, e);
 }
 
 /* A real greedy generation: prefill of prompt[0..np) in blocks, then
@@ -86,12 +73,13 @@ static void real_steps(struct calib_model *c, const int *prompt, int np,
 	free(logits);
 }
 
-/* The simulator's mean inter-token time of one edge-only tenant. */
-static int sim_itl_s(const char *profile, int np, int steps, double *itl,
+/* The simulator's mean inter-token time of one edge-only tenant whose
+ * device is profile (borrowed, given inline). */
+static int sim_itl_s(json_t *profile, int np, int steps, double *itl,
 		     struct err *e)
 {
 	json_t *doc = json_pack(
-		"{s:s,s:[{s:s,s:{s:s},s:{s:s},s:{s:f},s:{s:i,s:i,s:i}}]}", "name",
+		"{s:s,s:[{s:s,s:{s:s},s:{s:O},s:{s:f},s:{s:i,s:i,s:i}}]}", "name",
 		"calib-check", "tenants", "name", "edge", "protocol", "kind",
 		"edge_only", "device", "profile", profile, "wan", "rtt_s", 0.05,
 		"workload", "requests",
@@ -138,7 +126,7 @@ static int check_edge(struct check *k, const struct check_opts *o,
 	struct calib_model c;
 	struct llama_state st;
 	json_t *profile, *none, *fit, *sec;
-	char path[64], name[160];
+	char name[160];
 	int rc = -1;
 
 	if (calib_model_init(&c, o->draft, NULL, o->draft_quant, o->threads, 0,
@@ -184,14 +172,11 @@ static int check_edge(struct check *k, const struct check_opts *o,
 	json_object_set_new(fit, "draft_per_ctx_s", json_real(b));
 	json_object_set_new(fit, "draft_max_rel_residual", json_real(res));
 	json_object_set_new(profile, "device", json_string("this machine"));
-	if (temp_json(path, profile, e) == 0) {
-		if (sim_itl_s(path, np, steps, &pred, e) == 0) {
-			snprintf(name, sizeof(name), "edge %s %s: time per token",
-				 c.name, c.quant);
-			add_row(k, name, pred, meas, o->quick ? 0.5 : 0.05);
-			rc = 0;
-		}
-		remove(path);
+	if (sim_itl_s(profile, np, steps, &pred, e) == 0) {
+		snprintf(name, sizeof(name), "edge %s %s: time per token",
+			 c.name, c.quant);
+		add_row(k, name, pred, meas, o->quick ? 0.5 : 0.05);
+		rc = 0;
 	}
 	json_decref(profile);
 	calib_model_release(&c);

@@ -88,7 +88,13 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 	out->vocab = 0;
 	if (jx_object(x, v, p, keys) < 0)
 		return -1;
-	if (json_object_get(v, "profile")) {
+	if (json_is_object(json_object_get(v, "profile"))) {
+		/* a profile given inline, as calib check gives its own */
+		if (prof_edge_parse(json_object_get(v, "profile"),
+				    "the inline profile", &pe, x->err) < 0)
+			return err_prefix(x->err, "%s: %s/profile", x->file, p);
+		out->vocab = pe.vocab;
+	} else if (json_object_get(v, "profile")) {
 		if (read_file_key(x, v, p, "profile", &out->profile) < 0)
 			return -1;
 		if (prof_edge_load(out->profile, &pe, x->err) < 0)

@@ -60,8 +60,8 @@ struct cfg_device {
 	/* prompt prefill of n tokens on the edge:
 	 * prefill_base_s + prefill_per_token_s * n */
 	double prefill_base_s, prefill_per_token_s;
-	const char *profile; /* borrowed from doc: the edge profile the costs
-				came from, or NULL */
+	const char *profile; /* borrowed from doc: the edge profile file the
+				costs came from, or NULL (none, or inline) */
 	int vocab;           /* the profile's draft vocabulary; 0 unknown */
 };
 

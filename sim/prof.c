@@ -164,22 +164,21 @@ int prof_kind_check(const char *file, const json_t *doc, const char *want,
 		       file, got_what, got, want_what);
 }
 
-int prof_edge_load(const char *path, struct prof_edge *p, struct err *e)
+int prof_edge_parse(const json_t *cdoc, const char *path, struct prof_edge *p,
+		    struct err *e)
 {
 	static const char *const keys[] = { "kind", "device", "derived",
 		"derivation", "model", "quant", "threads", "kernel", "stream_gbs", "peak_gflops",
 		"draft", "prefill", "fit", "provenance", NULL };
 	static const char *const kinds[] = { "edge", NULL };
 	struct jx x = { .file = path, .err = e };
-	json_t *doc = jx_load(path, e);
+	json_t *doc = (json_t *)cdoc; /* jx reads, never writes, here */
 	const char *s;
 	long long threads;
 	double gbs;
 	int kind, rc = -1;
 
 	*p = (struct prof_edge){ 0 };
-	if (!doc)
-		return -1;
 	if (prof_kind_check(path, doc, "edge", e) < 0 ||
 	    jx_object(&x, doc, "", keys) < 0 ||
 	    jx_enum(&x, doc, "", "kind", kinds, NULL, &kind) < 0 ||
@@ -205,6 +204,18 @@ int prof_edge_load(const char *path, struct prof_edge *p, struct err *e)
 		goto out;
 	rc = 0;
 out:
+	return rc;
+}
+
+int prof_edge_load(const char *path, struct prof_edge *p, struct err *e)
+{
+	json_t *doc = jx_load(path, e);
+	int rc;
+
+	*p = (struct prof_edge){ 0 };
+	if (!doc)
+		return -1;
+	rc = prof_edge_parse(doc, path, p, e);
 	json_decref(doc);
 	return rc;
 }
