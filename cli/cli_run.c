@@ -127,6 +127,8 @@ int cli_run(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(run_help, stdout);
+			fputs("\nthe printed table's columns:\n", stdout);
+			rep_legend(stdout);
 			cli_sets_release(&sets);
 			return CLI_OK;
 		default:

@@ -4,6 +4,7 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct agg {
@@ -213,17 +214,62 @@ static double num(const json_t *o, const char *path)
 	return num(json_object_get(o, key), dot + 1);
 }
 
+/* The printed table's columns: the heading, the figure's place in a
+ * group's summary, the scale to the unit shown, the format, and what it
+ * means (the legend). */
+static const struct column {
+	const char *head, *path;
+	double scale;
+	const char *fmt, *meaning;
+} columns[] = {
+	{ "reqs", "requests", 1, "%6.0f", "requests finished" },
+	{ "tokens", "tokens", 1, "%9.0f", "output tokens committed" },
+	{ "ttft50_s", "ttft_s.p50", 1, "%9.3f",
+	  "time to first token, median, seconds" },
+	{ "ttft99_s", "ttft_s.p99", 1, "%9.3f",
+	  "time to first token, 99th percentile, seconds" },
+	{ "itl_ms", "itl_s.mean", 1e3, "%8.2f",
+	  "inter-token latency (gap between committed tokens), mean, ms" },
+	{ "itl99ms", "itl_s.p99", 1e3, "%8.2f",
+	  "inter-token latency, 99th percentile, ms" },
+	{ "tpot_ms", "tpot_s", 1e3, "%8.2f",
+	  "time per output token after the first, mean over requests, ms" },
+	{ "alpha", "alpha", 1, "%6.3f",
+	  "share of the draft positions compared that the target accepted" },
+	{ "tok/v", "tokens_per_verdict", 1, "%6.2f",
+	  "tokens committed per verdict (per verification round)" },
+	{ "tok/s/t", "tokens_per_s_per_tenant", 1, "%7.1f",
+	  "tokens per second of a tenant while it has a request, mean" },
+	{ "slo%", "slo_attainment", 100, "%6.1f",
+	  "share of requests that met both the TTFT and the TPOT SLO, %" },
+};
+#define N_COLUMNS (sizeof(columns) / sizeof(columns[0]))
+
+/* a column's width: its format's, e.g. 9 of "%9.3f" */
+static int col_width(const struct column *c)
+{
+	return atoi(c->fmt + 1);
+}
+
 static void print_row(FILE *f, const char *name, const char *proto,
 		      const json_t *g)
 {
-	fprintf(f, "%-14s %-10s %6.0f %9.0f %8.1f %8.1f %8.2f %8.2f %8.2f "
-		"%6.3f %6.2f %7.1f %6.1f%%\n", name, proto, num(g, "requests"),
-		num(g, "tokens"), 1e3 * num(g, "ttft_s.p50"),
-		1e3 * num(g, "ttft_s.p99"), 1e3 * num(g, "itl_s.mean"),
-		1e3 * num(g, "itl_s.p99"), 1e3 * num(g, "tpot_s"),
-		num(g, "alpha"), num(g, "tokens_per_verdict"),
-		num(g, "tokens_per_s_per_tenant"),
-		100 * num(g, "slo_attainment"));
+	fprintf(f, "%-14s %-10s", name, proto);
+	for (size_t i = 0; i < N_COLUMNS; i++) {
+		fputc(' ', f);
+		fprintf(f, columns[i].fmt, columns[i].scale * num(g, columns[i].path));
+	}
+	fputc('\n', f);
+}
+
+void rep_legend(FILE *f)
+{
+	for (size_t i = 0; i < N_COLUMNS; i++)
+		fprintf(f, "  %-9s %s\n", columns[i].head, columns[i].meaning);
+	fprintf(f, "  ITL p50 can be 0: a verdict commits its accepted tokens "
+		   "together, and the gaps\n  between them are 0. cloud: stale "
+		   "blocks dropped are async blocks drafted\n  before a "
+		   "rejection, dropped unverified at the cloud.\n");
 }
 
 void rep_print(const json_t *sum, FILE *f)
@@ -231,10 +277,10 @@ void rep_print(const json_t *sum, FILE *f)
 	const json_t *groups = json_object_get(sum, "groups");
 	const json_t *cl = json_object_get(sum, "cloud");
 
-	fprintf(f, "%-14s %-10s %6s %9s %8s %8s %8s %8s %8s %6s %6s %7s %7s\n",
-		"group", "protocol", "reqs", "tokens", "ttft50ms", "ttft99ms",
-		"itl_ms", "itl99ms", "tpot_ms", "alpha", "tok/v", "tok/s/t",
-		"slo");
+	fprintf(f, "%-14s %-10s", "group", "protocol");
+	for (size_t i = 0; i < N_COLUMNS; i++)
+		fprintf(f, " %*s", col_width(&columns[i]), columns[i].head);
+	fputc('\n', f);
 	for (size_t i = 0; i < json_array_size(groups); i++) {
 		const json_t *g = json_array_get(groups, i);
 

@@ -28,5 +28,7 @@ void rep_tenants_csv(const struct sim *s, FILE *f);
 
 /* A short readable table of summary (as rep_summary makes it). */
 void rep_print(const json_t *summary, FILE *f);
+/* What each of the table's columns means, a line each. */
+void rep_legend(FILE *f);
 
 #endif

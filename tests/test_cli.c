@@ -135,6 +135,9 @@ static void version_and_help(void)
 	};
 	char out[16384], args[64];
 
+	CHECK(t_run("run --help", out, sizeof(out)) == 0 &&
+	      strstr(out, "the printed table's columns:") &&
+	      strstr(out, "  tok/v     tokens committed per verdict"));
 	CHECK(t_run("--version", out, sizeof(out)) == 0 &&
 	      !strncmp(out, "hybridspec ", 11) && strstr(out, "built with CC="));
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
