@@ -26,7 +26,6 @@
 #define HDR_BYTES (66 + LINK_APP_HEADER_BYTES) /* default header + framing */
 #define BPS 1e12                               /* links in the checks */
 
-static char tmpdir[64];
 
 /* Network time of one round: RTT plus the block and verdict on the wire. */
 static double tnet_of(double rtt, int gamma)
@@ -35,41 +34,32 @@ static double tnet_of(double rtt, int gamma)
 	       8.0 * (HDR_BYTES + 2 * LINK_TOKEN_BYTES) / BPS;
 }
 
-/* Runs a config given as text (placed in tmpdir, where its tables are);
- * returns its summary (caller decrefs). */
+/* Runs a config given as text, its tables inline; returns its summary
+ * (caller decrefs). */
 static json_t *simulate(const char *text, struct err *e)
 {
-	char label[128];
 	json_t *doc = json_loads(text, 0, NULL), *sum;
 	struct cfg c;
 
 	HS_ASSERT(doc != NULL); /* the checks' own text */
-	snprintf(label, sizeof(label), "%s/check.json", tmpdir);
-	if (cfg_parse(&c, doc, label, NULL, 0, e) < 0)
+	if (cfg_parse(&c, doc, "the formulas check", NULL, 0, e) < 0)
 		return NULL;
 	sum = rep_simulate(&c, e);
 	cfg_release(&c);
 	return sum;
 }
 
-/* A table file whose every entry is v: iterations cost v whatever their
- * size, or t0 + t1 * tokens when t1 > 0. Returns its name. */
+/* A verify table, as inline JSON, whose every entry is v: iterations cost
+ * v whatever their size, or t0 + t1 * tokens when t1 > 0. Static buffer,
+ * overwritten by the next call. */
 static const char *table(double v, double per_token)
 {
-	static char name[32];
-	static int k;
-	char path[128];
-	FILE *f;
+	static char text[256];
 
-	snprintf(name, sizeof(name), "cost%d.json", k++);
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	f = fopen(path, "w");
-	HS_ASSERT(f != NULL);
-	fprintf(f, "{\"gpu\": \"H100-SXM\", \"tokens\": [1, 4096], \"ctx\": [1],"
-		" \"seconds\": [[%.17g], [%.17g]]}\n", v + per_token,
-		v + per_token * 4096);
-	fclose(f);
-	return name;
+	snprintf(text, sizeof(text), "{\"gpu\": \"H100-SXM\", \"tokens\": [1, 4096],"
+		 " \"ctx\": [1], \"seconds\": [[%.17g], [%.17g]]}", v + per_token,
+		 v + per_token * 4096);
+	return text;
 }
 
 struct spec_case {
@@ -92,7 +82,7 @@ static json_t *run_spec(const struct spec_case *k, struct err *e)
 		 " \"output_tokens\": %ld}, \"acceptance\": {\"alpha\": %.17g},"
 		 " \"wan\": {\"rtt_s\": %.17g, \"up_bps\": %g, \"down_bps\": %g}}],"
 		 " \"cloud\": {\"policy\": \"dedicated\", \"gpu\": {\"table\":"
-		 " \"%s\"}}}", k->kind, k->gamma, k->window, k->tenants, k->d,
+		 " %s}}}", k->kind, k->gamma, k->window, k->tenants, k->d,
 		 k->out_tokens, k->alpha, k->rtt, BPS, BPS, table(k->v, 0));
 	return simulate(text, e);
 }
@@ -304,7 +294,7 @@ static int check_queueing(struct checks *cs, struct err *e)
 			 " \"output_tokens\": 1}, \"wan\": {\"rtt_s\": %g,"
 			 " \"up_bps\": %g, \"down_bps\": %g}}],"
 			 " \"cloud\": {\"max_batch_tokens\": 16, \"gpu\":"
-			 " {\"table\": \"%s\"}}}", n, rhos[i] / (v * n), rtt, BPS,
+			 " {\"table\": %s}}}", n, rhos[i] / (v * n), rtt, BPS,
 			 BPS, table(v, 0));
 		if (!(sum = simulate(text, e)))
 			return -1;
@@ -338,7 +328,7 @@ static int check_capacity(struct checks *cs, struct err *e)
 		 " \"prompt_tokens\": 4, \"output_tokens\": 1000000},"
 		 " \"acceptance\": {\"alpha\": 0.8}, \"wan\": {\"rtt_s\": 0.05}}],"
 		 " \"cloud\": {\"max_batch_tokens\": %d, \"kv_capacity_tokens\":"
-		 " 1000000000, \"gpu\": {\"table\": \"%s\"}}}", horizon, gamma,
+		 " 1000000000, \"gpu\": {\"table\": %s}}}", horizon, gamma,
 		 budget, table(t0, t1));
 	if (!(sum = simulate(text, e)))
 		return -1;
@@ -352,18 +342,9 @@ static int check_capacity(struct checks *cs, struct err *e)
 
 static int run_checks(struct checks *cs, struct err *e)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/hybridspec-formulas-XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return err_set(e, "cannot make a temporary folder");
-	int rc = check_sync(cs, e) < 0 || check_leviathan(cs, e) < 0 ||
-		 check_async(cs, e) < 0 || check_queueing(cs, e) < 0 ||
-		 check_capacity(cs, e) < 0 ? -1 : 0;
-	char cmd[96];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "hybridspec: could not remove %s\n", tmpdir);
-	return rc;
+	return check_sync(cs, e) < 0 || check_leviathan(cs, e) < 0 ||
+	       check_async(cs, e) < 0 || check_queueing(cs, e) < 0 ||
+	       check_capacity(cs, e) < 0 ? -1 : 0;
 }
 
 #define MAX_REL_ERROR 0.01
@@ -422,9 +403,6 @@ static int print_table(struct err *e)
 	const double d = 0.025, v = 0.006;
 	int rc = 0;
 
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/hybridspec-formulas-XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return err_set(e, "cannot make a temporary folder");
 	printf("| RTT ms | gamma | alpha | paper bound ms | renewal ms | "
 	       "simulated ms | paper error | renewal error |\n"
 	       "|---|---|---|---|---|---|---|---|\n");
@@ -454,13 +432,6 @@ static int print_table(struct err *e)
 				json_decref(sum);
 			}
 		}
-	}
-	{
-		char cmd[96];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "hybridspec: could not remove %s\n", tmpdir);
 	}
 	return rc;
 }

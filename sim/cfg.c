@@ -313,7 +313,9 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 		   &out->overhead_s) < 0)
 		return -1;
 	out->preset = gpu_preset_names()[preset];
-	if (json_object_get(v, "table"))
+	/* a table given inline is read with the model, in read_cloud */
+	if (json_object_get(v, "table") &&
+	    !json_is_object(json_object_get(v, "table")))
 		return read_file_key(x, v, p, "table", &out->table);
 	return 0;
 }
@@ -327,6 +329,7 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 	static const char *const routers[] = { "round_robin", "least_loaded",
 					       NULL };
 	const struct gpu_preset *gp;
+	const json_t *inline_table;
 	char cp[JX_PTR_MAX];
 	double free_bytes;
 	int router, policy, model;
@@ -349,6 +352,11 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 	out->router = (enum router_kind)router;
 	out->policy = (enum sched_policy)policy;
 	out->model = shape_find(shape_names()[model]);
+	inline_table = json_object_get(json_object_get(v, "gpu"), "table");
+	if (json_is_object(inline_table) &&
+	    vtab_parse(&out->gpu.vtab, inline_table, "the inline table",
+		       out->model->name, x->err) < 0)
+		return err_prefix(x->err, "%s: %s/gpu/table", x->file, p);
 	if (out->gpu.table &&
 	    vtab_load(&out->gpu.vtab, out->gpu.table, out->model->name,
 		      x->err) < 0)
