@@ -9,21 +9,9 @@
 #include "report.h"
 #include "rt.h"
 #include "sim.h"
+#include "trace.h"
 
 #include <stdlib.h>
-
-/* The Perfetto trace's header: one process a track kind, in the order of
- * sim.c's TRACE_* ids (1 to 5). */
-static void trace_begin(FILE *f)
-{
-	static const char *const names[] = { "edge drafting", "uplink",
-					     "downlink", "cloud queue", "GPU" };
-
-	fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", f);
-	for (int i = 0; i < 5; i++)
-		fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
-			"\"args\":{\"name\":\"%s\"}},\n", i + 1, names[i]);
-}
 
 /* Writes a file of the results from a string it then frees. */
 static int put(struct od *o, const char *name, char *text, struct err *e)
@@ -54,6 +42,8 @@ int rundir_write(const struct cfg *c, const char *dir,
 {
 	struct sim_opts opt = { .trace_tenants = o->trace_tenants,
 				.stop = o->stop };
+	struct trace tr;
+	FILE *trace_f = NULL;
 	struct od out = { 0 };
 	struct sim s;
 	bool made = false;
@@ -65,12 +55,14 @@ int rundir_write(const struct cfg *c, const char *dir,
 	*r = (struct rundir_result){ 0 };
 	if (od_begin(&out, dir, e) < 0 ||
 	    (o->tables && !(opt.requests_csv = od_open(&out, "requests.csv", e))) ||
-	    (o->trace && !(opt.trace = od_open(&out, "trace.json", e))))
+	    (o->trace && !(trace_f = od_open(&out, "trace.json", e))))
 		goto done;
 	if (opt.requests_csv)
 		fputs(REP_REQUESTS_HEADER, opt.requests_csv);
-	if (opt.trace)
-		trace_begin(opt.trace);
+	if (trace_f) {
+		trace_begin(&tr, trace_f);
+		opt.trace = &tr;
+	}
 	sim_init(&s, c, opt, e);
 	made = true;
 	if (sim_run(&s) < 0) {
@@ -81,8 +73,8 @@ int rundir_write(const struct cfg *c, const char *dir,
 	r->wall_s = rt_now_s() - t0;
 	r->events = s.events;
 	if (opt.trace)
-		fputs("\n]}\n", opt.trace);
-	if (close_file(&opt.trace, "trace.json", e) < 0 ||
+		trace_end(opt.trace);
+	if (close_file(&trace_f, "trace.json", e) < 0 ||
 	    close_file(&opt.requests_csv, "requests.csv", e) < 0)
 		goto done;
 	r->summary = rep_summary(&s);
@@ -104,7 +96,7 @@ int rundir_write(const struct cfg *c, const char *dir,
 	if (rc == 0 && (stopped(o) || od_commit(&out, e) < 0))
 		rc = -1;
 done:
-	close_file(&opt.trace, "trace.json", NULL);
+	close_file(&trace_f, "trace.json", NULL);
 	close_file(&opt.requests_csv, "requests.csv", NULL);
 	if (made)
 		sim_release(&s);

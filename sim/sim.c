@@ -39,11 +39,6 @@ enum msg_kind {
 	MSG_TOKEN,   /* down: cloud-only: one token */
 };
 
-#define TRACE_EDGE 1
-#define TRACE_UP 2
-#define TRACE_DOWN 3
-#define TRACE_QUEUE 4
-#define TRACE_GPU 5
 
 static const struct cfg_group *group(const struct sim *s, const struct tenant *t)
 {
@@ -65,23 +60,6 @@ static void push(struct sim *s, double t_s, enum ev_kind k, uint32_t id)
 static bool traced(const struct sim *s, uint32_t tenant)
 {
 	return s->opt.trace && tenant < s->opt.trace_tenants;
-}
-
-static void trace_span(struct sim *s, int pid, uint32_t track, const char *name,
-		       double t0_s, double t1_s, const char *args_fmt, long a,
-		       long b)
-{
-	FILE *f = s->opt.trace;
-
-	fprintf(f, "%s{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%u,"
-		"\"ts\":%.3f,\"dur\":%.3f", s->trace_events++ ? ",\n" : "",
-		name, pid, track, t0_s * 1e6, (t1_s - t0_s) * 1e6);
-	if (args_fmt) {
-		fputs(",\"args\":{", f);
-		fprintf(f, args_fmt, a, b);
-		fputc('}', f);
-	}
-	fputc('}', f);
 }
 
 /* ---- costs of the edge ---- */
@@ -131,7 +109,8 @@ static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
 	else
 		t->rq.bytes_down += m.bytes;
 	if (traced(s, tid(s, t)))
-		trace_span(s, up ? TRACE_UP : TRACE_DOWN, tid(s, t),
+		trace_span(s->opt.trace, up ? TRACE_UP : TRACE_DOWN,
+			   tid(s, t),
 			   kind == MSG_PROMPT ? "prompt" : kind == MSG_BLOCK ?
 			   "block" : kind == MSG_DONE ? "done" : kind ==
 			   MSG_VERDICT ? "verdict" : "token", now, at,
@@ -219,9 +198,15 @@ static void start_next(struct sim *s, struct tenant *t)
 		t->st.prompt_sent += (uint64_t)r.prompt;
 		send(s, t, true, MSG_PROMPT, r.prompt, r.output, r.prompt);
 	}
-	if (g->proto.caps.uses_edge)
-		push(s, now + d->prefill_base_s + d->prefill_per_token_s * r.prompt,
-		     EV_EDGE_PREFILL, tid(s, t));
+	if (g->proto.caps.uses_edge) {
+		double done = now + d->prefill_base_s +
+			      d->prefill_per_token_s * r.prompt;
+
+		if (traced(s, tid(s, t)))
+			trace_span(s->opt.trace, TRACE_EDGE, tid(s, t), "prefill",
+				   now, done, "\"prompt_tokens\":%ld", r.prompt, 0);
+		push(s, done, EV_EDGE_PREFILL, tid(s, t));
+	}
 }
 
 static bool meets_slo(const struct sim *s, const struct req_stat *q)
@@ -340,7 +325,8 @@ static void on_draft(struct sim *s, struct tenant *t)
 	t->drafting = false;
 	t->rq.drafted += (uint64_t)t->draft_g;
 	if (traced(s, tid(s, t)))
-		trace_span(s, TRACE_EDGE, tid(s, t), "draft", t->draft_start_s,
+		trace_span(s->opt.trace, TRACE_EDGE, tid(s, t), "draft",
+			   t->draft_start_s,
 			   s->q.now_s, "\"tokens\":%ld,\"epoch\":%ld",
 			   t->draft_g, t->epoch);
 	blk_ring_push(&t->inflight, (struct blk){ .epoch = t->epoch, .g = t->draft_g,
@@ -872,7 +858,8 @@ static void try_start(struct sim *s, uint32_t ri)
 		cb.tok_ctx_sum += it->tokens * (ctx + (it->tokens + 1) / 2.0);
 		sk_add(&r->queue_wait, now - t->queued_s);
 		if (traced(s, it->tenant) && now > t->queued_s)
-			trace_span(s, TRACE_QUEUE, it->tenant, "queued",
+			trace_span(s->opt.trace, TRACE_QUEUE, it->tenant,
+				   "queued",
 				   t->queued_s, now, NULL, 0, 0);
 		if (it->kind == ITEM_PREFILL)
 			t->queued_s = now; /* the rest waits from now on */
@@ -886,8 +873,8 @@ static void try_start(struct sim *s, uint32_t ri)
 	r->batches++;
 	r->tokens += (uint64_t)cb.tokens;
 	sk_add(&r->batch_tokens, (double)cb.tokens);
-	if (s->opt.trace && s->trace_events < 2000000)
-		trace_span(s, TRACE_GPU, ri, "batch", now, now + t_s,
+	if (s->opt.trace && s->opt.trace->spans < s->opt.trace->max_spans)
+		trace_span(s->opt.trace, TRACE_GPU, ri, "batch", now, now + t_s,
 			   "\"tokens\":%ld,\"sequences\":%ld", cb.tokens, cb.seqs);
 	push(s, now + t_s, EV_BATCH, ri);
 }
@@ -976,6 +963,24 @@ static void on_batch(struct sim *s, uint32_t ri)
 
 /* ---- set-up and the loop ---- */
 
+/* Names the trace's tracks: a traced tenant's on the edge, the links and
+ * the cloud queue, each replica's on the GPU. */
+static void name_tracks(struct sim *s)
+{
+	static const enum trace_kind per_tenant[] = { TRACE_EDGE, TRACE_UP,
+		TRACE_DOWN, TRACE_QUEUE };
+
+	if (!s->opt.trace)
+		return;
+	for (uint32_t i = 0; i < s->n_tenants && traced(s, i); i++)
+		for (size_t k = 0; k < 4; k++)
+			trace_name(s->opt.trace, per_tenant[k], i,
+				   "tenant %u (%s #%u)", i, group(s, &s->t[i])->name,
+				   s->t[i].gindex);
+	for (uint32_t r = 0; r < s->n_replicas; r++)
+		trace_name(s->opt.trace, TRACE_GPU, r, "replica %u", r);
+}
+
 void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 	      struct err *e)
 {
@@ -1027,6 +1032,7 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 			sk_init(&t->st.ttft);
 		}
 	}
+	name_tracks(s);
 }
 
 void sim_release(struct sim *s)

@@ -22,6 +22,7 @@
 #include "link.h"
 #include "ring.h"
 #include "sketch.h"
+#include "trace.h"
 #include "workload.h"
 
 /* A draft block, on the edge (in flight) or queued at the cloud. */
@@ -135,7 +136,7 @@ struct replica {
 };
 
 struct sim_opts {
-	FILE *trace;               /* borrowed: Chrome trace, or NULL */
+	struct trace *trace;       /* borrowed: the trace, or NULL */
 	uint32_t trace_tenants;    /* tenants with tracks in the trace */
 	FILE *requests_csv;        /* borrowed: a row per finished request */
 	/* borrowed, or NULL: a flag a signal handler sets; once it is
@@ -157,7 +158,6 @@ struct sim {
 	const struct sched_ops *sched; /* the policy's (sim.c's table) */
 	uint32_t *group_first;     /* (n_groups + 1) first tenant of each */
 	uint64_t events, stale_dropped, segment_discarded, requests_done;
-	uint64_t trace_events;
 	double end_s;              /* time of the last event */
 	struct err *err;           /* borrowed: a run-time input error */
 	bool failed;

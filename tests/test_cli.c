@@ -261,6 +261,28 @@ static void run_deterministic(void)
 	snprintf(args, sizeof(args), "%s/r0/trace.json", t_tmpdir());
 	trace = json_load_file(args, 0, NULL);
 	CHECK(json_array_size(json_object_get(trace, "traceEvents")) > 100);
+	{
+		/* every track named after its tenant or replica; the edge's
+		 * prompt prefill is a span */
+		json_t *ev, *evs = json_object_get(trace, "traceEvents");
+		size_t i;
+		int tenant0 = 0, replica0 = 0, prefill = 0;
+
+		json_array_foreach(evs, i, ev) {
+			const char *name = json_string_value(json_object_get(ev, "name"));
+			const char *arg = json_string_value(json_object_get(
+				json_object_get(ev, "args"), "name"));
+
+			if (!strcmp(name, "thread_name") && arg) {
+				tenant0 += !strncmp(arg, "tenant 0 (", 10);
+				replica0 += !strcmp(arg, "replica 0");
+			}
+			prefill += !strcmp(name, "prefill");
+		}
+		CHECK_MSG(tenant0 == 4 && replica0 == 1 && prefill > 0,
+			  "tenant 0 named on %d tracks, replica 0 on %d, %d prefills",
+			  tenant0, replica0, prefill);
+	}
 	json_decref(trace);
 	CHECK(t_exists("r0/perf.json"));
 }
