@@ -2,10 +2,11 @@
  *
  * Invariants, per tenant with a request in progress:
  *  - rq.committed <= rq.n_out: a token is committed once, never past the end;
- *  - ahead = tokens in inflight blocks + draft_g if drafting; all of them
- *    belong to the current epoch, and committed + ahead <= n_out;
- *  - inflight holds at most window blocks, oldest first;
- *  - the cloud verifies only blocks of its current epoch (cloud_epoch);
+ *  - edge.ahead = tokens in edge.inflight blocks + edge.draft_g if
+ *    drafting; all of them belong to edge.epoch, and committed + ahead <=
+ *    n_out;
+ *  - edge.inflight holds at most window blocks, oldest first;
+ *  - the cloud verifies only blocks of its current epoch (cloud.epoch);
  *    older ones are dropped unverified when they arrive or reach the head.
  * A replica is busy while EV_BATCH is pending; its batch[] lists the items of
  * that iteration. Each tenant is at most once in a replica's ready FIFO and
@@ -95,7 +96,7 @@ static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
 	double now = s->q.now_s, one_way = dist_sample(&w->rtt_s, t->r_net) / 2;
 	int losses = 0;
 	struct link_msg m = {
-		.kind = kind, .epoch = t->epoch, .a = a, .b = b,
+		.kind = kind, .epoch = t->edge.epoch, .a = a, .b = b,
 		.bytes = (uint32_t)(w->header_bytes + LINK_APP_HEADER_BYTES +
 				    LINK_TOKEN_BYTES * tokens),
 	};
@@ -192,8 +193,8 @@ static void start_next(struct sim *s, struct tenant *t)
 		.prompt = r.prompt, .n_out = r.output,
 	};
 	sk_reset(&t->rq_itl);
-	t->ahead = 0;
-	HS_ASSERT(t->inflight.n == 0 && !t->drafting);
+	t->edge.ahead = 0;
+	HS_ASSERT(t->edge.inflight.n == 0 && !t->edge.drafting);
 	if (g->proto.caps.uses_cloud) {
 		t->st.prompt_sent += (uint64_t)r.prompt;
 		send(s, t, true, MSG_PROMPT, r.prompt, r.output, r.prompt);
@@ -302,58 +303,58 @@ static void commit(struct sim *s, struct tenant *t, int32_t c)
 static void maybe_draft(struct sim *s, struct tenant *t)
 {
 	const struct cfg_group *g = group(s, t);
-	int32_t left = t->rq.n_out - t->rq.committed - t->ahead, n;
+	int32_t left = t->rq.n_out - t->rq.committed - t->edge.ahead, n;
 	double now = s->q.now_s;
 
-	if (t->drafting || t->inflight.n >= (uint32_t)g->proto.window || left <= 0)
+	if (t->edge.drafting || t->edge.inflight.n >= (uint32_t)g->proto.window || left <= 0)
 		return;
 	n = left < g->proto.gamma ? left : g->proto.gamma;
-	t->drafting = true;
-	t->draft_g = n;
-	t->draft_ctx0 = t->rq.prompt + t->rq.committed + t->ahead;
-	t->draft_start_s = now;
-	t->ahead += n;
-	t->draft_ev = eq_push(&s->q, now + draft_s(&g->device, t->draft_ctx0, n),
+	t->edge.drafting = true;
+	t->edge.draft_g = n;
+	t->edge.draft_ctx0 = t->rq.prompt + t->rq.committed + t->edge.ahead;
+	t->edge.draft_start_s = now;
+	t->edge.ahead += n;
+	t->edge.draft_ev = eq_push(&s->q, now + draft_s(&g->device, t->edge.draft_ctx0, n),
 			      0, (struct eq_event){ .kind = EV_DRAFT,
 						    .id = tid(s, t) });
 }
 
 static void on_draft(struct sim *s, struct tenant *t)
 {
-	int32_t base = t->rq.committed + t->ahead - t->draft_g;
+	int32_t base = t->rq.committed + t->edge.ahead - t->edge.draft_g;
 
-	t->drafting = false;
-	t->rq.drafted += (uint64_t)t->draft_g;
+	t->edge.drafting = false;
+	t->rq.drafted += (uint64_t)t->edge.draft_g;
 	if (traced(s, tid(s, t)))
 		trace_span(s->opt.trace, TRACE_EDGE, tid(s, t), "draft",
-			   t->draft_start_s,
+			   t->edge.draft_start_s,
 			   s->q.now_s, "\"tokens\":%ld,\"epoch\":%ld",
-			   t->draft_g, t->epoch);
-	blk_ring_push(&t->inflight, (struct blk){ .epoch = t->epoch, .g = t->draft_g,
+			   t->edge.draft_g, t->edge.epoch);
+	blk_ring_push(&t->edge.inflight, (struct blk){ .epoch = t->edge.epoch, .g = t->edge.draft_g,
 					      .base = base });
 	t->rq.blocks_sent++;
-	t->rq.draft_sent += (uint64_t)t->draft_g;
-	send(s, t, true, MSG_BLOCK, t->draft_g, base, t->draft_g);
+	t->rq.draft_sent += (uint64_t)t->edge.draft_g;
+	send(s, t, true, MSG_BLOCK, t->edge.draft_g, base, t->edge.draft_g);
 	maybe_draft(s, t);
 }
 
 /* Throws away every draft of the current epoch (in flight or in progress). */
 static void discard_drafts(struct sim *s, struct tenant *t)
 {
-	while (t->inflight.n)
-		t->rq.wasted += (uint64_t)blk_ring_pop(&t->inflight).g;
-	if (t->drafting) {
-		int32_t done = drafted_by(&group(s, t)->device, t->draft_ctx0,
-					  t->draft_start_s, s->q.now_s);
+	while (t->edge.inflight.n)
+		t->rq.wasted += (uint64_t)blk_ring_pop(&t->edge.inflight).g;
+	if (t->edge.drafting) {
+		int32_t done = drafted_by(&group(s, t)->device, t->edge.draft_ctx0,
+					  t->edge.draft_start_s, s->q.now_s);
 
-		if (done > t->draft_g)
-			done = t->draft_g;
+		if (done > t->edge.draft_g)
+			done = t->edge.draft_g;
 		t->rq.drafted += (uint64_t)done;
 		t->rq.wasted += (uint64_t)done;
-		HS_ASSERT(eq_cancel(&s->q, t->draft_ev));
-		t->drafting = false;
+		HS_ASSERT(eq_cancel(&s->q, t->edge.draft_ev));
+		t->edge.drafting = false;
 	}
-	t->ahead = 0;
+	t->edge.ahead = 0;
 }
 
 static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m)
@@ -363,28 +364,28 @@ static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m
 	struct req_stat *q = &t->rq;
 	int32_t before = q->committed;
 
-	HS_ASSERT(m->epoch == t->epoch && nfull <= nblocks);
+	HS_ASSERT(m->epoch == t->edge.epoch && nfull <= nblocks);
 	for (uint32_t i = 0; i < nfull; i++) {
-		struct blk b = blk_ring_pop(&t->inflight);
+		struct blk b = blk_ring_pop(&t->edge.inflight);
 
-		t->ahead -= b.g;
+		t->edge.ahead -= b.g;
 		q->judged += (uint64_t)b.g;
 		q->accepted += (uint64_t)b.g;
 		commit(s, t, b.g);
 	}
 	if (nfull < nblocks) {
-		struct blk b = blk_ring_pop(&t->inflight);
+		struct blk b = blk_ring_pop(&t->edge.inflight);
 		int32_t c = k + 1 <= q->n_out - q->committed ? k + 1
 							      : q->n_out - q->committed;
 
-		t->ahead -= b.g;
+		t->edge.ahead -= b.g;
 		q->judged += (uint64_t)k + 1;
 		q->accepted += (uint64_t)k;
 		q->wasted += (uint64_t)(b.g - k);
 		commit(s, t, c);
 		discard_drafts(s, t);
-		t->epoch++;
-	} else if (t->inflight.n == 0 && !t->drafting &&
+		t->edge.epoch++;
+	} else if (t->edge.inflight.n == 0 && !t->edge.drafting &&
 		   q->committed < q->n_out) {
 		commit(s, t, 1); /* the bonus token */
 	}
@@ -429,33 +430,33 @@ static void try_start(struct sim *s, uint32_t ri);
 
 static void admit(struct sim *s, struct tenant *t)
 {
-	struct replica *r = &s->r[t->replica];
+	struct replica *r = &s->r[t->cloud.replica];
 
-	t->admitted = true;
-	t->kv_reserved = (int64_t)t->cl_prompt + t->cl_out;
-	r->kv_used += t->kv_reserved;
+	t->cloud.admitted = true;
+	t->cloud.kv_reserved = (int64_t)t->cloud.prompt + t->cloud.out;
+	r->kv_used += t->cloud.kv_reserved;
 	r->active++;
 	if (r->active > r->peak_active)
 		r->peak_active = r->active;
-	t->prefill_left = t->cl_prompt;
-	t->cloud_pos = 0;
-	t->in_prefill = true;
-	t->queued_s = s->q.now_s;
+	t->cloud.prefill_left = t->cloud.prompt;
+	t->cloud.pos = 0;
+	t->cloud.in_prefill = true;
+	t->cloud.queued_s = s->q.now_s;
 	fifo_push(&r->prefill, tid(s, t));
 }
 
 static void release_kv(struct sim *s, struct tenant *t)
 {
-	struct replica *r = &s->r[t->replica];
+	struct replica *r = &s->r[t->cloud.replica];
 
-	HS_ASSERT(t->admitted);
-	t->admitted = false;
-	r->kv_used -= t->kv_reserved;
+	HS_ASSERT(t->cloud.admitted);
+	t->cloud.admitted = false;
+	r->kv_used -= t->cloud.kv_reserved;
 	r->active--;
 	while (r->admit.n) {
 		struct tenant *w = &s->t[*fifo_at(&r->admit, 0)];
 
-		if (r->kv_used + w->cl_prompt + w->cl_out >
+		if (r->kv_used + w->cloud.prompt + w->cloud.out >
 		    s->cfg->cloud.kv_capacity_tokens)
 			break;
 		fifo_pop(&r->admit);
@@ -503,18 +504,18 @@ static uint32_t route_shared(struct sim *s, const struct tenant *t)
 
 static void enqueue_ready(struct sim *s, struct tenant *t)
 {
-	if (t->in_ready)
+	if (t->cloud.in_ready)
 		return;
-	t->in_ready = true;
-	t->queued_s = s->q.now_s;
-	fifo_push(&s->r[t->replica].ready, tid(s, t));
+	t->cloud.in_ready = true;
+	t->cloud.queued_s = s->q.now_s;
+	fifo_push(&s->r[t->cloud.replica].ready, tid(s, t));
 }
 
 /* Drops the blocks at the head of the cloud queue that are stale. */
 static void drop_stale(struct sim *s, struct tenant *t)
 {
-	while (t->cq.n && blk_ring_at(&t->cq, 0)->epoch < t->cloud_epoch) {
-		blk_ring_pop(&t->cq);
+	while (t->cloud.cq.n && blk_ring_at(&t->cloud.cq, 0)->epoch < t->cloud.epoch) {
+		blk_ring_pop(&t->cloud.cq);
 		s->stale_dropped++;
 	}
 }
@@ -526,45 +527,45 @@ static void on_up(struct sim *s, struct tenant *t)
 
 	switch ((enum msg_kind)m.kind) {
 	case MSG_PROMPT:
-		t->cl_prompt = (int32_t)m.a;
-		t->cl_out = (int32_t)m.b;
-		if (t->cl_prompt + t->cl_out > cl->kv_capacity_tokens) {
+		t->cloud.prompt = (int32_t)m.a;
+		t->cloud.out = (int32_t)m.b;
+		if (t->cloud.prompt + t->cloud.out > cl->kv_capacity_tokens) {
 			err_set(s->err, "/cloud/kv_capacity_tokens: %lld tokens "
 				"are fewer than one request needs (prompt %d + "
 				"output %d tokens, group \"%s\")",
-				cl->kv_capacity_tokens, t->cl_prompt, t->cl_out,
+				cl->kv_capacity_tokens, t->cloud.prompt, t->cloud.out,
 				group(s, t)->name);
 			s->failed = true;
 			return;
 		}
-		t->replica = s->sched->route(s, t);
-		t->cloud_epoch = m.epoch;
-		if (s->r[t->replica].kv_used + t->cl_prompt + t->cl_out <=
+		t->cloud.replica = s->sched->route(s, t);
+		t->cloud.epoch = m.epoch;
+		if (s->r[t->cloud.replica].kv_used + t->cloud.prompt + t->cloud.out <=
 		    cl->kv_capacity_tokens)
 			admit(s, t);
 		else
-			fifo_push(&s->r[t->replica].admit, tid(s, t));
+			fifo_push(&s->r[t->cloud.replica].admit, tid(s, t));
 		break;
 	case MSG_BLOCK:
-		if (m.epoch < t->cloud_epoch) {
+		if (m.epoch < t->cloud.epoch) {
 			s->stale_dropped++;
 			return;
 		}
-		blk_ring_push(&t->cq, (struct blk){ .epoch = m.epoch, .g = (int32_t)m.a,
+		blk_ring_push(&t->cloud.cq, (struct blk){ .epoch = m.epoch, .g = (int32_t)m.a,
 						.base = (int32_t)m.b,
 						.t_s = s->q.now_s });
-		if (t->admitted && !t->in_prefill)
+		if (t->cloud.admitted && !t->cloud.in_prefill)
 			enqueue_ready(s, t);
 		break;
 	case MSG_DONE:
-		t->cq.n = 0; /* nothing of the request is left to verify */
+		t->cloud.cq.n = 0; /* nothing of the request is left to verify */
 		release_kv(s, t);
 		break;
 	case MSG_VERDICT:
 	case MSG_TOKEN:
 		HS_ASSERT(!"a downlink message on the uplink");
 	}
-	try_start(s, t->replica);
+	try_start(s, t->cloud.replica);
 }
 
 static void on_down(struct sim *s, struct tenant *t)
@@ -617,8 +618,8 @@ static int32_t ready_tokens(struct sim *s, struct tenant *t, long budget,
 	if (!group(s, t)->proto.caps.speculates) /* the cloud decodes */
 		return budget >= 1 || empty ? 1 : 0;
 	drop_stale(s, t);
-	for (uint32_t i = 0; i < t->cq.n; i++) {
-		int32_t g = blk_ring_at(&t->cq, i)->g;
+	for (uint32_t i = 0; i < t->cloud.cq.n; i++) {
+		int32_t g = blk_ring_at(&t->cloud.cq, i)->g;
 
 		if (tok + g > budget && (*blocks || !empty))
 			break;
@@ -645,7 +646,7 @@ static void take_prefill(struct sim *s, struct replica *r, uint32_t ti,
 			 long *budget)
 {
 	struct tenant *t = &s->t[ti];
-	long chunk = t->prefill_left;
+	long chunk = t->cloud.prefill_left;
 
 	if (chunk > s->cfg->cloud.prefill_chunk_tokens)
 		chunk = s->cfg->cloud.prefill_chunk_tokens;
@@ -677,8 +678,8 @@ static void purge_ready(struct sim *s, struct replica *r)
 
 		if (group(s, t)->proto.caps.speculates) {
 			drop_stale(s, t);
-			if (t->cq.n == 0) {
-				t->in_ready = false;
+			if (t->cloud.cq.n == 0) {
+				t->cloud.in_ready = false;
 				continue;
 			}
 		}
@@ -769,15 +770,15 @@ static long queued_tokens(struct sim *s, struct replica *r, double *oldest_s)
 		int32_t blocks;
 
 		tok += ready_tokens(s, t, 1L << 30, true, &blocks);
-		if (t->queued_s < *oldest_s)
-			*oldest_s = t->queued_s;
+		if (t->cloud.queued_s < *oldest_s)
+			*oldest_s = t->cloud.queued_s;
 	}
 	for (uint32_t i = 0; i < r->prefill.n; i++) {
 		struct tenant *t = &s->t[*fifo_at(&r->prefill, i)];
 
-		tok += t->prefill_left;
-		if (t->queued_s < *oldest_s)
-			*oldest_s = t->queued_s;
+		tok += t->cloud.prefill_left;
+		if (t->cloud.queued_s < *oldest_s)
+			*oldest_s = t->cloud.queued_s;
 	}
 	return tok;
 }
@@ -846,23 +847,23 @@ static void try_start(struct sim *s, uint32_t ri)
 	for (uint32_t i = 0; i < r->nbatch; i++) {
 		const struct item *it = &r->batch[i];
 		struct tenant *t = &s->t[it->tenant];
-		double ctx = t->cl_prompt - t->prefill_left;
+		double ctx = t->cloud.prompt - t->cloud.prefill_left;
 
 		if (it->kind == ITEM_VERIFY)
-			ctx = t->cl_prompt + blk_ring_at(&t->cq, 0)->base;
+			ctx = t->cloud.prompt + blk_ring_at(&t->cloud.cq, 0)->base;
 		else if (it->kind == ITEM_DECODE)
-			ctx = t->cl_prompt + t->cloud_pos;
+			ctx = t->cloud.prompt + t->cloud.pos;
 		cb.tokens += it->tokens;
 		cb.seqs++;
 		cb.ctx_sum += ctx;
 		cb.tok_ctx_sum += it->tokens * (ctx + (it->tokens + 1) / 2.0);
-		sk_add(&r->queue_wait, now - t->queued_s);
-		if (traced(s, it->tenant) && now > t->queued_s)
+		sk_add(&r->queue_wait, now - t->cloud.queued_s);
+		if (traced(s, it->tenant) && now > t->cloud.queued_s)
 			trace_span(s->opt.trace, TRACE_QUEUE, it->tenant,
 				   "queued",
-				   t->queued_s, now, NULL, 0, 0);
+				   t->cloud.queued_s, now, NULL, 0, 0);
 		if (it->kind == ITEM_PREFILL)
-			t->queued_s = now; /* the rest waits from now on */
+			t->cloud.queued_s = now; /* the rest waits from now on */
 	}
 	t_s = cost_iter_s(&s->cost, &cb, &bytes, &flops);
 	r->busy = true;
@@ -885,21 +886,21 @@ static void verify(struct sim *s, struct tenant *t, int32_t nblocks)
 	int32_t k = 0;
 
 	for (int32_t i = 0; i < nblocks; i++) {
-		struct blk b = blk_ring_pop(&t->cq);
+		struct blk b = blk_ring_pop(&t->cloud.cq);
 
-		HS_ASSERT(b.epoch == t->cloud_epoch);
+		HS_ASSERT(b.epoch == t->cloud.epoch);
 		k = acc_draw(&t->acc, b.g);
 		if (k < b.g) {
 			/* the rest of the segment is computed but not judged */
 			s->segment_discarded += (uint64_t)(nblocks - i - 1);
 			for (int32_t j = i + 1; j < nblocks; j++)
-				blk_ring_pop(&t->cq);
-			t->cloud_epoch++;
+				blk_ring_pop(&t->cloud.cq);
+			t->cloud.epoch++;
 			drop_stale(s, t);
 			break;
 		}
 		nfull++;
-		t->cloud_pos = b.base + b.g;
+		t->cloud.pos = b.base + b.g;
 	}
 	send(s, t, false, MSG_VERDICT, (int64_t)nblocks << 32 | nfull, k, 2);
 }
@@ -916,10 +917,10 @@ static void on_batch(struct sim *s, uint32_t ri)
 
 		switch ((enum item_kind)it->kind) {
 		case ITEM_PREFILL:
-			t->prefill_left -= it->tokens;
-			if (t->prefill_left > 0)
+			t->cloud.prefill_left -= it->tokens;
+			if (t->cloud.prefill_left > 0)
 				break;
-			t->in_prefill = false;
+			t->cloud.in_prefill = false;
 			/* leaves the prefill FIFO (it is among its first) */
 			for (uint32_t j = 0; j < r->prefill.n; j++) {
 				if (*fifo_at(&r->prefill, j) != it->tenant)
@@ -930,29 +931,29 @@ static void on_batch(struct sim *s, uint32_t ri)
 			}
 			if (decodes) {
 				/* the prefill's last position gives token 1 */
-				t->cloud_pos = 1;
+				t->cloud.pos = 1;
 				send(s, t, false, MSG_TOKEN, 0, 0, 1);
-				if (t->cloud_pos < t->cl_out)
+				if (t->cloud.pos < t->cloud.out)
 					enqueue_ready(s, t);
 				else
 					release_kv(s, t);
-			} else if (t->cq.n) {
+			} else if (t->cloud.cq.n) {
 				enqueue_ready(s, t);
 			}
 			break;
 		case ITEM_DECODE:
-			t->in_ready = false;
-			t->cloud_pos++;
+			t->cloud.in_ready = false;
+			t->cloud.pos++;
 			send(s, t, false, MSG_TOKEN, 0, 0, 1);
-			if (t->cloud_pos < t->cl_out)
+			if (t->cloud.pos < t->cloud.out)
 				enqueue_ready(s, t);
 			else
 				release_kv(s, t);
 			break;
 		case ITEM_VERIFY:
-			t->in_ready = false;
+			t->cloud.in_ready = false;
 			verify(s, t, it->blocks);
-			if (t->cq.n)
+			if (t->cloud.cq.n)
 				enqueue_ready(s, t);
 			break;
 		}
@@ -1046,8 +1047,8 @@ void sim_release(struct sim *s)
 		link_release(&t->up);
 		link_release(&t->down);
 		wl_ring_release(&t->pending);
-		blk_ring_release(&t->inflight);
-		blk_ring_release(&t->cq);
+		blk_ring_release(&t->edge.inflight);
+		blk_ring_release(&t->cloud.cq);
 		sk_release(&t->rq_itl);
 		sk_release(&t->st.itl);
 		sk_release(&t->st.ttft);

@@ -80,6 +80,33 @@ struct tenant_stat {
 	struct sketch ttft;
 };
 
+/* A tenant's device: its drafting, and the blocks it has sent. */
+struct tenant_edge {
+	uint32_t epoch;
+	int32_t ahead;             /* tokens drafted past committed, this epoch */
+	struct blk_ring inflight;  /* sent, no verdict yet */
+	bool drafting;
+	int32_t draft_g, draft_ctx0;
+	double draft_start_s;
+	uint64_t draft_ev;         /* handle of the EV_DRAFT event */
+};
+
+/* The cloud's session of a tenant's request: what it knows of it from the
+ * PROMPT message, its replica, KV cache and queues. */
+struct tenant_cloud {
+	int32_t prompt, out;       /* the request's lengths */
+	int64_t kv_reserved;       /* tokens of KV cache held for it */
+	uint32_t replica;
+	uint32_t epoch;            /* the newest epoch it has seen */
+	int32_t prefill_left;      /* prompt tokens yet to prefill */
+	int32_t pos;               /* output position it has reached */
+	bool admitted, in_ready, in_prefill;
+	double queued_s;           /* when its ready item was queued */
+	struct blk_ring cq;        /* blocks queued */
+};
+
+/* A tenant: its streams, links and workload, the request in progress, its
+ * edge and its cloud session, and the statistics of its finished requests. */
 struct tenant {
 	uint32_t group, gindex;
 	gsl_rng *r_work, *r_net, *r_acc;
@@ -90,24 +117,8 @@ struct tenant {
 	bool busy;                 /* a request is in progress */
 	struct req_stat rq;
 	struct sketch rq_itl;      /* the request's gaps */
-	/* edge */
-	uint32_t epoch;
-	int32_t ahead;             /* tokens drafted past committed, this epoch */
-	struct blk_ring inflight;  /* sent, no verdict yet */
-	bool drafting;
-	int32_t draft_g, draft_ctx0;
-	double draft_start_s;
-	uint64_t draft_ev;         /* handle of the EV_DRAFT event */
-	/* cloud: what it knows of the request from the PROMPT message */
-	int32_t cl_prompt, cl_out;
-	int64_t kv_reserved;       /* tokens of KV cache held for it */
-	uint32_t replica;
-	uint32_t cloud_epoch;
-	int32_t prefill_left;      /* prompt tokens the cloud has yet to prefill */
-	int32_t cloud_pos;         /* output position the cloud has reached */
-	bool admitted, in_ready, in_prefill;
-	double queued_s;           /* when its ready item was queued */
-	struct blk_ring cq;        /* blocks queued at the cloud */
+	struct tenant_edge edge;
+	struct tenant_cloud cloud;
 	struct tenant_stat st;
 };
 

@@ -430,12 +430,12 @@ static int queued(struct cfg *c, struct sim *s, const char *policy,
 	for (uint32_t t = 0; t < 3; t++) {
 		struct tenant *x = &s->t[t];
 
-		x->admitted = x->in_ready = true;
-		x->cl_prompt = 32;
-		x->cl_out = 200;
-		x->queued_s = x->rq.arrive_s = arrive_s[t];
-		blk_ring_push(&x->cq, (struct blk){ .g = 4 });
-		fifo_push(&s->r[x->replica].ready, t);
+		x->cloud.admitted = x->cloud.in_ready = true;
+		x->cloud.prompt = 32;
+		x->cloud.out = 200;
+		x->cloud.queued_s = x->rq.arrive_s = arrive_s[t];
+		blk_ring_push(&x->cloud.cq, (struct blk){ .g = 4 });
+		fifo_push(&s->r[x->cloud.replica].ready, t);
 	}
 	return 0;
 }
@@ -521,7 +521,7 @@ static void policy_dedicated(void)
 	/* queued() put every tenant on replica 0: give each its own */
 	s.r[0].ready.n = 0;
 	for (uint32_t t = 0; t < 3; t++) {
-		s.t[t].replica = t;
+		s.t[t].cloud.replica = t;
 		fifo_push(&s.r[t].ready, t);
 	}
 	for (uint32_t r = 0; r < 3; r++) {
