@@ -17,6 +17,7 @@
 static const char run_help[] =
 	"usage: hybridspec run CONFIG [-o DIR] [--seed N] [--set POINTER=VALUE]...\n"
 	"                      [--trace] [--trace-tenants N] [--json] [--quiet]\n"
+	"       hybridspec run --columns\n"
 	"\n"
 	"Simulates the config and writes DIR (default results/runs/NAME, NAME the\n"
 	"config's name): summary.json, tenants.csv, requests.csv,\n"
@@ -34,6 +35,8 @@ static const char run_help[] =
 	"  --trace-tenants N      tenants with tracks in the trace (default 16)\n"
 	"  --json                 print summary.json instead of the table\n"
 	"  --quiet                print nothing on success\n"
+	"  --columns              what each column of requests.csv and tenants.csv\n"
+	"                         means, and exit\n"
 	"\nexit status: 0 done, 2 bad usage or bad input (nothing is written),\n"
 	"128+N stopped by signal N, SIGINT or SIGTERM (DIR is whole or absent)\n";
 
@@ -79,6 +82,7 @@ int cli_run(int argc, char **argv)
 		{ "trace-tenants", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "columns", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -123,6 +127,10 @@ int cli_run(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'C':
+			rep_columns(stdout);
+			cli_sets_release(&sets);
+			return CLI_OK;
 		case 'q':
 			quiet = true;
 			break;

@@ -169,38 +169,80 @@ json_t *rep_summary(const struct sim *s)
 	return sum;
 }
 
+/* The columns of tenants.csv, a row per tenant: X(name, printf format,
+ * value, meaning), values of the tenant t, its statistics x and their
+ * token count tok. */
+#define TENANT_CSV_COLUMNS(X)                                              \
+	X(group, "%s", s->cfg->groups[t->group].name, "the tenant's group")  \
+	X(tenant, "%u", t->gindex, "the tenant's number in its group")     \
+	X(requests, "%llu", (unsigned long long)x->requests,                \
+	  "requests finished")                                             \
+	X(tokens, "%llu", (unsigned long long)x->tokens,                    \
+	  "output tokens committed")                                       \
+	X(busy_s, "%.9g", x->busy_s, "time with a request in progress, s")  \
+	X(tokens_per_s, "%.9g", ratio(tok, x->busy_s),                      \
+	  "tokens per second while busy")                                  \
+	X(ttft_mean_s, "%.9g", ratio(x->ttft_sum, (double)x->requests),     \
+	  "time to first token, mean, s")                                  \
+	X(itl_mean_s, "%.9g", sk_mean(&x->itl), "inter-token latency, mean, s")\
+	X(itl_p50_s, "%.9g", sk_quantile(&x->itl, 0.5),                     \
+	  "inter-token latency, median, s")                                \
+	X(itl_p99_s, "%.9g", sk_quantile(&x->itl, 0.99),                    \
+	  "inter-token latency, 99th percentile, s")                       \
+	X(tpot_mean_s, "%.9g", ratio(x->tpot_sum, (double)x->requests),     \
+	  "time per output token after the first, mean over requests, s")  \
+	X(alpha, "%.9g", ratio((double)x->accepted, (double)x->judged),     \
+	  "share of compared draft positions accepted")                    \
+	X(tokens_per_verdict, "%.9g", ratio(tok, (double)x->verdicts),      \
+	  "tokens committed per verdict")                                  \
+	X(drafted, "%llu", (unsigned long long)x->drafted, "draft tokens made")\
+	X(wasted, "%llu", (unsigned long long)x->wasted,                    \
+	  "draft tokens thrown away, never accepted")                      \
+	X(bytes_up, "%llu", (unsigned long long)x->bytes_up,                \
+	  "bytes sent from the edge to the cloud")                         \
+	X(bytes_down, "%llu", (unsigned long long)x->bytes_down,            \
+	  "bytes sent from the cloud to the edge")                         \
+	X(bytes_up_per_token, "%.9g", ratio((double)x->bytes_up, tok),      \
+	  "bytes up per output token")                                     \
+	X(bytes_down_per_token, "%.9g", ratio((double)x->bytes_down, tok),  \
+	  "bytes down per output token")                                   \
+	X(prompt_tokens_sent, "%llu", (unsigned long long)x->prompt_sent,   \
+	  "prompt tokens sent to the cloud")                               \
+	X(slo_met, "%llu", (unsigned long long)x->slo_met,                  \
+	  "requests that met both SLOs")
+
 void rep_tenants_csv(const struct sim *s, FILE *f)
 {
-	fputs("group,tenant,requests,tokens,busy_s,tokens_per_s,ttft_mean_s,"
-	      "itl_mean_s,itl_p50_s,itl_p99_s,tpot_mean_s,alpha,"
-	      "tokens_per_verdict,drafted,wasted,bytes_up,bytes_down,"
-	      "bytes_up_per_token,bytes_down_per_token,prompt_tokens_sent,"
-	      "slo_met\n", f);
+	const char *sep = "";
+
+#define NAME(name, fmt, value, meaning) fprintf(f, "%s%s", sep, #name), sep = ",";
+	TENANT_CSV_COLUMNS(NAME)
+#undef NAME
+	fputc('\n', f);
 	for (uint32_t i = 0; i < s->n_tenants; i++) {
 		const struct tenant *t = &s->t[i];
 		const struct tenant_stat *x = &t->st;
 		double tok = (double)x->tokens;
 
-		fprintf(f, "%s,%u,%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,"
-			"%.9g,%.9g,%llu,%llu,%llu,%llu,%.9g,%.9g,%llu,%llu\n",
-			s->cfg->groups[t->group].name, t->gindex,
-			(unsigned long long)x->requests,
-			(unsigned long long)x->tokens, x->busy_s,
-			ratio(tok, x->busy_s),
-			ratio(x->ttft_sum, (double)x->requests), sk_mean(&x->itl),
-			sk_quantile(&x->itl, 0.5), sk_quantile(&x->itl, 0.99),
-			ratio(x->tpot_sum, (double)x->requests),
-			ratio((double)x->accepted, (double)x->judged),
-			ratio(tok, (double)x->verdicts),
-			(unsigned long long)x->drafted,
-			(unsigned long long)x->wasted,
-			(unsigned long long)x->bytes_up,
-			(unsigned long long)x->bytes_down,
-			ratio((double)x->bytes_up, tok),
-			ratio((double)x->bytes_down, tok),
-			(unsigned long long)x->prompt_sent,
-			(unsigned long long)x->slo_met);
+		sep = "";
+#define COLUMN(name, fmt, value, meaning)                                \
+	fputs(sep, f);                                                    \
+	fprintf(f, fmt, value);                                           \
+	sep = ",";
+		TENANT_CSV_COLUMNS(COLUMN)
+#undef COLUMN
+		fputc('\n', f);
 	}
+}
+
+void rep_columns(FILE *f)
+{
+#define DOC(name, fmt, value, meaning) fprintf(f, "  %-22s %s\n", #name, meaning);
+	fputs("requests.csv, a row per finished request:\n", f);
+	REQ_CSV_COLUMNS(DOC)
+	fputs("tenants.csv, a row per tenant:\n", f);
+	TENANT_CSV_COLUMNS(DOC)
+#undef DOC
 }
 
 static double num(const json_t *o, const char *path)
@@ -301,6 +343,16 @@ void rep_print(const json_t *sum, FILE *f)
 		"Jain fairness %.3f\n", num(sum, "sim_time_s"),
 		num(sum, "events"), num(sum, "all.goodput_tokens_per_s"),
 		num(sum, "all.jain_fairness"));
+}
+
+void rep_requests_header(FILE *f)
+{
+	const char *sep = "";
+
+#define NAME(name, fmt, value, meaning) fprintf(f, "%s%s", sep, #name), sep = ",";
+	REQ_CSV_COLUMNS(NAME)
+#undef NAME
+	fputc('\n', f);
 }
 
 json_t *rep_simulate(const struct cfg *c, struct err *e)

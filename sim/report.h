@@ -8,10 +8,8 @@
 
 #include "sim.h"
 
-#define REP_REQUESTS_HEADER                                                  \
-	"group,tenant,request,arrive_s,start_s,ttft_s,done_s,prompt_tokens,"  \
-	"output_tokens,tpot_s,itl_p50_s,itl_p99_s,alpha,verdicts,drafted,"    \
-	"accepted,wasted,bytes_up,bytes_down,slo_met\n"
+/* The header line of requests.csv (REQ_CSV_COLUMNS), to f. */
+void rep_requests_header(FILE *f);
 
 /* The summary of a finished run: every figure is a function of the config
  * and the seed (no wall-clock time), so equal seeds give equal files. New
@@ -25,6 +23,8 @@ json_t *rep_simulate(const struct cfg *c, struct err *e);
 
 /* Writes tenants.csv to f. */
 void rep_tenants_csv(const struct sim *s, FILE *f);
+/* Every column of requests.csv and tenants.csv with what it means. */
+void rep_columns(FILE *f);
 
 /* A short readable table of summary (as rep_summary makes it). */
 void rep_print(const json_t *summary, FILE *f);

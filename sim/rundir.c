@@ -58,7 +58,7 @@ int rundir_write(const struct cfg *c, const char *dir,
 	    (o->trace && !(trace_f = od_open(&out, "trace.json", e))))
 		goto done;
 	if (opt.requests_csv)
-		fputs(REP_REQUESTS_HEADER, opt.requests_csv);
+		rep_requests_header(opt.requests_csv);
 	if (trace_f) {
 		trace_begin(&tr, trace_f);
 		opt.trace = &tr;

@@ -223,21 +223,17 @@ static void write_request(struct sim *s, const struct tenant *t)
 {
 	const struct req_stat *q = &t->rq;
 	FILE *f = s->opt.requests_csv;
+	const char *sep = "";
 
 	if (!f)
 		return;
-	fprintf(f, "%s,%u,%llu,%.9g,%.9g,%.9g,%.9g,%d,%d,%.9g,%.9g,%.9g,%.9g,"
-		"%llu,%llu,%llu,%llu,%llu,%llu,%d\n",
-		group(s, t)->name, t->gindex, (unsigned long long)q->index,
-		q->arrive_s, q->start_s, q->first_s - q->arrive_s, q->done_s,
-		q->prompt, q->n_out,
-		q->n_out > 1 ? (q->done_s - q->first_s) / (q->n_out - 1) : 0,
-		sk_quantile(&t->rq_itl, 0.5), sk_quantile(&t->rq_itl, 0.99),
-		q->judged ? (double)q->accepted / (double)q->judged : 0,
-		(unsigned long long)q->verdicts, (unsigned long long)q->drafted,
-		(unsigned long long)q->accepted, (unsigned long long)q->wasted,
-		(unsigned long long)q->bytes_up, (unsigned long long)q->bytes_down,
-		meets_slo(s, q));
+#define COLUMN(name, fmt, value, meaning)                                \
+	fputs(sep, f);                                                    \
+	fprintf(f, fmt, value);                                           \
+	sep = ",";
+	REQ_CSV_COLUMNS(COLUMN)
+#undef COLUMN
+	fputc('\n', f);
 }
 
 static void finish_request(struct sim *s, struct tenant *t)

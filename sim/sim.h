@@ -63,6 +63,44 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 
 #define STAT_FIELD(name, meaning) uint64_t name;
 
+/* The columns of requests.csv, a row per finished request: X(name, printf
+ * format, value, meaning). The values are expressions of the row's tenant t
+ * and request q (struct req_stat), written by sim.c, which has the helpers
+ * they name; the header and the column list (`run --columns`) come from
+ * the names and meanings. */
+#define REQ_CSV_COLUMNS(X)                                                 \
+	X(group, "%s", group(s, t)->name, "the tenant's group")             \
+	X(tenant, "%u", t->gindex, "the tenant's number in its group")     \
+	X(request, "%llu", (unsigned long long)q->index,                   \
+	  "the request's number at its tenant, from 0")                    \
+	X(arrive_s, "%.9g", q->arrive_s, "when it arrived, s")              \
+	X(start_s, "%.9g", q->start_s, "when the tenant began it, s")       \
+	X(ttft_s, "%.9g", q->first_s - q->arrive_s,                         \
+	  "time to its first token from its arrival, s")                   \
+	X(done_s, "%.9g", q->done_s, "when its last token was committed, s")\
+	X(prompt_tokens, "%d", q->prompt, "prompt length, tokens")          \
+	X(output_tokens, "%d", q->n_out, "output length, tokens")           \
+	X(tpot_s, "%.9g", q->n_out > 1 ? (q->done_s - q->first_s) /        \
+	  (q->n_out - 1) : 0, "time per output token after the first, s")  \
+	X(itl_p50_s, "%.9g", sk_quantile(&t->rq_itl, 0.5),                  \
+	  "inter-token latency, median, s")                                \
+	X(itl_p99_s, "%.9g", sk_quantile(&t->rq_itl, 0.99),                 \
+	  "inter-token latency, 99th percentile, s")                       \
+	X(alpha, "%.9g", q->judged ? (double)q->accepted / (double)q->judged\
+	  : 0, "share of compared draft positions accepted")               \
+	X(verdicts, "%llu", (unsigned long long)q->verdicts,                \
+	  "verdicts that committed tokens")                                \
+	X(drafted, "%llu", (unsigned long long)q->drafted, "draft tokens made")\
+	X(accepted, "%llu", (unsigned long long)q->accepted,                \
+	  "draft tokens accepted")                                         \
+	X(wasted, "%llu", (unsigned long long)q->wasted,                    \
+	  "draft tokens thrown away, never accepted")                      \
+	X(bytes_up, "%llu", (unsigned long long)q->bytes_up,                \
+	  "bytes sent from the edge to the cloud")                         \
+	X(bytes_down, "%llu", (unsigned long long)q->bytes_down,            \
+	  "bytes sent from the cloud to the edge")                         \
+	X(slo_met, "%d", meets_slo(s, q), "1 if it met both SLOs, else 0")
+
 /* Per request counters; the row of requests.csv. */
 struct req_stat {
 	uint64_t index;        /* the tenant's request number */

@@ -138,6 +138,9 @@ static void version_and_help(void)
 	CHECK(t_run("run --help", out, sizeof(out)) == 0 &&
 	      strstr(out, "the printed table's columns:") &&
 	      strstr(out, "  tok/v     tokens committed per verdict"));
+	CHECK(t_run("run --columns", out, sizeof(out)) == 0 &&
+	      strstr(out, "requests.csv, a row per finished request:\n  group ") &&
+	      strstr(out, "  tokens_per_verdict     tokens committed per verdict"));
 	CHECK(t_run("--version", out, sizeof(out)) == 0 &&
 	      !strncmp(out, "hybridspec ", 11) && strstr(out, "built with CC="));
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
