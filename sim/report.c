@@ -215,9 +215,7 @@ void rep_tenants_csv(const struct sim *s, FILE *f)
 {
 	const char *sep = "";
 
-#define NAME(name, fmt, value, meaning) fprintf(f, "%s%s", sep, #name), sep = ",";
-	TENANT_CSV_COLUMNS(NAME)
-#undef NAME
+	TENANT_CSV_COLUMNS(CSV_NAME)
 	fputc('\n', f);
 	for (uint32_t i = 0; i < s->n_tenants; i++) {
 		const struct tenant *t = &s->t[i];
@@ -225,12 +223,7 @@ void rep_tenants_csv(const struct sim *s, FILE *f)
 		double tok = (double)x->tokens;
 
 		sep = "";
-#define COLUMN(name, fmt, value, meaning)                                \
-	fputs(sep, f);                                                    \
-	fprintf(f, fmt, value);                                           \
-	sep = ",";
-		TENANT_CSV_COLUMNS(COLUMN)
-#undef COLUMN
+		TENANT_CSV_COLUMNS(CSV_VALUE)
 		fputc('\n', f);
 	}
 }
@@ -349,9 +342,7 @@ void rep_requests_header(FILE *f)
 {
 	const char *sep = "";
 
-#define NAME(name, fmt, value, meaning) fprintf(f, "%s%s", sep, #name), sep = ",";
-	REQ_CSV_COLUMNS(NAME)
-#undef NAME
+	REQ_CSV_COLUMNS(CSV_NAME)
 	fputc('\n', f);
 }
 

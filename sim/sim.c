@@ -227,12 +227,7 @@ static void write_request(struct sim *s, const struct tenant *t)
 
 	if (!f)
 		return;
-#define COLUMN(name, fmt, value, meaning)                                \
-	fputs(sep, f);                                                    \
-	fprintf(f, fmt, value);                                           \
-	sep = ",";
-	REQ_CSV_COLUMNS(COLUMN)
-#undef COLUMN
+	REQ_CSV_COLUMNS(CSV_VALUE)
 	fputc('\n', f);
 }
 

@@ -68,6 +68,14 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
  * and request q (struct req_stat), written by sim.c, which has the helpers
  * they name; the header and the column list (`run --columns`) come from
  * the names and meanings. */
+/* For a column list's X: the name into the header line, or the value into
+ * a row, after a comma but for the first (sep, a const char *, starts
+ * as ""). */
+#define CSV_NAME(name, fmt, value, meaning)                               \
+	(fprintf(f, "%s%s", sep, #name), sep = ",");
+#define CSV_VALUE(name, fmt, value, meaning)                              \
+	(fputs(sep, f), fprintf(f, fmt, value), sep = ",");
+
 #define REQ_CSV_COLUMNS(X)                                                 \
 	X(group, "%s", group(s, t)->name, "the tenant's group")             \
 	X(tenant, "%u", t->gindex, "the tenant's number in its group")     \
