@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ "edge", cli_edge, "an edge device of a real deployment: drafts, streams" },
 	{ "validate", cli_validate, "real deployment on loopback vs the simulator" },
 	{ "config", cli_config, "check a config and print it resolved" },
+	{ "claims", cli_claims, "verdicts on the paper's claims from make run's results" },
 	{ "bench", cli_bench, "benchmarks: event queue, CPU and GPU kernels" },
 };
 

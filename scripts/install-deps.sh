@@ -7,9 +7,9 @@
 # each toolchain by use, not by package lists: a C program built against GSL
 # and jansson and run natively and under valgrind, a static C program built
 # for aarch64 and run under qemu-aarch64, a PNG with text drawn by gnuplot,
-# and with "fuzz" a libFuzzer target built by clang and run once. A check
-# that fails names the package that is missing and exits 1. Quiet when all
-# is well.
+# jq reading JSON, and with "fuzz" a libFuzzer target built by clang and run
+# once. A check that fails names the package that is missing and exits 1.
+# Quiet when all is well.
 #
 #   --check  install nothing, only check (what a fresh machine lacks shows)
 #   fuzz     also what `make fuzz` needs (clang and its libFuzzer runtime)
@@ -33,10 +33,11 @@ done
 # build-essential, pkg-config, GSL, jansson: the build. The cross compiler
 # and its C library (only a Recommends of the compiler, so named here),
 # qemu-user: the NEON kernel tests. valgrind: `make valgrind` in CI. gnuplot
-# and a font for the PNGs' text (gnuplot-nox only recommends one): `make run`.
+# and a font for the PNGs' text (gnuplot-nox only recommends one), jq (the
+# report's claims from JSON): `make run`.
 need="build-essential pkg-config libgsl-dev libjansson-dev \
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind \
-gnuplot-nox fonts-dejavu-core"
+gnuplot-nox fonts-dejavu-core jq"
 [ $fuzz -eq 1 ] && need="$need clang libclang-rt-dev"
 
 # the GPU path is built only where the CUDA toolkit is (not a Debian
@@ -151,6 +152,7 @@ tool gnuplot gnuplot-nox &&
 	check "gnuplot's PNG terminal" gnuplot-nox sh -c "gnuplot -e \"set \
 terminal pngcairo font 'Sans,11'; set output 'p.png'; set title 'check'; \
 plot x\" && test -s p.png" || :
+tool jq jq && check "jq" jq sh -c 'echo "{\"a\": [1]}" | jq -e ".a[0] == 1"' || :
 [ -n "$(find /usr/share/fonts -name '*.ttf' 2>/dev/null | head -n 1)" ] ||
 	blame "no TrueType font for the plots' text" fonts-dejavu-core || :
 

@@ -40,7 +40,7 @@ step "plots"
 BIN=$bin sh scripts/plots.sh "$out" results/calib
 
 step "report"
-sh scripts/report.sh "$out" results/calib
+BIN=$bin sh scripts/report.sh "$out" results/calib
 
 step "engine: hold-model events per second (one core)"
 mkdir -p "$out/bench"

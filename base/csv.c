@@ -1,0 +1,127 @@
+/* csv.c: the table is read into one array of strings, the header first,
+ * row after row; each field is its own allocation. */
+#include "csv.h"
+
+#include "err.h"
+#include "fs.h"
+#include "mem.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Reads one field from *p (advanced past it and its comma); *end_of_line
+ * is set when the field ended its line (or the text). */
+static char *field(const char **p, int *end_of_line)
+{
+	const char *s = *p;
+	size_t cap = 16, n = 0;
+	char *out = xmalloc(cap);
+
+	if (*s == '"') {
+		for (s++; *s; s++) {
+			if (*s == '"' && s[1] == '"')
+				s++;
+			else if (*s == '"') {
+				s++;
+				break;
+			}
+			if (n + 2 > cap)
+				out = xrealloc(out, cap *= 2);
+			out[n++] = *s;
+		}
+	}
+	for (; *s && *s != ',' && *s != '\n' && *s != '\r'; s++) {
+		if (n + 2 > cap)
+			out = xrealloc(out, cap *= 2);
+		out[n++] = *s;
+	}
+	out[n] = '\0';
+	*end_of_line = *s != ',';
+	if (*s == ',')
+		s++;
+	else if (*s == '\r' && s[1] == '\n')
+		s += 2;
+	else if (*s)
+		s++;
+	*p = s;
+	return out;
+}
+
+int csv_load(struct csv *c, const char *path, struct err *e)
+{
+	char *text = fs_slurp(path, NULL);
+	const char *p = text;
+	size_t cap = 0, line = 1, in_row = 0;
+
+	*c = (struct csv){ .file = xstrdup(path) };
+	if (!text) {
+		err_set(e, "%s: cannot read: %s", path, strerror(errno));
+		csv_release(c);
+		return -1;
+	}
+	while (*p) {
+		int eol;
+		char *f = field(&p, &eol);
+
+		if (c->n_cells == cap)
+			c->cell = xrealloc(c->cell, (cap = cap ? 2 * cap : 64) *
+					   sizeof(*c->cell));
+		c->cell[c->n_cells++] = f;
+		in_row++;
+		if (!eol)
+			continue;
+		if (line == 1)
+			c->ncol = in_row;
+		else if (in_row != c->ncol) {
+			err_set(e, "%s:%zu: %zu fields, the header has %zu", path,
+				line, in_row, c->ncol);
+			free(text);
+			csv_release(c);
+			return -1;
+		}
+		in_row = 0;
+		line++;
+	}
+	free(text);
+	if (c->ncol == 0) {
+		err_set(e, "%s: no header line", path);
+		csv_release(c);
+		return -1;
+	}
+	if (in_row) { /* a last line without its newline */
+		err_set(e, "%s:%zu: %zu fields, the header has %zu", path, line,
+			in_row, c->ncol);
+		csv_release(c);
+		return -1;
+	}
+	c->nrow = c->n_cells / c->ncol - 1;
+	return 0;
+}
+
+void csv_release(struct csv *c)
+{
+	for (size_t i = 0; i < c->n_cells; i++)
+		free(c->cell[i]);
+	free(c->cell);
+	free(c->file);
+	*c = (struct csv){ 0 };
+}
+
+int csv_col(const struct csv *c, const char *name, struct err *e)
+{
+	for (size_t j = 0; j < c->ncol; j++)
+		if (!strcmp(c->cell[j], name))
+			return (int)j;
+	return err_set(e, "%s: no column \"%s\"", c->file, name);
+}
+
+const char *csv_str(const struct csv *c, size_t r, int col)
+{
+	return c->cell[(r + 1) * c->ncol + (size_t)col];
+}
+
+double csv_num(const struct csv *c, size_t r, int col)
+{
+	return strtod(csv_str(c, r, col), NULL);
+}

@@ -1,0 +1,798 @@
+/* claims.c: one function a claim, each reading its inputs, building its
+ * blocks (text and tables, in the order the report shows them) and deciding
+ * its verdict by the thresholds below. The wording and the figures' formats
+ * are the report's; a figure the report shows rounded is decided on as
+ * shown, so that a verdict never contradicts its table. */
+#define _DEFAULT_SOURCE /* glob */
+#include "claims.h"
+
+#include "csv.h"
+#include "err.h"
+#include "jx.h"
+#include "mem.h"
+
+#include <glob.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	HIDE_SHARE, KEEP_RATIO, BATCH_SHARE, ITL_COST, BLOWUP, CLOSE,
+	N_THRESHOLDS
+};
+
+static const struct claims_threshold thresholds[N_THRESHOLDS + 1] = {
+	[HIDE_SHARE] = { "hide_share", 0.50, "(a) async hides the WAN latency "
+		"when its ITL grows with the RTT at most 50% as fast as sync's "
+		"(least squares)" },
+	[KEEP_RATIO] = { "keep_ratio", 0.80, "(b) a draft keeps alpha high at "
+		">= 80% of the reference draft's alpha (W8A16: near lossless)" },
+	[BATCH_SHARE] = { "batch_share", 0.50, "(c) batching keeps the GPU busy "
+		"at N tenants when one shared GPU commits >= 50% of N times the "
+		"tokens/s of a dedicated one..." },
+	[ITL_COST] = { "itl_cost", 0.10, "(c) ...at an ITL and a p99 TTFT at "
+		"most 10% above dedicated's" },
+	[BLOWUP] = { "blowup", 2, "(d) past the knee (the last tenant count "
+		"whose ITL is within 10% of the fewest tenants'), ITL grows >= "
+		"2x" },
+	[CLOSE] = { "close", 0.15, "(e) ITL close to drafting speed: within "
+		"15% of the edge's draft time per token (from its profile)" },
+	{ 0 },
+};
+
+const struct claims_threshold *claims_thresholds(void)
+{
+	return thresholds;
+}
+
+#define TH(k) (thresholds[k].value)
+
+/* ---- blocks ---- */
+
+/* fmt and its arguments as a JSON string (new reference) */
+static json_t *vstring(const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+	char *s;
+	json_t *v;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	s = xmalloc((size_t)n + 1);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	v = json_string(s);
+	free(s);
+	return v;
+}
+
+static void text(json_t *blocks, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void text(json_t *blocks, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	json_array_append_new(blocks, json_pack("{s:o}", "text",
+						vstring(fmt, ap)));
+	va_end(ap);
+}
+
+/* A table block with the columns given (NULL-terminated); its rows are
+ * returned (borrowed) for cell() to fill. */
+static json_t *table(json_t *blocks, const char *const *columns)
+{
+	json_t *cols = json_array(), *rows = json_array();
+
+	for (size_t i = 0; columns[i]; i++)
+		json_array_append_new(cols, json_string(columns[i]));
+	json_array_append_new(blocks, json_pack("{s:{s:o,s:o}}", "table",
+						"columns", cols, "rows", rows));
+	return rows;
+}
+
+static json_t *row(json_t *rows)
+{
+	json_t *r = json_array();
+
+	json_array_append_new(rows, r);
+	return r;
+}
+
+static void cell(json_t *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void cell(json_t *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	json_array_append_new(r, vstring(fmt, ap));
+	va_end(ap);
+}
+
+static json_t *claim(json_t *claims, const char *id, const char *title,
+		     json_t **blocks)
+{
+	json_t *c = json_pack("{s:s,s:s,s:[],s:n}", "id", id, "title", title,
+			      "blocks", "verdict");
+
+	json_array_append_new(claims, c);
+	*blocks = json_object_get(c, "blocks");
+	return c;
+}
+
+static void verdict(json_t *c, json_t *blocks, const char *v)
+{
+	json_object_set_new(c, "verdict", json_string(v));
+	text(blocks, "**Verdict: %s.**", v);
+}
+
+/* ---- inputs ---- */
+
+static bool exists(const char *path)
+{
+	FILE *f = fopen(path, "r");
+
+	if (f)
+		fclose(f);
+	return f != NULL;
+}
+
+/* dir/sweeps/name/sweep.csv into c: 1 loaded, 0 missing (said in blocks),
+ * -1 unreadable (e) */
+static int sweep(struct csv *c, const char *dir, const char *name,
+		 json_t *blocks, bool say, struct err *e)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/sweeps/%s/sweep.csv", dir, name);
+	if (!exists(path)) {
+		if (say)
+			text(blocks, "No verdict: %s is missing.", path);
+		return 0;
+	}
+	return csv_load(c, path, e) < 0 ? -1 : 1;
+}
+
+/* The number at ptr of the JSON file dir/rel, or NAN when it is not there */
+static double num_at(const char *dir, const char *rel, const char *ptr,
+		     bool *have)
+{
+	char path[4096];
+	json_t *doc, *v;
+	double x = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	if (!exists(path) || !(doc = jx_load(path, NULL))) {
+		*have = false;
+		return 0;
+	}
+	v = jx_at(doc, ptr);
+	if (json_is_number(v))
+		x = json_number_value(v);
+	else
+		*have = false;
+	json_decref(doc);
+	return x;
+}
+
+/* x as shown with %.6g: the report decides on what its tables show */
+static double g6(double x)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.6g", x);
+	return strtod(buf, NULL);
+}
+
+/* The columns of c that a claim reads, all or an error. */
+static int cols(const struct csv *c, const char *const *names, int *out,
+		struct err *e)
+{
+	for (size_t i = 0; names[i]; i++)
+		if ((out[i] = csv_col(c, names[i], e)) < 0)
+			return -1;
+	return 0;
+}
+
+/* ---- (a) and (e): groups of a sweep over RTT ---- */
+
+/* The verdict of a claim judged at the measured alpha and at iid alphas:
+ * it holds at the measured one, or from the lowest alpha from which every
+ * higher one passes (from, or NULL), else not. */
+static void alpha_verdict(json_t *c, json_t *blocks, bool measured,
+			  const char *from, const char *measured_alpha,
+			  const char *failing)
+{
+	char v[256];
+
+	if (measured) {
+		verdict(c, blocks, "holds");
+	} else if (from) {
+		snprintf(v, sizeof(v), "holds only when alpha is at least %s (the "
+			 "measured drafts, alpha %s, %s)", from, measured_alpha,
+			 failing);
+		verdict(c, blocks, v);
+	} else {
+		verdict(c, blocks, "does not hold");
+	}
+}
+
+#define MAX_GROUPS 32
+
+/* Rows of an RTT sweep grouped by acceptance: key "measured" or the alpha
+ * column's text. */
+struct rtt_groups {
+	char key[MAX_GROUPS][64];
+	size_t n;
+};
+
+static size_t group_of(struct rtt_groups *g, const char *key)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (!strcmp(g->key[i], key))
+			return i;
+	HS_ASSERT(g->n < MAX_GROUPS);
+	snprintf(g->key[g->n], sizeof(g->key[0]), "%s", key);
+	return g->n++;
+}
+
+/* least squares slope of y on x */
+struct fit {
+	double m, sx, sy, sxx, sxy;
+};
+
+static void fit_add(struct fit *f, double x, double y)
+{
+	f->m++;
+	f->sx += x;
+	f->sy += y;
+	f->sxx += x * x;
+	f->sxy += x * y;
+}
+
+static double fit_slope(const struct fit *f)
+{
+	return (f->m * f->sxy - f->sx * f->sy) /
+	       (f->m * f->sxx - f->sx * f->sx);
+}
+
+/* Adds the sync and async slopes of one sweep to the groups. by: the
+ * alpha column, or NULL (one group, "measured"). */
+static int rtt_slopes(const struct csv *c, const char *by,
+		      struct rtt_groups *g, struct fit (*fits)[2],
+		      struct err *e)
+{
+	static const char *const names[] = { "protocol.kind",
+		"tenants.0.wan.rtt_s", "all.itl_s.mean_mean", NULL };
+	int col[3], bycol = -1;
+
+	if (cols(c, names, col, e) < 0 ||
+	    (by && (bycol = csv_col(c, by, e)) < 0))
+		return -1;
+	for (size_t r = 0; r < c->nrow; r++) {
+		const char *k = csv_str(c, r, col[0]);
+		size_t i;
+
+		if (strcmp(k, "sync") && strcmp(k, "async"))
+			continue;
+		i = group_of(g, by ? csv_str(c, r, bycol) : "measured");
+		fit_add(&fits[i][!strcmp(k, "async")], csv_num(c, r, col[1]),
+			csv_num(c, r, col[2]));
+	}
+	return 0;
+}
+
+static int claim_a(json_t *claims, const char *dir, struct err *e)
+{
+	static const char *const heads[] = { "acceptance",
+		"sync: ms of ITL per 100 ms of RTT", "async", "hidden share",
+		"hides", NULL };
+	struct csv rtt = { 0 }, alpha = { 0 };
+	struct rtt_groups g = { .n = 0 };
+	struct fit fits[MAX_GROUPS][2] = { { { 0 } } };
+	json_t *blocks, *c = claim(claims, "a", "Asynchronous drafting hides "
+				   "WAN latency", &blocks), *rows;
+	bool have = true, measured = false;
+	double a = num_at(dir, "runs/async/summary.json", "/all/alpha", &have);
+	const char *from = NULL;
+	char ma[32];
+	int rc, ra;
+
+	if ((rc = sweep(&rtt, dir, "itl-vs-rtt", blocks, true, e)) <= 0)
+		return rc;
+	json_object_set_new(c, "pivot", json_true());
+	ra = sweep(&alpha, dir, "itl-vs-rtt-alpha", blocks, false, e);
+	rc = ra < 0 || rtt_slopes(&rtt, NULL, &g, fits, e) < 0 ||
+	     (ra > 0 && rtt_slopes(&alpha, "tenants.0.acceptance.alpha", &g,
+				   fits, e) < 0) ? -1 : 0;
+	csv_release(&rtt);
+	csv_release(&alpha);
+	if (rc < 0)
+		return -1;
+	snprintf(ma, sizeof(ma), "%.3f", have ? a : 0);
+	text(blocks, "Sync waits out every round trip, so its ITL grows with "
+	     "the RTT; async hides the WAN latency when its ITL grows by at "
+	     "most %d%% of what sync's grows (hidden share = 1 - async slope / "
+	     "sync slope >= %d%%, slopes by least squares over the RTTs swept). "
+	     "With the measured drafts (trace acceptance, the alpha the async "
+	     "run measured) and with iid acceptance at set alphas (sweep "
+	     "itl-vs-rtt-alpha):", (int)(100 * (1 - TH(HIDE_SHARE))),
+	     (int)(100 * TH(HIDE_SHARE)));
+	rows = table(blocks, heads);
+	for (size_t i = 0; i < g.n; i++) {
+		double s = g6(fit_slope(&fits[i][0]));
+		double as = g6(fit_slope(&fits[i][1]));
+		double share = g6(1 - fit_slope(&fits[i][1]) /
+				  fit_slope(&fits[i][0]));
+		bool ok = share >= TH(HIDE_SHARE), is_m = !strcmp(g.key[i], "measured");
+		json_t *r = row(rows);
+
+		if (is_m)
+			cell(r, "measured drafts, alpha %s", ma);
+		else
+			cell(r, "iid, alpha %s", g.key[i]);
+		cell(r, "%.1f", 100 * s);
+		cell(r, "%.1f", 100 * as);
+		cell(r, "%.0f%%", 100 * share);
+		cell(r, "%s", ok ? "yes" : "no");
+		if (is_m)
+			measured = ok;
+		else if (ok && !from)
+			from = g.key[i];
+		else if (!ok)
+			from = NULL;
+	}
+	alpha_verdict(c, blocks, measured, from, ma, "do not hide it");
+	return 0;
+}
+
+/* ---- (b): the acceptance profiles ---- */
+
+struct profile {
+	char quant[64], file[256];
+	double ag, as, ppl, pd, ea4;
+	bool has_ea4;
+};
+
+static int by_alpha_desc(const void *x, const void *y)
+{
+	const struct profile *a = x, *b = y;
+
+	if (a->ag != b->ag)
+		return a->ag > b->ag ? -1 : 1;
+	return strcmp(a->file, b->file);
+}
+
+static double field(json_t *doc, const char *ptr)
+{
+	return json_number_value(jx_at(doc, ptr));
+}
+
+static int claim_b(json_t *claims, const char *calib, struct err *e)
+{
+	static const char *const heads[] = { "draft", "alpha greedy",
+		"/ reference", "alpha stochastic", "perplexity (target)",
+		"E[A] at gamma 4", "keeps alpha high", "profile", NULL };
+	json_t *blocks, *c = claim(claims, "b", "W4A16 drafting keeps "
+				   "acceptance high, W4A4 does not", &blocks), *rows;
+	char pattern[4096], kept[1024] = "";
+	struct profile *p;
+	glob_t gl;
+	size_t n, ref = (size_t)-1;
+	int n16 = 0, k16bad = 0, n4 = 0, k4ok = 0;
+	double refa;
+
+	snprintf(pattern, sizeof(pattern), "%s/accept-*.json", calib);
+	if (glob(pattern, 0, NULL, &gl) != 0) {
+		text(blocks, "No verdict: no acceptance profiles in %s.", calib);
+		return 0;
+	}
+	n = gl.gl_pathc;
+	p = xcalloc(n, sizeof(*p));
+	for (size_t i = 0; i < n; i++) {
+		json_t *doc = jx_load(gl.gl_pathv[i], e), *ea;
+		const char *base = strrchr(gl.gl_pathv[i], '/');
+
+		if (!doc) {
+			free(p);
+			globfree(&gl);
+			return -1;
+		}
+		snprintf(p[i].quant, sizeof(p[i].quant), "%s",
+			 json_string_value(json_object_get(doc, "draft_quant")) ?
+			 json_string_value(json_object_get(doc, "draft_quant")) : "");
+		snprintf(p[i].file, sizeof(p[i].file), "%s", base ? base + 1
+						       : gl.gl_pathv[i]);
+		p[i].ag = field(doc, "/alpha_greedy");
+		p[i].as = field(doc, "/alpha_stochastic");
+		p[i].ppl = field(doc, "/ppl");
+		p[i].pd = field(doc, "/ppl_draft");
+		ea = json_object_get(json_object_get(doc, "mean_accepted_per_gamma"),
+				     "4");
+		p[i].has_ea4 = json_is_number(ea);
+		p[i].ea4 = json_number_value(ea);
+		json_decref(doc);
+	}
+	globfree(&gl);
+	qsort(p, n, sizeof(*p), by_alpha_desc);
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(p[i].quant, "w8a16", 5))
+			ref = i;
+	refa = ref != (size_t)-1 ? p[ref].ag : 1;
+	if (ref != (size_t)-1)
+		text(blocks, "Reference: %s draft (alpha greedy %.3f). Threshold: "
+		     "a draft keeps alpha high when its alpha greedy is at least "
+		     "%d%% of the reference, %.3f.", p[ref].quant, refa,
+		     (int)(100 * TH(KEEP_RATIO)), TH(KEEP_RATIO) * refa);
+	else
+		text(blocks, "Reference: the target itself (alpha greedy %.3f). "
+		     "Threshold: a draft keeps alpha high when its alpha greedy is "
+		     "at least %d%% of the reference, %.3f.", refa,
+		     (int)(100 * TH(KEEP_RATIO)), TH(KEEP_RATIO) * refa);
+	rows = table(blocks, heads);
+	for (size_t i = 0; i < n; i++) {
+		bool ok = p[i].ag >= TH(KEEP_RATIO) * refa;
+		json_t *r = row(rows);
+
+		cell(r, "%s", p[i].quant);
+		cell(r, "%.3f", p[i].ag);
+		cell(r, "%.3f", p[i].ag / refa);
+		cell(r, "%.3f", p[i].as);
+		cell(r, "%.3f (%.3f, %+.1f%%)", p[i].pd, p[i].ppl,
+		     100 * (p[i].pd / p[i].ppl - 1));
+		if (p[i].has_ea4)
+			cell(r, "%.2f", p[i].ea4);
+		else
+			cell(r, "-");
+		cell(r, "%s", ok ? "yes" : "no");
+		cell(r, "%s", p[i].file);
+		if (!strncmp(p[i].quant, "w4a16", 5)) {
+			n16++;
+			if (ok) {
+				size_t at = strlen(kept);
+
+				snprintf(kept + at, sizeof(kept) - at, "%s%s",
+					 at ? ", " : "", p[i].quant);
+			} else {
+				k16bad++;
+			}
+		}
+		if (!strncmp(p[i].quant, "w4a4", 4)) {
+			n4++;
+			k4ok += ok;
+		}
+	}
+	free(p);
+	if (!n16 || !n4) {
+		verdict(c, blocks, "not decided: a W4A16 and a W4A4 profile are "
+			"both needed");
+	} else if (k4ok || !*kept) {
+		verdict(c, blocks, "does not hold");
+	} else if (k16bad) {
+		char v[1200];
+
+		snprintf(v, sizeof(v), "holds only when the W4A16 draft is %s",
+			 kept);
+		verdict(c, blocks, v);
+	} else {
+		verdict(c, blocks, "holds");
+	}
+	return 0;
+}
+
+/* ---- (c): continuous batching against dedicated GPUs ---- */
+
+#define MAX_POINTS 256
+
+static int claim_c(json_t *claims, const char *dir, struct err *e)
+{
+	static const char *const names[] = { "tenants.0.count", "cloud.policy",
+		"cloud.busy_fraction_mean", "cloud.gpus_mean",
+		"all.tokens_per_s_mean", "all.itl_s.mean_mean",
+		"all.ttft_s.p99_mean", NULL };
+	static const char *const heads[] = { "tenants", "GPU busy, dedicated",
+		"continuous", "tokens/s per GPU, dedicated", "continuous",
+		"ratio / N", "ITL (ms), dedicated", "continuous",
+		"TTFT p99 (s), dedicated", "continuous", "keeps busy", NULL };
+	/* [0] dedicated, [1] continuous, per tenant count */
+	struct { double t, busy[2], gpus[2], tput[2], itl[2], ttft[2]; }
+		pt[MAX_POINTS];
+	json_t *blocks, *c = claim(claims, "c", "Multi-tenant batching keeps "
+				   "the GPU busy", &blocks), *rows;
+	struct csv s = { 0 };
+	int col[7], rc, good = 0, bad = 0;
+	size_t n = 0;
+	double last = 0;
+
+	if ((rc = sweep(&s, dir, "batching", blocks, true, e)) <= 0)
+		return rc;
+	if (cols(&s, names, col, e) < 0) {
+		csv_release(&s);
+		return -1;
+	}
+	for (size_t r = 0; r < s.nrow; r++) {
+		double t = csv_num(&s, r, col[0]);
+		int k = !strcmp(csv_str(&s, r, col[1]), "continuous");
+		size_t i = 0;
+
+		while (i < n && pt[i].t != t)
+			i++;
+		if (i == n) {
+			HS_ASSERT(n < MAX_POINTS);
+			pt[n++].t = t;
+		}
+		pt[i].busy[k] = csv_num(&s, r, col[2]);
+		pt[i].gpus[k] = csv_num(&s, r, col[3]);
+		pt[i].tput[k] = csv_num(&s, r, col[4]) / pt[i].gpus[k];
+		pt[i].itl[k] = csv_num(&s, r, col[5]) * 1e3;
+		pt[i].ttft[k] = csv_num(&s, r, col[6]);
+	}
+	csv_release(&s);
+	text(blocks, "Dedicated: a GPU per tenant; continuous: every tenant on "
+	     "%d shared GPU, batched per iteration (Orca). Threshold: batching "
+	     "keeps the GPU busy at N tenants when the shared GPU commits at "
+	     "least %d%% of N times the tokens/s of a dedicated GPU, with a mean "
+	     "ITL and a p99 TTFT each at most %d%% above dedicated's.",
+	     n ? (int)pt[0].gpus[1] : 0, (int)(100 * TH(BATCH_SHARE)),
+	     (int)(100 * TH(ITL_COST)));
+	rows = table(blocks, heads);
+	for (size_t i = 0; i < n; i++) {
+		double t = pt[i].t, ratio = pt[i].tput[1] / pt[i].tput[0];
+		bool ok = ratio >= TH(BATCH_SHARE) * t &&
+			  pt[i].itl[1] <= (1 + TH(ITL_COST)) * pt[i].itl[0] &&
+			  pt[i].ttft[1] <= (1 + TH(ITL_COST)) * pt[i].ttft[0];
+		json_t *r = row(rows);
+
+		cell(r, "%d", (int)t);
+		cell(r, "%.2f%%", 100 * pt[i].busy[0]);
+		cell(r, "%.2f%%", 100 * pt[i].busy[1]);
+		cell(r, "%.2f", pt[i].tput[0]);
+		cell(r, "%.2f", pt[i].tput[1]);
+		cell(r, "%.2f", ratio / t);
+		cell(r, "%.1f", pt[i].itl[0]);
+		cell(r, "%.1f", pt[i].itl[1]);
+		cell(r, "%.1f", pt[i].ttft[0]);
+		cell(r, "%.1f", pt[i].ttft[1]);
+		cell(r, "%s", t > 1 ? (ok ? "yes" : "no") : "-");
+		if (t == 1)
+			continue;
+		if (ok && !bad)
+			last = t;
+		if (ok)
+			good++;
+		else
+			bad++;
+	}
+	if (!bad) {
+		verdict(c, blocks, "holds");
+	} else if (last) {
+		char v[128];
+
+		snprintf(v, sizeof(v), "holds only when the tenants are at most "
+			 "%g", last);
+		verdict(c, blocks, v);
+	} else {
+		verdict(c, blocks, good ? "holds only at some tenant counts (see "
+			"the table)" : "does not hold");
+	}
+	return 0;
+}
+
+/* ---- (d): queueing past capacity ---- */
+
+static int claim_d(json_t *claims, const char *dir, struct err *e)
+{
+	static const char *const names[] = { "tenants.0.count",
+		"all.itl_s.mean_mean", "all.itl_s.mean_ci95",
+		"all.itl_s.p99_mean", "cloud.queue_wait_s.mean_mean",
+		"cloud.queue_wait_s.p99_mean", "cloud.busy_fraction_mean",
+		"cloud.batch_tokens.mean_mean", NULL };
+	static const char *const heads[] = { "tenants", "mean ITL (ms)",
+		"p99 ITL (ms)", "queue wait, mean (ms)", "p99 (ms)", "GPU busy",
+		"tokens a batch", NULL };
+	json_t *blocks, *c = claim(claims, "d", "Queueing delay grows without "
+				   "bound beyond capacity", &blocks), *rows;
+	struct csv s = { 0 };
+	char path[4096];
+	json_t *conf;
+	const char *gpu = "GPU";
+	bool have = true;
+	double cap = num_at(dir, "formulas.json", "/capacity_tenants", &have);
+	double kv = 0, len = 0, growth;
+	int col[8], rc;
+	size_t knee = 0;
+
+	if ((rc = sweep(&s, dir, "queueing", blocks, true, e)) <= 0)
+		return rc;
+	if (cols(&s, names, col, e) < 0 || s.nrow == 0) {
+		if (s.nrow == 0)
+			err_set(e, "%s: no rows", s.file);
+		csv_release(&s);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/runs/async/config.resolved.json", dir);
+	if ((conf = exists(path) ? jx_load(path, NULL) : NULL)) {
+		json_t *w = jx_at(conf, "/tenants/0/workload");
+
+		kv = json_number_value(jx_at(conf, "/cloud/kv_capacity_tokens"));
+		if (json_is_string(jx_at(conf, "/cloud/gpu/preset")))
+			gpu = json_string_value(jx_at(conf, "/cloud/gpu/preset"));
+		len = json_number_value(json_object_get(w, "prompt_tokens")) +
+		      json_number_value(json_object_get(w, "output_tokens"));
+	}
+	text(blocks, "The paper's async setting, one request a tenant, with a "
+	     "KV cache that holds every tenant (the %s's own, %d tokens, holds "
+	     "%d requests of %d tokens at once: past that, requests wait for "
+	     "admission and TTFT grows instead; see (c)). `hybridspec formulas` "
+	     "puts the GPU's verification capacity at %.0f tenants. Threshold: "
+	     "the knee is the last tenant count whose mean ITL is within 10%% of "
+	     "its value at %d tenants; the claim holds when the ITL at the most "
+	     "tenants swept is at least %gx the ITL at the knee.", gpu, (int)kv,
+	     len > 0 ? (int)(kv / len) : 0, (int)len, have ? cap : 0,
+	     (int)csv_num(&s, 0, col[0]), TH(BLOWUP));
+	json_decref(conf);
+	rows = table(blocks, heads);
+	for (size_t i = 0; i < s.nrow; i++) {
+		json_t *r = row(rows);
+		double itl = csv_num(&s, i, col[1]) * 1e3;
+
+		cell(r, "%d", (int)csv_num(&s, i, col[0]));
+		cell(r, "%.1f ± %.1f", itl, csv_num(&s, i, col[2]) * 1e3);
+		cell(r, "%.0f", csv_num(&s, i, col[3]) * 1e3);
+		cell(r, "%.2f", csv_num(&s, i, col[4]) * 1e3);
+		cell(r, "%.1f", csv_num(&s, i, col[5]) * 1e3);
+		cell(r, "%.1f%%", 100 * csv_num(&s, i, col[6]));
+		cell(r, "%.0f", csv_num(&s, i, col[7]));
+		if (itl <= 1.1 * csv_num(&s, 0, col[1]) * 1e3 &&
+		    (i == 0 || knee == i - 1))
+			knee = i;
+	}
+	growth = csv_num(&s, s.nrow - 1, col[1]) / csv_num(&s, knee, col[1]);
+	text(blocks, "Knee at %d tenants; from there to %d tenants the mean ITL "
+	     "grows %.1fx and the mean queue wait from %.2f to %.1f ms.",
+	     (int)csv_num(&s, knee, col[0]), (int)csv_num(&s, s.nrow - 1, col[0]),
+	     growth, csv_num(&s, knee, col[4]) * 1e3,
+	     csv_num(&s, s.nrow - 1, col[4]) * 1e3);
+	if (knee == s.nrow - 1)
+		verdict(c, blocks, "not decided: no knee within the tenants swept");
+	else
+		verdict(c, blocks, growth >= TH(BLOWUP) ? "holds" : "does not hold");
+	csv_release(&s);
+	return 0;
+}
+
+/* ---- (e): async ITL against the edge's draft time ---- */
+
+/* The async rows of an RTT sweep into the groups' lowest and highest ITL
+ * and their RTTs. */
+struct near {
+	double lo[MAX_GROUPS], hi[MAX_GROUPS];
+	char rtts[MAX_GROUPS][256];
+};
+
+static int rtt_range(const struct csv *c, const char *by,
+		     struct rtt_groups *g, struct near *nr, struct err *e)
+{
+	static const char *const names[] = { "protocol.kind",
+		"tenants.0.wan.rtt_s", "all.itl_s.mean_mean", NULL };
+	int col[3], bycol = -1;
+
+	if (cols(c, names, col, e) < 0 ||
+	    (by && (bycol = csv_col(c, by, e)) < 0))
+		return -1;
+	for (size_t r = 0; r < c->nrow; r++) {
+		size_t i, at;
+		double y;
+
+		if (strcmp(csv_str(c, r, col[0]), "async"))
+			continue;
+		i = group_of(g, by ? csv_str(c, r, bycol) : "measured");
+		y = csv_num(c, r, col[2]);
+		if (!nr->lo[i] || y < nr->lo[i])
+			nr->lo[i] = y;
+		if (y > nr->hi[i])
+			nr->hi[i] = y;
+		at = strlen(nr->rtts[i]);
+		snprintf(nr->rtts[i] + at, sizeof(nr->rtts[i]) - at, "%s%.6g",
+			 at ? ", " : "", 1e3 * csv_num(c, r, col[1]));
+	}
+	return 0;
+}
+
+static int claim_e(json_t *claims, const char *dir, struct err *e)
+{
+	static const char *const heads[] = { "acceptance", "RTTs (ms)",
+		"async ITL (ms), lowest", "highest", "highest / draft time",
+		"close", NULL };
+	json_t *blocks, *c = claim(claims, "e", "Inter-token latency close to "
+				   "the edge's drafting speed", &blocks), *rows;
+	bool have = true, measured = false;
+	double td = num_at(dir, "formulas.json", "/t_draft_s", &have);
+	double eo = num_at(dir, "runs/edge_only/summary.json", "/all/itl_s/mean",
+			   &have);
+	double as = num_at(dir, "runs/async/summary.json", "/all/itl_s/mean",
+			   &have);
+	bool have_alpha = true;
+	double alpha = num_at(dir, "runs/async/summary.json", "/all/alpha",
+			      &have_alpha);
+	struct csv rtt = { 0 }, sa = { 0 };
+	struct rtt_groups g = { .n = 0 };
+	struct near nr;
+	const char *from = NULL;
+	char ma[32];
+	int rc, ra;
+
+	memset(&nr, 0, sizeof(nr));
+	if (!have) {
+		text(blocks, "No verdict: formulas.json or the edge_only and async "
+		     "runs are missing.");
+		return 0;
+	}
+	if ((rc = sweep(&rtt, dir, "itl-vs-rtt", blocks, true, e)) <= 0)
+		return rc;
+	ra = sweep(&sa, dir, "itl-vs-rtt-alpha", blocks, false, e);
+	rc = ra < 0 || rtt_range(&rtt, NULL, &g, &nr, e) < 0 ||
+	     (ra > 0 && rtt_range(&sa, "tenants.0.acceptance.alpha", &g, &nr,
+				  e) < 0) ? -1 : 0;
+	csv_release(&rtt);
+	csv_release(&sa);
+	if (rc < 0)
+		return -1;
+	snprintf(ma, sizeof(ma), "%.3f", have_alpha ? alpha : 0);
+	text(blocks, "The edge drafts a token in %.1f ms (its profile, at the "
+	     "mean context); edge-only serving gives a mean ITL of %.1f ms, "
+	     "async speculative decoding %.1f ms in the paper setting: %.2fx the "
+	     "draft time, %.2fx edge-only. Threshold: async ITL is close to the "
+	     "drafting speed when it is at most %d%% above the draft time (%.1f "
+	     "ms) at every RTT swept. Mean async ITL over the RTTs of the sweeps "
+	     "itl-vs-rtt and itl-vs-rtt-alpha:", 1e3 * td, 1e3 * eo, 1e3 * as,
+	     as / td, as / eo, (int)(100 * TH(CLOSE)),
+	     1e3 * td * (1 + TH(CLOSE)));
+	rows = table(blocks, heads);
+	for (size_t i = 0; i < g.n; i++) {
+		bool ok = nr.hi[i] <= (1 + TH(CLOSE)) * td;
+		bool is_m = !strcmp(g.key[i], "measured");
+		json_t *r = row(rows);
+
+		if (is_m)
+			cell(r, "measured drafts, alpha %s", ma);
+		else
+			cell(r, "iid, alpha %s", g.key[i]);
+		cell(r, "%s", nr.rtts[i]);
+		cell(r, "%.1f", 1e3 * nr.lo[i]);
+		cell(r, "%.1f", 1e3 * nr.hi[i]);
+		cell(r, "%.2f", nr.hi[i] / td);
+		cell(r, "%s", ok ? "yes" : "no");
+		if (is_m)
+			measured = ok;
+		else if (ok && !from)
+			from = g.key[i];
+		else if (!ok)
+			from = NULL;
+	}
+	alpha_verdict(c, blocks, measured, from, ma, "are not close");
+	return 0;
+}
+
+json_t *claims_compute(const char *dir, const char *calib, struct err *e)
+{
+	json_t *out = json_pack("{s:[],s:[]}", "thresholds", "claims");
+	json_t *th = json_object_get(out, "thresholds");
+	json_t *claims = json_object_get(out, "claims");
+
+	for (const struct claims_threshold *t = thresholds; t->name; t++)
+		json_array_append_new(th, json_pack("{s:s,s:f,s:s}", "name",
+						    t->name, "value", t->value,
+						    "meaning", t->meaning));
+	if (claim_a(claims, dir, e) < 0 || claim_b(claims, calib, e) < 0 ||
+	    claim_c(claims, dir, e) < 0 || claim_d(claims, dir, e) < 0 ||
+	    claim_e(claims, dir, e) < 0) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}

@@ -1,0 +1,34 @@
+/* claims.h: the verdicts on the paper's claims, computed from what
+ * `make run` leaves in a results folder (runs/, sweeps/, formulas.json) and
+ * the acceptance profiles of a calibration folder.
+ *
+ * Each claim is judged by the thresholds of one table (claims_thresholds);
+ * its evidence is text and tables, ready for scripts/report.sh to write as
+ * Markdown, and its verdict is "holds", "holds only when ...", "does not
+ * hold" or "not decided: ...". A claim whose inputs are missing gets a line
+ * saying which, and no verdict. */
+#ifndef HS_CLAIMS_H
+#define HS_CLAIMS_H
+
+#include <jansson.h>
+
+struct err;
+
+/* A threshold a verdict uses: its name, value and what it decides. */
+struct claims_threshold {
+	const char *name;
+	double value;
+	const char *meaning;
+};
+
+/* The thresholds, NULL-name terminated. */
+const struct claims_threshold *claims_thresholds(void);
+
+/* {"thresholds": [{"name", "value", "meaning"}], "claims": [{"id": "a",
+ * "title", "blocks": [{"text": MD} or {"table": {"columns": [...],
+ * "rows": [[...]]}}], "verdict": TEXT or null}]} for the results in dir and
+ * the profiles in calib. New reference, or NULL with e's message (an input
+ * that is there but unreadable). */
+json_t *claims_compute(const char *dir, const char *calib, struct err *e);
+
+#endif
