@@ -12,6 +12,7 @@
 # build/hybridspec) computes the roofline beside the verify table.
 set -eu
 lib=$(dirname "$0")
+. "$lib/json.sh"
 dir=$1
 calib=${2:-results/calib}
 bin=${BIN:-build/hybridspec}
@@ -41,7 +42,7 @@ sweep() {
 }
 
 # the edge's draft time per token, a reference level on the ITL figures
-td=$(sh "$lib/jget.sh" "$dir/formulas.json" /t_draft_s)
+td=$(jget "$dir/formulas.json" /t_draft_s)
 ref=${td:+$(awk -v t="$td" 'BEGIN { printf "hline=%.6g; hlabel=\"edge draft time per token\"", 1e3 * t }')}
 tenants="xl='tenants (edge devices)'; logx=2"
 itl="yl='mean inter-token latency (ms)'"
@@ -69,7 +70,7 @@ if [ -f "$f" ]; then
 			"$(cat "$lib/csv.awk" "$lib/hidden.awk")" "$f" |
 			awk '{ print $1, 100 * $4, 0 }'
 		m=$dir/sweeps/itl-vs-rtt/sweep.csv
-		alpha=$(sh "$lib/jget.sh" "$dir/runs/async/summary.json" /all/alpha)
+		alpha=$(jget "$dir/runs/async/summary.json" /all/alpha)
 		if [ -f "$m" ] && [ -n "$alpha" ]; then
 			printf '\n\n"measured drafts"\n'
 			awk -F, -v by= "$(cat "$lib/csv.awk" "$lib/hidden.awk")" "$m" |
@@ -92,7 +93,7 @@ if [ -f "$f" ]; then
 			-v y=cloud.queue_wait_s.mean -v scale=1e3 \
 			-v title='mean wait in the cloud queue' "$f"
 	} > "$data/queueing.dat"
-	cap=$(sh "$lib/jget.sh" "$dir/formulas.json" /capacity_tenants)
+	cap=$(jget "$dir/formulas.json" /capacity_tenants)
 	gp lines queueing "data='$data/queueing.dat'; $tenants; yl='time (ms)'; logy=10; ti='Beyond capacity: ITL and queueing against tenants'${cap:+; vline=$cap; vlabel='capacity (formulas)'}"
 else
 	echo "plots: skipped queueing: no $f"
@@ -104,9 +105,9 @@ if [ -f "$1" ]; then
 	: > "$data/quant.dat"
 	: > "$data/accept-ea.dat"
 	for f; do
-		printf '%s %s\n' "$(sh "$lib/jget.sh" "$f" /alpha_greedy)" "$f"
+		printf '%s %s\n' "$(jget "$f" /alpha_greedy)" "$f"
 	done | sort -k1,1nr | while read -r _ f; do
-		awk -f "$lib/jflat.awk" "$f" | awk -F'\t' -f "$lib/accept.awk" \
+		jflat "$f" | awk -F'\t' -f "$lib/accept.awk" \
 			-v quant="$data/quant.dat" -v ea="$data/accept-ea.dat"
 	done
 	gp accept quant "data='$data/quant.dat'; what='quant'; ti='Acceptance and perplexity of each draft format (target: the model unquantised)'"
@@ -119,7 +120,7 @@ fi
 # the simulator's roofline for its GPU and model at its middle context.
 set -- "$calib"/verify-*.json
 if [ -f "$1" ]; then
-	awk -f "$lib/jflat.awk" "$1" > "$data/verify.flat"
+	jflat "$1" > "$data/verify.flat"
 	awk -F'\t' '
 		$1 ~ /^\/tokens\// { tok[substr($1, 9)] = $2; nt++ }
 		$1 ~ /^\/ctx\// { ctx[substr($1, 6)] = $2; nc++ }
@@ -143,11 +144,11 @@ if [ -f "$1" ]; then
 		"$ctx" "$model" "$gpu" > "$data/roofline-config.json"
 	roof=""
 	if "$bin" formulas "$data/roofline-config.json" --json > "$data/roofline.json"; then
-		awk -f "$lib/jflat.awk" "$data/roofline.json" | awk -F'\t' '
+		jflat "$data/roofline.json" | awk -F'\t' '
 			$1 ~ /^\/roofline\/[0-9]+\/tokens$/ { t = $2 }
 			$1 ~ /^\/roofline\/[0-9]+\/seconds$/ { printf "%s %.6g\n", t, 1e3 * $2 }' \
 			> "$data/roofline.dat"
-		roof="model='$data/roofline.dat'; mtitle='roofline model, ctx=$ctx'; ridge=$(sh "$lib/jget.sh" "$data/roofline.json" /ridge_tokens)"
+		roof="model='$data/roofline.dat'; mtitle='roofline model, ctx=$ctx'; ridge=$(jget "$data/roofline.json" /ridge_tokens)"
 	else
 		echo "plots: no roofline beside the table (hybridspec formulas failed)"
 	fi

@@ -8,6 +8,7 @@
 # to a temporary file and renamed into place.
 set -eu
 lib=$(dirname "$0")
+. "$lib/json.sh"
 dir=$1
 calib=${2:-results/calib}
 
@@ -41,7 +42,7 @@ setting() {
 	for p in edge_only cloud_only sync async multi_tenant; do
 		f=$dir/runs/$p/summary.json
 		[ -f "$f" ] || continue
-		awk -f "$lib/jflat.awk" "$f" | awk -F'\t' -v run="$p" '
+		jflat "$f" | awk -F'\t' -v run="$p" '
 			{ v[$1] = $2 }
 			END {
 				proto = v["/groups/0/protocol"]
