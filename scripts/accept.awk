@@ -1,7 +1,7 @@
-# accept.awk: one acceptance profile (docs/calib.md), flattened by
-# jflat.awk, appended to the data of the acceptance plots:
+# accept.awk: one acceptance profile (docs/calib.md), flattened by jflat
+# (scripts/json.sh), appended to the data of the acceptance plots:
 #
-#   awk -f scripts/jflat.awk P.json | awk -F'\t' -f scripts/accept.awk \
+#   jflat P.json | awk -F'\t' -f scripts/accept.awk \
 #       -v quant=quant.dat -v ea=ea.dat
 #
 # quant: a row "format alpha_greedy alpha_stochastic ppl_target ppl_draft";
