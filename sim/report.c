@@ -28,6 +28,7 @@ static void agg_add(struct agg *a, const struct tenant *t)
 	a->st.tpot_sum += x->tpot_sum;
 	sk_merge(&a->st.itl, &x->itl);
 	sk_merge(&a->st.ttft, &x->ttft);
+	sk_merge(&a->st.tpot, &x->tpot);
 	a->tput_sum += tput;
 	a->tput_sq += tput * tput;
 }
@@ -51,14 +52,15 @@ static json_t *agg_json(const struct agg *a, double sim_s)
 	double n = (double)a->tenants;
 
 	return json_pack(
-		"{s:I,s:I,s:I,s:o,s:o,s:f,s:f,s:f,s:f,s:f,s:I,s:f,s:f,s:f,s:I,"
-		"s:f,s:f,s:f}",
+		"{s:I,s:I,s:I,s:o,s:o,s:f,s:o,s:f,s:f,s:f,s:f,s:I,s:f,s:f,s:f,"
+		"s:I,s:f,s:f,s:f}",
 		"tenants", (json_int_t)a->tenants,
 		"requests", (json_int_t)x->requests,
 		"tokens", (json_int_t)x->tokens,
 		"ttft_s", quantiles(&x->ttft),
 		"itl_s", quantiles(&x->itl),
 		"tpot_s", ratio(x->tpot_sum, (double)x->requests),
+		"tpot_quantiles_s", quantiles(&x->tpot),
 		"tokens_per_s", ratio((double)x->tokens, sim_s),
 		"tokens_per_s_per_tenant", ratio(a->tput_sum, n),
 		"alpha", ratio((double)x->accepted, (double)x->judged),
@@ -122,12 +124,14 @@ static void agg_init(struct agg *a)
 	memset(a, 0, sizeof(*a));
 	sk_init(&a->st.itl);
 	sk_init(&a->st.ttft);
+	sk_init(&a->st.tpot);
 }
 
 static void agg_release(struct agg *a)
 {
 	sk_release(&a->st.itl);
 	sk_release(&a->st.ttft);
+	sk_release(&a->st.tpot);
 }
 
 json_t *rep_summary(const struct sim *s)
@@ -269,6 +273,10 @@ static const struct column {
 	  "inter-token latency, 99th percentile, ms" },
 	{ "tpot_ms", "tpot_s", 1e3, "%8.2f",
 	  "time per output token after the first, mean over requests, ms" },
+	{ "tpot50ms", "tpot_quantiles_s.p50", 1e3, "%8.2f",
+	  "time per output token, median over requests, ms" },
+	{ "tpot99ms", "tpot_quantiles_s.p99", 1e3, "%8.2f",
+	  "time per output token, 99th percentile over requests, ms" },
 	{ "alpha", "alpha", 1, "%6.3f",
 	  "share of the draft positions compared that the target accepted" },
 	{ "tok/v", "tokens_per_verdict", 1, "%6.2f",

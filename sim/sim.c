@@ -236,7 +236,7 @@ static void finish_request(struct sim *s, struct tenant *t)
 	const struct cfg_group *g = group(s, t);
 	struct tenant_stat *st = &t->st;
 	struct req_stat *q = &t->rq;
-	double now = s->q.now_s;
+	double now = s->q.now_s, tpot;
 
 	HS_ASSERT(q->committed == q->n_out);
 	q->done_s = now;
@@ -249,9 +249,10 @@ static void finish_request(struct sim *s, struct tenant *t)
 #undef ADD
 	st->busy_s += now - q->start_s;
 	st->ttft_sum += q->first_s - q->arrive_s;
-	st->tpot_sum += q->n_out > 1 ? (q->done_s - q->first_s) / (q->n_out - 1)
-				     : 0;
+	tpot = q->n_out > 1 ? (q->done_s - q->first_s) / (q->n_out - 1) : 0;
+	st->tpot_sum += tpot;
 	sk_add(&st->ttft, q->first_s - q->arrive_s);
+	sk_add(&st->tpot, tpot);
 	if (meets_slo(s, q)) {
 		st->slo_met++;
 		st->slo_tokens += (uint64_t)q->n_out;
@@ -1022,6 +1023,7 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 			sk_init(&t->rq_itl);
 			sk_init(&t->st.itl);
 			sk_init(&t->st.ttft);
+			sk_init(&t->st.tpot);
 		}
 	}
 	name_tracks(s);
@@ -1043,6 +1045,7 @@ void sim_release(struct sim *s)
 		sk_release(&t->rq_itl);
 		sk_release(&t->st.itl);
 		sk_release(&t->st.ttft);
+		sk_release(&t->st.tpot);
 	}
 	for (uint32_t i = 0; s->r && i < s->n_replicas; i++) {
 		fifo_release(&s->r[i].ready);

@@ -124,6 +124,7 @@ struct tenant_stat {
 	double ttft_sum, tpot_sum;
 	struct sketch itl;     /* gaps between committed tokens */
 	struct sketch ttft;
+	struct sketch tpot;    /* each request's time per output token */
 };
 
 /* A tenant's device: its drafting, and the blocks it has sent. */

@@ -350,6 +350,21 @@ static void run_golden(void)
 	fclose(f);
 	CHECK_MSG(!strcmp(got, want), "summary.json differs from the golden "
 		  "file (if the change is intended: make golden)");
+	{
+		/* TPOT's quantiles are of the requests whose mean is tpot_s */
+		json_t *sum = json_loads(got, 0, NULL);
+		json_t *all = json_object_get(sum, "all");
+		json_t *q = json_object_get(all, "tpot_quantiles_s");
+		double mean = json_number_value(json_object_get(all, "tpot_s"));
+
+		CHECK_NEAR(json_number_value(json_object_get(q, "mean")), mean,
+			   1e-9 * mean);
+		CHECK(json_number_value(json_object_get(q, "p50")) <=
+			      json_number_value(json_object_get(q, "p99")) &&
+		      json_number_value(json_object_get(q, "p99")) <=
+			      json_number_value(json_object_get(q, "max")) * 1.0100001);
+		json_decref(sum);
+	}
 	free(got);
 	free(want);
 }
