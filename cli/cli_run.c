@@ -35,8 +35,8 @@ static const char run_help[] =
 	"  --trace-tenants N      tenants with tracks in the trace (default 16)\n"
 	"  --json                 print summary.json instead of the table\n"
 	"  --quiet                print nothing on success\n"
-	"  --columns              what each column of requests.csv and tenants.csv\n"
-	"                         means, and exit\n"
+	"  --columns              what each figure of summary.json and each column of\n"
+	"                         requests.csv and tenants.csv means, and exit\n"
 	"\nexit status: 0 done, 2 bad usage or bad input (nothing is written),\n"
 	"128+N stopped by signal N, SIGINT or SIGTERM (DIR is whole or absent)\n";
 

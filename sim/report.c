@@ -46,35 +46,66 @@ static double ratio(double a, double b)
 	return b > 0 ? a / b : 0;
 }
 
+/* The figures of a group (and of "all") in summary.json: X(name, kind,
+ * value, meaning), kind I an integer, F a number, Q quantiles (an object
+ * of mean, p50, p90, p99, p999 and max); values of the group's sums x, its
+ * aggregate a, its tenant count n and the simulated seconds sim_s. */
+#define GROUP_METRICS(X)                                                   \
+	X(tenants, I, a->tenants, "tenants in the group")                   \
+	X(requests, I, x->requests, "requests finished")                    \
+	X(tokens, I, x->tokens, "output tokens committed")                  \
+	X(ttft_s, Q, &x->ttft, "time to first token, s")                    \
+	X(itl_s, Q, &x->itl, "inter-token latency: the gaps between "       \
+	  "committed tokens of a request (0 between tokens one verdict "    \
+	  "commits), s")                                                   \
+	X(tpot_s, F, ratio(x->tpot_sum, (double)x->requests),               \
+	  "time per output token after the first, mean over requests, s")  \
+	X(tpot_quantiles_s, Q, &x->tpot,                                    \
+	  "time per output token after the first, over requests, s")       \
+	X(tokens_per_s, F, ratio((double)x->tokens, sim_s),                 \
+	  "output tokens per simulated second")                            \
+	X(tokens_per_s_per_tenant, F, ratio(a->tput_sum, n),                \
+	  "tokens per second of a tenant while it has a request, mean")    \
+	X(alpha, F, ratio((double)x->accepted, (double)x->judged),          \
+	  "share of compared draft positions accepted")                    \
+	X(tokens_per_verdict, F, ratio((double)x->tokens,                   \
+					(double)x->verdicts),               \
+	  "tokens committed per verdict")                                  \
+	X(wasted_draft_tokens, I, x->wasted,                                \
+	  "draft tokens thrown away, never accepted")                      \
+	X(wasted_per_token, F, ratio((double)x->wasted, (double)x->tokens), \
+	  "wasted draft tokens per output token")                          \
+	X(bytes_up_per_token, F, ratio((double)x->bytes_up,                 \
+					(double)x->tokens),                 \
+	  "bytes sent from the edge per output token")                     \
+	X(bytes_down_per_token, F, ratio((double)x->bytes_down,             \
+					  (double)x->tokens),               \
+	  "bytes sent to the edge per output token")                       \
+	X(prompt_tokens_sent, I, x->prompt_sent,                            \
+	  "prompt tokens sent to the cloud")                               \
+	X(slo_attainment, F, ratio((double)x->slo_met, (double)x->requests),\
+	  "share of requests that met both SLOs")                          \
+	X(goodput_tokens_per_s, F, ratio((double)x->slo_tokens, sim_s),     \
+	  "tokens per second of the requests that met both SLOs")          \
+	X(jain_fairness, F, a->tput_sq > 0 ? a->tput_sum * a->tput_sum /     \
+	  (n * a->tput_sq) : 1.0, "Jain's index of the tenants' tokens/s "  \
+	  "(1: all equal)")
+
+#define METRIC_I(v) json_integer((json_int_t)(v))
+#define METRIC_F(v) json_real(v)
+#define METRIC_Q(v) quantiles(v)
+
 static json_t *agg_json(const struct agg *a, double sim_s)
 {
 	const struct tenant_stat *x = &a->st;
 	double n = (double)a->tenants;
+	json_t *o = json_object();
 
-	return json_pack(
-		"{s:I,s:I,s:I,s:o,s:o,s:f,s:o,s:f,s:f,s:f,s:f,s:I,s:f,s:f,s:f,"
-		"s:I,s:f,s:f,s:f}",
-		"tenants", (json_int_t)a->tenants,
-		"requests", (json_int_t)x->requests,
-		"tokens", (json_int_t)x->tokens,
-		"ttft_s", quantiles(&x->ttft),
-		"itl_s", quantiles(&x->itl),
-		"tpot_s", ratio(x->tpot_sum, (double)x->requests),
-		"tpot_quantiles_s", quantiles(&x->tpot),
-		"tokens_per_s", ratio((double)x->tokens, sim_s),
-		"tokens_per_s_per_tenant", ratio(a->tput_sum, n),
-		"alpha", ratio((double)x->accepted, (double)x->judged),
-		"tokens_per_verdict", ratio((double)x->tokens, (double)x->verdicts),
-		"wasted_draft_tokens", (json_int_t)x->wasted,
-		"wasted_per_token", ratio((double)x->wasted, (double)x->tokens),
-		"bytes_up_per_token", ratio((double)x->bytes_up, (double)x->tokens),
-		"bytes_down_per_token",
-		ratio((double)x->bytes_down, (double)x->tokens),
-		"prompt_tokens_sent", (json_int_t)x->prompt_sent,
-		"slo_attainment", ratio((double)x->slo_met, (double)x->requests),
-		"goodput_tokens_per_s", ratio((double)x->slo_tokens, sim_s),
-		"jain_fairness", a->tput_sq > 0 ? a->tput_sum * a->tput_sum /
-							  (n * a->tput_sq) : 1.0);
+#define SET(name, kind, value, meaning)                                    \
+	json_object_set_new(o, #name, METRIC_##kind(value));
+	GROUP_METRICS(SET)
+#undef SET
+	return o;
 }
 
 static json_t *cloud_json(const struct sim *s, double sim_s)
@@ -235,6 +266,8 @@ void rep_tenants_csv(const struct sim *s, FILE *f)
 void rep_columns(FILE *f)
 {
 #define DOC(name, fmt, value, meaning) fprintf(f, "  %-22s %s\n", #name, meaning);
+	fputs("summary.json, /all and each of /groups:\n", f);
+	GROUP_METRICS(DOC)
 	fputs("requests.csv, a row per finished request:\n", f);
 	REQ_CSV_COLUMNS(DOC)
 	fputs("tenants.csv, a row per tenant:\n", f);

@@ -23,7 +23,8 @@ json_t *rep_simulate(const struct cfg *c, struct err *e);
 
 /* Writes tenants.csv to f. */
 void rep_tenants_csv(const struct sim *s, FILE *f);
-/* Every column of requests.csv and tenants.csv with what it means. */
+/* Every figure of a group in summary.json, and every column of
+ * requests.csv and tenants.csv, with what it means. */
 void rep_columns(FILE *f);
 
 /* A short readable table of summary (as rep_summary makes it). */
