@@ -21,8 +21,8 @@ static const struct proto_caps proto_caps[] = { PROTO_LIST(PROTO_CAPS) };
 #undef PROTO_NAME
 #undef PROTO_CAPS
 
-#define SCHED_NAME(policy, name, deployed) name,
-#define SCHED_DEPLOYED(policy, name, deployed) deployed,
+#define SCHED_NAME(policy, name, ...) name,
+#define SCHED_DEPLOYED(policy, name, deployed, ...) deployed,
 const char *const cfg_sched_names[] = { SCHED_LIST(SCHED_NAME) NULL };
 static const bool sched_deployed[] = { SCHED_LIST(SCHED_DEPLOYED) };
 #undef SCHED_NAME

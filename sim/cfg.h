@@ -101,15 +101,22 @@ struct cfg_group {
 
 enum router_kind { ROUTER_ROUND_ROBIN, ROUTER_LEAST_LOADED };
 
-/* The cloud's scheduling policies: X(POLICY, name, deployed), deployed
- * when the real verifier (deploy/verifier.c) runs it too. The simulator's
- * sched_ops table (sim.c) gives each its routing, holding and batch
- * forming; docs/config.md says what each does. */
+/* The cloud's scheduling policies, a row each: X(POLICY, name, deployed,
+ * replica_per_tenant, route, hold, form_batch). deployed: the real verifier
+ * (deploy/verifier.c) runs it too. The last four are the simulator's
+ * (sim.c's sched_ops, where the functions are; only sim.c expands them):
+ * whether each tenant has a replica of its own, where a tenant's work
+ * goes, whether an idle replica waits for more, how it fills a batch.
+ * docs/config.md says what each policy does. */
 #define SCHED_LIST(X)                                                    \
-	X(DEDICATED, "dedicated", false)                                  \
-	X(CONTINUOUS, "continuous", true)                                 \
-	X(WINDOW, "window", true)                                         \
-	X(SLO, "slo", false)
+	X(DEDICATED, "dedicated", false, true, route_own, hold_never,      \
+	  form_fifo)                                                      \
+	X(CONTINUOUS, "continuous", true, false, route_shared, hold_never, \
+	  form_fifo)                                                      \
+	X(WINDOW, "window", true, false, route_shared, hold_window,        \
+	  form_fifo)                                                      \
+	X(SLO, "slo", false, false, route_shared, hold_never,              \
+	  form_least_slack)
 
 #define SCHED_ENUM(policy, ...) SCHED_##policy,
 enum sched_policy { SCHED_LIST(SCHED_ENUM) SCHED_N };

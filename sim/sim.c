@@ -456,12 +456,12 @@ static void release_kv(struct sim *s, struct tenant *t)
 	}
 }
 
-/* ---- the scheduling policies: functions, and a row each in sched_ops ---- */
+/* ---- the scheduling policies: their functions, a row each in SCHED_LIST ---- */
 
 /* A scheduling policy's parts: whether each tenant has a replica of its
  * own, where a tenant's work goes, whether an idle replica waits, and how
- * it fills a batch. Indexed by enum sched_policy; SCHED_LIST (cfg.h) names
- * the rows; s->sched is the config's. */
+ * it fills a batch. Indexed by enum sched_policy, made from SCHED_LIST
+ * (cfg.h) below the functions; s->sched is the config's. */
 struct sched_ops {
 	bool replica_per_tenant;
 	uint32_t (*route)(struct sim *s, const struct tenant *t);
@@ -802,12 +802,10 @@ static bool hold_window(struct sim *s, uint32_t ri)
 	return true;
 }
 
-static const struct sched_ops sched_ops[SCHED_N] = {
-	[SCHED_DEDICATED] = { true, route_own, hold_never, form_fifo },
-	[SCHED_CONTINUOUS] = { false, route_shared, hold_never, form_fifo },
-	[SCHED_WINDOW] = { false, route_shared, hold_window, form_fifo },
-	[SCHED_SLO] = { false, route_shared, hold_never, form_least_slack },
-};
+#define SCHED_OPS(policy, name, deployed, per_tenant, route, hold, form) \
+	[SCHED_##policy] = { per_tenant, route, hold, form },
+static const struct sched_ops sched_ops[SCHED_N] = { SCHED_LIST(SCHED_OPS) };
+#undef SCHED_OPS
 
 bool sim_sched_hold(struct sim *s, uint32_t ri)
 {
