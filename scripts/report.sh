@@ -1,14 +1,14 @@
 #!/bin/sh
 # report.sh DIR [CALIB]: writes DIR/REPORT.md from what scripts/run.sh left
 # in DIR (runs/, sweeps/, plots/, formulas.json) and the acceptance
-# profiles in CALIB (default results/calib): tables, the figures, and for
-# each claim of the paper its evidence and a verdict ("holds", "holds only
-# when ...", "does not hold"), which `hybridspec claims` decides by the
-# thresholds it states (BIN: the binary, default build/hybridspec). Written
-# to a temporary file and renamed into place.
+# profiles in CALIB (default results/calib): the figures of plots/, and the
+# tables, the evidence and the verdict on each claim of the paper
+# ("holds", "holds only when ...", "does not hold"), all of which
+# `hybridspec claims` computes, by the thresholds it states, into
+# DIR/claims.json (BIN: the binary, default build/hybridspec); this script
+# only writes them as Markdown. Written to a temporary file and renamed
+# into place.
 set -eu
-lib=$(dirname "$0")
-. "$lib/json.sh"
 dir=$1
 calib=${2:-results/calib}
 
@@ -19,13 +19,6 @@ claims=$dir/claims.json
 "$bin" claims "$dir" --calib "$calib" --json >"$claims.tmp"
 mv "$claims.tmp" "$claims"
 
-# pivot SWEEP ROW ROWHEAD BY METRIC SCALE FORMAT: a Markdown table
-pivot() {
-	awk -F, -v row="$2" -v head="$3" -v by="$4" -v y="$5" -v scale="$6" \
-		-v fmt="$7" "$(cat "$lib/csv.awk" "$lib/pivot.awk")" \
-		"$dir/sweeps/$1/sweep.csv"
-}
-
 # figure NAME CAPTION: the image, when plots.sh made it
 figure() {
 	if [ -f "$dir/plots/$1.png" ]; then
@@ -35,41 +28,10 @@ figure() {
 	fi
 }
 
-# The paper's setting: a row per protocol from the runs' summaries.
-setting() {
-	echo '| run | protocol | mean ITL (ms) | p99 ITL (ms) | TTFT p50 (s) | tokens/s per tenant | alpha | tokens per verification | GPU busy | SLO met |'
-	echo '|---|---|---|---|---|---|---|---|---|---|'
-	for p in edge_only cloud_only sync async multi_tenant; do
-		f=$dir/runs/$p/summary.json
-		[ -f "$f" ] || continue
-		jflat "$f" | awk -F'\t' -v run="$p" '
-			{ v[$1] = $2 }
-			END {
-				proto = v["/groups/0/protocol"]
-				for (g = 1; ("/groups/" g "/protocol") in v; g++)
-					if (v["/groups/" g "/protocol"] != proto)
-						proto = "mixed"
-				printf "| %s | %s | %.1f | %.1f | %.2f | %.2f | %.3f | %.2f | %.1f%% | %.1f%% |\n",
-				       run, proto, 1e3 * v["/all/itl_s/mean"],
-				       1e3 * v["/all/itl_s/p99"], v["/all/ttft_s/p50"],
-				       v["/all/tokens_per_s_per_tenant"], v["/all/alpha"],
-				       v["/all/tokens_per_verdict"],
-				       100 * v["/cloud/busy_fraction"],
-				       100 * v["/all/slo_attainment"]
-			}'
-	done
-	echo
-}
-
-# claim ID: the claim's heading, then its evidence and verdict as
-# claims.json gives them (text blocks, then tables), each with a blank line
-claim_head() {
-	printf '## (%s) %s\n\n' "$1" \
-		"$(jq -r --arg id "$1" '.claims[] | select(.id == $id) | .title' "$claims")"
-}
-claim_body() {
-	jq -r --arg id "$1" '
-		.claims[] | select(.id == $id) | .blocks[] |
+# blocks FILTER: the blocks (text, tables) a jq filter picks from
+# claims.json, as Markdown, each followed by a blank line
+blocks() {
+	jq -r "$1"' | .[] |
 		if .text then .text, ""
 		else .table |
 			("| " + (.columns | join(" | ")) + " |"),
@@ -79,17 +41,20 @@ claim_body() {
 		end' "$claims"
 }
 
+# claim ID: the claim's heading; claim_body ID: its evidence and verdict
+claim_head() {
+	printf '## (%s) %s\n\n' "$1" \
+		"$(jq -r --arg id "$1" '.claims[] | select(.id == $id) | .title' "$claims")"
+}
+claim_body() {
+	blocks "[.claims[] | select(.id == \"$1\")][0].blocks"
+}
+
 # (a) async hides WAN latency: ITL against RTT, async beside sync
 claim_a() {
 	claim_head a
 	figure itl-vs-rtt 'ITL against RTT'
 	figure hidden-share 'share of the WAN latency async hides, against alpha'
-	if [ "$(jq -r '.claims[] | select(.id == "a") | .pivot // false' "$claims")" = true ]; then
-		echo 'Mean ITL (ms, ± 95% interval over the seeds) against the round-trip time, in the paper setting:'
-		echo
-		pivot itl-vs-rtt tenants.0.wan.rtt_s 'RTT (s)' protocol.kind all.itl_s.mean 1e3 %.1f
-		echo
-	fi
 	claim_body a
 }
 
@@ -127,22 +92,10 @@ others() {
 	echo '## Other figures'
 	echo
 	figure itl-vs-tenants 'ITL against tenants'
-	if [ -f "$dir/sweeps/itl-vs-tenants/sweep.csv" ]; then
-		echo 'Mean ITL (ms) against the number of tenants on one GPU:'
-		echo
-		pivot itl-vs-tenants tenants.0.count tenants protocol.kind all.itl_s.mean 1e3 %.1f
-		echo
-	fi
+	blocks '.others["itl-vs-tenants"]'
 	figure itl-vs-gamma 'ITL against gamma'
 	figure tokens-per-verdict 'tokens per verification against gamma'
-	if [ -f "$dir/sweeps/itl-vs-gamma/sweep.csv" ]; then
-		echo 'Mean ITL (ms) and tokens committed per verification against gamma:'
-		echo
-		pivot itl-vs-gamma protocol.gamma gamma protocol.kind all.itl_s.mean 1e3 %.1f
-		echo
-		pivot itl-vs-gamma protocol.gamma gamma protocol.kind all.tokens_per_verdict 1 %.2f
-		echo
-	fi
+	blocks '.others["itl-vs-gamma"]'
 	figure roofline 'verification time against batch tokens'
 	figure gantt 'timeline of one async tenant'
 }
@@ -161,7 +114,7 @@ trap 'rm -f "$tmp"' EXIT
 	echo
 	echo 'configs/paper/: 32 phones drafting LLaMA-2-7B W4A16, the FP16 target on one H100 (multi_tenant: three device groups on two H100s); configs/paper/README.md gives the constants and their sources.'
 	echo
-	setting
+	blocks .setting
 	claim_a
 	claim_b
 	claim_c

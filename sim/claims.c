@@ -130,6 +130,8 @@ static void verdict(json_t *c, json_t *blocks, const char *v)
 	text(blocks, "**Verdict: %s.**", v);
 }
 
+#define MAX_POINTS 256
+
 /* ---- inputs ---- */
 
 static bool exists(const char *path)
@@ -179,6 +181,11 @@ static double num_at(const char *dir, const char *rel, const char *ptr,
 	return x;
 }
 
+static double field(json_t *doc, const char *ptr)
+{
+	return json_number_value(jx_at(doc, ptr));
+}
+
 /* x as shown with %.6g: the report decides on what its tables show */
 static double g6(double x)
 {
@@ -195,6 +202,68 @@ static int cols(const struct csv *c, const char *const *names, int *out,
 	for (size_t i = 0; names[i]; i++)
 		if ((out[i] = csv_col(c, names[i], e)) < 0)
 			return -1;
+	return 0;
+}
+
+/* A sweep as a table: a row per value of column row (headed head), a
+ * column per value of by, in the order they first appear; each cell the
+ * mean of metric (times scale, in format fmt) and its 95% half-width. */
+static int pivot(json_t *blocks, const struct csv *c, const char *row_col,
+		 const char *head, const char *by, const char *metric,
+		 double scale, const char *fmt, struct err *e)
+{
+	char mean_name[128], ci_name[128], cellfmt[64];
+	const char *rows_v[MAX_POINTS], *cols_v[16];
+	size_t nr = 0, nb = 0;
+	int rc_, bc, mc, cc;
+	json_t *cols, *rows;
+
+	snprintf(mean_name, sizeof(mean_name), "%s_mean", metric);
+	snprintf(ci_name, sizeof(ci_name), "%s_ci95", metric);
+	if ((rc_ = csv_col(c, row_col, e)) < 0 || (bc = csv_col(c, by, e)) < 0 ||
+	    (mc = csv_col(c, mean_name, e)) < 0 ||
+	    (cc = csv_col(c, ci_name, e)) < 0)
+		return -1;
+	for (size_t r = 0; r < c->nrow; r++) {
+		size_t i = 0, j = 0;
+
+		while (i < nr && strcmp(rows_v[i], csv_str(c, r, rc_)))
+			i++;
+		if (i == nr && nr < MAX_POINTS)
+			rows_v[nr++] = csv_str(c, r, rc_);
+		while (j < nb && strcmp(cols_v[j], csv_str(c, r, bc)))
+			j++;
+		if (j == nb && nb < 16)
+			cols_v[nb++] = csv_str(c, r, bc);
+	}
+	cols = json_array();
+	json_array_append_new(cols, json_string(head));
+	for (size_t j = 0; j < nb; j++)
+		json_array_append_new(cols, json_string(cols_v[j]));
+	rows = json_array();
+	json_array_append_new(blocks, json_pack("{s:{s:o,s:o}}", "table",
+						"columns", cols, "rows", rows));
+	snprintf(cellfmt, sizeof(cellfmt), "%s ± %s", fmt, fmt);
+	for (size_t i = 0; i < nr; i++) {
+		json_t *r = row(rows);
+
+		cell(r, "%s", rows_v[i]);
+		for (size_t j = 0; j < nb; j++) {
+			size_t k = c->nrow;
+
+			/* the last row of the pair, as a table keeps the last */
+			for (size_t q = 0; q < c->nrow; q++)
+				if (!strcmp(csv_str(c, q, rc_), rows_v[i]) &&
+				    !strcmp(csv_str(c, q, bc), cols_v[j]))
+					k = q;
+			if (k == c->nrow) {
+				cell(r, "%s", "");
+				continue;
+			}
+			cell(r, cellfmt, csv_num(c, k, mc) * scale,
+			     csv_num(c, k, cc) * scale);
+		}
+	}
 	return 0;
 }
 
@@ -304,9 +373,12 @@ static int claim_a(json_t *claims, const char *dir, struct err *e)
 
 	if ((rc = sweep(&rtt, dir, "itl-vs-rtt", blocks, true, e)) <= 0)
 		return rc;
-	json_object_set_new(c, "pivot", json_true());
+	text(blocks, "Mean ITL (ms, ± 95%% interval over the seeds) against the "
+	     "round-trip time, in the paper setting:");
 	ra = sweep(&alpha, dir, "itl-vs-rtt-alpha", blocks, false, e);
-	rc = ra < 0 || rtt_slopes(&rtt, NULL, &g, fits, e) < 0 ||
+	rc = ra < 0 || pivot(blocks, &rtt, "tenants.0.wan.rtt_s", "RTT (s)",
+			     "protocol.kind", "all.itl_s.mean", 1e3, "%.1f", e) < 0 ||
+	     rtt_slopes(&rtt, NULL, &g, fits, e) < 0 ||
 	     (ra > 0 && rtt_slopes(&alpha, "tenants.0.acceptance.alpha", &g,
 				   fits, e) < 0) ? -1 : 0;
 	csv_release(&rtt);
@@ -367,10 +439,6 @@ static int by_alpha_desc(const void *x, const void *y)
 	return strcmp(a->file, b->file);
 }
 
-static double field(json_t *doc, const char *ptr)
-{
-	return json_number_value(jx_at(doc, ptr));
-}
 
 static int claim_b(json_t *claims, const char *calib, struct err *e)
 {
@@ -485,8 +553,6 @@ static int claim_b(json_t *claims, const char *calib, struct err *e)
 }
 
 /* ---- (c): continuous batching against dedicated GPUs ---- */
-
-#define MAX_POINTS 256
 
 static int claim_c(json_t *claims, const char *dir, struct err *e)
 {
@@ -778,9 +844,83 @@ static int claim_e(json_t *claims, const char *dir, struct err *e)
 	return 0;
 }
 
+/* ---- what backs no single claim ---- */
+
+/* The paper's setting: a row per run of the protocols. */
+static void setting(json_t *blocks, const char *dir)
+{
+	static const char *const runs[] = { "edge_only", "cloud_only", "sync",
+		"async", "multi_tenant", NULL };
+	static const char *const heads[] = { "run", "protocol", "mean ITL (ms)",
+		"p99 ITL (ms)", "TTFT p50 (s)", "tokens/s per tenant", "alpha",
+		"tokens per verification", "GPU busy", "SLO met", NULL };
+	json_t *rows = table(blocks, heads);
+
+	for (size_t i = 0; runs[i]; i++) {
+		char path[4096];
+		json_t *doc, *g, *r;
+		const char *proto;
+		size_t k;
+
+		snprintf(path, sizeof(path), "%s/runs/%s/summary.json", dir, runs[i]);
+		if (!exists(path) || !(doc = jx_load(path, NULL)))
+			continue;
+		proto = json_string_value(jx_at(doc, "/groups/0/protocol"));
+		json_array_foreach(json_object_get(doc, "groups"), k, g)
+			if (proto && strcmp(proto, json_string_value(json_object_get(
+							   g, "protocol"))))
+				proto = "mixed";
+		r = row(rows);
+		cell(r, "%s", runs[i]);
+		cell(r, "%s", proto ? proto : "");
+		cell(r, "%.1f", 1e3 * field(doc, "/all/itl_s/mean"));
+		cell(r, "%.1f", 1e3 * field(doc, "/all/itl_s/p99"));
+		cell(r, "%.2f", field(doc, "/all/ttft_s/p50"));
+		cell(r, "%.2f", field(doc, "/all/tokens_per_s_per_tenant"));
+		cell(r, "%.3f", field(doc, "/all/alpha"));
+		cell(r, "%.2f", field(doc, "/all/tokens_per_verdict"));
+		cell(r, "%.1f%%", 100 * field(doc, "/cloud/busy_fraction"));
+		cell(r, "%.1f%%", 100 * field(doc, "/all/slo_attainment"));
+		json_decref(doc);
+	}
+}
+
+/* The other sweeps' tables, keyed by sweep (empty where it is missing). */
+static int others(json_t *out, const char *dir, struct err *e)
+{
+	json_t *tenants = json_array(), *gamma = json_array();
+	struct csv c = { 0 };
+	int rc = 0, have;
+
+	json_object_set_new(out, "itl-vs-tenants", tenants);
+	json_object_set_new(out, "itl-vs-gamma", gamma);
+	if ((have = sweep(&c, dir, "itl-vs-tenants", tenants, false, e)) < 0)
+		return -1;
+	if (have) {
+		text(tenants, "Mean ITL (ms) against the number of tenants on one "
+		     "GPU:");
+		rc = pivot(tenants, &c, "tenants.0.count", "tenants",
+			   "protocol.kind", "all.itl_s.mean", 1e3, "%.1f", e);
+		csv_release(&c);
+	}
+	if (rc < 0 || (have = sweep(&c, dir, "itl-vs-gamma", gamma, false, e)) < 0)
+		return -1;
+	if (have) {
+		text(gamma, "Mean ITL (ms) and tokens committed per verification "
+		     "against gamma:");
+		rc = pivot(gamma, &c, "protocol.gamma", "gamma", "protocol.kind",
+			   "all.itl_s.mean", 1e3, "%.1f", e) < 0 ||
+		     pivot(gamma, &c, "protocol.gamma", "gamma", "protocol.kind",
+			   "all.tokens_per_verdict", 1, "%.2f", e) < 0 ? -1 : 0;
+		csv_release(&c);
+	}
+	return rc;
+}
+
 json_t *claims_compute(const char *dir, const char *calib, struct err *e)
 {
-	json_t *out = json_pack("{s:[],s:[]}", "thresholds", "claims");
+	json_t *out = json_pack("{s:[],s:[],s:[],s:{}}", "thresholds", "setting",
+				"claims", "others");
 	json_t *th = json_object_get(out, "thresholds");
 	json_t *claims = json_object_get(out, "claims");
 
@@ -788,9 +928,11 @@ json_t *claims_compute(const char *dir, const char *calib, struct err *e)
 		json_array_append_new(th, json_pack("{s:s,s:f,s:s}", "name",
 						    t->name, "value", t->value,
 						    "meaning", t->meaning));
+	setting(json_object_get(out, "setting"), dir);
 	if (claim_a(claims, dir, e) < 0 || claim_b(claims, calib, e) < 0 ||
 	    claim_c(claims, dir, e) < 0 || claim_d(claims, dir, e) < 0 ||
-	    claim_e(claims, dir, e) < 0) {
+	    claim_e(claims, dir, e) < 0 ||
+	    others(json_object_get(out, "others"), dir, e) < 0) {
 		json_decref(out);
 		return NULL;
 	}

@@ -24,11 +24,13 @@ struct claims_threshold {
 /* The thresholds, NULL-name terminated. */
 const struct claims_threshold *claims_thresholds(void);
 
-/* {"thresholds": [{"name", "value", "meaning"}], "claims": [{"id": "a",
- * "title", "blocks": [{"text": MD} or {"table": {"columns": [...],
- * "rows": [[...]]}}], "verdict": TEXT or null}]} for the results in dir and
- * the profiles in calib. New reference, or NULL with e's message (an input
- * that is there but unreadable). */
+/* {"thresholds": [{"name", "value", "meaning"}], "setting": BLOCKS,
+ * "claims": [{"id": "a", "title", "blocks": BLOCKS, "verdict": TEXT or
+ * null}], "others": {"itl-vs-tenants": BLOCKS, "itl-vs-gamma": BLOCKS}} for
+ * the results in dir and the profiles in calib, BLOCKS an array of {"text":
+ * MD} and {"table": {"columns": [...], "rows": [[...]]}} (setting: the
+ * paper's runs; others: the sweeps no claim rests on). New reference, or
+ * NULL with e's message (an input that is there but unreadable). */
 json_t *claims_compute(const char *dir, const char *calib, struct err *e);
 
 #endif

@@ -68,14 +68,15 @@ static void rtt_sweep(const char *rel, const char *alpha_col,
 	if (header)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "point,%s%s"
 				      "tenants.0.wan.rtt_s,protocol.kind,n_seeds,"
-				      "all.itl_s.mean_mean\n", alpha_col,
+				      "all.itl_s.mean_mean,all.itl_s.mean_ci95\n",
+				      alpha_col,
 				      *alpha_col ? "," : "");
 	for (int k = 0; k < 2; k++)
 		for (int r = 0; r < 3; r++) {
 			double rtt = 0.02 + 0.06 * r;
 
 			n += (size_t)snprintf(text + n, sizeof(text) - n,
-					      "%d,%s%s%g,%s,2,%.17g\n", 3 * k + r,
+					      "%d,%s%s%g,%s,2,%.17g,0\n", 3 * k + r,
 					      alpha, *alpha ? "," : "", rtt,
 					      k ? "async" : "sync",
 					      0.1 + (k ? slope : 1) * rtt);
