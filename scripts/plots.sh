@@ -60,26 +60,28 @@ sweep itl-vs-gamma itl-vs-gamma protocol.gamma 1 all.itl_s.mean 1e3 \
 sweep itl-vs-gamma tokens-per-verdict protocol.gamma 1 all.tokens_per_verdict 1 \
 	protocol.kind "" "xl='gamma (draft tokens per block)'; yl='tokens committed per verification'; ti='Tokens per verification against gamma'"
 
-# The share of the WAN latency async hides against alpha (hidden.awk), at
-# iid alphas and, as a point of its own, with the measured drafts.
-f=$dir/sweeps/itl-vs-rtt-alpha/sweep.csv
-if [ -f "$f" ]; then
+# The share of the WAN latency async hides against alpha, at iid alphas
+# and, as a point of its own, with the measured drafts: claim (a)'s shares
+# in DIR/claims.json (`hybridspec claims`, which scripts/run.sh runs first).
+# shares MEASURED: "alpha percent 0" a line, of the iid (false) or measured
+# (true) groups
+shares() {
+	jq -r --argjson m "$1" '.claims[] | select(.id == "a") | .hidden[] |
+		select(.measured == $m) | "\(.alpha) \(.share)"' "$dir/claims.json" |
+		awk '{ print $1, 100 * $2, 0 }'
+}
+if [ -f "$dir/claims.json" ] && [ -n "$(shares false)" ]; then
 	{
 		echo '"iid acceptance"'
-		awk -F, -v by=tenants.0.acceptance.alpha \
-			"$(cat "$lib/csv.awk" "$lib/hidden.awk")" "$f" |
-			awk '{ print $1, 100 * $4, 0 }'
-		m=$dir/sweeps/itl-vs-rtt/sweep.csv
-		alpha=$(jget "$dir/runs/async/summary.json" /all/alpha)
-		if [ -f "$m" ] && [ -n "$alpha" ]; then
+		shares false
+		if [ -n "$(shares true)" ]; then
 			printf '\n\n"measured drafts"\n'
-			awk -F, -v by= "$(cat "$lib/csv.awk" "$lib/hidden.awk")" "$m" |
-				awk -v a="$alpha" '{ print a, 100 * $4, 0 }'
+			shares true
 		fi
 	} > "$data/hidden-share.dat"
 	gp lines hidden-share "data='$data/hidden-share.dat'; xl='acceptance rate alpha'; yl='WAN latency hidden by async (% of what sync shows)'; ti='How much of the RTT async hides: 1 - its ITL slope over sync slope'"
 else
-	echo "plots: skipped hidden-share: no $f"
+	echo "plots: skipped hidden-share: no iid shares in $dir/claims.json"
 fi
 
 # Past capacity: mean ITL and queue wait on one axis, the capacity marked.

@@ -1,23 +1,21 @@
 #!/bin/sh
-# report.sh DIR [CALIB]: writes DIR/REPORT.md from what scripts/run.sh left
-# in DIR (runs/, sweeps/, plots/, formulas.json) and the acceptance
-# profiles in CALIB (default results/calib): the figures of plots/, and the
-# tables, the evidence and the verdict on each claim of the paper
-# ("holds", "holds only when ...", "does not hold"), all of which
-# `hybridspec claims` computes, by the thresholds it states, into
-# DIR/claims.json (BIN: the binary, default build/hybridspec); this script
-# only writes them as Markdown. Written to a temporary file and renamed
-# into place.
+# report.sh DIR: writes DIR/REPORT.md from what scripts/run.sh left in DIR:
+# the figures of plots/, and the tables, the evidence and the verdict on
+# each claim of the paper ("holds", "holds only when ...", "does not hold")
+# that `hybridspec claims` computed, by the thresholds it states, into
+# DIR/claims.json; this script only writes them as Markdown. Written to a
+# temporary file and renamed into place.
 set -eu
 dir=$1
-calib=${2:-results/calib}
 
 # The verdicts and their evidence: `hybridspec claims` (sim/claims.c, where
-# every threshold is), into DIR/claims.json; this script writes them out.
-bin=${BIN:-build/hybridspec}
+# every threshold is) wrote them into DIR/claims.json (scripts/run.sh runs
+# it before the plots, which use claim (a)'s shares too).
 claims=$dir/claims.json
-"$bin" claims "$dir" --calib "$calib" --json >"$claims.tmp"
-mv "$claims.tmp" "$claims"
+if [ ! -f "$claims" ]; then
+	echo "report: no $claims: run build/hybridspec claims $dir --json > $claims" >&2
+	exit 1
+fi
 
 # figure NAME CAPTION: the image, when plots.sh made it
 figure() {

@@ -23,7 +23,12 @@ enum {
 	N_THRESHOLDS
 };
 
-static const struct claims_threshold thresholds[N_THRESHOLDS + 1] = {
+/* A threshold a verdict uses: its name, value and what it decides. */
+static const struct threshold {
+	const char *name;
+	double value;
+	const char *meaning;
+} thresholds[N_THRESHOLDS + 1] = {
 	[HIDE_SHARE] = { "hide_share", 0.50, "(a) async hides the WAN latency "
 		"when its ITL grows with the RTT at most 50% as fast as sync's "
 		"(least squares)" },
@@ -42,32 +47,9 @@ static const struct claims_threshold thresholds[N_THRESHOLDS + 1] = {
 	{ 0 },
 };
 
-const struct claims_threshold *claims_thresholds(void)
-{
-	return thresholds;
-}
-
 #define TH(k) (thresholds[k].value)
 
 /* ---- blocks ---- */
-
-/* fmt and its arguments as a JSON string (new reference) */
-static json_t *vstring(const char *fmt, va_list ap)
-{
-	va_list aq;
-	int n;
-	char *s;
-	json_t *v;
-
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	s = xmalloc((size_t)n + 1);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	v = json_string(s);
-	free(s);
-	return v;
-}
 
 static void text(json_t *blocks, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -77,21 +59,29 @@ static void text(json_t *blocks, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	json_array_append_new(blocks, json_pack("{s:o}", "text",
-						vstring(fmt, ap)));
+						json_vsprintf(fmt, ap)));
 	va_end(ap);
 }
 
-/* A table block with the columns given (NULL-terminated); its rows are
- * returned (borrowed) for cell() to fill. */
-static json_t *table(json_t *blocks, const char *const *columns)
+/* A table block of the column names cols (taken); its rows are returned
+ * (borrowed) for row() and cell() to fill. */
+static json_t *table_of(json_t *blocks, json_t *cols)
 {
-	json_t *cols = json_array(), *rows = json_array();
+	json_t *rows = json_array();
 
-	for (size_t i = 0; columns[i]; i++)
-		json_array_append_new(cols, json_string(columns[i]));
 	json_array_append_new(blocks, json_pack("{s:{s:o,s:o}}", "table",
 						"columns", cols, "rows", rows));
 	return rows;
+}
+
+/* The same with the columns given, NULL-terminated. */
+static json_t *table(json_t *blocks, const char *const *columns)
+{
+	json_t *cols = json_array();
+
+	for (size_t i = 0; columns[i]; i++)
+		json_array_append_new(cols, json_string(columns[i]));
+	return table_of(blocks, cols);
 }
 
 static json_t *row(json_t *rows)
@@ -109,7 +99,7 @@ static void cell(json_t *r, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	json_array_append_new(r, vstring(fmt, ap));
+	json_array_append_new(r, json_vsprintf(fmt, ap));
 	va_end(ap);
 }
 
@@ -159,7 +149,8 @@ static int sweep(struct csv *c, const char *dir, const char *name,
 	return csv_load(c, path, e) < 0 ? -1 : 1;
 }
 
-/* The number at ptr of the JSON file dir/rel, or NAN when it is not there */
+/* The number at ptr of the JSON file dir/rel; 0 with *have cleared when
+ * the file or the number is not there */
 static double num_at(const char *dir, const char *rel, const char *ptr,
 		     bool *have)
 {
@@ -168,7 +159,7 @@ static double num_at(const char *dir, const char *rel, const char *ptr,
 	double x = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	if (!exists(path) || !(doc = jx_load(path, NULL))) {
+	if (!(doc = jx_load(path, NULL))) {
 		*have = false;
 		return 0;
 	}
@@ -240,9 +231,7 @@ static int pivot(json_t *blocks, const struct csv *c, const char *row_col,
 	json_array_append_new(cols, json_string(head));
 	for (size_t j = 0; j < nb; j++)
 		json_array_append_new(cols, json_string(cols_v[j]));
-	rows = json_array();
-	json_array_append_new(blocks, json_pack("{s:{s:o,s:o}}", "table",
-						"columns", cols, "rows", rows));
+	rows = table_of(blocks, cols);
 	snprintf(cellfmt, sizeof(cellfmt), "%s ± %s", fmt, fmt);
 	for (size_t i = 0; i < nr; i++) {
 		json_t *r = row(rows);
@@ -269,45 +258,7 @@ static int pivot(json_t *blocks, const struct csv *c, const char *row_col,
 
 /* ---- (a) and (e): groups of a sweep over RTT ---- */
 
-/* The verdict of a claim judged at the measured alpha and at iid alphas:
- * it holds at the measured one, or from the lowest alpha from which every
- * higher one passes (from, or NULL), else not. */
-static void alpha_verdict(json_t *c, json_t *blocks, bool measured,
-			  const char *from, const char *measured_alpha,
-			  const char *failing)
-{
-	char v[256];
-
-	if (measured) {
-		verdict(c, blocks, "holds");
-	} else if (from) {
-		snprintf(v, sizeof(v), "holds only when alpha is at least %s (the "
-			 "measured drafts, alpha %s, %s)", from, measured_alpha,
-			 failing);
-		verdict(c, blocks, v);
-	} else {
-		verdict(c, blocks, "does not hold");
-	}
-}
-
 #define MAX_GROUPS 32
-
-/* Rows of an RTT sweep grouped by acceptance: key "measured" or the alpha
- * column's text. */
-struct rtt_groups {
-	char key[MAX_GROUPS][64];
-	size_t n;
-};
-
-static size_t group_of(struct rtt_groups *g, const char *key)
-{
-	for (size_t i = 0; i < g->n; i++)
-		if (!strcmp(g->key[i], key))
-			return i;
-	HS_ASSERT(g->n < MAX_GROUPS);
-	snprintf(g->key[g->n], sizeof(g->key[0]), "%s", key);
-	return g->n++;
-}
 
 /* least squares slope of y on x */
 struct fit {
@@ -329,11 +280,46 @@ static double fit_slope(const struct fit *f)
 	       (f->m * f->sxx - f->sx * f->sx);
 }
 
-/* Adds the sync and async slopes of one sweep to the groups. by: the
- * alpha column, or NULL (one group, "measured"). */
-static int rtt_slopes(const struct csv *c, const char *by,
-		      struct rtt_groups *g, struct fit (*fits)[2],
-		      struct err *e)
+/* The RTT sweeps' sync and async rows, grouped by acceptance: the measured
+ * drafts (itl-vs-rtt) and each iid alpha (itl-vs-rtt-alpha, if there), in
+ * the order they first appear. Read once; claims (a) and (e) both judge
+ * them. */
+struct rtt_group {
+	char key[64];      /* "measured", or the alpha as the sweep writes it */
+	bool measured;
+	struct fit fit[2]; /* ITL against RTT: [0] sync, [1] async */
+	double lo, hi;     /* async ITL, lowest and highest */
+	char rtts[256];    /* the async RTTs, ms */
+};
+
+struct rtt {
+	bool have;               /* itl-vs-rtt is there */
+	char path[4096];         /* itl-vs-rtt's */
+	struct csv sweep;        /* itl-vs-rtt, for (a)'s table */
+	struct rtt_group g[MAX_GROUPS];
+	size_t n;
+	double alpha;            /* the measured drafts' (the async run's) */
+	char alpha_text[32];     /* as the tables show it */
+};
+
+static struct rtt_group *group_of(struct rtt *d, const char *key)
+{
+	struct rtt_group *g;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->g[i].key, key))
+			return &d->g[i];
+	HS_ASSERT(d->n < MAX_GROUPS);
+	g = &d->g[d->n++];
+	snprintf(g->key, sizeof(g->key), "%s", key);
+	g->measured = !strcmp(key, "measured");
+	return g;
+}
+
+/* Adds one sweep's rows; by: the alpha column, or NULL (the measured
+ * drafts). */
+static int rtt_add(struct rtt *d, const struct csv *c, const char *by,
+		   struct err *e)
 {
 	static const char *const names[] = { "protocol.kind",
 		"tenants.0.wan.rtt_s", "all.itl_s.mean_mean", NULL };
@@ -344,48 +330,121 @@ static int rtt_slopes(const struct csv *c, const char *by,
 		return -1;
 	for (size_t r = 0; r < c->nrow; r++) {
 		const char *k = csv_str(c, r, col[0]);
-		size_t i;
+		bool async = !strcmp(k, "async");
+		double x = csv_num(c, r, col[1]), y = csv_num(c, r, col[2]);
+		struct rtt_group *g;
+		size_t at;
 
-		if (strcmp(k, "sync") && strcmp(k, "async"))
+		if (!async && strcmp(k, "sync"))
 			continue;
-		i = group_of(g, by ? csv_str(c, r, bycol) : "measured");
-		fit_add(&fits[i][!strcmp(k, "async")], csv_num(c, r, col[1]),
-			csv_num(c, r, col[2]));
+		g = group_of(d, by ? csv_str(c, r, bycol) : "measured");
+		fit_add(&g->fit[async], x, y);
+		if (!async)
+			continue;
+		if (!g->lo || y < g->lo)
+			g->lo = y;
+		if (y > g->hi)
+			g->hi = y;
+		at = strlen(g->rtts);
+		snprintf(g->rtts + at, sizeof(g->rtts) - at, "%s%.6g",
+			 at ? ", " : "", 1e3 * x);
 	}
 	return 0;
 }
 
-static int claim_a(json_t *claims, const char *dir, struct err *e)
+static int rtt_read(struct rtt *d, const char *dir, struct err *e)
+{
+	struct csv alpha = { 0 };
+	bool have_alpha = true;
+	int ra, rc;
+
+	memset(d, 0, sizeof(*d));
+	d->alpha = num_at(dir, "runs/async/summary.json", "/all/alpha",
+			  &have_alpha);
+	snprintf(d->alpha_text, sizeof(d->alpha_text), "%.3f", d->alpha);
+	snprintf(d->path, sizeof(d->path), "%s/sweeps/itl-vs-rtt/sweep.csv",
+		 dir);
+	if ((rc = sweep(&d->sweep, dir, "itl-vs-rtt", NULL, false, e)) <= 0)
+		return rc;
+	d->have = true;
+	if ((ra = sweep(&alpha, dir, "itl-vs-rtt-alpha", NULL, false, e)) < 0)
+		return -1;
+	rc = rtt_add(d, &d->sweep, NULL, e) < 0 ||
+	     (ra > 0 && rtt_add(d, &alpha, "tenants.0.acceptance.alpha",
+				e) < 0) ? -1 : 0;
+	csv_release(&alpha);
+	return rc;
+}
+
+/* A group's label in the tables */
+static void group_cell(json_t *r, const struct rtt *d,
+		       const struct rtt_group *g)
+{
+	if (g->measured)
+		cell(r, "measured drafts, alpha %s", d->alpha_text);
+	else
+		cell(r, "iid, alpha %s", g->key);
+}
+
+/* Judging the groups in order: whether the measured drafts pass, and the
+ * lowest alpha from which every higher one passes (NULL: none). */
+struct alpha_run {
+	bool measured;
+	const char *from;
+};
+
+static void alpha_run_add(struct alpha_run *a, const struct rtt_group *g,
+			  bool ok)
+{
+	if (g->measured)
+		a->measured = ok;
+	else if (ok && !a->from)
+		a->from = g->key;
+	else if (!ok)
+		a->from = NULL;
+}
+
+/* The verdict of a claim judged at the measured alpha and at iid alphas:
+ * it holds at the measured one, or from a->from up, else not. */
+static void alpha_verdict(json_t *c, json_t *blocks, const struct alpha_run *a,
+			  const struct rtt *d, const char *failing)
+{
+	char v[256];
+
+	if (a->measured) {
+		verdict(c, blocks, "holds");
+	} else if (a->from) {
+		snprintf(v, sizeof(v), "holds only when alpha is at least %s (the "
+			 "measured drafts, alpha %s, %s)", a->from, d->alpha_text,
+			 failing);
+		verdict(c, blocks, v);
+	} else {
+		verdict(c, blocks, "does not hold");
+	}
+}
+
+/* (a): the hidden share of each group; also as numbers, "hidden":
+ * [{"alpha", "measured", "share"}], for the plot of it */
+static int claim_a(json_t *claims, const struct rtt *d, struct err *e)
 {
 	static const char *const heads[] = { "acceptance",
 		"sync: ms of ITL per 100 ms of RTT", "async", "hidden share",
 		"hides", NULL };
-	struct csv rtt = { 0 }, alpha = { 0 };
-	struct rtt_groups g = { .n = 0 };
-	struct fit fits[MAX_GROUPS][2] = { { { 0 } } };
 	json_t *blocks, *c = claim(claims, "a", "Asynchronous drafting hides "
 				   "WAN latency", &blocks), *rows;
-	bool have = true, measured = false;
-	double a = num_at(dir, "runs/async/summary.json", "/all/alpha", &have);
-	const char *from = NULL;
-	char ma[32];
-	int rc, ra;
+	json_t *hidden = json_array();
+	struct alpha_run run = { false, NULL };
 
-	if ((rc = sweep(&rtt, dir, "itl-vs-rtt", blocks, true, e)) <= 0)
-		return rc;
+	json_object_set_new(c, "hidden", hidden);
+	if (!d->have) {
+		text(blocks, "No verdict: %s is missing.", d->path);
+		return 0;
+	}
 	text(blocks, "Mean ITL (ms, ± 95%% interval over the seeds) against the "
 	     "round-trip time, in the paper setting:");
-	ra = sweep(&alpha, dir, "itl-vs-rtt-alpha", blocks, false, e);
-	rc = ra < 0 || pivot(blocks, &rtt, "tenants.0.wan.rtt_s", "RTT (s)",
-			     "protocol.kind", "all.itl_s.mean", 1e3, "%.1f", e) < 0 ||
-	     rtt_slopes(&rtt, NULL, &g, fits, e) < 0 ||
-	     (ra > 0 && rtt_slopes(&alpha, "tenants.0.acceptance.alpha", &g,
-				   fits, e) < 0) ? -1 : 0;
-	csv_release(&rtt);
-	csv_release(&alpha);
-	if (rc < 0)
+	if (pivot(blocks, &d->sweep, "tenants.0.wan.rtt_s", "RTT (s)",
+		  "protocol.kind", "all.itl_s.mean", 1e3, "%.1f", e) < 0)
 		return -1;
-	snprintf(ma, sizeof(ma), "%.3f", have ? a : 0);
 	text(blocks, "Sync waits out every round trip, so its ITL grows with "
 	     "the RTT; async hides the WAN latency when its ITL grows by at "
 	     "most %d%% of what sync's grows (hidden share = 1 - async slope / "
@@ -395,30 +454,26 @@ static int claim_a(json_t *claims, const char *dir, struct err *e)
 	     "itl-vs-rtt-alpha):", (int)(100 * (1 - TH(HIDE_SHARE))),
 	     (int)(100 * TH(HIDE_SHARE)));
 	rows = table(blocks, heads);
-	for (size_t i = 0; i < g.n; i++) {
-		double s = g6(fit_slope(&fits[i][0]));
-		double as = g6(fit_slope(&fits[i][1]));
-		double share = g6(1 - fit_slope(&fits[i][1]) /
-				  fit_slope(&fits[i][0]));
-		bool ok = share >= TH(HIDE_SHARE), is_m = !strcmp(g.key[i], "measured");
+	for (size_t i = 0; i < d->n; i++) {
+		const struct rtt_group *g = &d->g[i];
+		double s = g6(fit_slope(&g->fit[0]));
+		double as = g6(fit_slope(&g->fit[1]));
+		double share = g6(1 - fit_slope(&g->fit[1]) /
+				  fit_slope(&g->fit[0]));
+		bool ok = share >= TH(HIDE_SHARE);
 		json_t *r = row(rows);
 
-		if (is_m)
-			cell(r, "measured drafts, alpha %s", ma);
-		else
-			cell(r, "iid, alpha %s", g.key[i]);
+		group_cell(r, d, g);
 		cell(r, "%.1f", 100 * s);
 		cell(r, "%.1f", 100 * as);
 		cell(r, "%.0f%%", 100 * share);
 		cell(r, "%s", ok ? "yes" : "no");
-		if (is_m)
-			measured = ok;
-		else if (ok && !from)
-			from = g.key[i];
-		else if (!ok)
-			from = NULL;
+		alpha_run_add(&run, g, ok);
+		json_array_append_new(hidden, json_pack("{s:f,s:b,s:f}", "alpha",
+			g->measured ? d->alpha : strtod(g->key, NULL),
+			"measured", g->measured, "share", share));
 	}
-	alpha_verdict(c, blocks, measured, from, ma, "do not hide it");
+	alpha_verdict(c, blocks, &run, d, "do not hide it");
 	return 0;
 }
 
@@ -681,7 +736,7 @@ static int claim_d(json_t *claims, const char *dir, struct err *e)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/runs/async/config.resolved.json", dir);
-	if ((conf = exists(path) ? jx_load(path, NULL) : NULL)) {
+	if ((conf = jx_load(path, NULL))) {
 		json_t *w = jx_at(conf, "/tenants/0/workload");
 
 		kv = json_number_value(jx_at(conf, "/cloud/kv_capacity_tokens"));
@@ -733,82 +788,30 @@ static int claim_d(json_t *claims, const char *dir, struct err *e)
 
 /* ---- (e): async ITL against the edge's draft time ---- */
 
-/* The async rows of an RTT sweep into the groups' lowest and highest ITL
- * and their RTTs. */
-struct near {
-	double lo[MAX_GROUPS], hi[MAX_GROUPS];
-	char rtts[MAX_GROUPS][256];
-};
-
-static int rtt_range(const struct csv *c, const char *by,
-		     struct rtt_groups *g, struct near *nr, struct err *e)
-{
-	static const char *const names[] = { "protocol.kind",
-		"tenants.0.wan.rtt_s", "all.itl_s.mean_mean", NULL };
-	int col[3], bycol = -1;
-
-	if (cols(c, names, col, e) < 0 ||
-	    (by && (bycol = csv_col(c, by, e)) < 0))
-		return -1;
-	for (size_t r = 0; r < c->nrow; r++) {
-		size_t i, at;
-		double y;
-
-		if (strcmp(csv_str(c, r, col[0]), "async"))
-			continue;
-		i = group_of(g, by ? csv_str(c, r, bycol) : "measured");
-		y = csv_num(c, r, col[2]);
-		if (!nr->lo[i] || y < nr->lo[i])
-			nr->lo[i] = y;
-		if (y > nr->hi[i])
-			nr->hi[i] = y;
-		at = strlen(nr->rtts[i]);
-		snprintf(nr->rtts[i] + at, sizeof(nr->rtts[i]) - at, "%s%.6g",
-			 at ? ", " : "", 1e3 * csv_num(c, r, col[1]));
-	}
-	return 0;
-}
-
-static int claim_e(json_t *claims, const char *dir, struct err *e)
+static int claim_e(json_t *claims, const char *dir, const struct rtt *d)
 {
 	static const char *const heads[] = { "acceptance", "RTTs (ms)",
 		"async ITL (ms), lowest", "highest", "highest / draft time",
 		"close", NULL };
 	json_t *blocks, *c = claim(claims, "e", "Inter-token latency close to "
 				   "the edge's drafting speed", &blocks), *rows;
-	bool have = true, measured = false;
+	bool have = true;
 	double td = num_at(dir, "formulas.json", "/t_draft_s", &have);
 	double eo = num_at(dir, "runs/edge_only/summary.json", "/all/itl_s/mean",
 			   &have);
 	double as = num_at(dir, "runs/async/summary.json", "/all/itl_s/mean",
 			   &have);
-	bool have_alpha = true;
-	double alpha = num_at(dir, "runs/async/summary.json", "/all/alpha",
-			      &have_alpha);
-	struct csv rtt = { 0 }, sa = { 0 };
-	struct rtt_groups g = { .n = 0 };
-	struct near nr;
-	const char *from = NULL;
-	char ma[32];
-	int rc, ra;
+	struct alpha_run run = { false, NULL };
 
-	memset(&nr, 0, sizeof(nr));
 	if (!have) {
 		text(blocks, "No verdict: formulas.json or the edge_only and async "
 		     "runs are missing.");
 		return 0;
 	}
-	if ((rc = sweep(&rtt, dir, "itl-vs-rtt", blocks, true, e)) <= 0)
-		return rc;
-	ra = sweep(&sa, dir, "itl-vs-rtt-alpha", blocks, false, e);
-	rc = ra < 0 || rtt_range(&rtt, NULL, &g, &nr, e) < 0 ||
-	     (ra > 0 && rtt_range(&sa, "tenants.0.acceptance.alpha", &g, &nr,
-				  e) < 0) ? -1 : 0;
-	csv_release(&rtt);
-	csv_release(&sa);
-	if (rc < 0)
-		return -1;
-	snprintf(ma, sizeof(ma), "%.3f", have_alpha ? alpha : 0);
+	if (!d->have) {
+		text(blocks, "No verdict: %s is missing.", d->path);
+		return 0;
+	}
 	text(blocks, "The edge drafts a token in %.1f ms (its profile, at the "
 	     "mean context); edge-only serving gives a mean ITL of %.1f ms, "
 	     "async speculative decoding %.1f ms in the paper setting: %.2fx the "
@@ -819,28 +822,20 @@ static int claim_e(json_t *claims, const char *dir, struct err *e)
 	     as / td, as / eo, (int)(100 * TH(CLOSE)),
 	     1e3 * td * (1 + TH(CLOSE)));
 	rows = table(blocks, heads);
-	for (size_t i = 0; i < g.n; i++) {
-		bool ok = nr.hi[i] <= (1 + TH(CLOSE)) * td;
-		bool is_m = !strcmp(g.key[i], "measured");
+	for (size_t i = 0; i < d->n; i++) {
+		const struct rtt_group *g = &d->g[i];
+		bool ok = g->hi <= (1 + TH(CLOSE)) * td;
 		json_t *r = row(rows);
 
-		if (is_m)
-			cell(r, "measured drafts, alpha %s", ma);
-		else
-			cell(r, "iid, alpha %s", g.key[i]);
-		cell(r, "%s", nr.rtts[i]);
-		cell(r, "%.1f", 1e3 * nr.lo[i]);
-		cell(r, "%.1f", 1e3 * nr.hi[i]);
-		cell(r, "%.2f", nr.hi[i] / td);
+		group_cell(r, d, g);
+		cell(r, "%s", g->rtts);
+		cell(r, "%.1f", 1e3 * g->lo);
+		cell(r, "%.1f", 1e3 * g->hi);
+		cell(r, "%.2f", g->hi / td);
 		cell(r, "%s", ok ? "yes" : "no");
-		if (is_m)
-			measured = ok;
-		else if (ok && !from)
-			from = g.key[i];
-		else if (!ok)
-			from = NULL;
+		alpha_run_add(&run, g, ok);
 	}
-	alpha_verdict(c, blocks, measured, from, ma, "are not close");
+	alpha_verdict(c, blocks, &run, d, "are not close");
 	return 0;
 }
 
@@ -863,7 +858,7 @@ static void setting(json_t *blocks, const char *dir)
 		size_t k;
 
 		snprintf(path, sizeof(path), "%s/runs/%s/summary.json", dir, runs[i]);
-		if (!exists(path) || !(doc = jx_load(path, NULL)))
+		if (!(doc = jx_load(path, NULL)))
 			continue;
 		proto = json_string_value(jx_at(doc, "/groups/0/protocol"));
 		json_array_foreach(json_object_get(doc, "groups"), k, g)
@@ -923,18 +918,20 @@ json_t *claims_compute(const char *dir, const char *calib, struct err *e)
 				"claims", "others");
 	json_t *th = json_object_get(out, "thresholds");
 	json_t *claims = json_object_get(out, "claims");
+	struct rtt d;
 
-	for (const struct claims_threshold *t = thresholds; t->name; t++)
+	for (const struct threshold *t = thresholds; t->name; t++)
 		json_array_append_new(th, json_pack("{s:s,s:f,s:s}", "name",
 						    t->name, "value", t->value,
 						    "meaning", t->meaning));
 	setting(json_object_get(out, "setting"), dir);
-	if (claim_a(claims, dir, e) < 0 || claim_b(claims, calib, e) < 0 ||
-	    claim_c(claims, dir, e) < 0 || claim_d(claims, dir, e) < 0 ||
-	    claim_e(claims, dir, e) < 0 ||
+	if (rtt_read(&d, dir, e) < 0 || claim_a(claims, &d, e) < 0 ||
+	    claim_b(claims, calib, e) < 0 || claim_c(claims, dir, e) < 0 ||
+	    claim_d(claims, dir, e) < 0 || claim_e(claims, dir, &d) < 0 ||
 	    others(json_object_get(out, "others"), dir, e) < 0) {
 		json_decref(out);
-		return NULL;
+		out = NULL;
 	}
+	csv_release(&d.sweep);
 	return out;
 }

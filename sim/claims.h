@@ -2,10 +2,10 @@
  * `make run` leaves in a results folder (runs/, sweeps/, formulas.json) and
  * the acceptance profiles of a calibration folder.
  *
- * Each claim is judged by the thresholds of one table (claims_thresholds);
- * its evidence is text and tables, ready for scripts/report.sh to write as
- * Markdown, and its verdict is "holds", "holds only when ...", "does not
- * hold" or "not decided: ...". A claim whose inputs are missing gets a line
+ * Each claim is judged by the thresholds of one table (claims.c), which
+ * the output lists first; its evidence is text and tables, ready for
+ * scripts/report.sh to write as Markdown, and its verdict is "holds",
+ * "holds only when ...", "does not hold" or "not decided: ...". A claim whose inputs are missing gets a line
  * saying which, and no verdict. */
 #ifndef HS_CLAIMS_H
 #define HS_CLAIMS_H
@@ -13,16 +13,6 @@
 #include <jansson.h>
 
 struct err;
-
-/* A threshold a verdict uses: its name, value and what it decides. */
-struct claims_threshold {
-	const char *name;
-	double value;
-	const char *meaning;
-};
-
-/* The thresholds, NULL-name terminated. */
-const struct claims_threshold *claims_thresholds(void);
 
 /* {"thresholds": [{"name", "value", "meaning"}], "setting": BLOCKS,
  * "claims": [{"id": "a", "title", "blocks": BLOCKS, "verdict": TEXT or
