@@ -83,21 +83,20 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 		NULL };
 	struct prof_edge pe = { .draft_base_s = JX_REQUIRED,
 				.prefill_per_token_s = JX_REQUIRED };
+	json_t *profile;
 
 	out->profile = NULL;
 	out->vocab = 0;
 	if (jx_object(x, v, p, keys) < 0)
 		return -1;
-	if (json_is_object(json_object_get(v, "profile"))) {
-		/* a profile given inline, as calib check gives its own */
-		if (prof_edge_parse(json_object_get(v, "profile"),
-				    "the inline profile", &pe, x->err) < 0)
-			return err_prefix(x->err, "%s: %s/profile", x->file, p);
-		out->vocab = pe.vocab;
-	} else if (json_object_get(v, "profile")) {
-		if (read_file_key(x, v, p, "profile", &out->profile) < 0)
+	/* a profile file, or one given inline (as calib check gives its own) */
+	if ((profile = json_object_get(v, "profile"))) {
+		if (!json_is_object(profile) &&
+		    read_file_key(x, v, p, "profile", &out->profile) < 0)
 			return -1;
-		if (prof_edge_load(out->profile, &pe, x->err) < 0)
+		if ((out->profile ? prof_edge_load(out->profile, &pe, x->err)
+				  : prof_edge_parse(profile, "the inline profile",
+						    &pe, x->err)) < 0)
 			return err_prefix(x->err, "%s: %s/profile", x->file, p);
 		out->vocab = pe.vocab;
 	}
@@ -329,7 +328,7 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 	static const char *const routers[] = { "round_robin", "least_loaded",
 					       NULL };
 	const struct gpu_preset *gp;
-	const json_t *inline_table;
+	json_t *table;
 	char cp[JX_PTR_MAX];
 	double free_bytes;
 	int router, policy, model;
@@ -352,14 +351,13 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 	out->router = (enum router_kind)router;
 	out->policy = (enum sched_policy)policy;
 	out->model = shape_find(shape_names()[model]);
-	inline_table = json_object_get(json_object_get(v, "gpu"), "table");
-	if (json_is_object(inline_table) &&
-	    vtab_parse(&out->gpu.vtab, inline_table, "the inline table",
-		       out->model->name, x->err) < 0)
-		return err_prefix(x->err, "%s: %s/gpu/table", x->file, p);
-	if (out->gpu.table &&
-	    vtab_load(&out->gpu.vtab, out->gpu.table, out->model->name,
-		      x->err) < 0)
+	/* the table, a file (read_gpu resolved its path) or given inline */
+	table = json_object_get(json_object_get(v, "gpu"), "table");
+	if ((out->gpu.table || json_is_object(table)) &&
+	    (out->gpu.table ? vtab_load(&out->gpu.vtab, out->gpu.table,
+					out->model->name, x->err)
+			    : vtab_parse(&out->gpu.vtab, table, "the inline table",
+					 out->model->name, x->err)) < 0)
 		return err_prefix(x->err, "%s: %s/gpu/table", x->file, p);
 	/* default KV capacity: what device memory holds beside the weights,
 	 * FP16 K and V */

@@ -164,7 +164,7 @@ int prof_kind_check(const char *file, const json_t *doc, const char *want,
 		       file, got_what, got, want_what);
 }
 
-int prof_edge_parse(const json_t *cdoc, const char *path, struct prof_edge *p,
+int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 		    struct err *e)
 {
 	static const char *const keys[] = { "kind", "device", "derived",
@@ -172,11 +172,10 @@ int prof_edge_parse(const json_t *cdoc, const char *path, struct prof_edge *p,
 		"draft", "prefill", "fit", "provenance", NULL };
 	static const char *const kinds[] = { "edge", NULL };
 	struct jx x = { .file = path, .err = e };
-	json_t *doc = (json_t *)cdoc; /* jx reads, never writes, here */
 	const char *s;
 	long long threads;
 	double gbs;
-	int kind, rc = -1;
+	int kind;
 
 	*p = (struct prof_edge){ 0 };
 	if (prof_kind_check(path, doc, "edge", e) < 0 ||
@@ -184,13 +183,13 @@ int prof_edge_parse(const json_t *cdoc, const char *path, struct prof_edge *p,
 	    jx_enum(&x, doc, "", "kind", kinds, NULL, &kind) < 0 ||
 	    jx_str(&x, doc, "", "device", NULL, &s) < 0 ||
 	    jx_bool(&x, doc, "", "derived", -1, &p->derived) < 0)
-		goto out;
+		return -1;
 	snprintf(p->device, sizeof(p->device), "%s", s);
 	if (p->derived && !json_is_object(json_object_get(doc, "derivation"))) {
 		jx_fail(&x, "/derivation", "an object saying how the profile "
 			"was derived (it says \"derived\": true)",
 			json_object_get(doc, "derivation"));
-		goto out;
+		return -1;
 	}
 	if (read_model(&x, doc, p) < 0 ||
 	    jx_str(&x, doc, "", "quant", NULL, &s) < 0 ||
@@ -201,10 +200,8 @@ int prof_edge_parse(const json_t *cdoc, const char *path, struct prof_edge *p,
 	    read_series(&x, doc, "draft", "ctx", false) < 0 ||
 	    read_series(&x, doc, "prefill", "tokens", true) < 0 ||
 	    read_fit(&x, doc, p) < 0 || read_provenance(&x, doc) < 0)
-		goto out;
-	rc = 0;
-out:
-	return rc;
+		return -1;
+	return 0;
 }
 
 int prof_edge_load(const char *path, struct prof_edge *p, struct err *e)

@@ -27,8 +27,9 @@ struct prof_edge {
 };
 
 int prof_edge_load(const char *path, struct prof_edge *p, struct err *e);
-/* The same from a document in memory (borrowed), named path in messages. */
-int prof_edge_parse(const json_t *doc, const char *path, struct prof_edge *p,
+/* The same from a document in memory (borrowed; every field is required,
+ * so nothing is added to it), named path in messages. */
+int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 		    struct err *e);
 
 struct prof_accept {

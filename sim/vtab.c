@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int vtab_parse(struct vtab *c, const json_t *doc, const char *path,
+int vtab_parse(struct vtab *c, json_t *doc, const char *path,
 	       const char *model, struct err *e)
 {
 	static const char *const keys[] = { "kind", "gpu", "model", "calibrated",
@@ -27,9 +27,9 @@ int vtab_parse(struct vtab *c, const json_t *doc, const char *path,
 
 	*c = (struct vtab){ 0 };
 	if (prof_kind_check(path, doc, "verify", e) < 0 ||
-	    jx_object(&x, (json_t *)doc, "", keys) < 0 ||
-	    jx_enum(&x, (json_t *)doc, "", "kind", kinds, "verify", &kind) < 0 ||
-	    jx_str(&x, (json_t *)doc, "", "model", model, &tmodel) < 0)
+	    jx_object(&x, doc, "", keys) < 0 ||
+	    jx_enum(&x, doc, "", "kind", kinds, "verify", &kind) < 0 ||
+	    jx_str(&x, doc, "", "model", model, &tmodel) < 0)
 		goto out;
 	if (strcmp(tmodel, model)) {
 		snprintf(want, sizeof(want), "\"%s\", the config's /cloud/model",
@@ -37,9 +37,9 @@ int vtab_parse(struct vtab *c, const json_t *doc, const char *path,
 		jx_fail(&x, "/model", want, json_object_get(doc, "model"));
 		goto out;
 	}
-	if (jx_str(&x, (json_t *)doc, "", "gpu", NULL, &gpu) < 0 ||
-	    jx_nums(&x, (json_t *)doc, "", "tokens", JX_POS, 1, &c->tok, &c->nt) < 0 ||
-	    jx_nums(&x, (json_t *)doc, "", "ctx", JX_POS, 1, &c->ctx, &c->nc) < 0)
+	if (jx_str(&x, doc, "", "gpu", NULL, &gpu) < 0 ||
+	    jx_nums(&x, doc, "", "tokens", JX_POS, 1, &c->tok, &c->nt) < 0 ||
+	    jx_nums(&x, doc, "", "ctx", JX_POS, 1, &c->ctx, &c->nc) < 0)
 		goto out;
 	c->gpu = xstrdup(gpu);
 	rows = json_object_get(doc, "seconds");

@@ -17,9 +17,11 @@ struct vtab {
 	char *gpu;         /* owned: the GPU it was measured on */
 };
 
-/* Reads doc (borrowed), named path in messages, as the table of model.
+/* Reads doc (borrowed), named path in messages, as the table of model;
+ * the defaults it lacks ("kind", "model") are filled into it, as the
+ * config's are.
  * 0, or -1 with e's message (and t empty). */
-int vtab_parse(struct vtab *t, const json_t *doc, const char *path,
+int vtab_parse(struct vtab *t, json_t *doc, const char *path,
 	       const char *model, struct err *e);
 /* The same from the file path. */
 int vtab_load(struct vtab *t, const char *path, const char *model,
