@@ -10,13 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* a field being read: n characters of out, cap allocated */
+struct buf {
+	char *out;
+	size_t n, cap;
+};
+
+static void append(struct buf *b, char c)
+{
+	if (b->n + 2 > b->cap)
+		b->out = xrealloc(b->out, b->cap = b->cap ? 2 * b->cap : 16);
+	b->out[b->n++] = c;
+}
+
 /* Reads one field from *p (advanced past it and its comma); *end_of_line
  * is set when the field ended its line (or the text). */
 static char *field(const char **p, int *end_of_line)
 {
 	const char *s = *p;
-	size_t cap = 16, n = 0;
-	char *out = xmalloc(cap);
+	struct buf b = { NULL, 0, 0 };
 
 	if (*s == '"') {
 		for (s++; *s; s++) {
@@ -26,17 +38,12 @@ static char *field(const char **p, int *end_of_line)
 				s++;
 				break;
 			}
-			if (n + 2 > cap)
-				out = xrealloc(out, cap *= 2);
-			out[n++] = *s;
+			append(&b, *s);
 		}
 	}
-	for (; *s && *s != ',' && *s != '\n' && *s != '\r'; s++) {
-		if (n + 2 > cap)
-			out = xrealloc(out, cap *= 2);
-		out[n++] = *s;
-	}
-	out[n] = '\0';
+	for (; *s && *s != ',' && *s != '\n' && *s != '\r'; s++)
+		append(&b, *s);
+	append(&b, '\0');
 	*end_of_line = *s != ',';
 	if (*s == ',')
 		s++;
@@ -45,7 +52,7 @@ static char *field(const char **p, int *end_of_line)
 	else if (*s)
 		s++;
 	*p = s;
-	return out;
+	return b.out;
 }
 
 int csv_load(struct csv *c, const char *path, struct err *e)

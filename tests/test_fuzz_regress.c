@@ -14,6 +14,7 @@
 #include "../fuzz/fz_acc_trace.c"
 #include "../fuzz/fz_cfg.c"
 #include "../fuzz/fz_cost.c"
+#include "../fuzz/fz_csv.c"
 #include "../fuzz/fz_hf.c"
 #include "../fuzz/fz_llama2c.c"
 #include "../fuzz/fz_prof_accept.c"
@@ -32,6 +33,7 @@ static const struct {
 	{ "fz_acc_trace", fz_acc_trace },
 	{ "fz_cfg", fz_cfg },
 	{ "fz_cost", fz_cost },
+	{ "fz_csv", fz_csv },
 	{ "fz_hf", fz_hf },
 	{ "fz_llama2c", fz_llama2c },
 	{ "fz_prof_accept", fz_prof_accept },
