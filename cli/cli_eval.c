@@ -3,6 +3,7 @@
 
 #include "jx.h"
 
+#include "kern.h"
 #include "mload.h"
 #include "rng.h"
 #include "prov.h"
@@ -28,27 +29,76 @@ static void print_json(json_t *o)
 }
 
 static const char eval_help[] =
-	"usage: hybridspec eval ppl --model NAME|PATH [--quant Q] --text FILE [--json]\n"
+	"usage: hybridspec eval ppl --model NAME|PATH [--quant Q] --text FILE\n"
+	"                           [--window N] [--windows W] [--score-from F]\n"
+	"                           [--threads T] [--json]\n"
 	"       hybridspec eval accept --target NAME[:Q] --draft NAME:Q --text FILE\n"
 	"                              [--gamma G] [--prompts N] [--temperature T]\n"
+	"                              [--window N] [--windows W] [--threads T]\n"
 	"                              [--seed S] [--out PROFILE] [--json]\n"
 	"\n"
-	"ppl: perplexity over the text (each non-empty line a document after BOS;\n"
-	"windows of the model's context length).\n"
+	"The text: with a tokenizer that adds a start token (stories260K,\n"
+	"tinystories656K) each non-empty line is a document after it; without one\n"
+	"(smollm2-135m) the whole file is one text (CR LF read as LF).\n"
+	"ppl: perplexity over the text in windows of N tokens (default the model's\n"
+	"context, at most 4096), each from an empty cache; --windows W: only the\n"
+	"first W windows; every token after a window's first is predicted (the\n"
+	"GPTQ convention), or with --score-from F only those after position F\n"
+	"(F = N/2 is llama.cpp's perplexity convention).\n"
 	"accept: teacher-forced along the text, the greedy agreement of draft and\n"
 	"target (alpha_greedy) and the mean of sum min(p, q) (alpha_stochastic);\n"
 	"then real greedy speculative decoding from N prompts cut from the text\n"
 	"(default 16, 32 tokens each, 128 new tokens) for gamma = 1..G (default\n"
-	"8): tokens committed per verification of a whole block (the last block\n"
+	"8; 0: none, only the teacher-forced measures): tokens committed per\n"
+	"verification of a whole block (the last block\n"
 	"of a run, cut short, is left out); greedy verification, or rejection\n"
 	"sampling at temperature T > 0. --out writes PROFILE (JSON) and\n"
 	"PROFILE.bits, the accept/reject bits the simulator's trace model replays.\n"
+	"--threads T: the linear layers on T threads (default 1).\n"
 	"\nexit status: 0 done, 2 bad usage or bad input (a missing model or\n"
 	"text, a file that cannot be written)\n";
+
+/* The options both commands take: the windows and the threads. */
+struct evwin {
+	long long win, windows, threads;
+};
+
+enum { OPT_WINDOW = 512, OPT_WINDOWS, OPT_THREADS, OPT_FROM };
+
+#define EVWIN_OPTIONS                                                   \
+	{ "window", required_argument, NULL, OPT_WINDOW },              \
+	{ "windows", required_argument, NULL, OPT_WINDOWS },            \
+	{ "threads", required_argument, NULL, OPT_THREADS }
+
+/* 1 if ch was one of them, -1 on a bad value, 0 if not one */
+static int evwin_opt(struct evwin *w, int ch)
+{
+	switch (ch) {
+	case OPT_WINDOW:
+		return cli_long("--window", optarg, 2, 1 << 20, &w->win) ? -1 : 1;
+	case OPT_WINDOWS:
+		return cli_long("--windows", optarg, 1, 1 << 30, &w->windows) ? -1 : 1;
+	case OPT_THREADS:
+		return cli_long("--threads", optarg, 1, 256, &w->threads) ? -1 : 1;
+	}
+	return 0;
+}
+
+/* The window in use, and n cut to the first --windows of them. */
+static int evwin_apply(const struct evwin *w, const struct llama *m, int *n)
+{
+	int win = spec_window(m, (int)w->win);
+
+	if (w->windows && (long long)*n > w->windows * win)
+		*n = (int)(w->windows * win);
+	return win;
+}
 
 static int eval_ppl(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		EVWIN_OPTIONS,
+		{ "score-from", required_argument, NULL, OPT_FROM },
 		{ "model", required_argument, NULL, 'm' },
 		{ "quant", required_argument, NULL, 'q' },
 		{ "text", required_argument, NULL, 't' },
@@ -61,15 +111,26 @@ static int eval_ppl(int argc, char **argv)
 	struct llama m;
 	struct tok t;
 	struct err e;
-	int json = 0, ch, n;
+	struct evwin w = { 0, 0, 1 };
+	struct kpool *pool;
+	int json = 0, ch, n, win, k;
 	int *toks;
 	long count;
+	long long from = 0;
 	double ppl;
 	char qn[32];
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if ((k = evwin_opt(&w, ch)) < 0)
+			return CLI_BAD_INPUT;
+		if (k)
+			continue;
 		switch (ch) {
+		case OPT_FROM:
+			if (cli_long("--score-from", optarg, 0, 1 << 20, &from))
+				return CLI_BAD_INPUT;
+			break;
 		case 'm':
 			model = optarg;
 			break;
@@ -101,14 +162,27 @@ static int eval_ppl(int argc, char **argv)
 		llama_release(&m);
 		return cli_fail("%s", e.msg);
 	}
-	ppl = spec_perplexity(&m, toks, n, &count);
+	win = evwin_apply(&w, &m, &n);
+	if (from >= win - 1) {
+		free(toks);
+		tok_release(&t);
+		llama_release(&m);
+		return cli_fail("--score-from %lld: expected less than the window "
+				"less one (%d)", from, win - 1);
+	}
+	pool = kern_pool_new((int)w.threads);
+	m.pool = pool;
+	ppl = spec_perplexity(&m, toks, n, win, (int)from, &count);
+	kpool_free(pool);
 	if (json)
-		print_json(json_pack("{s:s,s:s,s:s,s:f,s:I}", "model", model,
+		print_json(json_pack("{s:s,s:s,s:s,s:f,s:I,s:i,s:I}", "model", model,
 				     "quant", quant_name(&q, qn), "text", text,
-				     "ppl", ppl, "tokens", (json_int_t)count));
+				     "ppl", ppl, "tokens", (json_int_t)count,
+				     "window", win, "score_from", (json_int_t)from));
 	else
-		printf("%s %s on %s: perplexity %.4f over %ld tokens\n", model,
-		       quant_name(&q, qn), text, ppl, count);
+		printf("%s %s on %s: perplexity %.4f over %ld tokens (windows of "
+		       "%d, scored from position %lld)\n", model,
+		       quant_name(&q, qn), text, ppl, count, win, from);
 	free(toks);
 	tok_release(&t);
 	llama_release(&m);
@@ -151,6 +225,7 @@ static int write_profile(const char *path, json_t *summary,
 static int eval_accept(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		EVWIN_OPTIONS,
 		{ "target", required_argument, NULL, 'T' },
 		{ "draft", required_argument, NULL, 'D' },
 		{ "text", required_argument, NULL, 't' },
@@ -172,12 +247,18 @@ static int eval_accept(int argc, char **argv)
 	struct tok tt, dt;
 	struct err e;
 	struct spec_accept a;
-	int json = 0, ch, n, gamma = 8, prompts = 16, *toks, rc = CLI_OK;
+	int json = 0, ch, n, gamma = 8, prompts = 16, *toks, rc = CLI_OK, win, k;
+	struct evwin w = { 0, 0, 1 };
+	struct kpool *pool = NULL;
 	char tn[32], dn[32];
 	json_t *per_gamma, *summary;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if ((k = evwin_opt(&w, ch)) < 0)
+			return CLI_BAD_INPUT;
+		if (k)
+			continue;
 		switch (ch) {
 		case 'T':
 			target = optarg;
@@ -189,7 +270,7 @@ static int eval_accept(int argc, char **argv)
 			text = optarg;
 			break;
 		case 'g':
-			if (cli_long("--gamma", optarg, 1, 16, &v))
+			if (cli_long("--gamma", optarg, 0, 16, &v))
 				return CLI_BAD_INPUT;
 			gamma = (int)v;
 			break;
@@ -240,7 +321,10 @@ static int eval_accept(int argc, char **argv)
 		rc = cli_fail("%s", e.msg);
 		goto done;
 	}
-	spec_teacher_forced(&tm, &dm, toks, n, &a);
+	win = evwin_apply(&w, &tm, &n);
+	pool = kern_pool_new((int)w.threads);
+	tm.pool = dm.pool = pool;
+	spec_teacher_forced(&tm, &dm, toks, n, win, &a);
 	r = rng_new((uint64_t)seed, rng_stream_id("eval/accept"));
 	per_gamma = json_object();
 	for (int g = 1; g <= gamma; g++) {
@@ -276,6 +360,7 @@ static int eval_accept(int argc, char **argv)
 			    "alpha_stochastic", a.alpha_stochastic,
 			    "temperature", temp,
 			    "mean_accepted_per_gamma", per_gamma);
+	json_object_set_new(summary, "window", json_integer(win));
 	json_object_set_new(summary, "draft_quant",
 			    json_string(quant_name(&dq, dn)));
 	/* argv[-1] is "eval": cli_eval passes its own argv + 1 */
@@ -305,6 +390,7 @@ static int eval_accept(int argc, char **argv)
 	free(a.bits);
 	free(toks);
 done:
+	kpool_free(pool);
 	tok_release(&dt);
 	llama_release(&dm);
 	tok_release(&tt);

@@ -48,7 +48,7 @@ int cli_generate(int argc, char **argv)
 		{ 0 },
 	};
 	const char *model = NULL, *prompt = "";
-	struct quant q = { LIN_F32, 128, Q4_SYM, false };
+	struct quant q = { LIN_F32, 128, Q4_SYM, false, false };
 	long long steps = 256, seed = 1;
 	double temp = 0;
 	struct llama m;
@@ -101,6 +101,8 @@ int cli_generate(int argc, char **argv)
 		return cli_fail("%s", e.msg);
 	toks = xmalloc(sizeof(int) * (strlen(prompt) + 3));
 	ntok = tok_encode(&t, prompt, 1, 0, toks);
+	if (ntok == 0) /* no prompt and no start token: begin from it anyway */
+		toks[ntok++] = t.bos;
 	llama_state_init(&st, &m.c, ntok);
 	logits = xmalloc(sizeof(float) * (size_t)ntok * m.c.vocab);
 	p = xmalloc(sizeof(double) * (size_t)m.c.vocab);
@@ -111,8 +113,8 @@ int cli_generate(int argc, char **argv)
 	llama_forward(&m, &st, toks, ntok, 0, logits);
 	pos = ntok;
 	prev = toks[ntok - 1];
-	for (int i = 1; i < ntok; i++)
-		fputs(tok_decode(&t, toks[i - 1], toks[i]), stdout);
+	for (int i = toks[0] == t.bos ? 1 : 0; i < ntok; i++)
+		fputs(tok_decode(&t, i ? toks[i - 1] : -1, toks[i]), stdout);
 	while (pos < steps) {
 		const float *last = logits + (size_t)(pos == ntok ? ntok - 1 : 0) *
 						     m.c.vocab;
@@ -120,7 +122,7 @@ int cli_generate(int argc, char **argv)
 
 		memmove(logits, last, sizeof(float) * m.c.vocab);
 		next = pick(logits, m.c.vocab, (float)temp, p, r);
-		if (next == TOK_BOS || next == TOK_EOS)
+		if (next == t.bos || next == t.eos)
 			break;
 		fputs(tok_decode(&t, prev, next), stdout);
 		fflush(stdout);

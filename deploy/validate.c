@@ -146,7 +146,7 @@ static void measure_acceptance(struct val *v)
 		memcpy(seq, v->prompts + (size_t)p * v->np, sizeof(int) * (size_t)v->np);
 		memcpy(seq + v->np, v->greedy + (size_t)p * v->nout,
 		       sizeof(int) * (size_t)v->nout);
-		spec_teacher_forced(&v->tm.m, &v->dm.m, seq, n, &a);
+		spec_teacher_forced(&v->tm.m, &v->dm.m, seq, n, 0, &a);
 		/* bits[i] judges the prediction of token i + 1 */
 		memcpy(v->bits + (size_t)p * v->nout, a.bits + v->np - 1,
 		       (size_t)v->nout);

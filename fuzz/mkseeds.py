@@ -178,3 +178,87 @@ put("fz_wire", "one-then-stale",
               prompt(3, 20, [1]), block(0, 0, 8, [9, 9, 9, 9]),
               block(3, 0, 1, [30, 31]), block(0, 0, 12, [1, 1]),
               block(3, 0, 3, [2]), block(0, 0, 14, [4]), done(3)]))
+
+
+# GGUF: a tiny Llama (dim 8, hidden 16, 1 layer, 2 heads, 1 KV head) with a
+# byte-level BPE vocabulary (GPT-2's 256 byte characters and two merges),
+# F32 norms and Q8_0 / Q4_1 matrices; and a file of one tensor of each
+# K-quant type
+def gguf_str(s):
+    b = s.encode()
+    return struct.pack("<Q", len(b)) + b
+
+
+def gguf_kv(key, vtype, payload):
+    return gguf_str(key) + struct.pack("<I", vtype) + payload
+
+
+def gguf(kvs, tensors):
+    out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kvs)) + b"".join(kvs)
+    off, data = 0, b""
+    for name, dims, ttype, raw in tensors:
+        out += gguf_str(name) + struct.pack("<I", len(dims))
+        out += b"".join(struct.pack("<Q", d) for d in dims)
+        out += struct.pack("<IQ", ttype, off)
+        data += raw + b"\0" * (-len(raw) % 32)
+        off += len(raw) + (-len(raw) % 32)
+    return out + b"\0" * (-len(out) % 32) + data
+
+
+def byte_chars():
+    keep = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
+    cps, n = {}, 0
+    for b in range(256):
+        if b in keep:
+            cps[b] = b
+        else:
+            cps[b] = 256 + n
+            n += 1
+    return [chr(cps[b]) for b in range(256)]
+
+
+def q8_0(n):
+    return b"".join(f16(0.01) + bytes(rng.randrange(256) for _ in range(32))
+                    for _ in range(n // 32))
+
+
+def q4_1(n):
+    return b"".join(f16(0.01) + f16(-0.05) + bytes(rng.randrange(256) for _ in range(16))
+                    for _ in range(n // 32))
+
+
+toks = byte_chars() + ["he", "\u0120he", "<|endoftext|>"]
+arr_str = lambda xs: struct.pack("<IQ", 8, len(xs)) + b"".join(gguf_str(x) for x in xs)
+kvs = [
+    gguf_kv("general.architecture", 8, gguf_str("llama")),
+    gguf_kv("llama.block_count", 4, struct.pack("<I", 1)),
+    gguf_kv("llama.embedding_length", 4, struct.pack("<I", 32)),
+    gguf_kv("llama.feed_forward_length", 4, struct.pack("<I", 32)),
+    gguf_kv("llama.attention.head_count", 4, struct.pack("<I", 2)),
+    gguf_kv("llama.attention.head_count_kv", 4, struct.pack("<I", 1)),
+    gguf_kv("llama.context_length", 4, struct.pack("<I", 16)),
+    gguf_kv("llama.attention.layer_norm_rms_epsilon", 6, struct.pack("<f", 1e-5)),
+    gguf_kv("tokenizer.ggml.model", 8, gguf_str("gpt2")),
+    gguf_kv("tokenizer.ggml.pre", 8, gguf_str("smollm")),
+    gguf_kv("tokenizer.ggml.tokens", 9, arr_str(toks)),
+    gguf_kv("tokenizer.ggml.merges", 9, arr_str(["h e", "\u0120 he"])),
+    gguf_kv("tokenizer.ggml.bos_token_id", 4, struct.pack("<I", 258)),
+    gguf_kv("tokenizer.ggml.eos_token_id", 4, struct.pack("<I", 258)),
+]
+V, D_, H = len(toks), 32, 32
+tensors = [("token_embd.weight", [D_, V], 8, q8_0(D_ * V)),
+           ("blk.0.attn_norm.weight", [D_], 0, floats(D_)),
+           ("blk.0.ffn_norm.weight", [D_], 0, floats(D_))]
+for name, k, n in (("attn_q", D_, D_), ("attn_k", D_, D_ // 2), ("attn_v", D_, D_ // 2),
+                   ("attn_output", D_, D_), ("ffn_gate", D_, H), ("ffn_down", H, D_),
+                   ("ffn_up", D_, H)):
+    tensors.append((f"blk.0.{name}.weight", [k, n], 3, q4_1(k * n)))
+tensors.append(("output_norm.weight", [D_], 0, floats(D_)))
+put("fz_gguf", "tiny-llama.gguf", gguf(kvs, tensors))
+put("fz_gguf", "k-quants.gguf", gguf(
+    [gguf_kv("general.alignment", 4, struct.pack("<I", 64))],
+    [("q4k", [256], 12, bytes(rng.randrange(256) for _ in range(144))),
+     ("q5k", [256], 13, bytes(rng.randrange(256) for _ in range(176))),
+     ("q6k", [256, 2], 14, bytes(rng.randrange(256) for _ in range(420))),
+     ("q5_0", [32], 6, bytes(rng.randrange(256) for _ in range(22))),
+     ("bf16", [4], 30, bytes(8))]))

@@ -162,6 +162,10 @@ void llama_quantize_gptq(struct llama *m, enum lin_format f, int group,
 		struct linear *l = (struct linear *)c.v[i].l;
 		struct q4_matrix q;
 
+		if (l == &m->cls) { /* the classifier keeps its precision */
+			free(c.v[i].h);
+			continue;
+		}
 		gptq_layer(l, c.v[i].h, group, kind, &q);
 		free(l->f32);
 		l->f32 = NULL;

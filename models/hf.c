@@ -194,8 +194,8 @@ int llama_load_hf(struct llama *m, const char *dir, struct err *e)
 			       "more than %d, the most this tool's forward pass "
 			       "takes", cpath, c->dim / c->n_heads, c->dim,
 			       c->n_heads, LLAMA_HEAD_MAX);
-	if (c->seq_len > 4096)
-		c->seq_len = 4096; /* the KV cache this tool allocates */
+	if (c->seq_len > LLAMA_SEQ_MAX)
+		c->seq_len = LLAMA_SEQ_MAX;
 	c->norm_eps = (float)eps;
 	c->rope_theta = (float)theta;
 	c->rope_half = true;

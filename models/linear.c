@@ -78,30 +78,90 @@ float *lin_weights(const struct linear *l)
 	return w;
 }
 
+struct f32_job {
+	const struct linear *l;
+	const float *x;
+	int m;
+	float *y;
+};
+
+/* One product in a fixed order: eight running sums over columns c = j mod
+ * 8, then the tail, then the eight added in turn; the compiler can keep
+ * the sums in one vector register. The same order whatever the batch or
+ * the blocking, so that a row's result never depends on its neighbours. */
+#define F32_DOT(w, xi, k, out)                                          \
+	do {                                                            \
+		float acc_[8] = { 0 }, sum_ = 0;                        \
+		int c_ = 0;                                             \
+		for (; c_ + 8 <= (k); c_ += 8)                          \
+			for (int j_ = 0; j_ < 8; j_++)                  \
+				acc_[j_] += (w)[c_ + j_] * (xi)[c_ + j_]; \
+		for (; c_ < (k); c_++)                                  \
+			sum_ += (w)[c_] * (xi)[c_];                     \
+		for (int j_ = 0; j_ < 8; j_++)                          \
+			sum_ += acc_[j_];                               \
+		(out) = sum_;                                           \
+	} while (0)
+
+/* Output rows r0..r1 of y = x W^T for every input row: the input rows in
+ * fours, so that each weight row is read once for four of them. */
+static void f32_rows(void *ctx, int r0, int r1)
+{
+	const struct f32_job *j = ctx;
+	const int k = j->l->k, n = j->l->n;
+	int i = 0;
+
+	for (; i + 4 <= j->m; i += 4) {
+		const float *x0 = j->x + (size_t)i * k, *x1 = x0 + k, *x2 = x1 + k,
+			    *x3 = x2 + k;
+
+		for (int r = r0; r < r1; r++) {
+			const float *w = j->l->f32 + (size_t)r * k;
+			float a0[8] = { 0 }, a1[8] = { 0 }, a2[8] = { 0 },
+			      a3[8] = { 0 }, s[4] = { 0 };
+			int c = 0;
+
+			for (; c + 8 <= k; c += 8)
+				for (int q = 0; q < 8; q++) {
+					a0[q] += w[c + q] * x0[c + q];
+					a1[q] += w[c + q] * x1[c + q];
+					a2[q] += w[c + q] * x2[c + q];
+					a3[q] += w[c + q] * x3[c + q];
+				}
+			for (; c < k; c++) {
+				s[0] += w[c] * x0[c];
+				s[1] += w[c] * x1[c];
+				s[2] += w[c] * x2[c];
+				s[3] += w[c] * x3[c];
+			}
+			for (int q = 0; q < 8; q++) {
+				s[0] += a0[q];
+				s[1] += a1[q];
+				s[2] += a2[q];
+				s[3] += a3[q];
+			}
+			for (int b = 0; b < 4; b++)
+				j->y[(size_t)(i + b) * n + r] = s[b];
+		}
+	}
+	for (; i < j->m; i++)
+		for (int r = r0; r < r1; r++)
+			F32_DOT(j->l->f32 + (size_t)r * k, j->x + (size_t)i * k, k,
+				j->y[(size_t)i * n + r]);
+}
+
 void lin_apply(const struct linear *l, const float *x, int m, float *y,
 	       const struct kern *kn, struct kpool *p)
 {
 	uint16_t *xh;
 
 	if (l->format == LIN_F32) {
-		/* eight running sums, added at the end: a fixed order the
-		 * compiler can keep in one vector register */
-		for (int i = 0; i < m; i++)
-			for (int r = 0; r < l->n; r++) {
-				const float *w = l->f32 + (size_t)r * l->k;
-				const float *xi = x + (size_t)i * l->k;
-				float acc[8] = { 0 }, sum = 0;
-				int c = 0;
+		struct f32_job j = { l, x, m, y };
 
-				for (; c + 8 <= l->k; c += 8)
-					for (int j = 0; j < 8; j++)
-						acc[j] += w[c + j] * xi[c + j];
-				for (; c < l->k; c++)
-					sum += w[c] * xi[c];
-				for (int j = 0; j < 8; j++)
-					sum += acc[j];
-				y[(size_t)i * l->n + r] = sum;
-			}
+		if (p)
+			kpool_run(p, f32_rows, &j, l->n, 4);
+		else
+			f32_rows(&j, 0, l->n);
 		return;
 	}
 	xh = xmalloc(sizeof(uint16_t) * (size_t)m * l->k);

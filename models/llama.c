@@ -213,7 +213,6 @@ void llama_convert(struct llama *m, enum lin_format f, int group,
 		for (size_t i = 0; i < 7; i++)
 			lin_convert(all[i], f, group, kind);
 	}
-	lin_convert(&m->cls, f, group, kind);
 }
 
 void llama_state_init(struct llama_state *s, const struct llama_config *c,

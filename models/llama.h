@@ -13,6 +13,9 @@
 /* The largest head size (dim / n_heads) the forward pass takes; the
  * loaders refuse larger ones. */
 #define LLAMA_HEAD_MAX 512
+/* The longest context the loaders keep (the KV cache a state allocates);
+ * a model trained for more is cut to this. */
+#define LLAMA_SEQ_MAX 4096
 
 struct llama_config {
 	int dim, hidden, n_layers, n_heads, n_kv_heads, vocab, seq_len;
@@ -58,7 +61,8 @@ int llama_load_llama2c(struct llama *m, const char *path, struct err *e);
 int llama_load_hf(struct llama *m, const char *dir, struct err *e);
 void llama_release(struct llama *m);
 
-/* GPTQ-style quantisation (models/gptq.c) of every linear layer to W4A16
+/* GPTQ-style quantisation (models/gptq.c) of every linear layer of the
+ * blocks (not the classifier, which keeps its precision) to W4A16
  * or W4A4 in groups of `group`: column by column, each column's rounding
  * error is spread over the columns not yet quantised through the inverse
  * Hessian of the layer's inputs, H = sum x x^T over the calibration tokens
@@ -72,7 +76,8 @@ void llama_quantize_gptq(struct llama *m, enum lin_format f, int group,
 void gptq_layer(struct linear *l, double *h, int group, enum q4_kind kind,
 		struct q4_matrix *out);
 
-/* Converts every linear layer (not the embedding or the norms). */
+/* Converts every linear layer of the blocks (not the embeddings, the
+ * classifier or the norms). */
 void llama_convert(struct llama *m, enum lin_format f, int group,
 		   enum q4_kind kind);
 

@@ -1,6 +1,8 @@
 /* mload.c: model lookup, formats by name, tokenizers beside the weights. */
 #include "mload.h"
 
+#include "gload.h"
+
 #include "rng.h"
 #include "spec.h"
 #include "mem.h"
@@ -8,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 int quant_parse(const char *s, struct quant *q, struct err *e)
@@ -15,7 +18,7 @@ int quant_parse(const char *s, struct quant *q, struct err *e)
 	char buf[64];
 	char *tok, *save;
 
-	*q = (struct quant){ LIN_W4A16, 128, Q4_SYM, false };
+	*q = (struct quant){ LIN_W4A16, 128, Q4_SYM, false, false };
 	if (strlen(s) >= sizeof(buf))
 		goto bad;
 	strcpy(buf, s);
@@ -35,6 +38,10 @@ int quant_parse(const char *s, struct quant *q, struct err *e)
 	else
 		goto bad;
 	while ((tok = strtok_r(NULL, "-", &save))) {
+		if (!strcmp(tok, "head") && q->format != LIN_F32 && !q->head) {
+			q->head = true;
+			continue;
+		}
 		if (q->format != LIN_W4A16 && q->format != LIN_W4A4)
 			goto bad;
 		if (!strcmp(tok, "g32") || !strcmp(tok, "g64") || !strcmp(tok, "g128"))
@@ -50,9 +57,9 @@ int quant_parse(const char *s, struct quant *q, struct err *e)
 	}
 	return 0;
 bad:
-	return err_set(e, "--quant '%s': expected f32, f16, w8a16, "
-		       "w4a16[-g32|-g64|-g128][-sym|-asym][-gptq] or "
-		       "w4a4[-gG][-sym|-asym][-gptq]",
+	return err_set(e, "--quant '%s': expected f32, f16[-head], "
+		       "w8a16[-head], w4a16[-g32|-g64|-g128][-sym|-asym][-gptq]"
+		       "[-head] or w4a4[-gG][-sym|-asym][-gptq][-head]",
 		       s);
 }
 
@@ -62,10 +69,11 @@ const char *quant_name(const struct quant *q, char *buf)
 					    "w4a4" };
 
 	if (q->format == LIN_W4A16 || q->format == LIN_W4A4)
-		snprintf(buf, 32, "%s-g%d-%s%s", base[q->format], q->group,
-			 q->kind == Q4_SYM ? "sym" : "asym", q->gptq ? "-gptq" : "");
+		snprintf(buf, 32, "%s-g%d-%s%s%s", base[q->format], q->group,
+			 q->kind == Q4_SYM ? "sym" : "asym", q->gptq ? "-gptq" : "",
+			 q->head ? "-head" : "");
 	else
-		snprintf(buf, 32, "%s", base[q->format]);
+		snprintf(buf, 32, "%s%s", base[q->format], q->head ? "-head" : "");
 	return buf;
 }
 
@@ -83,13 +91,78 @@ static int is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-const char *mload_models_dir(void)
+/* The models folders, in the order they are searched: $HYBRIDSPEC_MODELS,
+ * ../shared/models, then the cache scripts/fetch-models.sh fills. */
+static int models_dirs(const char **dirs)
 {
-	const char *env = getenv("HYBRIDSPEC_MODELS");
+	static char cache[2048];
+	const char *env = getenv("HYBRIDSPEC_MODELS"), *xdg, *home;
+	int n = 0;
 
 	if (env && is_dir(env))
-		return env;
-	return is_dir("../shared/models") ? "../shared/models" : NULL;
+		dirs[n++] = env;
+	if (is_dir("../shared/models"))
+		dirs[n++] = "../shared/models";
+	xdg = getenv("XDG_CACHE_HOME");
+	home = getenv("HOME");
+	if (xdg && *xdg)
+		snprintf(cache, sizeof(cache), "%s/hybridspec/models", xdg);
+	else
+		snprintf(cache, sizeof(cache), "%s/.cache/hybridspec/models",
+			 home ? home : ".");
+	if (is_dir(cache))
+		dirs[n++] = cache;
+	return n;
+}
+
+const char *mload_models_dir(void)
+{
+	const char *dirs[3];
+
+	return models_dirs(dirs) ? dirs[0] : NULL;
+}
+
+int mload_find(const char *name, char *path, size_t cap)
+{
+	const char *dirs[3];
+	int nd = models_dirs(dirs);
+
+	if (is_file(name) || is_dir(name)) {
+		snprintf(path, cap, "%s", name);
+		return 0;
+	}
+	for (int i = 0; i < nd; i++) {
+		char dir[2048];
+		DIR *d;
+		struct dirent *de;
+		int found = 0;
+
+		snprintf(path, cap, "%s/%s/%s.bin", dirs[i], name, name);
+		if (is_file(path))
+			return 0;
+		snprintf(dir, sizeof(dir), "%s/%s", dirs[i], name);
+		if (!is_dir(dir))
+			continue;
+		snprintf(path, cap, "%s/config.json", dir);
+		if (is_file(path)) {
+			snprintf(path, cap, "%s", dir);
+			return 0;
+		}
+		if (!(d = opendir(dir)))
+			continue;
+		while ((de = readdir(d))) { /* the folder's one .gguf file */
+			size_t n = strlen(de->d_name);
+
+			if (n > 5 && !strcmp(de->d_name + n - 5, ".gguf")) {
+				snprintf(path, cap, "%s/%s", dir, de->d_name);
+				found++;
+			}
+		}
+		closedir(d);
+		if (found == 1)
+			return 0;
+	}
+	return -1;
 }
 
 const char *mload_data_dir(void)
@@ -100,7 +173,8 @@ const char *mload_data_dir(void)
 }
 
 /* GPTQ on calibration tokens sampled from the FP32 model itself. */
-static void gptq_self_calibrated(struct llama *m, const struct quant *q)
+static void gptq_self_calibrated(struct llama *m, const struct tok *t,
+				 const struct quant *q)
 {
 	const int stories = 8, len = m->c.seq_len < 256 ? m->c.seq_len : 256;
 	int *calib = xmalloc(sizeof(int) * (size_t)stories * len), n = 0;
@@ -111,14 +185,14 @@ static void gptq_self_calibrated(struct llama *m, const struct quant *q)
 
 	llama_state_init(&s, &m->c, 1);
 	for (int st = 0; st < stories; st++) {
-		int tok = TOK_BOS;
+		int tok = t->bos;
 
 		for (int pos = 0; pos < len; pos++) {
 			calib[n++] = tok;
 			llama_forward(m, &s, &tok, 1, pos, lg);
 			spec_softmax(lg, m->c.vocab, 1.0f, p);
 			tok = spec_sample(p, m->c.vocab, r);
-			if (tok == TOK_BOS || tok == TOK_EOS)
+			if (tok == t->bos || tok == t->eos)
 				break;
 		}
 	}
@@ -130,33 +204,52 @@ static void gptq_self_calibrated(struct llama *m, const struct quant *q)
 	rng_free(r);
 }
 
+static int is_gguf(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char magic[4] = { 0 };
+	int yes;
+
+	if (!f)
+		return 0;
+	yes = fread(magic, 1, 4, f) == 4 && !memcmp(magic, "GGUF", 4);
+	fclose(f);
+	return yes;
+}
+
+/* The embeddings (and, tied or not, the classifier) through the draft's
+ * quantiser: rows rounded to the format's grid and back to FP32, so that
+ * the lookup stays a table but holds the draft's values. */
+static void quantize_embeddings(struct llama *m, const struct quant *q)
+{
+	struct linear l;
+
+	lin_init_f32(&l, m->tok_emb, m->c.vocab, m->c.dim);
+	lin_convert(&l, q->format, q->group, q->kind);
+	m->tok_emb = lin_weights(&l);
+	lin_release(&l);
+	lin_convert(&m->cls, q->format, q->group, q->kind);
+}
+
 int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 	  struct tok *t, struct err *e)
 {
 	char path[2048], dir[2048], tp[2200];
 	const char *slash;
-	int hf;
 
-	if (is_file(name_or_path) || is_dir(name_or_path)) {
-		snprintf(path, sizeof(path), "%s", name_or_path);
-	} else {
-		const char *md = mload_models_dir();
-
-		if (!md)
+	if (mload_find(name_or_path, path, sizeof(path)) < 0) {
+		if (!mload_models_dir())
 			return err_set(e, "model '%s': not a file, and no models "
-				       "folder ($HYBRIDSPEC_MODELS or "
-				       "../shared/models)", name_or_path);
-		snprintf(path, sizeof(path), "%s/%s/%s.bin", md, name_or_path,
-			 name_or_path);
-		if (!is_file(path))
-			snprintf(path, sizeof(path), "%s/%s", md, name_or_path);
-		if (!is_file(path) && !is_dir(path))
-			return err_set(e, "model '%s': no '%s/%s/%s.bin' and no "
-				       "folder '%s'", name_or_path, md, name_or_path,
-				       name_or_path, path);
+				       "folder ($HYBRIDSPEC_MODELS, ../shared/models "
+				       "or ~/.cache/hybridspec/models)", name_or_path);
+		return err_set(e, "model '%s': not a file, and no '%s/NAME.bin', "
+			       "folder with config.json or one .gguf file under "
+			       "'%s' in the models folders ($HYBRIDSPEC_MODELS, "
+			       "../shared/models, ~/.cache/hybridspec/models; "
+			       "scripts/fetch-models.sh gets smollm2-135m)",
+			       name_or_path, name_or_path, name_or_path);
 	}
-	hf = is_dir(path);
-	if (hf) {
+	if (is_dir(path)) {
 		snprintf(dir, sizeof(dir), "%s", path);
 		if (llama_load_hf(m, dir, e) < 0)
 			return -1;
@@ -165,6 +258,9 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 			llama_release(m);
 			return -1;
 		}
+	} else if (is_gguf(path)) {
+		if (llama_load_gguf(m, t, path, e) < 0)
+			return -1;
 	} else {
 		if (llama_load_llama2c(m, path, e) < 0)
 			return -1;
@@ -180,9 +276,11 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 		}
 	}
 	if (q->gptq)
-		gptq_self_calibrated(m, q);
+		gptq_self_calibrated(m, t, q);
 	else
 		llama_convert(m, q->format, q->group, q->kind);
+	if (q->head && q->format != LIN_F32)
+		quantize_embeddings(m, q);
 	return 0;
 }
 

