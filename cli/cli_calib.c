@@ -23,7 +23,8 @@ static const char calib_help[] =
 	"                               [-o PROFILE]\n"
 	"       hybridspec calib derive PROFILE --device DEV [-o OUT]\n"
 	"       hybridspec calib accept --target T --drafts Q1,Q2,... --text FILE\n"
-	"                               [--gamma G] [--prompts N] [-o DIR]\n"
+	"                               [--gamma G] [--prompts N] [--window N]\n"
+	"                               [--threads N] [-o DIR]\n"
 	"       hybridspec calib gpu    [--model SHAPE] [--quant f16|w4a16[-gG]]\n"
 	"                               [--tokens LIST] [--ctx LIST] [--reps N]\n"
 	"                               [-o TABLE]\n"
@@ -45,7 +46,8 @@ static const char calib_help[] =
 	"        raspberry-pi-5, jetson-orin-nano, laptop-m2-pro), scaled from a\n"
 	"        measured one by bandwidth and compute ratios; marked derived.\n"
 	"accept  runs `eval accept` for each draft format against the target and\n"
-	"        writes DIR/accept-T-Q.json (alpha, E[A] per gamma) and its bits.\n"
+	"        writes DIR/accept-T-Q.json (alpha, E[A] per gamma) and its bits;\n"
+	"        --window and --threads as eval's.\n"
 	"gpu     the verify-cost table of GPU 0 for a model shape (default\n"
 	"        llama2-7b, FP16 through cuBLAS; w4a16 through the project's\n"
 	"        kernel): whole forwards of batches of ceil(t / 5) verify blocks\n"
@@ -302,11 +304,14 @@ static int calib_accept_cmd(int argc, char **argv)
 		{ "text", required_argument, NULL, 't' },
 		{ "gamma", required_argument, NULL, 'g' },
 		{ "prompts", required_argument, NULL, 'p' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "threads", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *target = NULL, *drafts = NULL, *text = NULL,
-		   *gamma = "8", *prompts = "16", *dir = "results/calib";
+		   *gamma = "8", *prompts = "16", *dir = "results/calib",
+		   *window = "0", *threads = "1";
 	char list[1024], *save = NULL;
 	int ch;
 
@@ -327,6 +332,12 @@ static int calib_accept_cmd(int argc, char **argv)
 			break;
 		case 'p':
 			prompts = optarg;
+			break;
+		case 'w':
+			window = optarg;
+			break;
+		case 'j':
+			threads = optarg;
 			break;
 		case 'o':
 			dir = optarg;
@@ -349,7 +360,8 @@ static int calib_accept_cmd(int argc, char **argv)
 		char *av[] = { "eval", "accept", "--target", (char *)target,
 			       "--draft", draft, "--text", (char *)text,
 			       "--gamma", (char *)gamma, "--prompts",
-			       (char *)prompts, "--out", out, NULL };
+			       (char *)prompts, "--window", (char *)window,
+			       "--threads", (char *)threads, "--out", out, NULL };
 		int rc;
 
 		snprintf(draft, sizeof(draft), "%s:%s", target, q);
@@ -357,7 +369,8 @@ static int calib_accept_cmd(int argc, char **argv)
 			 slash ? slash + 1 : target, q);
 		fprintf(stderr, "calib: acceptance of %s against %s\n", draft,
 			target);
-		if ((rc = cli_eval(14, av)) != CLI_OK)
+		if ((rc = cli_eval((int)(sizeof(av) / sizeof(av[0])) - 1, av)) !=
+		    CLI_OK)
 			return rc;
 		fprintf(stderr, "calib: wrote %s\n", out);
 	}

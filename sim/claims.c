@@ -481,23 +481,58 @@ static int claim_a(json_t *claims, const struct rtt *d, struct err *e)
 
 struct profile {
 	char quant[64], file[256];
+	char model[64]; /* the target's name without its ":QUANT", or "" */
 	double ag, as, ppl, pd, ea4;
+	double ref;     /* the alpha its model's reference has */
 	bool has_ea4;
 };
 
-static int by_alpha_desc(const void *x, const void *y)
+/* By model, then by alpha, highest first. */
+static int by_model_alpha(const void *x, const void *y)
 {
 	const struct profile *a = x, *b = y;
+	int c = strcmp(a->model, b->model);
 
+	if (c)
+		return c;
 	if (a->ag != b->ag)
 		return a->ag > b->ag ? -1 : 1;
 	return strcmp(a->file, b->file);
 }
 
+/* Each profile's reference: the W8A16 draft of the same model if there is
+ * one, else the target itself (alpha 1); one sentence a model says which. */
+static void references(struct profile *p, size_t n, json_t *blocks)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i, ref = (size_t)-1;
+
+		for (; j < n && !strcmp(p[j].model, p[i].model); j++)
+			if (!strncmp(p[j].quant, "w8a16", 5) && ref == (size_t)-1)
+				ref = j;
+		for (size_t k = i; k < j; k++)
+			p[k].ref = ref != (size_t)-1 ? p[ref].ag : 1;
+		if (ref != (size_t)-1)
+			text(blocks, "Reference%s%s: its %s draft (alpha greedy %.3f). "
+			     "Threshold: a draft keeps alpha high when its alpha "
+			     "greedy is at least %d%% of the reference, %.3f.",
+			     *p[i].model ? " for " : "", p[i].model, p[ref].quant,
+			     p[ref].ag, (int)(100 * TH(KEEP_RATIO)),
+			     TH(KEEP_RATIO) * p[ref].ag);
+		else
+			text(blocks, "Reference%s%s: the target itself (alpha greedy "
+			     "1). Threshold: a draft keeps alpha high when its alpha "
+			     "greedy is at least %d%% of the reference, %.3f.",
+			     *p[i].model ? " for " : "", p[i].model,
+			     (int)(100 * TH(KEEP_RATIO)), TH(KEEP_RATIO));
+		i = j;
+	}
+}
+
 
 static int claim_b(json_t *claims, const char *calib, struct err *e)
 {
-	static const char *const heads[] = { "draft", "alpha greedy",
+	static const char *const heads[] = { "model", "draft", "alpha greedy",
 		"/ reference", "alpha stochastic", "perplexity (target)",
 		"E[A] at gamma 4", "keeps alpha high", "profile", NULL };
 	json_t *blocks, *c = claim(claims, "b", "W4A16 drafting keeps "
@@ -505,9 +540,8 @@ static int claim_b(json_t *claims, const char *calib, struct err *e)
 	char pattern[4096], kept[1024] = "";
 	struct profile *p;
 	glob_t gl;
-	size_t n, ref = (size_t)-1;
+	size_t n;
 	int n16 = 0, k16bad = 0, n4 = 0, k4ok = 0;
-	double refa;
 
 	snprintf(pattern, sizeof(pattern), "%s/accept-*.json", calib);
 	if (glob(pattern, 0, NULL, &gl) != 0) {
@@ -530,6 +564,10 @@ static int claim_b(json_t *claims, const char *calib, struct err *e)
 			 json_string_value(json_object_get(doc, "draft_quant")) : "");
 		snprintf(p[i].file, sizeof(p[i].file), "%s", base ? base + 1
 						       : gl.gl_pathv[i]);
+		snprintf(p[i].model, sizeof(p[i].model), "%s",
+			 json_string_value(json_object_get(doc, "target")) ?
+			 json_string_value(json_object_get(doc, "target")) : "");
+		p[i].model[strcspn(p[i].model, ":")] = '\0';
 		p[i].ag = field(doc, "/alpha_greedy");
 		p[i].as = field(doc, "/alpha_stochastic");
 		p[i].ppl = field(doc, "/ppl");
@@ -541,32 +579,23 @@ static int claim_b(json_t *claims, const char *calib, struct err *e)
 		json_decref(doc);
 	}
 	globfree(&gl);
-	qsort(p, n, sizeof(*p), by_alpha_desc);
-	for (size_t i = 0; i < n; i++)
-		if (!strncmp(p[i].quant, "w8a16", 5))
-			ref = i;
-	refa = ref != (size_t)-1 ? p[ref].ag : 1;
-	if (ref != (size_t)-1)
-		text(blocks, "Reference: %s draft (alpha greedy %.3f). Threshold: "
-		     "a draft keeps alpha high when its alpha greedy is at least "
-		     "%d%% of the reference, %.3f.", p[ref].quant, refa,
-		     (int)(100 * TH(KEEP_RATIO)), TH(KEEP_RATIO) * refa);
-	else
-		text(blocks, "Reference: the target itself (alpha greedy %.3f). "
-		     "Threshold: a draft keeps alpha high when its alpha greedy is "
-		     "at least %d%% of the reference, %.3f.", refa,
-		     (int)(100 * TH(KEEP_RATIO)), TH(KEEP_RATIO) * refa);
+	qsort(p, n, sizeof(*p), by_model_alpha);
+	references(p, n, blocks);
 	rows = table(blocks, heads);
 	for (size_t i = 0; i < n; i++) {
-		bool ok = p[i].ag >= TH(KEEP_RATIO) * refa;
+		bool ok = p[i].ag >= TH(KEEP_RATIO) * p[i].ref;
 		json_t *r = row(rows);
 
+		cell(r, "%s", *p[i].model ? p[i].model : "-");
 		cell(r, "%s", p[i].quant);
 		cell(r, "%.3f", p[i].ag);
-		cell(r, "%.3f", p[i].ag / refa);
+		cell(r, "%.3f", p[i].ag / p[i].ref);
 		cell(r, "%.3f", p[i].as);
-		cell(r, "%.3f (%.3f, %+.1f%%)", p[i].pd, p[i].ppl,
-		     100 * (p[i].pd / p[i].ppl - 1));
+		if (p[i].ppl > 0) /* a deployment's profile measures none */
+			cell(r, "%.3f (%.3f, %+.1f%%)", p[i].pd, p[i].ppl,
+			     100 * (p[i].pd / p[i].ppl - 1));
+		else
+			cell(r, "-");
 		if (p[i].has_ea4)
 			cell(r, "%.2f", p[i].ea4);
 		else
@@ -578,8 +607,10 @@ static int claim_b(json_t *claims, const char *calib, struct err *e)
 			if (ok) {
 				size_t at = strlen(kept);
 
-				snprintf(kept + at, sizeof(kept) - at, "%s%s",
-					 at ? ", " : "", p[i].quant);
+				snprintf(kept + at, sizeof(kept) - at, "%s%s%s%s%s",
+					 at ? ", " : "", p[i].quant,
+					 *p[i].model ? " (" : "", p[i].model,
+					 *p[i].model ? ")" : "");
 			} else {
 				k16bad++;
 			}

@@ -126,16 +126,27 @@ static void claim_a_hides(void)
 	       "drafts, alpha 0.700, do not hide it)");
 }
 
+/* An acceptance profile of a draft of model (NULL: a profile naming no
+ * target). */
+static void model_profile(const char *name, const char *model,
+			  const char *quant, double alpha)
+{
+	char rel[128], text[512], target[96] = "";
+
+	if (model)
+		snprintf(target, sizeof(target), "\"target\": \"%s:f32\", ", model);
+	snprintf(rel, sizeof(rel), "calib/%s", name);
+	snprintf(text, sizeof(text), "{\"kind\": \"acceptance\", %s"
+		 "\"draft_quant\": \"%s\", \"alpha_greedy\": %g, "
+		 "\"alpha_stochastic\": %g, \"ppl\": 5, \"ppl_draft\": 6, "
+		 "\"mean_accepted_per_gamma\": {\"4\": 2.5}}", target, quant,
+		 alpha, alpha);
+	put(rel, text);
+}
+
 static void profile(const char *name, const char *quant, double alpha)
 {
-	char rel[128], text[512];
-
-	snprintf(rel, sizeof(rel), "calib/%s", name);
-	snprintf(text, sizeof(text), "{\"kind\": \"acceptance\", \"draft_quant\":"
-		 " \"%s\", \"alpha_greedy\": %g, \"alpha_stochastic\": %g, "
-		 "\"ppl\": 5, \"ppl_draft\": 6, \"mean_accepted_per_gamma\": "
-		 "{\"4\": 2.5}}", quant, alpha, alpha);
-	put(rel, text);
+	model_profile(name, NULL, quant, alpha);
 }
 
 /* (b) holds when W4A16 keeps 80% of W8A16's alpha and W4A4 does not */
@@ -149,6 +160,26 @@ static void claim_b_formats(void)
 	EXPECT("b", "holds only when the W4A16 draft is w4a16-g128-sym");
 	profile("accept-w4a4.json", "w4a4-g32", 0.85);
 	EXPECT("b", "does not hold");
+}
+
+/* (b) with two models: each draft against its own model's reference (its
+ * W8A16, else the target), and the verdict names the model */
+static void claim_b_models(void)
+{
+	model_profile("accept-a-w8.json", "a", "w8a16", 0.9);
+	model_profile("accept-a-w4.json", "a", "w4a16-g128-sym", 0.75);
+	model_profile("accept-a-w4a4.json", "a", "w4a4-g32", 0.3);
+	model_profile("accept-b-w4.json", "b", "w4a16-g128-sym", 0.79);
+	model_profile("accept-b-w4a4.json", "b", "w4a4-g32", 0.1);
+	/* a's W4A16 keeps 0.75 / 0.9 = 83%; b's 79% of its target's 1 */
+	EXPECT("b", "holds only when the W4A16 draft is w4a16-g128-sym (a)");
+	/* against b's own W8A16, 0.79 / 0.95 = 83% */
+	model_profile("accept-b-w8.json", "b", "w8a16", 0.95);
+	EXPECT("b", "holds");
+	/* a's W8A16 does not lift b's reference */
+	model_profile("accept-b-w8.json", "b", "w8a16", 0.99);
+	model_profile("accept-a-w8.json", "a", "w8a16", 0.5);
+	EXPECT("b", "holds only when the W4A16 draft is w4a16-g128-sym (a)");
 }
 
 /* (c) holds when the shared GPU carries its tenants at dedicated's ITL */
@@ -237,6 +268,8 @@ const struct tcase claims_tests[] = {
 	{ "claims: (a) async hides the WAN, or only from an alpha",
 	  claim_a_hides },
 	{ "claims: (b) W4A16 keeps alpha and W4A4 does not", claim_b_formats },
+	{ "claims: (b) each model's drafts against its own reference",
+	  claim_b_models },
 	{ "claims: (c) batching keeps the GPU busy, up to a tenant count",
 	  claim_c_batching },
 	{ "claims: (d) ITL blows up past the knee", claim_d_queueing },
