@@ -23,6 +23,9 @@ struct cfg_accept {
 	double p_after_acc;  /* markov: P(accept | previous accepted) */
 	double p_after_rej;  /* markov: P(accept | previous rejected) */
 	const char *trace;   /* borrowed: bit trace path (trace model) */
+	char source[256];    /* where the acceptance comes from, for reports:
+				the profile's draft, target and text, else
+				the model and its parameter */
 };
 
 struct acc_trace {

@@ -189,20 +189,39 @@ static int read_accept(struct jx *x, json_t *v, const char *p,
 	out->model = (enum accept_model)model;
 	switch (out->model) {
 	case ACCEPT_IID:
-		return jx_num(x, v, p, "alpha", JX_UNIT, pa.alpha, &out->alpha);
+		if (jx_num(x, v, p, "alpha", JX_UNIT, pa.alpha, &out->alpha) < 0)
+			return -1;
+		if (profile && !json_object_get(v, "alpha"))
+			snprintf(out->source, sizeof(out->source), "iid at the alpha "
+				 "of %.200s", pa.source);
+		else
+			snprintf(out->source, sizeof(out->source), "iid, alpha %g",
+				 out->alpha);
+		return 0;
 	case ACCEPT_TRACE:
 		if (profile && !json_object_get(v, "file")) {
 			/* resolved against the profile's folder, and read */
 			json_object_set_new(v, "file", json_string(pa.bits));
 			out->trace = json_string_value(json_object_get(v, "file"));
+			memcpy(out->source, pa.source, sizeof(out->source));
 			return 0;
 		}
-		return read_file_key(x, v, p, "file", &out->trace);
+		if (read_file_key(x, v, p, "file", &out->trace) < 0)
+			return -1;
+		snprintf(out->source, sizeof(out->source), "the bits of %s",
+			 strrchr(out->trace, '/') ? strrchr(out->trace, '/') + 1
+						  : out->trace);
+		return 0;
 	case ACCEPT_MARKOV:
-		return jx_num(x, v, p, "p_after_accept", JX_UNIT, JX_REQUIRED,
-			      &out->p_after_acc) < 0 ||
-		       jx_num(x, v, p, "p_after_reject", JX_UNIT, JX_REQUIRED,
-			      &out->p_after_rej) < 0 ? -1 : 0;
+		if (jx_num(x, v, p, "p_after_accept", JX_UNIT, JX_REQUIRED,
+			   &out->p_after_acc) < 0 ||
+		    jx_num(x, v, p, "p_after_reject", JX_UNIT, JX_REQUIRED,
+			   &out->p_after_rej) < 0)
+			return -1;
+		snprintf(out->source, sizeof(out->source), "markov, %g after an "
+			 "accept, %g after a reject", out->p_after_acc,
+			 out->p_after_rej);
+		return 0;
 	}
 	return 0;
 }

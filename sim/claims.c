@@ -172,6 +172,23 @@ static double num_at(const char *dir, const char *rel, const char *ptr,
 	return x;
 }
 
+/* The string at ptr of dir/rel into out (n bytes), or "" */
+static void str_at(const char *dir, const char *rel, const char *ptr,
+		   char *out, size_t n)
+{
+	char path[4096];
+	json_t *doc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	out[0] = '\0';
+	if ((doc = jx_load(path, NULL))) {
+		const char *v = json_string_value(jx_at(doc, ptr));
+
+		snprintf(out, n, "%s", v ? v : "");
+		json_decref(doc);
+	}
+}
+
 static double field(json_t *doc, const char *ptr)
 {
 	return json_number_value(jx_at(doc, ptr));
@@ -300,6 +317,7 @@ struct rtt {
 	size_t n;
 	double alpha;            /* the measured drafts' (the async run's) */
 	char alpha_text[32];     /* as the tables show it */
+	char source[256];        /* where the async run's acceptance is from */
 };
 
 static struct rtt_group *group_of(struct rtt *d, const char *key)
@@ -362,6 +380,8 @@ static int rtt_read(struct rtt *d, const char *dir, struct err *e)
 	d->alpha = num_at(dir, "runs/async/summary.json", "/all/alpha",
 			  &have_alpha);
 	snprintf(d->alpha_text, sizeof(d->alpha_text), "%.3f", d->alpha);
+	str_at(dir, "runs/async/summary.json", "/groups/0/acceptance", d->source,
+	       sizeof(d->source));
 	snprintf(d->path, sizeof(d->path), "%s/sweeps/itl-vs-rtt/sweep.csv",
 		 dir);
 	if ((rc = sweep(&d->sweep, dir, "itl-vs-rtt", NULL, false, e)) <= 0)
@@ -453,6 +473,8 @@ static int claim_a(json_t *claims, const struct rtt *d, struct err *e)
 	     "run measured) and with iid acceptance at set alphas (sweep "
 	     "itl-vs-rtt-alpha):", (int)(100 * (1 - TH(HIDE_SHARE))),
 	     (int)(100 * TH(HIDE_SHARE)));
+	if (*d->source)
+		text(blocks, "The measured drafts: %s.", d->source);
 	rows = table(blocks, heads);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct rtt_group *g = &d->g[i];

@@ -262,6 +262,16 @@ int prof_accept_load(const char *path, struct prof_accept *p, struct err *e)
 	}
 	if (read_provenance(&x, doc) < 0)
 		goto out;
+	{
+		const char *draft = json_string_value(json_object_get(doc, "draft"));
+		const char *target = json_string_value(json_object_get(doc, "target"));
+		const char *txt = json_string_value(json_object_get(doc, "text"));
+		const char *base = txt && strrchr(txt, '/') ? strrchr(txt, '/') + 1 : txt;
+
+		snprintf(p->source, sizeof(p->source), "%s against %s on %s",
+			 draft ? draft : "a draft", target ? target : "its target",
+			 base ? base : "a text");
+	}
 	jx_path(&x, bits, p->bits, sizeof(p->bits));
 	if (acc_trace_load(&t, p->bits, e) < 0)
 		goto out;

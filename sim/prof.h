@@ -37,6 +37,8 @@ struct prof_accept {
 	char bits[1024];       /* the bit trace, resolved path */
 	int max_gamma;         /* E[A] is given for gamma 1 .. max_gamma */
 	double mean_accepted[65]; /* [gamma]: tokens committed per block */
+	char source[256];      /* "DRAFT against TARGET on TEXT", as the
+				  profile names them ("" for each it lacks) */
 };
 
 int prof_accept_load(const char *path, struct prof_accept *p, struct err *e);

@@ -186,6 +186,8 @@ json_t *rep_summary(const struct sim *s)
 		json_object_set_new(j, "name", json_string(c->groups[g].name));
 		json_object_set_new(j, "protocol",
 				    json_string(cfg_proto_names[c->groups[g].proto.kind]));
+		json_object_set_new(j, "acceptance",
+				    json_string(c->groups[g].accept.source));
 		json_array_append_new(groups, j);
 		agg_release(&a);
 	}
@@ -268,6 +270,11 @@ void rep_columns(FILE *f)
 #define DOC(name, fmt, value, meaning) fprintf(f, "  %-22s %s\n", #name, meaning);
 	fputs("summary.json, /all and each of /groups:\n", f);
 	GROUP_METRICS(DOC)
+	fputs("each of /groups also:\n", f);
+	fprintf(f, "  %-22s %s\n", "name", "the group's name");
+	fprintf(f, "  %-22s %s\n", "protocol", "the protocol its tenants run");
+	fprintf(f, "  %-22s %s\n", "acceptance", "where its acceptance comes "
+		"from: a profile's draft, target and text, or the model");
 	fputs("requests.csv, a row per finished request:\n", f);
 	REQ_CSV_COLUMNS(DOC)
 	fputs("tenants.csv, a row per tenant:\n", f);
