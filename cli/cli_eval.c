@@ -40,8 +40,8 @@ static const char eval_help[] =
 	"The text: with a tokenizer that adds a start token (stories260K,\n"
 	"tinystories656K) each non-empty line is a document after it; without one\n"
 	"(smollm2-135m) the whole file is one text (CR LF read as LF).\n"
-	"ppl: perplexity over the text in windows of N tokens (default the model's\n"
-	"context, at most 4096), each from an empty cache; --windows W: only the\n"
+	"ppl: perplexity over the text in windows of N tokens (default, or 0, the\n"
+	"model's context, at most 4096), each from an empty cache; --windows W: only the\n"
 	"first W windows; every token after a window's first is predicted (the\n"
 	"GPTQ convention), or with --score-from F only those after position F\n"
 	"(F = N/2 is llama.cpp's perplexity convention).\n"
@@ -75,7 +75,7 @@ static int evwin_opt(struct evwin *w, int ch)
 {
 	switch (ch) {
 	case OPT_WINDOW:
-		return cli_long("--window", optarg, 2, 1 << 20, &w->win) ? -1 : 1;
+		return cli_long("--window", optarg, 0, 1 << 20, &w->win) ? -1 : 1;
 	case OPT_WINDOWS:
 		return cli_long("--windows", optarg, 1, 1 << 30, &w->windows) ? -1 : 1;
 	case OPT_THREADS:
