@@ -14,10 +14,16 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static double jnum(json_t *o, const char *ptr)
+{
+	return json_number_value(jx_at(o, ptr));
+}
 
 static void print_json(json_t *o)
 {
@@ -361,6 +367,17 @@ static int eval_accept(int argc, char **argv)
 			    "temperature", temp,
 			    "mean_accepted_per_gamma", per_gamma);
 	json_object_set_new(summary, "window", json_integer(win));
+	{
+		struct spec_burst b;
+
+		spec_burst(a.bits, a.positions, &b);
+		json_object_set_new(summary, "burst", json_pack(
+			"{s:f,s:f,s:f,s:f,s:I}", "p_accept_after_accept",
+			b.p_after_accept, "p_accept_after_reject", b.p_after_reject,
+			"mean_accept_run", b.mean_run, "iid_mean_accept_run",
+			isfinite(b.iid_mean_run) ? b.iid_mean_run : 0.0,
+			"accept_runs", (json_int_t)b.runs));
+	}
 	json_object_set_new(summary, "draft_quant",
 			    json_string(quant_name(&dq, dn)));
 	/* argv[-1] is "eval": cli_eval passes its own argv + 1 */
@@ -372,9 +389,15 @@ static int eval_accept(int argc, char **argv)
 		printf("target %s (%s), draft %s (%s), %ld positions of %s\n"
 		       "perplexity: target %.4f, draft %.4f\n"
 		       "alpha greedy %.4f, alpha stochastic %.4f\n"
+		       "bursts: P(accept | accept) %.4f, P(accept | reject) %.4f, "
+		       "mean run of accepts %.3f (iid %.3f)\n"
 		       "tokens per verification (%s speculative decoding):",
 		       target, tn, draft, dn, a.positions, text, a.ppl_target,
 		       a.ppl_draft, a.alpha_greedy, a.alpha_stochastic,
+		       jnum(summary, "/burst/p_accept_after_accept"),
+		       jnum(summary, "/burst/p_accept_after_reject"),
+		       jnum(summary, "/burst/mean_accept_run"),
+		       jnum(summary, "/burst/iid_mean_accept_run"),
 		       temp > 0 ? "sampled" : "greedy");
 		for (int g = 1; g <= gamma; g++) {
 			char key[16];

@@ -161,6 +161,35 @@ void spec_teacher_forced(const struct llama *target, const struct llama *draft,
 	free(a.q);
 }
 
+void spec_burst(const unsigned char *bits, long n, struct spec_burst *b)
+{
+	long after[2] = { 0, 0 }, acc_after[2] = { 0, 0 }, ones = 0, len = 0;
+
+	memset(b, 0, sizeof(*b));
+	for (long i = 0; i < n; i++) {
+		ones += bits[i];
+		if (i > 0) {
+			after[bits[i - 1]]++;
+			acc_after[bits[i - 1]] += bits[i];
+		}
+		if (bits[i]) {
+			len++;
+		} else if (len) {
+			b->runs++;
+			b->mean_run += (double)len;
+			len = 0;
+		}
+	}
+	if (len) {
+		b->runs++;
+		b->mean_run += (double)len;
+	}
+	b->mean_run = b->runs ? b->mean_run / (double)b->runs : 0;
+	b->p_after_accept = after[1] ? (double)acc_after[1] / (double)after[1] : 0;
+	b->p_after_reject = after[0] ? (double)acc_after[0] / (double)after[0] : 0;
+	b->iid_mean_run = ones < n ? 1 / (1 - (double)ones / (double)n) : INFINITY;
+}
+
 /* Adds one verification of a block of g (of gamma) committing c tokens,
  * the run having room for `room` more. */
 static void count(struct spec_stats *st, int g, int gamma, int c, int room)

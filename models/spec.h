@@ -27,6 +27,18 @@ struct spec_accept {
 	unsigned char *bits;    /* (positions) owned: greedy agreement */
 };
 
+/* How bursty a row of accept (1) and reject (0) bits is: the chance of an
+ * accept after an accept and after a reject (alpha both, were the bits
+ * independent), and the mean length of the runs of accepts (1 / (1 -
+ * alpha) if independent). */
+struct spec_burst {
+	double p_after_accept, p_after_reject;
+	double mean_run, iid_mean_run;
+	long runs;
+};
+
+void spec_burst(const unsigned char *bits, long n, struct spec_burst *b);
+
 /* Teacher-forced along tokens[0..n) (windows as spec_perplexity, every
  * position predicted). */
 void spec_teacher_forced(const struct llama *target, const struct llama *draft,

@@ -222,7 +222,8 @@ int prof_accept_load(const char *path, struct prof_accept *p, struct err *e)
 	static const char *const keys[] = { "kind", "target", "draft",
 		"target_quant", "draft_quant", "text", "tokens", "ppl",
 		"ppl_draft", "alpha_greedy", "alpha_stochastic", "temperature",
-		"mean_accepted_per_gamma", "window", "bits", "provenance", NULL };
+		"mean_accepted_per_gamma", "window", "burst", "bits", "provenance",
+		NULL };
 	static const char *const kinds[] = { "acceptance", NULL };
 	struct jx x = { .file = path, .err = e };
 	json_t *doc = jx_load(path, e), *ea;

@@ -958,7 +958,25 @@ static void hf_half_precision(void)
 	llama_release(&m32);
 }
 
+/* Runs of accepts and the chance of one after each outcome, by hand */
+static void burst_counts(void)
+{
+	static const unsigned char bits[] = { 1, 1, 0, 1, 1, 1, 0 };
+	static const unsigned char ones[] = { 1, 1, 1 };
+	struct spec_burst b;
+
+	spec_burst(bits, 7, &b);
+	CHECK(b.runs == 2 && b.mean_run == 2.5);
+	CHECK_NEAR(b.p_after_accept, 3.0 / 5, 1e-12); /* 11 10 11 11 10 */
+	CHECK(b.p_after_reject == 1); /* 01 */
+	CHECK_NEAR(b.iid_mean_run, 1 / (1 - 5.0 / 7), 1e-12);
+	spec_burst(ones, 3, &b);
+	CHECK(b.runs == 1 && b.mean_run == 3 && b.p_after_accept == 1 &&
+	      b.p_after_reject == 0 && isinf(b.iid_mean_run));
+}
+
 const struct tcase model_tests[] = {
+	{ "models: burstiness of accept bits", burst_counts },
 	{ "models: F16 and BF16 safetensors load and agree with F32",
 	  hf_half_precision },
 	{ "models: GPTQ beats rounding on the error it minimises",
