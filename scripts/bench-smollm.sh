@@ -26,7 +26,7 @@ printf '%-10s %-7s %-24s %12s %12s %12s %12s\n' engine threads weights \
 for t in 1 2; do
 	for q in w4a16-g32-asym-head w4a16-g32-asym; do
 		"$H" calib cpu --model smollm2-135m --quant "$q" --threads "$t" \
-			--ctx 128,1024 --prefill 128,1024 --reps 5 \
+			--ctx 128,1024 --prefill 128,1024 --reps 3 \
 			-o "$tmp/e.json" 2>"$tmp/log"
 		# calib's lines: "prefill N tokens at context 0: X ms",
 		# "draft 1 token at context C: X ms"
