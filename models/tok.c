@@ -269,18 +269,15 @@ static int lookup(const struct tok *t, const char *s)
 	return -1;
 }
 
-/* GPT-2's printable form of byte b: a code point, as UTF-8 into out
- * (3 bytes), returning its length. */
+/* GPT-2's printable form of byte b: the byte itself for the printable ones
+ * (33..126, 161..172, 174..255), else 256 + n for the n-th of the others
+ * (0..32, 127..160, 173, in order). As UTF-8 into out (2 bytes at most),
+ * returning its length. */
 static int byte_char(int b, char *out)
 {
-	int cp = b, n = 0;
+	int cp = b <= 32 ? 256 + b : b >= 127 && b <= 160 ? 256 + 33 + (b - 127)
+		 : b == 173 ? 256 + 67 : b;
 
-	if (!((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174)) {
-		for (int x = 0; x < b; x++) /* the n-th unprintable byte */
-			n += !((x >= 33 && x <= 126) || (x >= 161 && x <= 172) ||
-			       x >= 174);
-		cp = 256 + n;
-	}
 	if (cp < 0x80) {
 		out[0] = (char)cp;
 		return 1;
@@ -294,13 +291,13 @@ static int byte_char(int b, char *out)
 static int char_byte(uint32_t cp)
 {
 	if (cp < 256)
-		return (cp >= 33 && cp <= 126) || (cp >= 161 && cp <= 172) ||
-			cp >= 174 ? (int)cp : -1;
-	for (int b = 0, n = 0; b < 256; b++)
-		if (!((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174) &&
-		    256 + n++ == (int)cp)
-			return b;
-	return -1;
+		return cp > 32 && !(cp >= 127 && cp <= 160) && cp != 173 ? (int)cp
+									  : -1;
+	if (cp <= 256 + 32)
+		return (int)cp - 256;
+	if (cp <= 256 + 66)
+		return (int)cp - 256 - 33 + 127;
+	return cp == 256 + 67 ? 173 : -1;
 }
 
 /* GGUF "llama": pieces with "\u2581" for spaces become pieces with
