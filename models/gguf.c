@@ -285,8 +285,17 @@ static int infos(struct gguf *g, struct cur *c, uint64_t *off)
 				       "not a whole number of %s blocks of %d",
 				       c->name, t->name, (long long)t->ne[0],
 				       t->type->name, t->type->block);
-		t->bytes = ggq_row_bytes(t->type, t->ne[0]) *
-			   (size_t)(elems / (uint64_t)t->ne[0]);
+		{ /* rows x row bytes, refused before it could overflow */
+			size_t rb = ggq_row_bytes(t->type, t->ne[0]);
+			uint64_t rows = elems / (uint64_t)t->ne[0];
+
+			if (rb > c->size || rows > c->size / rb)
+				return err_set(c->e, "%s: tensor '%.256s': %llu rows of "
+					       "%zu bytes cannot fit in the file (%zu "
+					       "bytes)", c->name, t->name,
+					       (unsigned long long)rows, rb, c->size);
+			t->bytes = rb * (size_t)rows;
+		}
 	}
 	return 0;
 }

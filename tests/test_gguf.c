@@ -556,6 +556,15 @@ static void mk_zero_dim(struct gb *b)
 	tensors(b, &t, 1);
 }
 
+/* 2^62 F32 weights: 2^64 bytes, which must not wrap to 0 */
+static void mk_huge(struct gb *b)
+{
+	struct gt t = { "w", 2, { 1ull << 31, 1ull << 31 }, GGQ_F32, four, 16, -1 };
+
+	header(b, 3, 1, 0);
+	tensors(b, &t, 1);
+}
+
 static void reader_refuses(void)
 {
 	static const struct broken cases[] = {
@@ -576,6 +585,7 @@ static void reader_refuses(void)
 		{ "duplicate tensor", "tensor 'w' appears twice", mk_dup_tensor },
 		{ "partial block", "not a whole number of q8_0 blocks", mk_partial_block },
 		{ "zero dimension", "dimension 1 is 0", mk_zero_dim },
+		{ "2^64 bytes", "cannot fit in the file", mk_huge },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
