@@ -319,12 +319,27 @@ static char *spm_piece(const struct gguf_str *s)
 	return p;
 }
 
+/* A token id of the metadata, in [0, vocab_size). */
+static int token_id(const struct gguf *g, const char *key, int vocab_size,
+		    int *id, struct err *e)
+{
+	int64_t v;
+
+	if (gguf_int(g, key, &v, e) < 0)
+		return -1;
+	if (v < 0 || v >= vocab_size)
+		return err_set(e, "%s: metadata '%s': token %lld is outside the "
+			       "vocabulary of %d", g->name, key, (long long)v,
+			       vocab_size);
+	*id = (int)v;
+	return 0;
+}
+
 int tok_load_gguf(struct tok *t, const struct gguf *g, int vocab_size,
 		  struct err *e)
 {
 	const struct gguf_kv *toks, *kv;
 	struct gguf_str model, pre;
-	int64_t v;
 	int flag, spm;
 
 	memset(t, 0, sizeof(*t));
@@ -423,31 +438,20 @@ int tok_load_gguf(struct tok *t, const struct gguf *g, int vocab_size,
 		}
 		t->pre = (enum pretok_kind)pt;
 	}
-	t->unk = -1;
-	if (gguf_get(g, "tokenizer.ggml.unknown_token_id")) {
-		if (gguf_int(g, "tokenizer.ggml.unknown_token_id", &v, e) < 0)
-			goto fail;
-		t->unk = (int)v;
-	}
 	t->add_bos = spm; /* llama.cpp's defaults */
 	if (gguf_get(g, "tokenizer.ggml.add_bos_token")) {
 		if (gguf_bool(g, "tokenizer.ggml.add_bos_token", &flag, e) < 0)
 			goto fail;
 		t->add_bos = flag;
 	}
-	if (gguf_int(g, "tokenizer.ggml.bos_token_id", &v, e) < 0)
+	if (token_id(g, "tokenizer.ggml.bos_token_id", vocab_size, &t->bos, e) < 0 ||
+	    token_id(g, "tokenizer.ggml.eos_token_id", vocab_size, &t->eos, e) < 0)
 		goto fail;
-	t->bos = (int)v;
-	if (gguf_int(g, "tokenizer.ggml.eos_token_id", &v, e) < 0)
+	t->unk = -1;
+	if (gguf_get(g, "tokenizer.ggml.unknown_token_id") &&
+	    token_id(g, "tokenizer.ggml.unknown_token_id", vocab_size, &t->unk,
+		     e) < 0)
 		goto fail;
-	t->eos = (int)v;
-	if (t->bos < 0 || t->bos >= vocab_size || t->eos < 0 ||
-	    t->eos >= vocab_size || t->unk >= vocab_size) {
-		err_set(e, "%s: tokenizer.ggml.bos_token_id %d, eos_token_id %d or "
-			"unknown_token_id %d is outside the vocabulary of %d",
-			g->name, t->bos, t->eos, t->unk, vocab_size);
-		goto fail;
-	}
 	return 0;
 fail:
 	tok_release(t);
