@@ -4,11 +4,13 @@
 #   jflat P.json | awk -F'\t' -f scripts/accept.awk \
 #       -v quant=quant.dat -v ea=ea.dat
 #
-# quant: a row "format alpha_greedy alpha_stochastic ppl_target ppl_draft";
+# quant: a row "format alpha_greedy alpha_stochastic ppl_target ppl_draft"
+# (format: the target model's name, then the draft's format, one word);
 # ea: a block (title line: the format) of rows "gamma E[A] iid_E[A]", the
 # measured tokens per verification and (1 - a^(g+1)) / (1 - a) at the
 # profile's alpha_greedy, by gamma; blocks apart by two blank lines.
 $1 == "/draft_quant" { format = $2 }
+$1 == "/target" { model = $2; sub(/:.*/, "", model) }
 $1 == "/alpha_greedy" { ag = $2 }
 $1 == "/alpha_stochastic" { as = $2 }
 $1 == "/ppl" { ppl = $2 }
@@ -24,6 +26,8 @@ END {
 		print "accept.awk: not an acceptance profile" > "/dev/stderr"
 		exit 2
 	}
+	if (model != "")
+		format = model "/" format
 	print format, ag, as, ppl, pd >> quant
 	# a first block has no separator before it
 	getline first < ea

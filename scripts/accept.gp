@@ -23,9 +23,10 @@ if (what eq 'ea') {
 	@svg
 } else {
 	set ylabel 'acceptance rate alpha'
-	set y2label 'perplexity on the text'
+	set y2label 'perplexity on the text (log scale)'
 	set yrange [0:1.05]
-	set y2range [0:*]
+	set logscale y2
+	set xtics rotate by -35
 	set ytics nomirror
 	set y2tics
 	set key below maxrows 2
