@@ -112,6 +112,9 @@ trap 'rm -f "$tmp"' EXIT
 	echo
 	echo 'configs/paper/: 32 phones drafting LLaMA-2-7B W4A16, the FP16 target on one H100 (multi_tenant: three device groups on two H100s); configs/paper/README.md gives the constants and their sources.'
 	echo
+	printf 'Acceptance in these runs: %s (each run'"'"'s summary.json names it per group; the profiles of every model are in claim (b)).\n' \
+		"$(jq -r '.groups[0].acceptance' "$dir/runs/async/summary.json" 2>/dev/null || echo 'not recorded')"
+	echo
 	blocks .setting
 	claim_a
 	claim_b
