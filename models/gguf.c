@@ -90,6 +90,15 @@ static char *str_dup(struct cur *c, const struct gguf_str *s, const char *what)
 	return d;
 }
 
+/* An array of n elements of at least `bytes` each that the rest of the
+ * file cannot hold (said without n x bytes, which may wrap). */
+static int too_many(struct cur *c, uint64_t n, int bytes, const char *what)
+{
+	return err_set(c->e, "%s: %s: %llu elements of %d or more bytes cannot "
+		       "fit in the %zu bytes left", c->name, what,
+		       (unsigned long long)n, bytes, c->size - c->at);
+}
+
 /* Skips one value of type t, checking it; fills kv's string index for a
  * string or a flat array of strings when kv is given. */
 static int value(struct cur *c, uint32_t t, int depth, struct gguf_kv *kv,
@@ -131,7 +140,7 @@ static int value(struct cur *c, uint32_t t, int depth, struct gguf_kv *kv,
 		}
 		if (vtypes[at].size) {
 			if (n > (c->size - c->at) / (uint64_t)vtypes[at].size)
-				return need(c, n * 2, what); /* cannot fit: an error */
+				return too_many(c, n, vtypes[at].size, what);
 			if (at == GGUF_BOOL)
 				for (uint64_t i = 0; i < n; i++)
 					if (c->p[c->at + i] > 1)
@@ -144,7 +153,7 @@ static int value(struct cur *c, uint32_t t, int depth, struct gguf_kv *kv,
 		}
 		/* strings and arrays take at least 8 bytes each */
 		if (n > (c->size - c->at) / 8)
-			return need(c, n * 8, what);
+			return too_many(c, n, 8, what);
 		if (kv && at == GGUF_STRING)
 			kv->str = xcalloc((size_t)n + 1, sizeof(*kv->str));
 		for (uint64_t i = 0; i < n; i++) {

@@ -556,6 +556,16 @@ static void mk_zero_dim(struct gb *b)
 	tensors(b, &t, 1);
 }
 
+/* An array of 2^63 u8: twice its count wraps to 0 */
+static void mk_huge_array(struct gb *b)
+{
+	header(b, 3, 0, 1);
+	str(b, "k");
+	u32(b, GGUF_ARRAY);
+	u32(b, GGUF_U8);
+	u64(b, 1ull << 63);
+}
+
 /* 2^62 F32 weights: 2^64 bytes, which must not wrap to 0 */
 static void mk_huge(struct gb *b)
 {
@@ -586,6 +596,8 @@ static void reader_refuses(void)
 		{ "partial block", "not a whole number of q8_0 blocks", mk_partial_block },
 		{ "zero dimension", "dimension 1 is 0", mk_zero_dim },
 		{ "2^64 bytes", "cannot fit in the file", mk_huge },
+		{ "2^63 elements", "metadata 'k': 9223372036854775808 elements of 1 "
+		  "or more bytes cannot fit", mk_huge_array },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
