@@ -76,18 +76,22 @@ static int rd_str(struct cur *c, struct gguf_str *s, const char *what)
 }
 
 /* A NUL-terminated copy of s, refused if it holds a NUL. */
+char *gguf_str_dup(const struct gguf_str *s)
+{
+	char *d = xmalloc(s->n + 1);
+
+	memcpy(d, s->s, s->n);
+	d[s->n] = '\0';
+	return d;
+}
+
 static char *str_dup(struct cur *c, const struct gguf_str *s, const char *what)
 {
-	char *d;
-
 	if (memchr(s->s, '\0', s->n)) {
 		err_set(c->e, "%s: %s holds a NUL byte", c->name, what);
 		return NULL;
 	}
-	d = xmalloc(s->n + 1);
-	memcpy(d, s->s, s->n);
-	d[s->n] = '\0';
-	return d;
+	return gguf_str_dup(s);
 }
 
 /* An array of n elements of at least `bytes` each that the rest of the

@@ -29,6 +29,10 @@ struct gguf_str {
 	size_t n;
 };
 
+/* A NUL-terminated copy of s (a NUL inside it ends the copy early).
+ * Caller frees. */
+char *gguf_str_dup(const struct gguf_str *s);
+
 struct gguf_kv {
 	char *key;             /* owned, NUL-terminated */
 	enum gguf_vtype type;

@@ -364,13 +364,8 @@ int tok_load_gguf(struct tok *t, const struct gguf *g, int vocab_size,
 				"holds a NUL byte", g->name, i);
 			goto fail;
 		}
-		if (spm) {
-			t->piece[i] = spm_piece(&toks->str[i]);
-		} else {
-			t->piece[i] = xmalloc(toks->str[i].n + 1);
-			memcpy(t->piece[i], toks->str[i].s, toks->str[i].n);
-			t->piece[i][toks->str[i].n] = '\0';
-		}
+		t->piece[i] = spm ? spm_piece(&toks->str[i])
+				  : gguf_str_dup(&toks->str[i]);
 	}
 	index_pieces(t);
 	if ((kv = gguf_get(g, "tokenizer.ggml.token_type"))) {
@@ -412,11 +407,8 @@ int tok_load_gguf(struct tok *t, const struct gguf *g, int vocab_size,
 			goto fail;
 		}
 		tmp = xcalloc(m->n + 1, sizeof(char *));
-		for (uint64_t i = 0; i < m->n; i++) {
-			tmp[i] = xmalloc(m->str[i].n + 1);
-			memcpy(tmp[i], m->str[i].s, m->str[i].n);
-			tmp[i][m->str[i].n] = '\0';
-		}
+		for (uint64_t i = 0; i < m->n; i++)
+			tmp[i] = gguf_str_dup(&m->str[i]);
 		if (set_merges(t, tmp, (int)m->n, g->name,
 			       "metadata 'tokenizer.ggml.merges': merge ", e) < 0)
 			goto fail;
