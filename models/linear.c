@@ -87,21 +87,22 @@ struct f32_job {
 
 /* One product in a fixed order: eight running sums over columns c = j mod
  * 8, then the tail, then the eight added in turn; the compiler can keep
- * the sums in one vector register. The same order whatever the batch or
- * the blocking, so that a row's result never depends on its neighbours. */
-#define F32_DOT(w, xi, k, out)                                          \
-	do {                                                            \
-		float acc_[8] = { 0 }, sum_ = 0;                        \
-		int c_ = 0;                                             \
-		for (; c_ + 8 <= (k); c_ += 8)                          \
-			for (int j_ = 0; j_ < 8; j_++)                  \
-				acc_[j_] += (w)[c_ + j_] * (xi)[c_ + j_]; \
-		for (; c_ < (k); c_++)                                  \
-			sum_ += (w)[c_] * (xi)[c_];                     \
-		for (int j_ = 0; j_ < 8; j_++)                          \
-			sum_ += acc_[j_];                               \
-		(out) = sum_;                                           \
-	} while (0)
+ * the sums in one vector register. f32_rows's blocks of four rows keep
+ * this order, so that a row's result never depends on its neighbours. */
+static float f32_dot(const float *w, const float *xi, int k)
+{
+	float acc[8] = { 0 }, sum = 0;
+	int c = 0;
+
+	for (; c + 8 <= k; c += 8)
+		for (int j = 0; j < 8; j++)
+			acc[j] += w[c + j] * xi[c + j];
+	for (; c < k; c++)
+		sum += w[c] * xi[c];
+	for (int j = 0; j < 8; j++)
+		sum += acc[j];
+	return sum;
+}
 
 /* Output rows r0..r1 of y = x W^T for every input row: the input rows in
  * fours, so that each weight row is read once for four of them. */
@@ -146,8 +147,8 @@ static void f32_rows(void *ctx, int r0, int r1)
 	}
 	for (; i < j->m; i++)
 		for (int r = r0; r < r1; r++)
-			F32_DOT(j->l->f32 + (size_t)r * k, j->x + (size_t)i * k, k,
-				j->y[(size_t)i * n + r]);
+			j->y[(size_t)i * n + r] = f32_dot(j->l->f32 + (size_t)r * k,
+							 j->x + (size_t)i * k, k);
 }
 
 void lin_apply(const struct linear *l, const float *x, int m, float *y,
