@@ -20,11 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double jnum(json_t *o, const char *ptr)
-{
-	return json_number_value(jx_at(o, ptr));
-}
-
 static void print_json(json_t *o)
 {
 	char *s = jx_dumps(o);
@@ -253,6 +248,7 @@ static int eval_accept(int argc, char **argv)
 	struct tok tt, dt;
 	struct err e;
 	struct spec_accept a;
+	struct spec_burst burst;
 	int json = 0, ch, n, gamma = 8, prompts = 16, *toks, rc = CLI_OK, win, k;
 	struct evwin w = { 0, 0, 1 };
 	struct kpool *pool = NULL;
@@ -367,17 +363,13 @@ static int eval_accept(int argc, char **argv)
 			    "temperature", temp,
 			    "mean_accepted_per_gamma", per_gamma);
 	json_object_set_new(summary, "window", json_integer(win));
-	{
-		struct spec_burst b;
-
-		spec_burst(a.bits, a.positions, &b);
-		json_object_set_new(summary, "burst", json_pack(
-			"{s:f,s:f,s:f,s:f,s:I}", "p_accept_after_accept",
-			b.p_after_accept, "p_accept_after_reject", b.p_after_reject,
-			"mean_accept_run", b.mean_run, "iid_mean_accept_run",
-			isfinite(b.iid_mean_run) ? b.iid_mean_run : 0.0,
-			"accept_runs", (json_int_t)b.runs));
-	}
+	spec_burst(a.bits, a.positions, &burst);
+	json_object_set_new(summary, "burst", json_pack(
+		"{s:f,s:f,s:f,s:f,s:I}", "p_accept_after_accept",
+		burst.p_after_accept, "p_accept_after_reject", burst.p_after_reject,
+		"mean_accept_run", burst.mean_run, "iid_mean_accept_run",
+		isfinite(burst.iid_mean_run) ? burst.iid_mean_run : 0.0,
+		"accept_runs", (json_int_t)burst.runs));
 	json_object_set_new(summary, "draft_quant",
 			    json_string(quant_name(&dq, dn)));
 	/* argv[-1] is "eval": cli_eval passes its own argv + 1 */
@@ -394,10 +386,8 @@ static int eval_accept(int argc, char **argv)
 		       "tokens per verification (%s speculative decoding):",
 		       target, tn, draft, dn, a.positions, text, a.ppl_target,
 		       a.ppl_draft, a.alpha_greedy, a.alpha_stochastic,
-		       jnum(summary, "/burst/p_accept_after_accept"),
-		       jnum(summary, "/burst/p_accept_after_reject"),
-		       jnum(summary, "/burst/mean_accept_run"),
-		       jnum(summary, "/burst/iid_mean_accept_run"),
+		       burst.p_after_accept, burst.p_after_reject, burst.mean_run,
+		       burst.iid_mean_run,
 		       temp > 0 ? "sampled" : "greedy");
 		for (int g = 1; g <= gamma; g++) {
 			char key[16];
