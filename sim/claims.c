@@ -172,23 +172,6 @@ static double num_at(const char *dir, const char *rel, const char *ptr,
 	return x;
 }
 
-/* The string at ptr of dir/rel into out (n bytes), or "" */
-static void str_at(const char *dir, const char *rel, const char *ptr,
-		   char *out, size_t n)
-{
-	char path[4096];
-	json_t *doc;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	out[0] = '\0';
-	if ((doc = jx_load(path, NULL))) {
-		const char *v = json_string_value(jx_at(doc, ptr));
-
-		snprintf(out, n, "%s", v ? v : "");
-		json_decref(doc);
-	}
-}
-
 static double field(json_t *doc, const char *ptr)
 {
 	return json_number_value(jx_at(doc, ptr));
@@ -373,15 +356,22 @@ static int rtt_add(struct rtt *d, const struct csv *c, const char *by,
 static int rtt_read(struct rtt *d, const char *dir, struct err *e)
 {
 	struct csv alpha = { 0 };
-	bool have_alpha = true;
+	char path[4096];
+	json_t *async;
 	int ra, rc;
 
 	memset(d, 0, sizeof(*d));
-	d->alpha = num_at(dir, "runs/async/summary.json", "/all/alpha",
-			  &have_alpha);
+	/* the async run: its alpha and where its acceptance comes from */
+	snprintf(path, sizeof(path), "%s/runs/async/summary.json", dir);
+	if ((async = jx_load(path, NULL))) {
+		const char *src = json_string_value(jx_at(async,
+							  "/groups/0/acceptance"));
+
+		d->alpha = json_number_value(jx_at(async, "/all/alpha"));
+		snprintf(d->source, sizeof(d->source), "%s", src ? src : "");
+		json_decref(async);
+	}
 	snprintf(d->alpha_text, sizeof(d->alpha_text), "%.3f", d->alpha);
-	str_at(dir, "runs/async/summary.json", "/groups/0/acceptance", d->source,
-	       sizeof(d->source));
 	snprintf(d->path, sizeof(d->path), "%s/sweeps/itl-vs-rtt/sweep.csv",
 		 dir);
 	if ((rc = sweep(&d->sweep, dir, "itl-vs-rtt", NULL, false, e)) <= 0)
