@@ -27,21 +27,20 @@ json_t *calib_gpu_roofline(const char *gpu, const char *shape,
 	static const int toks[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512,
 				    1024, 2048, 4096 };
 	static const int ctxs[] = { 128, 256, 512, 1024, 2048, 4096 };
-	struct cfg_cloud cl = { .weight_bytes = 2,
-		.gpu = { .eta_bw = 0.8, .eta_flops = 0.6, .overhead_s = 0.0005 } };
-	const struct gpu_preset *g = gpu_preset_find(gpu);
-	json_t *tok = json_array(), *ctx = json_array(), *rows = json_array();
+	const struct gpu_spec *g = gpu_preset_find(gpu);
+	const struct shape *s = shape_find(shape);
+	json_t *tok, *ctx, *rows;
+	struct cfg_cloud cl;
 	struct cost c;
 
-	if (!g || !(cl.model = shape_find(shape))) {
-		json_decref(tok);
-		json_decref(ctx);
-		json_decref(rows);
+	if (!g || !s)
 		return err_set(e, "unknown %s '%s'", g ? "shape" : "GPU",
 			       g ? shape : gpu), NULL;
-	}
-	cl.gpu.preset = g->name;
+	cfg_cloud_default(&cl, gpu, s);
 	cost_init(&c, &cl);
+	tok = json_array();
+	ctx = json_array();
+	rows = json_array();
 	for (size_t j = 0; j < sizeof(ctxs) / sizeof(ctxs[0]); j++)
 		json_array_append_new(ctx, json_integer(ctxs[j]));
 	for (size_t i = 0; i < sizeof(toks) / sizeof(toks[0]); i++) {

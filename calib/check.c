@@ -220,8 +220,7 @@ static int check_verify(struct check *k, const struct check_opts *o,
 			 ctx[NC] = { 16, 64, 128, 256, 384 };
 	static const int gammas[NG] = { 2, 4, 6 }, at[NA] = { 100, 300 };
 	struct calib_model c;
-	struct cfg_cloud cl = { .weight_bytes = 2,
-				.gpu = { .preset = "H100-SXM" } };
+	struct cfg_cloud cl;
 	struct llama_state st;
 	json_t *table, *jt = json_array(), *jc = json_array(),
 	       *rows = json_array();
@@ -233,13 +232,13 @@ static int check_verify(struct check *k, const struct check_opts *o,
 	if (calib_model_init(&c, o->target, NULL, o->target_quant, o->threads,
 			     0, e) < 0)
 		return -1;
-	if (!(cl.model = shape_find(c.name)) ||
-	    ctx[NC - 1] + tok[NT - 1] > c.m.c.seq_len) {
+	if (!shape_find(c.name) || ctx[NC - 1] + tok[NT - 1] > c.m.c.seq_len) {
 		calib_model_release(&c);
 		return err_set(e, "%s: the verify check needs a model of a known "
 			       "shape holding %d positions", o->target,
 			       ctx[NC - 1] + tok[NT - 1]);
 	}
+	cfg_cloud_default(&cl, "H100-SXM", shape_find(c.name));
 	llama_state_init(&st, &c.m.c, tok[NT - 1]);
 	synth_cache(&st, &c.m.c, c.m.c.seq_len, 0xcac4e);
 	time_rounds(&c, &st, tok, ctx, o->quick ? 7 : 51, med);

@@ -49,16 +49,20 @@ static json_t *simulate(const char *text, struct err *e)
 	return sum;
 }
 
-/* A verify table, as inline JSON, whose every entry is v: iterations cost
- * v whatever their size, or t0 + t1 * tokens when t1 > 0. Static buffer,
- * overwritten by the next call. */
-static const char *table(double v, double per_token)
+/* The GPU of the checks, as inline JSON: a table whose every entry is v
+ * (iterations cost v whatever their size, or v + per_token x tokens), on
+ * a GPU named for the checks with memory enough for any request (its
+ * other figures only scale MBU and MFU). Static buffer, overwritten by the
+ * next call. */
+static const char *check_gpu(double v, double per_token)
 {
-	static char text[256];
+	static char text[512];
 
-	snprintf(text, sizeof(text), "{\"gpu\": \"H100-SXM\", \"tokens\": [1, 4096],"
-		 " \"ctx\": [1], \"seconds\": [[%.17g], [%.17g]]}", v + per_token,
-		 v + per_token * 4096);
+	snprintf(text, sizeof(text), "{\"name\": \"formulas-check\", "
+		 "\"mem_bw_Bps\": 1e12, \"fp16_flops\": 1e15, \"mem_bytes\": "
+		 "1e15, \"table\": {\"gpu\": \"formulas-check\", \"tokens\": "
+		 "[1, 4096], \"ctx\": [1], \"seconds\": [[%.17g], [%.17g]]}}",
+		 v + per_token, v + per_token * 4096);
 	return text;
 }
 
@@ -81,9 +85,8 @@ static json_t *run_spec(const struct spec_case *k, struct err *e)
 		 " 1e-5}, \"workload\": {\"requests\": 1, \"prompt_tokens\": 16,"
 		 " \"output_tokens\": %ld}, \"acceptance\": {\"alpha\": %.17g},"
 		 " \"wan\": {\"rtt_s\": %.17g, \"up_bps\": %g, \"down_bps\": %g}}],"
-		 " \"cloud\": {\"policy\": \"dedicated\", \"gpu\": {\"table\":"
-		 " %s}}}", k->kind, k->gamma, k->window, k->tenants, k->d,
-		 k->out_tokens, k->alpha, k->rtt, BPS, BPS, table(k->v, 0));
+		 " \"cloud\": {\"policy\": \"dedicated\", \"gpu\": %s}}", k->kind, k->gamma, k->window, k->tenants, k->d,
+		 k->out_tokens, k->alpha, k->rtt, BPS, BPS, check_gpu(k->v, 0));
 	return simulate(text, e);
 }
 
@@ -294,8 +297,8 @@ static int check_queueing(struct checks *cs, struct err *e)
 			 " \"output_tokens\": 1}, \"wan\": {\"rtt_s\": %g,"
 			 " \"up_bps\": %g, \"down_bps\": %g}}],"
 			 " \"cloud\": {\"max_batch_tokens\": 16, \"gpu\":"
-			 " {\"table\": %s}}}", n, rhos[i] / (v * n), rtt, BPS,
-			 BPS, table(v, 0));
+			 " %s}}", n, rhos[i] / (v * n), rtt, BPS,
+			 BPS, check_gpu(v, 0));
 		if (!(sum = simulate(text, e)))
 			return -1;
 		add(cs, "M/D/1 queueing", rhos[i] <= 0.6,
@@ -328,8 +331,8 @@ static int check_capacity(struct checks *cs, struct err *e)
 		 " \"prompt_tokens\": 4, \"output_tokens\": 1000000},"
 		 " \"acceptance\": {\"alpha\": 0.8}, \"wan\": {\"rtt_s\": 0.05}}],"
 		 " \"cloud\": {\"max_batch_tokens\": %d, \"kv_capacity_tokens\":"
-		 " 1000000000, \"gpu\": {\"table\": %s}}}", horizon, gamma,
-		 budget, table(t0, t1));
+		 " 1000000000, \"gpu\": %s}}", horizon, gamma,
+		 budget, check_gpu(t0, t1));
 	if (!(sum = simulate(text, e)))
 		return -1;
 	add(cs, "cloud capacity", true, packed / (t0 + t1 * packed),
@@ -463,7 +466,7 @@ static void print_config(const struct cfg *c, bool json)
 			   NULL);
 	bw = cost.eta_bw * cost.peak_bw_Bps;
 	fl = cost.eta_flops * cost.peak_flops;
-	ridge = fl / bw * cost.weight_bytes / (2 * cost.params);
+	ridge = fl / bw * cost.bytes_per_weight / 2;
 	for (long b = 1; b <= 4096; b *= 2) {
 		double t = cost_iter_s(&cost, &(struct cost_batch){ b, 1, ctx,
 								    b * ctx },
@@ -550,8 +553,8 @@ static void print_config(const struct cfg *c, bool json)
 	       1e3 * fm_balance_paper(tnet, v), 1e3 * gamma * d);
 	printf("  (the simulator follows the two-stage form: formulas --check)\n");
 	printf("roofline: ridge at %.0f tokens a batch (%.0f with peak figures)\n",
-	       ridge, cost.peak_flops / cost.peak_bw_Bps * cost.weight_bytes /
-	       (2 * cost.params));
+	       ridge, cost.peak_flops / cost.peak_bw_Bps * cost.bytes_per_weight /
+	       2);
 	for (size_t i = 0; i < json_array_size(roof); i++) {
 		json_t *r = json_array_get(roof, i);
 

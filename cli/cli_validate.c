@@ -144,10 +144,14 @@ static void print_row(FILE *f, const char *label, const struct val_point *p)
 		p->mismatched ? "NO" : "yes");
 }
 
-/* Overrides that point the simulator at the measured profiles. Caller
- * frees with sweep_sets_free. */
+/* Overrides that point the simulator at the measured profiles. The
+ * verifier is this CPU: its measured bandwidth and FMA peak (the edge
+ * profile's) and its memory stand for a GPU's figures, which set only MBU,
+ * MFU and the default KV capacity beside the measured table. Caller frees
+ * with sweep_sets_free. */
 static char **profile_sets(const char *cdir, const char *pdir,
-			   const struct cfg *c, const char *model, size_t *n)
+			   const struct cfg *c, const char *model,
+			   const struct prof_edge *pe, size_t *n)
 {
 	char **s = xcalloc(2 * c->n_groups + 2, sizeof(char *));
 	size_t k = 0;
@@ -163,7 +167,11 @@ static char **profile_sets(const char *cdir, const char *pdir,
 	}
 	snprintf(buf, sizeof(buf), "/cloud/model=\"%s\"", model);
 	s[k++] = xstrdup(buf);
-	snprintf(buf, sizeof(buf), "/cloud/gpu/table=\"%s/verify.json\"", cdir);
+	snprintf(buf, sizeof(buf), "/cloud/gpu={\"name\": \"cpu-1t\", "
+		 "\"mem_bw_Bps\": %.6g, \"fp16_flops\": %.6g, \"mem_bytes\": "
+		 "%.6g, \"table\": \"%s/verify.json\"}", pe->stream_Bps,
+		 pe->peak_flops, (double)sysconf(_SC_PHYS_PAGES) *
+		 (double)sysconf(_SC_PAGESIZE), cdir);
 	s[k++] = xstrdup(buf);
 	*n = k;
 	return s;
@@ -338,7 +346,7 @@ int cli_validate(int argc, char **argv)
 		r = val_cfg_load(&sw, pt, sw.seeds[0], NULL, 0, &c, &e);
 		if (r < 0 || fs_mkdirs(pdir, &e) < 0)
 			goto done;
-		extra = profile_sets(cdir, pdir, &c, v.tm.name, &nx);
+		extra = profile_sets(cdir, pdir, &c, v.tm.name, &v.edge, &nx);
 		if (!v.quiet)
 			fprintf(stderr, "validate: point %zu of %zu: %s\n", pt + 1,
 				sw.n_points, label);

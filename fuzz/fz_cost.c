@@ -8,15 +8,11 @@
 
 static int fz_cost(const uint8_t *data, size_t size)
 {
-	struct cfg_cloud cl = {
-		.model = shape_find("llama2-7b"),
-		.weight_bytes = 2,
-		.gpu = { .preset = "H100-SXM", .eta_bw = 0.8, .eta_flops = 0.6,
-			 .overhead_s = 5e-4 },
-	};
+	struct cfg_cloud cl;
 	struct cost c;
 	struct err e;
 
+	cfg_cloud_default(&cl, "H100-SXM", shape_find("llama2-7b"));
 	if (vtab_load(&cl.gpu.vtab, fz_put("table-in.json", data, size),
 		      "llama2-7b", &e) < 0)
 		return -1;

@@ -9,6 +9,7 @@
 #define HS_ACCEPT_H
 
 #include <gsl/gsl_rng.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,10 @@ struct cfg_accept {
 	char source[256];    /* where the acceptance comes from, for reports:
 				the profile's draft, target and text, else
 				the model and its parameter */
+	char target[64], draft[64]; /* the profile's models ("" without
+				       one; the draft's name without its
+				       format) */
+	bool proxy;          /* the profile stands in for another pair */
 };
 
 struct acc_trace {

@@ -10,12 +10,14 @@
 #include "prof.h"
 #include "mem.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PROTO_NAME(kind, name, ...) name,
-#define PROTO_CAPS(kind, name, edge, cloud, spec, win) { edge, cloud, spec, win },
+#define PROTO_CAPS(kind, name, edge, cloud, spec, win, cdraft) \
+	{ edge, cloud, spec, win, cdraft },
 const char *const cfg_proto_names[] = { PROTO_LIST(PROTO_NAME) NULL };
 static const struct proto_caps proto_caps[] = { PROTO_LIST(PROTO_CAPS) };
 #undef PROTO_NAME
@@ -34,6 +36,11 @@ const struct proto_caps *cfg_proto_caps(enum proto_kind k)
 	return &proto_caps[k];
 }
 
+bool cfg_proto_drafts(const struct proto_caps *c)
+{
+	return c->speculates || c->cloud_drafts;
+}
+
 bool cfg_sched_deployed(enum sched_policy p)
 {
 	HS_ASSERT(p < SCHED_N);
@@ -48,10 +55,105 @@ int cfg_name_find(const char *const *names, const char *name)
 	return -1;
 }
 
+/* A path in the document, checked to be readable, replaced in the document
+ * by its resolved form and returned borrowed from it. */
+static int read_file_key(struct jx *x, json_t *v, const char *p,
+			 const char *key, const char **out);
+
+/* obj[key]: a built-in model name or a model file (resolved against the
+ * document's folder); absent, def (written as def_text). */
+static int read_model(struct jx *x, json_t *v, const char *p, const char *key,
+		      const struct shape *def, const char *def_text,
+		      struct shape *out)
+{
+	char cp[JX_PTR_MAX];
+	const char *name;
+
+	jx_child(cp, p, key);
+	if (def && !json_object_get(v, key)) {
+		*out = *def;
+		json_object_set_new(v, key, json_string(def_text));
+		return 0;
+	}
+	if (jx_str(x, v, p, key, NULL, &name) < 0)
+		return -1;
+	if (!shape_find(name)) {
+		char path[1024];
+
+		jx_path(x, name, path, sizeof(path));
+		json_object_set_new(v, key, json_string(path));
+		name = json_string_value(json_object_get(v, key));
+	}
+	if (shape_load(out, name, x->err) < 0)
+		return err_prefix(x->err, "%s: %s", x->file, cp);
+	return 0;
+}
+
+/* A verify-cost table of model (a file, or given inline) at obj[key], which
+ * must have been measured on the configured GPU, one GPU a replica. */
+static int read_table(struct jx *x, json_t *v, const char *p, const char *key,
+		      const struct cfg_cloud *cloud, const char *model,
+		      struct vtab *out)
+{
+	json_t *t = json_object_get(v, key);
+	const char *path = NULL;
+	char cp[JX_PTR_MAX];
+
+	*out = (struct vtab){ 0 };
+	if (!t)
+		return 0;
+	jx_child(cp, p, key);
+	if (!json_is_object(t) && read_file_key(x, v, p, key, &path) < 0)
+		return -1;
+	if ((path ? vtab_load(out, path, model, x->err)
+		  : vtab_parse(out, t, "the inline table", model, x->err)) < 0)
+		return err_prefix(x->err, "%s: %s", x->file, cp);
+	if (strcmp(out->gpu, cloud->gpu.spec.name)) {
+		err_set(x->err, "%s: %s: the table was measured on \"%s\", but "
+			"the GPU is %s (/cloud/gpu); name the GPU it was measured "
+			"on (/cloud/gpu/preset, or /cloud/gpu/name with its "
+			"figures)", x->file, cp, out->gpu, cloud->gpu.spec.name);
+		vtab_release(out);
+		return -1;
+	}
+	if (cloud->tp > 1) {
+		err_set(x->err, "%s: %s: a measured table is of one GPU; with "
+			"/cloud/tp %d the cost comes from the roofline (remove "
+			"the table or set tp to 1)", x->file, cp, cloud->tp);
+		vtab_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+/* The draft model of a protocol that drafts: by default the target's shape
+ * in W4A16 (0.53 bytes a weight: 4-bit weights and an FP16 scale per group
+ * of 128). */
+static int read_draft(struct jx *x, json_t *v, const char *p,
+		      const struct cfg_cloud *cloud, const char *target_text,
+		      struct cfg_draft *out)
+{
+	static const char *const keys[] = { "model", "weight_bytes", "table",
+					    NULL };
+
+	return jx_object(x, v, p, keys) < 0 ||
+	       read_model(x, v, p, "model", &cloud->model, target_text,
+			  &out->model) < 0 ||
+	       jx_num(x, v, p, "weight_bytes", JX_POS, 0.53,
+		      &out->weight_bytes) < 0 ||
+	       read_table(x, v, p, "table", cloud, out->model.name,
+			  &out->table) < 0 ? -1 : 0;
+}
+
+static json_t *object_or_new(json_t *obj, const char *key);
+
 static int read_protocol(struct jx *x, json_t *v, const char *p,
+			 const struct cfg_cloud *cloud, const char *target_text,
 			 struct cfg_protocol *out)
 {
-	static const char *const keys[] = { "kind", "gamma", "window", NULL };
+	static const char *const keys[] = { "kind", "gamma", "window", "draft",
+					    NULL };
+	char cp[JX_PTR_MAX];
 	long long gamma, window;
 	int kind;
 
@@ -66,13 +168,16 @@ static int read_protocol(struct jx *x, json_t *v, const char *p,
 	out->caps = *cfg_proto_caps(out->kind);
 	out->gamma = (int)gamma;
 	out->window = out->caps.windowed ? (int)window : 1;
-	return 0;
+	jx_child(cp, p, "draft");
+	if (!cfg_proto_drafts(&out->caps))
+		return json_object_get(v, "draft")
+			       ? jx_fail(x, cp, "no draft: a cloud_only or "
+					 "edge_only protocol drafts nothing",
+					 json_object_get(v, "draft"))
+			       : 0;
+	return read_draft(x, object_or_new(v, "draft"), cp, cloud, target_text,
+			  &out->draft);
 }
-
-/* A path in the document, checked to be readable, replaced in the document
- * by its resolved form and returned borrowed from it. */
-static int read_file_key(struct jx *x, json_t *v, const char *p,
-			 const char *key, const char **out);
 
 /* The device's four costs; a profile (`calib cpu`) gives their defaults. */
 static int read_device(struct jx *x, json_t *v, const char *p,
@@ -87,6 +192,7 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 
 	out->profile = NULL;
 	out->vocab = 0;
+	out->model[0] = '\0';
 	if (jx_object(x, v, p, keys) < 0)
 		return -1;
 	/* a profile file, or one given inline (as calib check gives its own) */
@@ -99,6 +205,7 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 						    &pe, x->err)) < 0)
 			return err_prefix(x->err, "%s: %s/profile", x->file, p);
 		out->vocab = pe.vocab;
+		snprintf(out->model, sizeof(out->model), "%s", pe.model);
 	}
 	return jx_num(x, v, p, "draft_base_s", JX_POS, pe.draft_base_s,
 		      &out->draft_base_s) < 0 ||
@@ -165,9 +272,9 @@ static int read_accept(struct jx *x, json_t *v, const char *p,
 		       struct cfg_accept *out)
 {
 	static const char *const models[] = { "iid", "trace", "markov", NULL };
-	static const char *const keys[][5] = {
-		[ACCEPT_IID] = { "model", "alpha", "profile" },
-		[ACCEPT_TRACE] = { "model", "file", "profile" },
+	static const char *const keys[][6] = {
+		[ACCEPT_IID] = { "model", "alpha", "profile", "proxy" },
+		[ACCEPT_TRACE] = { "model", "file", "profile", "proxy" },
 		[ACCEPT_MARKOV] = { "model", "p_after_accept", "p_after_reject" },
 	};
 	struct prof_accept pa = { .alpha = JX_REQUIRED };
@@ -184,9 +291,12 @@ static int read_accept(struct jx *x, json_t *v, const char *p,
 	}
 	if (jx_enum(x, v, p, "model", models, profile ? "trace" : "iid",
 		    &model) < 0 ||
-	    jx_object(x, v, p, keys[model]) < 0)
+	    jx_object(x, v, p, keys[model]) < 0 ||
+	    (profile && jx_bool(x, v, p, "proxy", 0, &out->proxy) < 0))
 		return -1;
 	out->model = (enum accept_model)model;
+	memcpy(out->target, pa.target, sizeof(out->target));
+	memcpy(out->draft, pa.draft, sizeof(out->draft));
 	switch (out->model) {
 	case ACCEPT_IID:
 		if (jx_num(x, v, p, "alpha", JX_UNIT, pa.alpha, &out->alpha) < 0)
@@ -251,6 +361,7 @@ static void group_release(struct cfg_group *g)
 	dist_release(&g->wan.rtt_s);
 	acc_trace_release(&g->acc_trace);
 	wl_trace_release(&g->wl_trace);
+	vtab_release(&g->proto.draft.table);
 }
 
 static json_t *object_or_new(json_t *obj, const char *key)
@@ -264,11 +375,74 @@ static json_t *object_or_new(json_t *obj, const char *key)
 	return v;
 }
 
+static int read_slo(struct jx *x, json_t *v, const char *p,
+		    const struct cfg_slo *def, struct cfg_slo *out)
+{
+	static const char *const keys[] = { "ttft_s", "tpot_s", NULL };
+
+	return jx_object(x, v, p, keys) < 0 ||
+	       jx_num(x, v, p, "ttft_s", JX_POS, def->ttft_s, &out->ttft_s) < 0 ||
+	       jx_num(x, v, p, "tpot_s", JX_POS, def->tpot_s, &out->tpot_s) < 0
+		       ? -1 : 0;
+}
+
+/* What the group's drafts are checked against: the draft shares the
+ * target's vocabulary; a device profile was measured with the draft; an
+ * acceptance profile was measured with this target and draft, or is
+ * declared a proxy for them. */
+static int check_models(struct jx *x, const char *p, const struct cfg_group *g,
+			const struct cfg_cloud *cl)
+{
+	const struct shape *d = &g->proto.draft.model, *t = &cl->model;
+	const struct cfg_accept *a = &g->accept;
+
+	if (!cfg_proto_drafts(&g->proto.caps))
+		return 0;
+	if (d->vocab != t->vocab)
+		return err_set(x->err, "%s: %s/protocol/draft/model: %s has a "
+			       "vocabulary of %d, the target %s (/cloud/model) "
+			       "has %d; a draft must share its target's "
+			       "vocabulary", x->file, p, d->name, d->vocab,
+			       t->name, t->vocab);
+	if (g->proto.caps.speculates && g->device.vocab &&
+	    g->device.vocab != t->vocab)
+		return err_set(x->err, "%s: %s/device/profile: the profile's "
+			       "draft model has a vocabulary of %d, /cloud/model "
+			       "%s has %d; a draft must share its target's "
+			       "vocabulary", x->file, p, g->device.vocab, t->name,
+			       t->vocab);
+	if (g->proto.caps.speculates && g->device.model[0] &&
+	    strcmp(g->device.model, d->name))
+		return err_set(x->err, "%s: %s/device/profile: measured drafting "
+			       "with %s, but the group's draft is %s (%s/protocol/"
+			       "draft/model)", x->file, p, g->device.model,
+			       d->name, p);
+	if (a->proxy || !a->target[0])
+		return 0;
+	if (strcmp(a->target, t->name) || (a->draft[0] &&
+					    strcmp(a->draft, d->name))) {
+		const struct shape *pt = shape_find(a->target);
+		char vocab[64] = "";
+
+		if (pt)
+			snprintf(vocab, sizeof(vocab), " (vocabulary %d)",
+				 pt->vocab);
+		return err_set(x->err, "%s: %s/acceptance/profile: measured with "
+			       "%s against %s%s, but the group drafts with %s "
+			       "against %s (vocabulary %d); set %s/acceptance/"
+			       "proxy to true to use it as a stand-in", x->file,
+			       p, a->draft[0] ? a->draft : "a draft", a->target,
+			       vocab, d->name, t->name, t->vocab, p);
+	}
+	return 0;
+}
+
 static int read_group(struct jx *x, json_t *v, const char *p,
-		      const json_t *def_proto, size_t index,
+		      const json_t *def_proto, const struct cfg *c,
+		      const char *target_text, size_t index,
 		      struct cfg_group *g)
 {
-	static const char *const keys[] = { "name", "count", "protocol",
+	static const char *const keys[] = { "name", "count", "slo", "protocol",
 		"device", "workload", "acceptance", "wan", NULL };
 	char cp[JX_PTR_MAX], name[32];
 	json_t *proto;
@@ -278,10 +452,16 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 	    jx_str(x, v, p, "name", name, &g->name) < 0 ||
 	    jx_int(x, v, p, "count", 1, 100000000, 1, &g->count) < 0)
 		return -1;
+	g->slo = c->slo;
+	if (json_object_get(v, "slo") &&
+	    read_slo(x, json_object_get(v, "slo"), jx_child(cp, p, "slo"),
+		     &c->slo, &g->slo) < 0)
+		return -1;
 	if (!(proto = json_object_get(v, "protocol")))
 		json_object_set_new(v, "protocol",
 				    proto = json_deep_copy(def_proto));
-	if (read_protocol(x, proto, jx_child(cp, p, "protocol"), &g->proto) < 0)
+	if (read_protocol(x, proto, jx_child(cp, p, "protocol"), &c->cloud,
+			  target_text, &g->proto) < 0)
 		return -1;
 	if (g->proto.caps.uses_edge || json_object_get(v, "device")) {
 		json_t *dev = json_object_get(v, "device");
@@ -302,7 +482,8 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 	    wl_trace_load(&g->wl_trace, g->workload.trace, x->err) < 0)
 		return err_prefix(x->err, "%s: %s/workload/trace", x->file, p);
 	/* acceptance matters only where drafts are verified */
-	if (!g->proto.caps.speculates && !json_object_get(v, "acceptance"))
+	if (!cfg_proto_drafts(&g->proto.caps) &&
+	    !json_object_get(v, "acceptance"))
 		return 0;
 	if (read_accept(x, object_or_new(v, "acceptance"),
 			jx_child(cp, p, "acceptance"), &g->accept) < 0)
@@ -310,19 +491,53 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 	if (g->accept.model == ACCEPT_TRACE &&
 	    acc_trace_load(&g->acc_trace, g->accept.trace, x->err) < 0)
 		return err_prefix(x->err, "%s: %s/acceptance/file", x->file, p);
-	return 0;
+	return check_models(x, p, g, &c->cloud);
 }
 
+/* The GPU: a preset's figures, any of them given in their place; or, with
+ * no preset and figures given, all of its own. */
 static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 {
-	static const char *const keys[] = { "preset", "eta_bw", "eta_flops",
-		"overhead_s", "table", NULL };
+	static const char *const keys[] = { "preset", "name", "mem_bw_Bps",
+		"fp16_flops", "mem_bytes", "power_idle_w", "power_max_w",
+		"usd_per_hour", "eta_bw", "eta_flops", "overhead_s", "table",
+		NULL };
+	static const char *const figures[] = { "name", "mem_bw_Bps",
+		"fp16_flops", "mem_bytes", NULL };
+	const struct gpu_spec *base = NULL;
+	const char *name;
+	bool custom = false;
 	int preset;
 
-	out->table = NULL;
-	if (jx_object(x, v, p, keys) < 0 ||
-	    jx_enum(x, v, p, "preset", gpu_preset_names(), "H100-SXM",
-		    &preset) < 0 ||
+	if (jx_object(x, v, p, keys) < 0)
+		return -1;
+	for (int i = 0; figures[i] && !json_object_get(v, "preset"); i++)
+		custom |= json_object_get(v, figures[i]) != NULL;
+	out->preset = NULL;
+	out->spec = (struct gpu_spec){ 0 };
+	if (!custom) {
+		if (jx_enum(x, v, p, "preset", gpu_preset_names(), "H100-SXM",
+			    &preset) < 0)
+			return -1;
+		out->preset = gpu_preset_names()[preset];
+		out->spec = *(base = gpu_preset_find(out->preset));
+	}
+	if (jx_str(x, v, p, "name", base ? base->name : "custom", &name) < 0 ||
+	    jx_num(x, v, p, "mem_bw_Bps", JX_POS,
+		   base ? base->mem_bw_Bps : JX_REQUIRED,
+		   &out->spec.mem_bw_Bps) < 0 ||
+	    jx_num(x, v, p, "fp16_flops", JX_POS,
+		   base ? base->fp16_flops : JX_REQUIRED,
+		   &out->spec.fp16_flops) < 0 ||
+	    jx_num(x, v, p, "mem_bytes", JX_POS,
+		   base ? base->mem_bytes : JX_REQUIRED,
+		   &out->spec.mem_bytes) < 0 ||
+	    jx_num(x, v, p, "power_idle_w", JX_NONNEG,
+		   base ? base->power_idle_w : 0, &out->spec.power_idle_w) < 0 ||
+	    jx_num(x, v, p, "power_max_w", JX_NONNEG,
+		   base ? base->power_max_w : 0, &out->spec.power_max_w) < 0 ||
+	    jx_num(x, v, p, "usd_per_hour", JX_NONNEG,
+		   base ? base->usd_per_hour : 0, &out->spec.usd_per_hour) < 0 ||
 	    jx_num(x, v, p, "eta_bw", (struct jx_range){ 0, 1, true, false },
 		   0.8, &out->eta_bw) < 0 ||
 	    jx_num(x, v, p, "eta_flops", (struct jx_range){ 0, 1, true, false },
@@ -330,11 +545,49 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 	    jx_num(x, v, p, "overhead_s", JX_NONNEG, 0.0005,
 		   &out->overhead_s) < 0)
 		return -1;
-	out->preset = gpu_preset_names()[preset];
-	/* a table given inline is read with the model, in read_cloud */
-	if (json_object_get(v, "table") &&
-	    !json_is_object(json_object_get(v, "table")))
-		return read_file_key(x, v, p, "table", &out->table);
+	snprintf(out->spec.name, sizeof(out->spec.name), "%s", name);
+	if (base && strcmp(name, base->name))
+		out->spec.source = NULL; /* figures of another GPU */
+	return 0;
+}
+
+/* The link between a replica's GPUs: a preset by name (default: the one
+ * the GPU's servers use) or its figures. */
+static int read_link(struct jx *x, json_t *v, const char *p,
+		     struct cfg_cloud *out)
+{
+	static const char *const keys[] = { "name", "bw_Bps", "latency_s",
+					    "step_s", NULL };
+	json_t *l = json_object_get(v, "link");
+	const char *name;
+	char cp[JX_PTR_MAX];
+	int k;
+
+	jx_child(cp, p, "link");
+	if (!l && !out->gpu.spec.link) {
+		if (out->tp > 1)
+			return jx_fail(x, cp, "the link between the GPUs of a "
+				       "replica (a preset name, or {\"bw_Bps\", "
+				       "\"latency_s\", \"step_s\"}), as /cloud/"
+				       "tp is above 1", NULL);
+		return 0;
+	}
+	if (!l || json_is_string(l)) {
+		if (jx_enum(x, v, p, "link", gpu_link_names(), out->gpu.spec.link,
+			    &k) < 0)
+			return -1;
+		out->link = *gpu_link_find(gpu_link_names()[k]);
+		return 0;
+	}
+	if (jx_object(x, l, cp, keys) < 0 ||
+	    jx_str(x, l, cp, "name", "custom", &name) < 0 ||
+	    jx_num(x, l, cp, "bw_Bps", JX_POS, JX_REQUIRED, &out->link.bw_Bps) < 0 ||
+	    jx_num(x, l, cp, "latency_s", JX_NONNEG, JX_REQUIRED,
+		   &out->link.latency_s) < 0 ||
+	    jx_num(x, l, cp, "step_s", JX_NONNEG, 0, &out->link.step_s) < 0)
+		return -1;
+	snprintf(out->link.name, sizeof(out->link.name), "%s", name);
+	out->link.source = NULL;
 	return 0;
 }
 
@@ -343,14 +596,13 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 {
 	static const char *const keys[] = { "replicas", "router", "policy",
 		"max_batch_tokens", "prefill_chunk_tokens", "window_s",
-		"kv_capacity_tokens", "model", "weight_bytes", "gpu", NULL };
+		"kv_capacity_tokens", "model", "weight_bytes", "tp", "link",
+		"gpu", NULL };
 	static const char *const routers[] = { "round_robin", "least_loaded",
 					       NULL };
-	const struct gpu_preset *gp;
-	json_t *table;
 	char cp[JX_PTR_MAX];
-	double free_bytes;
-	int router, policy, model;
+	long long tp;
+	int router, policy;
 
 	if (jx_object(x, v, p, keys) < 0 ||
 	    jx_int(x, v, p, "replicas", 1, 1000000, 1, &out->replicas) < 0 ||
@@ -362,42 +614,145 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 	    jx_int(x, v, p, "prefill_chunk_tokens", 1, 1 << 24, 512,
 		   &out->prefill_chunk_tokens) < 0 ||
 	    jx_num(x, v, p, "window_s", JX_NONNEG, 0.002, &out->window_s) < 0 ||
-	    jx_enum(x, v, p, "model", shape_names(), "llama2-7b", &model) < 0 ||
+	    read_model(x, v, p, "model", shape_find("llama2-7b"), "llama2-7b",
+		       &out->model) < 0 ||
 	    jx_num(x, v, p, "weight_bytes", JX_POS, 2, &out->weight_bytes) < 0 ||
+	    jx_int(x, v, p, "tp", 1, 64, 1, &tp) < 0 ||
 	    read_gpu(x, object_or_new(v, "gpu"), jx_child(cp, p, "gpu"),
 		     &out->gpu) < 0)
 		return -1;
 	out->router = (enum router_kind)router;
 	out->policy = (enum sched_policy)policy;
-	out->model = shape_find(shape_names()[model]);
-	/* the table, a file (read_gpu resolved its path) or given inline */
-	table = json_object_get(json_object_get(v, "gpu"), "table");
-	if ((out->gpu.table || json_is_object(table)) &&
-	    (out->gpu.table ? vtab_load(&out->gpu.vtab, out->gpu.table,
-					out->model->name, x->err)
-			    : vtab_parse(&out->gpu.vtab, table, "the inline table",
-					 out->model->name, x->err)) < 0)
-		return err_prefix(x->err, "%s: %s/gpu/table", x->file, p);
-	/* default KV capacity: what device memory holds beside the weights,
-	 * FP16 K and V */
-	gp = gpu_preset_find(out->gpu.preset);
-	free_bytes = gp->mem_bytes - shape_params(out->model) * out->weight_bytes;
-	if (free_bytes < 0)
-		free_bytes = 0;
-	return jx_int(x, v, p, "kv_capacity_tokens", 1, LLONG_MAX,
-		      (long long)(free_bytes /
-				  (2 * shape_kv_elems_per_token(out->model))) + 1,
-		      &out->kv_capacity_tokens);
+	out->tp = (int)tp;
+	return read_link(x, v, p, out) < 0 ||
+	       read_table(x, json_object_get(v, "gpu"), jx_child(cp, p, "gpu"),
+			  "table", out, out->model.name, &out->gpu.vtab) < 0
+		       ? -1 : 0;
+}
+
+/* Tokens of the longest request a group draws (its mean, where the
+ * lengths have no bound), and whether that is the longest. */
+static double request_tokens(const struct cfg_group *g, bool *longest)
+{
+	const struct cfg_workload *w = &g->workload;
+	double n = 0, lp, lo;
+
+	if (w->arrival == ARRIVAL_TRACE) {
+		for (size_t i = 0; i < g->wl_trace.n; i++)
+			if (g->wl_trace.rows[i].prompt + g->wl_trace.rows[i].output > n)
+				n = g->wl_trace.rows[i].prompt +
+				    g->wl_trace.rows[i].output;
+		*longest = true;
+		return n;
+	}
+	lp = dist_max(&w->prompt_tokens);
+	lo = dist_max(&w->output_tokens);
+	*longest = isfinite(lp) && isfinite(lo);
+	if (!*longest) {
+		lp = dist_mean(&w->prompt_tokens);
+		lo = dist_mean(&w->output_tokens);
+	}
+	return fmax(1, round(lp)) + fmax(1, round(lo));
+}
+
+#define GB(b) ((b) / 1e9)
+
+/* Weights and KV cache against the replica's memory: the weights split
+ * over tp GPUs with one request's KV cache must fit each GPU; the KV
+ * capacity defaults to what the memory holds beside the weights, and may
+ * not exceed it nor fall below one request. The cloud's drafts (cloud_spec)
+ * add their weights, and their KV to every token's. */
+static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
+{
+	struct cfg_cloud *cl = &c->cloud;
+	double params = shape_params(&cl->model);
+	double w = params * cl->weight_bytes, wd = 0;
+	double kv = 2 * shape_kv_elems_per_token(&cl->model), kvd = 0;
+	double need = 0, mem = cl->gpu.spec.mem_bytes, per_gpu, holds;
+	const struct cfg_group *big = NULL;
+	bool longest = true;
+
+	for (size_t i = 0; i < c->n_groups; i++) {
+		const struct cfg_group *g = &c->groups[i];
+		const struct cfg_draft *d = &g->proto.draft;
+		bool l, seen = false;
+		double n;
+
+		if (!g->proto.caps.uses_cloud)
+			continue;
+		if ((n = request_tokens(g, &l)) > need) {
+			need = n;
+			big = g;
+			longest = l;
+		}
+		if (!g->proto.caps.cloud_drafts)
+			continue;
+		for (size_t j = 0; j < i; j++)
+			seen |= c->groups[j].proto.caps.cloud_drafts &&
+				!strcmp(c->groups[j].proto.draft.model.name,
+					d->model.name) &&
+				c->groups[j].proto.draft.weight_bytes ==
+					d->weight_bytes;
+		if (!seen)
+			wd += shape_params(&d->model) * d->weight_bytes;
+		kvd = fmax(kvd, 2 * shape_kv_elems_per_token(&d->model));
+	}
+	kv += kvd;
+	per_gpu = (w + wd + kv * need) / cl->tp;
+	if (per_gpu > mem) {
+		char fix[256] = "";
+		int tp = cl->tp;
+		double wb = (cl->tp * mem - wd - kv * need) / params;
+
+		while (tp < 64 && (w + wd + kv * need) / tp > mem)
+			tp *= 2;
+		if ((w + wd + kv * need) / tp <= mem)
+			snprintf(fix, sizeof(fix), "/cloud/tp %d (%.1f GB a GPU)",
+				 tp, GB((w + wd + kv * need) / tp));
+		if (wb > 0)
+			snprintf(fix + strlen(fix), sizeof(fix) - strlen(fix),
+				 "%s/cloud/weight_bytes %.2f or less at tp %d",
+				 fix[0] ? ", or " : "", floor(wb * 100) / 100,
+				 cl->tp);
+		return err_set(x->err, "%s: /cloud/model: %s needs %.1f GB of "
+			       "weights (%g bytes a weight)%s and %.2f GB of KV "
+			       "cache for one request (%.0f tokens), %.1f GB a GPU "
+			       "at tp %d, but a %s holds %.1f GB; fix: %s",
+			       x->file, cl->model.name, GB(w), cl->weight_bytes,
+			       wd > 0 ? " with the cloud's draft" : "",
+			       GB(kv * need), need, GB(per_gpu), cl->tp,
+			       cl->gpu.spec.name, GB(mem),
+			       fix[0] ? fix : "a GPU with more memory");
+	}
+	holds = floor((cl->tp * mem - w - wd) / kv);
+	if (jx_int(x, v, "/cloud", "kv_capacity_tokens", 1, LLONG_MAX,
+		   (long long)holds, &cl->kv_capacity_tokens) < 0)
+		return -1;
+	if ((double)cl->kv_capacity_tokens > holds)
+		return err_set(x->err, "%s: /cloud/kv_capacity_tokens: %lld "
+			       "tokens do not fit: %d x %.1f GB beside %.1f GB of "
+			       "weights holds %.0f tokens of %.0f bytes each",
+			       x->file, cl->kv_capacity_tokens, cl->tp, GB(mem),
+			       GB(w + wd), holds, kv);
+	if (big && (double)cl->kv_capacity_tokens < need)
+		return err_set(x->err, "%s: /cloud/kv_capacity_tokens: %lld "
+			       "tokens are fewer than one request of group \"%s\" "
+			       "needs (%.0f tokens: prompt and output, %s)", x->file,
+			       cl->kv_capacity_tokens, big->name, need,
+			       longest ? "the longest its workload draws"
+				       : "at their mean lengths");
+	return 0;
 }
 
 static int read_top(struct cfg *c, struct jx *x)
 {
 	static const char *const keys[] = { "name", "seed", "horizon_s", "slo",
 		"protocol", "tenants", "cloud", NULL };
-	static const char *const slo_keys[] = { "ttft_s", "tpot_s", NULL };
+	static const struct cfg_slo def_slo = { 2.0, 0.1 };
 	char cp[JX_PTR_MAX], base[256];
-	const char *slash = strrchr(c->file, '/');
-	json_t *doc = c->doc, *groups, *slo, *proto;
+	const char *slash = strrchr(c->file, '/'), *target_text;
+	json_t *doc = c->doc, *groups, *proto, *cloud;
+	struct cfg_protocol unused = { 0 };
 	long long seed;
 
 	snprintf(base, sizeof(base), "%s", slash ? slash + 1 : c->file);
@@ -405,27 +760,26 @@ static int read_top(struct cfg *c, struct jx *x)
 	if (jx_object(x, doc, "", keys) < 0 ||
 	    jx_str(x, doc, "", "name", base, &c->name) < 0 ||
 	    jx_int(x, doc, "", "seed", 0, LLONG_MAX, 1, &seed) < 0 ||
-	    jx_num(x, doc, "", "horizon_s", JX_NONNEG, 0, &c->horizon_s) < 0)
+	    jx_num(x, doc, "", "horizon_s", JX_NONNEG, 0, &c->horizon_s) < 0 ||
+	    read_slo(x, object_or_new(doc, "slo"), "/slo", &def_slo,
+		     &c->slo) < 0)
 		return -1;
 	c->seed = (uint64_t)seed;
-	slo = object_or_new(doc, "slo");
-	if (jx_object(x, slo, "/slo", slo_keys) < 0 ||
-	    jx_num(x, slo, "/slo", "ttft_s", JX_POS, 2.0, &c->slo.ttft_s) < 0 ||
-	    jx_num(x, slo, "/slo", "tpot_s", JX_POS, 0.1, &c->slo.tpot_s) < 0)
-		return -1;
 	proto = json_object_get(doc, "protocol");
 	if (!proto) {
 		proto = json_pack("{s:s}", "kind", "async");
 		json_object_set_new(doc, "protocol", proto);
 	}
-	{
-		struct cfg_protocol unused;
-
-		if (read_protocol(x, proto, "/protocol", &unused) < 0)
-			return -1;
-	}
-	if (read_cloud(x, object_or_new(doc, "cloud"), "/cloud", &c->cloud) < 0)
+	cloud = object_or_new(doc, "cloud");
+	if (read_cloud(x, cloud, "/cloud", &c->cloud) < 0)
 		return -1;
+	target_text = json_string_value(json_object_get(cloud, "model"));
+	if (read_protocol(x, proto, "/protocol", &c->cloud, target_text,
+			  &unused) < 0) {
+		vtab_release(&unused.draft.table);
+		return -1;
+	}
+	vtab_release(&unused.draft.table);
 	groups = json_object_get(doc, "tenants");
 	if (!json_is_array(groups) || json_array_size(groups) == 0)
 		return jx_fail(x, "/tenants", "a non-empty array of tenant groups",
@@ -434,26 +788,16 @@ static int read_top(struct cfg *c, struct jx *x)
 	c->groups = xcalloc(c->n_groups, sizeof(*c->groups));
 	for (size_t i = 0; i < c->n_groups; i++) {
 		if (read_group(x, json_array_get(groups, i),
-			       jx_index(cp, "/tenants", i), proto, i,
-			       &c->groups[i]) < 0)
+			       jx_index(cp, "/tenants", i), proto, c,
+			       target_text, i, &c->groups[i]) < 0)
 			return -1;
-		if (c->groups[i].proto.caps.speculates &&
-		    c->groups[i].device.vocab &&
-		    c->groups[i].device.vocab != c->cloud.model->vocab)
-			return err_set(x->err, "%s: %s/device/profile: the "
-				       "profile's draft model has a vocabulary "
-				       "of %d, /cloud/model %s has %d; a draft "
-				       "must share its target's vocabulary",
-				       x->file, cp, c->groups[i].device.vocab,
-				       c->cloud.model->name,
-				       c->cloud.model->vocab);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(c->groups[j].name, c->groups[i].name))
 				return err_set(x->err, "%s: %s/name: group name "
 					       "\"%s\" is used twice", x->file,
 					       cp, c->groups[i].name);
 	}
-	return 0;
+	return fit_memory(x, c, cloud);
 }
 
 int cfg_load(struct cfg *c, const char *path, const char *const *sets,
@@ -509,6 +853,21 @@ void cfg_release(struct cfg *c)
 char *cfg_resolved(const struct cfg *c)
 {
 	return jx_dumps(c->doc);
+}
+
+int cfg_cloud_default(struct cfg_cloud *cl, const char *gpu,
+		      const struct shape *model)
+{
+	const struct gpu_spec *g = gpu_preset_find(gpu);
+
+	*cl = (struct cfg_cloud){ .replicas = 1, .weight_bytes = 2, .tp = 1,
+		.gpu = { .eta_bw = 0.8, .eta_flops = 0.6, .overhead_s = 0.0005 } };
+	if (!g)
+		return -1;
+	cl->model = *model;
+	cl->gpu.preset = g->name;
+	cl->gpu.spec = *g;
+	return 0;
 }
 
 int cfg_wan_read(const char *name, json_t *v, struct cfg_wan *out,

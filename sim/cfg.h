@@ -16,6 +16,7 @@
 #include "accept.h"
 #include "dist.h"
 #include "err.h"
+#include "gpu.h"
 #include "shape.h"
 #include "vtab.h"
 #include "workload.h"
@@ -28,15 +29,18 @@ struct proto_caps {
 	bool uses_cloud; /* requests go to a replica: the prompt goes up */
 	bool speculates; /* the edge drafts blocks that the cloud verifies */
 	bool windowed;   /* the edge drafts on while blocks are in flight */
+	bool cloud_drafts; /* the cloud drafts with a model of its own and
+			      verifies its own drafts */
 };
 
 /* The protocols: X(KIND, name, uses_edge, uses_cloud, speculates,
- * windowed); docs/protocols.md gives each one's rules. */
+ * windowed, cloud_drafts); docs/protocols.md gives each one's rules. */
 #define PROTO_LIST(X)                                                    \
-	X(EDGE_ONLY, "edge_only", true, false, false, false)              \
-	X(CLOUD_ONLY, "cloud_only", false, true, false, false)            \
-	X(SYNC, "sync", true, true, true, false)                          \
-	X(ASYNC, "async", true, true, true, true)
+	X(EDGE_ONLY, "edge_only", true, false, false, false, false)       \
+	X(CLOUD_ONLY, "cloud_only", false, true, false, false, false)     \
+	X(SYNC, "sync", true, true, true, false, false)                   \
+	X(ASYNC, "async", true, true, true, true, false)                  \
+	X(CLOUD_SPEC, "cloud_spec", false, true, false, false, true)
 
 #define PROTO_ENUM(kind, ...) PROTO_##kind,
 enum proto_kind { PROTO_LIST(PROTO_ENUM) PROTO_N };
@@ -45,12 +49,24 @@ enum proto_kind { PROTO_LIST(PROTO_ENUM) PROTO_N };
 /* Names indexed by enum proto_kind, NULL-terminated; the capabilities. */
 extern const char *const cfg_proto_names[];
 const struct proto_caps *cfg_proto_caps(enum proto_kind k);
+/* Whether a protocol's drafts are verified (on the edge or in the cloud),
+ * so that it needs an acceptance model. */
+bool cfg_proto_drafts(const struct proto_caps *c);
+
+/* The draft model: its shape and format for what it costs where it runs
+ * (the cloud, in cloud_spec), and for the checks against the target. */
+struct cfg_draft {
+	struct shape model;  /* default: the target's shape */
+	double weight_bytes; /* bytes a weight; default 0.53 (W4A16 g128) */
+	struct vtab table;   /* measured cost in the cloud (nt 0: roofline) */
+};
 
 struct cfg_protocol {
 	enum proto_kind kind;
 	struct proto_caps caps; /* cfg_proto_caps(kind) */
 	int gamma;  /* draft tokens per block (speculating protocols) */
 	int window; /* blocks in flight at most; 1 unless windowed */
+	struct cfg_draft draft; /* where cfg_proto_drafts(&caps) */
 };
 
 struct cfg_device {
@@ -63,6 +79,7 @@ struct cfg_device {
 	const char *profile; /* borrowed from doc: the edge profile file the
 				costs came from, or NULL (none, or inline) */
 	int vocab;           /* the profile's draft vocabulary; 0 unknown */
+	char model[64];      /* the profile's draft model, or "" */
 };
 
 enum arrival_kind { ARRIVAL_CLOSED, ARRIVAL_POISSON, ARRIVAL_TRACE };
@@ -86,9 +103,15 @@ struct cfg_wan {
 	long long header_bytes; /* per message: transport and framing */
 };
 
+struct cfg_slo {
+	double ttft_s; /* time to first token */
+	double tpot_s; /* mean time per output token of a request */
+};
+
 struct cfg_group {
 	const char *name;    /* borrowed from doc */
 	long long count;     /* tenants in the group */
+	struct cfg_slo slo;  /* default: the config's */
 	struct cfg_protocol proto;
 	struct cfg_device device;
 	struct cfg_workload workload;
@@ -132,7 +155,10 @@ bool cfg_sched_deployed(enum sched_policy p);
 int cfg_name_find(const char *const *names, const char *name);
 
 struct cfg_gpu {
-	const char *preset;  /* borrowed: datasheet constants by name */
+	const char *preset;  /* borrowed: the preset its figures start from, or
+				NULL (all given) */
+	struct gpu_spec spec; /* the figures: the preset's, with what the
+				 config gives in their place */
 	double eta_bw;       /* achieved fraction of peak memory bandwidth */
 	double eta_flops;    /* achieved fraction of peak FP16 FLOP/s */
 	double overhead_s;   /* fixed cost of one iteration (launches, sync) */
@@ -148,14 +174,11 @@ struct cfg_cloud {
 	long long prefill_chunk_tokens; /* largest prefill piece per iteration */
 	double window_s;              /* window policy: wait to fill a batch */
 	long long kv_capacity_tokens; /* per replica */
-	const struct shape *model;    /* the target model */
+	struct shape model;           /* the target model */
 	double weight_bytes;          /* bytes per target weight (2: FP16) */
+	int tp;                       /* GPUs a replica, tensor-parallel */
+	struct gpu_link link;         /* between them */
 	struct cfg_gpu gpu;
-};
-
-struct cfg_slo {
-	double ttft_s; /* time to first token */
-	double tpot_s; /* mean time per output token of a request */
 };
 
 struct cfg {
@@ -184,6 +207,12 @@ void cfg_release(struct cfg *c);
 
 /* The resolved document as text. Caller frees. */
 char *cfg_resolved(const struct cfg *c);
+
+/* A cloud without a config: one replica of one GPU of the named preset
+ * running model (copied) in FP16, with the default efficiencies and no
+ * table; for calib and the tests. -1 if the preset is unknown. */
+int cfg_cloud_default(struct cfg_cloud *cl, const char *gpu,
+		      const struct shape *model);
 
 /* Reads a WAN link object (the schema of /tenants/i/wan) from v, named
  * name in messages; defaults are filled into v. Release out->rtt_s with

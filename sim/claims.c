@@ -788,9 +788,9 @@ static int claim_d(json_t *claims, const char *dir, struct err *e)
 		len = json_number_value(json_object_get(w, "prompt_tokens")) +
 		      json_number_value(json_object_get(w, "output_tokens"));
 	}
-	text(blocks, "The paper's async setting, one request a tenant, with a "
-	     "KV cache that holds every tenant (the %s's own, %d tokens, holds "
-	     "%d requests of %d tokens at once: past that, requests wait for "
+	text(blocks, "The paper's async setting, one request a tenant, with the "
+	     "KV cache the %s's memory holds beside the weights (%d tokens: %d "
+	     "requests of %d tokens at once; past that, requests wait for "
 	     "admission and TTFT grows instead; see (c)). `hybridspec formulas` "
 	     "puts the GPU's verification capacity at %.0f tenants. Threshold: "
 	     "the knee is the last tenant count whose mean ITL is within 10%% of "

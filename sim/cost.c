@@ -2,32 +2,34 @@
  * which the cost borrows from the config that read it. */
 #include "cost.h"
 
-#include "gpu.h"
-
 #include <stdlib.h>
 #include <string.h>
 
-void cost_init(struct cost *c, const struct cfg_cloud *cloud)
+void cost_init_model(struct cost *c, const struct cfg_cloud *cloud,
+		     const struct shape *model, double bytes_per_weight,
+		     const struct vtab *table)
 {
-	const struct shape *s = cloud->model;
-	const struct gpu_preset *g = gpu_preset_find(cloud->gpu.preset);
-
 	*c = (struct cost){
-		.params = shape_params(s),
-		.kv_bytes_per_tok = 2 * shape_kv_elems_per_token(s),
-		.attn_flops = 4.0 * s->n_layers * s->dim,
-		.peak_bw_Bps = g->mem_bw_Bps,
-		.peak_flops = g->fp16_flops,
+		.model = *model,
+		.bytes_per_weight = bytes_per_weight,
+		.kv_bytes_per_tok = 2 * shape_kv_elems_per_token(model),
+		.attn_flops = shape_attn_flops(model),
+		.peak_bw_Bps = cloud->tp * cloud->gpu.spec.mem_bw_Bps,
+		.peak_flops = cloud->tp * cloud->gpu.spec.fp16_flops,
 		.eta_bw = cloud->gpu.eta_bw,
 		.eta_flops = cloud->gpu.eta_flops,
 		.overhead_s = cloud->gpu.overhead_s,
-		.gpu = g->name,
+		.tp = cloud->tp,
+		.link = cloud->link,
+		.table = table && table->nt ? table : NULL,
+		.gpu = cloud->gpu.spec.name,
 	};
-	c->weight_bytes = c->params * cloud->weight_bytes;
-	if (cloud->gpu.vtab.nt) {
-		c->table = &cloud->gpu.vtab;
-		c->gpu = c->table->gpu;
-	}
+}
+
+void cost_init(struct cost *c, const struct cfg_cloud *cloud)
+{
+	cost_init_model(c, cloud, &cloud->model, cloud->weight_bytes,
+			&cloud->gpu.vtab);
 }
 
 /* Index i with a[i] <= v < a[i+1] (clamped to [0, n-2]), and the weight of
@@ -63,12 +65,21 @@ static double table_s(const struct vtab *t, double tokens, double ctx)
 	return lo + (hi - lo) * wt;
 }
 
+double cost_allreduce_s(const struct cost *c, long tokens)
+{
+	return 2.0 * c->model.n_layers *
+	       gpu_allreduce_s(&c->link, c->tp, 2.0 * tokens * c->model.dim);
+}
+
 double cost_iter_s(const struct cost *c, const struct cost_batch *b,
 		   double *bytes, double *flops)
 {
-	double by = c->weight_bytes +
-		    c->kv_bytes_per_tok * (b->ctx_sum + (double)b->tokens);
-	double fl = 2 * c->params * (double)b->tokens +
+	double tok = (double)b->tokens;
+	double by = tok > 0 ? shape_params_read(&c->model, tok) *
+				      c->bytes_per_weight +
+				      c->kv_bytes_per_tok * (b->ctx_sum + tok)
+			    : 0;
+	double fl = 2 * shape_active_params(&c->model) * tok +
 		    c->attn_flops * b->tok_ctx_sum;
 	double t;
 
@@ -77,10 +88,12 @@ double cost_iter_s(const struct cost *c, const struct cost_batch *b,
 	if (flops)
 		*flops = fl;
 	if (c->table)
-		return table_s(c->table, (double)b->tokens,
+		return b->tokens <= 0 ? 0 : table_s(c->table, (double)b->tokens,
 			       b->seqs ? b->ctx_sum / (double)b->seqs : 0);
+	if (b->tokens <= 0)
+		return 0;
 	t = by / (c->eta_bw * c->peak_bw_Bps);
 	if (fl / (c->eta_flops * c->peak_flops) > t)
 		t = fl / (c->eta_flops * c->peak_flops);
-	return t + c->overhead_s;
+	return t + c->overhead_s + cost_allreduce_s(c, b->tokens);
 }

@@ -1,12 +1,17 @@
-/* cost.h: how long one cloud iteration (a batch) takes on a GPU.
+/* cost.h: how long one cloud iteration (a batch) takes on a replica of tp
+ * GPUs, for one model.
  *
- * Roofline: max(bytes / (eta_bw BW), flops / (eta_flops F)) + overhead, with
- * bytes = every weight once + the KV cache of every sequence in the batch +
- * the K and V written for the new tokens, and flops = 2 params tokens +
- * 4 layers dim (tokens x context) for attention. Table: seconds measured by
- * `calib gpu` on a grid of batch tokens x context length, interpolated
- * bilinearly (linearly extrapolated in tokens past the grid, clamped in
- * context). */
+ * Roofline: max(bytes / (eta_bw BW), flops / (eta_flops F)) + overhead +
+ * all-reduces, with BW and F the replica's (tp GPUs), bytes = the weights
+ * the batch reads once (a mixture of experts: the experts its tokens are
+ * expected to touch) + the KV cache of every sequence in the batch + the
+ * K and V written for the new tokens, flops = 2 x the weights a token runs
+ * through x tokens + attention's per token and cached position, and, when
+ * tp > 1, two ring all-reduces a layer of tokens x dim FP16 activations
+ * (gpu_allreduce_s). Table: seconds measured by `calib gpu` on a grid of
+ * batch tokens x context length, interpolated bilinearly (linearly
+ * extrapolated in tokens past the grid, clamped in context). A batch of no
+ * tokens of the model costs nothing: the model does not run. */
 #ifndef HS_COST_H
 #define HS_COST_H
 
@@ -20,23 +25,32 @@ struct cost_batch {
 };
 
 struct cost {
-	double weight_bytes;      /* all weights, bytes */
-	double params;
+	struct shape model;
+	double bytes_per_weight;
 	double kv_bytes_per_tok;  /* K and V of one token, all layers, FP16 */
 	double attn_flops;        /* per token per context position */
-	double peak_bw_Bps, peak_flops;
+	double peak_bw_Bps, peak_flops; /* of the replica: tp GPUs */
 	double eta_bw, eta_flops, overhead_s;
+	int tp;
+	struct gpu_link link;
 	const struct vtab *table; /* borrowed from the config; NULL: roofline */
 	const char *gpu;          /* borrowed: the GPU's name, for reports */
 };
 
-/* From the cloud section of a config (which must outlive c): the roofline,
- * or the table the config read. */
+/* The model on the cloud's replicas (a config's cloud, which must outlive
+ * c), in bytes_per_weight, from table when not NULL (borrowed). */
+void cost_init_model(struct cost *c, const struct cfg_cloud *cloud,
+		     const struct shape *model, double bytes_per_weight,
+		     const struct vtab *table);
+/* The target: /cloud/model and the table the config read, if any. */
 void cost_init(struct cost *c, const struct cfg_cloud *cloud);
 
 /* Seconds of one iteration; bytes and flops moved (roofline terms, for
  * MBU and MFU) are stored when the pointers are not NULL. */
 double cost_iter_s(const struct cost *c, const struct cost_batch *b,
 		   double *bytes, double *flops);
+
+/* The all-reduce share of cost_iter_s for tokens (0 at tp 1). */
+double cost_allreduce_s(const struct cost *c, long tokens);
 
 #endif

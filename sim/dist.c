@@ -302,3 +302,26 @@ double dist_var(const struct dist *d)
 	}
 	hs_abort(__FILE__, __LINE__, "unknown distribution kind");
 }
+
+double dist_max(const struct dist *d)
+{
+	double m = -INFINITY;
+
+	switch (d->kind) {
+	case DIST_CONSTANT:
+		return d->a;
+	case DIST_UNIFORM:
+		return d->b;
+	case DIST_EMPIRICAL:
+		for (size_t i = 0; i < d->n_samples; i++)
+			m = d->samples[i] > m ? d->samples[i] : m;
+		return m;
+	case DIST_EXPONENTIAL:
+	case DIST_NORMAL:
+	case DIST_LOGNORMAL:
+	case DIST_GAMMA:
+	case DIST_PARETO:
+		return INFINITY;
+	}
+	hs_abort(__FILE__, __LINE__, "unknown distribution kind");
+}

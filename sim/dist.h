@@ -55,5 +55,7 @@ double dist_sample(const struct dist *d, gsl_rng *r);
  * before clamping, for normal). */
 double dist_mean(const struct dist *d);
 double dist_var(const struct dist *d);
+/* The largest draw, INFINITY where there is none. */
+double dist_max(const struct dist *d);
 
 #endif

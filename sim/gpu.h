@@ -1,17 +1,40 @@
-/* gpu.h: datasheet constants of the GPUs the roofline knows by name. */
+/* gpu.h: the figures of a GPU and of the link between the GPUs of a
+ * replica: presets by name, each from its datasheet, or given in a config
+ * (cfg.c reads them into the same structs). */
 #ifndef HS_GPU_H
 #define HS_GPU_H
 
-struct gpu_preset {
-	const char *name;
-	double mem_bw_Bps;  /* peak HBM/GDDR bandwidth, bytes per second */
-	double fp16_flops;  /* peak dense FP16 tensor-core FLOP/s */
-	double mem_bytes;   /* device memory */
-	const char *source;
+struct gpu_spec {
+	char name[64];
+	double mem_bw_Bps;   /* peak HBM/GDDR bandwidth, bytes per second */
+	double fp16_flops;   /* peak dense FP16 tensor FLOP/s (no sparsity) */
+	double mem_bytes;    /* device memory */
+	double power_idle_w; /* drawn idle; 0: not known */
+	double power_max_w;  /* board power limit (TDP/TBP); 0: not known */
+	double usd_per_hour; /* rental price; 0: not given */
+	const char *link;    /* static: the link preset its servers use */
+	const char *source;  /* static: the datasheet, or NULL (given) */
 };
 
 /* The named preset, or NULL. Borrowed from a static table. */
-const struct gpu_preset *gpu_preset_find(const char *name);
+const struct gpu_spec *gpu_preset_find(const char *name);
 const char *const *gpu_preset_names(void); /* NULL-terminated */
+
+/* A link between the GPUs of a tensor-parallel replica. A ring all-reduce
+ * of B bytes over tp GPUs takes
+ *   latency_s + 2 (tp - 1) step_s + 2 (tp - 1) / tp x B / bw_Bps. */
+struct gpu_link {
+	char name[32];
+	double bw_Bps;     /* per direction, one GPU */
+	double latency_s;  /* fixed cost of one all-reduce */
+	double step_s;     /* added by each of the ring's 2 (tp - 1) steps */
+	const char *source; /* static, or NULL (given) */
+};
+
+const struct gpu_link *gpu_link_find(const char *name);
+const char *const *gpu_link_names(void); /* NULL-terminated */
+
+/* Seconds of one ring all-reduce of bytes over tp GPUs (0 when tp is 1). */
+double gpu_allreduce_s(const struct gpu_link *l, int tp, double bytes);
 
 #endif

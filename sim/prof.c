@@ -196,11 +196,13 @@ int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 	    jx_int(&x, doc, "", "threads", 1, 1 << 16, JX_REQUIRED_INT,
 		   &threads) < 0 ||
 	    jx_num(&x, doc, "", "stream_gbs", JX_POS, JX_REQUIRED, &gbs) < 0 ||
-	    jx_num(&x, doc, "", "peak_gflops", JX_POS, JX_REQUIRED, &gbs) < 0 ||
+	    (p->stream_Bps = 1e9 * gbs,
+	     jx_num(&x, doc, "", "peak_gflops", JX_POS, JX_REQUIRED, &gbs)) < 0 ||
 	    read_series(&x, doc, "draft", "ctx", false) < 0 ||
 	    read_series(&x, doc, "prefill", "tokens", true) < 0 ||
 	    read_fit(&x, doc, p) < 0 || read_provenance(&x, doc) < 0)
 		return -1;
+	p->peak_flops = 1e9 * gbs;
 	return 0;
 }
 
@@ -272,6 +274,9 @@ int prof_accept_load(const char *path, struct prof_accept *p, struct err *e)
 		snprintf(p->source, sizeof(p->source), "%s against %s on %s",
 			 draft ? draft : "a draft", target ? target : "its target",
 			 base ? base : "a text");
+		snprintf(p->target, sizeof(p->target), "%s", target ? target : "");
+		snprintf(p->draft, sizeof(p->draft), "%.*s",
+			 draft ? (int)strcspn(draft, ":") : 0, draft ? draft : "");
 	}
 	jx_path(&x, bits, p->bits, sizeof(p->bits));
 	if (acc_trace_load(&t, p->bits, e) < 0)

@@ -21,6 +21,8 @@ struct prof_edge {
 	double draft_base_s, draft_per_ctx_s;
 	double prefill_base_s, prefill_per_token_s;
 	int vocab;       /* of the draft model */
+	double stream_Bps;  /* the device's measured memory bandwidth */
+	double peak_flops;  /* its measured FMA peak */
 	bool derived;    /* derived from another device's profile */
 	char model[64];  /* the draft model's shape name */
 	char device[64];
@@ -39,6 +41,9 @@ struct prof_accept {
 	double mean_accepted[65]; /* [gamma]: tokens committed per block */
 	char source[256];      /* "DRAFT against TARGET on TEXT", as the
 				  profile names them ("" for each it lacks) */
+	char target[64];       /* the target's model name, or "" */
+	char draft[64];        /* the draft's model name without its format
+				  (what follows ':'), or "" */
 };
 
 int prof_accept_load(const char *path, struct prof_accept *p, struct err *e);

@@ -37,7 +37,8 @@ enum msg_kind {
 	MSG_BLOCK,   /* up: a: draft tokens g, b: output position of the first */
 	MSG_DONE,    /* up: the request is finished, free its KV cache */
 	MSG_VERDICT, /* down: a: blocks verified << 32 | fully accepted, b: k */
-	MSG_TOKEN,   /* down: cloud-only: one token */
+	MSG_TOKEN,   /* down: a: tokens the cloud made (cloud_only: one;
+			cloud_spec: a verdict's) */
 };
 
 
@@ -210,13 +211,16 @@ static void start_next(struct sim *s, struct tenant *t)
 	}
 }
 
-static bool meets_slo(const struct sim *s, const struct req_stat *q)
+static bool meets_slo(const struct sim *s, const struct tenant *t,
+		      const struct req_stat *q)
 {
 	double ttft = q->first_s - q->arrive_s;
 	double tpot = q->n_out > 1 ? (q->done_s - q->first_s) / (q->n_out - 1)
 				   : 0;
 
-	return ttft <= s->cfg->slo.ttft_s && tpot <= s->cfg->slo.tpot_s;
+	const struct cfg_slo *slo = &group(s, t)->slo;
+
+	return ttft <= slo->ttft_s && tpot <= slo->tpot_s;
 }
 
 static void write_request(struct sim *s, const struct tenant *t)
@@ -253,7 +257,7 @@ static void finish_request(struct sim *s, struct tenant *t)
 	st->tpot_sum += tpot;
 	sk_add(&st->ttft, q->first_s - q->arrive_s);
 	sk_add(&st->tpot, tpot);
-	if (meets_slo(s, q)) {
+	if (meets_slo(s, t, q)) {
 		st->slo_met++;
 		st->slo_tokens += (uint64_t)q->n_out;
 	}
@@ -432,6 +436,7 @@ static void admit(struct sim *s, struct tenant *t)
 		r->peak_active = r->active;
 	t->cloud.prefill_left = t->cloud.prompt;
 	t->cloud.pos = 0;
+	t->cloud.drafted = 0;
 	t->cloud.in_prefill = true;
 	t->cloud.queued_s = s->q.now_s;
 	fifo_push(&r->prefill, tid(s, t));
@@ -571,7 +576,7 @@ static void on_down(struct sim *s, struct tenant *t)
 		break;
 	case MSG_TOKEN:
 		t->rq.token_msgs++;
-		commit(s, t, 1);
+		commit(s, t, (int32_t)m.a);
 		t->rq.verdicts++;
 		if (t->rq.committed == t->rq.n_out)
 			finish_request(s, t);
@@ -587,8 +592,8 @@ static void on_down(struct sim *s, struct tenant *t)
 static double deadline(const struct sim *s, const struct tenant *t)
 {
 	if (t->rq.committed == 0)
-		return t->rq.arrive_s + s->cfg->slo.ttft_s;
-	return t->rq.last_s + s->cfg->slo.tpot_s;
+		return t->rq.arrive_s + group(s, t)->slo.ttft_s;
+	return t->rq.last_s + group(s, t)->slo.tpot_s;
 }
 
 static void add_item(struct replica *r, struct item it)
@@ -600,38 +605,61 @@ static void add_item(struct replica *r, struct item it)
 	r->batch[r->nbatch++] = it;
 }
 
-/* Tokens of a tenant's ready item that fit in budget (0: none fit). */
-static int32_t ready_tokens(struct sim *s, struct tenant *t, long budget,
-			    bool empty, int32_t *blocks)
+/* Draft tokens of a cloud_spec round: gamma, or what is left to make. */
+static int32_t round_gamma(const struct sim *s, const struct tenant *t)
 {
+	int32_t left = t->cloud.out - t->cloud.pos, g = group(s, t)->proto.gamma;
+
+	return left < g ? left : g;
+}
+
+/* A tenant's ready item, in it, if it fits in budget (an empty batch takes
+ * one whatever its size): its tokens, or 0 when none fit. */
+static int32_t ready_item(struct sim *s, struct tenant *t, long budget,
+			  bool empty, struct item *it)
+{
+	const struct proto_caps *caps = &group(s, t)->proto.caps;
 	int32_t tok = 1;
 
-	*blocks = 0;
-	if (!group(s, t)->proto.caps.speculates) /* the cloud decodes */
+	*it = (struct item){ .tenant = tid(s, t), .kind = ITEM_DECODE,
+			     .tokens = 1 };
+	if (caps->cloud_drafts) {
+		/* a round: gamma draft steps, then one verification */
+		if (t->cloud.drafted < round_gamma(s, t)) {
+			it->kind = ITEM_DRAFT;
+		} else {
+			it->kind = ITEM_VERIFY;
+			it->tokens = t->cloud.drafted + 1;
+		}
+		return it->tokens <= budget || empty ? it->tokens : 0;
+	}
+	if (!caps->speculates) /* the cloud decodes */
 		return budget >= 1 || empty ? 1 : 0;
 	drop_stale(s, t);
 	for (uint32_t i = 0; i < t->cloud.cq.n; i++) {
 		int32_t g = blk_ring_at(&t->cloud.cq, i)->g;
 
-		if (tok + g > budget && (*blocks || !empty))
+		if (tok + g > budget && (it->blocks || !empty))
 			break;
 		tok += g;
-		(*blocks)++;
+		it->blocks++;
 	}
-	return *blocks ? tok : 0;
+	it->kind = ITEM_VERIFY;
+	it->tokens = tok;
+	return it->blocks ? tok : 0;
 }
 
-static void take_ready(struct sim *s, struct replica *r, uint32_t ti,
+/* Adds tenant ti's ready item to the batch if it fits; returns whether. */
+static bool take_ready(struct sim *s, struct replica *r, uint32_t ti,
 		       long *budget)
 {
-	struct tenant *t = &s->t[ti];
-	int32_t blocks, tok = ready_tokens(s, t, *budget, r->nbatch == 0, &blocks);
+	struct item it;
 
-	add_item(r, (struct item){
-		.tenant = ti, .tokens = tok, .blocks = blocks,
-		.kind = blocks ? ITEM_VERIFY : ITEM_DECODE,
-	});
-	*budget -= tok;
+	if (!ready_item(s, &s->t[ti], *budget, r->nbatch == 0, &it))
+		return false;
+	add_item(r, it);
+	*budget -= it.tokens;
+	return true;
 }
 
 static void take_prefill(struct sim *s, struct replica *r, uint32_t ti,
@@ -709,17 +737,14 @@ static void form_least_slack(struct sim *s, struct replica *r)
 	qsort(keys, n, 2 * sizeof(double), by_deadline);
 	for (uint32_t i = 0; i < n && budget > 0; i++) {
 		uint32_t j = (uint32_t)keys[2 * i + 1];
-		int32_t blocks;
 
 		if (j >= nr) {
 			take_prefill(s, r, *fifo_at(&r->prefill, j - nr),
 				     &budget);
 			continue;
 		}
-		if (!ready_tokens(s, &s->t[*fifo_at(&r->ready, j)], budget,
-				  r->nbatch == 0, &blocks))
+		if (!take_ready(s, r, *fifo_at(&r->ready, j), &budget))
 			break;
-		take_ready(s, r, *fifo_at(&r->ready, j), &budget);
 		taken[j] = true;
 	}
 	for (uint32_t j = 0; j < nr; j++)
@@ -739,14 +764,9 @@ static void form_fifo(struct sim *s, struct replica *r)
 {
 	long budget = form_begin(s, r);
 
-	while (r->ready.n && budget > 0) {
-		int32_t blocks;
-
-		if (!ready_tokens(s, &s->t[*fifo_at(&r->ready, 0)], budget,
-				  r->nbatch == 0, &blocks))
-			break;
-		take_ready(s, r, fifo_pop(&r->ready), &budget);
-	}
+	while (r->ready.n && budget > 0 &&
+	       take_ready(s, r, *fifo_at(&r->ready, 0), &budget))
+		fifo_pop(&r->ready);
 	for (uint32_t i = 0; i < r->prefill.n && budget > 0; i++)
 		take_prefill(s, r, *fifo_at(&r->prefill, i), &budget);
 }
@@ -759,9 +779,9 @@ static long queued_tokens(struct sim *s, struct replica *r, double *oldest_s)
 	*oldest_s = INFINITY;
 	for (uint32_t i = 0; i < r->ready.n; i++) {
 		struct tenant *t = &s->t[*fifo_at(&r->ready, i)];
-		int32_t blocks;
+		struct item it;
 
-		tok += ready_tokens(s, t, 1L << 30, true, &blocks);
+		tok += ready_item(s, t, 1L << 30, true, &it);
 		if (t->cloud.queued_s < *oldest_s)
 			*oldest_s = t->cloud.queued_s;
 	}
@@ -817,11 +837,21 @@ void sim_sched_form(struct sim *s, uint32_t ri)
 	s->sched->form_batch(s, &s->r[ri]);
 }
 
+/* One sequence of tokens at context ctx joins a model's batch. */
+static void batch_add(struct cost_batch *b, long tokens, double ctx)
+{
+	b->tokens += tokens;
+	b->seqs++;
+	b->ctx_sum += ctx;
+	b->tok_ctx_sum += tokens * (ctx + (tokens + 1) / 2.0);
+}
+
 static void try_start(struct sim *s, uint32_t ri)
 {
 	struct replica *r = &s->r[ri];
 	struct cost_batch cb = { 0 };
 	double now = s->q.now_s, t_s, bytes, flops;
+	long tokens = 0;
 
 	if (r->busy || s->failed || (r->ready.n == 0 && r->prefill.n == 0))
 		return;
@@ -834,19 +864,30 @@ static void try_start(struct sim *s, uint32_t ri)
 	s->sched->form_batch(s, r);
 	if (r->nbatch == 0)
 		return;
+	for (uint32_t d = 0; d < s->n_drafts; d++)
+		s->dbatch[d] = (struct cost_batch){ 0 };
 	for (uint32_t i = 0; i < r->nbatch; i++) {
 		const struct item *it = &r->batch[i];
 		struct tenant *t = &s->t[it->tenant];
+		uint32_t d = s->draft_of[t->group];
 		double ctx = t->cloud.prompt - t->cloud.prefill_left;
 
 		if (it->kind == ITEM_VERIFY)
-			ctx = t->cloud.prompt + blk_ring_at(&t->cloud.cq, 0)->base;
+			ctx = t->cloud.prompt + (group(s, t)->proto.caps.cloud_drafts
+						 ? t->cloud.pos
+						 : blk_ring_at(&t->cloud.cq, 0)->base);
 		else if (it->kind == ITEM_DECODE)
 			ctx = t->cloud.prompt + t->cloud.pos;
-		cb.tokens += it->tokens;
-		cb.seqs++;
-		cb.ctx_sum += ctx;
-		cb.tok_ctx_sum += it->tokens * (ctx + (it->tokens + 1) / 2.0);
+		else if (it->kind == ITEM_DRAFT)
+			ctx = t->cloud.prompt + t->cloud.pos + t->cloud.drafted;
+		/* the target runs all but draft steps; the cloud's draft model
+		 * its draft steps and the prompts it must also hold */
+		if (it->kind != ITEM_DRAFT)
+			batch_add(&cb, it->tokens, ctx);
+		if (d != UINT32_MAX &&
+		    (it->kind == ITEM_DRAFT || it->kind == ITEM_PREFILL))
+			batch_add(&s->dbatch[d], it->tokens, ctx);
+		tokens += it->tokens;
 		sk_add(&r->queue_wait, now - t->cloud.queued_s);
 		if (traced(s, it->tenant) && now > t->cloud.queued_s)
 			trace_span(s->opt.trace, TRACE_QUEUE, it->tenant,
@@ -856,17 +897,25 @@ static void try_start(struct sim *s, uint32_t ri)
 			t->cloud.queued_s = now; /* the rest waits from now on */
 	}
 	t_s = cost_iter_s(&s->cost, &cb, &bytes, &flops);
+	for (uint32_t d = 0; d < s->n_drafts; d++) {
+		double db, df;
+
+		t_s += cost_iter_s(&s->dcost[d], &s->dbatch[d], &db, &df);
+		bytes += db;
+		flops += df;
+	}
 	r->busy = true;
 	r->batch_start_s = now;
 	r->busy_s += t_s;
 	r->bytes += bytes;
 	r->flops += flops;
 	r->batches++;
-	r->tokens += (uint64_t)cb.tokens;
-	sk_add(&r->batch_tokens, (double)cb.tokens);
+	r->tokens += (uint64_t)tokens;
+	sk_add(&r->batch_tokens, (double)tokens);
 	if (s->opt.trace && s->opt.trace->spans < s->opt.trace->max_spans)
 		trace_span(s->opt.trace, TRACE_GPU, ri, "batch", now, now + t_s,
-			   "\"tokens\":%ld,\"sequences\":%ld", cb.tokens, cb.seqs);
+			   "\"tokens\":%ld,\"sequences\":%ld", tokens,
+			   (long)r->nbatch);
 	push(s, now + t_s, EV_BATCH, ri);
 }
 
@@ -895,6 +944,24 @@ static void verify(struct sim *s, struct tenant *t, int32_t nblocks)
 	send(s, t, false, MSG_VERDICT, (int64_t)nblocks << 32 | nfull, k, 2);
 }
 
+/* cloud_spec: the target judges the round's drafts; the verdict's tokens
+ * (the accepted drafts and the target's own next one) stream down. */
+static void verify_own(struct sim *s, struct tenant *t)
+{
+	struct req_stat *q = &t->rq;
+	int32_t g = t->cloud.drafted, k = acc_draw(&t->acc, g);
+	int32_t c = k + 1 <= t->cloud.out - t->cloud.pos ? k + 1
+							 : t->cloud.out - t->cloud.pos;
+
+	q->drafted += (uint64_t)g;
+	q->judged += (uint64_t)(k < g ? k + 1 : g);
+	q->accepted += (uint64_t)k;
+	q->wasted += (uint64_t)(g - k);
+	t->cloud.drafted = 0;
+	t->cloud.pos += c;
+	send(s, t, false, MSG_TOKEN, c, 0, c);
+}
+
 static void on_batch(struct sim *s, uint32_t ri)
 {
 	struct replica *r = &s->r[ri];
@@ -903,6 +970,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 	for (uint32_t i = 0; i < r->nbatch; i++) {
 		const struct item *it = &r->batch[i];
 		struct tenant *t = &s->t[it->tenant];
+		/* the cloud makes the tokens (cloud_only, cloud_spec) */
 		bool decodes = !group(s, t)->proto.caps.speculates;
 
 		switch ((enum item_kind)it->kind) {
@@ -922,7 +990,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 			if (decodes) {
 				/* the prefill's last position gives token 1 */
 				t->cloud.pos = 1;
-				send(s, t, false, MSG_TOKEN, 0, 0, 1);
+				send(s, t, false, MSG_TOKEN, 1, 0, 1);
 				if (t->cloud.pos < t->cloud.out)
 					enqueue_ready(s, t);
 				else
@@ -934,7 +1002,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 		case ITEM_DECODE:
 			t->cloud.in_ready = false;
 			t->cloud.pos++;
-			send(s, t, false, MSG_TOKEN, 0, 0, 1);
+			send(s, t, false, MSG_TOKEN, 1, 0, 1);
 			if (t->cloud.pos < t->cloud.out)
 				enqueue_ready(s, t);
 			else
@@ -942,9 +1010,22 @@ static void on_batch(struct sim *s, uint32_t ri)
 			break;
 		case ITEM_VERIFY:
 			t->cloud.in_ready = false;
-			verify(s, t, it->blocks);
-			if (t->cloud.cq.n)
+			if (!group(s, t)->proto.caps.cloud_drafts) {
+				verify(s, t, it->blocks);
+				if (t->cloud.cq.n)
+					enqueue_ready(s, t);
+				break;
+			}
+			verify_own(s, t);
+			if (t->cloud.pos < t->cloud.out)
 				enqueue_ready(s, t);
+			else
+				release_kv(s, t);
+			break;
+		case ITEM_DRAFT:
+			t->cloud.in_ready = false;
+			t->cloud.drafted++;
+			enqueue_ready(s, t);
 			break;
 		}
 	}
@@ -972,6 +1053,34 @@ static void name_tracks(struct sim *s)
 		trace_name(s->opt.trace, TRACE_GPU, r, "replica %u", r);
 }
 
+/* The cloud's draft models: one cost per distinct (model, bytes a weight)
+ * among the groups whose cloud drafts, so that groups sharing a draft read
+ * its weights once an iteration. */
+static void init_drafts(struct sim *s)
+{
+	const struct cfg *c = s->cfg;
+
+	s->draft_of = xmalloc(c->n_groups * sizeof(*s->draft_of));
+	s->dcost = xcalloc(c->n_groups, sizeof(*s->dcost));
+	s->dbatch = xcalloc(c->n_groups, sizeof(*s->dbatch));
+	for (size_t g = 0; g < c->n_groups; g++) {
+		const struct cfg_draft *d = &c->groups[g].proto.draft;
+		uint32_t k = 0;
+
+		s->draft_of[g] = UINT32_MAX;
+		if (!c->groups[g].proto.caps.cloud_drafts)
+			continue;
+		while (k < s->n_drafts &&
+		       (strcmp(s->dcost[k].model.name, d->model.name) ||
+			s->dcost[k].bytes_per_weight != d->weight_bytes))
+			k++;
+		if (k == s->n_drafts)
+			cost_init_model(&s->dcost[s->n_drafts++], &c->cloud,
+					&d->model, d->weight_bytes, &d->table);
+		s->draft_of[g] = k;
+	}
+}
+
 void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 	      struct err *e)
 {
@@ -980,6 +1089,7 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 	*s = (struct sim){ .cfg = c, .opt = opt, .err = e };
 	eq_init(&s->q);
 	cost_init(&s->cost, &c->cloud);
+	init_drafts(s);
 	s->group_first = xcalloc(c->n_groups + 1, sizeof(*s->group_first));
 	for (size_t g = 0; g < c->n_groups; g++) {
 		const struct cfg_group *cg = &c->groups[g];
@@ -1015,7 +1125,7 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 								  cg->name, i));
 			link_init(&t->up, cg->wan.up_bps);
 			link_init(&t->down, cg->wan.down_bps);
-			if (cg->proto.caps.speculates)
+			if (cfg_proto_drafts(&cg->proto.caps))
 				acc_init(&t->acc, &cg->accept, &cg->acc_trace,
 					 t->r_acc);
 			sk_init(&t->rq_itl);
@@ -1054,6 +1164,9 @@ void sim_release(struct sim *s)
 		sk_release(&s->r[i].queue_wait);
 	}
 	free(s->group_first);
+	free(s->draft_of);
+	free(s->dcost);
+	free(s->dbatch);
 	free(s->t);
 	free(s->r);
 	eq_release(&s->q);

@@ -107,7 +107,7 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 	  "bytes sent from the edge to the cloud")                         \
 	X(bytes_down, "%llu", (unsigned long long)q->bytes_down,            \
 	  "bytes sent from the cloud to the edge")                         \
-	X(slo_met, "%d", meets_slo(s, q), "1 if it met both SLOs, else 0")
+	X(slo_met, "%d", meets_slo(s, t, q), "1 if it met both SLOs, else 0")
 
 /* Per request counters; the row of requests.csv. */
 struct req_stat {
@@ -147,6 +147,7 @@ struct tenant_cloud {
 	uint32_t epoch;            /* the newest epoch it has seen */
 	int32_t prefill_left;      /* prompt tokens yet to prefill */
 	int32_t pos;               /* output position it has reached */
+	int32_t drafted;           /* cloud_spec: draft steps of this round */
 	bool admitted, in_ready, in_prefill;
 	double queued_s;           /* when its ready item was queued */
 	struct blk_ring cq;        /* blocks queued */
@@ -169,7 +170,10 @@ struct tenant {
 	struct tenant_stat st;
 };
 
-enum item_kind { ITEM_VERIFY, ITEM_DECODE, ITEM_PREFILL };
+/* What a batch does for a tenant: verify blocks (the edge's, or the
+ * cloud's own drafts in cloud_spec), decode a token on the target, prefill
+ * a prompt chunk, or make one token on the cloud's draft model. */
+enum item_kind { ITEM_VERIFY, ITEM_DECODE, ITEM_PREFILL, ITEM_DRAFT };
 
 struct item {
 	uint32_t tenant;
@@ -208,7 +212,13 @@ struct sim {
 	const struct cfg *cfg;     /* borrowed */
 	struct sim_opts opt;
 	struct eq q;
-	struct cost cost;
+	struct cost cost;          /* the target's */
+	/* the cloud's draft models (cloud_spec), one per distinct draft:
+	 * dcost[draft_of[g]] is group g's (draft_of[g] = UINT32_MAX: none) */
+	struct cost *dcost;        /* (n_drafts) owned */
+	struct cost_batch *dbatch; /* (n_drafts) owned: an iteration's */
+	uint32_t *draft_of;        /* (n_groups) owned */
+	uint32_t n_drafts;
 	struct tenant *t;          /* (n_tenants) owned */
 	uint32_t n_tenants;
 	struct replica *r;         /* (n_replicas) owned */

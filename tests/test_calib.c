@@ -197,13 +197,12 @@ static void test_gpu_roofline(void)
 	json_t *prov = json_pack("{s:s,s:s,s:s,s:s}", "machine", "m", "date",
 				 "d", "commit", "c", "command", "x");
 	json_t *t = calib_gpu_roofline("H100-SXM", "llama2-7b", prov, NULL);
-	struct cfg_cloud cl = { .weight_bytes = 2, .model = shape_find("llama2-7b"),
-		.gpu = { .preset = "H100-SXM", .eta_bw = 0.8, .eta_flops = 0.6,
-			 .overhead_s = 0.0005 } };
+	struct cfg_cloud cl;
 	struct cost roof, tab;
 	struct cost_batch b = { 64, 13, 13 * 1024.0, 64 * 1024.0 };
 	struct err e;
 
+	cfg_cloud_default(&cl, "H100-SXM", shape_find("llama2-7b"));
 	CHECK(json_is_false(json_object_get(t, "calibrated")));
 	cost_init(&roof, &cl);
 	CHECK_MSG(vtab_parse(&cl.gpu.vtab, t, "gpu.json", "llama2-7b", &e) == 0,
@@ -247,8 +246,9 @@ static void test_accept_profile(void)
 	}
 	CHECK(pa.max_gamma == 2 && pa.alpha > 0.2 && pa.alpha < 0.9);
 	cfgp = t_write("a.json", "");
-	doc = json_pack("{s:[{s:{s:s},s:{s:f,s:f},s:{s:f},s:{s:i,s:i},"
-			"s:{s:s}}]}", "tenants", "protocol", "kind", "sync",
+	doc = json_pack("{s:{s:s},s:[{s:{s:s},s:{s:f,s:f},s:{s:f},s:{s:i,s:i},"
+			"s:{s:s}}]}", "cloud", "model", "stories260K",
+			"tenants", "protocol", "kind", "sync",
 			"device", "draft_base_s", 0.01, "prefill_per_token_s",
 			0.001, "wan", "rtt_s", 0.05, "workload", "prompt_tokens",
 			8, "output_tokens", 8, "acceptance", "profile", path);

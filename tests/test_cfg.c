@@ -31,7 +31,7 @@ static void loads_small(void)
 	CHECK_NEAR(dist_mean(&c.groups[0].wan.rtt_s), 0.06, 1e-12);
 	CHECK(c.groups[1].wan.up_bps == 50e6 && c.groups[1].wan.down_bps == 50e6);
 	CHECK(c.cloud.replicas == 2 && c.cloud.policy == SCHED_CONTINUOUS);
-	CHECK(!strcmp(c.cloud.model->name, "llama2-7b"));
+	CHECK(!strcmp(c.cloud.model.name, "llama2-7b"));
 	/* default KV capacity: (80 GB - 2 B x 6.74e9) / (2 B x 2 x 32 x 4096) */
 	CHECK(c.cloud.kv_capacity_tokens > 126000 &&
 	      c.cloud.kv_capacity_tokens < 128000);
@@ -97,7 +97,8 @@ static void bad_values(void)
 		{ "/tenants/1/protocol/gamma=0", "/tenants/1/protocol/gamma: "
 		  "expected an integer in [1, 64], got 0" },
 		{ "/protocol/kind=\"fast\"", "/protocol/kind: expected one of "
-		  "\"edge_only\", \"cloud_only\", \"sync\", \"async\", got \"fast\"" },
+		  "\"edge_only\", \"cloud_only\", \"sync\", \"async\", "
+		  "\"cloud_spec\", got \"fast\"" },
 		{ "/cloud/replcas=2", "/cloud/replcas: unknown key \"replcas\"" },
 		{ "/tenants/0/wan/rtt=0.05", "/tenants/0/wan/rtt: unknown key" },
 		{ "/seed=\"x\"", "/seed: expected an integer >= 0, got \"x\"" },
@@ -112,7 +113,9 @@ static void bad_values(void)
 		{ "/tenants/0/wan/loss=1", "/tenants/0/wan/loss: expected a number "
 		  "in [0, 1), got 1" },
 		{ "/cloud/gpu/preset=\"H300\"", "/cloud/gpu/preset: expected one "
-		  "of \"H100-SXM\", \"H200\", \"A100-80G\", \"L4\", got \"H300\"" },
+		  "of \"H100-SXM\", \"H100-PCIe\", \"H200\", \"B200\", "
+		  "\"A100-80G\", \"A100-40G\", \"L40S\", \"L4\", \"RTX-4090\", "
+		  "\"MI300X\", got \"H300\"" },
 		{ "/tenants/0/device/draft_base_s=0", "/tenants/0/device/"
 		  "draft_base_s: expected a number > 0, got 0" },
 		{ "/cloud/gpu/table=\"missing.json\"", "/cloud/gpu/table: cannot "

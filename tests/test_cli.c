@@ -184,7 +184,7 @@ static void run_bad_input(void)
 		{ "KV below one request", NULL,
 		  "--set /cloud/kv_capacity_tokens=100",
 		  "/cloud/kv_capacity_tokens: 100 tokens are fewer than one "
-		  "request needs" },
+		  "request of group \"laptops\" needs (192 tokens" },
 		{ "profile that does not parse", NULL,
 		  "--set /cloud/gpu/table=table.json", "table.json:1:" },
 		{ "profile with a bad row", NULL,

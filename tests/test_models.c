@@ -585,6 +585,7 @@ static void acceptance_profile_feeds_the_simulator(void)
 			  strstr(out, "\"ppl\"") != NULL, "%s", out);
 	snprintf(args, sizeof(args),
 		 "run %s/tests/data/small.json -o r --quiet --set "
+		 "/cloud/model=stories260K --set "
 		 "'/tenants/0/acceptance={\"profile\":\"%s/prof.json\"}'",
 		 cwd, t_tmpdir());
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
