@@ -66,10 +66,24 @@ static const char *check_gpu(double v, double per_token)
 	return text;
 }
 
+/* The cloud's draft model in cloud_spec, as the inline protocol key: a
+ * table of the checks' GPU costing d + per_token x tokens. Static buffer,
+ * overwritten by the next call. */
+static const char *check_draft(double d, double per_token)
+{
+	static char text[320];
+
+	snprintf(text, sizeof(text), ", \"draft\": {\"table\": {\"gpu\": "
+		 "\"formulas-check\", \"tokens\": [1, 4096], \"ctx\": [1], "
+		 "\"seconds\": [[%.17g], [%.17g]]}}", d + per_token,
+		 d + per_token * 4096);
+	return text;
+}
+
 struct spec_case {
-	const char *kind;       /* "sync", "async", "cloud_only" */
+	const char *kind;       /* "sync", "async", "cloud_only", "cloud_spec" */
 	int tenants, gamma, window;
-	double alpha, d, rtt, v;
+	double alpha, d, rtt, v; /* d: the edge's draft step, or the cloud's */
 	long out_tokens;
 };
 
@@ -80,12 +94,14 @@ static json_t *run_spec(const struct spec_case *k, struct err *e)
 
 	snprintf(text, sizeof(text),
 		 "{\"seed\": 11, \"protocol\": {\"kind\": \"%s\", \"gamma\": %d,"
-		 " \"window\": %d}, \"tenants\": [{\"name\": \"t\", \"count\": %d,"
+		 " \"window\": %d%s}, \"tenants\": [{\"name\": \"t\", \"count\": %d,"
 		 " \"device\": {\"draft_base_s\": %.17g, \"prefill_per_token_s\":"
 		 " 1e-5}, \"workload\": {\"requests\": 1, \"prompt_tokens\": 16,"
 		 " \"output_tokens\": %ld}, \"acceptance\": {\"alpha\": %.17g},"
 		 " \"wan\": {\"rtt_s\": %.17g, \"up_bps\": %g, \"down_bps\": %g}}],"
-		 " \"cloud\": {\"policy\": \"dedicated\", \"gpu\": %s}}", k->kind, k->gamma, k->window, k->tenants, k->d,
+		 " \"cloud\": {\"policy\": \"dedicated\", \"gpu\": %s}}", k->kind,
+		 k->gamma, k->window, strcmp(k->kind, "cloud_spec") ? ""
+		 : check_draft(k->d, 0), k->tenants, k->d,
 		 k->out_tokens, k->alpha, k->rtt, BPS, BPS, check_gpu(k->v, 0));
 	return simulate(text, e);
 }
@@ -343,11 +359,97 @@ static int check_capacity(struct checks *cs, struct err *e)
 	return 0;
 }
 
+/* A GPU saturated by 600 tenants whose requests do not end, for 240 s,
+ * of protocol kind: verify costs t0 + t1 B, the cloud's draft (cloud_spec)
+ * d0 + d1 B; returns the batch tokens per second it ran, or -1. Prompts of
+ * one token keep the prefills' share of the batch tokens below 0.1%. */
+static double saturated(const char *kind, int gamma, double t0, double t1,
+			double d0, double d1, struct err *e)
+{
+	const double horizon = 240;
+	char text[3072];
+	json_t *sum;
+	double v;
+
+	snprintf(text, sizeof(text),
+		 "{\"seed\": 3, \"horizon_s\": %g, \"protocol\": {\"kind\": "
+		 "\"%s\", \"gamma\": %d%s}, \"tenants\": [{\"name\": \"c\", "
+		 "\"count\": 600, \"device\": {\"draft_base_s\": 0.01, "
+		 "\"prefill_per_token_s\": 1e-5}, \"workload\": {\"requests\": 1,"
+		 " \"prompt_tokens\": 1, \"output_tokens\": 100000},"
+		 " \"acceptance\": {\"alpha\": 0.8}, \"wan\": {\"rtt_s\": 0.05}}],"
+		 " \"cloud\": {\"max_batch_tokens\": 64, \"kv_capacity_tokens\":"
+		 " 100000000, \"gpu\": %s}}", horizon, kind, gamma,
+		 strcmp(kind, "cloud_spec") ? "" : check_draft(d0, d1),
+		 check_gpu(t0, t1));
+	if (!(sum = simulate(text, e)))
+		return -1;
+	v = get(sum, "cloud", "batch_tokens_total", NULL) / horizon;
+	json_decref(sum);
+	return v;
+}
+
+/* cloud_spec: the time per token of one request alone, and the capacity
+ * against edge drafting (arXiv 2606.25091's 1 + gamma t_d / t_v): exact
+ * where costs grow linearly from zero, shown beside a case with a fixed
+ * cost per iteration, where it is not. */
+static int check_cloud_spec(struct checks *cs, struct err *e)
+{
+	static const double alphas[] = { 0.6, 0.8, 0.95 };
+	static const int gammas[] = { 2, 4, 8 };
+	static const struct { double t0, t1, d0, d1; } caps[] = {
+		{ 0, 200e-6, 0, 40e-6 }, { 0, 200e-6, 0, 200e-6 },
+		{ 0.006, 100e-6, 0.002, 20e-6 },
+	};
+
+	for (int a = 0; a < 3; a++) {
+		for (int g = 0; g < 3; g++) {
+			struct spec_case k = { "cloud_spec", 8, gammas[g], 1,
+					       alphas[a], 0.0015, 0.08, 0.006,
+					       40000 };
+			json_t *sum = run_spec(&k, e);
+
+			if (!sum)
+				return -1;
+			add(cs, "cloud_spec per token", true,
+			    fm_cloud_spec_s_per_token(k.alpha, k.gamma, k.d, k.v),
+			    get(sum, "all", "itl_s", "mean"),
+			    "cloud_spec, alpha %.2f, gamma %d, t_d 1.5 ms, t_v 6 ms",
+			    k.alpha, k.gamma);
+			json_decref(sum);
+		}
+	}
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		const int gamma = 4;
+		bool linear = caps[i].t0 == 0 && caps[i].d0 == 0;
+		double edge = saturated("sync", gamma, caps[i].t0, caps[i].t1, 0,
+					0, e);
+		double own = edge < 0 ? -1 : saturated("cloud_spec", gamma,
+						       caps[i].t0, caps[i].t1,
+						       caps[i].d0, caps[i].d1, e);
+
+		if (own < 0)
+			return -1;
+		/* rounds a second: gamma + 1 batch tokens each at the edge's,
+		 * 2 gamma + 1 (drafts and verification) at cloud_spec's */
+		add(cs, "cloud_spec capacity ratio", linear,
+		    fm_cloud_spec_capacity_ratio(gamma,
+						 caps[i].d0 + caps[i].d1,
+						 caps[i].t0 + caps[i].t1 * (gamma + 1)),
+		    (edge / (gamma + 1)) / (own / (2 * gamma + 1)),
+		    "saturated GPU, gamma 4: t_v %.3g + %.3g B, t_d %.3g + %.3g B"
+		    "%s", caps[i].t0, caps[i].t1, caps[i].d0, caps[i].d1,
+		    linear ? "" : " (fixed cost an iteration)");
+	}
+	return 0;
+}
+
 static int run_checks(struct checks *cs, struct err *e)
 {
 	return check_sync(cs, e) < 0 || check_leviathan(cs, e) < 0 ||
 	       check_async(cs, e) < 0 || check_queueing(cs, e) < 0 ||
-	       check_capacity(cs, e) < 0 ? -1 : 0;
+	       check_capacity(cs, e) < 0 || check_cloud_spec(cs, e) < 0
+		       ? -1 : 0;
 }
 
 #define MAX_REL_ERROR 0.01
@@ -446,6 +548,7 @@ static void print_config(const struct cfg *c, bool json)
 	const struct cfg_protocol *p = &g->proto;
 	struct cost cost;
 	double alpha, ctx, d, rtt, tnet, v, step, bw, fl, ridge, cap, demand;
+	double td = 0;
 	int gamma = p->gamma;
 	json_t *o, *roof = json_array();
 	char *s;
@@ -519,6 +622,20 @@ static void print_config(const struct cfg *c, bool json)
 		"capacity_tenants", cap / demand,
 		"md1_wait_s", "rho_0.5", fm_md1_wait_s(0.5, v), "rho_0.8",
 		fm_md1_wait_s(0.8, v), "rho_0.9", fm_md1_wait_s(0.9, v));
+	if (cfg_proto_drafts(&p->caps)) {
+		/* the group's draft model run in the cloud instead */
+		struct cost dc;
+
+		cost_init_model(&dc, &c->cloud, &p->draft.model,
+				p->draft.weight_bytes, &p->draft.table);
+		td = cost_iter_s(&dc, &(struct cost_batch){ 1, 1, ctx, ctx }, NULL,
+				 NULL);
+		json_object_set_new(o, "t_cloud_draft_s", json_real(td));
+		json_object_set_new(o, "t_cloud_spec_s_per_token", json_real(
+			fm_cloud_spec_s_per_token(alpha, gamma, td, v)));
+		json_object_set_new(o, "cloud_spec_capacity_ratio", json_real(
+			fm_cloud_spec_capacity_ratio(gamma, td, v)));
+	}
 	if (json) {
 		s = jx_dumps(o);
 		fputs(s, stdout);
@@ -564,6 +681,16 @@ static void print_config(const struct cfg *c, bool json)
 	}
 	printf("capacity: %.0f verify tokens/s (%lld replicas, full batches), "
 	       "about %.0f sync tenants\n", cap, c->cloud.replicas, cap / demand);
+	if (td > 0) {
+		printf("cloud_spec (draft %s in the cloud, %.3f ms a step): "
+		       "(g t_d + t_v) / E[A] = %.3f ms a token\n",
+		       p->draft.model.name, 1e3 * td,
+		       1e3 * fm_cloud_spec_s_per_token(alpha, gamma, td, v));
+		printf("  edge drafting carries 1 + g t_d / t_v = %.3f times the "
+		       "clients of cloud_spec on a saturated GPU (arXiv "
+		       "2606.25091; linear costs: formulas --check)\n",
+		       fm_cloud_spec_capacity_ratio(gamma, td, v));
+	}
 	printf("M/D/1 wait rho v / 2(1 - rho) at load 0.5, 0.8, 0.9: %.3f, %.3f, "
 	       "%.3f ms\n", 1e3 * fm_md1_wait_s(0.5, v), 1e3 * fm_md1_wait_s(0.8, v),
 	       1e3 * fm_md1_wait_s(0.9, v));

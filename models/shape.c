@@ -293,9 +293,11 @@ static int gguf_dim(const struct gguf *g, const char *arch, const char *key,
 	int64_t v;
 
 	snprintf(k, sizeof(k), "%s.%s", arch, key);
-	if (def >= 0 && !gguf_get(g, k))
-		v = def;
-	else if (gguf_int(g, k, &v, e) < 0)
+	if (def >= 0 && !gguf_get(g, k)) {
+		*out = (int)def;
+		return 0;
+	}
+	if (gguf_int(g, k, &v, e) < 0)
 		return -1;
 	if (v < 1 || v > 1 << 24)
 		return err_set(e, "%s: metadata '%s' is %lld; expected 1 .. "

@@ -148,7 +148,6 @@ static int read_draft(struct jx *x, json_t *v, const char *p,
 static json_t *object_or_new(json_t *obj, const char *key);
 
 static int read_protocol(struct jx *x, json_t *v, const char *p,
-			 const struct cfg_cloud *cloud, const char *target_text,
 			 struct cfg_protocol *out)
 {
 	static const char *const keys[] = { "kind", "gamma", "window", "draft",
@@ -168,15 +167,32 @@ static int read_protocol(struct jx *x, json_t *v, const char *p,
 	out->caps = *cfg_proto_caps(out->kind);
 	out->gamma = (int)gamma;
 	out->window = out->caps.windowed ? (int)window : 1;
-	jx_child(cp, p, "draft");
+	if (!cfg_proto_drafts(&out->caps) && json_object_get(v, "draft"))
+		return jx_fail(x, jx_child(cp, p, "draft"), "no draft: a "
+			       "cloud_only or edge_only protocol drafts nothing",
+			       json_object_get(v, "draft"));
+	return 0;
+}
+
+/* The protocol's draft (v is the protocol), where it drafts: by default
+ * the model the device's profile was measured with, when hybridspec knows
+ * it, else the target's shape. */
+static int read_protocol_draft(struct jx *x, json_t *v, const char *p,
+			       const struct cfg_cloud *cloud,
+			       const char *target_text, const char *device_model,
+			       struct cfg_protocol *out)
+{
+	char cp[JX_PTR_MAX];
+	json_t *d;
+
 	if (!cfg_proto_drafts(&out->caps))
-		return json_object_get(v, "draft")
-			       ? jx_fail(x, cp, "no draft: a cloud_only or "
-					 "edge_only protocol drafts nothing",
-					 json_object_get(v, "draft"))
-			       : 0;
-	return read_draft(x, object_or_new(v, "draft"), cp, cloud, target_text,
-			  &out->draft);
+		return 0;
+	jx_child(cp, p, "draft");
+	d = object_or_new(v, "draft");
+	if (device_model && device_model[0] && shape_find(device_model) &&
+	    !json_object_get(d, "model"))
+		json_object_set_new(d, "model", json_string(device_model));
+	return read_draft(x, d, cp, cloud, target_text, &out->draft);
 }
 
 /* The device's four costs; a profile (`calib cpu`) gives their defaults. */
@@ -398,12 +414,18 @@ static int check_models(struct jx *x, const char *p, const struct cfg_group *g,
 
 	if (!cfg_proto_drafts(&g->proto.caps))
 		return 0;
-	if (d->vocab != t->vocab)
-		return err_set(x->err, "%s: %s/protocol/draft/model: %s has a "
+	if (d->vocab != t->vocab) {
+		char from[JX_PTR_MAX + 32] = "";
+
+		if (!strcmp(g->device.model, d->name))
+			snprintf(from, sizeof(from), " (the model of %s/device/"
+				 "profile)", p);
+		return err_set(x->err, "%s: %s/protocol/draft/model: %s%s has a "
 			       "vocabulary of %d, the target %s (/cloud/model) "
 			       "has %d; a draft must share its target's "
-			       "vocabulary", x->file, p, d->name, d->vocab,
+			       "vocabulary", x->file, p, d->name, from, d->vocab,
 			       t->name, t->vocab);
+	}
 	if (g->proto.caps.speculates && g->device.vocab &&
 	    g->device.vocab != t->vocab)
 		return err_set(x->err, "%s: %s/device/profile: the profile's "
@@ -460,8 +482,7 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 	if (!(proto = json_object_get(v, "protocol")))
 		json_object_set_new(v, "protocol",
 				    proto = json_deep_copy(def_proto));
-	if (read_protocol(x, proto, jx_child(cp, p, "protocol"), &c->cloud,
-			  target_text, &g->proto) < 0)
+	if (read_protocol(x, proto, jx_child(cp, p, "protocol"), &g->proto) < 0)
 		return -1;
 	if (g->proto.caps.uses_edge || json_object_get(v, "device")) {
 		json_t *dev = json_object_get(v, "device");
@@ -473,6 +494,9 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 		if (read_device(x, dev, cp, &g->device) < 0)
 			return -1;
 	}
+	if (read_protocol_draft(x, proto, jx_child(cp, p, "protocol"), &c->cloud,
+				target_text, g->device.model, &g->proto) < 0)
+		return -1;
 	if (read_workload(x, object_or_new(v, "workload"),
 			  jx_child(cp, p, "workload"), &g->workload) < 0 ||
 	    read_wan(x, object_or_new(v, "wan"), jx_child(cp, p, "wan"),
@@ -591,6 +615,42 @@ static int read_link(struct jx *x, json_t *v, const char *p,
 	return 0;
 }
 
+#define GB(b) ((b) / 1e9)
+
+/* Refuses weights (the target's and wd of the cloud's drafts) that do not
+ * fit the replica's GPUs with the KV cache of one request of need tokens,
+ * kv bytes each, saying what would fit. */
+static int check_fit(struct jx *x, const struct cfg_cloud *cl, double wd,
+		     double kv, double need)
+{
+	double params = shape_params(&cl->model), mem = cl->gpu.spec.mem_bytes;
+	double w = params * cl->weight_bytes, all = w + wd + kv * need;
+	double wb = (cl->tp * mem - wd - kv * need) / params;
+	char fix[256] = "", kvtext[128] = "";
+	int tp = cl->tp;
+
+	if (all / cl->tp <= mem)
+		return 0;
+	while (tp < 64 && all / tp > mem)
+		tp *= 2;
+	if (all / tp <= mem)
+		snprintf(fix, sizeof(fix), "/cloud/tp %d (%.1f GB a GPU)", tp,
+			 GB(all / tp));
+	if (wb > 0)
+		snprintf(fix + strlen(fix), sizeof(fix) - strlen(fix),
+			 "%s/cloud/weight_bytes %.2f or less at tp %d",
+			 fix[0] ? ", or " : "", floor(wb * 100) / 100, cl->tp);
+	if (need > 0)
+		snprintf(kvtext, sizeof(kvtext), " and %.2f GB of KV cache for "
+			 "one request (%.0f tokens)", GB(kv * need), need);
+	return err_set(x->err, "%s: /cloud/model: %s needs %.1f GB of weights "
+		       "(%g bytes a weight)%s%s, %.1f GB a GPU at tp %d, but one %s "
+		       "holds %.1f GB; fix: %s", x->file, cl->model.name, GB(w),
+		       cl->weight_bytes, wd > 0 ? " with the cloud's draft" : "",
+		       kvtext, GB(all / cl->tp), cl->tp, cl->gpu.spec.name,
+		       GB(mem), fix[0] ? fix : "a GPU with more memory");
+}
+
 static int read_cloud(struct jx *x, json_t *v, const char *p,
 		      struct cfg_cloud *out)
 {
@@ -624,7 +684,8 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 	out->router = (enum router_kind)router;
 	out->policy = (enum sched_policy)policy;
 	out->tp = (int)tp;
-	return read_link(x, v, p, out) < 0 ||
+	/* the weights alone first: the groups' checks assume they fit */
+	return read_link(x, v, p, out) < 0 || check_fit(x, out, 0, 0, 0) < 0 ||
 	       read_table(x, json_object_get(v, "gpu"), jx_child(cp, p, "gpu"),
 			  "table", out, out->model.name, &out->gpu.vtab) < 0
 		       ? -1 : 0;
@@ -655,8 +716,6 @@ static double request_tokens(const struct cfg_group *g, bool *longest)
 	return fmax(1, round(lp)) + fmax(1, round(lo));
 }
 
-#define GB(b) ((b) / 1e9)
-
 /* Weights and KV cache against the replica's memory: the weights split
  * over tp GPUs with one request's KV cache must fit each GPU; the KV
  * capacity defaults to what the memory holds beside the weights, and may
@@ -665,10 +724,9 @@ static double request_tokens(const struct cfg_group *g, bool *longest)
 static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 {
 	struct cfg_cloud *cl = &c->cloud;
-	double params = shape_params(&cl->model);
-	double w = params * cl->weight_bytes, wd = 0;
+	double w = shape_params(&cl->model) * cl->weight_bytes, wd = 0;
 	double kv = 2 * shape_kv_elems_per_token(&cl->model), kvd = 0;
-	double need = 0, mem = cl->gpu.spec.mem_bytes, per_gpu, holds;
+	double need = 0, mem = cl->gpu.spec.mem_bytes, holds;
 	const struct cfg_group *big = NULL;
 	bool longest = true;
 
@@ -698,32 +756,8 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 		kvd = fmax(kvd, 2 * shape_kv_elems_per_token(&d->model));
 	}
 	kv += kvd;
-	per_gpu = (w + wd + kv * need) / cl->tp;
-	if (per_gpu > mem) {
-		char fix[256] = "";
-		int tp = cl->tp;
-		double wb = (cl->tp * mem - wd - kv * need) / params;
-
-		while (tp < 64 && (w + wd + kv * need) / tp > mem)
-			tp *= 2;
-		if ((w + wd + kv * need) / tp <= mem)
-			snprintf(fix, sizeof(fix), "/cloud/tp %d (%.1f GB a GPU)",
-				 tp, GB((w + wd + kv * need) / tp));
-		if (wb > 0)
-			snprintf(fix + strlen(fix), sizeof(fix) - strlen(fix),
-				 "%s/cloud/weight_bytes %.2f or less at tp %d",
-				 fix[0] ? ", or " : "", floor(wb * 100) / 100,
-				 cl->tp);
-		return err_set(x->err, "%s: /cloud/model: %s needs %.1f GB of "
-			       "weights (%g bytes a weight)%s and %.2f GB of KV "
-			       "cache for one request (%.0f tokens), %.1f GB a GPU "
-			       "at tp %d, but a %s holds %.1f GB; fix: %s",
-			       x->file, cl->model.name, GB(w), cl->weight_bytes,
-			       wd > 0 ? " with the cloud's draft" : "",
-			       GB(kv * need), need, GB(per_gpu), cl->tp,
-			       cl->gpu.spec.name, GB(mem),
-			       fix[0] ? fix : "a GPU with more memory");
-	}
+	if (check_fit(x, cl, wd, kv, need) < 0)
+		return -1;
 	holds = floor((cl->tp * mem - w - wd) / kv);
 	if (jx_int(x, v, "/cloud", "kv_capacity_tokens", 1, LLONG_MAX,
 		   (long long)holds, &cl->kv_capacity_tokens) < 0)
@@ -752,7 +786,7 @@ static int read_top(struct cfg *c, struct jx *x)
 	char cp[JX_PTR_MAX], base[256];
 	const char *slash = strrchr(c->file, '/'), *target_text;
 	json_t *doc = c->doc, *groups, *proto, *cloud;
-	struct cfg_protocol unused = { 0 };
+	struct cfg_protocol unused;
 	long long seed;
 
 	snprintf(base, sizeof(base), "%s", slash ? slash + 1 : c->file);
@@ -774,12 +808,9 @@ static int read_top(struct cfg *c, struct jx *x)
 	if (read_cloud(x, cloud, "/cloud", &c->cloud) < 0)
 		return -1;
 	target_text = json_string_value(json_object_get(cloud, "model"));
-	if (read_protocol(x, proto, "/protocol", &c->cloud, target_text,
-			  &unused) < 0) {
-		vtab_release(&unused.draft.table);
+	/* its draft is read in each group that takes a copy of it */
+	if (read_protocol(x, proto, "/protocol", &unused) < 0)
 		return -1;
-	}
-	vtab_release(&unused.draft.table);
 	groups = json_object_get(doc, "tenants");
 	if (!json_is_array(groups) || json_array_size(groups) == 0)
 		return jx_fail(x, "/tenants", "a non-empty array of tenant groups",

@@ -91,6 +91,18 @@ double fm_balance_paper(double tnet, double v)
 	return v - tnet;
 }
 
+double fm_cloud_spec_s_per_token(double alpha, int gamma, double t_draft,
+				 double t_verify)
+{
+	return (gamma * t_draft + t_verify) / fm_expected_accepted(alpha, gamma);
+}
+
+double fm_cloud_spec_capacity_ratio(int gamma, double t_draft,
+				    double t_verify)
+{
+	return 1 + gamma * t_draft / t_verify;
+}
+
 double fm_md1_wait_s(double rho, double v)
 {
 	return rho * v / (2 * (1 - rho));

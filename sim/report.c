@@ -132,7 +132,7 @@ static json_t *cloud_json(const struct sim *s, double sim_s)
 	j = json_pack("{s:s,s:I,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:o,s:o,s:I,s:I,"
 		      "s:I}",
 		      "gpu", s->cost.gpu,
-		      "gpus", (json_int_t)s->n_replicas,
+		      "gpus", (json_int_t)s->n_replicas * s->cfg->cloud.tp,
 		      "busy_fraction", ratio(busy, sim_s * s->n_replicas),
 		      "achieved_bytes_per_s", ratio(bytes, busy),
 		      "achieved_flops", ratio(flops, busy),
@@ -147,6 +147,9 @@ static json_t *cloud_json(const struct sim *s, double sim_s)
 		      "peak_active_per_gpu", (json_int_t)peak);
 	sk_release(&bt);
 	sk_release(&qw);
+	/* tensor parallelism: GPUs a replica (absent at one) */
+	if (s->cfg->cloud.tp > 1)
+		json_object_set_new(j, "tp", json_integer(s->cfg->cloud.tp));
 	return j;
 }
 
@@ -359,6 +362,7 @@ void rep_print(const json_t *sum, FILE *f)
 {
 	const json_t *groups = json_object_get(sum, "groups");
 	const json_t *cl = json_object_get(sum, "cloud");
+	char tp[64] = "";
 
 	fprintf(f, "%-14s %-10s", "group", "protocol");
 	for (size_t i = 0; i < N_COLUMNS; i++)
@@ -372,10 +376,12 @@ void rep_print(const json_t *sum, FILE *f)
 	}
 	if (json_array_size(groups) > 1)
 		print_row(f, "all", "", json_object_get(sum, "all"));
-	fprintf(f, "cloud: %s x %.0f, busy %.1f%%, MBU %.1f%%, MFU %.1f%%, "
+	if (json_object_get(cl, "tp"))
+		snprintf(tp, sizeof(tp), " (tp %.0f a replica)", num(cl, "tp"));
+	fprintf(f, "cloud: %s x %.0f%s, busy %.1f%%, MBU %.1f%%, MFU %.1f%%, "
 		"batch %.1f tokens (p99 %.0f), queue wait p99 %.2f ms, "
 		"stale blocks dropped %.0f\n",
-		json_string_value(json_object_get(cl, "gpu")), num(cl, "gpus"),
+		json_string_value(json_object_get(cl, "gpu")), num(cl, "gpus"), tp,
 		100 * num(cl, "busy_fraction"), 100 * num(cl, "mbu"),
 		100 * num(cl, "mfu"), num(cl, "batch_tokens.mean"),
 		num(cl, "batch_tokens.p99"), 1e3 * num(cl, "queue_wait_s.p99"),

@@ -78,8 +78,10 @@ static void test_profile_roundtrip(void)
 		 "{\"prompt_tokens\": 8, \"output_tokens\": 8}}]}");
 	cfgp = t_write("c2.json", text);
 	CHECK(cfg_load(&c, cfgp, NULL, 0, &e) < 0);
-	CHECK_MSG(strstr(e.msg, "/tenants/0/device/profile") &&
-		  strstr(e.msg, "vocabulary of 512"), "%s", e.msg);
+	CHECK_MSG(strstr(e.msg, "/tenants/0/protocol/draft/model: stories260K "
+			 "(the model of /tenants/0/device/profile) has a vocabulary of "
+			 "512"),
+		  "%s", e.msg);
 	json_decref(p);
 }
 

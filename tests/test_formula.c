@@ -47,7 +47,20 @@ static void renewal(void)
 		   1e-12);
 }
 
+/* cloud_spec: alpha 0.5, gamma 2 commits 1.75 tokens a round of 2 draft
+ * steps of 1 ms and a 6 ms verification; the capacity ratio of the claim
+ * in arXiv 2606.25091. */
+static void cloud_spec_forms(void)
+{
+	CHECK_NEAR(fm_cloud_spec_s_per_token(0.5, 2, 0.001, 0.006), 0.008 / 1.75,
+		   1e-15);
+	CHECK_NEAR(fm_cloud_spec_capacity_ratio(4, 0.001, 0.005), 1.8, 1e-15);
+	CHECK_NEAR(fm_cloud_spec_capacity_ratio(4, 0, 0.005), 1, 0);
+}
+
 const struct tcase formula_tests[] = {
+	{ "formula: cloud_spec's time a token and capacity ratio",
+	  cloud_spec_forms },
 	{ "formula: closed forms against hand values", closed_forms },
 	{ "formula: the async renewal model and its limits", renewal },
 	{ 0 },

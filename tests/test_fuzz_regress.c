@@ -20,6 +20,7 @@
 #include "../fuzz/fz_llama2c.c"
 #include "../fuzz/fz_prof_accept.c"
 #include "../fuzz/fz_prof_edge.c"
+#include "../fuzz/fz_shape.c"
 #include "../fuzz/fz_sweep.c"
 #include "../fuzz/fz_tok_hf.c"
 #include "../fuzz/fz_tok_llama2c.c"
@@ -40,6 +41,7 @@ static const struct {
 	{ "fz_llama2c", fz_llama2c },
 	{ "fz_prof_accept", fz_prof_accept },
 	{ "fz_prof_edge", fz_prof_edge },
+	{ "fz_shape", fz_shape },
 	{ "fz_sweep", fz_sweep },
 	{ "fz_tok_hf", fz_tok_hf },
 	{ "fz_tok_llama2c", fz_tok_llama2c },

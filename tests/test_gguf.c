@@ -13,6 +13,7 @@
 #include "f16.h"
 #include "fs.h"
 #include "gguf.h"
+#include "shape.h"
 #include "gload.h"
 #include "mload.h"
 #include "spec.h"
@@ -1074,7 +1075,135 @@ static void smollm_config(void)
 	smol_state = -2;
 }
 
+/* ---- a model's shape from GGUF metadata (shape_load) ---- */
+
+/* A metadata-only GGUF written to the case's folder as file: nkv keys that
+ * kv writes, and a one-element tensor for each name in names (their data
+ * is never read). Returns its path (static buffer). */
+static const char *shape_gguf(const char *file, int nkv,
+			      void (*kv)(struct gb *), const char *const *names)
+{
+	static const float one = 1;
+	struct gt t[4];
+	struct gb b = { 0 };
+	static char path[4096];
+	int nt = 0;
+	FILE *f;
+
+	while (names && names[nt]) {
+		t[nt] = (struct gt){ names[nt], 1, { 1 }, GGQ_F32, &one, 4, -1 };
+		nt++;
+	}
+	header(&b, 3, (uint64_t)nt, (uint64_t)nkv);
+	kv(&b);
+	tensors(&b, t, nt);
+	snprintf(path, sizeof(path), "%s/%s", t_tmpdir(), file);
+	f = fopen(path, "wb");
+	fwrite(b.p, 1, b.n, f);
+	fclose(f);
+	free(b.p);
+	return path;
+}
+
+static void kv_llama_gqa(struct gb *b)
+{
+	kv_str(b, "general.architecture", "llama");
+	kv_u32(b, "llama.embedding_length", 4096);
+	kv_u32(b, "llama.feed_forward_length", 14336);
+	kv_u32(b, "llama.block_count", 32);
+	kv_u32(b, "llama.attention.head_count", 32);
+	kv_u32(b, "llama.attention.head_count_kv", 8);
+	kv_u32(b, "llama.vocab_size", 128256);
+}
+
+static void kv_mixtral(struct gb *b)
+{
+	kv_llama_gqa(b);
+	kv_u32(b, "llama.expert_count", 8);
+	kv_u32(b, "llama.expert_used_count", 2);
+}
+
+static void kv_qwen_moe(struct gb *b)
+{
+	kv_str(b, "general.architecture", "qwen2moe");
+	kv_u32(b, "qwen2moe.embedding_length", 2048);
+	kv_u32(b, "qwen2moe.feed_forward_length", 5632);
+	kv_u32(b, "qwen2moe.expert_feed_forward_length", 1408);
+	kv_u32(b, "qwen2moe.expert_shared_feed_forward_length", 5632);
+	kv_u32(b, "qwen2moe.block_count", 24);
+	kv_u32(b, "qwen2moe.attention.head_count", 16);
+	kv_u32(b, "qwen2moe.expert_count", 60);
+	kv_u32(b, "qwen2moe.expert_used_count", 4);
+	kv_u32(b, "qwen2moe.vocab_size", 151936);
+}
+
+static void kv_gpt2(struct gb *b)
+{
+	kv_str(b, "general.architecture", "gpt2");
+}
+
+static void kv_no_layers(struct gb *b)
+{
+	kv_str(b, "general.architecture", "llama");
+	kv_u32(b, "llama.embedding_length", 64);
+}
+
+static void shape_from_gguf(void)
+{
+	static const char *const untied[] = { "output.weight", NULL };
+	static const char *const biased[] = { "blk.0.attn_q.bias", NULL };
+	const struct shape *want = shape_find("llama3-8b");
+	struct shape s;
+	struct err e;
+
+	/* llama3-8b's metadata gives llama3-8b's counts, with the classifier
+	 * untied by its tensor */
+	CHECK_MSG(shape_load(&s, shape_gguf("l3.gguf", 7, kv_llama_gqa, untied),
+			     &e) == 0, "%s", e.msg);
+	CHECK(!strcmp(s.name, "l3") && !strcmp(s.arch, "llama") && !s.tied &&
+	      s.n_kv_heads == 8 && s.vocab == 128256 && !s.n_experts);
+	CHECK_NEAR(shape_params(&s), shape_params(want), 0.5);
+	CHECK_NEAR(shape_kv_elems_per_token(&s), 2.0 * 32 * 128 * 8, 0);
+	/* no output.weight: tied; experts make it Mixtral */
+	CHECK(shape_load(&s, shape_gguf("mx.gguf", 9, kv_mixtral, NULL), &e) == 0);
+	CHECK(s.tied && !strcmp(s.arch, "mixtral") && s.n_experts == 8 &&
+	      s.n_active == 2 && s.hidden == 14336);
+	/* Qwen-MoE: expert and shared widths, Q/K/V biases by their tensor */
+	CHECK_MSG(shape_load(&s, shape_gguf("qm.gguf", 10, kv_qwen_moe, biased),
+			     &e) == 0, "%s", e.msg);
+	CHECK(!strcmp(s.arch, "qwen2_moe") && s.hidden == 1408 &&
+	      s.shared_hidden == 5632 && s.n_experts == 60 && s.n_active == 4 &&
+	      s.qkv_bias && s.n_kv_heads == 16);
+	/* what is not a Llama-family model, or lacks a dimension, is refused
+	 * naming the file and the key */
+	CHECK(shape_load(&s, shape_gguf("g2.gguf", 1, kv_gpt2, NULL), &e) < 0);
+	CHECK_MSG(strstr(e.msg, "g2.gguf: metadata 'general.architecture' is "
+			 "\"gpt2\"; expected llama, qwen2 or qwen2moe"), "%s",
+		  e.msg);
+	CHECK(shape_load(&s, shape_gguf("nl.gguf", 2, kv_no_layers, NULL), &e) < 0);
+	CHECK_MSG(strstr(e.msg, "nl.gguf") && strstr(e.msg, "llama.block_count"),
+		  "%s", e.msg);
+}
+
+/* The SmolLM2 file's metadata gives the built-in smollm2-135m shape. */
+static void shape_from_smollm(void)
+{
+	char path[4096];
+	struct shape s;
+	struct err e;
+
+	if (mload_find("smollm2-135m", path, sizeof(path)) < 0) {
+		t_skip("smollm2-135m is not fetched (sh scripts/fetch-models.sh)");
+		return;
+	}
+	CHECK_MSG(shape_load(&s, path, &e) == 0, "%s", e.msg);
+	CHECK_NEAR(shape_params(&s), shape_params(shape_find("smollm2-135m")), 0);
+	CHECK(s.tied && s.n_kv_heads == 3 && s.vocab == 49152 && s.dim == 576);
+}
+
 const struct tcase gguf_tests[] = {
+	{ "gguf_shape_from_metadata", shape_from_gguf },
+	{ "gguf_shape_of_smollm2", shape_from_smollm },
 	{ "gguf_scalar_types", scalar_types },
 	{ "gguf_q32_types", q32_types },
 	{ "gguf_k_types", k_types },

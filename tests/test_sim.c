@@ -73,6 +73,7 @@ static int invariants(const struct sim *s, const char *what)
 		const struct cfg_group *g = &c->groups[t->group];
 		uint64_t hdr = (uint64_t)g->wan.header_bytes + LINK_APP_HEADER_BYTES;
 		bool spec = g->proto.caps.speculates;
+		bool drafts = cfg_proto_drafts(&g->proto.caps);
 		uint64_t up_msgs = (g->proto.caps.uses_cloud ? x->requests : 0) +
 				   x->blocks_sent +
 				   (spec ? x->requests : 0);
@@ -89,10 +90,14 @@ static int invariants(const struct sim *s, const char *what)
 		INV(x->bytes_up == hdr * up_msgs +
 				   LINK_TOKEN_BYTES * (x->prompt_sent + x->draft_sent),
 		    "tenant %u: up bytes do not add up", i);
+		/* where the cloud makes the tokens, every one comes down in a
+		 * token message (one each, or a cloud_spec verdict's) */
 		INV(x->bytes_down == (hdr + 2 * LINK_TOKEN_BYTES) * x->verdict_msgs +
-				     (hdr + LINK_TOKEN_BYTES) * x->token_msgs,
+				     hdr * x->token_msgs +
+				     (g->proto.caps.uses_edge ? 0 : LINK_TOKEN_BYTES *
+				      x->tokens),
 		    "tenant %u: down bytes do not add up", i);
-		if (spec) {
+		if (drafts) {
 			INV(x->drafted == x->accepted + x->wasted,
 			    "tenant %u: drafted %llu != accepted %llu + wasted "
 			    "%llu", i, (unsigned long long)x->drafted,
@@ -101,11 +106,17 @@ static int invariants(const struct sim *s, const char *what)
 			INV(x->accepted <= x->tokens, "tenant %u accepted more "
 			    "than it committed", i);
 		}
-		if (!g->proto.caps.uses_edge)
+		if (!g->proto.caps.uses_edge && !drafts)
 			INV(x->token_msgs == x->tokens, "tenant %u: %llu tokens "
 			    "streamed for %llu", i,
 			    (unsigned long long)x->token_msgs,
 			    (unsigned long long)x->tokens);
+		if (g->proto.caps.cloud_drafts)
+			INV(x->token_msgs == x->verdicts && x->judged >= x->accepted &&
+			    x->tokens >= x->token_msgs, "tenant %u: %llu token "
+			    "messages, %llu verdicts", i,
+			    (unsigned long long)x->token_msgs,
+			    (unsigned long long)x->verdicts);
 		INV(x->itl.n + x->requests == x->tokens,
 		    "tenant %u: %llu gaps for %llu tokens", i,
 		    (unsigned long long)x->itl.n, (unsigned long long)x->tokens);
@@ -137,7 +148,7 @@ static int tokens_in_csv(FILE *f, const struct sim *s)
 static void random_configs(void)
 {
 	static const char *const kinds[] = { "edge_only", "cloud_only", "sync",
-					     "async" };
+					     "async", "cloud_spec" };
 	static const char *const policies[] = { "dedicated", "continuous",
 						"window", "slo" };
 	pid_t pid = fork();
@@ -178,7 +189,7 @@ static void random_configs(void)
 					 " \"mean\": %g, \"sd\": 0.02}, \"loss\": %g,"
 					 " \"up_bps\": %g}}",
 					 g ? "," : "", g, 1 + gsl_rng_uniform_int(r, 5),
-					 kinds[gsl_rng_uniform_int(r, 4)],
+					 kinds[gsl_rng_uniform_int(r, 5)],
 					 1 + gsl_rng_uniform_int(r, 8),
 					 1 + gsl_rng_uniform_int(r, 6),
 					 0.002 + 0.03 * gsl_rng_uniform(r),
