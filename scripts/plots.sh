@@ -27,9 +27,10 @@ gp() {
 	echo "plots: $pl/$2.png"
 }
 
-# sweep NAME FIGURE X XSCALE Y YSCALE BY PER SETTINGS: Y (times YSCALE, over
-# the column PER when given) against X (times XSCALE), a line per value of
-# BY, from sweep NAME; SETTINGS are lines.gp's labels and options.
+# sweep NAME FIGURE X XSCALE Y YSCALE BY PER SETTINGS [WHERE]: Y (times
+# YSCALE, over the column PER when given) against X (times XSCALE), a line
+# per value of BY, from sweep NAME (its rows that WHERE, series.awk's
+# filter, keeps); SETTINGS are lines.gp's labels and options.
 sweep() {
 	f=$dir/sweeps/$1/sweep.csv
 	if [ ! -f "$f" ]; then
@@ -37,7 +38,8 @@ sweep() {
 		return
 	fi
 	awk -F, -f "$lib/series.awk" -v x="$3" -v xscale="$4" -v y="$5" \
-		-v scale="$6" -v by="$7" -v per="$8" "$f" > "$data/$2.dat"
+		-v scale="$6" -v by="$7" -v per="$8" -v where="${10:-}" "$f" \
+		> "$data/$2.dat"
 	gp lines "$2" "data='$data/$2.dat'; $9"
 }
 
@@ -59,6 +61,19 @@ sweep itl-vs-gamma itl-vs-gamma protocol.gamma 1 all.itl_s.mean 1e3 \
 	protocol.kind "" "xl='gamma (draft tokens per block)'; $itl; ti='ITL against gamma'; key='top right'; $ref"
 sweep itl-vs-gamma tokens-per-verdict protocol.gamma 1 all.tokens_per_verdict 1 \
 	protocol.kind "" "xl='gamma (draft tokens per block)'; yl='tokens committed per verification'; ti='Tokens per verification against gamma'"
+
+# cloud-side speculation against edge drafting (claim (f)): the laptop's
+# drafts, LLaMA-2-7B on one H100 and 70B on four
+laptop="tenants.0.device.profile=edge-laptop-m2-pro-llama2-7b-w4a16.json"
+for t in llama2-7b:1 llama2-70b:4; do
+	m=${t%:*} tp=${t#*:}
+	sweep cloud-spec-itl "cloud-spec-tpot-$m-tp$tp" tenants.0.wan.rtt_s 1e3 \
+		all.tpot_s 1e3 protocol.kind "" "xl='WAN round-trip time (ms)'; yl='mean time per output token (ms)'; logx=2; logy=10; key='center right'; ti='TPOT against RTT, one laptop client, $m on $tp GPU(s), alpha 0.8'" \
+		"$laptop;cloud.model=$m;cloud.tp=$tp;tenants.0.acceptance.alpha=0.8"
+	sweep cloud-spec-capacity "cloud-spec-capacity-$m-tp$tp" tenants.0.count 1 \
+		all.slo_attainment 100 protocol.kind "" "$tenants; yl='requests meeting the SLO (%)'; key='bottom left'; ti='SLO attainment against laptop clients, $m on $tp GPU(s)'" \
+		"$laptop;cloud.model=$m;cloud.tp=$tp"
+done
 
 # The share of the WAN latency async hides against alpha, at iid alphas
 # and, as a point of its own, with the measured drafts: claim (a)'s shares

@@ -85,6 +85,21 @@ claim_e() {
 	claim_body e
 }
 
+# (f) cloud-side speculation, the baseline to beat (arXiv 2606.25091)
+claim_f() {
+	claim_head f
+	for t in 'llama2-7b-tp1:LLaMA-2-7B on one H100' \
+		'llama2-70b-tp4:LLaMA-2-70B on four H100s (tp 4), the 7B draft unchanged'; do
+		figure "cloud-spec-tpot-${t%%:*}" "TPOT against RTT by protocol, ${t#*:}"
+		echo "Mean time per output token of one laptop client (M2 Pro, LLaMA-2-7B W4A16 drafts, alpha 0.8) against the RTT, by protocol, ${t#*:}."
+		echo
+		figure "cloud-spec-capacity-${t%%:*}" "SLO attainment against laptop clients, ${t#*:}"
+		echo "The share of requests that meet the SLO as laptop clients are added, ${t#*:}: where a protocol falls below 90% is its capacity."
+		echo
+	done
+	claim_body f
+}
+
 # The experiments that back no single claim.
 others() {
 	echo '## Other figures'
@@ -121,6 +136,7 @@ trap 'rm -f "$tmp"' EXIT
 	claim_c
 	claim_d
 	claim_e
+	claim_f
 	others
 } > "$tmp"
 mv "$tmp" "$dir/REPORT.md"

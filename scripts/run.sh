@@ -2,14 +2,16 @@
 # run.sh BUILD: the main job (`make run`). Under results/paper/: the paper's
 # setting under each protocol (runs/), the sweeps of configs/sweeps/ on 2
 # workers (sweeps/), a traced async run (trace/), the formulas of the
-# setting (formulas.json), the verdicts on the paper's claims
+# setting (formulas.json; formulas-cloud-*.json for the cloud-spec
+# sweeps' targets), the verdicts on the paper's claims
 # (claims.json), the figures (plots/), REPORT.md, and the event
 # queue's speed (bench/). A line "[i/N] ..." before each step.
 set -eu
 build=${1:-build}
 bin=$build/hybridspec
 out=results/paper
-sweeps="itl-vs-tenants itl-vs-rtt itl-vs-rtt-alpha batching itl-vs-gamma queueing"
+sweeps="itl-vs-tenants itl-vs-rtt itl-vs-rtt-alpha batching itl-vs-gamma queueing
+cloud-spec-itl cloud-spec-capacity"
 n=$((6 + $(echo "$sweeps" | wc -w)))
 i=0
 t0=$(date +%s)
@@ -26,6 +28,12 @@ for p in edge_only cloud_only sync async multi_tenant; do
 	"$bin" run "configs/paper/$p.json" -o "$out/runs/$p"
 done
 "$bin" formulas configs/paper/async.json --json > "$out/formulas.json"
+# the cloud-spec sweeps' targets: LLaMA-2-7B on one GPU, 70B on 2 and 4
+for t in llama2-7b:1 llama2-70b:2 llama2-70b:4; do
+	"$bin" formulas configs/cloud/base.json --json \
+		--set "/cloud/model=\"${t%:*}\"" --set "/cloud/tp=${t#*:}" \
+		> "$out/formulas-cloud-${t%:*}-tp${t#*:}.json"
+done
 
 for s in $sweeps; do
 	step "sweep $s"

@@ -5,6 +5,10 @@
 #       -v by=protocol.kind [-v xscale=1] [-v scale=1e3] \
 #       [-v per=cloud.gpus_mean] sweep.csv
 #
+# With -v where="COL=VALUE;COL=VALUE", only the rows whose columns hold
+# those values (as the file writes them; VALUE may be the end of it, for
+# paths) are taken.
+#
 # A block is a title line (the series value in quotes, for gnuplot's `title
 # columnheader(1)`) and rows "X MEAN CI95" in file order: x times `xscale`;
 # y's `_mean` and `_ci95` columns times `scale`, divided by the column
@@ -28,9 +32,20 @@ NR == 1 {
 	cc = col(y "_ci95")
 	cb = by != "" ? col(by) : 0
 	cp = per != "" ? col(per) : 0
+	nw = where != "" ? split(where, conds, ";") : 0
+	for (i = 1; i <= nw; i++) {
+		eq = index(conds[i], "=")
+		wcol[i] = col(substr(conds[i], 1, eq - 1))
+		wval[i] = substr(conds[i], eq + 1)
+	}
 	next
 }
 {
+	for (i = 1; i <= nw; i++) {
+		v = $(wcol[i])
+		if (v != wval[i] && substr(v, length(v) - length(wval[i]) + 1) != wval[i])
+			next
+	}
 	s = cb ? $cb : (title != "" ? title : y)
 	if (!(s in rows))
 		order[++n] = s

@@ -406,11 +406,11 @@ static int read_slo(struct jx *x, json_t *v, const char *p,
  * target's vocabulary; a device profile was measured with the draft; an
  * acceptance profile was measured with this target and draft, or is
  * declared a proxy for them. */
-static int check_models(struct jx *x, const char *p, const struct cfg_group *g,
+static int check_models(struct jx *x, const char *p, struct cfg_group *g,
 			const struct cfg_cloud *cl)
 {
 	const struct shape *d = &g->proto.draft.model, *t = &cl->model;
-	const struct cfg_accept *a = &g->accept;
+	struct cfg_accept *a = &g->accept;
 
 	if (!cfg_proto_drafts(&g->proto.caps))
 		return 0;
@@ -439,8 +439,15 @@ static int check_models(struct jx *x, const char *p, const struct cfg_group *g,
 			       "with %s, but the group's draft is %s (%s/protocol/"
 			       "draft/model)", x->file, p, g->device.model,
 			       d->name, p);
-	if (a->proxy || !a->target[0])
+	if (!a->target[0])
 		return 0;
+	if (a->proxy) {
+		size_t at = strlen(a->source);
+
+		snprintf(a->source + at, sizeof(a->source) - at, ", a proxy for "
+			 "%s against %s", d->name, t->name);
+		return 0;
+	}
 	if (strcmp(a->target, t->name) || (a->draft[0] &&
 					    strcmp(a->draft, d->name))) {
 		const struct shape *pt = shape_find(a->target);

@@ -12,6 +12,7 @@
 #include "mem.h"
 
 #include <glob.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,8 +20,8 @@
 #include <string.h>
 
 enum {
-	HIDE_SHARE, KEEP_RATIO, BATCH_SHARE, ITL_COST, BLOWUP, CLOSE,
-	N_THRESHOLDS
+	HIDE_SHARE, KEEP_RATIO, BATCH_SHARE, ITL_COST, BLOWUP, CLOSE, ATTAIN,
+	CAP_CLOSE, N_THRESHOLDS
 };
 
 /* A threshold a verdict uses: its name, value and what it decides. */
@@ -44,6 +45,11 @@ static const struct threshold {
 		"2x" },
 	[CLOSE] = { "close", 0.15, "(e) ITL close to drafting speed: within "
 		"15% of the edge's draft time per token (from its profile)" },
+	[ATTAIN] = { "attain", 0.90, "(f) a GPU carries N clients when at "
+		"least 90% of their requests meet the SLO (TTFT and TPOT)" },
+	[CAP_CLOSE] = { "cap_close", 0.25, "(f) the capacity claim holds where "
+		"edge drafting's clients per GPU over cloud_spec's is within 25% "
+		"of 1 + gamma t_d / t_v" },
 	{ 0 },
 };
 
@@ -882,6 +888,280 @@ static int claim_e(json_t *claims, const char *dir, const struct rtt *d)
 	return 0;
 }
 
+/* ---- (f): cloud-side speculation, the baseline to beat ---- */
+
+/* The devices and targets of the cloud-spec sweeps, and the edge
+ * protocols against cloud_spec. */
+#define F_DEVICES 4
+#define F_TARGETS 8
+#define F_PROTOS 4
+static const char *const f_protos[F_PROTOS] = { "sync", "async", "cloud_spec",
+						"cloud_only" };
+
+struct f_keys {
+	const char *dev[F_DEVICES], *model[F_TARGETS], *tp[F_TARGETS];
+	size_t nd, nt;
+};
+
+/* A device's label: its profile's file name without "edge-" and the
+ * model and format after the device. */
+static void dev_label(const char *profile, char *out, size_t n)
+{
+	const char *b = strrchr(profile, '/') ? strrchr(profile, '/') + 1 : profile;
+	const char *end = strstr(b, "-llama2");
+
+	if (!strncmp(b, "edge-", 5))
+		b += 5;
+	snprintf(out, n, "%.*s", end ? (int)(end - b) : (int)strlen(b), b);
+}
+
+static void key_index(const char **v, size_t *n, size_t cap, const char *s)
+{
+	size_t i = 0;
+
+	while (i < *n && strcmp(v[i], s))
+		i++;
+	if (i == *n && *n < cap)
+		v[(*n)++] = s;
+}
+
+/* Clients per GPU for one (device, target, protocol) of the capacity
+ * sweep: the tenant count where SLO attainment falls through the
+ * threshold, interpolated in log N between the last count that meets it
+ * and the next; 0 when the fewest fail, -1 when even the most pass. */
+static double clients_at(const struct csv *c, const int *col, const char *dev,
+			 const char *model, const char *tp, const char *proto)
+{
+	double lo_n = 0, lo_a = 0;
+
+	for (size_t r = 0; r < c->nrow; r++) {
+		double n = csv_num(c, r, col[3]), a = csv_num(c, r, col[4]);
+
+		if (strcmp(csv_str(c, r, col[0]), dev) ||
+		    strcmp(csv_str(c, r, col[1]), model) ||
+		    strcmp(csv_str(c, r, col[2]), tp) ||
+		    strcmp(csv_str(c, r, col[5]), proto))
+			continue;
+		if (a >= TH(ATTAIN)) {
+			lo_n = n;
+			lo_a = a;
+			continue;
+		}
+		if (lo_n == 0)
+			return 0;
+		return lo_n * pow(n / lo_n, (lo_a - TH(ATTAIN)) / (lo_a - a));
+	}
+	return lo_n > 0 ? -1 : 0;
+}
+
+static int claim_f(json_t *claims, const char *dir, struct err *e)
+{
+	static const char *const inames[] = { "tenants.0.device.profile",
+		"cloud.model", "cloud.tp", "tenants.0.acceptance.alpha",
+		"tenants.0.wan.rtt_s", "protocol.kind", "all.tpot_s_mean", NULL };
+	static const char *const cnames[] = { "tenants.0.device.profile",
+		"cloud.model", "cloud.tp", "tenants.0.count",
+		"all.slo_attainment_mean", "protocol.kind", NULL };
+	static const char *const lheads[] = { "device", "target", "points",
+		"edge faster than cloud_spec", "best edge / cloud_spec TPOT",
+		"at alpha, RTT (ms)", "cloud_spec TPOT there (ms)",
+		"cloud_only (ms)", NULL };
+	static const char *const cheads[] = { "device", "target", "sync",
+		"async", "cloud_spec", "cloud_only", "edge / cloud_spec",
+		"1 + gamma t_d / t_v", "within 25%", NULL };
+	json_t *blocks, *c = claim(claims, "f", "Cloud-side speculative decoding "
+				   "is the baseline edge drafting must beat "
+				   "(arXiv 2606.25091)", &blocks), *rows;
+	struct csv l = { 0 }, k = { 0 };
+	struct f_keys keys = { 0 };
+	int lc[8], kc[8], rl, rk;
+	size_t wins = 0, points = 0, cap_rows = 0, cap_ok = 0, no_edge = 0;
+	double best_ratio = 0, most = 0;
+	char v[512];
+
+	if ((rl = sweep(&l, dir, "cloud-spec-itl", blocks, true, e)) <= 0)
+		return rl;
+	if ((rk = sweep(&k, dir, "cloud-spec-capacity", blocks, true, e)) <= 0) {
+		csv_release(&l);
+		return rk;
+	}
+	if (cols(&l, inames, lc, e) < 0 || cols(&k, cnames, kc, e) < 0) {
+		csv_release(&l);
+		csv_release(&k);
+		return -1;
+	}
+	for (size_t r = 0; r < l.nrow; r++) {
+		size_t t = 0;
+
+		key_index(keys.dev, &keys.nd, F_DEVICES, csv_str(&l, r, lc[0]));
+		while (t < keys.nt && (strcmp(keys.model[t], csv_str(&l, r, lc[1])) ||
+				       strcmp(keys.tp[t], csv_str(&l, r, lc[2]))))
+			t++;
+		if (t == keys.nt && keys.nt < F_TARGETS) {
+			keys.model[t] = csv_str(&l, r, lc[1]);
+			keys.tp[t] = csv_str(&l, r, lc[2]);
+			keys.nt++;
+		}
+	}
+	for (size_t r = 0; r < k.nrow; r++)
+		most = fmax(most, csv_num(&k, r, kc[3]));
+	text(blocks, "The alternative to drafting on the edge is speculation run "
+	     "wholly in the cloud (cloud_spec, docs/protocols.md): the cloud "
+	     "drafts with its own copy of the draft (the device's model in "
+	     "W4A16) and verifies, and streams each verdict's tokens down. "
+	     "arXiv 2606.25091 argues that at WAN round trips edge drafting "
+	     "cannot beat it on latency, and that edge drafting's gain is "
+	     "capacity: a saturated server carries about 1 + gamma t_d / t_v "
+	     "times more clients (t_d a draft step in the cloud, t_v a "
+	     "verification). Latency: one client alone, iid alpha and RTT swept "
+	     "(sweep cloud-spec-itl), mean TPOT of the edge's best protocol "
+	     "(sync or async) against cloud_spec's at each point:");
+	rows = table(blocks, lheads);
+	for (size_t di = 0; di < keys.nd; di++) {
+		for (size_t ti = 0; ti < keys.nt; ti++) {
+			double best = INFINITY, cs_at = 0, co_at = 0;
+			size_t n = 0, w = 0;
+			char where[64] = "", dl[64];
+			json_t *rw;
+
+			for (size_t r = 0; r < l.nrow; r++) {
+				double edge = INFINITY, cs = 0, co = 0;
+
+				if (strcmp(csv_str(&l, r, lc[5]), "sync") ||
+				    strcmp(csv_str(&l, r, lc[0]), keys.dev[di]) ||
+				    strcmp(csv_str(&l, r, lc[1]), keys.model[ti]) ||
+				    strcmp(csv_str(&l, r, lc[2]), keys.tp[ti]))
+					continue;
+				/* the point's other protocols: the rows equal to it
+				 * but for the protocol */
+				for (size_t q = 0; q < l.nrow; q++) {
+					const char *p = csv_str(&l, q, lc[5]);
+					double x = csv_num(&l, q, lc[6]);
+					bool same = true;
+
+					for (int j = 0; j < 5; j++)
+						same &= !strcmp(csv_str(&l, q, lc[j]),
+								csv_str(&l, r, lc[j]));
+					if (!same)
+						continue;
+					if (!strcmp(p, "cloud_spec"))
+						cs = x;
+					else if (!strcmp(p, "cloud_only"))
+						co = x;
+					else if (x < edge)
+						edge = x;
+				}
+				if (!(cs > 0))
+					continue;
+				n++;
+				w += edge < cs;
+				if (edge / cs < best) {
+					best = edge / cs;
+					cs_at = cs;
+					co_at = co;
+					snprintf(where, sizeof(where), "%s, %.0f",
+						 csv_str(&l, r, lc[3]),
+						 1e3 * csv_num(&l, r, lc[4]));
+				}
+			}
+			if (!n)
+				continue;
+			points += n;
+			wins += w;
+			dev_label(keys.dev[di], dl, sizeof(dl));
+			rw = row(rows);
+			cell(rw, "%s", dl);
+			cell(rw, "%s tp %s", keys.model[ti], keys.tp[ti]);
+			cell(rw, "%zu", n);
+			cell(rw, "%zu", w);
+			cell(rw, "%.2f", best);
+			cell(rw, "%s", where);
+			cell(rw, "%.1f", 1e3 * cs_at);
+			cell(rw, "%.1f", 1e3 * co_at);
+		}
+	}
+	text(blocks, "Capacity: clients per GPU (the tenant count at which fewer "
+	     "than %d%% of requests meet the SLO of configs/cloud/base.json, "
+	     "interpolated in log N between the counts swept, divided by the "
+	     "GPUs of a replica; sweep cloud-spec-capacity), against the claim's "
+	     "ratio from `hybridspec formulas` at one request's costs "
+	     "(formulas-cloud-MODEL-tpN.json). A cell is empty where the fewest "
+	     "tenants swept already miss the SLO (footnote a) and reads \">\" "
+	     "where the most still meet it. Each admitted request holds its KV "
+	     "cache for its whole life, so requests that last longer (the edge's, "
+	     "at the device's drafting speed) let fewer clients through a GPU "
+	     "where the cache, not GPU time, is what runs out; the claim's ratio "
+	     "counts GPU time only.", (int)(100 * TH(ATTAIN)));
+	rows = table(blocks, cheads);
+	for (size_t di = 0; di < keys.nd; di++) {
+		for (size_t ti = 0; ti < keys.nt; ti++) {
+			double cl[F_PROTOS], gpus = atof(keys.tp[ti]), edge, pred;
+			char fpath[256], dl[64];
+			bool have = true, ok;
+			json_t *rw = row(rows);
+
+			dev_label(keys.dev[di], dl, sizeof(dl));
+			cell(rw, "%s", dl);
+			cell(rw, "%s tp %s", keys.model[ti], keys.tp[ti]);
+			for (int p = 0; p < F_PROTOS; p++) {
+				cl[p] = clients_at(&k, kc, keys.dev[di],
+						   keys.model[ti], keys.tp[ti],
+						   f_protos[p]);
+				if (cl[p] == 0)
+					cell(rw, "%s", "(a)");
+				else if (cl[p] < 0)
+					cell(rw, "> %.0f", most / gpus);
+				else
+					cell(rw, "%.0f", cl[p] / gpus);
+			}
+			snprintf(fpath, sizeof(fpath), "formulas-cloud-%s-tp%s.json",
+				 keys.model[ti], keys.tp[ti]);
+			pred = num_at(dir, fpath, "/cloud_spec_capacity_ratio",
+				      &have);
+			edge = fmax(cl[0], cl[1]);
+			if (edge <= 0 || cl[2] <= 0) {
+				no_edge += edge <= 0;
+				cell(rw, "%s", "");
+			} else {
+				cap_rows++;
+				best_ratio = fmax(best_ratio, edge / cl[2]);
+				cell(rw, "%.2f", edge / cl[2]);
+			}
+			if (have)
+				cell(rw, "%.2f", pred);
+			else
+				cell(rw, "%s", "");
+			if (edge <= 0 || cl[2] <= 0) {
+				cell(rw, "%s", "");
+				continue;
+			}
+			ok = have && fabs(g6(edge / cl[2]) / pred - 1) <= TH(CAP_CLOSE);
+			cap_ok += ok;
+			cell(rw, "%s", ok ? "yes" : "no");
+		}
+	}
+	text(blocks, "(a) even the fewest tenants swept miss the SLO: with this "
+	     "device the edge's own drafting makes the TPOT SLO unreachable.");
+	snprintf(v, sizeof(v), "%s on latency: edge drafting is faster than "
+		 "cloud_spec at %zu of %zu points swept; %s on capacity: %s",
+		 wins ? "does not hold" : "holds", wins, points,
+		 cap_ok == cap_rows && cap_rows ? "holds" : "does not hold",
+		 cap_rows == 0 ? "no device meets the SLO by drafting" : "");
+	if (cap_rows) {
+		size_t at = strlen(v);
+
+		snprintf(v + at, sizeof(v) - at, "the ratio is within %d%% of 1 + "
+			 "gamma t_d / t_v in %zu of %zu cases, edge drafting "
+			 "carrying at most %.2fx cloud_spec's clients per GPU%s",
+			 (int)(100 * TH(CAP_CLOSE)), cap_ok, cap_rows, best_ratio,
+			 no_edge ? ", and with the phone not at all" : "");
+	}
+	verdict(c, blocks, v);
+	csv_release(&l);
+	csv_release(&k);
+	return 0;
+}
+
 /* ---- what backs no single claim ---- */
 
 /* The paper's setting: a row per run of the protocols. */
@@ -971,6 +1251,7 @@ json_t *claims_compute(const char *dir, const char *calib, struct err *e)
 	if (rtt_read(&d, dir, e) < 0 || claim_a(claims, &d, e) < 0 ||
 	    claim_b(claims, calib, e) < 0 || claim_c(claims, dir, e) < 0 ||
 	    claim_d(claims, dir, e) < 0 || claim_e(claims, dir, &d) < 0 ||
+	    claim_f(claims, dir, e) < 0 ||
 	    others(json_object_get(out, "others"), dir, e) < 0) {
 		json_decref(out);
 		out = NULL;

@@ -478,31 +478,63 @@ static int check_point(const struct sweep *s, size_t p, struct err *e)
 			  *label ? " (" : "", label, *label ? ")" : "");
 }
 
+/* The base with "set" and the n overrides more (borrowed), loaded and
+ * released: 0, or -1 with e's message. */
+static int load_with(const struct sweep *s, char *const *more, size_t n,
+		     struct err *e)
+{
+	const char **sets = xcalloc(s->n_set + n, sizeof(*sets));
+	struct cfg c;
+	int rc;
+
+	for (size_t k = 0; k < s->n_set; k++)
+		sets[k] = s->set[k];
+	for (size_t k = 0; k < n; k++)
+		sets[s->n_set + k] = more[k];
+	rc = cfg_load(&c, s->base, sets, s->n_set + n, e);
+	free(sets);
+	if (rc == 0)
+		cfg_release(&c);
+	return rc;
+}
+
 int sweep_check(const struct sweep *s, struct err *e)
 {
-	/* each value alone first, so that a bad one is named where it is */
-	for (size_t a = 0; a < s->n_axes; a++) {
+	char **row = xcalloc(s->n_axes + 1, sizeof(*row));
+	size_t nz = 0;
+	int rc = 0;
+
+	/* each grid value alone, and each row of the zip lists together (a
+	 * row's values are meant together), so that a bad one is named where
+	 * it is */
+	for (size_t a = 0; a < s->n_axes && rc == 0; a++) {
 		const struct sweep_axis *ax = &s->axes[a];
 
-		for (size_t i = 0; i < json_array_size(ax->values); i++) {
-			const char **sets = xcalloc(s->n_set + 1, sizeof(*sets));
-			char *one = set_text(ax->ptr,
-					     json_array_get(ax->values, i));
-			struct cfg c;
-			int rc;
+		for (size_t i = 0; !ax->zip && i < json_array_size(ax->values) &&
+				   rc == 0; i++) {
+			char *one = set_text(ax->ptr, json_array_get(ax->values, i));
 
-			for (size_t k = 0; k < s->n_set; k++)
-				sets[k] = s->set[k];
-			sets[s->n_set] = one;
-			rc = cfg_load(&c, s->base, sets, s->n_set + 1, e);
+			if ((rc = load_with(s, &one, 1, e)) < 0)
+				err_prefix(e, "%s: %s/%zu", s->file, ax->where, i);
 			free(one);
-			free(sets);
-			if (rc < 0)
-				return err_prefix(e, "%s: %s/%zu", s->file,
-						  ax->where, i);
-			cfg_release(&c);
 		}
 	}
+	for (size_t i = 0; i < s->zip_len && rc == 0; i++) {
+		nz = 0;
+		for (size_t a = 0; a < s->n_axes; a++)
+			if (s->axes[a].zip)
+				row[nz++] = set_text(s->axes[a].ptr,
+						     json_array_get(s->axes[a].values,
+								    i));
+		if (nz && (rc = load_with(s, row, nz, e)) < 0)
+			err_prefix(e, "%s: /zip: the values at index %zu", s->file,
+				   i);
+		for (size_t k = 0; k < nz; k++)
+			free(row[k]);
+	}
+	free(row);
+	if (rc < 0)
+		return -1;
 	/* then every point, as far as a run goes before it simulates */
 	for (size_t p = 0; p < s->n_points; p++)
 		if (check_point(s, p, e) < 0)

@@ -239,6 +239,53 @@ static void claim_e_close(void)
 	EXPECT("e", "does not hold");
 }
 
+/* (f): one device and target; the latency rows at one point, the capacity
+ * rows at 100 and 1000 clients: sync 158, async 316, cloud_spec 126 by the
+ * log interpolation through 90%, so edge / cloud_spec 2.51 against the
+ * formula's 2.4 (within 25%). */
+static void claim_f_cloud_spec(void)
+{
+	static const char cap[] =
+		"point,tenants.0.device.profile,cloud.model,cloud.tp,"
+		"tenants.0.count,all.slo_attainment_mean,protocol.kind\n"
+		"0,d.json,m,1,100,1,sync\n1,d.json,m,1,1000,0.5,sync\n"
+		"2,d.json,m,1,100,1,async\n3,d.json,m,1,1000,0.8,async\n"
+		"4,d.json,m,1,100,1,cloud_spec\n5,d.json,m,1,1000,0,cloud_spec\n"
+		"6,d.json,m,1,100,1,cloud_only\n7,d.json,m,1,1000,1,cloud_only\n";
+	char itl[1024];
+
+	for (int k = 0; k < 2; k++) {
+		snprintf(itl, sizeof(itl),
+			 "point,tenants.0.device.profile,cloud.model,cloud.tp,"
+			 "tenants.0.acceptance.alpha,tenants.0.wan.rtt_s,"
+			 "protocol.kind,all.tpot_s_mean\n"
+			 "0,d.json,m,1,0.8,0.05,sync,0.05\n"
+			 "1,d.json,m,1,0.8,0.05,async,%s\n"
+			 "2,d.json,m,1,0.8,0.05,cloud_spec,0.01\n"
+			 "3,d.json,m,1,0.8,0.05,cloud_only,0.02\n",
+			 k ? "0.005" : "0.04");
+		put("sweeps/cloud-spec-itl/sweep.csv", itl);
+		put("sweeps/cloud-spec-capacity/sweep.csv", cap);
+		put("formulas-cloud-m-tp1.json",
+		    "{\"cloud_spec_capacity_ratio\": 2.4}");
+		EXPECT("f", k ? "does not hold on latency: edge drafting is faster "
+		       "than cloud_spec at 1 of 1 points swept; holds on capacity: "
+		       "the ratio is within 25% of 1 + gamma t_d / t_v in 1 of 1 "
+		       "cases, edge drafting carrying at most 2.51x cloud_spec's "
+		       "clients per GPU"
+		       : "holds on latency: edge drafting is faster than cloud_spec "
+		       "at 0 of 1 points swept; holds on capacity: the ratio is "
+		       "within 25% of 1 + gamma t_d / t_v in 1 of 1 cases, edge "
+		       "drafting carrying at most 2.51x cloud_spec's clients per "
+		       "GPU");
+	}
+	put("formulas-cloud-m-tp1.json", "{\"cloud_spec_capacity_ratio\": 1.5}");
+	EXPECT("f", "does not hold on latency: edge drafting is faster than "
+	       "cloud_spec at 1 of 1 points swept; does not hold on capacity: the "
+	       "ratio is within 25% of 1 + gamma t_d / t_v in 0 of 1 cases, edge "
+	       "drafting carrying at most 2.51x cloud_spec's clients per GPU");
+}
+
 /* With nothing in the folder, every claim says what it lacks and has no
  * verdict; the thresholds are stated all the same. */
 static void claims_missing_inputs(void)
@@ -250,8 +297,8 @@ static void claims_missing_inputs(void)
 
 	snprintf(calib, sizeof(calib), "%s/calib", t_tmpdir());
 	out = claims_compute(t_tmpdir(), calib, &e);
-	CHECK(out && json_array_size(json_object_get(out, "claims")) == 5 &&
-	      json_array_size(json_object_get(out, "thresholds")) == 6);
+	CHECK(out && json_array_size(json_object_get(out, "claims")) == 6 &&
+	      json_array_size(json_object_get(out, "thresholds")) == 8);
 	json_array_foreach(json_object_get(out, "claims"), i, c) {
 		const char *first = json_string_value(json_object_get(
 			json_array_get(json_object_get(c, "blocks"), 0), "text"));
@@ -273,6 +320,8 @@ const struct tcase claims_tests[] = {
 	{ "claims: (c) batching keeps the GPU busy, up to a tenant count",
 	  claim_c_batching },
 	{ "claims: (d) ITL blows up past the knee", claim_d_queueing },
+	{ "claims: (f) cloud_spec against edge drafting, latency and capacity",
+	  claim_f_cloud_spec },
 	{ "claims: (e) async ITL close to the draft time", claim_e_close },
 	{ "claims: missing inputs give no verdict", claims_missing_inputs },
 	{ 0 },
