@@ -321,6 +321,11 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 		px[i] = o->prefill[i];
 		pt[i] = calib_prefill_s(c, &st, o->prefill[i], o->reps, o->min_s);
 		progress(o->progress, "prefill", o->prefill[i], 0, pt[i]);
+		/* more tokens never take less time: a median below the one
+		 * before is the shared machine's noise (the profile reader
+		 * refuses a prefill series that falls) */
+		if (i && pt[i] < pt[i - 1])
+			pt[i] = pt[i - 1];
 	}
 	/* the prefill overwrote the first positions with real activations of
 	 * arbitrary tokens: as good as random for timing */
