@@ -541,6 +541,51 @@ static int print_table(struct err *e)
 	return rc;
 }
 
+/* Requests a second the cloud carries, of group g's protocol at its mean
+ * lengths, into o. The GPU: its verify tokens a second over the tokens a
+ * request has verified (its prompt, and gamma + 1 a round; cloud_spec's
+ * drafts too). The KV cache: slots of prompt + output tokens, each held
+ * from admission to the request's end. A request admitted at once holds
+ * its slot for its whole life L (its prefill, its tokens at t_token each, a
+ * round trip for the prompt and the DONE): past slots / L a second requests
+ * wait for a slot (an M/D/c queue of service L below it). A request of the
+ * edge that waits does so while its device prefills, so it then holds its
+ * slot the less: the queue grows without bound only past slots / H, H the
+ * hold of a request admitted as its device's prefill ends (the cloud's
+ * prefill, its tokens, a round trip). The smaller of the GPU's and the
+ * cache's bounds is the capacity. */
+static void request_capacity(const struct cfg *c, const struct cfg_group *g,
+			     const struct cost *cost, double cap_tokens_s,
+			     double alpha, double t_token, double rtt, json_t *o)
+{
+	const struct proto_caps *k = &g->proto.caps;
+	double prompt = dist_mean(&g->workload.prompt_tokens);
+	double out = dist_mean(&g->workload.output_tokens);
+	double rounds = out / fm_expected_accepted(alpha, g->proto.gamma);
+	double per_req = prompt + (k->speculates ? rounds * (g->proto.gamma + 1)
+			 : k->cloud_drafts ? rounds * (2 * g->proto.gamma + 1) : out);
+	double cloud_prefill = cost_iter_s(cost, &(struct cost_batch){
+		(long)prompt, 1, 0, prompt * prompt / 2 }, NULL, NULL);
+	double hold = cloud_prefill + out * t_token + rtt;
+	double life = hold + (k->uses_edge ? g->device.prefill_base_s +
+			      g->device.prefill_per_token_s * prompt -
+			      cloud_prefill : 0);
+	double slots = floor((double)c->cloud.kv_capacity_tokens / (prompt + out));
+	double r = (double)c->cloud.replicas, kv = r * slots / hold;
+	double gpu = cap_tokens_s / per_req;
+
+	json_object_set_new(o, "kv_slots", json_real(r * slots));
+	json_object_set_new(o, "request_lifetime_s", json_real(life));
+	json_object_set_new(o, "kv_hold_min_s", json_real(hold));
+	json_object_set_new(o, "kv_wait_onset_requests_per_s",
+			    json_real(r * slots / life));
+	json_object_set_new(o, "capacity_requests_per_s_kv", json_real(kv));
+	json_object_set_new(o, "capacity_requests_per_s_gpu", json_real(gpu));
+	json_object_set_new(o, "capacity_requests_per_s", json_real(fmin(kv, gpu)));
+	json_object_set_new(o, "capacity_bound", json_string(kv < gpu ? "KV cache"
+								  : "GPU"));
+}
+
 /* The formulas for group 0 of a config, at its mean lengths. */
 static void print_config(const struct cfg *c, bool json)
 {
@@ -636,6 +681,18 @@ static void print_config(const struct cfg *c, bool json)
 		json_object_set_new(o, "cloud_spec_capacity_ratio", json_real(
 			fm_cloud_spec_capacity_ratio(gamma, td, v)));
 	}
+	{
+		double tt = p->caps.cloud_drafts ? fm_cloud_spec_s_per_token(alpha,
+						   gamma, td, v)
+			  : !p->caps.uses_cloud ? d
+			  : !p->caps.speculates ? step
+			  : p->window >= 2 ? json_real_value(json_object_get(o,
+				"t_async_renewal_s_per_token"))
+			  : fm_sync_s_per_token(alpha, gamma, d, tnet, v);
+
+		if (p->caps.uses_cloud)
+			request_capacity(c, g, &cost, cap, alpha, tt, rtt, o);
+	}
 	if (json) {
 		s = jx_dumps(o);
 		fputs(s, stdout);
@@ -691,6 +748,23 @@ static void print_config(const struct cfg *c, bool json)
 		       "2606.25091; linear costs: formulas --check)\n",
 		       fm_cloud_spec_capacity_ratio(gamma, td, v));
 	}
+	if (json_object_get(o, "capacity_requests_per_s"))
+		printf("requests: capacity %.3f a second (%s bound; the GPU's "
+		       "%.3f; the KV cache's %.0f slots, held %.1f s by a request "
+		       "admitted at once and %.1f s by one admitted as its device's "
+		       "prefill ends: requests wait from %.3f a second, without "
+		       "bound from %.3f)\n",
+		       json_real_value(json_object_get(o, "capacity_requests_per_s")),
+		       json_string_value(json_object_get(o, "capacity_bound")),
+		       json_real_value(json_object_get(o,
+				"capacity_requests_per_s_gpu")),
+		       json_real_value(json_object_get(o, "kv_slots")),
+		       json_real_value(json_object_get(o, "request_lifetime_s")),
+		       json_real_value(json_object_get(o, "kv_hold_min_s")),
+		       json_real_value(json_object_get(o,
+				"kv_wait_onset_requests_per_s")),
+		       json_real_value(json_object_get(o,
+				"capacity_requests_per_s_kv")));
 	printf("M/D/1 wait rho v / 2(1 - rho) at load 0.5, 0.8, 0.9: %.3f, %.3f, "
 	       "%.3f ms\n", 1e3 * fm_md1_wait_s(0.5, v), 1e3 * fm_md1_wait_s(0.8, v),
 	       1e3 * fm_md1_wait_s(0.9, v));

@@ -99,21 +99,26 @@ else
 	echo "plots: skipped hidden-share: no iid shares in $dir/claims.json"
 fi
 
-# Past capacity: mean ITL and queue wait on one axis, the capacity marked.
-f=$dir/sweeps/queueing/sweep.csv
-if [ -f "$f" ]; then
+# The stationary queue of claim (d), from its numbers in claims.json: the
+# mean wait for the KV cache, measured and predicted, and the delivered
+# rate, against the offered load (both in units of the capacity).
+if [ -f "$dir/claims.json" ] &&
+	[ -n "$(jq -r '.claims[] | select(.id == "d") | .queue[]?' "$dir/claims.json")" ]; then
+	q() { jq -r ".claims[] | select(.id == \"d\") | .queue[] | $1" "$dir/claims.json"; }
 	{
-		awk -F, -f "$lib/series.awk" -v x=tenants.0.count \
-			-v y=all.itl_s.mean -v scale=1e3 -v title='mean ITL' "$f"
-		printf '\n\n'
-		awk -F, -f "$lib/series.awk" -v x=tenants.0.count \
-			-v y=cloud.queue_wait_s.mean -v scale=1e3 \
-			-v title='mean wait in the cloud queue' "$f"
+		echo '"measured"'
+		q 'select(.wait_s > 0) | "\(.load) \(.wait_s) 0"'
+		printf '\n\n"predicted (M/D/c, then L - c / lambda)"\n'
+		q 'select(.predicted_s > 0.01) | "\(.load) \(.predicted_s) 0"'
 	} > "$data/queueing.dat"
-	cap=$(jget "$dir/formulas.json" /capacity_tenants)
-	gp lines queueing "data='$data/queueing.dat'; $tenants; yl='time (ms)'; logy=10; ti='Beyond capacity: ITL and queueing against tenants'${cap:+; vline=$cap; vlabel='capacity (formulas)'}"
+	gp lines queueing "data='$data/queueing.dat'; xl='offered load (1 = the capacity formulas gives)'; yl='mean wait for the KV cache (s)'; logy=10; key='bottom right'; ti='A stationary queue: the wait for the cache against the load'; vline=1; vlabel='capacity'"
+	{
+		echo '"delivered"'
+		q '"\(.load) \(.delivered) 0"'
+	} > "$data/queueing-throughput.dat"
+	gp lines queueing-throughput "data='$data/queueing-throughput.dat'; xl='offered load (1 = the capacity formulas gives)'; yl='delivered requests/s (1 = the capacity)'; key='top left'; ti='Delivered rate against the offered load'; vline=1; vlabel='capacity'"
 else
-	echo "plots: skipped queueing: no $f"
+	echo "plots: skipped queueing: no queueing figures in $dir/claims.json"
 fi
 
 # Acceptance profiles, by alpha: alpha and perplexity per format, and E[A].

@@ -17,10 +17,12 @@ if [ ! -f "$claims" ]; then
 	exit 1
 fi
 
-# figure NAME CAPTION: the image, when plots.sh made it
+# figure NAME ALT SHOWS: the image (PNG; plots/ has the SVG beside it), when
+# plots.sh made it, and the sentence SHOWS saying what it shows
 figure() {
 	if [ -f "$dir/plots/$1.png" ]; then
-		printf '![%s](plots/%s.png)\n\n' "$2" "$1"
+		printf '![%s](plots/%s.png)\n\n%s ([SVG](plots/%s.svg))\n\n' \
+			"$2" "$1" "$3" "$1"
 	else
 		printf '(figure %s: not made, its inputs were missing)\n\n' "$1"
 	fi
@@ -51,31 +53,32 @@ claim_body() {
 # (a) async hides WAN latency: ITL against RTT, async beside sync
 claim_a() {
 	claim_head a
-	figure itl-vs-rtt 'ITL against RTT'
-	figure hidden-share 'share of the WAN latency async hides, against alpha'
+	figure itl-vs-rtt 'ITL against RTT' 'Mean inter-token latency of the paper setting against the WAN round trip, by protocol: a flat line hides the WAN, a line rising with sync'"'"'s does not.'
+	figure hidden-share 'share of the WAN latency async hides, against alpha' 'The share of sync'"'"'s growth with the RTT that async removes, at each iid alpha and at the measured drafts; the dashed level is the threshold.'
 	claim_body a
 }
 
 # (b) W4A16 keeps alpha high and W4A4 does not: the acceptance profiles
 claim_b() {
 	claim_head b
-	figure quant 'alpha and perplexity against the draft format'
-	figure accept-ea 'E[A] against gamma'
+	figure quant 'alpha and perplexity against the draft format' 'Greedy acceptance (alpha) and the draft'"'"'s perplexity for each model and format measured, from the acceptance profiles.'
+	figure accept-ea 'E[A] against gamma' 'Tokens committed per verification against the block length, measured along the text, beside the iid prediction at each profile'"'"'s alpha.'
 	claim_body b
 }
 
 # (c) batching keeps the GPU busy: continuous against dedicated
 claim_c() {
 	claim_head c
-	figure batching-busy 'GPU busy fraction against tenants'
-	figure batching-throughput 'tokens/s per GPU against tenants'
+	figure batching-busy 'GPU busy fraction against tenants' 'How busy the GPU is as tenants are added: one shared GPU (continuous batching) against a GPU per tenant.'
+	figure batching-throughput 'tokens/s per GPU against tenants' 'Committed tokens a second per GPU as tenants are added, shared against dedicated GPUs.'
 	claim_body c
 }
 
 # (d) queueing delay beyond capacity: many tenants on one GPU
 claim_d() {
 	claim_head d
-	figure queueing 'ITL against tenants, past capacity'
+	figure queueing 'wait for the KV cache against the offered load' 'The mean wait for a KV-cache slot against the offered load, measured and as the formulas predict it, up to the capacity where the queue stops emptying.'
+	figure queueing-throughput 'delivered against offered load' 'Requests delivered a second against the offered load: the rate follows the load, then levels off at the capacity.'
 	claim_body d
 }
 
@@ -90,12 +93,10 @@ claim_f() {
 	claim_head f
 	for t in 'llama2-7b-tp1:LLaMA-2-7B on one H100' \
 		'llama2-70b-tp4:LLaMA-2-70B on four H100s (tp 4), the 7B draft unchanged'; do
-		figure "cloud-spec-tpot-${t%%:*}" "TPOT against RTT by protocol, ${t#*:}"
-		echo "Mean time per output token of one laptop client (M2 Pro, LLaMA-2-7B W4A16 drafts, alpha 0.8) against the RTT, by protocol, ${t#*:}."
-		echo
-		figure "cloud-spec-capacity-${t%%:*}" "SLO attainment against laptop clients, ${t#*:}"
-		echo "The share of requests that meet the SLO as laptop clients are added, ${t#*:}: where a protocol falls below 90% is its capacity."
-		echo
+		figure "cloud-spec-tpot-${t%%:*}" "TPOT against RTT by protocol, ${t#*:}" \
+			"Mean time per output token of one laptop client (M2 Pro, LLaMA-2-7B W4A16 drafts, alpha 0.8) against the RTT, by protocol, ${t#*:}."
+		figure "cloud-spec-capacity-${t%%:*}" "SLO attainment against laptop clients, ${t#*:}" \
+			"The share of requests that meet the SLO as laptop clients are added, ${t#*:}: where a protocol falls below 90% is its capacity."
 	done
 	claim_body f
 }
@@ -104,13 +105,13 @@ claim_f() {
 others() {
 	echo '## Other figures'
 	echo
-	figure itl-vs-tenants 'ITL against tenants'
+	figure itl-vs-tenants 'ITL against tenants' 'Mean inter-token latency of each protocol as tenants share one GPU.'
 	blocks '.others["itl-vs-tenants"]'
-	figure itl-vs-gamma 'ITL against gamma'
-	figure tokens-per-verdict 'tokens per verification against gamma'
+	figure itl-vs-gamma 'ITL against gamma' 'Mean inter-token latency against the draft block length, by protocol.'
+	figure tokens-per-verdict 'tokens per verification against gamma' 'Tokens committed per verification against the block length, by protocol.'
 	blocks '.others["itl-vs-gamma"]'
-	figure roofline 'verification time against batch tokens'
-	figure gantt 'timeline of one async tenant'
+	figure roofline 'verification time against batch tokens' 'The verify table'"'"'s time of an iteration against its tokens, beside the roofline'"'"'s.'
+	figure gantt 'timeline of one async tenant' 'One async tenant'"'"'s drafting, blocks in flight and the GPU'"'"'s batches over time, from the traced run.'
 }
 
 tmp=$dir/.REPORT.md.tmp

@@ -787,8 +787,8 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 
 static int read_top(struct cfg *c, struct jx *x)
 {
-	static const char *const keys[] = { "name", "seed", "horizon_s", "slo",
-		"protocol", "tenants", "cloud", NULL };
+	static const char *const keys[] = { "name", "seed", "horizon_s",
+		"warmup_s", "slo", "protocol", "tenants", "cloud", NULL };
 	static const struct cfg_slo def_slo = { 2.0, 0.1 };
 	char cp[JX_PTR_MAX], base[256];
 	const char *slash = strrchr(c->file, '/'), *target_text;
@@ -802,10 +802,15 @@ static int read_top(struct cfg *c, struct jx *x)
 	    jx_str(x, doc, "", "name", base, &c->name) < 0 ||
 	    jx_int(x, doc, "", "seed", 0, LLONG_MAX, 1, &seed) < 0 ||
 	    jx_num(x, doc, "", "horizon_s", JX_NONNEG, 0, &c->horizon_s) < 0 ||
+	    jx_num(x, doc, "", "warmup_s", JX_NONNEG, 0, &c->warmup_s) < 0 ||
 	    read_slo(x, object_or_new(doc, "slo"), "/slo", &def_slo,
 		     &c->slo) < 0)
 		return -1;
 	c->seed = (uint64_t)seed;
+	if (c->horizon_s > 0 && c->warmup_s >= c->horizon_s)
+		return err_set(x->err, "%s: /warmup_s: %g s is not before the "
+			       "horizon (/horizon_s %g s): no request would be "
+			       "measured", x->file, c->warmup_s, c->horizon_s);
 	proto = json_object_get(doc, "protocol");
 	if (!proto) {
 		proto = json_pack("{s:s}", "kind", "async");

@@ -187,6 +187,9 @@ struct cfg {
 	const char *name;     /* borrowed from doc */
 	uint64_t seed;
 	double horizon_s;     /* stop at this simulated time; 0: run to the end */
+	double warmup_s;      /* the statistics are of what happens after it:
+				 requests finished, tokens committed, GPU
+				 iterations and admissions begun (0: all) */
 	struct cfg_slo slo;
 	struct cfg_group *groups; /* (n_groups) owned */
 	size_t n_groups;

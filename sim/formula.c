@@ -107,3 +107,23 @@ double fm_md1_wait_s(double rho, double v)
 {
 	return rho * v / (2 * (1 - rho));
 }
+
+double fm_erlang_c(int c, double a)
+{
+	double b = 1; /* Erlang B by its recurrence, stable for large c */
+
+	if (a >= c)
+		return 1;
+	for (int k = 1; k <= c; k++)
+		b = a * b / (k + a * b);
+	return c * b / (c - a * (1 - b));
+}
+
+double fm_mdc_wait_s(int c, double lambda, double service_s)
+{
+	double a = lambda * service_s;
+
+	if (a >= c)
+		return INFINITY;
+	return fm_erlang_c(c, a) * service_s / (c - a) / 2;
+}

@@ -59,4 +59,14 @@ double fm_cloud_spec_capacity_ratio(int gamma, double t_draft,
 /* M/D/1 mean waiting time at load rho < 1 with service time v. */
 double fm_md1_wait_s(double rho, double v);
 
+/* Erlang C: the chance that a Poisson arrival finds all c servers busy, at
+ * offered load a = lambda x service (Erlangs), a < c; 1 at a >= c. */
+double fm_erlang_c(int c, double a);
+
+/* M/D/c mean waiting time: Poisson arrivals at lambda, c servers, a fixed
+ * service time. By Allen and Cunneen's approximation, half the M/M/c wait
+ * C(c, a) service / (c - a) (the service's squared coefficient of variation
+ * is 0); INFINITY at or past capacity. */
+double fm_mdc_wait_s(int c, double lambda, double service_s);
+
 #endif

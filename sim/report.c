@@ -108,15 +108,21 @@ static json_t *agg_json(const struct agg *a, double sim_s)
 	return o;
 }
 
+/* The cloud: the GPU's name and count, busy share, achieved bandwidth and
+ * FLOP/s, MBU, MFU, batches and their tokens, the wait of ready work for an
+ * iteration (queue_wait_s) and of a request's prompt for KV-cache
+ * admission (admission_wait_s), stale and discarded blocks, the most
+ * requests admitted at once on a replica. */
 static json_t *cloud_json(const struct sim *s, double sim_s)
 {
-	struct sketch bt, qw;
+	struct sketch bt, qw, aw;
 	double busy = 0, bytes = 0, flops = 0;
 	uint64_t batches = 0, tokens = 0, peak = 0;
 	json_t *j;
 
 	sk_init(&bt);
 	sk_init(&qw);
+	sk_init(&aw);
 	for (uint32_t i = 0; i < s->n_replicas; i++) {
 		const struct replica *r = &s->r[i];
 
@@ -128,9 +134,10 @@ static json_t *cloud_json(const struct sim *s, double sim_s)
 		peak = r->peak_active > peak ? r->peak_active : peak;
 		sk_merge(&bt, &r->batch_tokens);
 		sk_merge(&qw, &r->queue_wait);
+		sk_merge(&aw, &r->admit_wait);
 	}
-	j = json_pack("{s:s,s:I,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:o,s:o,s:I,s:I,"
-		      "s:I}",
+	j = json_pack("{s:s,s:I,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:o,s:o,s:o,s:I,"
+		      "s:I,s:I}",
 		      "gpu", s->cost.gpu,
 		      "gpus", (json_int_t)s->n_replicas * s->cfg->cloud.tp,
 		      "busy_fraction", ratio(busy, sim_s * s->n_replicas),
@@ -142,11 +149,13 @@ static json_t *cloud_json(const struct sim *s, double sim_s)
 		      "batch_tokens_total", (json_int_t)tokens,
 		      "batch_tokens", quantiles(&bt),
 		      "queue_wait_s", quantiles(&qw),
+		      "admission_wait_s", quantiles(&aw),
 		      "stale_blocks_dropped", (json_int_t)s->stale_dropped,
 		      "segment_blocks_discarded", (json_int_t)s->segment_discarded,
 		      "peak_active_per_gpu", (json_int_t)peak);
 	sk_release(&bt);
 	sk_release(&qw);
+	sk_release(&aw);
 	/* tensor parallelism: GPUs a replica (absent at one) */
 	if (s->cfg->cloud.tp > 1)
 		json_object_set_new(j, "tp", json_integer(s->cfg->cloud.tp));
@@ -173,7 +182,8 @@ json_t *rep_summary(const struct sim *s)
 	const struct cfg *c = s->cfg;
 	json_t *groups = json_array();
 	struct agg all;
-	double sim_s = s->end_s;
+	/* rates and shares are of the measured window, after the warm-up */
+	double sim_s = s->end_s - (s->end_s > c->warmup_s ? c->warmup_s : 0);
 
 	agg_init(&all);
 	for (size_t g = 0; g < c->n_groups; g++) {
@@ -196,7 +206,7 @@ json_t *rep_summary(const struct sim *s)
 	}
 	json_t *sum = json_pack("{s:s,s:I,s:f,s:I,s:I,s:o,s:o,s:o,s:{s:f,s:f}}",
 				"name", c->name, "seed", (json_int_t)c->seed,
-				"sim_time_s", sim_s,
+				"sim_time_s", s->end_s,
 				"events", (json_int_t)s->events,
 				"requests_done", (json_int_t)s->requests_done,
 				"all", agg_json(&all, sim_s),

@@ -190,8 +190,8 @@ static void start_next(struct sim *s, struct tenant *t)
 
 	t->busy = true;
 	t->rq = (struct req_stat){
-		.index = t->st.requests, .arrive_s = r.arrive_s, .start_s = now,
-		.prompt = r.prompt, .n_out = r.output,
+		.index = t->issued - 1 - t->pending.n, .arrive_s = r.arrive_s,
+		.start_s = now, .prompt = r.prompt, .n_out = r.output,
 	};
 	sk_reset(&t->rq_itl);
 	t->edge.ahead = 0;
@@ -235,17 +235,38 @@ static void write_request(struct sim *s, const struct tenant *t)
 	fputc('\n', f);
 }
 
+static void count_request(struct sim *s, struct tenant *t);
+
 static void finish_request(struct sim *s, struct tenant *t)
 {
 	const struct cfg_group *g = group(s, t);
-	struct tenant_stat *st = &t->st;
 	struct req_stat *q = &t->rq;
-	double now = s->q.now_s, tpot;
+	double now = s->q.now_s;
 
 	HS_ASSERT(q->committed == q->n_out);
 	q->done_s = now;
 	if (g->proto.caps.speculates)
 		send(s, t, true, MSG_DONE, 0, 0, 0);
+	if (now >= s->cfg->warmup_s)
+		count_request(s, t);
+	s->requests_done++;
+	t->busy = false;
+	if (g->workload.arrival == ARRIVAL_CLOSED) {
+		if (t->issued < (uint64_t)g->workload.requests)
+			push(s, now + dist_sample(&g->workload.think_s, t->r_work),
+			     EV_ARRIVE, tid(s, t));
+	} else if (t->pending.n) {
+		start_next(s, t);
+	}
+}
+
+/* A finished request joins its tenant's statistics and requests.csv. */
+static void count_request(struct sim *s, struct tenant *t)
+{
+	struct tenant_stat *st = &t->st;
+	struct req_stat *q = &t->rq;
+	double now = s->q.now_s, tpot;
+
 	st->requests++;
 	st->tokens += (uint64_t)q->n_out;
 #define ADD(name, meaning) st->name += q->name;
@@ -262,15 +283,6 @@ static void finish_request(struct sim *s, struct tenant *t)
 		st->slo_tokens += (uint64_t)q->n_out;
 	}
 	write_request(s, t);
-	s->requests_done++;
-	t->busy = false;
-	if (g->workload.arrival == ARRIVAL_CLOSED) {
-		if (t->issued < (uint64_t)g->workload.requests)
-			push(s, now + dist_sample(&g->workload.think_s, t->r_work),
-			     EV_ARRIVE, tid(s, t));
-	} else if (t->pending.n) {
-		start_next(s, t);
-	}
 }
 
 /* Commits c tokens of the current request at now. */
@@ -287,7 +299,8 @@ static void commit(struct sim *s, struct tenant *t, int32_t c)
 			double gap = i == 0 ? now - q->last_s : 0;
 
 			sk_add(&t->rq_itl, gap);
-			sk_add(&t->st.itl, gap);
+			if (now >= s->cfg->warmup_s)
+				sk_add(&t->st.itl, gap);
 		}
 	}
 	q->committed += c;
@@ -429,6 +442,8 @@ static void admit(struct sim *s, struct tenant *t)
 	struct replica *r = &s->r[t->cloud.replica];
 
 	t->cloud.admitted = true;
+	if (s->q.now_s >= s->cfg->warmup_s)
+		sk_add(&r->admit_wait, s->q.now_s - t->cloud.prompt_s);
 	t->cloud.kv_reserved = (int64_t)t->cloud.prompt + t->cloud.out;
 	r->kv_used += t->cloud.kv_reserved;
 	r->active++;
@@ -526,6 +541,7 @@ static void on_up(struct sim *s, struct tenant *t)
 	case MSG_PROMPT:
 		t->cloud.prompt = (int32_t)m.a;
 		t->cloud.out = (int32_t)m.b;
+		t->cloud.prompt_s = s->q.now_s;
 		if (t->cloud.prompt + t->cloud.out > cl->kv_capacity_tokens) {
 			err_set(s->err, "/cloud/kv_capacity_tokens: %lld tokens "
 				"are fewer than one request needs (prompt %d + "
@@ -888,7 +904,8 @@ static void try_start(struct sim *s, uint32_t ri)
 		    (it->kind == ITEM_DRAFT || it->kind == ITEM_PREFILL))
 			batch_add(&s->dbatch[d], it->tokens, ctx);
 		tokens += it->tokens;
-		sk_add(&r->queue_wait, now - t->cloud.queued_s);
+		if (now >= s->cfg->warmup_s)
+			sk_add(&r->queue_wait, now - t->cloud.queued_s);
 		if (traced(s, it->tenant) && now > t->cloud.queued_s)
 			trace_span(s->opt.trace, TRACE_QUEUE, it->tenant,
 				   "queued",
@@ -906,12 +923,14 @@ static void try_start(struct sim *s, uint32_t ri)
 	}
 	r->busy = true;
 	r->batch_start_s = now;
-	r->busy_s += t_s;
-	r->bytes += bytes;
-	r->flops += flops;
-	r->batches++;
-	r->tokens += (uint64_t)tokens;
-	sk_add(&r->batch_tokens, (double)tokens);
+	if (now >= s->cfg->warmup_s) { /* the GPU is measured after it */
+		r->busy_s += t_s;
+		r->bytes += bytes;
+		r->flops += flops;
+		r->batches++;
+		r->tokens += (uint64_t)tokens;
+		sk_add(&r->batch_tokens, (double)tokens);
+	}
 	if (s->opt.trace && s->opt.trace->spans < s->opt.trace->max_spans)
 		trace_span(s->opt.trace, TRACE_GPU, ri, "batch", now, now + t_s,
 			   "\"tokens\":%ld,\"sequences\":%ld", tokens,
@@ -1108,6 +1127,7 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 		s->r[i].window_ev = EQ_NONE;
 		sk_init(&s->r[i].batch_tokens);
 		sk_init(&s->r[i].queue_wait);
+		sk_init(&s->r[i].admit_wait);
 	}
 	for (size_t g = 0; g < c->n_groups; g++) {
 		const struct cfg_group *cg = &c->groups[g];
@@ -1162,6 +1182,7 @@ void sim_release(struct sim *s)
 		free(s->r[i].batch);
 		sk_release(&s->r[i].batch_tokens);
 		sk_release(&s->r[i].queue_wait);
+		sk_release(&s->r[i].admit_wait);
 	}
 	free(s->group_first);
 	free(s->draft_of);

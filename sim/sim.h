@@ -149,6 +149,7 @@ struct tenant_cloud {
 	int32_t pos;               /* output position it has reached */
 	int32_t drafted;           /* cloud_spec: draft steps of this round */
 	bool admitted, in_ready, in_prefill;
+	double prompt_s;           /* when its PROMPT arrived */
 	double queued_s;           /* when its ready item was queued */
 	struct blk_ring cq;        /* blocks queued */
 };
@@ -195,6 +196,7 @@ struct replica {
 	uint64_t batches, tokens, peak_active;
 	uint32_t active;
 	struct sketch batch_tokens, queue_wait;
+	struct sketch admit_wait;  /* PROMPT's arrival to admission */
 };
 
 struct sim_opts {

@@ -6,7 +6,11 @@
 #include "claims.h"
 #include "err.h"
 #include "fs.h"
+#include "jx.h"
 
+#include <ctype.h>
+#include <stdbool.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,26 +210,42 @@ static void claim_c_batching(void)
 	EXPECT("c", "holds only when the tenants are at most 4");
 }
 
-/* (d) holds when the ITL past the knee grows at least 2x */
+/* (d) a stationary queue below and above capacity: 100 tenants at loads
+ * 0.5, 1 and 1.5 of a capacity of 2 requests a second (10 slots held 10 s:
+ * waits start at 1 a second); it holds when the delivered rate levels off
+ * at the capacity, the wait past it grows 2x, and ITL does not fall */
 static void claim_d_queueing(void)
 {
-	static const char head[] = "point,tenants.0.count,n_seeds,"
-		"all.itl_s.mean_mean,all.itl_s.mean_ci95,all.itl_s.p99_mean,"
-		"cloud.queue_wait_s.mean_mean,cloud.queue_wait_s.p99_mean,"
-		"cloud.busy_fraction_mean,cloud.batch_tokens.mean_mean\n";
+	static const char head[] = "point,tenants.0.workload.rate_per_s,n_seeds,"
+		"all.tokens_per_s_mean,cloud.admission_wait_s.mean_mean,"
+		"cloud.admission_wait_s.mean_ci95,all.itl_s.mean_mean,"
+		"all.ttft_s.p50_mean,cloud.busy_fraction_mean\n";
+	static const struct { double w15, itl15; const char *want; } k[] = {
+		{ 50, 0.1, "holds: the delivered rate levels off at 2.000 requests "
+		  "a second, 100.0% of the formulas' capacity; the mean wait for the "
+		  "cache is 5 s at the capacity and 50 s at 1.50x it" },
+		{ 6, 0.1, "does not hold: the delivered rate levels off at 2.000 "
+		  "requests a second, 100.0% of the formulas' capacity; the mean wait "
+		  "for the cache is 5 s at the capacity and 6 s at 1.50x it" },
+		{ 50, 0.05, "does not hold: the delivered rate levels off at 2.000 "
+		  "requests a second, 100.0% of the formulas' capacity; the mean wait "
+		  "for the cache is 5 s at the capacity and 50 s at 1.50x it; the "
+		  "mean ITL falls as the load rises" },
+	};
 	char text[1024];
 
-	summaries(0.2, 0.7, 0.1);
-	snprintf(text, sizeof(text), "%s0,1,2,0.010,0,0.02,0,0,0.1,5\n"
-		 "1,2,2,0.0105,0,0.02,0,0,0.2,10\n2,4,2,0.030,0,0.05,0.02,0.03,0.9,20\n"
-		 "3,8,2,0.100,0,0.2,0.09,0.1,1,40\n", head);
-	put("sweeps/queueing/sweep.csv", text);
-	EXPECT("d", "holds");
-	snprintf(text, sizeof(text), "%s0,1,2,0.010,0,0.02,0,0,0.1,5\n"
-		 "1,2,2,0.0105,0,0.02,0,0,0.2,10\n2,4,2,0.015,0,0.05,0.02,0.03,0.9,20\n"
-		 "3,8,2,0.018,0,0.2,0.09,0.1,1,40\n", head);
-	put("sweeps/queueing/sweep.csv", text);
-	EXPECT("d", "does not hold");
+	put("formulas.json", "{\"capacity_requests_per_s\": 2, \"kv_slots\": 10,"
+	    " \"request_lifetime_s\": 10, \"kv_wait_onset_requests_per_s\": 1,"
+	    " \"capacity_bound\": \"KV cache\"}");
+	put("sweeps/queueing/sweep.json", "{\"set\": {\"/tenants/0/count\": 100,"
+	    " \"/tenants/0/workload\": {\"output_tokens\": 100}}}");
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		snprintf(text, sizeof(text), "%s0,0.01,2,100,0.2,0,0.1,5,0.5\n"
+			 "1,0.02,2,196,5,1,0.1,9,0.9\n2,0.03,2,200,%g,1,%g,60,1\n",
+			 head, k[i].w15, k[i].itl15);
+		put("sweeps/queueing/sweep.csv", text);
+		EXPECT("d", k[i].want);
+	}
 }
 
 /* (e) holds when async ITL stays within 15% of the draft time */
@@ -286,6 +306,70 @@ static void claim_f_cloud_spec(void)
 	       "drafting carrying at most 2.51x cloud_spec's clients per GPU");
 }
 
+/* Whether text holds the word w (not inside a longer word), any case. */
+static bool has_word(const char *text, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = text; *p; p++)
+		if (!strncasecmp(p, w, n) && (p == text || !isalpha((unsigned char)p[-1])) &&
+		    !isalpha((unsigned char)p[n]))
+			return true;
+	return false;
+}
+
+/* A REPORT.md written by scripts/report.sh from fixtures of every claim,
+ * with runs that have figures they lack (an edge-only alpha), reads no nan
+ * or inf anywhere. */
+static void report_has_no_nan(void)
+{
+	char cmd[2048], path[1024];
+	struct err e;
+	json_t *out;
+	char *md;
+
+	summaries(0.2, 0.7, 0.1);
+	rtt_sweep("sweeps/itl-vs-rtt/sweep.csv", "", "", 0.2, 1);
+	put("formulas.json", "{\"t_draft_s\": 0.1, \"capacity_tenants\": 300, "
+	    "\"capacity_requests_per_s\": 2, \"kv_slots\": 10, "
+	    "\"request_lifetime_s\": 10, \"kv_wait_onset_requests_per_s\": 1, "
+	    "\"capacity_bound\": \"KV cache\"}");
+	put("sweeps/queueing/sweep.json", "{\"set\": {\"/tenants/0/count\": 100,"
+	    " \"/tenants/0/workload\": {\"output_tokens\": 100}}}");
+	put("sweeps/queueing/sweep.csv", "point,tenants.0.workload.rate_per_s,"
+	    "n_seeds,all.tokens_per_s_mean,cloud.admission_wait_s.mean_mean,"
+	    "cloud.admission_wait_s.mean_ci95,all.itl_s.mean_mean,"
+	    "all.ttft_s.p50_mean,cloud.busy_fraction_mean\n"
+	    "0,0.002,2,20,0,0,0.1,5,0.1\n1,0.02,2,196,5,1,0.1,9,0.9\n"
+	    "2,0.03,2,200,50,1,0.1,60,1\n");
+	put("runs/edge_only/summary.json", "{\"groups\": [{\"protocol\": "
+	    "\"edge_only\"}], \"all\": {\"itl_s\": {\"mean\": 0.1, \"p99\": "
+	    "0.2}, \"ttft_s\": {\"p50\": 3}, \"alpha\": 0, "
+	    "\"tokens_per_verdict\": 0, \"tokens_per_s_per_tenant\": 10, "
+	    "\"slo_attainment\": 0}, \"cloud\": {\"busy_fraction\": 0}}");
+	snprintf(path, sizeof(path), "%s/claims.json", t_tmpdir());
+	out = claims_compute(t_tmpdir(), path, &e);
+	CHECK_MSG(out != NULL, "%s", out ? "" : e.msg);
+	if (!out)
+		return;
+	CHECK(jx_save(path, out, &e) == 0);
+	json_decref(out);
+	snprintf(cmd, sizeof(cmd), "sh scripts/report.sh '%s' > /dev/null",
+		 t_tmpdir());
+	CHECK(system(cmd) == 0);
+	md = t_slurp("REPORT.md");
+	CHECK_MSG(md != NULL, "no REPORT.md");
+	if (!md)
+		return;
+	CHECK_MSG(!has_word(md, "nan") && !has_word(md, "inf") &&
+		  !has_word(md, "-nan") && !has_word(md, "-inf"),
+		  "REPORT.md reads nan or inf");
+	CHECK_MSG(strstr(md, "| edge_only | edge_only |") &&
+		  strstr(md, "An empty cell: the protocol has no such figure"),
+		  "the setting table has no footnoted empty cell");
+	free(md);
+}
+
 /* With nothing in the folder, every claim says what it lacks and has no
  * verdict; the thresholds are stated all the same. */
 static void claims_missing_inputs(void)
@@ -298,7 +382,7 @@ static void claims_missing_inputs(void)
 	snprintf(calib, sizeof(calib), "%s/calib", t_tmpdir());
 	out = claims_compute(t_tmpdir(), calib, &e);
 	CHECK(out && json_array_size(json_object_get(out, "claims")) == 6 &&
-	      json_array_size(json_object_get(out, "thresholds")) == 8);
+	      json_array_size(json_object_get(out, "thresholds")) == 9);
 	json_array_foreach(json_object_get(out, "claims"), i, c) {
 		const char *first = json_string_value(json_object_get(
 			json_array_get(json_object_get(c, "blocks"), 0), "text"));
@@ -322,6 +406,8 @@ const struct tcase claims_tests[] = {
 	{ "claims: (d) ITL blows up past the knee", claim_d_queueing },
 	{ "claims: (f) cloud_spec against edge drafting, latency and capacity",
 	  claim_f_cloud_spec },
+	{ "claims: a report from fixtures reads no nan or inf",
+	  report_has_no_nan },
 	{ "claims: (e) async ITL close to the draft time", claim_e_close },
 	{ "claims: missing inputs give no verdict", claims_missing_inputs },
 	{ 0 },

@@ -445,7 +445,8 @@ static void committed_sweeps(void)
 		"configs/sweeps/itl-vs-rtt-alpha.json",
 		"configs/sweeps/itl-vs-rtt.json",
 		"configs/sweeps/itl-vs-tenants.json",
-		"configs/sweeps/queueing.json",
+		"configs/sweeps/cloud-spec-itl.json",
+		"configs/sweeps/cloud-spec-capacity.json",
 	};
 	char p[PATH_MAX + 64];
 	struct sweep s;
