@@ -75,6 +75,34 @@ for t in llama2-7b:1 llama2-70b:4; do
 		"$laptop;cloud.model=$m;cloud.tp=$tp"
 done
 
+# Where each claim holds over alpha and a second axis (RTT or draft time):
+# the maps claims.json carries (claims (a), (e), (f); sweep regions).
+maps=""
+[ -f "$dir/claims.json" ] &&
+	maps=$(jq -r '.claims[].maps[]?.name' "$dir/claims.json")
+for m in $maps; do
+	sel=".claims[].maps[]? | select(.name == \"$m\")"
+	jq -r "$sel"' | . as $m | range(0; .y | length) as $j |
+		range(0; .x | length) as $i |
+		"\($i) \($j) \($m.value[$j][$i]) \(if $m.ok[$j][$i] then 1 else 0 end)"' \
+		"$dir/claims.json" > "$data/$m.dat"
+	# a measured alpha between columns i and i + 1 sits between them; the
+	# labels are stacked above their row in alpha order, apart
+	jq -r "$sel"' | . as $m | .points | sort_by(.alpha) | to_entries[] |
+		.key as $k | .value | .alpha as $a | .y as $y |
+		([range(0; $m.x | length) | select($m.x[.] <= $a)] | last) as $i |
+		select($i != null) |
+		(if $i + 1 < ($m.x | length)
+		 then $i + ($a - $m.x[$i]) / ($m.x[$i + 1] - $m.x[$i]) else $i end) as $x |
+		([range(0; $m.y | length)] | min_by(($m.y[.] - $y) | fabs)) as $jy |
+		"\($x) \($jy) \"\(.label)\" \($jy + 0.2 + 0.17 * $k)"' \
+		"$dir/claims.json" > "$data/$m.pts"
+	xt=$(jq -r "$sel"' | [.x | to_entries[] | "\"\(.value)\" \(.key)"] | "(" + join(", ") + ")"' "$dir/claims.json")
+	yt=$(jq -r "$sel"' | [.y | to_entries[] | "\"\(.value)\" \(.key)"] | "(" + join(", ") + ")"' "$dir/claims.json")
+	gnuplot -e "lib='$lib'; out='$pl/$m'; data='$data/$m.dat'; pts='$data/$m.pts'; xt='$xt'; yt='$yt'; xl='alpha (iid)'; yl='$(jq -r "$sel | .ylabel" "$dir/claims.json")'; ti='$(jq -r "$sel | .title" "$dir/claims.json")'; cb='$(jq -r "$sel | .vlabel" "$dir/claims.json")'" "$lib/map.gp"
+	echo "plots: $pl/$m.png"
+done
+
 # The share of the WAN latency async hides against alpha, at iid alphas
 # and, as a point of its own, with the measured drafts: claim (a)'s shares
 # in DIR/claims.json (`hybridspec claims`, which scripts/run.sh runs first).

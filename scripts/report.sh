@@ -54,6 +54,7 @@ claim_body() {
 claim_a() {
 	claim_head a
 	figure itl-vs-rtt 'ITL against RTT' 'Mean inter-token latency of the paper setting against the WAN round trip, by protocol: a flat line hides the WAN, a line rising with sync'"'"'s does not.'
+	figure region-a 'where async hides the WAN: alpha against draft time' 'The share of the WAN latency async hides over alpha and the draft time a token; "*" marks where it is at least 50%, the points are the measured W4A16 drafts at the phone'"'"'s 51 ms.'
 	figure hidden-share 'share of the WAN latency async hides, against alpha' 'The share of sync'"'"'s growth with the RTT that async removes, at each iid alpha and at the measured drafts; the dashed level is the threshold.'
 	claim_body a
 }
@@ -85,12 +86,15 @@ claim_d() {
 # (e) ITL close to edge drafting speed
 claim_e() {
 	claim_head e
+	figure region-e-rtt 'where async ITL is close to the draft time: alpha against RTT' 'Async mean ITL over the draft time, over alpha and the RTT with a 51 ms draft; "*" marks where it is within 15%, the points are the measured W4A16 drafts at the paper'"'"'s 75 ms.'
+	figure region-e-draft 'where async ITL is close to the draft time: alpha against draft time' 'The same over alpha and the draft time a token at RTT 75 ms.'
 	claim_body e
 }
 
 # (f) cloud-side speculation, the baseline to beat (arXiv 2606.25091)
 claim_f() {
 	claim_head f
+	figure region-f 'where edge drafting beats cloud_spec: alpha against RTT' 'The best edge protocol'"'"'s mean ITL over cloud_spec'"'"'s with a 5 ms draft, over alpha and the RTT; "*" would mark where the edge is faster.'
 	for t in 'llama2-7b-tp1:LLaMA-2-7B on one H100' \
 		'llama2-70b-tp4:LLaMA-2-70B on four H100s (tp 4), the 7B draft unchanged'; do
 		figure "cloud-spec-tpot-${t%%:*}" "TPOT against RTT by protocol, ${t#*:}" \
@@ -132,6 +136,8 @@ trap 'rm -f "$tmp"' EXIT
 		"$(jq -r '.groups[0].acceptance' "$dir/runs/async/summary.json" 2>/dev/null || echo 'not recorded')"
 	echo
 	blocks .setting
+	echo 'Each verdict names where the claim holds. Claims (a), (e) and (f) are maps over alpha and the RTT or the draft time a token (sweep regions, with the measured drafts marked on them); claim (b) ranges over models and formats, (c) over tenants sharing a GPU and (d) over the offered load, each in its own table.'
+	echo
 	claim_a
 	claim_b
 	claim_c

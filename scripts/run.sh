@@ -11,7 +11,7 @@ build=${1:-build}
 bin=$build/hybridspec
 out=results/paper
 sweeps="itl-vs-tenants itl-vs-rtt itl-vs-rtt-alpha batching itl-vs-gamma
-cloud-spec-itl cloud-spec-capacity"
+regions cloud-spec-itl cloud-spec-capacity"
 n=$((7 + $(echo "$sweeps" | wc -w)))
 i=0
 t0=$(date +%s)

@@ -7,6 +7,7 @@
 #include "claims.h"
 
 #include "cfg.h"
+#include "cmap.h"
 #include "csv.h"
 #include "err.h"
 #include "formula.h"
@@ -442,9 +443,134 @@ static void alpha_verdict(json_t *c, json_t *blocks, const struct alpha_run *a,
 	}
 }
 
+/* ---- regions: where a claim holds over alpha and RTT or draft time ---- */
+
+/* The measured W4A16 drafts of calib's acceptance profiles, as points at
+ * y on a map: [{"label", "alpha", "y"}]. */
+static json_t *measured_points(const char *calib, double y)
+{
+	json_t *pts = json_array();
+	char pat[4096];
+	glob_t gl;
+
+	snprintf(pat, sizeof(pat), "%s/accept-*w4a16*.json", calib);
+	if (glob(pat, 0, NULL, &gl) != 0)
+		return pts;
+	for (size_t i = 0; i < gl.gl_pathc; i++) {
+		json_t *p = jx_load(gl.gl_pathv[i], NULL);
+		const char *t = p ? json_string_value(json_object_get(p, "target"))
+				  : NULL;
+		const char *q = p ? json_string_value(json_object_get(p,
+							"draft_quant")) : NULL;
+		char label[160];
+
+		if (t && q && json_is_number(json_object_get(p, "alpha_greedy"))) {
+			snprintf(label, sizeof(label), "%s %s", t, q);
+			json_array_append_new(pts, json_pack("{s:s,s:f,s:f}", "label",
+				label, "alpha", field(p, "/alpha_greedy"), "y", y));
+		}
+		json_decref(p);
+	}
+	globfree(&gl);
+	return pts;
+}
+
+static bool holds_at(const struct cmap *m, size_t j, double a);
+
+/* "of the measured W4A16 drafts (alpha A-B), K hold WHERE" for row j of m,
+ * from calib's profiles. Static buffer, overwritten by the next call. */
+static const char *measured_said(const struct cmap *m, size_t j,
+				 const char *calib, const char *where)
+{
+	static char out[256];
+	json_t *pts = measured_points(calib, 0), *pt;
+	double lo = 1, hi = 0;
+	size_t k, ok = 0;
+
+	json_array_foreach(pts, k, pt) {
+		double a = field(pt, "/alpha");
+
+		lo = fmin(lo, a);
+		hi = fmax(hi, a);
+		ok += holds_at(m, j, a);
+	}
+	if (json_array_size(pts))
+		snprintf(out, sizeof(out), "of the %zu measured W4A16 drafts "
+			 "(alpha %.3f-%.3f), %s %s", json_array_size(pts), lo, hi,
+			 ok == 0 ? "none holds" : ok == json_array_size(pts)
+			 ? "all hold" : "some hold", where);
+	else
+		snprintf(out, sizeof(out), "no measured drafts to place");
+	json_decref(pts);
+	return out;
+}
+
+/* Whether the cell of alpha a at row j of m holds, for a measured alpha
+ * between the columns: the column at or below it (a claim that holds from
+ * some alpha up holds at a measured one only from there). */
+static bool holds_at(const struct cmap *m, size_t j, double a)
+{
+	size_t i = 0;
+
+	while (i + 1 < m->nx && m->x[i + 1] <= a)
+		i++;
+	return a >= m->x[0] && m->ok[j][i];
+}
+
+/* The map m as evidence: a table (a row a value of y, a column an alpha;
+ * "*" marks where the claim holds), the figure's data in the claim (key
+ * "maps"), and the measured drafts at row j_meas, said where they fall.
+ * The region in words into region. */
+static void map_blocks(json_t *c, json_t *blocks, const struct cmap *m,
+		       const char *vfmt, const char *yhead, const char *yfmt,
+		       const char *yunit, size_t j_meas, json_t *pts,
+		       char *region, size_t n)
+{
+	json_t *cols = json_array(), *rows, *maps = json_object_get(c, "maps");
+	char buf[64], said[1024] = "";
+	size_t at = 0, k;
+	json_t *pt;
+
+	if (!maps)
+		json_object_set_new(c, "maps", maps = json_array());
+	json_array_append_new(cols, json_string(yhead));
+	for (size_t i = 0; i < m->nx; i++) {
+		snprintf(buf, sizeof(buf), "alpha %g", m->x[i]);
+		json_array_append_new(cols, json_string(buf));
+	}
+	rows = table_of(blocks, cols);
+	for (size_t j = 0; j < m->ny; j++) {
+		json_t *r = row(rows);
+
+		cell(r, yfmt, m->y[j] * m->yscale);
+		for (size_t i = 0; i < m->nx; i++) {
+			snprintf(buf, sizeof(buf), vfmt, m->v[j][i]);
+			cell(r, "%s%s", buf, m->ok[j][i] ? " *" : "");
+		}
+	}
+	cmap_region(m, yfmt, yunit, region, n);
+	json_array_foreach(pts, k, pt) {
+		double a = field(pt, "/alpha");
+
+		at += (size_t)snprintf(said + at, sizeof(said) - at, "%s%s (alpha "
+				       "%.3f): %s", at ? "; " : "",
+				       json_string_value(json_object_get(pt, "label")),
+				       a, holds_at(m, j_meas, a) ? "holds"
+							       : "does not hold");
+		if (at >= sizeof(said))
+			break;
+	}
+	snprintf(buf, sizeof(buf), yfmt, m->y[j_meas] * m->yscale);
+	text(blocks, "\"*\": the claim holds in the cell. It holds %s. The "
+	     "measured W4A16 drafts at %s %s: %s.", region, buf, yunit,
+	     *said ? said : "none in the calibration folder");
+	json_array_append_new(maps, cmap_json(m, pts));
+}
+
 /* (a): the hidden share of each group; also as numbers, "hidden":
  * [{"alpha", "measured", "share"}], for the plot of it */
-static int claim_a(json_t *claims, const struct rtt *d, struct err *e)
+static int claim_a(json_t *claims, const struct rtt *d,
+		   const struct cmap_grid *rg, const char *calib, struct err *e)
 {
 	static const char *const heads[] = { "acceptance",
 		"sync: ms of ITL per 100 ms of RTT", "async", "hidden share",
@@ -493,6 +619,47 @@ static int claim_a(json_t *claims, const struct rtt *d, struct err *e)
 		json_array_append_new(hidden, json_pack("{s:f,s:b,s:f}", "alpha",
 			g->measured ? d->alpha : strtod(g->key, NULL),
 			"measured", g->measured, "share", share));
+	}
+	if (rg->nd && rg->nr >= 2) {
+		/* the hidden share over alpha x draft time, slopes over the RTTs */
+		struct cmap m = { .name = "region-a", .ylabel = "draft time a token "
+				  "(ms)", .vlabel = "share of the WAN latency hidden "
+				  "(%)", .yname = "a draft time of", .yscale = 1e3,
+				  .nx = rg->na, .ny = rg->nd };
+		char region[768], v[1024];
+
+		snprintf(m.title, sizeof(m.title), "(a) the share of the WAN "
+			 "latency async hides (holds: >= %d%%)",
+			 (int)(100 * TH(HIDE_SHARE)));
+		memcpy(m.x, rg->alpha, sizeof(m.x));
+		memcpy(m.y, rg->d, sizeof(m.y));
+		for (size_t j = 0; j < rg->nd; j++)
+			for (size_t i = 0; i < rg->na; i++) {
+				struct fit fs = { 0 }, fa = { 0 };
+
+				for (size_t k = 0; k < rg->nr; k++) {
+					fit_add(&fs, rg->rtt[k], rg->itl[CMAP_SYNC][j][i][k]);
+					fit_add(&fa, rg->rtt[k], rg->itl[CMAP_ASYNC][j][i][k]);
+				}
+				m.v[j][i] = 100 * g6(1 - fit_slope(&fa) / fit_slope(&fs));
+				m.ok[j][i] = m.v[j][i] >= 100 * TH(HIDE_SHARE);
+			}
+		text(blocks, "Where it holds: the hidden share (%%) over alpha and "
+		     "the edge's draft time a token (sweep regions: one tenant, "
+		     "iid alpha, a constant draft time, slopes over RTT %g-%g ms). "
+		     "The measured drafts marked on it are this project's W4A16 "
+		     "profiles (alpha is greedy agreement along a text); no "
+		     "published alpha of a 4-bit 7B self-draft measured that way "
+		     "was found to place beside them:",
+		     1e3 * rg->rtt[0], 1e3 * rg->rtt[rg->nr - 1]);
+		map_blocks(c, blocks, &m, "%.0f", "draft time (ms)", "%g", "ms",
+			   cmap_nearest(rg->d, rg->nd, 0.051),
+			   measured_points(calib, 51), region, sizeof(region));
+		snprintf(v, sizeof(v), "holds %s; %s", region,
+			 measured_said(&m, cmap_nearest(rg->d, rg->nd, 0.051),
+				       calib, "at the phone's 51 ms a draft token"));
+		verdict(c, blocks, v);
+		return 0;
 	}
 	alpha_verdict(c, blocks, &run, d, "do not hide it");
 	return 0;
@@ -905,7 +1072,8 @@ static int claim_d(json_t *claims, const char *dir, struct err *e)
 
 /* ---- (e): async ITL against the edge's draft time ---- */
 
-static int claim_e(json_t *claims, const char *dir, const struct rtt *d)
+static int claim_e(json_t *claims, const char *dir, const struct rtt *d,
+		   const struct cmap_grid *rg, const char *calib)
 {
 	static const char *const heads[] = { "acceptance", "RTTs (ms)",
 		"async ITL (ms), lowest", "highest", "highest / draft time",
@@ -951,6 +1119,58 @@ static int claim_e(json_t *claims, const char *dir, const struct rtt *d)
 		cell(r, "%.2f", g->hi / td);
 		cell(r, "%s", ok ? "yes" : "no");
 		alpha_run_add(&run, g, ok);
+	}
+	if (rg->nd && rg->nr) {
+		/* async ITL over the draft time, over alpha x RTT at the phone's
+		 * draft time and over alpha x draft time at the paper's RTT */
+		size_t jd = cmap_nearest(rg->d, rg->nd, 0.051);
+		size_t jr = cmap_nearest(rg->rtt, rg->nr, 0.075);
+		struct cmap m = { .name = "region-e-rtt", .ylabel = "RTT (ms)",
+				  .vlabel = "async ITL / draft time", .yname = "RTT",
+				  .yscale = 1e3, .nx = rg->na, .ny = rg->nr };
+		struct cmap m2 = { .name = "region-e-draft", .ylabel = "draft time "
+				   "a token (ms)", .vlabel = "async ITL / draft time",
+				   .yname = "a draft time of", .yscale = 1e3,
+				   .nx = rg->na, .ny = rg->nd };
+		char r1[768], r2[768], v[2048];
+
+		snprintf(m.title, sizeof(m.title), "(e) async ITL over the draft "
+			 "time, a %g ms draft (holds: <= %.2f)", 1e3 * rg->d[jd],
+			 1 + TH(CLOSE));
+		snprintf(m2.title, sizeof(m2.title), "(e) async ITL over the draft "
+			 "time, RTT %g ms (holds: <= %.2f)", 1e3 * rg->rtt[jr],
+			 1 + TH(CLOSE));
+		memcpy(m.x, rg->alpha, sizeof(m.x));
+		memcpy(m.y, rg->rtt, sizeof(m.y));
+		memcpy(m2.x, rg->alpha, sizeof(m2.x));
+		memcpy(m2.y, rg->d, sizeof(m2.y));
+		for (size_t i = 0; i < rg->na; i++) {
+			for (size_t k = 0; k < rg->nr; k++) {
+				m.v[k][i] = g6(rg->itl[CMAP_ASYNC][jd][i][k] / rg->d[jd]);
+				m.ok[k][i] = m.v[k][i] <= 1 + TH(CLOSE);
+			}
+			for (size_t j = 0; j < rg->nd; j++) {
+				m2.v[j][i] = g6(rg->itl[CMAP_ASYNC][j][i][jr] / rg->d[j]);
+				m2.ok[j][i] = m2.v[j][i] <= 1 + TH(CLOSE);
+			}
+		}
+		text(blocks, "Where it holds: async's mean ITL over the draft time "
+		     "(sweep regions: one tenant, iid alpha, a constant draft "
+		     "time), over alpha and the RTT with a %g ms draft:",
+		     1e3 * rg->d[jd]);
+		map_blocks(c, blocks, &m, "%.2f", "RTT (ms)", "%g", "ms", jr,
+			   measured_points(calib, 1e3 * rg->rtt[jr]), r1, sizeof(r1));
+		text(blocks, "And over alpha and the draft time at RTT %g ms:",
+		     1e3 * rg->rtt[jr]);
+		map_blocks(c, blocks, &m2, "%.2f", "draft time (ms)", "%g", "ms",
+			   jd, measured_points(calib, 1e3 * rg->d[jd]), r2,
+			   sizeof(r2));
+		snprintf(v, sizeof(v), "with a %g ms draft, holds %s; at RTT %g ms, "
+			 "holds %s; %s", 1e3 * rg->d[jd], r1, 1e3 * rg->rtt[jr], r2,
+			 measured_said(&m, jr, calib, "with the phone's draft at "
+				       "the paper's RTT"));
+		verdict(c, blocks, v);
+		return 0;
 	}
 	alpha_verdict(c, blocks, &run, d, "are not close");
 	return 0;
@@ -1022,7 +1242,8 @@ static double clients_at(const struct csv *c, const int *col, const char *dev,
 	return lo_n > 0 ? -1 : 0;
 }
 
-static int claim_f(json_t *claims, const char *dir, struct err *e)
+static int claim_f(json_t *claims, const char *dir,
+		   const struct cmap_grid *rg, const char *calib, struct err *e)
 {
 	static const char *const inames[] = { "tenants.0.device.profile",
 		"cloud.model", "cloud.tp", "tenants.0.acceptance.alpha",
@@ -1147,6 +1368,36 @@ static int claim_f(json_t *claims, const char *dir, struct err *e)
 			cell(rw, "%.1f", 1e3 * cs_at);
 			cell(rw, "%.1f", 1e3 * co_at);
 		}
+	}
+	if (rg->nd && rg->nr) {
+		/* the edge's best over cloud_spec's ITL at the fastest draft */
+		struct cmap m = { .name = "region-f", .ylabel = "RTT (ms)",
+				  .vlabel = "best edge ITL / cloud_spec ITL",
+				  .yname = "RTT", .yscale = 1e3, .nx = rg->na,
+				  .ny = rg->nr };
+		char region[768];
+
+		snprintf(m.title, sizeof(m.title), "(f) best edge ITL over "
+			 "cloud_spec ITL, a %g ms draft (edge faster: < 1)",
+			 1e3 * rg->d[0]);
+		memcpy(m.x, rg->alpha, sizeof(m.x));
+		memcpy(m.y, rg->rtt, sizeof(m.y));
+		for (size_t i = 0; i < rg->na; i++)
+			for (size_t t = 0; t < rg->nr; t++) {
+				double edge = fmin(rg->itl[CMAP_SYNC][0][i][t],
+						   rg->itl[CMAP_ASYNC][0][i][t]);
+
+				m.v[t][i] = g6(edge / rg->itl[CMAP_CLOUD_SPEC][0][i][t]);
+				m.ok[t][i] = m.v[t][i] < 1;
+				wins += m.ok[t][i];
+				points++;
+			}
+		text(blocks, "Over alpha and the RTT with the fastest draft swept "
+		     "(sweep regions: %g ms a token, a constant, one tenant), the "
+		     "edge's best mean ITL over cloud_spec's:", 1e3 * rg->d[0]);
+		map_blocks(c, blocks, &m, "%.2f", "RTT (ms)", "%g", "ms",
+			   cmap_nearest(rg->rtt, rg->nr, 0.075),
+			   measured_points(calib, 75), region, sizeof(region));
 	}
 	text(blocks, "Capacity: clients per GPU (the tenant count at which fewer "
 	     "than %d%% of requests meet the SLO of configs/cloud/base.json, "
@@ -1370,6 +1621,7 @@ json_t *claims_compute(const char *dir, const char *calib, struct err *e)
 				"claims", "others");
 	json_t *th = json_object_get(out, "thresholds");
 	json_t *claims = json_object_get(out, "claims");
+	struct cmap_grid g;
 	struct rtt d;
 
 	for (const struct threshold *t = thresholds; t->name; t++)
@@ -1377,10 +1629,11 @@ json_t *claims_compute(const char *dir, const char *calib, struct err *e)
 						    t->name, "value", t->value,
 						    "meaning", t->meaning));
 	setting(json_object_get(out, "setting"), dir);
-	if (rtt_read(&d, dir, e) < 0 || claim_a(claims, &d, e) < 0 ||
+	if (cmap_load(&g, dir, e) < 0 || rtt_read(&d, dir, e) < 0 ||
+	    claim_a(claims, &d, &g, calib, e) < 0 ||
 	    claim_b(claims, calib, e) < 0 || claim_c(claims, dir, e) < 0 ||
-	    claim_d(claims, dir, e) < 0 || claim_e(claims, dir, &d) < 0 ||
-	    claim_f(claims, dir, e) < 0 ||
+	    claim_d(claims, dir, e) < 0 || claim_e(claims, dir, &d, &g, calib) < 0 ||
+	    claim_f(claims, dir, &g, calib, e) < 0 ||
 	    others(json_object_get(out, "others"), dir, e) < 0) {
 		json_decref(out);
 		out = NULL;

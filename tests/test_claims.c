@@ -4,6 +4,7 @@
 #include "harness.h"
 
 #include "claims.h"
+#include "cmap.h"
 #include "err.h"
 #include "fs.h"
 #include "jx.h"
@@ -128,6 +129,63 @@ static void claim_a_hides(void)
 		  "tenants.0.acceptance.alpha", "0.9", 0.3, 0);
 	EXPECT("a", "holds only when alpha is at least 0.9 (the measured "
 	       "drafts, alpha 0.700, do not hide it)");
+}
+
+/* (a) as a region: the regions sweep over draft time (10, 50 ms), alpha
+ * (0.5, 0.9) and RTT (20, 200 ms); async hides 80% at alpha 0.9 with a
+ * 10 ms draft, 20% with a 50 ms one, and 10% at alpha 0.5. */
+static void claim_a_region(void)
+{
+	static const double d[2] = { 0.01, 0.05 }, a[2] = { 0.5, 0.9 };
+	static const double rtt[2] = { 0.02, 0.2 };
+	static const char *const kinds[3] = { "sync", "async", "cloud_spec" };
+	char text[8192];
+	size_t n = 0;
+	int point = 0;
+
+	summaries(0.2, 0.7, 0.1);
+	rtt_sweep("sweeps/itl-vs-rtt/sweep.csv", "", "", 0.2, 1);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "point,"
+			      "tenants.0.device.draft_base_s,"
+			      "tenants.0.acceptance.alpha,tenants.0.wan.rtt_s,"
+			      "protocol.kind,n_seeds,all.itl_s.mean_mean\n");
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			for (int k = 0; k < 2; k++)
+				for (int p = 0; p < 3; p++) {
+					double slope = p == 0 ? 1 : p == 2 ? 0 :
+						       j == 0 ? 0.9 : i == 0 ? 0.2 : 0.8;
+
+					n += (size_t)snprintf(text + n, sizeof(text) - n,
+						"%d,%g,%g,%g,%s,2,%.17g\n", point++, d[i],
+						a[j], rtt[k], kinds[p],
+						0.1 + slope * rtt[k]);
+				}
+	put("sweeps/regions/sweep.csv", text);
+	EXPECT("a", "holds from alpha 0.9 at a draft time of 10 ms; nowhere at "
+	       "a draft time of 50 ms; no measured drafts to place");
+}
+
+/* The region in words: runs of rows with the same lowest alpha. */
+static void region_words(void)
+{
+	struct cmap m = { .yname = "RTT", .yscale = 1e3, .nx = 3, .ny = 4,
+			  .x = { 0.5, 0.8, 0.9 }, .y = { 0.01, 0.05, 0.1, 0.4 } };
+	static const bool ok[4][3] = { { 0, 1, 1 }, { 0, 1, 1 }, { 0, 0, 1 },
+				       { 1, 0, 0 } };
+	char out[512];
+
+	for (int j = 0; j < 4; j++)
+		for (int i = 0; i < 3; i++)
+			m.ok[j][i] = ok[j][i];
+	cmap_region(&m, "%g", "ms", out, sizeof(out));
+	CHECK_MSG(!strcmp(out, "from alpha 0.8 at RTT 10-50 ms; from alpha 0.9 "
+			  "at RTT 100 ms; nowhere at RTT 400 ms"), "%s", out);
+	for (int j = 0; j < 4; j++)
+		for (int i = 0; i < 3; i++)
+			m.ok[j][i] = true;
+	cmap_region(&m, "%g", "ms", out, sizeof(out));
+	CHECK_MSG(!strcmp(out, "everywhere swept"), "%s", out);
 }
 
 /* An acceptance profile of a draft of model (NULL: a profile naming no
@@ -404,6 +462,9 @@ const struct tcase claims_tests[] = {
 	{ "claims: (c) batching keeps the GPU busy, up to a tenant count",
 	  claim_c_batching },
 	{ "claims: (d) ITL blows up past the knee", claim_d_queueing },
+	{ "claims: (a) as a region over alpha and the draft time",
+	  claim_a_region },
+	{ "claims: a region said in words", region_words },
 	{ "claims: (f) cloud_spec against edge drafting, latency and capacity",
 	  claim_f_cloud_spec },
 	{ "claims: a report from fixtures reads no nan or inf",
