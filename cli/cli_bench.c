@@ -1,14 +1,22 @@
-/* cli_bench.c: "hybridspec bench", and the engine's hold-model benchmark.
+/* cli_bench.c: "hybridspec bench", and the engine's benchmarks.
  *
  * Hold model: N events pending; each step pops the earliest and pushes one
  * at now + Exp(1). The offsets are drawn before the clock starts (a ring of
- * 2^20 draws), so the figure is the queue's own cost, not the sampler's. */
+ * 2^20 draws), so the figure is the queue's own cost, not the sampler's.
+ *
+ * M/M/1 (--mm1), the model of cimba's benchmark/MM1_single.c: one million
+ * customers arrive at rate 0.9 and are served FIFO at rate 1; two events
+ * each (arrival, departure) on the project's event queue, the times drawn
+ * as they are needed from two of its random streams (the sampler's cost is
+ * in the figure, as it is in cimba's). The waiting customers' arrival
+ * times are a ring. */
 #include "cli.h"
 #include "rt.h"
 
 #include "eq.h"
 #include "err.h"
 #include "mem.h"
+#include "ring.h"
 #include "rng.h"
 
 #include <getopt.h>
@@ -48,12 +56,90 @@ static double hold_events_per_s(size_t n, long long steps)
 	return (double)steps / t;
 }
 
+RING_DEFINE(tring, double) /* arrival times of the customers waiting */
+
+enum { MM1_ARRIVE, MM1_DEPART };
+
+struct mm1_result {
+	double wall_s, mean_in_system_s;
+	uint64_t events, customers;
+};
+
+/* The M/M/1 queue of n customers at rates lambda and mu. */
+static struct mm1_result mm1_run(uint64_t n, double lambda, double mu)
+{
+	gsl_rng *ra = rng_new(42, rng_stream_id("bench/mm1/arrive"));
+	gsl_rng *rs = rng_new(42, rng_stream_id("bench/mm1/serve"));
+	struct mm1_result res = { 0 };
+	struct tring waiting = { 0 };
+	struct eq_event ev = { 0 };
+	uint64_t arrived = 0;
+	double t, sum = 0, t0 = rt_now_s();
+	bool busy = false;
+	struct eq q;
+
+	eq_init(&q);
+	eq_push(&q, gsl_ran_exponential(ra, 1 / lambda), 0,
+		(struct eq_event){ .kind = MM1_ARRIVE });
+	while (eq_pop(&q, &t, &ev)) {
+		res.events++;
+		if (ev.kind == MM1_ARRIVE) {
+			tring_push(&waiting, t);
+			if (++arrived < n)
+				eq_push(&q, t + gsl_ran_exponential(ra, 1 / lambda), 0,
+					(struct eq_event){ .kind = MM1_ARRIVE });
+		} else {
+			sum += t - tring_pop(&waiting);
+			res.customers++;
+			busy = false;
+		}
+		if (!busy && waiting.n) {
+			busy = true;
+			eq_push(&q, t + gsl_ran_exponential(rs, 1 / mu), 0,
+				(struct eq_event){ .kind = MM1_DEPART });
+		}
+	}
+	res.wall_s = rt_now_s() - t0;
+	res.mean_in_system_s = sum / (double)res.customers;
+	eq_release(&q);
+	tring_release(&waiting);
+	rng_free(ra);
+	rng_free(rs);
+	return res;
+}
+
+static int bench_mm1(bool json)
+{
+	const double lambda = 0.9, mu = 1.0;
+	struct mm1_result r = mm1_run(1000000, lambda, mu);
+
+	if (json)
+		printf("{\"customers\": %llu, \"events\": %llu, \"wall_s\": %.6f, "
+		       "\"events_per_s\": %.0f, \"mean_in_system_s\": %.6f, "
+		       "\"expected_s\": %.6f}\n", (unsigned long long)r.customers,
+		       (unsigned long long)r.events, r.wall_s, r.events / r.wall_s,
+		       r.mean_in_system_s, 1 / (mu - lambda));
+	else
+		printf("M/M/1, %llu customers, arrival rate %g, service rate %g: "
+		       "%llu events in %.3f s, %.3e events/s; mean time in system "
+		       "%.4f (1 / (mu - lambda) = %.4f)\n",
+		       (unsigned long long)r.customers, lambda, mu,
+		       (unsigned long long)r.events, r.wall_s, r.events / r.wall_s,
+		       r.mean_in_system_s, 1 / (mu - lambda));
+	return CLI_OK;
+}
+
 static const char engine_help[] =
 	"usage: hybridspec bench engine [--json] [--steps N]\n"
+	"       hybridspec bench engine --mm1 [--json]\n"
 	"\n"
 	"Hold model on the event queue: N events pending (1e3, 1e5, 1e6); each\n"
 	"step pops the earliest event and schedules one at an exponentially\n"
 	"distributed offset. Prints events (pop + push) per second, one core.\n"
+	"--mm1: the M/M/1 queue of cimba's MM1_single benchmark (one million\n"
+	"customers, arrival rate 0.9, service rate 1, FIFO): wall time, events,\n"
+	"events/s and the mean time in system against 1 / (mu - lambda) = 10.\n"
+	"scripts/bench-mm1.sh times it beside cimba's, alternating.\n"
 	"\n"
 	"  --json     one JSON object: {\"rows\": [{\"pending\": N, "
 	"\"events_per_s\": X}]}\n"
@@ -65,12 +151,13 @@ static int bench_engine(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "steps", required_argument, NULL, 's' },
+		{ "mm1", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	static const size_t pending[] = { 1000, 100000, 1000000 };
 	long long steps = 10000000;
-	bool json = false;
+	bool json = false, mm1 = false;
 	int ch;
 
 	optind = 1;
@@ -78,6 +165,9 @@ static int bench_engine(int argc, char **argv)
 		switch (ch) {
 		case 'j':
 			json = true;
+			break;
+		case 'm':
+			mm1 = true;
 			break;
 		case 's':
 			if (cli_long("--steps", optarg, 1, LLONG_MAX, &steps))
@@ -95,6 +185,8 @@ static int bench_engine(int argc, char **argv)
 		fputs(engine_help, stderr);
 		return CLI_BAD_INPUT;
 	}
+	if (mm1)
+		return bench_mm1(json);
 	if (json)
 		printf("{\"rows\": [");
 	else
