@@ -23,7 +23,9 @@
  * up. When the sequence reaches 2^34, every node is renumbered 0..n-1 in
  * order (which keeps every relative order).
  *
- * Nodes carry their payload, so a pop reads nothing else but one bit. A
+ * Nodes are their 16-byte keys alone, so that the four children of a node
+ * fill one 64-byte line and a move is one 16-byte copy; the payload waits
+ * in its slot's place in `payload`, read once when the node is popped. A
  * slot (a number < 2^24, reused from a stack of free ones) identifies a node
  * for eq_cancel; its generation is bumped when it is freed, and a handle is
  * (generation << 24 | slot) + 1, so it matches only while its event is
@@ -100,7 +102,7 @@ static inline void set_bit(uint64_t *bits, uint32_t i, bool on)
 
 void eq_init(struct eq *q)
 {
-	*q = (struct eq){ .width_s = 1 };
+	*q = (struct eq){ .width_s = 1, .inv_width_s = 1 };
 }
 
 void eq_release(struct eq *q)
@@ -110,6 +112,7 @@ void eq_release(struct eq *q)
 	free(q->bucket);
 	free(q->far.v);
 	free(q->heap_mem);
+	free(q->payload);
 	free(q->slot_gen);
 	free(q->cancelled);
 	free(q->free_stack);
@@ -148,6 +151,8 @@ static uint32_t alloc_slot(struct eq *q)
 		words = (q->slots_cap + 63) / 64;
 		q->slot_gen = xrealloc(q->slot_gen,
 				       q->slots_cap * sizeof(*q->slot_gen));
+		q->payload = xrealloc(q->payload,
+				      q->slots_cap * sizeof(*q->payload));
 		q->free_stack = xrealloc(q->free_stack,
 					 q->slots_cap * sizeof(*q->free_stack));
 		q->cancelled = xrealloc(q->cancelled, words * sizeof(uint64_t));
@@ -240,7 +245,7 @@ heap_push(struct eq *q, struct eq_node x)
 static inline __attribute__((always_inline)) void
 route(struct eq *q, struct eq_node x)
 {
-	double b = floor((bits_time(x.t_bits) - q->base_s) / q->width_s);
+	double b = floor((bits_time(x.t_bits) - q->base_s) * q->inv_width_s);
 
 	if (b < (double)q->heap_end)
 		heap_push(q, x);
@@ -273,6 +278,7 @@ static void new_epoch(struct eq *q)
 	q->width_s = (hi - lo) / (double)nb;
 	if (!(q->width_s >= 1e-300))
 		q->width_s = 1; /* all at one time: all in bucket 0 */
+	q->inv_width_s = 1 / q->width_s;
 	q->n_buckets = nb + 2; /* room for rounding at hi */
 	q->heap_end = 0;
 	q->far = (struct eq_vec){ .v = NULL };
@@ -386,10 +392,10 @@ uint64_t eq_push(struct eq *q, double t_s, int prio, struct eq_event ev)
 		renumber(q);
 	s = alloc_slot(q);
 	q->n_total++;
+	q->payload[s] = ev;
 	route(q, (struct eq_node){
 		.t_bits = time_bits(t_s),
 		.ord = (uint64_t)prio << PRIO_SHIFT | q->seq++ << SLOT_BITS | s,
-		.ev = ev,
 	});
 	return ((uint64_t)q->slot_gen[s] << SLOT_BITS | s) + 1;
 }
@@ -425,7 +431,7 @@ bool eq_pop(struct eq *q, double *t_s, struct eq_event *ev)
 			continue;
 		}
 		*t_s = q->now_s = bits_time(top.t_bits);
-		*ev = top.ev;
+		*ev = q->payload[s];
 		return true;
 	}
 	return false;

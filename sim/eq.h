@@ -20,8 +20,8 @@ struct eq_event {
 
 struct eq_node {
 	uint64_t t_bits;    /* the bits of time t >= 0, which order as t does */
-	uint64_t ord;       /* prio << 58 | seq << 24 | slot */
-	struct eq_event ev; /* the payload travels with its key */
+	uint64_t ord;       /* prio << 58 | seq << 24 | slot; the payload is
+			       the slot's (eq.payload) */
 };
 
 struct eq_vec {
@@ -39,9 +39,11 @@ struct eq {
 	size_t n_buckets, buckets_cap, heap_end;
 	struct eq_vec far;      /* beyond the last bucket */
 	double base_s, width_s; /* bucket of t: floor((t - base_s) / width_s) */
+	double inv_width_s;     /* 1 / width_s, computed once an epoch */
 	size_t n_total;         /* nodes in heap, buckets and far */
 	size_t n_cancelled;     /* nodes whose event was cancelled */
-	/* slots: a pending event's identity for eq_cancel */
+	/* slots: a pending event's identity for eq_cancel, and its payload */
+	struct eq_event *payload; /* (slots_cap) the event of the slot */
 	uint32_t *slot_gen;     /* (slots_cap) bumped when the slot is freed */
 	uint64_t *cancelled;    /* (slots_cap bits) its event was cancelled */
 	uint32_t *free_stack;   /* (slots_cap) free slots, n_free on top */
