@@ -542,9 +542,9 @@ static int print_table(struct err *e)
 }
 
 /* Requests a second the cloud carries, of group g's protocol at its mean
- * lengths, into o. The GPU: its verify tokens a second over the tokens a
- * request has verified (its prompt, and gamma + 1 a round; cloud_spec's
- * drafts too). The KV cache: slots of prompt + output tokens, each held
+ * lengths, into o. The GPU: one over the GPU time a request takes, its
+ * prompt and gamma + 1 tokens a round at the target's full-batch rate
+ * (cloud_spec's gamma draft steps and prompt at the draft's). The KV cache: slots of prompt + output tokens, each held
  * from admission to the request's end. A request admitted at once holds
  * its slot for its whole life L (its prefill, its tokens at t_token each, a
  * round trip for the prompt and the DONE): past slots / L a second requests
@@ -556,14 +556,20 @@ static int print_table(struct err *e)
  * cache's bounds is the capacity. */
 static void request_capacity(const struct cfg *c, const struct cfg_group *g,
 			     const struct cost *cost, double cap_tokens_s,
-			     double alpha, double t_token, double rtt, json_t *o)
+			     double cap_draft_tokens_s, double alpha,
+			     double t_token, double rtt, json_t *o)
 {
 	const struct proto_caps *k = &g->proto.caps;
 	double prompt = dist_mean(&g->workload.prompt_tokens);
 	double out = dist_mean(&g->workload.output_tokens);
 	double rounds = out / fm_expected_accepted(alpha, g->proto.gamma);
-	double per_req = prompt + (k->speculates ? rounds * (g->proto.gamma + 1)
-			 : k->cloud_drafts ? rounds * (2 * g->proto.gamma + 1) : out);
+	/* GPU seconds a request: the target's tokens at its full-batch rate,
+	 * and cloud_spec's draft steps and prompt at the draft's */
+	double gpu_s = (prompt + (k->speculates || k->cloud_drafts
+				  ? rounds * (g->proto.gamma + 1) : out)) /
+		       cap_tokens_s +
+		       (k->cloud_drafts ? (prompt + rounds * g->proto.gamma) /
+					  cap_draft_tokens_s : 0);
 	double cloud_prefill = cost_iter_s(cost, &(struct cost_batch){
 		(long)prompt, 1, 0, prompt * prompt / 2 }, NULL, NULL);
 	double hold = cloud_prefill + out * t_token + rtt;
@@ -572,7 +578,7 @@ static void request_capacity(const struct cfg *c, const struct cfg_group *g,
 			      cloud_prefill : 0);
 	double slots = floor((double)c->cloud.kv_capacity_tokens / (prompt + out));
 	double r = (double)c->cloud.replicas, kv = r * slots / hold;
-	double gpu = cap_tokens_s / per_req;
+	double gpu = 1 / gpu_s;
 
 	json_object_set_new(o, "kv_slots", json_real(r * slots));
 	json_object_set_new(o, "request_lifetime_s", json_real(life));
@@ -593,7 +599,7 @@ static void print_config(const struct cfg *c, bool json)
 	const struct cfg_protocol *p = &g->proto;
 	struct cost cost;
 	double alpha, ctx, d, rtt, tnet, v, step, bw, fl, ridge, cap, demand;
-	double td = 0;
+	double td = 0, cap_draft = 0;
 	int gamma = p->gamma;
 	json_t *o, *roof = json_array();
 	char *s;
@@ -670,11 +676,18 @@ static void print_config(const struct cfg *c, bool json)
 	if (cfg_proto_drafts(&p->caps)) {
 		/* the group's draft model run in the cloud instead */
 		struct cost dc;
+		long nseq;
 
 		cost_init_model(&dc, &c->cloud, &p->draft.model,
 				p->draft.weight_bytes, &p->draft.table);
 		td = cost_iter_s(&dc, &(struct cost_batch){ 1, 1, ctx, ctx }, NULL,
 				 NULL);
+		/* a draft step of each sequence of the target's full batch */
+		nseq = c->cloud.max_batch_tokens / (gamma + 1);
+		cap_draft = c->cloud.replicas * (double)nseq /
+			    cost_iter_s(&dc, &(struct cost_batch){ nseq, nseq,
+				    ctx * (double)nseq, ctx * (double)nseq },
+				    NULL, NULL);
 		json_object_set_new(o, "t_cloud_draft_s", json_real(td));
 		json_object_set_new(o, "t_cloud_spec_s_per_token", json_real(
 			fm_cloud_spec_s_per_token(alpha, gamma, td, v)));
@@ -691,7 +704,8 @@ static void print_config(const struct cfg *c, bool json)
 			  : fm_sync_s_per_token(alpha, gamma, d, tnet, v);
 
 		if (p->caps.uses_cloud)
-			request_capacity(c, g, &cost, cap, alpha, tt, rtt, o);
+			request_capacity(c, g, &cost, cap, cap_draft, alpha, tt,
+					 rtt, o);
 	}
 	if (json) {
 		s = jx_dumps(o);

@@ -181,11 +181,12 @@ static int check(const struct shape *s, const char *file, struct err *e)
 }
 
 /* The shape's name: the folder of a config.json, else the file's name
- * without its extension. */
+ * without its last extension ("SmolLM2-1.7B.gguf": "SmolLM2-1.7B"). */
 static void name_from(struct shape *s, const char *path)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	size_t n = strcspn(base, ".");
+	const char *dot = strrchr(base, '.');
+	size_t n = dot ? (size_t)(dot - base) : strlen(base);
 
 	if (!strcmp(base, "config.json") && base > path) {
 		const char *end = base - 1, *start = end;
@@ -197,7 +198,7 @@ static void name_from(struct shape *s, const char *path)
 			n = (size_t)(end - start);
 		}
 	}
-	if (!strcmp(base, ".gguf") || n == 0)
+	if (n == 0)
 		n = strlen(base);
 	snprintf(s->name, sizeof(s->name), "%.*s", (int)n, base);
 }
@@ -240,7 +241,8 @@ static int load_hf(struct shape *s, const char *path, struct err *e)
 	    hf_int(&x, doc, "head_dim", s->dim / s->n_heads, &s->head_dim) < 0 ||
 	    hf_int(&x, doc, "vocab_size", JX_REQUIRED_INT, &s->vocab) < 0 ||
 	    jx_bool(&x, doc, "", "tie_word_embeddings", 0, &s->tied) < 0 ||
-	    jx_bool(&x, doc, "", "attention_bias", type == 2, &s->qkv_bias) < 0)
+	    jx_bool(&x, doc, "", "attention_bias", type == 2 || type == 4,
+		    &s->qkv_bias) < 0)
 		goto out;
 	snprintf(s->arch, sizeof(s->arch), "%s", types[type]);
 	if (type == 3) { /* mixtral */

@@ -41,6 +41,19 @@ bool cfg_proto_drafts(const struct proto_caps *c)
 	return c->speculates || c->cloud_drafts;
 }
 
+bool cfg_draft_same(const struct cfg_draft *a, const struct cfg_draft *b)
+{
+	const struct vtab *x = &a->table, *y = &b->table;
+
+	return !strcmp(a->model.name, b->model.name) &&
+	       a->weight_bytes == b->weight_bytes && x->nt == y->nt &&
+	       x->nc == y->nc &&
+	       (!x->nt || (!memcmp(x->tok, y->tok, x->nt * sizeof(*x->tok)) &&
+			   !memcmp(x->ctx, y->ctx, x->nc * sizeof(*x->ctx)) &&
+			   !memcmp(x->sec, y->sec,
+				   x->nt * x->nc * sizeof(*x->sec))));
+}
+
 bool cfg_sched_deployed(enum sched_policy p)
 {
 	HS_ASSERT(p < SCHED_N);
@@ -754,10 +767,7 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 			continue;
 		for (size_t j = 0; j < i; j++)
 			seen |= c->groups[j].proto.caps.cloud_drafts &&
-				!strcmp(c->groups[j].proto.draft.model.name,
-					d->model.name) &&
-				c->groups[j].proto.draft.weight_bytes ==
-					d->weight_bytes;
+				cfg_draft_same(&c->groups[j].proto.draft, d);
 		if (!seen)
 			wd += shape_params(&d->model) * d->weight_bytes;
 		kvd = fmax(kvd, 2 * shape_kv_elems_per_token(&d->model));
@@ -793,7 +803,7 @@ static int read_top(struct cfg *c, struct jx *x)
 	char cp[JX_PTR_MAX], base[256];
 	const char *slash = strrchr(c->file, '/'), *target_text;
 	json_t *doc = c->doc, *groups, *proto, *cloud;
-	struct cfg_protocol unused;
+	struct cfg_protocol unused = { 0 };
 	long long seed;
 
 	snprintf(base, sizeof(base), "%s", slash ? slash + 1 : c->file);
@@ -820,9 +830,20 @@ static int read_top(struct cfg *c, struct jx *x)
 	if (read_cloud(x, cloud, "/cloud", &c->cloud) < 0)
 		return -1;
 	target_text = json_string_value(json_object_get(cloud, "model"));
-	/* its draft is read in each group that takes a copy of it */
+	/* its draft is read in each group that takes a copy of it; one given
+	 * here is checked here too, so that its errors name this place */
 	if (read_protocol(x, proto, "/protocol", &unused) < 0)
 		return -1;
+	if (json_object_get(proto, "draft")) {
+		json_t *d = json_deep_copy(json_object_get(proto, "draft"));
+		int rc = read_draft(x, d, "/protocol/draft", &c->cloud,
+				    target_text, &unused.draft);
+
+		vtab_release(&unused.draft.table);
+		json_decref(d);
+		if (rc < 0)
+			return -1;
+	}
 	groups = json_object_get(doc, "tenants");
 	if (!json_is_array(groups) || json_array_size(groups) == 0)
 		return jx_fail(x, "/tenants", "a non-empty array of tenant groups",

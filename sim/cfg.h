@@ -61,6 +61,10 @@ struct cfg_draft {
 	struct vtab table;   /* measured cost in the cloud (nt 0: roofline) */
 };
 
+/* Whether two drafts are one model the cloud can share: the same model,
+ * bytes a weight and measured table (or neither measured). */
+bool cfg_draft_same(const struct cfg_draft *a, const struct cfg_draft *b);
+
 struct cfg_protocol {
 	enum proto_kind kind;
 	struct proto_caps caps; /* cfg_proto_caps(kind) */
@@ -188,8 +192,9 @@ struct cfg {
 	uint64_t seed;
 	double horizon_s;     /* stop at this simulated time; 0: run to the end */
 	double warmup_s;      /* the statistics are of what happens after it:
-				 requests finished, tokens committed, GPU
-				 iterations and admissions begun (0: all) */
+				 requests finished (with all their tokens),
+				 ITL gaps, prompts sent, GPU iterations and
+				 admissions begun (0: all) */
 	struct cfg_slo slo;
 	struct cfg_group *groups; /* (n_groups) owned */
 	size_t n_groups;

@@ -2,7 +2,7 @@
  *
  * The sweep's rows are placed by their axis values into a dense grid (the
  * axes are the distinct values of each column, sorted); a cell the sweep
- * lacks stays 0 and a map built on it does not hold there. */
+ * lacks stays 0, and cmap_have says so: a map does not hold there. */
 #include "cmap.h"
 
 #include "csv.h"
@@ -13,18 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Adds v to the sorted axis a (n values) unless it is there. */
-static void axis_add(double *a, size_t *n, double v)
+/* Adds v to the sorted axis a (n values) unless it is there; false when
+ * the axis is full. */
+static bool axis_add(double *a, size_t *n, double v)
 {
 	size_t i = 0;
 
 	while (i < *n && a[i] < v)
 		i++;
-	if ((i < *n && a[i] == v) || *n == CMAP_AXIS)
-		return;
+	if (i < *n && a[i] == v)
+		return true;
+	if (*n == CMAP_AXIS)
+		return false;
 	memmove(a + i + 1, a + i, (*n - i) * sizeof(*a));
 	a[i] = v;
 	(*n)++;
+	return true;
 }
 
 static size_t axis_at(const double *a, size_t n, double v)
@@ -33,6 +37,12 @@ static size_t axis_at(const double *a, size_t n, double v)
 		if (a[i] == v)
 			return i;
 	return n;
+}
+
+bool cmap_have(const struct cmap_grid *g, size_t d, size_t a, size_t r)
+{
+	return g->itl[CMAP_SYNC][d][a][r] > 0 && g->itl[CMAP_ASYNC][d][a][r] > 0 &&
+	       g->itl[CMAP_CLOUD_SPEC][d][a][r] > 0;
 }
 
 size_t cmap_nearest(const double *axis, size_t n, double v)
@@ -69,11 +79,16 @@ int cmap_load(struct cmap_grid *g, const char *dir, struct err *e)
 			csv_release(&c);
 			return -1;
 		}
-	for (size_t r = 0; r < c.nrow; r++) {
-		axis_add(g->d, &g->nd, csv_num(&c, r, col[0]));
-		axis_add(g->alpha, &g->na, csv_num(&c, r, col[1]));
-		axis_add(g->rtt, &g->nr, csv_num(&c, r, col[2]));
-	}
+	for (size_t r = 0; r < c.nrow; r++)
+		if (!axis_add(g->d, &g->nd, csv_num(&c, r, col[0])) ||
+		    !axis_add(g->alpha, &g->na, csv_num(&c, r, col[1])) ||
+		    !axis_add(g->rtt, &g->nr, csv_num(&c, r, col[2]))) {
+			err_set(e, "%s: row %zu: more than %d values of an axis "
+				"(draft time, alpha or RTT): a map has at most %d",
+				path, r + 1, CMAP_AXIS, CMAP_AXIS);
+			csv_release(&c);
+			return -1;
+		}
 	for (size_t r = 0; r < c.nrow; r++) {
 		size_t i = axis_at(g->d, g->nd, csv_num(&c, r, col[0]));
 		size_t j = axis_at(g->alpha, g->na, csv_num(&c, r, col[1]));

@@ -30,6 +30,10 @@ struct cmap_grid {
  * (e's message). */
 int cmap_load(struct cmap_grid *g, const char *dir, struct err *e);
 
+/* Whether every protocol was swept at draft time d, alpha a and RTT r
+ * (indices); a map's cell that needs a missing one does not hold. */
+bool cmap_have(const struct cmap_grid *g, size_t d, size_t a, size_t r);
+
 /* The index of the axis value nearest v. */
 size_t cmap_nearest(const double *axis, size_t n, double v);
 

@@ -1,6 +1,6 @@
 /* eq.c: a small 4-ary heap for the near future over time buckets.
  *
- * Every node has a bucket index b(t) = floor((t - base_s) / width_s), a
+ * Every node has a bucket index b(t) = floor((t - base_s) x inv_width_s), a
  * non-decreasing function of t. Invariant: the heap holds exactly the nodes
  * with b(t) < heap_end; bucket j (heap_end <= j < n_buckets) holds, unsorted,
  * those with b(t) == j; far holds the rest. So every heap node comes before

@@ -38,8 +38,9 @@ struct eq {
 	struct eq_vec *bucket;  /* (buckets_cap) owned, n_buckets in use */
 	size_t n_buckets, buckets_cap, heap_end;
 	struct eq_vec far;      /* beyond the last bucket */
-	double base_s, width_s; /* bucket of t: floor((t - base_s) / width_s) */
-	double inv_width_s;     /* 1 / width_s, computed once an epoch */
+	double base_s, width_s; /* buckets start at base_s, width_s wide */
+	double inv_width_s;     /* 1 / width_s: the bucket of t is
+				   floor((t - base_s) x inv_width_s) */
 	size_t n_total;         /* nodes in heap, buckets and far */
 	size_t n_cancelled;     /* nodes whose event was cancelled */
 	/* slots: a pending event's identity for eq_cancel, and its payload */

@@ -53,9 +53,9 @@ static const struct gpu_link links[] = {
 	{ "nvlink5", 900e9, 6.6e-6, 0.6e-6,
 	  NV "HGX B200 datasheet: NVLink 1.8 TB/s a GPU (both directions)"
 	  NCCL_RING },
-	{ "pcie4", 32e9, 6.6e-6, 1.0e-6,
+	{ "pcie4", 31.5e9, 6.6e-6, 1.0e-6,
 	  "PCI Express 4.0 x16: 16 GT/s x 16 lanes, 128b/130b" NCCL_RING },
-	{ "pcie5", 64e9, 6.6e-6, 1.0e-6,
+	{ "pcie5", 63.0e9, 6.6e-6, 1.0e-6,
 	  "PCI Express 5.0 x16: 32 GT/s x 16 lanes, 128b/130b" NCCL_RING },
 	{ "xgmi", 448e9, 6.6e-6, 1.0e-6,
 	  "AMD Instinct MI300X data sheet: Infinity Fabric 896 GB/s a GPU "

@@ -197,7 +197,8 @@ static void start_next(struct sim *s, struct tenant *t)
 	t->edge.ahead = 0;
 	HS_ASSERT(t->edge.inflight.n == 0 && !t->edge.drafting);
 	if (g->proto.caps.uses_cloud) {
-		t->st.prompt_sent += (uint64_t)r.prompt;
+		if (now >= s->cfg->warmup_s)
+			t->st.prompt_sent += (uint64_t)r.prompt;
 		send(s, t, true, MSG_PROMPT, r.prompt, r.output, r.prompt);
 	}
 	if (g->proto.caps.uses_edge) {
@@ -1078,6 +1079,7 @@ static void name_tracks(struct sim *s)
 static void init_drafts(struct sim *s)
 {
 	const struct cfg *c = s->cfg;
+	size_t *first = xmalloc(c->n_groups * sizeof(*first)); /* of a draft */
 
 	s->draft_of = xmalloc(c->n_groups * sizeof(*s->draft_of));
 	s->dcost = xcalloc(c->n_groups, sizeof(*s->dcost));
@@ -1090,14 +1092,16 @@ static void init_drafts(struct sim *s)
 		if (!c->groups[g].proto.caps.cloud_drafts)
 			continue;
 		while (k < s->n_drafts &&
-		       (strcmp(s->dcost[k].model.name, d->model.name) ||
-			s->dcost[k].bytes_per_weight != d->weight_bytes))
+		       !cfg_draft_same(&c->groups[first[k]].proto.draft, d))
 			k++;
-		if (k == s->n_drafts)
+		if (k == s->n_drafts) {
+			first[k] = g;
 			cost_init_model(&s->dcost[s->n_drafts++], &c->cloud,
 					&d->model, d->weight_bytes, &d->table);
+		}
 		s->draft_of[g] = k;
 	}
+	free(first);
 }
 
 void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,

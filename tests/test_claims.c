@@ -347,19 +347,22 @@ static void claim_f_cloud_spec(void)
 		put("formulas-cloud-m-tp1.json",
 		    "{\"cloud_spec_capacity_ratio\": 2.4}");
 		EXPECT("f", k ? "does not hold on latency: edge drafting is faster "
-		       "than cloud_spec at 1 of 1 points swept; holds on capacity: "
+		       "than cloud_spec at 1 of 1 points of cloud-spec-itl and 0 of "
+		       "0 of the regions map; holds on capacity: "
 		       "the ratio is within 25% of 1 + gamma t_d / t_v in 1 of 1 "
 		       "cases, edge drafting carrying at most 2.51x cloud_spec's "
 		       "clients per GPU"
 		       : "holds on latency: edge drafting is faster than cloud_spec "
-		       "at 0 of 1 points swept; holds on capacity: the ratio is "
+		       "at 0 of 1 points of cloud-spec-itl and 0 of 0 of the "
+		       "regions map; holds on capacity: the ratio is "
 		       "within 25% of 1 + gamma t_d / t_v in 1 of 1 cases, edge "
 		       "drafting carrying at most 2.51x cloud_spec's clients per "
 		       "GPU");
 	}
 	put("formulas-cloud-m-tp1.json", "{\"cloud_spec_capacity_ratio\": 1.5}");
 	EXPECT("f", "does not hold on latency: edge drafting is faster than "
-	       "cloud_spec at 1 of 1 points swept; does not hold on capacity: the "
+	       "cloud_spec at 1 of 1 points of cloud-spec-itl and 0 of 0 of the "
+	       "regions map; does not hold on capacity: the "
 	       "ratio is within 25% of 1 + gamma t_d / t_v in 0 of 1 cases, edge "
 	       "drafting carrying at most 2.51x cloud_spec's clients per GPU");
 }

@@ -1165,7 +1165,9 @@ static void shape_from_gguf(void)
 	CHECK_NEAR(shape_params(&s), shape_params(want), 0.5);
 	CHECK_NEAR(shape_kv_elems_per_token(&s), 2.0 * 32 * 128 * 8, 0);
 	/* no output.weight: tied; experts make it Mixtral */
-	CHECK(shape_load(&s, shape_gguf("mx.gguf", 9, kv_mixtral, NULL), &e) == 0);
+	CHECK(shape_load(&s, shape_gguf("Mixtral-8x7B-v0.1.gguf", 9, kv_mixtral,
+					 NULL), &e) == 0);
+	CHECK_MSG(!strcmp(s.name, "Mixtral-8x7B-v0.1"), "%s", s.name);
 	CHECK(s.tied && !strcmp(s.arch, "mixtral") && s.n_experts == 8 &&
 	      s.n_active == 2 && s.hidden == 14336);
 	/* Qwen-MoE: expert and shared widths, Q/K/V biases by their tensor */
