@@ -328,37 +328,6 @@ static int check_queueing(struct checks *cs, struct err *e)
 	return 0;
 }
 
-/* Capacity: a GPU kept saturated by 600 sync tenants (iteration t0 + t1 B,
- * budget 64 tokens: 12 segments of gamma + 1 = 5), measured over 60 s of
- * requests that do not end. */
-static int check_capacity(struct checks *cs, struct err *e)
-{
-	const double t0 = 0.005, t1 = 2e-6, horizon = 60;
-	const int gamma = 4, budget = 64;
-	int packed = budget / (gamma + 1) * (gamma + 1);
-	char text[2048];
-	json_t *sum;
-
-	snprintf(text, sizeof(text),
-		 "{\"seed\": 2, \"horizon_s\": %g, \"protocol\": {\"kind\": "
-		 "\"sync\", \"gamma\": %d}, \"tenants\": [{\"name\": \"c\", "
-		 "\"count\": 600, \"device\": {\"draft_base_s\": 0.01, "
-		 "\"prefill_per_token_s\": 1e-5}, \"workload\": {\"requests\": 1,"
-		 " \"prompt_tokens\": 4, \"output_tokens\": 1000000},"
-		 " \"acceptance\": {\"alpha\": 0.8}, \"wan\": {\"rtt_s\": 0.05}}],"
-		 " \"cloud\": {\"max_batch_tokens\": %d, \"kv_capacity_tokens\":"
-		 " 1000000000, \"gpu\": %s}}", horizon, gamma,
-		 budget, check_gpu(t0, t1));
-	if (!(sum = simulate(text, e)))
-		return -1;
-	add(cs, "cloud capacity", true, packed / (t0 + t1 * packed),
-	    get(sum, "cloud", "batch_tokens_total", NULL) / horizon,
-	    "verify tokens/s of a GPU saturated by 600 sync tenants, budget %d",
-	    budget);
-	json_decref(sum);
-	return 0;
-}
-
 /* A GPU saturated by 600 tenants whose requests do not end, for 240 s,
  * of protocol kind: verify costs t0 + t1 B, the cloud's draft (cloud_spec)
  * d0 + d1 B; returns the batch tokens per second it ran, or -1. Prompts of
@@ -387,6 +356,23 @@ static double saturated(const char *kind, int gamma, double t0, double t1,
 	v = get(sum, "cloud", "batch_tokens_total", NULL) / horizon;
 	json_decref(sum);
 	return v;
+}
+
+/* Capacity: a GPU kept saturated by sync tenants (iteration t0 + t1 B,
+ * budget 64 tokens: 12 segments of gamma + 1 = 5). */
+static int check_capacity(struct checks *cs, struct err *e)
+{
+	const double t0 = 0.005, t1 = 2e-6;
+	const int gamma = 4, budget = 64;
+	int packed = budget / (gamma + 1) * (gamma + 1);
+	double got = saturated("sync", gamma, t0, t1, 0, 0, e);
+
+	if (got < 0)
+		return -1;
+	add(cs, "cloud capacity", true, packed / (t0 + t1 * packed), got,
+	    "verify tokens/s of a GPU saturated by 600 sync tenants, budget %d",
+	    budget);
+	return 0;
 }
 
 /* cloud_spec: the time per token of one request alone, and the capacity

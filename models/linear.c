@@ -85,27 +85,24 @@ struct f32_job {
 	float *y;
 };
 
-/* One product in a fixed order: eight running sums over columns c = j mod
- * 8, then the tail, then the eight added in turn; the compiler can keep
- * the sums in one vector register. f32_rows's blocks of four rows keep
- * this order, so that a row's result never depends on its neighbours. */
-static float f32_dot(const float *w, const float *xi, int k)
+float lin_dot_f32(const float *a, const float *b, int n)
 {
 	float acc[8] = { 0 }, sum = 0;
-	int c = 0;
+	int i = 0;
 
-	for (; c + 8 <= k; c += 8)
+	for (; i + 8 <= n; i += 8)
 		for (int j = 0; j < 8; j++)
-			acc[j] += w[c + j] * xi[c + j];
-	for (; c < k; c++)
-		sum += w[c] * xi[c];
+			acc[j] += a[i + j] * b[i + j];
+	for (; i < n; i++)
+		sum += a[i] * b[i];
 	for (int j = 0; j < 8; j++)
 		sum += acc[j];
 	return sum;
 }
 
 /* Output rows r0..r1 of y = x W^T for every input row: the input rows in
- * fours, so that each weight row is read once for four of them. */
+ * fours, so that each weight row is read once for four of them, each of
+ * the four summed in lin_dot_f32's order; the rest by lin_dot_f32. */
 static void f32_rows(void *ctx, int r0, int r1)
 {
 	const struct f32_job *j = ctx;
@@ -147,8 +144,8 @@ static void f32_rows(void *ctx, int r0, int r1)
 	}
 	for (; i < j->m; i++)
 		for (int r = r0; r < r1; r++)
-			j->y[(size_t)i * n + r] = f32_dot(j->l->f32 + (size_t)r * k,
-							 j->x + (size_t)i * k, k);
+			j->y[(size_t)i * n + r] = lin_dot_f32(
+				j->l->f32 + (size_t)r * k, j->x + (size_t)i * k, k);
 }
 
 void lin_apply(const struct linear *l, const float *x, int m, float *y,

@@ -35,6 +35,12 @@ void lin_release(struct linear *l);
 /* The weights as FP32 (n x k), whatever the format. Caller frees. */
 float *lin_weights(const struct linear *l);
 
+/* sum a[i] b[i], i < n, in a fixed order: eight running sums over i mod 8
+ * (one vector register), then the tail, then the eight in turn. The FP32
+ * product and attention's scores both use it, so a result never depends on
+ * its neighbours or the blocking. */
+float lin_dot_f32(const float *a, const float *b, int n);
+
 /* y (m x n) = x (m x k) W^T. kn may be NULL for LIN_F32. */
 void lin_apply(const struct linear *l, const float *x, int m, float *y,
 	       const struct kern *kn, struct kpool *p);

@@ -284,22 +284,6 @@ static void rope(const struct llama_config *c, const float *freq, float *v,
 	}
 }
 
-/* sum a[i] b[i], i < n, in eight running sums (one vector register) */
-static float dot(const float *a, const float *b, int n)
-{
-	float acc[8] = { 0 }, sum = 0;
-	int i = 0;
-
-	for (; i + 8 <= n; i += 8)
-		for (int j = 0; j < 8; j++)
-			acc[j] += a[i + j] * b[i + j];
-	for (; i < n; i++)
-		sum += a[i] * b[i];
-	for (int j = 0; j < 8; j++)
-		sum += acc[j];
-	return sum;
-}
-
 /* lin_apply, shown to the calibration observer first */
 static void apply(const struct llama *m, const struct linear *l, const float *x,
 		  int n, float *y)
@@ -320,7 +304,7 @@ static void attend(const float *q, const float *kc, const float *vc, int upto,
 	float acc[LLAMA_HEAD_MAX];
 
 	for (int p = 0; p <= upto; p++) {
-		att[p] = dot(q, kc + (size_t)p * kv_dim, hs) * inv_sqrt_hs;
+		att[p] = lin_dot_f32(q, kc + (size_t)p * kv_dim, hs) * inv_sqrt_hs;
 		mx = fmaxf(mx, att[p]);
 	}
 	for (int p = 0; p <= upto; p++) {

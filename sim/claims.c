@@ -445,9 +445,9 @@ static void alpha_verdict(json_t *c, json_t *blocks, const struct alpha_run *a,
 
 /* ---- regions: where a claim holds over alpha and RTT or draft time ---- */
 
-/* The measured W4A16 drafts of calib's acceptance profiles, as points at
- * y on a map: [{"label", "alpha", "y"}]. */
-static json_t *measured_points(const char *calib, double y)
+/* The measured W4A16 drafts of calib's acceptance profiles: [{"label",
+ * "alpha"}], read once for every map. */
+static json_t *measured_points(const char *calib)
 {
 	json_t *pts = json_array();
 	char pat[4096];
@@ -466,43 +466,13 @@ static json_t *measured_points(const char *calib, double y)
 
 		if (t && q && json_is_number(json_object_get(p, "alpha_greedy"))) {
 			snprintf(label, sizeof(label), "%s %s", t, q);
-			json_array_append_new(pts, json_pack("{s:s,s:f,s:f}", "label",
-				label, "alpha", field(p, "/alpha_greedy"), "y", y));
+			json_array_append_new(pts, json_pack("{s:s,s:f}", "label",
+				label, "alpha", field(p, "/alpha_greedy")));
 		}
 		json_decref(p);
 	}
 	globfree(&gl);
 	return pts;
-}
-
-static bool holds_at(const struct cmap *m, size_t j, double a);
-
-/* "of the measured W4A16 drafts (alpha A-B), K hold WHERE" for row j of m,
- * from calib's profiles. Static buffer, overwritten by the next call. */
-static const char *measured_said(const struct cmap *m, size_t j,
-				 const char *calib, const char *where)
-{
-	static char out[256];
-	json_t *pts = measured_points(calib, 0), *pt;
-	double lo = 1, hi = 0;
-	size_t k, ok = 0;
-
-	json_array_foreach(pts, k, pt) {
-		double a = field(pt, "/alpha");
-
-		lo = fmin(lo, a);
-		hi = fmax(hi, a);
-		ok += holds_at(m, j, a);
-	}
-	if (json_array_size(pts))
-		snprintf(out, sizeof(out), "of the %zu measured W4A16 drafts "
-			 "(alpha %.3f-%.3f), %s %s", json_array_size(pts), lo, hi,
-			 ok == 0 ? "none holds" : ok == json_array_size(pts)
-			 ? "all hold" : "some hold", where);
-	else
-		snprintf(out, sizeof(out), "no measured drafts to place");
-	json_decref(pts);
-	return out;
 }
 
 /* Whether the cell of alpha a at row j of m holds, for a measured alpha
@@ -517,16 +487,44 @@ static bool holds_at(const struct cmap *m, size_t j, double a)
 	return a >= m->x[0] && m->ok[j][i];
 }
 
+/* "of the measured W4A16 drafts (alpha A-B), K hold WHERE" for row j of m.
+ * Static buffer, overwritten by the next call. */
+static const char *measured_said(const struct cmap *m, size_t j,
+				 const json_t *meas, const char *where)
+{
+	static char out[256];
+	double lo = 1, hi = 0;
+	size_t k, ok = 0;
+	json_t *pt;
+
+	json_array_foreach(meas, k, pt) {
+		double a = field(pt, "/alpha");
+
+		lo = fmin(lo, a);
+		hi = fmax(hi, a);
+		ok += holds_at(m, j, a);
+	}
+	if (json_array_size(meas))
+		snprintf(out, sizeof(out), "of the %zu measured W4A16 drafts "
+			 "(alpha %.3f-%.3f), %s %s", json_array_size(meas), lo, hi,
+			 ok == 0 ? "none holds" : ok == json_array_size(meas)
+			 ? "all hold" : "some hold", where);
+	else
+		snprintf(out, sizeof(out), "no measured drafts to place");
+	return out;
+}
+
 /* The map m as evidence: a table (a row a value of y, a column an alpha;
  * "*" marks where the claim holds), the figure's data in the claim (key
- * "maps"), and the measured drafts at row j_meas, said where they fall.
- * The region in words into region. */
+ * "maps", the measured drafts placed at row j_meas), and the measured
+ * drafts said where they fall. The region in words into region. */
 static void map_blocks(json_t *c, json_t *blocks, const struct cmap *m,
 		       const char *vfmt, const char *yhead, const char *yfmt,
-		       const char *yunit, size_t j_meas, json_t *pts,
+		       const char *yunit, size_t j_meas, const json_t *meas,
 		       char *region, size_t n)
 {
 	json_t *cols = json_array(), *rows, *maps = json_object_get(c, "maps");
+	json_t *pts = json_array();
 	char buf[64], said[1024] = "";
 	size_t at = 0, k;
 	json_t *pt;
@@ -549,16 +547,19 @@ static void map_blocks(json_t *c, json_t *blocks, const struct cmap *m,
 		}
 	}
 	cmap_region(m, yfmt, yunit, region, n);
-	json_array_foreach(pts, k, pt) {
+	json_array_foreach(meas, k, pt) {
 		double a = field(pt, "/alpha");
 
+		json_array_append_new(pts, json_pack("{s:O,s:f,s:f}", "label",
+			json_object_get(pt, "label"), "alpha", a, "y",
+			m->y[j_meas] * m->yscale));
 		at += (size_t)snprintf(said + at, sizeof(said) - at, "%s%s (alpha "
 				       "%.3f): %s", at ? "; " : "",
 				       json_string_value(json_object_get(pt, "label")),
 				       a, holds_at(m, j_meas, a) ? "holds"
 							       : "does not hold");
 		if (at >= sizeof(said))
-			break;
+			at = sizeof(said) - 1; /* the text is cut, the points all go */
 	}
 	snprintf(buf, sizeof(buf), yfmt, m->y[j_meas] * m->yscale);
 	text(blocks, "\"*\": the claim holds in the cell. It holds %s. The "
@@ -570,7 +571,7 @@ static void map_blocks(json_t *c, json_t *blocks, const struct cmap *m,
 /* (a): the hidden share of each group; also as numbers, "hidden":
  * [{"alpha", "measured", "share"}], for the plot of it */
 static int claim_a(json_t *claims, const struct rtt *d,
-		   const struct cmap_grid *rg, const char *calib, struct err *e)
+		   const struct cmap_grid *rg, const json_t *meas, struct err *e)
 {
 	static const char *const heads[] = { "acceptance",
 		"sync: ms of ITL per 100 ms of RTT", "async", "hidden share",
@@ -657,10 +658,10 @@ static int claim_a(json_t *claims, const struct rtt *d,
 		     1e3 * rg->rtt[0], 1e3 * rg->rtt[rg->nr - 1]);
 		map_blocks(c, blocks, &m, "%.0f", "draft time (ms)", "%g", "ms",
 			   cmap_nearest(rg->d, rg->nd, 0.051),
-			   measured_points(calib, 51), region, sizeof(region));
+			   meas, region, sizeof(region));
 		snprintf(v, sizeof(v), "holds %s; %s", region,
 			 measured_said(&m, cmap_nearest(rg->d, rg->nd, 0.051),
-				       calib, "at the phone's 51 ms a draft token"));
+				       meas, "at the phone's 51 ms a draft token"));
 		verdict(c, blocks, v);
 		return 0;
 	}
@@ -1088,7 +1089,7 @@ static int claim_d(json_t *claims, const char *dir, struct err *e)
 /* ---- (e): async ITL against the edge's draft time ---- */
 
 static int claim_e(json_t *claims, const char *dir, const struct rtt *d,
-		   const struct cmap_grid *rg, const char *calib)
+		   const struct cmap_grid *rg, const json_t *meas)
 {
 	static const char *const heads[] = { "acceptance", "RTTs (ms)",
 		"async ITL (ms), lowest", "highest", "highest / draft time",
@@ -1176,15 +1177,15 @@ static int claim_e(json_t *claims, const char *dir, const struct rtt *d,
 		     "time), over alpha and the RTT with a %g ms draft:",
 		     1e3 * rg->d[jd]);
 		map_blocks(c, blocks, &m, "%.2f", "RTT (ms)", "%g", "ms", jr,
-			   measured_points(calib, 1e3 * rg->rtt[jr]), r1, sizeof(r1));
+			   meas, r1, sizeof(r1));
 		text(blocks, "And over alpha and the draft time at RTT %g ms:",
 		     1e3 * rg->rtt[jr]);
 		map_blocks(c, blocks, &m2, "%.2f", "draft time (ms)", "%g", "ms",
-			   jd, measured_points(calib, 1e3 * rg->d[jd]), r2,
+			   jd, meas, r2,
 			   sizeof(r2));
 		snprintf(v, sizeof(v), "with a %g ms draft, holds %s; at RTT %g ms, "
 			 "holds %s; %s", 1e3 * rg->d[jd], r1, 1e3 * rg->rtt[jr], r2,
-			 measured_said(&m, jr, calib, "with the phone's draft at "
+			 measured_said(&m, jr, meas, "with the phone's draft at "
 				       "the paper's RTT"));
 		verdict(c, blocks, v);
 		return 0;
@@ -1260,7 +1261,7 @@ static double clients_at(const struct csv *c, const int *col, const char *dev,
 }
 
 static int claim_f(json_t *claims, const char *dir,
-		   const struct cmap_grid *rg, const char *calib, struct err *e)
+		   const struct cmap_grid *rg, const json_t *meas, struct err *e)
 {
 	static const char *const inames[] = { "tenants.0.device.profile",
 		"cloud.model", "cloud.tp", "tenants.0.acceptance.alpha",
@@ -1419,7 +1420,7 @@ static int claim_f(json_t *claims, const char *dir,
 		     "edge's best mean ITL over cloud_spec's:", 1e3 * rg->d[0]);
 		map_blocks(c, blocks, &m, "%.2f", "RTT (ms)", "%g", "ms",
 			   cmap_nearest(rg->rtt, rg->nr, 0.075),
-			   measured_points(calib, 75), region, sizeof(region));
+			   meas, region, sizeof(region));
 	}
 	text(blocks, "Capacity: clients per GPU (the tenant count at which fewer "
 	     "than %d%% of requests meet the SLO of configs/cloud/base.json, "
@@ -1654,6 +1655,7 @@ json_t *claims_compute(const char *dir, const char *calib, struct err *e)
 				"claims", "others");
 	json_t *th = json_object_get(out, "thresholds");
 	json_t *claims = json_object_get(out, "claims");
+	json_t *meas = measured_points(calib);
 	struct cmap_grid g;
 	struct rtt d;
 
@@ -1663,14 +1665,15 @@ json_t *claims_compute(const char *dir, const char *calib, struct err *e)
 						    "meaning", t->meaning));
 	setting(json_object_get(out, "setting"), dir);
 	if (cmap_load(&g, dir, e) < 0 || rtt_read(&d, dir, e) < 0 ||
-	    claim_a(claims, &d, &g, calib, e) < 0 ||
+	    claim_a(claims, &d, &g, meas, e) < 0 ||
 	    claim_b(claims, calib, e) < 0 || claim_c(claims, dir, e) < 0 ||
-	    claim_d(claims, dir, e) < 0 || claim_e(claims, dir, &d, &g, calib) < 0 ||
-	    claim_f(claims, dir, &g, calib, e) < 0 ||
+	    claim_d(claims, dir, e) < 0 || claim_e(claims, dir, &d, &g, meas) < 0 ||
+	    claim_f(claims, dir, &g, meas, e) < 0 ||
 	    others(json_object_get(out, "others"), dir, e) < 0) {
 		json_decref(out);
 		out = NULL;
 	}
 	csv_release(&d.sweep);
+	json_decref(meas);
 	return out;
 }

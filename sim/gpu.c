@@ -4,6 +4,7 @@
  * presets leave them 0 (not known) and a config gives them. */
 #include "gpu.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define NV "NVIDIA "
@@ -63,40 +64,54 @@ static const struct gpu_link links[] = {
 };
 #define N_LINKS (sizeof(links) / sizeof(links[0]))
 
+/* The row of tab (n rows of size bytes, each starting with its name, a
+ * char array) called name, or NULL; and the names, NULL-terminated, into
+ * names (n + 1). Both tables are read through these. */
+_Static_assert(offsetof(struct gpu_spec, name) == 0, "a preset starts with "
+	       "its name");
+_Static_assert(offsetof(struct gpu_link, name) == 0, "a link starts with its "
+	       "name");
+
+static const void *row_named(const void *tab, size_t n, size_t size,
+			     const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp((const char *)tab + i * size, name))
+			return (const char *)tab + i * size;
+	return NULL;
+}
+
+static const char *const *row_names(const char **names, const void *tab,
+				    size_t n, size_t size)
+{
+	if (!names[0])
+		for (size_t i = 0; i < n; i++)
+			names[i] = (const char *)tab + i * size;
+	return names;
+}
+
 const struct gpu_spec *gpu_preset_find(const char *name)
 {
-	for (size_t i = 0; i < N_PRESETS; i++)
-		if (!strcmp(presets[i].name, name))
-			return &presets[i];
-	return NULL;
+	return row_named(presets, N_PRESETS, sizeof(*presets), name);
 }
 
 const char *const *gpu_preset_names(void)
 {
 	static const char *names[N_PRESETS + 1];
 
-	if (!names[0])
-		for (size_t i = 0; i < N_PRESETS; i++)
-			names[i] = presets[i].name;
-	return names;
+	return row_names(names, presets, N_PRESETS, sizeof(*presets));
 }
 
 const struct gpu_link *gpu_link_find(const char *name)
 {
-	for (size_t i = 0; i < N_LINKS; i++)
-		if (!strcmp(links[i].name, name))
-			return &links[i];
-	return NULL;
+	return row_named(links, N_LINKS, sizeof(*links), name);
 }
 
 const char *const *gpu_link_names(void)
 {
 	static const char *names[N_LINKS + 1];
 
-	if (!names[0])
-		for (size_t i = 0; i < N_LINKS; i++)
-			names[i] = links[i].name;
-	return names;
+	return row_names(names, links, N_LINKS, sizeof(*links));
 }
 
 double gpu_allreduce_s(const struct gpu_link *l, int tp, double bytes)

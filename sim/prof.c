@@ -174,7 +174,7 @@ int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 	struct jx x = { .file = path, .err = e };
 	const char *s;
 	long long threads;
-	double gbs;
+	double gbs, gflops;
 	int kind;
 
 	*p = (struct prof_edge){ 0 };
@@ -196,13 +196,13 @@ int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 	    jx_int(&x, doc, "", "threads", 1, 1 << 16, JX_REQUIRED_INT,
 		   &threads) < 0 ||
 	    jx_num(&x, doc, "", "stream_gbs", JX_POS, JX_REQUIRED, &gbs) < 0 ||
-	    (p->stream_Bps = 1e9 * gbs,
-	     jx_num(&x, doc, "", "peak_gflops", JX_POS, JX_REQUIRED, &gbs)) < 0 ||
+	    jx_num(&x, doc, "", "peak_gflops", JX_POS, JX_REQUIRED, &gflops) < 0 ||
 	    read_series(&x, doc, "draft", "ctx", false) < 0 ||
 	    read_series(&x, doc, "prefill", "tokens", true) < 0 ||
 	    read_fit(&x, doc, p) < 0 || read_provenance(&x, doc) < 0)
 		return -1;
-	p->peak_flops = 1e9 * gbs;
+	p->stream_Bps = 1e9 * gbs;
+	p->peak_flops = 1e9 * gflops;
 	return 0;
 }
 

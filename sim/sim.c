@@ -52,6 +52,12 @@ static uint32_t tid(const struct sim *s, const struct tenant *t)
 	return (uint32_t)(t - s->t);
 }
 
+/* Whether what happens now joins the statistics: after the warm-up. */
+static bool measured(const struct sim *s)
+{
+	return s->q.now_s >= s->cfg->warmup_s;
+}
+
 static void push(struct sim *s, double t_s, enum ev_kind k, uint32_t id)
 {
 	eq_push(&s->q, t_s, 0, (struct eq_event){ .kind = k, .id = id });
@@ -197,7 +203,7 @@ static void start_next(struct sim *s, struct tenant *t)
 	t->edge.ahead = 0;
 	HS_ASSERT(t->edge.inflight.n == 0 && !t->edge.drafting);
 	if (g->proto.caps.uses_cloud) {
-		if (now >= s->cfg->warmup_s)
+		if (measured(s))
 			t->st.prompt_sent += (uint64_t)r.prompt;
 		send(s, t, true, MSG_PROMPT, r.prompt, r.output, r.prompt);
 	}
@@ -248,7 +254,7 @@ static void finish_request(struct sim *s, struct tenant *t)
 	q->done_s = now;
 	if (g->proto.caps.speculates)
 		send(s, t, true, MSG_DONE, 0, 0, 0);
-	if (now >= s->cfg->warmup_s)
+	if (measured(s))
 		count_request(s, t);
 	s->requests_done++;
 	t->busy = false;
@@ -300,7 +306,7 @@ static void commit(struct sim *s, struct tenant *t, int32_t c)
 			double gap = i == 0 ? now - q->last_s : 0;
 
 			sk_add(&t->rq_itl, gap);
-			if (now >= s->cfg->warmup_s)
+			if (measured(s))
 				sk_add(&t->st.itl, gap);
 		}
 	}
@@ -443,7 +449,7 @@ static void admit(struct sim *s, struct tenant *t)
 	struct replica *r = &s->r[t->cloud.replica];
 
 	t->cloud.admitted = true;
-	if (s->q.now_s >= s->cfg->warmup_s)
+	if (measured(s))
 		sk_add(&r->admit_wait, s->q.now_s - t->cloud.prompt_s);
 	t->cloud.kv_reserved = (int64_t)t->cloud.prompt + t->cloud.out;
 	r->kv_used += t->cloud.kv_reserved;
@@ -905,7 +911,7 @@ static void try_start(struct sim *s, uint32_t ri)
 		    (it->kind == ITEM_DRAFT || it->kind == ITEM_PREFILL))
 			batch_add(&s->dbatch[d], it->tokens, ctx);
 		tokens += it->tokens;
-		if (now >= s->cfg->warmup_s)
+		if (measured(s))
 			sk_add(&r->queue_wait, now - t->cloud.queued_s);
 		if (traced(s, it->tenant) && now > t->cloud.queued_s)
 			trace_span(s->opt.trace, TRACE_QUEUE, it->tenant,
@@ -924,7 +930,7 @@ static void try_start(struct sim *s, uint32_t ri)
 	}
 	r->busy = true;
 	r->batch_start_s = now;
-	if (now >= s->cfg->warmup_s) { /* the GPU is measured after it */
+	if (measured(s)) { /* the GPU is measured after the warm-up */
 		r->busy_s += t_s;
 		r->bytes += bytes;
 		r->flops += flops;
