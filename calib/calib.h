@@ -27,7 +27,8 @@ struct calib_model {
 };
 
 /* Loads model (a name or path) or, when model is NULL, builds synthetic
- * weights of shape with seq_len positions. */
+ * weights of shape (a name, a config.json or a GGUF file: shape_load; dense
+ * models only) with seq_len positions. */
 int calib_model_init(struct calib_model *c, const char *model,
 		     const char *shape, const char *quant, int threads,
 		     int seq_len, struct err *e);
@@ -57,6 +58,7 @@ struct calib_cpu_opts {
 				     cache (smaller: quick, less exact) */
 	bool progress;            /* one line per point on stderr */
 };
+
 
 /* Measures c and returns the edge profile (docs/calib.md) with the fit;
  * *verify gets the verify table (the cost-table format of sim/cost.c) when

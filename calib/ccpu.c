@@ -40,18 +40,28 @@ int calib_model_init(struct calib_model *c, const char *model,
 		snprintf(c->name, sizeof(c->name), "%s", slash ? slash + 1 : model);
 		snprintf(c->path, sizeof(c->path), "%s", model);
 	} else {
-		const struct shape *s = shape_find(shape);
+		struct shape sh, *s = &sh;
 		struct llama_config lc;
 
-		if (!s)
-			return err_set(e, "unknown shape '%s'", shape);
+		if (shape_load(s, shape, e) < 0)
+			return -1;
+		/* what the forward runs: dense, heads of dim / heads */
+		if (s->n_experts)
+			return err_set(e, "%s: a mixture of %d experts; calib cpu "
+				       "times dense models only", shape,
+				       s->n_experts);
+		if (s->head_dim && s->head_dim * s->n_heads != s->dim)
+			return err_set(e, "%s: head_dim %d x %d heads is not the "
+				       "width %d; calib cpu's forward needs heads "
+				       "of dim / heads", shape, s->head_dim,
+				       s->n_heads, s->dim);
 		lc = (struct llama_config){ s->dim, s->hidden, s->n_layers,
 			s->n_heads, s->n_kv_heads, s->vocab, seq_len, 1e-5f,
 			10000.0f, false };
 		if (synth_llama(&c->m, &lc, &q, 0x5eed, e) < 0)
 			return -1;
 		c->synthetic = true;
-		snprintf(c->name, sizeof(c->name), "%s", s->name);
+		snprintf(c->name, sizeof(c->name), "%.63s", s->name);
 	}
 	if (threads > 1)
 		c->pool = kern_pool_new(threads);
@@ -301,7 +311,7 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 	double *ct = xmalloc(sizeof(double) * (size_t)nctx);
 	double *px = xmalloc(sizeof(double) * (size_t)npre);
 	double *pt = xmalloc(sizeof(double) * (size_t)npre);
-	double da, db, pa, pb, dres, pres, stream[3], peak;
+	double da, db, pa, pb, dres, pres, stream[3], peak, int8;
 	struct llama_state st;
 	json_t *model, *out;
 
@@ -310,11 +320,13 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 	blk = vmax > CALIB_PREFILL_BLOCK ? vmax : CALIB_PREFILL_BLOCK;
 	kstream_measure(c->threads, o->stream_bytes, stream);
 	peak = kflops_measure(c->threads);
+	int8 = kint8_measure(c->threads);
 	if (o->progress)
-		fprintf(stderr, "calib: %s %s, %d thread%s; STREAM triad %.1f "
-			"GB/s, FMA peak %.0f GFLOP/s\n", c->name, c->quant,
-			c->threads, c->threads > 1 ? "s" : "",
-			stream[KSTREAM_TRIAD], peak);
+		fprintf(stderr, "calib: %s %s, %d thread%s, %s activations in "
+			"blocks; STREAM triad %.1f GB/s, FMA peak %.0f GFLOP/s, "
+			"int8 dot peak %.0f GOP/s\n", c->name, c->quant,
+			c->threads, c->threads > 1 ? "s" : "", llama_block_acts(&c->m),
+			stream[KSTREAM_TRIAD], peak, int8);
 	llama_state_init(&st, lc, blk);
 	synth_cache(&st, lc, lc->seq_len, 0xcac4e);
 	for (int i = 0; i < npre; i++) {
@@ -345,12 +357,14 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 			  c->synthetic ? "synthetic" : "trained");
 	if (!c->synthetic)
 		json_object_set_new(model, "path", json_string(c->path));
-	out = json_pack("{s:s,s:s,s:b,s:o,s:s,s:i,s:s,s:f,s:f,s:{s:o,s:o},"
+	out = json_pack("{s:s,s:s,s:b,s:o,s:s,s:i,s:s,s:s,s:f,s:f,s:f,s:{s:o,s:o},"
 			"s:{s:o,s:o},s:{s:f,s:f,s:f,s:f,s:f,s:f},s:O}",
 			"kind", "edge", "device", "", "derived", 0, "model", model,
 			"quant", c->quant, "threads", c->threads, "kernel",
-			c->m.kn->name, "stream_gbs", stream[KSTREAM_TRIAD],
-			"peak_gflops", peak, "draft", "ctx", array_of(cx, nctx), "seconds",
+			c->m.kn->name, "prefill_activations", llama_block_acts(&c->m),
+			"stream_gbs", stream[KSTREAM_TRIAD],
+			"peak_gflops", peak, "int8_gops", int8, "draft", "ctx",
+			array_of(cx, nctx), "seconds",
 			array_of(ct, nctx), "prefill", "tokens",
 			array_of(px, npre), "seconds", array_of(pt, npre), "fit",
 			"draft_base_s", da, "draft_per_ctx_s", db,

@@ -78,6 +78,15 @@ int cli_group(const char *text, int *out)
 	return 0;
 }
 
+int cli_block_acts(const char *text, bool *int8)
+{
+	if (strcmp(text, "int8") && strcmp(text, "fp16"))
+		return cli_fail("--block-acts: expected int8 or fp16, got '%s'",
+				text);
+	*int8 = !strcmp(text, "int8");
+	return 0;
+}
+
 static const char config_help[] =
 	"usage: hybridspec config CONFIG [--set POINTER=VALUE]... [-o DIR]\n"
 	"\n"

@@ -44,5 +44,7 @@ int cli_long(const char *name, const char *text, long long lo, long long hi,
 int cli_double(const char *name, const char *text, double lo, double *out);
 /* --group: a W4A16 group size, 32, 64 or 128 */
 int cli_group(const char *text, int *out);
+/* --block-acts: "int8" (true) or "fp16" (false) */
+int cli_block_acts(const char *text, bool *int8);
 
 #endif

@@ -12,24 +12,33 @@
 
 static const char kbench_help[] =
 	"usage: hybridspec bench kernels [--threads N] [--group G] [--kernel K]\n"
+	"                                [--batch B] [--shape RxC] [--hot]\n"
 	"                                [--quick] [--json]\n"
 	"\n"
-	"W4A16 (group G, default 128), W8A16 and FP16 GEMV/GEMM at the LLaMA-2-7B\n"
-	"layer shapes (rows x columns) for batch 1, 4 and 16, on 1 and 2 threads\n"
-	"(or N), beside STREAM copy and triad, and a read-only pass (what a GEMV\n"
-	"does), measured in the same run (best of 5 passes each). Each timing\n"
-	"cycles through copies of the matrix adding up to twice the last-level\n"
-	"cache, so weights come from memory (the three formats' copies are held\n"
-	"at once, 6 x the cache, beside STREAM's 12 x). The three formats are\n"
-	"timed in 5 rounds of a STREAM triad pass and a pass of each (the order\n"
-	"rotates); every figure is the median over the rounds (a shared\n"
-	"machine's bandwidth drifts; ratios of neighbours in time do not):\n"
-	"seconds, %triad (GB/s over the round's triad) and xFP16 (FP16's seconds\n"
-	"over these). %read is against the read pass above.\n"
+	"W4A16 (group G, default 128), W8A16, FP16 and, where the kernel set has\n"
+	"an integer path, W4A8 (the W4A16 weights with activations quantised to\n"
+	"int8 in blocks of 32) GEMV/GEMM at the LLaMA-2-7B layer shapes (rows x\n"
+	"columns) for batch 1, 4 and 16 (64 and 512 too at 4096x4096 and\n"
+	"11008x4096), on 1 and 2 threads (or N), beside STREAM copy and triad, a\n"
+	"read-only pass (what a GEMV does) and the FP32 FMA and int8 dot-product\n"
+	"peaks, measured in the same run (best of 5 passes each). Below batch 64\n"
+	"each timing cycles through copies of the matrix adding up to twice the\n"
+	"last-level cache, so weights come from memory (the formats' copies are\n"
+	"held at once, beside STREAM's 12 x the cache); from 64 on, and with\n"
+	"--hot, one copy, hot in the cache. The formats are timed in 5 rounds of\n"
+	"a STREAM triad pass and a pass of each (the order rotates); every figure\n"
+	"is the median over the rounds (a shared machine's bandwidth drifts;\n"
+	"ratios of neighbours in time do not): seconds, %triad (GB/s over the\n"
+	"round's triad), xFP16 (FP16's seconds over these), GFLOP/s (2 x rows x\n"
+	"columns x batch a second) and %peak (of the int8 peak for W4A8, of the\n"
+	"FMA peak for the rest). %read is against the read pass above.\n"
 	"\n"
 	"  --threads N  only N threads\n"
 	"  --group G    W4A16 group size: 32, 64 or 128\n"
-	"  --batch B    only batch B (1, 4 or 16)\n"
+	"  --batch B    only batch B (1, 4, 16, 64 or 512)\n"
+	"  --shape RxC  only this shape (every batch)\n"
+	"  --hot        one copy of each matrix: weights hot in the cache (and\n"
+	"               STREAM over 32 MB arrays: the cache's bandwidth too)\n"
 	"  --kernel K   kernel set (default: the best this CPU runs)\n"
 	"  --quick      one shape, batch 1, shorter timings (a smoke test)\n"
 	"  --json       {\"stream_gbs\": X, \"rows\": [{\"kernel\": \"w4a16\", "
@@ -46,10 +55,12 @@ int cli_bench_kernels(int argc, char **argv)
 		{ "quick", no_argument, NULL, 'q' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "shape", required_argument, NULL, 's' },
+		{ "hot", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct kbench_opts o = { kern_best(), 0, 128, 0, false, false };
+	struct kbench_opts o = { .kern = kern_best(), .group = 128 };
 	long long num;
 	int ch;
 
@@ -74,12 +85,26 @@ int cli_bench_kernels(int argc, char **argv)
 			o.quick = true;
 			break;
 		case 'b':
-			if (cli_long("--batch", optarg, 1, 16, &num))
+			if (cli_long("--batch", optarg, 1, 512, &num))
 				return CLI_BAD_INPUT;
+			if (num != 1 && num != 4 && num != 16 && num != 64 &&
+			    num != 512)
+				return cli_fail("--batch: expected 1, 4, 16, 64 or "
+						"512, got %lld", num);
 			o.batch = (int)num;
 			break;
 		case 'j':
 			o.json = true;
+			break;
+		case 's':
+			if (sscanf(optarg, "%dx%d%c", &o.rows, &o.cols, &(char){ 0 }) != 2 ||
+			    o.rows < 1 || o.cols < 1 || o.rows > 1 << 20 ||
+			    o.cols > 1 << 20)
+				return cli_fail("--shape: expected ROWSxCOLUMNS (e.g. "
+						"11008x4096), got '%s'", optarg);
+			break;
+		case 'H':
+			o.hot = true;
 			break;
 		case 'h':
 			fputs(kbench_help, stdout);

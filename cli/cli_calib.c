@@ -20,7 +20,7 @@ static const char calib_help[] =
 	"usage: hybridspec calib cpu    (--model NAME|PATH | --shape SHAPE) [--quant Q]\n"
 	"                               [--threads N] [--device NAME] [--ctx LIST]\n"
 	"                               [--prefill LIST] [--reps N] [--verify FILE]\n"
-	"                               [-o PROFILE]\n"
+	"                               [--block-acts int8|fp16] [-o PROFILE]\n"
 	"       hybridspec calib derive PROFILE --device DEV [-o OUT]\n"
 	"       hybridspec calib accept --target T --drafts Q1,Q2,... --text FILE\n"
 	"                               [--gamma G] [--prompts N] [--window N]\n"
@@ -39,7 +39,14 @@ static const char calib_help[] =
 	"        16,32,64,128), beside STREAM bandwidth and the FMA peak measured\n"
 	"        in the same run; fits draft_base_s + draft_per_ctx_s * ctx and\n"
 	"        prefill_base_s + prefill_per_token_s * n and prints the residuals.\n"
-	"        --shape times synthetic weights of a named shape (llama2-7b, ...).\n"
+	"        --shape times synthetic weights of a shape: a name (llama2-7b, ...),\n"
+	"        a Hugging Face config.json (or its folder) or a GGUF file (its\n"
+	"        metadata only); dense models.\n"
+	"        --block-acts: how W4A16 layers take blocks of 4 or more tokens\n"
+	"        (prefill, verification): int8 (default where the kernel set has\n"
+	"        an integer path: activations quantised to int8 a group, as\n"
+	"        llama.cpp's prefill does) or fp16 (W4A16's exact FP16\n"
+	"        activations). The profile says which (prefill_activations).\n"
 	"        --verify FILE also writes a verify-cost table (block forwards of\n"
 	"        1, 2, 4, 8, 16 tokens) the simulator reads as cloud/gpu/table.\n"
 	"derive  a profile for a device that cannot be run here (snapdragon-8-gen3,\n"
@@ -125,10 +132,12 @@ static int calib_cpu_cmd(int argc, char **argv)
 		{ "prefill", required_argument, NULL, 'p' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "verify", required_argument, NULL, 'v' },
+		{ "block-acts", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	static const int verify_tokens[] = { 1, 2, 4, 8, 16, 0 };
+	bool int8 = true;
 	const char *model = NULL, *shape = NULL, *quant = "w4a16", *out = NULL,
 		   *device = NULL, *verify_path = NULL;
 	int ctx[64] = { 16, 32, 64, 128, 256, 512, 1024, 2048, 0 },
@@ -175,6 +184,10 @@ static int calib_cpu_cmd(int argc, char **argv)
 		case 'v':
 			verify_path = optarg;
 			break;
+		case 'a':
+			if (cli_block_acts(optarg, &int8))
+				return CLI_BAD_INPUT;
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -195,6 +208,7 @@ static int calib_cpu_cmd(int argc, char **argv)
 	if (calib_model_init(&c, model, shape, quant, (int)threads,
 			     ctx[nctx - 1] + 16, &e) < 0)
 		return cli_fail("%s", e.msg);
+	c.m.int8_batches = int8;
 	/* contexts and prompts the model holds (a step at ctx needs ctx + 1
 	 * positions, the verify table ctx + 16) */
 	for (int i = 0; i < nctx; i++)

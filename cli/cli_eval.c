@@ -32,7 +32,7 @@ static void print_json(json_t *o)
 static const char eval_help[] =
 	"usage: hybridspec eval ppl --model NAME|PATH [--quant Q] --text FILE\n"
 	"                           [--window N] [--windows W] [--score-from F]\n"
-	"                           [--threads T] [--json]\n"
+	"                           [--threads T] [--block-acts fp16|int8] [--json]\n"
 	"       hybridspec eval accept --target NAME[:Q] --draft NAME:Q --text FILE\n"
 	"                              [--gamma G] [--prompts N] [--temperature T]\n"
 	"                              [--window N] [--windows W] [--threads T]\n"
@@ -45,7 +45,10 @@ static const char eval_help[] =
 	"model's context, at most 4096), each from an empty cache; --windows W: only the\n"
 	"first W windows; every token after a window's first is predicted (the\n"
 	"GPTQ convention), or with --score-from F only those after position F\n"
-	"(F = N/2 is llama.cpp's perplexity convention).\n"
+	"(F = N/2 is llama.cpp's perplexity convention). --block-acts int8: a\n"
+	"window's W4A16 layers quantise their activations to int8 a group (the\n"
+	"integer path calib cpu's prefill takes by default); fp16 (default):\n"
+	"exact FP16 activations.\n"
 	"accept: teacher-forced along the text, the greedy agreement of draft and\n"
 	"target (alpha_greedy) and the mean of sum min(p, q) (alpha_stochastic);\n"
 	"then real greedy speculative decoding from N prompts cut from the text\n"
@@ -100,6 +103,7 @@ static int eval_ppl(int argc, char **argv)
 	static const struct option opts[] = {
 		EVWIN_OPTIONS,
 		{ "score-from", required_argument, NULL, OPT_FROM },
+		{ "block-acts", required_argument, NULL, 'a' },
 		{ "model", required_argument, NULL, 'm' },
 		{ "quant", required_argument, NULL, 'q' },
 		{ "text", required_argument, NULL, 't' },
@@ -116,10 +120,12 @@ static int eval_ppl(int argc, char **argv)
 	struct kpool *pool;
 	int json = 0, ch, n, win, k;
 	int *toks;
+	const char *acts;
 	long count;
 	long long from = 0;
 	double ppl;
 	char qn[32];
+	bool int8 = false;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -130,6 +136,10 @@ static int eval_ppl(int argc, char **argv)
 		switch (ch) {
 		case OPT_FROM:
 			if (cli_long("--score-from", optarg, 0, 1 << 20, &from))
+				return CLI_BAD_INPUT;
+			break;
+		case 'a':
+			if (cli_block_acts(optarg, &int8))
 				return CLI_BAD_INPUT;
 			break;
 		case 'm':
@@ -173,17 +183,24 @@ static int eval_ppl(int argc, char **argv)
 	}
 	pool = kern_pool_new((int)w.threads);
 	m.pool = pool;
+	m.int8_batches = int8;
+	acts = llama_block_acts(&m);
+	if (int8 && strcmp(acts, "int8"))
+		fprintf(stderr, "eval: --block-acts int8 has no effect: %s\n",
+			m.kn->q4_a8 ? "the layers are not W4A16" :
+				      "this kernel set has no integer path");
 	ppl = spec_perplexity(&m, toks, n, win, (int)from, &count);
 	kpool_free(pool);
 	if (json)
-		print_json(json_pack("{s:s,s:s,s:s,s:f,s:I,s:i,s:I}", "model", model,
-				     "quant", quant_name(&q, qn), "text", text,
-				     "ppl", ppl, "tokens", (json_int_t)count,
-				     "window", win, "score_from", (json_int_t)from));
+		print_json(json_pack("{s:s,s:s,s:s,s:f,s:I,s:i,s:I,s:s}", "model",
+				     model, "quant", quant_name(&q, qn), "text",
+				     text, "ppl", ppl, "tokens", (json_int_t)count,
+				     "window", win, "score_from", (json_int_t)from,
+				     "block_activations", acts));
 	else
 		printf("%s %s on %s: perplexity %.4f over %ld tokens (windows of "
-		       "%d, scored from position %lld)\n", model,
-		       quant_name(&q, qn), text, ppl, count, win, from);
+		       "%d, scored from position %lld; activations %s)\n", model,
+		       quant_name(&q, qn), text, ppl, count, win, from, acts);
 	free(toks);
 	tok_release(&t);
 	llama_release(&m);

@@ -242,33 +242,113 @@ static void *fma_thread(void *flops)
 	return NULL;
 }
 
-double kflops_measure(int threads)
+/* best of 5 runs of fn (which stores its operation count in *arg) on
+ * `threads` threads at once: operations a second, in billions */
+static double best_rate(int threads, void *(*fn)(void *))
 {
 	double best = 0;
 
 	HS_ASSERT(threads >= 1 && threads <= 64);
 	for (int rep = 0; rep < 5; rep++) {
 		pthread_t th[64];
-		double flops[64], t = rt_now_s(), sum = 0;
+		double ops[64], t = rt_now_s(), sum = 0;
 
 		for (int i = 1; i < threads; i++)
-			pthread_create(&th[i], NULL, fma_thread, &flops[i]);
-		fma_thread(&flops[0]);
+			pthread_create(&th[i], NULL, fn, &ops[i]);
+		fn(&ops[0]);
 		for (int i = 1; i < threads; i++)
 			pthread_join(th[i], NULL);
 		t = rt_now_s() - t;
 		for (int i = 0; i < threads; i++)
-			sum += flops[i];
+			sum += ops[i];
 		if (sum / t / 1e9 > best)
 			best = sum / t / 1e9;
 	}
 	return best;
 }
 
+double kflops_measure(int threads)
+{
+	return best_rate(threads, fma_thread);
+}
+
+/* ---- peak int8 dot-product rate ---- */
+
+#if defined(__x86_64__)
+/* DOT_CHAINS chains of vpdpbusd (64 byte products a vector) or, with
+ * AVX-VNNI only, of its 256-bit form (32), in named registers: GCC keeps
+ * an array of vectors in memory across the opaque statement that stops it
+ * from summing a chain in one step (it knows the instruction) */
+#define DOT_CHAINS 12
+#define DOT_X86(vt, set1, dot, lanes)                                          \
+	do {                                                                   \
+		vt a = set1(0x01020304), b = set1(0x05060708);                 \
+		vt c0 = set1(0), c1 = set1(1), c2 = set1(2), c3 = set1(3);     \
+		vt c4 = set1(4), c5 = set1(5), c6 = set1(6), c7 = set1(7);     \
+		vt c8 = set1(8), c9 = set1(9), c10 = set1(10), c11 = set1(11); \
+		int32_t out[lanes];                                            \
+		for (long it_ = 0; it_ < FMA_ITERS; it_++) {                   \
+			c0 = dot(c0, a, b);                                    \
+			c1 = dot(c1, a, b);                                    \
+			c2 = dot(c2, a, b);                                    \
+			c3 = dot(c3, a, b);                                    \
+			c4 = dot(c4, a, b);                                    \
+			c5 = dot(c5, a, b);                                    \
+			c6 = dot(c6, a, b);                                    \
+			c7 = dot(c7, a, b);                                    \
+			c8 = dot(c8, a, b);                                    \
+			c9 = dot(c9, a, b);                                    \
+			c10 = dot(c10, a, b);                                  \
+			c11 = dot(c11, a, b);                                  \
+			__asm__ volatile("" : "+v"(c0), "+v"(c1), "+v"(c2), "+v"(c3),   \
+				"+v"(c4), "+v"(c5), "+v"(c6), "+v"(c7),        \
+				"+v"(c8), "+v"(c9), "+v"(c10), "+v"(c11));     \
+		}                                                              \
+		c0 = dot(dot(dot(c0, c1, b), dot(c2, c3, b), b),               \
+			 dot(dot(c4, c5, b), dot(c6, c7, b), b), b);           \
+		c0 = dot(c0, dot(dot(c8, c9, b), dot(c10, c11, b), b), b);     \
+		memcpy(out, &c0, sizeof(out));                                 \
+		return out[0] * 0 + 2.0 * 4 * (lanes) * DOT_CHAINS * FMA_ITERS; \
+	} while (0)
+
+__attribute__((target("avx512f,avx512vnni"))) static double dot_v64(void)
+{
+	DOT_X86(__m512i, _mm512_set1_epi32, _mm512_dpbusd_epi32, 16);
+}
+__attribute__((target("avx2,avxvnni"))) static double dot_v32(void)
+{
+	DOT_X86(__m256i, _mm256_set1_epi32, _mm256_dpbusd_avx_epi32, 8);
+}
+#endif
+
+/* the widest int8 dot product this CPU has, or NULL */
+static double (*dot_fn(void))(void)
+{
+#if defined(__x86_64__)
+	if (__builtin_cpu_supports("avx512vnni"))
+		return dot_v64;
+	if (__builtin_cpu_supports("avxvnni"))
+		return dot_v32;
+#endif
+	return NULL;
+}
+
+static void *dot_thread(void *ops)
+{
+	*(double *)ops = dot_fn()();
+	return NULL;
+}
+
+double kint8_measure(int threads)
+{
+	return dot_fn() ? best_rate(threads, dot_thread) : 0;
+}
+
 /* ---- the kernels ---- */
 
-enum what { W4A16, W8A16, FP16 };
-static const char *const what_names[] = { "w4a16", "w8a16", "fp16" };
+/* W4A8: the W4A16 matrices through the integer path */
+enum what { W4A16, W8A16, FP16, W4A8 };
+static const char *const what_names[] = { "w4a16", "w8a16", "fp16", "w4a8" };
 
 struct mats {
 	enum what what;
@@ -296,9 +376,10 @@ static void mats_init(struct mats *m, enum what what, int n, int k, int group,
 	} else {
 		m->bytes = (size_t)n * k * 2;
 	}
+	/* min_set 0: one copy, hot in the cache; else at least two */
 	m->copies = (int)((min_set + m->bytes - 1) / m->bytes);
-	if (m->copies < 2)
-		m->copies = 2;
+	if (m->copies < (min_set ? 2 : 1))
+		m->copies = min_set ? 2 : 1;
 	m->q4 = what == W4A16 ? xcalloc((size_t)m->copies, sizeof(*m->q4)) : NULL;
 	m->q8 = what == W8A16 ? xcalloc((size_t)m->copies, sizeof(*m->q8)) : NULL;
 	m->f16 = what == FP16 ? xcalloc((size_t)m->copies, sizeof(*m->f16)) : NULL;
@@ -364,6 +445,8 @@ static void call(const struct kern *kn, struct kpool *p, struct mats *m, int c,
 {
 	if (m->what == W4A16)
 		kern_q4_gemm(kn, p, &m->q4[c], x, batch, y);
+	else if (m->what == W4A8)
+		kern_q4_gemm_a8(kn, p, &m->q4[c], x, batch, y);
 	else if (m->what == W8A16)
 		kern_q8_gemm(kn, p, &m->q8[c], x, batch, y);
 	else
@@ -381,19 +464,30 @@ static void sort5(double *t)
 		}
 }
 
+/* From this batch on a call is bound by arithmetic: timed on one copy,
+ * its weights hot in the cache (cycling 2 x the cache's worth of copies
+ * would take minutes a pass, and memory is not what it waits on) */
+#define HOT_BATCH 64
+
+static int copies_timed(const struct mats *m, int batch)
+{
+	return batch < HOT_BATCH ? m->copies : 1;
+}
+
 /* Seconds per call over one pass of at least min_s of calls (and every
- * copy once) */
+ * copy timed once) */
 static double pass_s(const struct kern *kn, struct kpool *p, struct mats *m,
 		     const uint16_t *x, int batch, float *y, double min_s)
 {
+	int copies = copies_timed(m, batch);
 	double t0 = rt_now_s(), el;
 	long calls = 0;
 
 	do {
-		call(kn, p, m, (int)(calls % m->copies), x, batch, y);
+		call(kn, p, m, (int)(calls % copies), x, batch, y);
 		calls++;
 		el = rt_now_s() - t0;
-	} while (el < min_s || calls < m->copies);
+	} while (el < min_s || calls < copies);
 	return el / (double)calls;
 }
 
@@ -403,36 +497,36 @@ struct timing {
 	double speedup; /* FP16's seconds over these, median of the rounds */
 };
 
-/* The three formats at one batch on p's threads, after a warm-up pass
- * over each one's copies: 5 rounds, each a STREAM triad pass, then a pass
- * of each format (at least min_s / 5 of calls; the order rotates between
+/* The nw formats at one batch on p's threads, after a warm-up pass over
+ * each one's copies: 5 rounds, each a STREAM triad pass, then a pass of
+ * each format (at least min_s / 5 of calls; the order rotates between
  * rounds). Every figure is a median over the rounds of a ratio of
  * neighbours in time: the bandwidth of a shared machine drifts within a
  * run, and medians of passes timed apart drift with it. */
 static void time_rounds(const struct kern *kn, struct kpool *p,
-			struct mats m[3], const uint16_t *x, int batch, float *y,
-			double min_s, const struct kstream *st, int threads,
-			struct timing out[3])
+			struct mats m[], int nw, const uint16_t *x, int batch,
+			float *y, double min_s, const struct kstream *st,
+			int threads, struct timing out[])
 {
-	double t[3][5], share[3][5], up[3][5];
+	double t[4][5], share[4][5], up[4][5];
 
-	for (int w = 0; w < 3; w++)
-		for (int c = 0; c < m[w].copies; c++)
+	for (int w = 0; w < nw; w++)
+		for (int c = 0; c < copies_timed(&m[w], batch); c++)
 			call(kn, p, &m[w], c, x, batch, y);
 	for (int rep = 0; rep < 5; rep++) {
 		double triad = stream_pass(st, threads, TRIAD);
 
-		for (int o = 0; o < 3; o++) {
-			int w = (o + rep) % 3;
+		for (int o = 0; o < nw; o++) {
+			int w = (o + rep) % nw;
 
 			t[w][rep] = pass_s(kn, p, &m[w], x, batch, y, min_s / 5);
 			share[w][rep] = (double)m[w].bytes / t[w][rep] / 1e9 /
 					triad;
 		}
-		for (int w = 0; w < 3; w++)
+		for (int w = 0; w < nw; w++)
 			up[w][rep] = t[FP16][rep] / t[w][rep];
 	}
-	for (int w = 0; w < 3; w++) {
+	for (int w = 0; w < nw; w++) {
 		sort5(t[w]);
 		sort5(share[w]);
 		sort5(up[w]);
@@ -440,16 +534,25 @@ static void time_rounds(const struct kern *kn, struct kpool *p,
 	}
 }
 
+/* GFLOP/s of a call of m tokens through n x k (2 m n k operations) */
+static double gflops(int n, int k, int m, double sec)
+{
+	return 2.0 * n * k * m / sec / 1e9;
+}
+
 void kbench_run(const struct kbench_opts *o)
 {
 	static const int shapes[][2] = { { 4096, 4096 }, { 11008, 4096 },
 					 { 4096, 11008 }, { 32000, 4096 } };
-	static const int batches[] = { 1, 4, 16 };
+	/* batches 64 and 512 (prefill) at the first two shapes only */
+	static const int batches[] = { 1, 4, 16, 64, 512 };
+	enum { NB = sizeof(batches) / sizeof(batches[0]), BIG_SHAPES = 2 };
 	int threads_only = o->threads, group = o->group, quick = o->quick;
 	int json = o->json, batch_only = o->batch;
 	const struct kern *kn = o->kern;
+	int nw = kn->q4_a8 ? 4 : 3, nshapes = quick ? 1 : 4;
 	size_t llc = llc_bytes(), set;
-	double stream[2][3] = { { 0 } };
+	double stream[2][3] = { { 0 } }, fma[2], dot[2];
 	struct kstream st;
 	int tlist[2] = { 1, 2 }, nt = 2;
 	bool first = true;
@@ -458,16 +561,20 @@ void kbench_run(const struct kbench_opts *o)
 		tlist[0] = threads_only;
 		nt = 1;
 	}
-	set = quick ? 64u << 20 : 2 * llc;
+	set = quick ? 64u << 20 : o->hot ? 0 : 2 * llc;
 	/* STREAM over arrays of 4 x the last-level cache each, kept for the
 	 * triad passes beside the kernels' */
-	kstream_init(&st, quick ? 32u << 20 : 0);
+	kstream_init(&st, quick || o->hot ? 32u << 20 : 0);
 	for (int i = 0; i < nt; i++) {
 		stream_best(&st, tlist[i], stream[i]);
+		fma[i] = kflops_measure(tlist[i]);
+		dot[i] = kint8_measure(tlist[i]);
 		if (!json)
-			printf("stream: %d thread%s: copy %.1f GB/s, triad %.1f GB/s, "
-			       "read %.1f GB/s\n", tlist[i], tlist[i] > 1 ? "s" : "",
-			       stream[i][COPY], stream[i][TRIAD], stream[i][READ]);
+			printf("%d thread%s: stream copy %.1f GB/s, triad %.1f GB/s, "
+			       "read %.1f GB/s; peak FP32 FMA %.1f GFLOP/s, int8 "
+			       "dot %.1f GOP/s%s\n", tlist[i], tlist[i] > 1 ? "s" : "",
+			       stream[i][COPY], stream[i][TRIAD], stream[i][READ],
+			       fma[i], dot[i], dot[i] > 0 ? "" : " (none)");
 	}
 	if (json)
 		printf("{\"kernel_set\": \"%s\", \"group\": %d, \"llc_bytes\": %zu, "
@@ -475,56 +582,67 @@ void kbench_run(const struct kbench_opts *o)
 		       stream[nt - 1][TRIAD]);
 	for (int i = 0; json && i < nt; i++)
 		printf("%s{\"threads\": %d, \"copy_gbs\": %.2f, \"triad_gbs\": %.2f, "
-		       "\"read_gbs\": %.2f}", i ? ", " : "", tlist[i],
-		       stream[i][COPY], stream[i][TRIAD], stream[i][READ]);
+		       "\"read_gbs\": %.2f, \"fma_gflops\": %.1f, "
+		       "\"int8_gops\": %.1f}", i ? ", " : "", tlist[i],
+		       stream[i][COPY], stream[i][TRIAD], stream[i][READ], fma[i],
+		       dot[i]);
 	if (json)
 		printf("], \"rows\": [");
 	else
-		printf("%-6s %-12s %5s %7s %12s %8s %7s %7s %7s  (kernels: %s, "
-		       "W4A16 g%d)\n", "kernel", "shape", "batch", "threads",
-		       "seconds", "GB/s", "%triad", "%read", "xFP16", kn->name,
-		       group);
-	for (size_t s = 0; s < (quick ? 1 : 4); s++) {
-		int n = shapes[s][0], k = shapes[s][1];
-		uint16_t *x = xmalloc(sizeof(uint16_t) * 16 * k);
-		float *y = xmalloc(sizeof(float) * 16 * n);
-		struct mats m[3];
+		printf("%-6s %-12s %5s %7s %12s %8s %7s %7s %7s %8s %6s  (kernels: "
+		       "%s, W4A16 g%d)\n", "kernel", "shape", "batch", "threads",
+		       "seconds", "GB/s", "%triad", "%read", "xFP16", "GFLOP/s",
+		       "%peak", kn->name, group);
+	for (int s = 0; s < (o->rows ? 1 : nshapes); s++) {
+		int n = o->rows ? o->rows : shapes[s][0];
+		int k = o->rows ? o->cols : shapes[s][1];
+		uint16_t *x = xmalloc(sizeof(uint16_t) * 512 * k);
+		float *y = xmalloc(sizeof(float) * 512 * n);
+		struct mats m[4];
 
-		for (int i = 0; i < 16 * k; i++)
+		for (int i = 0; i < 512 * k; i++)
 			x[i] = f16_from_f32((float)(next() % 2001) / 1000.0f - 1.0f +
 					    0.0001f);
 		for (int w = 0; w < 3; w++)
 			mats_init(&m[w], (enum what)w, n, k, group, set);
-		for (int bi = 0; bi < (quick ? 1 : 3); bi++) {
-			if (batch_only && batches[bi] != batch_only)
+		m[W4A8] = m[W4A16]; /* the same weights; released once */
+		m[W4A8].what = W4A8;
+		for (int bi = 0; bi < (quick ? 1 : NB); bi++) {
+			if ((batch_only && batches[bi] != batch_only) ||
+			    (batches[bi] > 16 && s >= BIG_SHAPES && !o->rows))
 				continue;
 			for (int i = 0; i < nt; i++) {
 				struct kpool *p = kern_pool_new(tlist[i]);
-				struct timing tm[3];
+				struct timing tm[4];
 
-				time_rounds(kn, p, m, x, batches[bi], y,
+				time_rounds(kn, p, m, nw, x, batches[bi], y,
 					    quick ? 0.05 : 0.4, &st, tlist[i], tm);
 				kpool_free(p);
-				for (int w = 0; w < 3; w++) {
+				for (int w = 0; w < nw; w++) {
 					double gbs = (double)m[w].bytes / tm[w].sec / 1e9;
+					double gf = gflops(n, k, batches[bi], tm[w].sec);
+					double peak = w == W4A8 ? dot[i] : fma[i];
 
 					if (json)
 						printf("%s{\"kernel\": \"%s\", \"shape\": "
 						       "\"%dx%d\", \"batch\": %d, "
 						       "\"threads\": %d, \"seconds\": %.6g, "
 						       "\"gbs\": %.3f, \"triad_share\": %.4f, "
-						       "\"speedup_over_fp16\": %.3f}",
+						       "\"speedup_over_fp16\": %.3f, "
+						       "\"gflops\": %.2f, \"peak_share\": %.4f}",
 						       first ? "" : ", ", what_names[w], n, k,
 						       batches[bi], tlist[i], tm[w].sec, gbs,
-						       tm[w].share, tm[w].speedup);
+						       tm[w].share, tm[w].speedup, gf,
+						       peak > 0 ? gf / peak : 0);
 					else
 						printf("%-6s %5dx%-6d %5d %7d %12.6f %8.2f "
-						       "%6.0f%% %6.0f%% %6.2fx\n",
+						       "%6.0f%% %6.0f%% %6.2fx %8.1f %5.0f%%\n",
 						       what_names[w], n, k, batches[bi],
 						       tlist[i], tm[w].sec, gbs,
 						       100 * tm[w].share,
 						       100 * gbs / stream[i][READ],
-						       tm[w].speedup);
+						       tm[w].speedup, gf,
+						       peak > 0 ? 100 * gf / peak : 0);
 					first = false;
 				}
 				fflush(stdout);

@@ -22,12 +22,23 @@ void kstream_measure(int threads, size_t bytes, double gbs[3]);
  * the way STREAM measures its memory ceiling. Best of 5. */
 double kflops_measure(int threads);
 
+/* Peak int8 dot-product rate, GOP/s (2 per byte product), of `threads`
+ * threads running independent chains of the widest int8 dot product this
+ * CPU has (AVX512-VNNI, AVX-VNNI); 0 where it has none. Best of 5. */
+double kint8_measure(int threads);
+
 /* What "bench kernels" runs. */
 struct kbench_opts {
 	const struct kern *kern; /* the kernel set (borrowed) */
 	int threads;             /* only this many threads; 0: 1 and 2 */
 	int group;               /* W4A16 group: 32, 64 or 128 */
-	int batch;               /* only this batch (1, 4 or 16); 0: each */
+	int batch;               /* only this batch (1, 4, 16, 64 or 512); 0:
+				    each */
+	int rows, cols;          /* only this shape (rows x columns); 0: the
+				    LLaMA-2-7B layer shapes */
+	bool hot;                /* one copy of each matrix: weights hot in
+				    the cache (side-by-side runs with
+				    programs that time it so) */
 	bool quick;              /* one shape, batch 1, shorter timings */
 	bool json;               /* one JSON object instead of a table */
 };

@@ -76,6 +76,9 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 		     kx->sx + (size_t)i * kx->ngroups);
 	kx->dig = NULL;
 	kx->unit = NULL;
+	kx->xq = NULL;
+	kx->xu = NULL;
+	kx->qstride = 0;
 	if (kn && kn->digits && m == 1 && group == 128 &&
 	    interleave == kn->interleave) {
 		kx->dig = xcalloc64((size_t)kx->ngroups * KERN_DIGIT_BYTES);
@@ -90,6 +93,25 @@ void kern_x_release(struct kern_x *kx)
 	free(kx->sx);
 	free(kx->dig);
 	free(kx->unit);
+	free(kx->xq);
+	free(kx->xu);
+}
+
+/* The int8 codes and units of kx's tokens for an integer path: rows of
+ * whole groups, 64 bytes more than a multiple of 64 apart (the same L1
+ * set reason as xf's stride); units a block of Q4_A8_BLOCK, whole groups
+ * of them (0 past k) */
+static void quantize_x(struct kern_x *kx)
+{
+	int bytes = kx->ngroups * kx->group, blocks = bytes / Q4_A8_BLOCK;
+
+	kx->qstride = (bytes + 63) / 64 * 64 + 64;
+	kx->xq = xcalloc64((size_t)kx->m * kx->qstride);
+	kx->xu = xcalloc((size_t)kx->m * blocks, sizeof(float));
+	for (int i = 0; i < kx->m; i++)
+		q4_a8_quantize(kx->x16 + (size_t)i * kx->k, kx->k,
+			       kx->xq + (size_t)i * kx->qstride,
+			       kx->xu + (size_t)i * blocks);
 }
 
 static void ref_q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
@@ -110,8 +132,15 @@ static void ref_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 	f16_gemm_ref(w, n, x->k, x->x16, x->m, y, r0, r1);
 }
 
-static const struct kern kern_ref = { "ref", 0, ref_q4, ref_q8, ref_f16,
-				       NULL, NULL };
+static void ref_q4_a8(const struct q4_matrix *w, const struct kern_x *x,
+		      float *y, int r0, int r1)
+{
+	q4_gemm_a8_ref(w, x->x16, x->m, y, r0, r1);
+}
+
+static const struct kern kern_ref = { .name = "ref", .q4 = ref_q4,
+				      .q8 = ref_q8, .f16 = ref_f16,
+				      .q4_a8 = ref_q4_a8 };
 
 #if defined(__x86_64__)
 /* F16C from CPUID leaf 1: clang before 16 has no
@@ -209,7 +238,7 @@ struct job {
 	int n;
 	struct kern_x x;
 	float *y;
-	int what; /* 4, 8 or 16 */
+	int what; /* 4, 8, 16, or 48 (W4A8) */
 };
 
 static void run_rows(void *ctx, int r0, int r1)
@@ -218,6 +247,8 @@ static void run_rows(void *ctx, int r0, int r1)
 
 	if (j->what == 4)
 		j->kn->q4(j->w, &j->x, j->y, r0, r1);
+	else if (j->what == 48)
+		j->kn->q4_a8(j->w, &j->x, j->y, r0, r1);
 	else if (j->what == 8)
 		j->kn->q8(j->w, &j->x, j->y, r0, r1);
 	else
@@ -231,6 +262,19 @@ void kern_q4_gemm(const struct kern *kn, struct kpool *p,
 
 	kern_x_init(&j.x, kn, x, m, w->k, w->group, kn->interleave);
 	kpool_run(p, run_rows, &j, w->n, 4);
+	kern_x_release(&j.x);
+}
+
+void kern_q4_gemm_a8(const struct kern *kn, struct kpool *p,
+		     const struct q4_matrix *w, const uint16_t *x, int m,
+		     float *y)
+{
+	struct job j = { .kn = kn, .w = w, .n = w->n, .y = y, .what = 48 };
+
+	HS_ASSERT(kn->q4_a8);
+	kern_x_init(&j.x, kn, x, m, w->k, w->group, kn->interleave);
+	quantize_x(&j.x);
+	kpool_run(p, run_rows, &j, w->n, 16);
 	kern_x_release(&j.x);
 }
 

@@ -28,7 +28,12 @@ struct kern_x {
 				call, at batch 1 and G = 128, its own form
 				of each group, KERN_DIGIT_BYTES a group */
 	float *unit;         /* owned with dig: one scale a group */
-	int m, k, kpad, stride, group, ngroups;
+	int8_t *xq;          /* owned, or NULL: for an integer (q4_a8) call,
+				each token's int8 codes (q4_a8_quantize),
+				qstride bytes apart, 64-byte aligned */
+	float *xu;           /* owned with xq: m x (ngroups x group /
+				Q4_A8_BLOCK) units */
+	int m, k, kpad, stride, qstride, group, ngroups;
 };
 
 struct kern {
@@ -40,6 +45,10 @@ struct kern {
 		   int r0, int r1);
 	void (*f16)(const uint16_t *w, int n, const struct kern_x *x, float *y,
 		    int r0, int r1);
+	/* NULL, or the integer path: y = x W^T from x->xq, x->xu and x->sx
+	 * (activations quantised to int8 a group, q4.h's q4_gemm_a8_ref) */
+	void (*q4_a8)(const struct q4_matrix *w, const struct kern_x *x,
+		      float *y, int r0, int r1);
 	/* NULL, or fills x->dig and x->unit (allocated) from x->xf at
 	 * batch 1 and G = 128 */
 	void (*digits)(struct kern_x *x);
@@ -89,6 +98,11 @@ void kern_q8_gemm(const struct kern *kn, struct kpool *p,
 		  const struct q8_matrix *w, const uint16_t *x, int m, float *y);
 void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
 		   int n, int k, const uint16_t *x, int m, float *y);
+/* y = x W^T with the activations quantised to int8 a group, by kn's
+ * integer path (kn->q4_a8 must be set): q4_gemm_a8_ref's product. */
+void kern_q4_gemm_a8(const struct kern *kn, struct kpool *p,
+		     const struct q4_matrix *w, const uint16_t *x, int m,
+		     float *y);
 
 /* Flushes denormal floats to zero on the calling thread (x86: FTZ and DAZ
  * in MXCSR; aarch64: FZ in FPCR), as inference engines do: real attention

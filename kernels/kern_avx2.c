@@ -289,5 +289,6 @@ void kern_avx2_load(const uint16_t *x, int k, int group, int interleave,
 	}
 }
 
-const struct kern kern_avx2 = { "avx2", 2, q4, kern_avx2_q8, kern_avx2_f16,
-			       NULL, kern_avx2_load };
+const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
+			       .q8 = kern_avx2_q8, .f16 = kern_avx2_f16,
+			       .load = kern_avx2_load };

@@ -11,7 +11,10 @@
  * delivered it. */
 #include "kern.h"
 
+#include "mem.h"
+
 #include <immintrin.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define AND_OR 0xEA /* ternary logic: (a & b) | c */
@@ -480,7 +483,310 @@ q4_vnni(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
 	BY_STREAMS(rows1_vnni, w, x, y, r0, r1);
 }
 
-const struct kern kern_avx512 = { "avx512", 4, q4, kern_avx2_q8, kern_avx2_f16,
-				  NULL, kern_avx2_load };
-const struct kern kern_avx512_vnni = { "avx512-vnni", 4, q4_vnni, kern_avx2_q8,
-				       kern_avx2_f16, digits, kern_avx2_load };
+/* ---- the integer path: W4A8 batches (prefill, CPU verification) ----
+ *
+ * vpdpbusd multiplies unsigned bytes by signed bytes, four products into
+ * each 32-bit lane. A lane is a row here: a thread packs PANEL rows at a
+ * time into a panel, whose vector for octet o (columns 8o .. 8o+7) holds in
+ * lane j the four code bytes of row j that carry those columns. In q4.h's
+ * order byte 4l + b of a chunk holds columns 8b + l (low nibble) and
+ * 8b + 4 + l (high), so one byte shuffle a chunk and a 16 x 16 transpose
+ * of words make the panel. A vector's low nibbles are columns 8o .. 8o+3
+ * of the 16 rows, its high ones 8o+4 .. 8o+7, and each meets four
+ * activation codes of one token broadcast from memory. The activations are
+ * packed too, by tiles of TILE tokens: for each column quad (4 columns),
+ * the tile's tokens one 32-bit word each, so that one pointer with fixed
+ * offsets reaches them all; their units (a block of Q4_A8_BLOCK) and sums
+ * (a group) likewise, a block or group at a time. A tile's integer sums
+ * (a block), float sums (a group) and results stay in registers for a
+ * panel's whole row: a block ends with fg += float(sum q a) u, a group
+ * with f += fg s + b sum(x). */
+#define PANEL 16
+#define TILE 8
+#define PANELS 4 /* panels packed at once, each meeting a tile in turn: the
+		    activations stream from far once a block of 64 rows */
+#define OCTETS (Q4_A8_BLOCK / 8) /* octets an activation block */
+
+struct a8_tiles {
+	int8_t *q;       /* tile t at q + t * TILE * kq: kq / 4 quads of the
+			    tile's tokens' 4 codes */
+	float *unit;     /* tile t at t * TILE * nblk: nblk x tokens */
+	float *sum;      /* tile t at t * TILE * ngroups: ngroups x tokens */
+	int kq, nblk;    /* columns packed (whole quads of chunks); blocks */
+};
+
+/* x's tokens in tiles (above): tiles of TILE, the last with the rest */
+static void a8_tiles_init(struct a8_tiles *a, const struct kern_x *x, int kq)
+{
+	const int ng = x->ngroups, nb = ng * x->group / Q4_A8_BLOCK;
+
+	a->kq = kq;
+	a->nblk = nb;
+	a->q = xcalloc64((size_t)x->m * kq);
+	a->unit = xcalloc64(sizeof(float) * (size_t)x->m * nb);
+	a->sum = xcalloc64(sizeof(float) * (size_t)x->m * ng);
+	for (int i0 = 0; i0 < x->m; i0 += TILE) {
+		int T = x->m - i0 < TILE ? x->m - i0 : TILE;
+		int8_t *q = a->q + (size_t)i0 * kq;
+		float *u = a->unit + (size_t)i0 * nb, *sm = a->sum + (size_t)i0 * ng;
+
+		for (int t = 0; t < T; t++) {
+			const int8_t *src = x->xq + (size_t)(i0 + t) * x->qstride;
+
+			for (int h = 0; h < kq / 4; h++)
+				memcpy(q + (size_t)h * 4 * T + 4 * t, src + 4 * h, 4);
+			for (int j = 0; j < nb; j++)
+				u[j * T + t] = x->xu[(size_t)(i0 + t) * nb + j];
+			for (int g = 0; g < ng; g++)
+				sm[g * T + t] = x->sx[(size_t)(i0 + t) * ng + g];
+		}
+	}
+}
+
+static void a8_tiles_release(struct a8_tiles *a)
+{
+	free(a->q);
+	free(a->unit);
+	free(a->sum);
+}
+
+struct a8_panel {
+	int32_t *codes;      /* kq / 8 vectors of PANEL words (above) */
+	float *scale, *bias; /* ngroups x PANEL */
+};
+
+/* 16 x 16 words: out[j] lane i = in[i] lane j */
+static inline void transpose16(__m512i v[16])
+{
+	__m512i t[16], u[16];
+
+	for (int i = 0; i < 16; i += 2) {
+		t[i] = _mm512_unpacklo_epi32(v[i], v[i + 1]);
+		t[i + 1] = _mm512_unpackhi_epi32(v[i], v[i + 1]);
+	}
+	for (int i = 0; i < 16; i += 4) {
+		u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+		u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+		u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+		u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+	}
+	/* u[4a + q] lane L: column 4L + q of rows 4a .. 4a+3 */
+	for (int q = 0; q < 4; q++) {
+		__m512i v0 = _mm512_shuffle_i32x4(u[q], u[4 + q], 0x44);
+		__m512i v1 = _mm512_shuffle_i32x4(u[q], u[4 + q], 0xEE);
+		__m512i w0 = _mm512_shuffle_i32x4(u[8 + q], u[12 + q], 0x44);
+		__m512i w1 = _mm512_shuffle_i32x4(u[8 + q], u[12 + q], 0xEE);
+
+		v[q] = _mm512_shuffle_i32x4(v0, w0, 0x88);
+		v[4 + q] = _mm512_shuffle_i32x4(v0, w0, 0xDD);
+		v[8 + q] = _mm512_shuffle_i32x4(v1, w1, 0x88);
+		v[12 + q] = _mm512_shuffle_i32x4(v1, w1, 0xDD);
+	}
+}
+
+/* Rows [r, r + rows) of w (rows <= PANEL; the rest zero) into pn */
+static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
+		    struct a8_panel *pn)
+{
+	/* dword b of a chunk: its bytes b, 4 + b, 8 + b, 12 + b */
+	const __m512i order = _mm512_broadcast_i32x4(_mm_setr_epi8(
+		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+	const int G = w->group, chunks = w->ngroups * (G / 32);
+	const int shift = G == 32 ? 0 : G == 64 ? 1 : 2; /* chunks a group */
+	const size_t bb = w->block_bytes;
+
+	memset(pn->scale, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
+	memset(pn->bias, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
+	/* the rows are read side by side, a quad of chunks at a time, each
+	 * group's head as its first chunk comes */
+	for (int c = 0; c < kq / 32; c += 4) {
+		__m512i v[16];
+
+		for (int j = 0; j < PANEL; j++) {
+			const uint8_t *rowp = w->data + (size_t)(r + j) * w->row_bytes;
+
+			if (j >= rows) {
+				v[j] = _mm512_setzero_si512();
+				continue;
+			}
+			__builtin_prefetch(rowp + (size_t)(c >> shift) * bb + 2048);
+			if (G == 128) { /* the quad is one block */
+				const uint8_t *b = rowp + (size_t)(c >> 2) * bb;
+
+				header(b, &pn->scale[(c >> 2) * PANEL + j],
+				       &pn->bias[(c >> 2) * PANEL + j]);
+				v[j] = _mm512_loadu_si512(b + Q4_HEAD_BYTES);
+			} else {
+				__m128i part[4];
+
+				for (int q = 0; q < 4; q++) {
+					int cq = c + q, g = cq >> shift;
+					const uint8_t *b = rowp + (size_t)g * bb;
+
+					if (cq >= chunks) {
+						part[q] = _mm_setzero_si128();
+						continue;
+					}
+					if (!(cq & ((1 << shift) - 1)))
+						header(b, &pn->scale[g * PANEL + j],
+						       &pn->bias[g * PANEL + j]);
+					part[q] = _mm_loadu_si128((const __m128i *)(b +
+						Q4_HEAD_BYTES +
+						16 * (size_t)(cq & ((1 << shift) - 1))));
+				}
+				v[j] = _mm512_inserti32x4(_mm512_castsi128_si512(part[0]),
+							  part[1], 1);
+				v[j] = _mm512_inserti32x4(v[j], part[2], 2);
+				v[j] = _mm512_inserti32x4(v[j], part[3], 3);
+			}
+			v[j] = _mm512_shuffle_epi8(v[j], order);
+		}
+		transpose16(v);
+		for (int o = 0; o < 16; o++)
+			_mm512_store_si512(pn->codes + (size_t)(4 * c + o) * PANEL,
+					   v[o]);
+	}
+}
+
+static inline int32_t word(const int8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* One panel against one tile of T tokens: y rows r .. r+15 (those in keep)
+ * of the tile's tokens */
+__attribute__((target("avx512vnni"))) static inline
+__attribute__((always_inline)) void
+a8_micro(const struct a8_panel *pn, const int8_t *aq, const float *au,
+	 const float *as, int ngroups, int group, const int T, float *y,
+	 size_t ystride, __mmask16 keep)
+{
+	const __m512i low = _mm512_set1_epi8(0x0f);
+	const int32_t *cw = pn->codes;
+	__m512 f[TILE];
+
+	_Pragma("GCC unroll 8")
+	for (int t = 0; t < T; t++)
+		f[t] = _mm512_setzero_ps();
+	for (int g = 0; g < ngroups; g++, as += T) {
+		__m512 fg[TILE];
+
+		_Pragma("GCC unroll 8")
+		for (int t = 0; t < T; t++)
+			fg[t] = _mm512_setzero_ps();
+		for (int j = 0; j < group / Q4_A8_BLOCK; j++, au += T) {
+			__m512i a[TILE];
+
+			_Pragma("GCC unroll 8")
+			for (int t = 0; t < T; t++)
+				a[t] = _mm512_setzero_si512();
+			_Pragma("GCC unroll 4")
+			for (int o = 0; o < OCTETS; o++, cw += PANEL, aq += 8 * T) {
+				__m512i z = _mm512_load_si512(cw);
+				__m512i lo = _mm512_and_si512(z, low);
+				__m512i hi = _mm512_and_si512(_mm512_srli_epi16(z, 4),
+							      low);
+
+				_Pragma("GCC unroll 8")
+				for (int t = 0; t < T; t++) {
+					a[t] = _mm512_dpbusd_epi32(a[t], lo,
+						_mm512_set1_epi32(word(aq + 4 * t)));
+					a[t] = _mm512_dpbusd_epi32(a[t], hi,
+						_mm512_set1_epi32(word(aq + 4 * T +
+								       4 * t)));
+				}
+			}
+			_Pragma("GCC unroll 8")
+			for (int t = 0; t < T; t++)
+				fg[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[t]),
+							_mm512_set1_ps(au[t]), fg[t]);
+		}
+		const __m512 sv = _mm512_load_ps(pn->scale + g * PANEL);
+		const __m512 bv = _mm512_load_ps(pn->bias + g * PANEL);
+
+		_Pragma("GCC unroll 8")
+		for (int t = 0; t < T; t++) {
+			f[t] = _mm512_fmadd_ps(fg[t], sv, f[t]);
+			f[t] = _mm512_fmadd_ps(bv, _mm512_set1_ps(as[t]), f[t]);
+		}
+	}
+	_Pragma("GCC unroll 8")
+	for (int t = 0; t < T; t++)
+		_mm512_mask_storeu_ps(y + (size_t)t * ystride, keep, f[t]);
+}
+
+/* a8_micro for a tile of T = 1 .. TILE tokens, T a constant in each call */
+__attribute__((target("avx512vnni"))) static void
+a8_tile(const struct a8_panel *pn, const struct a8_tiles *a, int i0, int T,
+	int ngroups, int group, float *y, size_t ystride, __mmask16 keep)
+{
+	const int8_t *aq = a->q + (size_t)i0 * a->kq;
+	const float *au = a->unit + (size_t)i0 * a->nblk;
+	const float *as = a->sum + (size_t)i0 * ngroups;
+
+	switch (T) {
+#define CASE(n)                                                                \
+	case n:                                                                \
+		a8_micro(pn, aq, au, as, ngroups, group, n, y, ystride, keep); \
+		break;
+		CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
+#undef CASE
+	}
+}
+
+/* Rows [r0, r1) of y = x W^T, W4A8 */
+__attribute__((target("avx512vnni"))) static void
+q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
+      int r1)
+{
+	const int kq = (w->ngroups * (w->group / 32) + 3) / 4 * 128;
+	struct a8_panel pn[PANELS];
+	struct a8_tiles a;
+
+	a8_tiles_init(&a, x, kq);
+	for (int p = 0; p < PANELS; p++) {
+		pn[p].codes = xcalloc64(sizeof(int32_t) * (size_t)kq / 8 * PANEL);
+		pn[p].scale = xcalloc64(sizeof(float) * (size_t)w->ngroups * PANEL);
+		pn[p].bias = xcalloc64(sizeof(float) * (size_t)w->ngroups * PANEL);
+	}
+	for (int rb = r0; rb < r1; rb += PANELS * PANEL) {
+		int np = 0;
+
+		for (; np < PANELS && rb + np * PANEL < r1; np++) {
+			int r = rb + np * PANEL;
+
+			a8_pack(w, r, r1 - r < PANEL ? r1 - r : PANEL, kq, &pn[np]);
+		}
+		for (int i0 = 0; i0 < x->m; i0 += TILE) {
+			int T = x->m - i0 < TILE ? x->m - i0 : TILE;
+
+			for (int p = 0; p < np; p++) {
+				int r = rb + p * PANEL;
+				int rows = r1 - r < PANEL ? r1 - r : PANEL;
+
+				a8_tile(&pn[p], &a, i0, T, w->ngroups, w->group,
+					y + (size_t)i0 * w->n + r, (size_t)w->n,
+					(__mmask16)((1u << rows) - 1));
+			}
+		}
+	}
+	for (int p = 0; p < PANELS; p++) {
+		free(pn[p].codes);
+		free(pn[p].scale);
+		free(pn[p].bias);
+	}
+	a8_tiles_release(&a);
+}
+
+const struct kern kern_avx512 = { .name = "avx512", .interleave = 4,
+				  .q4 = q4, .q8 = kern_avx2_q8,
+				  .f16 = kern_avx2_f16,
+				  .load = kern_avx2_load };
+const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
+				       .q4 = q4_vnni, .q8 = kern_avx2_q8,
+				       .f16 = kern_avx2_f16, .q4_a8 = q4_a8,
+				       .digits = digits,
+				       .load = kern_avx2_load };

@@ -193,6 +193,7 @@ static void q4_fp16(const struct q4_matrix *w, const struct kern_x *x, float *y,
 
 #pragma GCC pop_options
 
-const struct kern kern_neon = { "neon", 0, q4, q8, f16, NULL, NULL };
-const struct kern kern_neon_fp16 = { "neon-fp16", 0, q4_fp16, q8, f16,
-				     NULL, NULL };
+const struct kern kern_neon = { .name = "neon", .q4 = q4, .q8 = q8,
+			       .f16 = f16 };
+const struct kern kern_neon_fp16 = { .name = "neon-fp16", .q4 = q4_fp16,
+				     .q8 = q8, .f16 = f16 };

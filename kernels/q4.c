@@ -139,6 +139,63 @@ void q4_gemm_ref(const struct q4_matrix *w, const uint16_t *x, int m, float *y,
 	}
 }
 
+void q4_a8_quantize(const uint16_t *x, int k, int8_t *q, float *unit)
+{
+	const int B = Q4_A8_BLOCK;
+
+	for (int j = 0; j * B < k; j++) {
+		int c0 = j * B, c1 = c0 + B < k ? c0 + B : k;
+		float amax = 0, inv;
+
+		for (int c = c0; c < c1; c++)
+			amax = fmaxf(amax, fabsf(f16_to_f32(x[c])));
+		inv = amax > 0 ? 127 / amax : 0;
+		unit[j] = amax / 127;
+		for (int c = c0; c < c0 + B; c++)
+			q[c] = c < c1 ? (int8_t)lrintf(f16_to_f32(x[c]) * inv) : 0;
+	}
+}
+
+void q4_gemm_a8_ref(const struct q4_matrix *w, const uint16_t *x, int m,
+		    float *y, int r0, int r1)
+{
+	const int B = Q4_A8_BLOCK;
+	int8_t *q = xmalloc((size_t)w->ngroups * w->group);
+	float *unit = xmalloc(sizeof(float) * (size_t)w->ngroups * w->group / B);
+
+	for (int i = 0; i < m; i++) {
+		const uint16_t *xi = x + (size_t)i * w->k;
+
+		q4_a8_quantize(xi, w->k, q, unit);
+		for (int r = r0; r < r1; r++) {
+			float acc = 0;
+
+			for (int g = 0; g < w->ngroups; g++) {
+				int c0 = g * w->group;
+				int c1 = c0 + w->group < w->k ? c0 + w->group : w->k;
+				float part = 0;
+				double sum = 0;
+				float s, b;
+
+				header(w, r, g, &s, &b);
+				for (int j = c0; j < c1; j += B) {
+					int32_t dot = 0;
+
+					for (int c = j; c < c1 && c < j + B; c++)
+						dot += q4_code(w, r, c) * q[c];
+					part += unit[j / B] * (float)dot;
+				}
+				for (int c = c0; c < c1; c++)
+					sum += f16_to_f32(xi[c]);
+				acc += s * part + b * (float)sum;
+			}
+			y[(size_t)i * w->n + r] = acc;
+		}
+	}
+	free(q);
+	free(unit);
+}
+
 void q4_quantize_activations(uint16_t *x, int m, int k)
 {
 	for (int i = 0; i < m; i++) {

@@ -149,7 +149,7 @@ static void f32_rows(void *ctx, int r0, int r1)
 }
 
 void lin_apply(const struct linear *l, const float *x, int m, float *y,
-	       const struct kern *kn, struct kpool *p)
+	       const struct kern *kn, struct kpool *p, bool int8)
 {
 	uint16_t *xh;
 
@@ -177,7 +177,10 @@ void lin_apply(const struct linear *l, const float *x, int m, float *y,
 		kern_q4_gemm(kn, p, &l->q4, xh, m, y);
 		break;
 	case LIN_W4A16:
-		kern_q4_gemm(kn, p, &l->q4, xh, m, y);
+		if (int8 && m >= LIN_A8_MIN_BATCH && kn->q4_a8)
+			kern_q4_gemm_a8(kn, p, &l->q4, xh, m, y);
+		else
+			kern_q4_gemm(kn, p, &l->q4, xh, m, y);
 		break;
 	case LIN_F32:
 		break;

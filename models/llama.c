@@ -284,13 +284,29 @@ static void rope(const struct llama_config *c, const float *freq, float *v,
 	}
 }
 
+const char *llama_block_acts(const struct llama *m)
+{
+	switch (m->layer[0].w1.format) {
+	case LIN_F32:
+		return "fp32";
+	case LIN_W4A4:
+		return "int4";
+	case LIN_W4A16:
+		return m->int8_batches && m->kn->q4_a8 ? "int8" : "fp16";
+	case LIN_F16:
+	case LIN_W8A16:
+		break;
+	}
+	return "fp16";
+}
+
 /* lin_apply, shown to the calibration observer first */
 static void apply(const struct llama *m, const struct linear *l, const float *x,
 		  int n, float *y)
 {
 	if (m->observe)
 		m->observe(m->observe_ctx, l, x, n);
-	lin_apply(l, x, n, y, m->kn, m->pool);
+	lin_apply(l, x, n, y, m->kn, m->pool, m->int8_batches);
 }
 
 /* One head of one row: out (hs) = the softmax over positions 0..upto of

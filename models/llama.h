@@ -37,6 +37,8 @@ struct llama {
 	struct linear cls;        /* (vocab x dim) */
 	const struct kern *kn;    /* borrowed: kernels for the non-FP32 layers */
 	struct kpool *pool;       /* borrowed: threads, or NULL */
+	bool int8_batches;        /* W4A16 layers take blocks of tokens
+				     through kn's integer path (lin_apply) */
 	/* calibration: called with the n x k input of each linear layer
 	 * before it is applied; NULL for none */
 	void (*observe)(void *ctx, const struct linear *l, const float *x, int n);
@@ -60,6 +62,13 @@ int llama_load_llama2c(struct llama *m, const char *path, struct err *e);
  * tensor's shape checked against the config (models/hf.c). */
 int llama_load_hf(struct llama *m, const char *dir, struct err *e);
 void llama_release(struct llama *m);
+
+/* How m's blocks of LIN_A8_MIN_BATCH or more tokens (prefill,
+ * verification) meet the block layers' weights: "int8" (W4A16 through the
+ * kernel set's integer path: int8_batches, where kn has one), "fp16"
+ * (FP16, W8A16, and W4A16's own exact FP16 activations), "fp32", "int4"
+ * (W4A4). Static. */
+const char *llama_block_acts(const struct llama *m);
 
 /* GPTQ-style quantisation (models/gptq.c) of every linear layer of the
  * blocks (not the classifier, which keeps its precision) to W4A16

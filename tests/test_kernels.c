@@ -171,7 +171,9 @@ static const int shapes[][2] = {
 	{ 31, 257 }, { 64, 512 }, { 13, 1000 }, { 4, 4096 },
 };
 
-/* Every kernel, format, group size, shape and batch 1..16. */
+/* Every kernel, format, group size, shape and batch 1..16; the integer
+ * paths (q4_a8) against q4_gemm_a8_ref at batches over several tiles (its
+ * integer sums are exact, so only FP32 rounding may differ). */
 static void kernels_match_reference(void)
 {
 	const char *const *names = kern_available();
@@ -187,15 +189,15 @@ static void kernels_match_reference(void)
 			int n = shapes[s][0], k = shapes[s][1];
 			float *w = malloc(sizeof(float) * n * k);
 			float *wd = malloc(sizeof(float) * n * k);
-			uint16_t *x = malloc(sizeof(uint16_t) * 16 * k);
+			uint16_t *x = malloc(sizeof(uint16_t) * 40 * k);
 			uint16_t *w16 = malloc(sizeof(uint16_t) * n * k);
-			float *y = malloc(sizeof(float) * 16 * n);
-			float *ref = malloc(sizeof(float) * 16 * n);
+			float *y = malloc(sizeof(float) * 40 * n);
+			float *ref = malloc(sizeof(float) * 40 * n);
 			struct q8_matrix m8;
 			char what[96];
 
 			fill_weights(w, (size_t)n * k);
-			fill_acts(x, (size_t)16 * k);
+			fill_acts(x, (size_t)40 * k);
 			for (int g = 32; g <= 128; g *= 2)
 				for (int kind = 0; kind < 2; kind++) {
 					struct q4_matrix m4;
@@ -214,6 +216,19 @@ static void kernels_match_reference(void)
 							 mb);
 						bad += compare(what, y, ref, wd, x, mb,
 							       n, k, tol);
+					}
+					for (int mb = 1; kn->q4_a8 && mb <= 40;
+					     mb += mb < 4 ? 1 : 9) {
+						q4_gemm_a8_ref(&m4, x, mb, ref, 0, n);
+						memset(y, 0xff, sizeof(float) * 40 * n);
+						kern_q4_gemm_a8(kn, s % 2 ? pool : NULL,
+								&m4, x, mb, y);
+						snprintf(what, sizeof(what),
+							 "%s w4a8 %s g%d %dx%d m%d", *nm,
+							 kind ? "asym" : "sym", g, n, k,
+							 mb);
+						bad += compare(what, y, ref, wd, x, mb,
+							       n, k, MAX_FP32_KERNEL_ERR);
 					}
 					q4_release(&m4);
 				}
@@ -549,6 +564,65 @@ static void load_matches_portable(void)
 	free(x);
 }
 
+/* The W4A8 reference against W4A16: each activation moves by at most half
+ * its group's unit (max |x| / 254), so an output moves by at most
+ * sum |w| max|x| / 254 over its groups; and it does move (the activations
+ * were quantised), while a group of zeros has unit 0 and codes 0. */
+static void a8_quantisation_bound(void)
+{
+	const int n = 19, k = 300, m = 3, g = 64, ng = (k + g - 1) / g;
+	float *w = malloc(sizeof(float) * n * k), *wd = malloc(sizeof(float) * n * k);
+	uint16_t *x = malloc(sizeof(uint16_t) * m * k);
+	float y8[3 * 19], y16[3 * 19], unit[10];
+	int8_t q[5 * 64];
+	struct q4_matrix m4;
+	int moved = 0, bad = 0;
+
+	fill_weights(w, (size_t)n * k);
+	fill_acts(x, (size_t)m * k);
+	q4_init(&m4, n, k, g);
+	q4_quantize(&m4, w, Q4_ASYM);
+	q4_dequantize(&m4, wd);
+	q4_gemm_a8_ref(&m4, x, m, y8, 0, n);
+	q4_gemm_ref(&m4, x, m, y16, 0, n);
+	for (int i = 0; i < m; i++)
+		for (int r = 0; r < n; r++) {
+			double bound = 0;
+
+			for (int gi = 0; gi < ng; gi++) {
+				double amax = 0, wsum = 0;
+
+				for (int c = gi * g; c < k && c < (gi + 1) * g; c++) {
+					double v = fabs(f16_to_f32(x[i * k + c]));
+
+					amax = v > amax ? v : amax;
+					wsum += fabs(wd[r * k + c]);
+				}
+				bound += wsum * amax / 254;
+			}
+			double e = fabs(y8[i * n + r] - y16[i * n + r]);
+
+			bad += !(e <= bound * (1 + 1e-4) + 1e-6);
+			moved += e > 0;
+		}
+	CHECK(bad == 0);
+	CHECK(moved > n * m / 2);
+	for (int c = 0; c < k; c++)
+		x[c] = c < g ? f16_from_f32(0) : x[c];
+	q4_a8_quantize(x, k, q, unit);
+	CHECK(unit[0] == 0 && unit[1] == 0 && unit[2] > 0);
+	bad = 0;
+	for (int c = 0; c < g; c++)
+		bad += q[c] != 0;
+	for (int c = g; c < ng * g; c++)
+		bad += c < k ? q[c] == -128 : q[c] != 0;
+	CHECK(bad == 0);
+	q4_release(&m4);
+	free(w);
+	free(wd);
+	free(x);
+}
+
 const struct tcase kernel_tests[] = {
 	{ "kernels: FP16 conversion round trip", fp16_round_trip },
 	{ "kernels: W4A16 quantisation within half a step", q4_round_trip },
@@ -566,5 +640,7 @@ const struct tcase kernel_tests[] = {
 	  nonfinite_activations },
 	{ "kernels: a kernel's own activation load is the portable one",
 	  load_matches_portable },
+	{ "kernels: W4A8 moves an output by at most half a unit a group",
+	  a8_quantisation_bound },
 	{ 0 },
 };

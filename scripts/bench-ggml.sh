@@ -1,0 +1,111 @@
+#!/bin/sh
+# bench-ggml.sh GGML_SRC [BUILD] [ROUNDS]: the project's W4A16 kernels
+# (groups 32 and 128; the FP16-activation float path and the W4A8 integer
+# path) and its FP16 kernel beside ggml's Q4_0 (plain and repacked, as
+# llama.cpp places weights), Q8_0 and F16 matrix products, at 4096x4096
+# and 11008x4096 for n = 1, 4, 16, 64 and 512 tokens on 2 threads, weights
+# hot in the cache, the programs alternating ROUNDS times (default 2) in
+# one run. GGML_SRC is a checkout of github.com/ggml-org/ggml (never
+# committed here); it is built with cmake in Release with its llamafile
+# path on, as llama.cpp builds it, under BUILD/ggml (BUILD: default build),
+# and scripts/ggml-mm.c against it. Prints a line a timing, then a table
+# of medians over the rounds: ms and GFLOP/s of each, and the project's
+# best W4A16 (g128) over ggml's best Q4_0 and over ggml's F16; with the
+# int8 dot-product and FMA peaks of `bench kernels` in the same run. A
+# benchmark: nothing is asserted. Run it alone on the machine.
+set -eu
+[ $# -ge 1 ] || { echo "usage: bench-ggml.sh GGML_SRC [BUILD] [ROUNDS]" >&2; exit 2; }
+src=$1
+build=${2:-build}
+rounds=${3:-2}
+H=$build/hybridspec
+gb=$build/ggml
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+[ -f "$src/CMakeLists.txt" ] || { echo "bench-ggml.sh: $src: no CMakeLists.txt (a ggml checkout?)" >&2; exit 2; }
+[ -x "$H" ] || { echo "bench-ggml.sh: $H: build the project first (make)" >&2; exit 2; }
+
+if [ ! -x "$gb/ggml-mm" ]; then
+	cmake -S "$src" -B "$gb" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON \
+		-DGGML_LLAMAFILE=ON -DBUILD_SHARED_LIBS=OFF -DGGML_BUILD_TESTS=OFF \
+		-DGGML_BUILD_EXAMPLES=OFF > "$tmp/cmake.log" 2>&1 ||
+		{ cat "$tmp/cmake.log" >&2; exit 1; }
+	cmake --build "$gb" -j 2 --target ggml ggml-cpu > "$tmp/build.log" 2>&1 ||
+		{ tail -30 "$tmp/build.log" >&2; exit 1; }
+	libs=$(find "$gb" -name 'libggml.a' -o -name 'libggml-cpu.a' | sort -r)
+	base=$(find "$gb" -name 'libggml-base.a')
+	cc -O2 -std=c11 -D_POSIX_C_SOURCE=199309L -I"$src/include" \
+		scripts/ggml-mm.c -o "$gb/ggml-mm" $libs $base -fopenmp -lstdc++ \
+		-lm -lpthread
+fi
+
+shapes="4096x4096 11008x4096"
+batches="1 4 16 64 512"
+: > "$tmp/all"
+for r in $(seq "$rounds"); do
+	for s in $shapes; do
+		rows=${s%x*}
+		cols=${s#*x}
+		for n in $batches; do
+			for g in 128 32; do
+				"$H" bench kernels --threads 2 --shape "$s" --batch "$n" \
+					--hot --group "$g" --json > "$tmp/ours.json"
+				jq -r --arg g "$g" '.stream[0] as $p | .rows[] |
+					select(.kernel != "w8a16") |
+					select($g == "128" or .kernel != "fp16") |
+					"ours \(.kernel)\(if .kernel == "fp16" then "" else "-g" + $g end) \(.shape) \(.batch) \(.seconds * 1000) \(.gflops) \($p.int8_gops) \($p.fma_gflops)"' \
+					"$tmp/ours.json" | tee -a "$tmp/all"
+			done
+			for t in q4_0:plain q4_0:repack q8_0:plain f16:plain; do
+				"$gb/ggml-mm" "${t%:*}" "$rows" "$cols" "$n" 5 2 "${t#*:}" |
+					awk -v s="$s" -v t="$t" '{ for (i = 1; i <= NF; i++) {
+						split($i, kv, "="); v[kv[1]] = kv[2] }
+						sub(":plain", "", t)
+						print "ggml", t, s, v["n"], v["ms"], v["gflops"] }' |
+					tee -a "$tmp/all"
+			done
+		done
+	done
+done
+
+echo
+echo "medians over $rounds rounds (ms, GFLOP/s); ratios: the project's best W4A16 g128 (float or W4A8) over ggml's"
+awk '
+function median(list,   n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j] + 0 < a[j - 1] + 0; j--) {
+			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+		}
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{
+	key = $3 " " $4
+	name = $1 " " $2
+	ms[key, name] = ms[key, name] " " $5
+	gf[key, name] = gf[key, name] " " $6
+	if ($1 == "ours") { int8[key] = int8[key] " " $7; fma[key] = fma[key] " " $8 }
+	if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
+	if (!(name in seenn)) { seenn[name] = 1; names[++nn] = name }
+}
+END {
+	for (k = 1; k <= nk; k++) {
+		key = keys[k]
+		printf "%s (peaks: int8 %.0f GOP/s, FMA %.0f GFLOP/s)\n", key,
+			median(int8[key]), median(fma[key])
+		best = 1e30; q4 = 1e30; f16 = 1e30
+		for (i = 1; i <= nn; i++) {
+			name = names[i]
+			if (!((key, name) in ms))
+				continue
+			m = median(ms[key, name])
+			printf "  %-22s %10.3f ms %8.1f GFLOP/s\n", name, m,
+				median(gf[key, name])
+			if (name ~ /^ours w4a(16|8)-g128$/ && m < best) best = m
+			if (name ~ /^ggml q4_0/ && m < q4) q4 = m
+			if (name == "ggml f16" && m < f16) f16 = m
+		}
+		printf "  best W4A16 g128 x ggml Q4_0 (faster path) %.2f, x ggml F16 %.2f\n",
+			q4 / best, f16 / best
+	}
+}' "$tmp/all"
