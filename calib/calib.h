@@ -86,14 +86,67 @@ json_t *calib_verify_table(const char *gpu, const char *model, int seq_len,
 double calib_fit(const double *x, const double *t, int n, double *a,
 		 double *b);
 
-/* A device profile derived from a measured one: the draft (memory-bound)
- * times scaled by the ratio of STREAM bandwidths, the prefill (compute-bound)
- * times by the ratio of peak FP32 FLOP/s. NULL with a message for an
- * unknown device or a profile that is itself derived. */
+/* The device library (calib/derive.c, docs/calib.md): a file a device,
+ * DIR/NAME.json, with its datasheet constants, their sources, and the
+ * llama.cpp figures published for it. DIR is $HYBRIDSPEC_DEVICES, else
+ * results/calib/devices. */
+const char *calib_device_dir(void);
+/* The names in dir, sorted, NULL-terminated; free with
+ * calib_device_names_free. */
+char **calib_device_names(const char *dir);
+void calib_device_names_free(char **names);
+
+#define CALIB_MAX_FIGURES 32
+
+/* A published figure: strings borrowed from the device's doc */
+struct calib_figure {
+	const char *model, *quant, *backend, *source;
+	double params, weight_bytes, tokens_per_s;
+	bool prefill; /* pp, else tg (decode) */
+	bool used;    /* a CPU figure the correction takes */
+};
+
+struct calib_device {
+	json_t *doc;          /* owned: the file */
+	char path[1024];
+	const char *name;     /* borrowed from doc */
+	int threads;
+	double peak_gbs, sustained_gbs; /* sustained 0: not measured */
+	double fp32_gflops, int8_gops;  /* int8 0: none */
+	double power_busy_w, power_idle_w; /* 0: not known */
+	int nfig;
+	struct calib_figure fig[CALIB_MAX_FIGURES];
+};
+
+/* Reads a device file strictly (a bad field is named with its pointer; a
+ * device without a used CPU figure must say why_not): name_or_path is a
+ * path (it has a '/' or ".json") or a name in dir, whose unknown names
+ * list the known ones. 0, or -1 with the message. */
+int calib_device_load(struct calib_device *d, const char *name_or_path,
+		      const char *dir, struct err *e);
+void calib_device_release(struct calib_device *d);
+
+/* A device profile derived from a measured one by the device's datasheet
+ * and corrected by published llama.cpp figures (derive.c: the device's
+ * own, else the median of the library in dir). NULL with a message for a
+ * profile that is itself derived or lacks what the method needs. */
 json_t *calib_derive(const json_t *measured, const char *from_path,
-		     const char *device, const json_t *prov, struct err *e);
-/* NULL-terminated names of the devices calib_derive knows. */
-const char *const *calib_devices(void);
+		     const struct calib_device *d, const char *dir,
+		     const json_t *prov, struct err *e);
+
+/* How far the derivation lands from each used figure of d, as derived
+ * tokens/s over published less 1: from the datasheet alone; with the
+ * device's own correction from its other figures (NAN: none); with the
+ * library's correction from the other devices (NAN: none); and the
+ * derived profile itself (its own correction from all its figures). Fills
+ * up to CALIB_MAX_FIGURES of out; their count, or -1 with the message. */
+struct calib_error {
+	const struct calib_figure *fig;
+	double datasheet, own, library, derived;
+};
+int calib_device_errors(const json_t *measured, const char *path,
+			const struct calib_device *d, const char *dir,
+			struct calib_error *out, struct err *e);
 
 /* The roofline verify table of a GPU preset for a model shape (tokens x
  * context grid), marked "calibrated": false. */

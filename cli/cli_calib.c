@@ -21,7 +21,9 @@ static const char calib_help[] =
 	"                               [--threads N] [--device NAME] [--ctx LIST]\n"
 	"                               [--prefill LIST] [--reps N] [--verify FILE]\n"
 	"                               [--block-acts int8|fp16] [-o PROFILE]\n"
-	"       hybridspec calib derive PROFILE --device DEV [-o OUT]\n"
+	"       hybridspec calib derive PROFILE --device NAME|FILE [--library DIR]\n"
+	"                               [-o OUT]\n"
+	"       hybridspec calib devices PROFILE [--library DIR]\n"
 	"       hybridspec calib accept --target T --drafts Q1,Q2,... --text FILE\n"
 	"                               [--gamma G] [--prompts N] [--window N]\n"
 	"                               [--threads N] [-o DIR]\n"
@@ -49,9 +51,18 @@ static const char calib_help[] =
 	"        activations). The profile says which (prefill_activations).\n"
 	"        --verify FILE also writes a verify-cost table (block forwards of\n"
 	"        1, 2, 4, 8, 16 tokens) the simulator reads as cloud/gpu/table.\n"
-	"derive  a profile for a device that cannot be run here (snapdragon-8-gen3,\n"
-	"        raspberry-pi-5, jetson-orin-nano, laptop-m2-pro), scaled from a\n"
-	"        measured one by bandwidth and compute ratios; marked derived.\n"
+	"derive  a profile for a device that cannot be run here, from a measured\n"
+	"        one: scaled by the ratios of bandwidth and of the peaks of the\n"
+	"        arithmetic its prefill ran (the device file's datasheet figures),\n"
+	"        then corrected by the llama.cpp CPU figures published for the\n"
+	"        device, or by the median correction of the library's devices\n"
+	"        (docs/calib.md); marked derived. A device is a name in the\n"
+	"        library (--library, $HYBRIDSPEC_DEVICES, else results/calib/\n"
+	"        devices) or a device file of your own.\n"
+	"devices the library's published figures against what the derivation\n"
+	"        from PROFILE predicts for them: the error of the datasheet alone,\n"
+	"        of the device's own correction from its other figures, and of\n"
+	"        the library's from the other devices.\n"
 	"accept  runs `eval accept` for each draft format against the target and\n"
 	"        writes DIR/accept-T-Q.json (alpha, E[A] per gamma) and its bits;\n"
 	"        --window and --threads as eval's.\n"
@@ -265,15 +276,66 @@ static int calib_cpu_cmd(int argc, char **argv)
 	return rc;
 }
 
+/* Reads PROFILE strictly and then as JSON; NULL after the message */
+static json_t *measured_profile(const char *path)
+{
+	struct prof_edge pe;
+	struct err e;
+	json_t *m;
+
+	/* the strict reader first: a bad profile is named field by field */
+	if (prof_edge_load(path, &pe, &e) < 0 || !(m = jx_load(path, &e))) {
+		cli_fail("%s", e.msg);
+		return NULL;
+	}
+	return m;
+}
+
+/* "+12.3%" or "-" for a NAN */
+static const char *pct(double v, char buf[16])
+{
+	if (isnan(v))
+		return "-";
+	snprintf(buf, 16, "%+.0f%%", 100 * v);
+	return buf;
+}
+
+/* d's figures against the derivation from measured, a line each */
+static int print_errors(const json_t *measured, const char *path,
+			const struct calib_device *d, const char *dir)
+{
+	struct calib_error er[CALIB_MAX_FIGURES];
+	struct err e;
+	int n = calib_device_errors(measured, path, d, dir, er, &e);
+
+	if (n < 0)
+		return cli_fail("%s", e.msg);
+	for (int i = 0; i < n; i++) {
+		char a[16], b[16], c[16], g[16];
+
+		printf("%-22s %-14s %-7s %s %8.2f  datasheet %6s  own %6s  "
+		       "library %6s  derived %6s  %s\n", d->name, er[i].fig->model,
+		       er[i].fig->quant, er[i].fig->prefill ? "pp" : "tg",
+		       er[i].fig->tokens_per_s, pct(er[i].datasheet, a),
+		       pct(er[i].own, b), pct(er[i].library, c),
+		       pct(er[i].derived, g), er[i].fig->source);
+	}
+	if (!n)
+		printf("%-22s (no CPU figure: %s)\n", d->name,
+		       json_string_value(json_object_get(d->doc, "why_not")));
+	return CLI_OK;
+}
+
 static int calib_derive_cmd(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "device", required_argument, NULL, 'd' },
+		{ "library", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *device = NULL, *out = NULL;
-	struct prof_edge pe;
+	const char *device = NULL, *out = NULL, *dir = calib_device_dir();
+	struct calib_device d;
 	json_t *measured, *prov, *derived;
 	struct err e;
 	int ch, rc;
@@ -283,6 +345,9 @@ static int calib_derive_cmd(int argc, char **argv)
 		switch (ch) {
 		case 'd':
 			device = optarg;
+			break;
+		case 'l':
+			dir = optarg;
 			break;
 		case 'o':
 			out = optarg;
@@ -297,15 +362,71 @@ static int calib_derive_cmd(int argc, char **argv)
 	}
 	if (optind + 1 != argc || !device)
 		return cli_fail("calib derive: give one PROFILE and --device");
-	/* the strict reader first: a bad profile is named field by field */
-	if (prof_edge_load(argv[optind], &pe, &e) < 0 ||
-	    !(measured = jx_load(argv[optind], &e)))
+	if (!(measured = measured_profile(argv[optind])))
+		return CLI_BAD_INPUT;
+	if (calib_device_load(&d, device, dir, &e) < 0) {
+		json_decref(measured);
 		return cli_fail("%s", e.msg);
+	}
 	prov = calib_prov(argc, argv);
-	derived = calib_derive(measured, argv[optind], device, prov, &e);
+	derived = calib_derive(measured, argv[optind], &d, dir, prov, &e);
 	rc = derived ? emit(out, derived) : cli_fail("%s", e.msg);
 	json_decref(derived);
 	json_decref(prov);
+	json_decref(measured);
+	calib_device_release(&d);
+	return rc;
+}
+
+static int calib_devices_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "library", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *dir = calib_device_dir();
+	json_t *measured;
+	char **names;
+	int ch, rc = CLI_OK;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'l':
+			dir = optarg;
+			break;
+		case 'h':
+			fputs(calib_help, stdout);
+			return CLI_OK;
+		default:
+			fputs(calib_help, stderr);
+			return CLI_BAD_INPUT;
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_fail("calib devices: give one measured PROFILE");
+	if (!(measured = measured_profile(argv[optind])))
+		return CLI_BAD_INPUT;
+	names = calib_device_names(dir);
+	if (!*names)
+		rc = cli_fail("calib devices: no device files in %s", dir);
+	printf("# tokens/s derived from %s over published, less 1: from the "
+	       "datasheet alone; corrected by the device's other figures (own) "
+	       "or by the other devices' (library); the derived profile "
+	       "(corrected by all the device's figures)\n", argv[optind]);
+	for (char **p = names; *p && rc == CLI_OK; p++) {
+		struct calib_device d;
+		struct err e;
+
+		if (calib_device_load(&d, *p, dir, &e) < 0) {
+			rc = cli_fail("%s", e.msg);
+			break;
+		}
+		rc = print_errors(measured, argv[optind], &d, dir);
+		calib_device_release(&d);
+	}
+	calib_device_names_free(names);
 	json_decref(measured);
 	return rc;
 }
@@ -592,6 +713,7 @@ int cli_calib(int argc, char **argv)
 		int (*fn)(int, char **);
 	} subs[] = {
 		{ "cpu", calib_cpu_cmd },       { "derive", calib_derive_cmd },
+		{ "devices", calib_devices_cmd },
 		{ "accept", calib_accept_cmd }, { "gpu", calib_gpu_cmd },
 		{ "check", calib_check_cmd },
 	};

@@ -615,10 +615,13 @@ void kbench_run(const struct kbench_opts *o)
 				struct kpool *p = kern_pool_new(tlist[i]);
 				struct timing tm[4];
 
-				time_rounds(kn, p, m, nw, x, batches[bi], y,
+				/* W4A8 from batch 4 on, where the models take it */
+				int nwb = batches[bi] >= 4 ? nw : 3;
+
+				time_rounds(kn, p, m, nwb, x, batches[bi], y,
 					    quick ? 0.05 : 0.4, &st, tlist[i], tm);
 				kpool_free(p);
-				for (int w = 0; w < nw; w++) {
+				for (int w = 0; w < nwb; w++) {
 					double gbs = (double)m[w].bytes / tm[w].sec / 1e9;
 					double gf = gflops(n, k, batches[bi], tm[w].sec);
 					double peak = w == W4A8 ? dot[i] : fma[i];

@@ -77,6 +77,22 @@ const char *quant_name(const struct quant *q, char *buf)
 	return buf;
 }
 
+double quant_bits(const struct quant *q)
+{
+	switch (q->format) {
+	case LIN_F32:
+		return 32;
+	case LIN_F16:
+		return 16;
+	case LIN_W8A16:
+		return 8 + 16.0 / 32;
+	case LIN_W4A16:
+	case LIN_W4A4:
+		break;
+	}
+	return 4 + 32.0 / q->group;
+}
+
 static int is_file(const char *p)
 {
 	struct stat st;

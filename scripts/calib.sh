@@ -14,17 +14,21 @@ H="$B/hybridspec"
 mkdir -p "$OUT"
 
 # the edge device measured here: LLaMA-2-7B shaped W4A16 draft (synthetic
-# weights), 2 threads
+# weights), 2 threads, prefill through the integer path (int8 activations,
+# as llama.cpp's)
 EDGE="$OUT/edge-$DEV-llama2-7b-w4a16.json"
 "$H" calib cpu --shape llama2-7b --quant w4a16-g128 --threads 2 \
 	--device "$DEV" --ctx 16,64,256,512,1024,2048 --prefill 16,32,64 \
-	--reps 3 -o "$EDGE"
+	--reps 3 --block-acts int8 -o "$EDGE"
 
-# devices that cannot be run here, derived from it
-for d in snapdragon-8-gen3 raspberry-pi-5 jetson-orin-nano laptop-m2-pro; do
+# every device of the library (results/calib/devices), derived from it and
+# corrected by published llama.cpp figures; the table of their errors
+for f in "$OUT"/devices/*.json; do
+	d=$(basename "$f" .json)
 	"$H" calib derive "$EDGE" --device "$d" \
 		-o "$OUT/edge-$d-llama2-7b-w4a16.json"
 done
+"$H" calib devices "$EDGE" > "$OUT/devices/errors.txt"
 
 # acceptance of quantised drafts against the FP32 target on real text
 "$H" calib accept --target stories260K \

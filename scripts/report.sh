@@ -54,7 +54,7 @@ claim_body() {
 claim_a() {
 	claim_head a
 	figure itl-vs-rtt 'ITL against RTT' 'Mean inter-token latency of the paper setting against the WAN round trip, by protocol: a flat line hides the WAN, a line rising with sync'"'"'s does not.'
-	figure region-a 'where async hides the WAN: alpha against draft time' 'The share of the WAN latency async hides over alpha and the draft time a token; "*" marks where it is at least 50%, the points are the measured W4A16 drafts at the phone'"'"'s 51 ms.'
+	figure region-a 'where async hides the WAN: alpha against draft time' 'The share of the WAN latency async hides over alpha and the draft time a token; "*" marks where it is at least 50%, the points are the measured W4A16 drafts at the phone'"'"'s draft time.'
 	figure hidden-share 'share of the WAN latency async hides, against alpha' 'The share of sync'"'"'s growth with the RTT that async removes, at each iid alpha and at the measured drafts; the dashed level is the threshold.'
 	claim_body a
 }
@@ -86,7 +86,7 @@ claim_d() {
 # (e) ITL close to edge drafting speed
 claim_e() {
 	claim_head e
-	figure region-e-rtt 'where async ITL is close to the draft time: alpha against RTT' 'Async mean ITL over the draft time, over alpha and the RTT with a 51 ms draft; "*" marks where it is within 15%, the points are the measured W4A16 drafts at the paper'"'"'s 75 ms.'
+	figure region-e-rtt 'where async ITL is close to the draft time: alpha against RTT' 'Async mean ITL over the draft time, over alpha and the RTT with the phone'"'"'s draft time; "*" marks where it is within 15%, the points are the measured W4A16 drafts at the paper'"'"'s 75 ms.'
 	figure region-e-draft 'where async ITL is close to the draft time: alpha against draft time' 'The same over alpha and the draft time a token at RTT 75 ms.'
 	claim_body e
 }

@@ -571,8 +571,11 @@ static void map_blocks(json_t *c, json_t *blocks, const struct cmap *m,
 /* (a): the hidden share of each group; also as numbers, "hidden":
  * [{"alpha", "measured", "share"}], for the plot of it */
 static int claim_a(json_t *claims, const struct rtt *d,
-		   const struct cmap_grid *rg, const json_t *meas, struct err *e)
+		   const struct cmap_grid *rg, const json_t *meas, double phone_s,
+		   struct err *e)
 {
+	char said[96];
+
 	static const char *const heads[] = { "acceptance",
 		"sync: ms of ITL per 100 ms of RTT", "async", "hidden share",
 		"hides", NULL };
@@ -657,11 +660,14 @@ static int claim_a(json_t *claims, const struct rtt *d,
 		     "was found to place beside them:",
 		     1e3 * rg->rtt[0], 1e3 * rg->rtt[rg->nr - 1]);
 		map_blocks(c, blocks, &m, "%.0f", "draft time (ms)", "%g", "ms",
-			   cmap_nearest(rg->d, rg->nd, 0.051),
+			   cmap_nearest(rg->d, rg->nd, phone_s),
 			   meas, region, sizeof(region));
+		snprintf(said, sizeof(said), "at the phone's %.0f ms a draft token "
+			 "(swept: %g ms)", 1e3 * phone_s,
+			 1e3 * rg->d[cmap_nearest(rg->d, rg->nd, phone_s)]);
 		snprintf(v, sizeof(v), "holds %s; %s", region,
-			 measured_said(&m, cmap_nearest(rg->d, rg->nd, 0.051),
-				       meas, "at the phone's 51 ms a draft token"));
+			 measured_said(&m, cmap_nearest(rg->d, rg->nd, phone_s),
+				       meas, said));
 		verdict(c, blocks, v);
 		return 0;
 	}
@@ -1089,7 +1095,7 @@ static int claim_d(json_t *claims, const char *dir, struct err *e)
 /* ---- (e): async ITL against the edge's draft time ---- */
 
 static int claim_e(json_t *claims, const char *dir, const struct rtt *d,
-		   const struct cmap_grid *rg, const json_t *meas)
+		   const struct cmap_grid *rg, const json_t *meas, double phone_s)
 {
 	static const char *const heads[] = { "acceptance", "RTTs (ms)",
 		"async ITL (ms), lowest", "highest", "highest / draft time",
@@ -1139,7 +1145,7 @@ static int claim_e(json_t *claims, const char *dir, const struct rtt *d,
 	if (rg->nd && rg->nr) {
 		/* async ITL over the draft time, over alpha x RTT at the phone's
 		 * draft time and over alpha x draft time at the paper's RTT */
-		size_t jd = cmap_nearest(rg->d, rg->nd, 0.051);
+		size_t jd = cmap_nearest(rg->d, rg->nd, phone_s);
 		size_t jr = cmap_nearest(rg->rtt, rg->nr, 0.075);
 		struct cmap m = { .name = "region-e-rtt", .ylabel = "RTT (ms)",
 				  .vlabel = "async ITL / draft time", .yname = "RTT",
@@ -1518,7 +1524,7 @@ static void ttft_source(json_t *blocks, const char *dir)
 {
 	char path[4096];
 	json_t *conf, *prof = NULL;
-	const char *file, *gpu, *dev, *meas, *why;
+	const char *file, *gpu, *dev, *meas, *peaks, *from, *acts;
 	double per, prompt;
 
 	snprintf(path, sizeof(path), "%s/runs/sync/config.resolved.json", dir);
@@ -1533,19 +1539,27 @@ static void ttft_source(json_t *blocks, const char *dir)
 	dev = prof ? json_string_value(json_object_get(prof, "device")) : NULL;
 	meas = prof ? json_string_value(jx_at(prof, "/derivation/measured_device"))
 		    : NULL;
-	why = prof ? json_string_value(jx_at(prof, "/derivation/assumption"))
-		   : NULL;
+	peaks = prof ? json_string_value(jx_at(prof, "/derivation/compute_peaks"))
+		     : NULL;
+	from = prof ? json_string_value(jx_at(prof,
+		"/derivation/correction/prefill/from")) : NULL;
+	acts = prof ? json_string_value(json_object_get(prof,
+		"prefill_activations")) : NULL;
 	if (prof && json_is_true(json_object_get(prof, "derived")))
 		text(blocks, "Where the edge protocols' TTFT comes from: the device "
 		     "prefills the prompt itself before it drafts, %.0f tokens at "
 		     "%.1f ms a token, %.1f s. That rate is the %s profile's, "
-		     "derived, not measured: %s's measured prefill scaled by the "
-		     "ratio of FMA peaks, %.3f (calib derive, docs/calib.md; its "
-		     "assumption: \"%s\"). cloud_only's and cloud_spec's TTFT is "
-		     "the %s's prefill.", prompt, 1e3 * per, prompt * per,
+		     "derived, not measured: %s's measured prefill (%s "
+		     "activations) scaled by the ratio of %s peaks, %.3f, then by "
+		     "%.3f, the correction from %s (calib derive; the method and "
+		     "its errors against published llama.cpp figures: "
+		     "docs/calib.md). cloud_only's and cloud_spec's TTFT is the "
+		     "%s's prefill.", prompt, 1e3 * per, prompt * per,
 		     dev ? dev : "device", meas ? meas : "another device",
-		     field(prof, "/derivation/compute_ratio"), why ? why : "",
-		     gpu ? gpu : "GPU");
+		     acts ? acts : "FP16", peaks ? peaks : "the",
+		     field(prof, "/derivation/compute_ratio"),
+		     field(prof, "/derivation/correction/prefill/factor"),
+		     from ? from : "published figures", gpu ? gpu : "GPU");
 	else if (prof)
 		text(blocks, "Where the edge protocols' TTFT comes from: the device "
 		     "prefills the prompt itself before it drafts, %.0f tokens at "
@@ -1649,6 +1663,22 @@ static int others(json_t *out, const char *dir, struct err *e)
 	return rc;
 }
 
+/* The paper setting's draft time a token (its sync run's device), or,
+ * without that run, the middle of the regions sweep's draft times */
+static double phone_draft_s(const char *dir, const struct cmap_grid *rg)
+{
+	char path[4096];
+	json_t *conf;
+	double s = 0;
+
+	snprintf(path, sizeof(path), "%s/runs/sync/config.resolved.json", dir);
+	if ((conf = jx_load(path, NULL))) {
+		s = field(conf, "/tenants/0/device/draft_base_s");
+		json_decref(conf);
+	}
+	return s > 0 ? s : rg->nd ? rg->d[rg->nd / 2] : 0;
+}
+
 json_t *claims_compute(const char *dir, const char *calib, struct err *e)
 {
 	json_t *out = json_pack("{s:[],s:[],s:[],s:{}}", "thresholds", "setting",
@@ -1665,9 +1695,9 @@ json_t *claims_compute(const char *dir, const char *calib, struct err *e)
 						    "meaning", t->meaning));
 	setting(json_object_get(out, "setting"), dir);
 	if (cmap_load(&g, dir, e) < 0 || rtt_read(&d, dir, e) < 0 ||
-	    claim_a(claims, &d, &g, meas, e) < 0 ||
+	    claim_a(claims, &d, &g, meas, phone_draft_s(dir, &g), e) < 0 ||
 	    claim_b(claims, calib, e) < 0 || claim_c(claims, dir, e) < 0 ||
-	    claim_d(claims, dir, e) < 0 || claim_e(claims, dir, &d, &g, meas) < 0 ||
+	    claim_d(claims, dir, e) < 0 || claim_e(claims, dir, &d, &g, meas, phone_draft_s(dir, &g)) < 0 ||
 	    claim_f(claims, dir, &g, meas, e) < 0 ||
 	    others(json_object_get(out, "others"), dir, e) < 0) {
 		json_decref(out);

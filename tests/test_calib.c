@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* A small measured profile of stories260K W4A16 (saved to name). */
 static json_t *small_profile(const char *name, const char **path)
@@ -161,36 +162,94 @@ static void test_fit(void)
 	CHECK(a == 0 && b > 0);
 }
 
+/* A device file for test_derive in dir/NAME.json */
+static void device_file(const char *dir, const char *name, const char *extra)
+{
+	char path[1024], text[2048];
+
+	snprintf(path, sizeof(path), "%s/%s.json", dir, name);
+	snprintf(text, sizeof(text),
+		 "{\"kind\": \"device\", \"name\": \"%s\", \"class\": \"phone\", "
+		 "\"threads\": 4, \"peak_gbs\": 40, \"fp32_gflops\": 200, "
+		 "\"int8_gops\": 800, \"sources\": {\"all\": \"a test\"}, %s}",
+		 name, extra);
+	CHECK(t_write(path + strlen(t_tmpdir()) + 1, text) != NULL);
+}
+
+/* The derivation: the datasheet ratios, a device corrected by its own
+ * figure (then derived exactly where it was published), a device without
+ * figures corrected by the library's, and the errors of bad files. */
 static void test_derive(void)
 {
 	const char *path, *out = t_write("phone.json", "");
-	json_t *p = small_profile("edge.json", &path), *d;
+	json_t *p = small_profile("edge.json", &path), *d, *figs;
+	char dir[1024];
+	struct calib_device a, b;
 	struct prof_edge m, pe;
 	struct err e;
-	double bw;
+	double bw, fa;
 
 	if (!p)
 		return;
-	d = calib_derive(p, path, "snapdragon-8-gen3",
-			 json_object_get(p, "provenance"), &e);
+	snprintf(dir, sizeof(dir), "%s/devices", t_tmpdir());
+	mkdir(dir, 0755);
+	device_file(dir, "dev-a", "\"published\": [{\"model\": \"m\", "
+		    "\"params\": 1e9, \"weight_bytes\": 5e8, \"quant\": \"Q4_0\", "
+		    "\"backend\": \"cpu\", \"threads\": 4, \"test\": \"tg\", "
+		    "\"tokens_per_s\": 20, \"source\": \"x\"}, {\"model\": \"g\", "
+		    "\"params\": 1e9, \"weight_bytes\": 5e8, \"quant\": \"Q4_0\", "
+		    "\"backend\": \"opencl\", \"threads\": 0, \"test\": \"tg\", "
+		    "\"tokens_per_s\": 90, \"source\": \"y\"}]");
+	device_file(dir, "dev-b", "\"why_not\": \"none found\"");
+	CHECK_MSG(calib_device_load(&a, "dev-a", dir, &e) == 0, "%s", e.msg);
+	CHECK_MSG(calib_device_load(&b, "dev-b", dir, &e) == 0, "%s", e.msg);
+	CHECK(a.nfig == 2 && a.fig[0].used && !a.fig[1].used);
+	d = calib_derive(p, path, &a, dir, json_object_get(p, "provenance"), &e);
 	CHECK_MSG(d != NULL, "%s", e.msg);
-	if (!d) {
-		json_decref(p);
-		return;
-	}
+	if (!d)
+		goto out;
+	figs = json_object_get(json_object_get(d, "derivation"), "figures");
+	/* one decode figure: its own correction lands on it exactly */
+	CHECK_NEAR(json_number_value(json_object_get(json_array_get(figs, 0),
+		   "derived_tokens_per_s")), 20, 1e-9);
+	fa = json_number_value(json_object_get(json_object_get(json_object_get(
+		json_object_get(d, "derivation"), "correction"), "decode"),
+		"factor"));
 	CHECK(jx_save(out, d, &e) == 0);
 	CHECK(prof_edge_load(path, &m, &e) == 0);
 	CHECK_MSG(prof_edge_load(out, &pe, &e) == 0, "%s", e.msg);
-	CHECK(pe.derived && !strcmp(pe.device, "snapdragon-8-gen3"));
-	bw = json_number_value(json_object_get(p, "stream_gbs")) /
-	     (0.75 * 76.8);
-	CHECK_NEAR(pe.draft_base_s, m.draft_base_s * bw, 1e-12);
-	CHECK_NEAR(pe.draft_per_ctx_s, m.draft_per_ctx_s * bw, 1e-15);
+	CHECK(pe.derived && !strcmp(pe.device, "dev-a"));
+	bw = json_number_value(json_object_get(p, "stream_gbs")) / (0.75 * 40);
+	CHECK_NEAR(pe.draft_base_s, m.draft_base_s * bw * fa, 1e-12);
 	/* derived twice: refused */
-	CHECK(calib_derive(d, out, "raspberry-pi-5", NULL, &e) == NULL);
-	CHECK(calib_derive(p, path, "pager", NULL, &e) == NULL &&
-	      strstr(e.msg, "unknown device 'pager'"));
+	CHECK(calib_derive(d, out, &b, dir, NULL, &e) == NULL &&
+	      strstr(e.msg, "itself derived"));
 	json_decref(d);
+	/* no figures: the library's correction, here dev-a's */
+	d = calib_derive(p, path, &b, dir, json_object_get(p, "provenance"), &e);
+	CHECK_MSG(d != NULL, "%s", e.msg);
+	if (d) {
+		CHECK(jx_save(out, d, &e) == 0);
+		CHECK(prof_edge_load(out, &pe, &e) == 0);
+		CHECK_NEAR(pe.draft_base_s, m.draft_base_s * bw * fa, 1e-12);
+		json_decref(d);
+	}
+	/* bad files name what is wrong */
+	calib_device_release(&b);
+	CHECK(calib_device_load(&b, "pager", dir, &e) < 0 &&
+	      strstr(e.msg, "unknown device 'pager'") &&
+	      strstr(e.msg, "dev-a, dev-b"));
+	device_file(dir, "bad-bw", "\"why_not\": \"-\", \"peak_gbs\": -1");
+	CHECK(calib_device_load(&b, "bad-bw", dir, &e) < 0);
+	device_file(dir, "no-why", "\"published\": []");
+	CHECK(calib_device_load(&b, "no-why", dir, &e) < 0 &&
+	      strstr(e.msg, "/why_not"));
+	device_file(dir, "bad-fig", "\"published\": [{\"model\": \"m\"}]");
+	CHECK(calib_device_load(&b, "bad-fig", dir, &e) < 0 &&
+	      strstr(e.msg, "/published/0"));
+out:
+	calib_device_release(&a);
+	calib_device_release(&b);
 	json_decref(p);
 }
 
@@ -295,7 +354,8 @@ const struct tcase calib_tests[] = {
 	{ "calib: bad profiles are refused, naming the field", test_profile_bad },
 	{ "calib: the fit (relative least squares, no negative terms)",
 	  test_fit },
-	{ "calib: derived device profiles scale by the bandwidth ratio",
+	{ "calib: derived profiles: datasheet ratios, own and library "
+	  "corrections, bad device files",
 	  test_derive },
 	{ "calib: the uncalibrated GPU table is the roofline", test_gpu_roofline },
 	{ "calib: acceptance profiles drive the trace or iid model",
