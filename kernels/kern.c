@@ -114,6 +114,43 @@ static void quantize_x(struct kern_x *kx)
 			       kx->xu + (size_t)i * blocks);
 }
 
+void kern_tiles_init(struct kern_tiles *a, const struct kern_x *x, int kq,
+		     int tile)
+{
+	const int ng = x->ngroups, nb = ng * x->group / Q4_A8_BLOCK;
+
+	HS_ASSERT(kq <= x->qstride && kq % 4 == 0);
+	a->kq = kq;
+	a->nblk = nb;
+	/* 64 bytes over: a kernel may load a whole vector of a short tile */
+	a->q = xcalloc64((size_t)x->m * kq + 64);
+	a->unit = xcalloc64(sizeof(float) * (size_t)x->m * nb + 64);
+	a->sum = xcalloc64(sizeof(float) * (size_t)x->m * ng + 64);
+	for (int i0 = 0; i0 < x->m; i0 += tile) {
+		int T = x->m - i0 < tile ? x->m - i0 : tile;
+		int8_t *q = a->q + (size_t)i0 * kq;
+		float *u = a->unit + (size_t)i0 * nb, *sm = a->sum + (size_t)i0 * ng;
+
+		for (int t = 0; t < T; t++) {
+			const int8_t *src = x->xq + (size_t)(i0 + t) * x->qstride;
+
+			for (int h = 0; h < kq / 4; h++)
+				memcpy(q + (size_t)h * 4 * T + 4 * t, src + 4 * h, 4);
+			for (int j = 0; j < nb; j++)
+				u[j * T + t] = x->xu[(size_t)(i0 + t) * nb + j];
+			for (int g = 0; g < ng; g++)
+				sm[g * T + t] = x->sx[(size_t)(i0 + t) * ng + g];
+		}
+	}
+}
+
+void kern_tiles_release(struct kern_tiles *a)
+{
+	free(a->q);
+	free(a->unit);
+	free(a->sum);
+}
+
 static void ref_q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 		   int r0, int r1)
 {
@@ -171,6 +208,8 @@ static int cpu_runs(const struct kern *k)
 #if defined(__aarch64__)
 	if (k == &kern_neon_fp16)
 		return (getauxval(AT_HWCAP) & HWCAP_ASIMDHP) != 0;
+	if (k == &kern_neon_dot)
+		return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
 	if (k == &kern_neon)
 		return 1;
 #endif
@@ -182,7 +221,7 @@ static const struct kern *const all[] = {
 	&kern_avx512_vnni, &kern_avx512, &kern_avx2,
 #endif
 #if defined(__aarch64__)
-	&kern_neon_fp16, &kern_neon,
+	&kern_neon_dot, &kern_neon_fp16, &kern_neon,
 #endif
 	&kern_ref,
 };

@@ -7,9 +7,11 @@
  * (x86-64 with AVX2, FMA and F16C), "avx512" (AVX-512 F, VL and BW: 16 lanes
  * and one-instruction bit selects), "avx512-vnni" (the same, with AVX512-VNNI
  * integer dot products at batch 1 and G = 128), "neon" (aarch64, FP32
- * arithmetic) and "neon-fp16" (aarch64 with FP16 arithmetic: products and
- * sums within a group in FP16, groups summed in FP32) must match it within
- * the tolerances of tests/test_kernels.c. */
+ * arithmetic), "neon-fp16" (aarch64 with FP16 arithmetic: products and
+ * sums within a group in FP16, groups summed in FP32) and "neon-dot" (the
+ * FP32 kernels, with an sdot integer path for blocks of tokens) must match
+ * it within the tolerances of tests/test_kernels.c; the integer paths
+ * (q4_a8: avx512-vnni, neon-dot) must match q4_gemm_a8_ref. */
 #ifndef HS_KERN_H
 #define HS_KERN_H
 
@@ -79,6 +81,25 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 		 int m, int k, int group, int interleave);
 void kern_x_release(struct kern_x *kx);
 
+/* The integer paths' activations in tiles of `tile` tokens (the last
+ * tile: the rest), for one pointer with fixed offsets to reach a tile's
+ * tokens: tile t's codes at q + t * tile * kq, for each column quad (4
+ * columns, kq / 4 of them) the tile's tokens' 4 codes one after the other;
+ * its units at unit + t * tile * nblk, for each activation block its
+ * tokens'; its group sums at sum + t * tile * ngroups, likewise. All
+ * owned. */
+struct kern_tiles {
+	int8_t *q;
+	float *unit, *sum;
+	int kq, nblk;
+};
+
+/* x's xq, xu and sx in tiles, kq columns (whole quads of chunks, at most
+ * x->qstride) */
+void kern_tiles_init(struct kern_tiles *a, const struct kern_x *x, int kq,
+		     int tile);
+void kern_tiles_release(struct kern_tiles *a);
+
 /* Bytes of one group in kern_x.dig: three digits of 128 values, then the
  * residuals of the few values the digits do not hold (kern_avx512.c) */
 #define KERN_DIGIT_BYTES 448
@@ -117,7 +138,7 @@ struct kpool *kern_pool_new(int threads);
 
 /* The instruction-set kernels, defined where their ISA is compiled. */
 extern const struct kern kern_avx2, kern_avx512, kern_avx512_vnni, kern_neon,
-	kern_neon_fp16;
+	kern_neon_fp16, kern_neon_dot;
 
 /* Software prefetch of the weights KERN_PREFETCH_BYTES ahead of p, n bytes
  * (rounded up to lines): a row's loads depend on long chains of arithmetic,

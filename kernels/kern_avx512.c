@@ -494,61 +494,15 @@ q4_vnni(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
  * of words make the panel. A vector's low nibbles are columns 8o .. 8o+3
  * of the 16 rows, its high ones 8o+4 .. 8o+7, and each meets four
  * activation codes of one token broadcast from memory. The activations are
- * packed too, by tiles of TILE tokens: for each column quad (4 columns),
- * the tile's tokens one 32-bit word each, so that one pointer with fixed
- * offsets reaches them all; their units (a block of Q4_A8_BLOCK) and sums
- * (a group) likewise, a block or group at a time. A tile's integer sums
- * (a block), float sums (a group) and results stay in registers for a
- * panel's whole row: a block ends with fg += float(sum q a) u, a group
- * with f += fg s + b sum(x). */
+ * packed too, in tiles of TILE tokens (kern.h's kern_tiles). A tile's
+ * integer sums (a block), float sums (a group) and results stay in
+ * registers for a panel's whole row: a block ends with
+ * fg += float(sum q a) u, a group with f += fg s + b sum(x). */
 #define PANEL 16
 #define TILE 8
 #define PANELS 4 /* panels packed at once, each meeting a tile in turn: the
 		    activations stream from far once a block of 64 rows */
 #define OCTETS (Q4_A8_BLOCK / 8) /* octets an activation block */
-
-struct a8_tiles {
-	int8_t *q;       /* tile t at q + t * TILE * kq: kq / 4 quads of the
-			    tile's tokens' 4 codes */
-	float *unit;     /* tile t at t * TILE * nblk: nblk x tokens */
-	float *sum;      /* tile t at t * TILE * ngroups: ngroups x tokens */
-	int kq, nblk;    /* columns packed (whole quads of chunks); blocks */
-};
-
-/* x's tokens in tiles (above): tiles of TILE, the last with the rest */
-static void a8_tiles_init(struct a8_tiles *a, const struct kern_x *x, int kq)
-{
-	const int ng = x->ngroups, nb = ng * x->group / Q4_A8_BLOCK;
-
-	a->kq = kq;
-	a->nblk = nb;
-	a->q = xcalloc64((size_t)x->m * kq);
-	a->unit = xcalloc64(sizeof(float) * (size_t)x->m * nb);
-	a->sum = xcalloc64(sizeof(float) * (size_t)x->m * ng);
-	for (int i0 = 0; i0 < x->m; i0 += TILE) {
-		int T = x->m - i0 < TILE ? x->m - i0 : TILE;
-		int8_t *q = a->q + (size_t)i0 * kq;
-		float *u = a->unit + (size_t)i0 * nb, *sm = a->sum + (size_t)i0 * ng;
-
-		for (int t = 0; t < T; t++) {
-			const int8_t *src = x->xq + (size_t)(i0 + t) * x->qstride;
-
-			for (int h = 0; h < kq / 4; h++)
-				memcpy(q + (size_t)h * 4 * T + 4 * t, src + 4 * h, 4);
-			for (int j = 0; j < nb; j++)
-				u[j * T + t] = x->xu[(size_t)(i0 + t) * nb + j];
-			for (int g = 0; g < ng; g++)
-				sm[g * T + t] = x->sx[(size_t)(i0 + t) * ng + g];
-		}
-	}
-}
-
-static void a8_tiles_release(struct a8_tiles *a)
-{
-	free(a->q);
-	free(a->unit);
-	free(a->sum);
-}
 
 struct a8_panel {
 	int32_t *codes;      /* kq / 8 vectors of PANEL words (above) */
@@ -720,7 +674,7 @@ a8_micro(const struct a8_panel *pn, const int8_t *aq, const float *au,
 
 /* a8_micro for a tile of T = 1 .. TILE tokens, T a constant in each call */
 __attribute__((target("avx512vnni"))) static void
-a8_tile(const struct a8_panel *pn, const struct a8_tiles *a, int i0, int T,
+a8_tile(const struct a8_panel *pn, const struct kern_tiles *a, int i0, int T,
 	int ngroups, int group, float *y, size_t ystride, __mmask16 keep)
 {
 	const int8_t *aq = a->q + (size_t)i0 * a->kq;
@@ -744,9 +698,9 @@ q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
 {
 	const int kq = (w->ngroups * (w->group / 32) + 3) / 4 * 128;
 	struct a8_panel pn[PANELS];
-	struct a8_tiles a;
+	struct kern_tiles a;
 
-	a8_tiles_init(&a, x, kq);
+	kern_tiles_init(&a, x, kq, TILE);
 	for (int p = 0; p < PANELS; p++) {
 		pn[p].codes = xcalloc64(sizeof(int32_t) * (size_t)kq / 8 * PANEL);
 		pn[p].scale = xcalloc64(sizeof(float) * (size_t)w->ngroups * PANEL);
@@ -778,7 +732,7 @@ q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
 		free(pn[p].scale);
 		free(pn[p].bias);
 	}
-	a8_tiles_release(&a);
+	kern_tiles_release(&a);
 }
 
 const struct kern kern_avx512 = { .name = "avx512", .interleave = 4,

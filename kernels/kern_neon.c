@@ -1,10 +1,14 @@
 /* kern_neon.c: W4A16, W8A16 and FP16 kernels for aarch64 NEON: "neon" with
- * FP32 arithmetic, "neon-fp16" with FP16 arithmetic for W4A16. A chunk's four code words are one vector: step t takes nibble
+ * FP32 arithmetic, "neon-fp16" with FP16 arithmetic for W4A16, "neon-dot"
+ * the FP32 kernels with an integer path for blocks of tokens (sdot). A chunk's four code words are one vector: step t takes nibble
  * t of every lane, weights 4t..4t+3, so activations stay in column order.
  * A group contributes s sum q x + b SX (SX prepared once per call). */
 #include "kern.h"
 
+#include "mem.h"
+
 #include <arm_neon.h>
+#include <stdlib.h>
 #include <string.h>
 
 static inline float header_f(const uint8_t *p, int i)
@@ -193,7 +197,210 @@ static void q4_fp16(const struct q4_matrix *w, const struct kern_x *x, float *y,
 
 #pragma GCC pop_options
 
+/* ---- the integer path: W4A8 batches (ARMv8.2-A dot product; kern.c
+ * checks HWCAP_ASIMDDP) ----
+ * sdot multiplies signed bytes, four products into each 32-bit lane; the
+ * codes (0 .. 15) are signed bytes too. A lane is a row: a thread packs
+ * PANEL rows into a panel whose two vectors for octet o (columns 8o ..
+ * 8o+7) hold in lane j the four code bytes of row j that carry them (q4.h:
+ * byte 4l + b of a chunk holds columns 8b + l low and 8b + 4 + l high, so
+ * a table lookup a chunk puts each octet's bytes together). Their low
+ * nibbles meet one token's codes of columns 8o .. 8o+3 (one lane of a
+ * vector of TILE tokens' words, kern_tiles), the high ones 8o+4 .. 8o+7.
+ * A block ends with fg += float(sum q a) u, a group with
+ * f += fg s + b sum(x), as the AVX-512 path. */
+#pragma GCC push_options
+#pragma GCC target("arch=armv8.2-a+dotprod")
+
+#define PANEL 8
+#define TILE 4
+
+struct a8_panel {
+	int32_t *codes;      /* kq / 8 octets of PANEL words */
+	float *scale, *bias; /* ngroups x PANEL */
+};
+
+/* Rows [r, r + rows) of w (rows <= PANEL; the rest zero) into pn */
+static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
+		    struct a8_panel *pn)
+{
+	static const uint8_t order[16] = { 0, 4, 8, 12, 1, 5, 9, 13,
+					   2, 6, 10, 14, 3, 7, 11, 15 };
+	const uint8x16_t idx = vld1q_u8(order);
+	const int G = w->group, chunks = w->ngroups * (G / 32);
+
+	memset(pn->codes, 0, sizeof(int32_t) * (size_t)kq / 8 * PANEL);
+	memset(pn->scale, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
+	memset(pn->bias, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
+	for (int j = 0; j < rows; j++) {
+		const uint8_t *rowp = w->data + (size_t)(r + j) * w->row_bytes;
+
+		for (int g = 0; g < w->ngroups; g++) {
+			pn->scale[g * PANEL + j] = header_f(rowp + (size_t)g *
+							    w->block_bytes, 0);
+			pn->bias[g * PANEL + j] = header_f(rowp + (size_t)g *
+							   w->block_bytes, 1);
+		}
+		for (int c = 0; c < chunks; c++) {
+			const uint8_t *b = rowp + (size_t)(c * 32 / G) *
+						  w->block_bytes + Q4_HEAD_BYTES +
+					   (size_t)(c * 32 % G) / 2;
+			uint32x4_t v = vreinterpretq_u32_u8(
+				vqtbl1q_u8(vld1q_u8(b), idx));
+			int32_t *o = pn->codes + (size_t)4 * c * PANEL + j;
+
+			vst1q_lane_u32((uint32_t *)o, v, 0);
+			vst1q_lane_u32((uint32_t *)(o + PANEL), v, 1);
+			vst1q_lane_u32((uint32_t *)(o + 2 * PANEL), v, 2);
+			vst1q_lane_u32((uint32_t *)(o + 3 * PANEL), v, 3);
+		}
+	}
+}
+
+/* Token t (a constant, below T) of the tile: its sums in a[..][t] */
+#define DOT4(t)                                                                \
+	do {                                                                   \
+		if (T > (t)) {                                                 \
+			a[0][t] = vdotq_laneq_s32(a[0][t], lo0, xl, t);        \
+			a[0][t] = vdotq_laneq_s32(a[0][t], hi0, xh, t);        \
+			a[1][t] = vdotq_laneq_s32(a[1][t], lo1, xl, t);        \
+			a[1][t] = vdotq_laneq_s32(a[1][t], hi1, xh, t);        \
+		}                                                              \
+	} while (0)
+#define UNIT4(t)                                                               \
+	do {                                                                   \
+		if (T > (t))                                                   \
+			for (int h = 0; h < 2; h++)                            \
+				fg[h][t] = vfmaq_laneq_f32(fg[h][t],           \
+					vcvtq_f32_s32(a[h][t]), uv, t);        \
+	} while (0)
+#define GROUP4(t)                                                              \
+	do {                                                                   \
+		if (T > (t))                                                   \
+			for (int h = 0; h < 2; h++) {                          \
+				f[h][t] = vfmaq_f32(f[h][t], fg[h][t], sv[h]); \
+				f[h][t] = vfmaq_laneq_f32(f[h][t], bv[h], sm, t); \
+			}                                                      \
+	} while (0)
+
+/* One panel against one tile of T tokens: y rows r .. r + rows - 1 */
+static inline __attribute__((always_inline)) void
+a8_micro(const struct a8_panel *pn, const int8_t *aq, const float *au,
+	 const float *as, int ngroups, int group, const int T, float *y,
+	 size_t ystride, int rows)
+{
+	const uint8x16_t low = vdupq_n_u8(15);
+	const int32_t *cw = pn->codes;
+	float32x4_t f[2][TILE];
+
+	for (int h = 0; h < 2; h++)
+		for (int t = 0; t < TILE; t++)
+			f[h][t] = vdupq_n_f32(0);
+	for (int g = 0; g < ngroups; g++, as += T) {
+		float32x4_t fg[2][TILE], sv[2], bv[2], sm = vld1q_f32(as);
+
+		for (int h = 0; h < 2; h++)
+			for (int t = 0; t < TILE; t++)
+				fg[h][t] = vdupq_n_f32(0);
+		for (int j = 0; j < group / Q4_A8_BLOCK; j++, au += T) {
+			int32x4_t a[2][TILE];
+			float32x4_t uv = vld1q_f32(au);
+
+			for (int h = 0; h < 2; h++)
+				for (int t = 0; t < TILE; t++)
+					a[h][t] = vdupq_n_s32(0);
+			for (int o = 0; o < Q4_A8_BLOCK / 8; o++, cw += PANEL,
+				 aq += 8 * T) {
+				uint8x16_t w0 = vld1q_u8((const uint8_t *)cw);
+				uint8x16_t w1 = vld1q_u8((const uint8_t *)(cw + 4));
+				int8x16_t lo0 = vreinterpretq_s8_u8(vandq_u8(w0, low));
+				int8x16_t hi0 = vreinterpretq_s8_u8(vshrq_n_u8(w0, 4));
+				int8x16_t lo1 = vreinterpretq_s8_u8(vandq_u8(w1, low));
+				int8x16_t hi1 = vreinterpretq_s8_u8(vshrq_n_u8(w1, 4));
+				int8x16_t xl = vld1q_s8(aq), xh = vld1q_s8(aq + 4 * T);
+
+				DOT4(0);
+				DOT4(1);
+				DOT4(2);
+				DOT4(3);
+			}
+			UNIT4(0);
+			UNIT4(1);
+			UNIT4(2);
+			UNIT4(3);
+		}
+		for (int h = 0; h < 2; h++) {
+			sv[h] = vld1q_f32(pn->scale + g * PANEL + 4 * h);
+			bv[h] = vld1q_f32(pn->bias + g * PANEL + 4 * h);
+		}
+		GROUP4(0);
+		GROUP4(1);
+		GROUP4(2);
+		GROUP4(3);
+	}
+	for (int t = 0; t < T; t++) {
+		float out[PANEL];
+
+		vst1q_f32(out, f[0][t]);
+		vst1q_f32(out + 4, f[1][t]);
+		memcpy(y + (size_t)t * ystride, out, sizeof(float) * (size_t)rows);
+	}
+}
+
+#undef DOT4
+#undef UNIT4
+#undef GROUP4
+
+static void a8_tile(const struct a8_panel *pn, const struct kern_tiles *a,
+		    int i0, int T, int ngroups, int group, float *y,
+		    size_t ystride, int rows)
+{
+	const int8_t *aq = a->q + (size_t)i0 * a->kq;
+	const float *au = a->unit + (size_t)i0 * a->nblk;
+	const float *as = a->sum + (size_t)i0 * ngroups;
+
+	switch (T) {
+#define CASE(n)                                                                \
+	case n:                                                                \
+		a8_micro(pn, aq, au, as, ngroups, group, n, y, ystride, rows); \
+		break;
+		CASE(1) CASE(2) CASE(3) CASE(4)
+#undef CASE
+	}
+}
+
+/* Rows [r0, r1) of y = x W^T, W4A8 */
+static void q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y,
+		  int r0, int r1)
+{
+	const int kq = (w->ngroups * (w->group / 32) + 3) / 4 * 128;
+	struct a8_panel pn;
+	struct kern_tiles a;
+
+	kern_tiles_init(&a, x, kq, TILE);
+	pn.codes = xcalloc64(sizeof(int32_t) * (size_t)kq / 8 * PANEL);
+	pn.scale = xcalloc64(sizeof(float) * (size_t)w->ngroups * PANEL);
+	pn.bias = xcalloc64(sizeof(float) * (size_t)w->ngroups * PANEL);
+	for (int r = r0; r < r1; r += PANEL) {
+		int rows = r1 - r < PANEL ? r1 - r : PANEL;
+
+		a8_pack(w, r, rows, kq, &pn);
+		for (int i0 = 0; i0 < x->m; i0 += TILE)
+			a8_tile(&pn, &a, i0, x->m - i0 < TILE ? x->m - i0 : TILE,
+				w->ngroups, w->group, y + (size_t)i0 * w->n + r,
+				(size_t)w->n, rows);
+	}
+	free(pn.codes);
+	free(pn.scale);
+	free(pn.bias);
+	kern_tiles_release(&a);
+}
+
+#pragma GCC pop_options
+
 const struct kern kern_neon = { .name = "neon", .q4 = q4, .q8 = q8,
 			       .f16 = f16 };
+const struct kern kern_neon_dot = { .name = "neon-dot", .q4 = q4, .q8 = q8,
+				    .f16 = f16, .q4_a8 = q4_a8 };
 const struct kern kern_neon_fp16 = { .name = "neon-fp16", .q4 = q4_fp16,
 				     .q8 = q8, .f16 = f16 };
