@@ -151,6 +151,49 @@ void kern_tiles_release(struct kern_tiles *a)
 	free(a->sum);
 }
 
+void kern_a8_rows(const struct q4_matrix *w, const struct kern_x *x, float *y,
+		  int r0, int r1, int panel, int panels, int tile,
+		  kern_pack_fn *pack, kern_tile_fn *run)
+{
+	const int kq = (w->ngroups * (w->group / 32) + 3) / 4 * 128;
+	struct kern_panel pn[8];
+	struct kern_tiles a;
+
+	HS_ASSERT(panels >= 1 && panels <= 8);
+	kern_tiles_init(&a, x, kq, tile);
+	for (int p = 0; p < panels; p++) {
+		pn[p].codes = xcalloc64(sizeof(int32_t) * (size_t)kq / 8 * panel);
+		pn[p].scale = xcalloc64(sizeof(float) * (size_t)w->ngroups * panel);
+		pn[p].bias = xcalloc64(sizeof(float) * (size_t)w->ngroups * panel);
+	}
+	for (int rb = r0; rb < r1; rb += panels * panel) {
+		int np = 0;
+
+		for (; np < panels && rb + np * panel < r1; np++) {
+			int r = rb + np * panel;
+
+			pack(w, r, r1 - r < panel ? r1 - r : panel, kq, &pn[np]);
+		}
+		for (int i0 = 0; i0 < x->m; i0 += tile)
+			for (int p = 0; p < np; p++) {
+				int r = rb + p * panel;
+
+				run(&pn[p], a.q + (size_t)i0 * a.kq,
+				    a.unit + (size_t)i0 * a.nblk,
+				    a.sum + (size_t)i0 * w->ngroups,
+				    x->m - i0 < tile ? x->m - i0 : tile, w->ngroups,
+				    w->group, y + (size_t)i0 * w->n + r, (size_t)w->n,
+				    r1 - r < panel ? r1 - r : panel);
+			}
+	}
+	for (int p = 0; p < panels; p++) {
+		free(pn[p].codes);
+		free(pn[p].scale);
+		free(pn[p].bias);
+	}
+	kern_tiles_release(&a);
+}
+
 static void ref_q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 		   int r0, int r1)
 {
@@ -200,6 +243,8 @@ static int cpu_runs(const struct kern *k)
 		return __builtin_cpu_supports("avx512f") &&
 		       __builtin_cpu_supports("avx512vl") &&
 		       __builtin_cpu_supports("avx512bw");
+	if (k == &kern_avx_vnni)
+		return cpu_runs(&kern_avx2) && __builtin_cpu_supports("avxvnni");
 	if (k == &kern_avx2)
 		return __builtin_cpu_supports("avx2") &&
 		       __builtin_cpu_supports("fma") &&
@@ -218,7 +263,7 @@ static int cpu_runs(const struct kern *k)
 
 static const struct kern *const all[] = {
 #if defined(__x86_64__)
-	&kern_avx512_vnni, &kern_avx512, &kern_avx2,
+	&kern_avx512_vnni, &kern_avx512, &kern_avx_vnni, &kern_avx2,
 #endif
 #if defined(__aarch64__)
 	&kern_neon_dot, &kern_neon_fp16, &kern_neon,

@@ -11,7 +11,8 @@
  * sums within a group in FP16, groups summed in FP32) and "neon-dot" (the
  * FP32 kernels, with an sdot integer path for blocks of tokens) must match
  * it within the tolerances of tests/test_kernels.c; the integer paths
- * (q4_a8: avx512-vnni, neon-dot) must match q4_gemm_a8_ref. */
+ * (q4_a8: avx512-vnni, avx-vnni: the AVX2 set with 256-bit VNNI,
+ * neon-dot) must match q4_gemm_a8_ref. */
 #ifndef HS_KERN_H
 #define HS_KERN_H
 
@@ -100,6 +101,31 @@ void kern_tiles_init(struct kern_tiles *a, const struct kern_x *x, int kq,
 		     int tile);
 void kern_tiles_release(struct kern_tiles *a);
 
+/* A panel of an integer path: `rows` rows' codes packed by the kernel
+ * (kq / 8 octets of `rows` 32-bit words, 64-byte aligned), their scales and
+ * biases (ngroups x rows). Owned. */
+struct kern_panel {
+	int32_t *codes;
+	float *scale, *bias;
+};
+
+/* An integer path's two parts: pack rows [r, r + rows) of w into pn (rows
+ * at most the panel's; the rest zero), and run a packed panel against a
+ * tile of T tokens (its codes aq, units au and sums as, kern_tiles),
+ * writing y[t * ystride + j] for its rows j < rows. */
+typedef void kern_pack_fn(const struct q4_matrix *w, int r, int rows, int kq,
+			  struct kern_panel *pn);
+typedef void kern_tile_fn(const struct kern_panel *pn, const int8_t *aq,
+			  const float *au, const float *as, int T, int ngroups,
+			  int group, float *y, size_t ystride, int rows);
+
+/* Rows [r0, r1) of y = x W^T by an integer path: panels of `panel` rows,
+ * `panels` of them packed at once and each meeting a tile of `tile` tokens
+ * in turn (the tiles then stream from far once a block of rows) */
+void kern_a8_rows(const struct q4_matrix *w, const struct kern_x *x, float *y,
+		  int r0, int r1, int panel, int panels, int tile,
+		  kern_pack_fn *pack, kern_tile_fn *run);
+
 /* Bytes of one group in kern_x.dig: three digits of 128 values, then the
  * residuals of the few values the digits do not hold (kern_avx512.c) */
 #define KERN_DIGIT_BYTES 448
@@ -137,8 +163,8 @@ void kern_flush_denormals(void);
 struct kpool *kern_pool_new(int threads);
 
 /* The instruction-set kernels, defined where their ISA is compiled. */
-extern const struct kern kern_avx2, kern_avx512, kern_avx512_vnni, kern_neon,
-	kern_neon_fp16, kern_neon_dot;
+extern const struct kern kern_avx2, kern_avx_vnni, kern_avx512,
+	kern_avx512_vnni, kern_neon, kern_neon_fp16, kern_neon_dot;
 
 /* Software prefetch of the weights KERN_PREFETCH_BYTES ahead of p, n bytes
  * (rounded up to lines): a row's loads depend on long chains of arithmetic,

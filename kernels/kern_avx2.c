@@ -289,6 +289,183 @@ void kern_avx2_load(const uint16_t *x, int k, int group, int interleave,
 	}
 }
 
+/* ---- the integer path with AVX-VNNI (256 bits; "avx-vnni") ----
+ * kern_avx512.c's method on 8 lanes (AVX2 has 16 vector registers): a
+ * panel of PANEL rows, its vector for octet o holding in lane j the four
+ * code bytes of row j for columns 8o .. 8o+7 (a byte shuffle a chunk, an 8
+ * x 8 transpose of words); tiles of TILE tokens (kern_tiles), each token's
+ * four codes broadcast into vpdpbusd. Each activation block ends with
+ * f += float(sum q a) (s u), each group with f += b sum(x), the products
+ * s u formed per token. */
+#define PANEL 8
+#define TILE 4
+
+
+/* 8 x 8 words: out[j] lane i = in[i] lane j */
+static inline void transpose8(__m256i v[8])
+{
+	__m256i t[8], u[8];
+
+	for (int i = 0; i < 8; i += 2) {
+		t[i] = _mm256_unpacklo_epi32(v[i], v[i + 1]);
+		t[i + 1] = _mm256_unpackhi_epi32(v[i], v[i + 1]);
+	}
+	for (int i = 0; i < 8; i += 4) {
+		u[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);
+		u[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]);
+		u[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]);
+		u[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]);
+	}
+	/* u[4a + q] lane L (of two): column 4L + q of rows 4a .. 4a+3 */
+	for (int q = 0; q < 4; q++) {
+		v[q] = _mm256_permute2x128_si256(u[q], u[4 + q], 0x20);
+		v[4 + q] = _mm256_permute2x128_si256(u[q], u[4 + q], 0x31);
+	}
+}
+
+/* Rows [r, r + rows) of w (rows <= PANEL; the rest zero) into pn */
+static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
+		    struct kern_panel *pn)
+{
+	const __m256i order = _mm256_setr_epi8(
+		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+	const int G = w->group, chunks = w->ngroups * (G / 32);
+	const size_t bb = w->block_bytes;
+
+	memset(pn->scale, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
+	memset(pn->bias, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
+	for (int j = 0; j < rows; j++)
+		for (int g = 0; g < w->ngroups; g++) {
+			float hb[4];
+
+			_mm_storeu_ps(hb, header(w->data + (size_t)(r + j) *
+						 w->row_bytes + (size_t)g * bb));
+			pn->scale[g * PANEL + j] = hb[0];
+			pn->bias[g * PANEL + j] = hb[1];
+		}
+	/* a pair of chunks at a time: 8 octets */
+	for (int c = 0; c < kq / 32; c += 2) {
+		__m256i v[8];
+
+		for (int j = 0; j < PANEL; j++) {
+			const uint8_t *rowp = w->data + (size_t)(r + j) * w->row_bytes;
+			__m128i part[2];
+
+			for (int q = 0; q < 2; q++) {
+				int cq = c + q;
+
+				part[q] = j < rows && cq < chunks ?
+					_mm_loadu_si128((const __m128i *)(rowp +
+						(size_t)(cq * 32 / G) * bb +
+						Q4_HEAD_BYTES + (size_t)(cq * 32 % G) / 2)) :
+					_mm_setzero_si128();
+			}
+			v[j] = _mm256_shuffle_epi8(_mm256_set_m128i(part[1], part[0]),
+						   order);
+		}
+		transpose8(v);
+		for (int o = 0; o < 8; o++)
+			_mm256_store_si256((__m256i *)(pn->codes +
+						       (size_t)(4 * c + o) * PANEL),
+					   v[o]);
+	}
+}
+
+static inline int32_t word(const int8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* One panel against one tile of T tokens: y rows r .. r + rows - 1 */
+__attribute__((target("avxvnni"))) static inline
+__attribute__((always_inline)) void
+a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
+	 const float *as, int ngroups, int group, const int T, float *y,
+	 size_t ystride, int rows)
+{
+	const __m256i low = _mm256_set1_epi8(0x0f);
+	const int32_t *cw = pn->codes;
+	__m256 f[TILE];
+
+	_Pragma("GCC unroll 4")
+	for (int t = 0; t < T; t++)
+		f[t] = _mm256_setzero_ps();
+	for (int g = 0; g < ngroups; g++, as += T) {
+		const __m256 sv = _mm256_load_ps(pn->scale + g * PANEL);
+		const __m256 bv = _mm256_load_ps(pn->bias + g * PANEL);
+
+		for (int j = 0; j < group / Q4_A8_BLOCK; j++, au += T) {
+			__m256i a[TILE];
+
+			_Pragma("GCC unroll 4")
+			for (int t = 0; t < T; t++)
+				a[t] = _mm256_setzero_si256();
+			_Pragma("GCC unroll 4")
+			for (int o = 0; o < Q4_A8_BLOCK / 8; o++, cw += PANEL,
+				 aq += 8 * T) {
+				__m256i z = _mm256_load_si256((const __m256i *)cw);
+				__m256i lo = _mm256_and_si256(z, low);
+				__m256i hi = _mm256_and_si256(_mm256_srli_epi16(z, 4),
+							      low);
+
+				_Pragma("GCC unroll 4")
+				for (int t = 0; t < T; t++) {
+					a[t] = _mm256_dpbusd_avx_epi32(a[t], lo,
+						_mm256_set1_epi32(word(aq + 4 * t)));
+					a[t] = _mm256_dpbusd_avx_epi32(a[t], hi,
+						_mm256_set1_epi32(word(aq + 4 * T +
+								       4 * t)));
+				}
+			}
+			_Pragma("GCC unroll 4")
+			for (int t = 0; t < T; t++)
+				f[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a[t]),
+						       _mm256_mul_ps(sv,
+							       _mm256_set1_ps(au[t])),
+						       f[t]);
+		}
+		_Pragma("GCC unroll 4")
+		for (int t = 0; t < T; t++)
+			f[t] = _mm256_fmadd_ps(bv, _mm256_set1_ps(as[t]), f[t]);
+	}
+	for (int t = 0; t < T; t++) {
+		float out[PANEL];
+
+		_mm256_storeu_ps(out, f[t]);
+		memcpy(y + (size_t)t * ystride, out, sizeof(float) * (size_t)rows);
+	}
+}
+
+__attribute__((target("avxvnni"))) static void
+a8_tile(const struct kern_panel *pn, const int8_t *aq, const float *au,
+	const float *as, int T, int ngroups, int group, float *y, size_t ystride,
+	int rows)
+{
+	switch (T) {
+#define CASE(n)                                                                \
+	case n:                                                                \
+		a8_micro(pn, aq, au, as, ngroups, group, n, y, ystride, rows); \
+		break;
+		CASE(1) CASE(2) CASE(3) CASE(4)
+#undef CASE
+	}
+}
+
+/* Rows [r0, r1) of y = x W^T, W4A8 */
+static void q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y,
+		  int r0, int r1)
+{
+	kern_a8_rows(w, x, y, r0, r1, PANEL, 1, TILE, a8_pack, a8_tile);
+}
+
 const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .q8 = kern_avx2_q8, .f16 = kern_avx2_f16,
 			       .load = kern_avx2_load };
+const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
+				   .q4 = q4, .q8 = kern_avx2_q8,
+				   .f16 = kern_avx2_f16, .q4_a8 = q4_a8,
+				   .load = kern_avx2_load };

@@ -11,10 +11,7 @@
  * delivered it. */
 #include "kern.h"
 
-#include "mem.h"
-
 #include <immintrin.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define AND_OR 0xEA /* ternary logic: (a & b) | c */
@@ -504,11 +501,6 @@ q4_vnni(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
 		    activations stream from far once a block of 64 rows */
 #define OCTETS (Q4_A8_BLOCK / 8) /* octets an activation block */
 
-struct a8_panel {
-	int32_t *codes;      /* kq / 8 vectors of PANEL words (above) */
-	float *scale, *bias; /* ngroups x PANEL */
-};
-
 /* 16 x 16 words: out[j] lane i = in[i] lane j */
 static inline void transpose16(__m512i v[16])
 {
@@ -540,7 +532,7 @@ static inline void transpose16(__m512i v[16])
 
 /* Rows [r, r + rows) of w (rows <= PANEL; the rest zero) into pn */
 static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
-		    struct a8_panel *pn)
+		    struct kern_panel *pn)
 {
 	/* dword b of a chunk: its bytes b, 4 + b, 8 + b, 12 + b */
 	const __m512i order = _mm512_broadcast_i32x4(_mm_setr_epi8(
@@ -614,7 +606,7 @@ static inline int32_t word(const int8_t *p)
  * of the tile's tokens */
 __attribute__((target("avx512vnni"))) static inline
 __attribute__((always_inline)) void
-a8_micro(const struct a8_panel *pn, const int8_t *aq, const float *au,
+a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	 const float *as, int ngroups, int group, const int T, float *y,
 	 size_t ystride, __mmask16 keep)
 {
@@ -674,12 +666,11 @@ a8_micro(const struct a8_panel *pn, const int8_t *aq, const float *au,
 
 /* a8_micro for a tile of T = 1 .. TILE tokens, T a constant in each call */
 __attribute__((target("avx512vnni"))) static void
-a8_tile(const struct a8_panel *pn, const struct kern_tiles *a, int i0, int T,
-	int ngroups, int group, float *y, size_t ystride, __mmask16 keep)
+a8_tile(const struct kern_panel *pn, const int8_t *aq, const float *au,
+	const float *as, int T, int ngroups, int group, float *y, size_t ystride,
+	int rows)
 {
-	const int8_t *aq = a->q + (size_t)i0 * a->kq;
-	const float *au = a->unit + (size_t)i0 * a->nblk;
-	const float *as = a->sum + (size_t)i0 * ngroups;
+	const __mmask16 keep = (__mmask16)((1u << rows) - 1);
 
 	switch (T) {
 #define CASE(n)                                                                \
@@ -692,55 +683,109 @@ a8_tile(const struct a8_panel *pn, const struct kern_tiles *a, int i0, int T,
 }
 
 /* Rows [r0, r1) of y = x W^T, W4A8 */
-__attribute__((target("avx512vnni"))) static void
-q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
-      int r1)
+static void q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y,
+		  int r0, int r1)
 {
-	const int kq = (w->ngroups * (w->group / 32) + 3) / 4 * 128;
-	struct a8_panel pn[PANELS];
-	struct kern_tiles a;
+	kern_a8_rows(w, x, y, r0, r1, PANEL, PANELS, TILE, a8_pack, a8_tile);
+}
 
-	kern_tiles_init(&a, x, kq, TILE);
-	for (int p = 0; p < PANELS; p++) {
-		pn[p].codes = xcalloc64(sizeof(int32_t) * (size_t)kq / 8 * PANEL);
-		pn[p].scale = xcalloc64(sizeof(float) * (size_t)w->ngroups * PANEL);
-		pn[p].bias = xcalloc64(sizeof(float) * (size_t)w->ngroups * PANEL);
-	}
-	for (int rb = r0; rb < r1; rb += PANELS * PANEL) {
-		int np = 0;
+/* ---- FP16 weights at batch ----
+ * From F16_BATCH tokens each row's weights are converted once for a tile
+ * of F16_T tokens, not once a token: F16_R rows x F16_T tokens of sums in
+ * registers, 16 columns a step (a row's 16 weights through vcvtph2ps, a
+ * token's 16 activations from xf), the rows of a block of F16_ROWS (in
+ * L2) meeting every tile in turn. */
+#define F16_BATCH 4
+#define F16_R 4
+#define F16_T 6
+#define F16_ROWS 64
 
-		for (; np < PANELS && rb + np * PANEL < r1; np++) {
-			int r = rb + np * PANEL;
+static inline __attribute__((always_inline)) void
+f16_micro(const uint16_t *w, int k, const struct kern_x *x, int r, const int R,
+	  int i0, const int T, float *y, int n)
+{
+	__m512 acc[F16_R][F16_T];
+	const int k16 = k / 16 * 16;
 
-			a8_pack(w, r, r1 - r < PANEL ? r1 - r : PANEL, kq, &pn[np]);
+	_Pragma("GCC unroll 8")
+	for (int j = 0; j < R; j++)
+		_Pragma("GCC unroll 8")
+		for (int t = 0; t < T; t++)
+			acc[j][t] = _mm512_setzero_ps();
+	for (int c = 0; c < k; c += 16) {
+		/* past k: no weights (the next row's), activations are 0 */
+		const __mmask16 keep = c < k16 ? 0xffff :
+					 (__mmask16)((1u << (k - c)) - 1);
+		__m512 wv[F16_R];
+
+		_Pragma("GCC unroll 8")
+		for (int j = 0; j < R; j++)
+			wv[j] = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(keep,
+				w + (size_t)(r + j) * k + c));
+		_Pragma("GCC unroll 8")
+		for (int t = 0; t < T; t++) {
+			__m512 xv = _mm512_loadu_ps(x->xf + (size_t)(i0 + t) *
+						    x->stride + c);
+
+			_Pragma("GCC unroll 8")
+			for (int j = 0; j < R; j++)
+				acc[j][t] = _mm512_fmadd_ps(wv[j], xv, acc[j][t]);
 		}
-		for (int i0 = 0; i0 < x->m; i0 += TILE) {
-			int T = x->m - i0 < TILE ? x->m - i0 : TILE;
+	}
+	_Pragma("GCC unroll 8")
+	for (int j = 0; j < R; j++)
+		_Pragma("GCC unroll 8")
+		for (int t = 0; t < T; t++)
+			y[(size_t)(i0 + t) * n + r + j] = _mm512_reduce_add_ps(acc[j][t]);
+}
 
-			for (int p = 0; p < np; p++) {
-				int r = rb + p * PANEL;
-				int rows = r1 - r < PANEL ? r1 - r : PANEL;
+/* f16_micro with R and T constants: F16_R rows, or one at a time for the
+ * last few of a block */
+static void f16_tile(const uint16_t *w, int k, const struct kern_x *x, int r,
+		     int R, int i0, int T, float *y, int n)
+{
+	for (int j = 0; j < R; j += R == F16_R ? F16_R : 1) {
+		const int rows = R == F16_R ? F16_R : 1;
 
-				a8_tile(&pn[p], &a, i0, T, w->ngroups, w->group,
-					y + (size_t)i0 * w->n + r, (size_t)w->n,
-					(__mmask16)((1u << rows) - 1));
-			}
+		switch (T) {
+#define CASE(t)                                                                \
+	case t:                                                                \
+		if (rows == F16_R)                                             \
+			f16_micro(w, k, x, r + j, F16_R, i0, t, y, n);         \
+		else                                                           \
+			f16_micro(w, k, x, r + j, 1, i0, t, y, n);             \
+		break;
+			CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6)
+#undef CASE
 		}
 	}
-	for (int p = 0; p < PANELS; p++) {
-		free(pn[p].codes);
-		free(pn[p].scale);
-		free(pn[p].bias);
+}
+
+static void f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
+		int r0, int r1)
+{
+	if (x->m < F16_BATCH) {
+		kern_avx2_f16(w, n, x, y, r0, r1);
+		return;
 	}
-	kern_tiles_release(&a);
+	for (int rb = r0; rb < r1; rb += F16_ROWS) {
+		int re = rb + F16_ROWS < r1 ? rb + F16_ROWS : r1;
+
+		for (int i0 = 0; i0 < x->m; i0 += F16_T) {
+			int T = x->m - i0 < F16_T ? x->m - i0 : F16_T;
+
+			for (int r = rb; r < re; r += F16_R)
+				f16_tile(w, x->k, x, r, re - r < F16_R ? re - r : F16_R,
+					 i0, T, y, n);
+		}
+	}
 }
 
 const struct kern kern_avx512 = { .name = "avx512", .interleave = 4,
-				  .q4 = q4, .q8 = kern_avx2_q8,
-				  .f16 = kern_avx2_f16,
+				  .q4 = q4, .q8 = kern_avx2_q8, .f16 = f16,
 				  .load = kern_avx2_load };
 const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
 				       .q4 = q4_vnni, .q8 = kern_avx2_q8,
-				       .f16 = kern_avx2_f16, .q4_a8 = q4_a8,
+				       .f16 = f16, .q4_a8 = q4_a8,
 				       .digits = digits,
 				       .load = kern_avx2_load };

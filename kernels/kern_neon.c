@@ -5,10 +5,7 @@
  * A group contributes s sum q x + b SX (SX prepared once per call). */
 #include "kern.h"
 
-#include "mem.h"
-
 #include <arm_neon.h>
-#include <stdlib.h>
 #include <string.h>
 
 static inline float header_f(const uint8_t *p, int i)
@@ -215,14 +212,10 @@ static void q4_fp16(const struct q4_matrix *w, const struct kern_x *x, float *y,
 #define PANEL 8
 #define TILE 4
 
-struct a8_panel {
-	int32_t *codes;      /* kq / 8 octets of PANEL words */
-	float *scale, *bias; /* ngroups x PANEL */
-};
 
 /* Rows [r, r + rows) of w (rows <= PANEL; the rest zero) into pn */
 static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
-		    struct a8_panel *pn)
+		    struct kern_panel *pn)
 {
 	static const uint8_t order[16] = { 0, 4, 8, 12, 1, 5, 9, 13,
 					   2, 6, 10, 14, 3, 7, 11, 15 };
@@ -285,7 +278,7 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 
 /* One panel against one tile of T tokens: y rows r .. r + rows - 1 */
 static inline __attribute__((always_inline)) void
-a8_micro(const struct a8_panel *pn, const int8_t *aq, const float *au,
+a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	 const float *as, int ngroups, int group, const int T, float *y,
 	 size_t ystride, int rows)
 {
@@ -351,14 +344,10 @@ a8_micro(const struct a8_panel *pn, const int8_t *aq, const float *au,
 #undef UNIT4
 #undef GROUP4
 
-static void a8_tile(const struct a8_panel *pn, const struct kern_tiles *a,
-		    int i0, int T, int ngroups, int group, float *y,
-		    size_t ystride, int rows)
+static void a8_tile(const struct kern_panel *pn, const int8_t *aq,
+		    const float *au, const float *as, int T, int ngroups,
+		    int group, float *y, size_t ystride, int rows)
 {
-	const int8_t *aq = a->q + (size_t)i0 * a->kq;
-	const float *au = a->unit + (size_t)i0 * a->nblk;
-	const float *as = a->sum + (size_t)i0 * ngroups;
-
 	switch (T) {
 #define CASE(n)                                                                \
 	case n:                                                                \
@@ -373,27 +362,7 @@ static void a8_tile(const struct a8_panel *pn, const struct kern_tiles *a,
 static void q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y,
 		  int r0, int r1)
 {
-	const int kq = (w->ngroups * (w->group / 32) + 3) / 4 * 128;
-	struct a8_panel pn;
-	struct kern_tiles a;
-
-	kern_tiles_init(&a, x, kq, TILE);
-	pn.codes = xcalloc64(sizeof(int32_t) * (size_t)kq / 8 * PANEL);
-	pn.scale = xcalloc64(sizeof(float) * (size_t)w->ngroups * PANEL);
-	pn.bias = xcalloc64(sizeof(float) * (size_t)w->ngroups * PANEL);
-	for (int r = r0; r < r1; r += PANEL) {
-		int rows = r1 - r < PANEL ? r1 - r : PANEL;
-
-		a8_pack(w, r, rows, kq, &pn);
-		for (int i0 = 0; i0 < x->m; i0 += TILE)
-			a8_tile(&pn, &a, i0, x->m - i0 < TILE ? x->m - i0 : TILE,
-				w->ngroups, w->group, y + (size_t)i0 * w->n + r,
-				(size_t)w->n, rows);
-	}
-	free(pn.codes);
-	free(pn.scale);
-	free(pn.bias);
-	kern_tiles_release(&a);
+	kern_a8_rows(w, x, y, r0, r1, PANEL, 1, TILE, a8_pack, a8_tile);
 }
 
 #pragma GCC pop_options
