@@ -162,7 +162,8 @@ void kern_a8_rows(const struct q4_matrix *w, const struct kern_x *x, float *y,
 	HS_ASSERT(panels >= 1 && panels <= 8);
 	kern_tiles_init(&a, x, kq, tile);
 	for (int p = 0; p < panels; p++) {
-		pn[p].codes = xcalloc64(sizeof(int32_t) * (size_t)kq / 8 * panel);
+		/* up to two words a row an octet: codes split in nibbles */
+		pn[p].codes = xcalloc64(sizeof(int32_t) * (size_t)kq / 8 * panel * 2);
 		pn[p].scale = xcalloc64(sizeof(float) * (size_t)w->ngroups * panel);
 		pn[p].bias = xcalloc64(sizeof(float) * (size_t)w->ngroups * panel);
 	}

@@ -102,8 +102,8 @@ void kern_tiles_init(struct kern_tiles *a, const struct kern_x *x, int kq,
 void kern_tiles_release(struct kern_tiles *a);
 
 /* A panel of an integer path: `rows` rows' codes packed by the kernel
- * (kq / 8 octets of `rows` 32-bit words, 64-byte aligned), their scales and
- * biases (ngroups x rows). Owned. */
+ * (kq / 8 octets of up to 2 x `rows` 32-bit words, 64-byte aligned), their
+ * scales and biases (ngroups x rows). Owned. */
 struct kern_panel {
 	int32_t *codes;
 	float *scale, *bias;

@@ -484,20 +484,24 @@ q4_vnni(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
  *
  * vpdpbusd multiplies unsigned bytes by signed bytes, four products into
  * each 32-bit lane. A lane is a row here: a thread packs PANEL rows at a
- * time into a panel, whose vector for octet o (columns 8o .. 8o+7) holds in
- * lane j the four code bytes of row j that carry those columns. In q4.h's
- * order byte 4l + b of a chunk holds columns 8b + l (low nibble) and
- * 8b + 4 + l (high), so one byte shuffle a chunk and a 16 x 16 transpose
- * of words make the panel. A vector's low nibbles are columns 8o .. 8o+3
- * of the 16 rows, its high ones 8o+4 .. 8o+7, and each meets four
- * activation codes of one token broadcast from memory. The activations are
- * packed too, in tiles of TILE tokens (kern.h's kern_tiles). A tile's
- * integer sums (a block), float sums (a group) and results stay in
- * registers for a panel's whole row: a block ends with
- * fg += float(sum q a) u, a group with f += fg s + b sum(x). */
-#define PANEL 16
-#define TILE 8
-#define PANELS 4 /* panels packed at once, each meeting a tile in turn: the
+ * time into a panel, two vectors of HALF rows, each holding for octet o
+ * (columns 8o .. 8o+7) in lane j the four code bytes of row j that carry
+ * those columns. In q4.h's order byte 4l + b of a chunk holds columns
+ * 8b + l (low nibble) and 8b + 4 + l (high), so one byte shuffle a chunk
+ * and a 16 x 16 transpose of words gather them; the pack then splits them
+ * into a vector of low nibbles (columns 8o .. 8o+3) and one of high ones
+ * (8o+4 .. 8o+7), a byte each, so that the loop decodes nothing. Each
+ * token's four activation codes, broadcast, meet both halves: half the
+ * loads a product of a 16-row panel (measured: the 16-row kernel was
+ * bound by its loads, 2.1 a cycle). The activations are packed too, in
+ * tiles of TILE tokens (kern.h's kern_tiles). A tile's integer sums (a
+ * block) and results stay in registers for a
+ * panel's whole row: a block ends with f += float(sum q a) (s u), a group
+ * with f += b sum(x). */
+#define HALF 16  /* rows a vector */
+#define PANEL 32 /* two vectors of rows, each activation word meeting both */
+#define TILE 4
+#define PANELS 2 /* panels packed at once, each meeting a tile in turn: the
 		    activations stream from far once a block of 64 rows */
 #define OCTETS (Q4_A8_BLOCK / 8) /* octets an activation block */
 
@@ -530,25 +534,26 @@ static inline void transpose16(__m512i v[16])
 	}
 }
 
-/* Rows [r, r + rows) of w (rows <= PANEL; the rest zero) into pn */
-static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
-		    struct kern_panel *pn)
+/* Rows [r, r + rows) of w (rows <= HALF; the rest zero) into half h of
+ * pn: each octet's low nibbles then its high ones, a byte each */
+static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
+			 struct kern_panel *pn, int h)
 {
 	/* dword b of a chunk: its bytes b, 4 + b, 8 + b, 12 + b */
 	const __m512i order = _mm512_broadcast_i32x4(_mm_setr_epi8(
 		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+	const __m512i low = _mm512_set1_epi8(0x0f);
 	const int G = w->group, chunks = w->ngroups * (G / 32);
 	const int shift = G == 32 ? 0 : G == 64 ? 1 : 2; /* chunks a group */
 	const size_t bb = w->block_bytes;
+	float *sc = pn->scale + HALF * h, *bi = pn->bias + HALF * h;
 
-	memset(pn->scale, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
-	memset(pn->bias, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
 	/* the rows are read side by side, a quad of chunks at a time, each
 	 * group's head as its first chunk comes */
 	for (int c = 0; c < kq / 32; c += 4) {
 		__m512i v[16];
 
-		for (int j = 0; j < PANEL; j++) {
+		for (int j = 0; j < HALF; j++) {
 			const uint8_t *rowp = w->data + (size_t)(r + j) * w->row_bytes;
 
 			if (j >= rows) {
@@ -559,8 +564,8 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 			if (G == 128) { /* the quad is one block */
 				const uint8_t *b = rowp + (size_t)(c >> 2) * bb;
 
-				header(b, &pn->scale[(c >> 2) * PANEL + j],
-				       &pn->bias[(c >> 2) * PANEL + j]);
+				header(b, &sc[(c >> 2) * PANEL + j],
+				       &bi[(c >> 2) * PANEL + j]);
 				v[j] = _mm512_loadu_si512(b + Q4_HEAD_BYTES);
 			} else {
 				__m128i part[4];
@@ -574,8 +579,8 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 						continue;
 					}
 					if (!(cq & ((1 << shift) - 1)))
-						header(b, &pn->scale[g * PANEL + j],
-						       &pn->bias[g * PANEL + j]);
+						header(b, &sc[g * PANEL + j],
+						       &bi[g * PANEL + j]);
 					part[q] = _mm_loadu_si128((const __m128i *)(b +
 						Q4_HEAD_BYTES +
 						16 * (size_t)(cq & ((1 << shift) - 1))));
@@ -588,80 +593,107 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 			v[j] = _mm512_shuffle_epi8(v[j], order);
 		}
 		transpose16(v);
-		for (int o = 0; o < 16; o++)
-			_mm512_store_si512(pn->codes + (size_t)(4 * c + o) * PANEL,
-					   v[o]);
+		for (int o = 0; o < 16; o++) {
+			int32_t *d = pn->codes + (size_t)(4 * c + o) * 4 * HALF +
+				     2 * HALF * h;
+
+			_mm512_store_si512(d, _mm512_and_si512(v[o], low));
+			_mm512_store_si512(d + HALF, _mm512_and_si512(
+				_mm512_srli_epi16(v[o], 4), low));
+		}
 	}
 }
 
-static inline int32_t word(const int8_t *p)
+/* Rows [r, r + rows) of w (rows <= PANEL; the rest zero) into pn */
+static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
+		    struct kern_panel *pn)
+{
+	memset(pn->scale, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
+	memset(pn->bias, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
+	for (int h = 0; h < 2; h++)
+		a8_pack_half(w, r + HALF * h, rows - HALF * h < 0 ? 0 :
+			     rows - HALF * h > HALF ? HALF : rows - HALF * h, kq,
+			     pn, h);
+}
+
+/* The word at p, broadcast */
+static inline __m512i word(const int8_t *p)
 {
 	int32_t v;
 
 	memcpy(&v, p, sizeof(v));
-	return v;
+	return _mm512_set1_epi32(v);
 }
 
-/* One panel against one tile of T tokens: y rows r .. r+15 (those in keep)
- * of the tile's tokens */
+/* One panel against one tile of T tokens: y rows r .. r+31 (those in
+ * keep[0], keep[1]) of the tile's tokens */
 __attribute__((target("avx512vnni"))) static inline
 __attribute__((always_inline)) void
 a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	 const float *as, int ngroups, int group, const int T, float *y,
-	 size_t ystride, __mmask16 keep)
+	 size_t ystride, const __mmask16 keep[2])
 {
-	const __m512i low = _mm512_set1_epi8(0x0f);
 	const int32_t *cw = pn->codes;
-	__m512 f[TILE];
+	__m512 f[2][TILE];
 
 	_Pragma("GCC unroll 8")
 	for (int t = 0; t < T; t++)
-		f[t] = _mm512_setzero_ps();
+		f[0][t] = f[1][t] = _mm512_setzero_ps();
 	for (int g = 0; g < ngroups; g++, as += T) {
-		__m512 fg[TILE];
+		const __m512 sv0 = _mm512_load_ps(pn->scale + g * PANEL);
+		const __m512 sv1 = _mm512_load_ps(pn->scale + g * PANEL + HALF);
 
-		_Pragma("GCC unroll 8")
-		for (int t = 0; t < T; t++)
-			fg[t] = _mm512_setzero_ps();
 		for (int j = 0; j < group / Q4_A8_BLOCK; j++, au += T) {
-			__m512i a[TILE];
+			__m512i a[2][TILE];
 
 			_Pragma("GCC unroll 8")
 			for (int t = 0; t < T; t++)
-				a[t] = _mm512_setzero_si512();
+				a[0][t] = a[1][t] = _mm512_setzero_si512();
 			_Pragma("GCC unroll 4")
-			for (int o = 0; o < OCTETS; o++, cw += PANEL, aq += 8 * T) {
-				__m512i z = _mm512_load_si512(cw);
-				__m512i lo = _mm512_and_si512(z, low);
-				__m512i hi = _mm512_and_si512(_mm512_srli_epi16(z, 4),
-							      low);
+			for (int o = 0; o < OCTETS; o++, cw += 4 * HALF,
+				 aq += 8 * T) {
+				const __m512i lo0 = _mm512_load_si512(cw);
+				const __m512i hi0 = _mm512_load_si512(cw + HALF);
+				const __m512i lo1 = _mm512_load_si512(cw + 2 * HALF);
+				const __m512i hi1 = _mm512_load_si512(cw + 3 * HALF);
 
 				_Pragma("GCC unroll 8")
 				for (int t = 0; t < T; t++) {
-					a[t] = _mm512_dpbusd_epi32(a[t], lo,
-						_mm512_set1_epi32(word(aq + 4 * t)));
-					a[t] = _mm512_dpbusd_epi32(a[t], hi,
-						_mm512_set1_epi32(word(aq + 4 * T +
-								       4 * t)));
+					const __m512i xl = word(aq + 4 * t);
+					const __m512i xh = word(aq + 4 * T + 4 * t);
+
+					a[0][t] = _mm512_dpbusd_epi32(a[0][t], lo0, xl);
+					a[1][t] = _mm512_dpbusd_epi32(a[1][t], lo1, xl);
+					a[0][t] = _mm512_dpbusd_epi32(a[0][t], hi0, xh);
+					a[1][t] = _mm512_dpbusd_epi32(a[1][t], hi1, xh);
 				}
 			}
 			_Pragma("GCC unroll 8")
-			for (int t = 0; t < T; t++)
-				fg[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[t]),
-							_mm512_set1_ps(au[t]), fg[t]);
+			for (int t = 0; t < T; t++) {
+				const __m512 u = _mm512_set1_ps(au[t]);
+
+				f[0][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[0][t]),
+							  _mm512_mul_ps(sv0, u), f[0][t]);
+				f[1][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[1][t]),
+							  _mm512_mul_ps(sv1, u), f[1][t]);
+			}
 		}
-		const __m512 sv = _mm512_load_ps(pn->scale + g * PANEL);
-		const __m512 bv = _mm512_load_ps(pn->bias + g * PANEL);
+		const __m512 bv0 = _mm512_load_ps(pn->bias + g * PANEL);
+		const __m512 bv1 = _mm512_load_ps(pn->bias + g * PANEL + HALF);
 
 		_Pragma("GCC unroll 8")
 		for (int t = 0; t < T; t++) {
-			f[t] = _mm512_fmadd_ps(fg[t], sv, f[t]);
-			f[t] = _mm512_fmadd_ps(bv, _mm512_set1_ps(as[t]), f[t]);
+			const __m512 sx = _mm512_set1_ps(as[t]);
+
+			f[0][t] = _mm512_fmadd_ps(bv0, sx, f[0][t]);
+			f[1][t] = _mm512_fmadd_ps(bv1, sx, f[1][t]);
 		}
 	}
 	_Pragma("GCC unroll 8")
 	for (int t = 0; t < T; t++)
-		_mm512_mask_storeu_ps(y + (size_t)t * ystride, keep, f[t]);
+		for (int h = 0; h < 2; h++)
+			_mm512_mask_storeu_ps(y + (size_t)t * ystride + HALF * h,
+					      keep[h], f[h][t]);
 }
 
 /* a8_micro for a tile of T = 1 .. TILE tokens, T a constant in each call */
@@ -670,14 +702,16 @@ a8_tile(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	const float *as, int T, int ngroups, int group, float *y, size_t ystride,
 	int rows)
 {
-	const __mmask16 keep = (__mmask16)((1u << rows) - 1);
+	const __mmask16 keep[2] = {
+		(__mmask16)(rows >= HALF ? 0xffff : (1u << rows) - 1),
+		(__mmask16)(rows <= HALF ? 0 : (1u << (rows - HALF)) - 1) };
 
 	switch (T) {
 #define CASE(n)                                                                \
 	case n:                                                                \
 		a8_micro(pn, aq, au, as, ngroups, group, n, y, ystride, keep); \
 		break;
-		CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
+		CASE(1) CASE(2) CASE(3) CASE(4)
 #undef CASE
 	}
 }
