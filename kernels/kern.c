@@ -76,9 +76,7 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 		     kx->sx + (size_t)i * kx->ngroups);
 	kx->dig = NULL;
 	kx->unit = NULL;
-	kx->xq = NULL;
-	kx->xu = NULL;
-	kx->qstride = 0;
+	kx->tiles = (struct kern_tiles){ 0 };
 	if (kn && kn->digits && m == 1 && group == 128 &&
 	    interleave == kn->interleave) {
 		kx->dig = xcalloc64((size_t)kx->ngroups * KERN_DIGIT_BYTES);
@@ -93,74 +91,89 @@ void kern_x_release(struct kern_x *kx)
 	free(kx->sx);
 	free(kx->dig);
 	free(kx->unit);
-	free(kx->xq);
-	free(kx->xu);
+	free(kx->tiles.q);
+	free(kx->tiles.unit);
+	free(kx->tiles.sum);
 }
 
-/* The int8 codes and units of kx's tokens for an integer path: rows of
- * whole groups, 64 bytes more than a multiple of 64 apart (the same L1
- * set reason as xf's stride); units a block of Q4_A8_BLOCK, whole groups
- * of them (0 past k) */
-static void quantize_x(struct kern_x *kx)
+/* Tiles [t0, t1) (of x->tiles.tile tokens) of an integer path's
+ * activations: each token's codes and units (q4_a8_quantize) and exact
+ * group sums (as the portable load), into the tile layout */
+static void a8_tiles(void *ctx, int t0, int t1)
 {
-	int bytes = kx->ngroups * kx->group, blocks = bytes / Q4_A8_BLOCK;
+	struct kern_x *kx = ctx;
+	struct kern_tiles *a = &kx->tiles;
+	const int ng = kx->ngroups, nb = a->nblk, kq = a->kq;
+	int8_t *q = xmalloc((size_t)kq);
+	float *u = xmalloc(sizeof(float) * (size_t)nb);
 
-	kx->qstride = (bytes + 63) / 64 * 64 + 64;
-	kx->xq = xcalloc64((size_t)kx->m * kx->qstride);
-	kx->xu = xcalloc((size_t)kx->m * blocks, sizeof(float));
-	for (int i = 0; i < kx->m; i++)
-		q4_a8_quantize(kx->x16 + (size_t)i * kx->k, kx->k,
-			       kx->xq + (size_t)i * kx->qstride,
-			       kx->xu + (size_t)i * blocks);
-}
-
-void kern_tiles_init(struct kern_tiles *a, const struct kern_x *x, int kq,
-		     int tile)
-{
-	const int ng = x->ngroups, nb = ng * x->group / Q4_A8_BLOCK;
-
-	HS_ASSERT(kq <= x->qstride && kq % 4 == 0);
-	a->kq = kq;
-	a->nblk = nb;
-	/* 64 bytes over: a kernel may load a whole vector of a short tile */
-	a->q = xcalloc64((size_t)x->m * kq + 64);
-	a->unit = xcalloc64(sizeof(float) * (size_t)x->m * nb + 64);
-	a->sum = xcalloc64(sizeof(float) * (size_t)x->m * ng + 64);
-	for (int i0 = 0; i0 < x->m; i0 += tile) {
-		int T = x->m - i0 < tile ? x->m - i0 : tile;
-		int8_t *q = a->q + (size_t)i0 * kq;
-		float *u = a->unit + (size_t)i0 * nb, *sm = a->sum + (size_t)i0 * ng;
+	for (int ti = t0; ti < t1; ti++) {
+		int i0 = ti * a->tile;
+		int T = kx->m - i0 < a->tile ? kx->m - i0 : a->tile;
+		int8_t *tq = a->q + (size_t)i0 * kq;
+		float *tu = a->unit + (size_t)i0 * nb, *ts = a->sum + (size_t)i0 * ng;
 
 		for (int t = 0; t < T; t++) {
-			const int8_t *src = x->xq + (size_t)(i0 + t) * x->qstride;
+			const uint16_t *xi = kx->x16 + (size_t)(i0 + t) * kx->k;
 
+			memset(q, 0, (size_t)kq);
+			memset(u, 0, sizeof(float) * (size_t)nb);
+			q4_a8_quantize(xi, kx->k, q, u);
 			for (int h = 0; h < kq / 4; h++)
-				memcpy(q + (size_t)h * 4 * T + 4 * t, src + 4 * h, 4);
+				memcpy(tq + (size_t)h * 4 * T + 4 * t, q + 4 * h, 4);
 			for (int j = 0; j < nb; j++)
-				u[j * T + t] = x->xu[(size_t)(i0 + t) * nb + j];
-			for (int g = 0; g < ng; g++)
-				sm[g * T + t] = x->sx[(size_t)(i0 + t) * ng + g];
+				tu[j * T + t] = u[j];
+			for (int g = 0; g < ng; g++) {
+				int c1 = (g + 1) * kx->group < kx->k ?
+						 (g + 1) * kx->group : kx->k;
+				double sum = 0;
+
+				for (int c = g * kx->group; c < c1; c++)
+					sum += f16_to_f32(xi[c]);
+				ts[g * T + t] = (float)sum;
+			}
 		}
 	}
+	free(q);
+	free(u);
 }
 
-void kern_tiles_release(struct kern_tiles *a)
+/* kx for kn's integer path, on p's threads: the tiles only (no xf) */
+static void a8_x_init(struct kern_x *kx, const struct kern *kn,
+		      struct kpool *p, const uint16_t *x, int m, int k, int group)
 {
-	free(a->q);
-	free(a->unit);
-	free(a->sum);
+	struct kern_tiles *a = &kx->tiles;
+
+	*kx = (struct kern_x){ .x16 = x, .m = m, .k = k, .group = group };
+	kx->ngroups = (k + group - 1) / group;
+	a->tile = kn->a8_tile > 0 ? kn->a8_tile : 1;
+	a->kq = (kx->ngroups * (group / 32) + 3) / 4 * 128;
+	a->nblk = a->kq / Q4_A8_BLOCK;
+	a->q = xcalloc64((size_t)m * a->kq + 64);
+	a->unit = xcalloc64(sizeof(float) * (size_t)m * a->nblk + 64);
+	a->sum = xcalloc64(sizeof(float) * (size_t)m * kx->ngroups + 64);
+	kpool_run(p, a8_tiles, kx, (m + a->tile - 1) / a->tile, 1);
 }
 
 void kern_a8_rows(const struct q4_matrix *w, const struct kern_x *x, float *y,
-		  int r0, int r1, int panel, int panels, int tile,
-		  kern_pack_fn *pack, kern_tile_fn *run)
+		  int r0, int r1, int panel, int panels, kern_pack_fn *pack,
+		  kern_tile_fn *run)
 {
-	const int kq = (w->ngroups * (w->group / 32) + 3) / 4 * 128;
+	/* the thread's own copy: written here, it is in this core's cache
+	 * (measured: reading the tiles the other core made cost 30-45%) */
+	const size_t nq = (size_t)x->m * x->tiles.kq + 64;
+	const size_t nu = (size_t)x->m * x->tiles.nblk + 16;
+	const size_t ns = (size_t)x->m * x->ngroups + 16;
+	struct kern_tiles own = x->tiles, *a = &own;
+	const int kq = a->kq, tile = a->tile;
 	struct kern_panel pn[8];
-	struct kern_tiles a;
 
 	HS_ASSERT(panels >= 1 && panels <= 8);
-	kern_tiles_init(&a, x, kq, tile);
+	own.q = memcpy(xmalloc(nq), x->tiles.q, nq);
+	own.unit = memcpy(xmalloc(sizeof(float) * nu), x->tiles.unit,
+			  sizeof(float) * nu);
+	own.sum = memcpy(xmalloc(sizeof(float) * ns), x->tiles.sum,
+			 sizeof(float) * ns);
 	for (int p = 0; p < panels; p++) {
 		/* up to two words a row an octet: codes split in nibbles */
 		pn[p].codes = xcalloc64(sizeof(int32_t) * (size_t)kq / 8 * panel * 2);
@@ -179,9 +192,9 @@ void kern_a8_rows(const struct q4_matrix *w, const struct kern_x *x, float *y,
 			for (int p = 0; p < np; p++) {
 				int r = rb + p * panel;
 
-				run(&pn[p], a.q + (size_t)i0 * a.kq,
-				    a.unit + (size_t)i0 * a.nblk,
-				    a.sum + (size_t)i0 * w->ngroups,
+				run(&pn[p], a->q + (size_t)i0 * kq,
+				    a->unit + (size_t)i0 * a->nblk,
+				    a->sum + (size_t)i0 * w->ngroups,
 				    x->m - i0 < tile ? x->m - i0 : tile, w->ngroups,
 				    w->group, y + (size_t)i0 * w->n + r, (size_t)w->n,
 				    r1 - r < panel ? r1 - r : panel);
@@ -192,7 +205,9 @@ void kern_a8_rows(const struct q4_matrix *w, const struct kern_x *x, float *y,
 		free(pn[p].scale);
 		free(pn[p].bias);
 	}
-	kern_tiles_release(&a);
+	free(own.q);
+	free(own.unit);
+	free(own.sum);
 }
 
 static void ref_q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
@@ -357,8 +372,7 @@ void kern_q4_gemm_a8(const struct kern *kn, struct kpool *p,
 	struct job j = { .kn = kn, .w = w, .n = w->n, .y = y, .what = 48 };
 
 	HS_ASSERT(kn->q4_a8);
-	kern_x_init(&j.x, kn, x, m, w->k, w->group, kn->interleave);
-	quantize_x(&j.x);
+	a8_x_init(&j.x, kn, p, x, m, w->k, w->group);
 	kpool_run(p, run_rows, &j, w->n, 16);
 	kern_x_release(&j.x);
 }

@@ -22,6 +22,20 @@
 #include "q4.h"
 #include "q8.h"
 
+/* An integer path's activations (q4_a8_quantize) in tiles of the
+ * kernel's a8_tile tokens (the last tile: the rest), for one pointer with
+ * fixed offsets to reach a tile's tokens: the tile from token i0 has its
+ * codes at q + i0 * kq, for each column quad (4 columns, kq / 4 of them:
+ * whole quads of chunks) its tokens' 4 codes one after the other; its
+ * units at unit + i0 * nblk, for each activation block its tokens'; its
+ * group sums at sum + i0 * ngroups, likewise. All owned, with 64 bytes to
+ * spare (a kernel may load a whole vector of a short tile). */
+struct kern_tiles {
+	int8_t *q;
+	float *unit, *sum;
+	int kq, nblk, tile;
+};
+
 struct kern_x {
 	const uint16_t *x16; /* borrowed: the FP16 input, m x k */
 	float *xf;           /* owned: m rows of kpad values, in the kernel's
@@ -31,12 +45,9 @@ struct kern_x {
 				call, at batch 1 and G = 128, its own form
 				of each group, KERN_DIGIT_BYTES a group */
 	float *unit;         /* owned with dig: one scale a group */
-	int8_t *xq;          /* owned, or NULL: for an integer (q4_a8) call,
-				each token's int8 codes (q4_a8_quantize),
-				qstride bytes apart, 64-byte aligned */
-	float *xu;           /* owned with xq: m x (ngroups x group /
-				Q4_A8_BLOCK) units */
-	int m, k, kpad, stride, qstride, group, ngroups;
+	struct kern_tiles tiles; /* for an integer (q4_a8) call, else all
+				    NULL */
+	int m, k, kpad, stride, group, ngroups;
 };
 
 struct kern {
@@ -48,10 +59,12 @@ struct kern {
 		   int r0, int r1);
 	void (*f16)(const uint16_t *w, int n, const struct kern_x *x, float *y,
 		    int r0, int r1);
-	/* NULL, or the integer path: y = x W^T from x->xq, x->xu and x->sx
-	 * (activations quantised to int8 a group, q4.h's q4_gemm_a8_ref) */
+	/* NULL, or the integer path: y = x W^T from x->tiles (activations
+	 * quantised to int8 in blocks, q4.h's q4_gemm_a8_ref), in tiles of
+	 * a8_tile tokens */
 	void (*q4_a8)(const struct q4_matrix *w, const struct kern_x *x,
 		      float *y, int r0, int r1);
+	int a8_tile;
 	/* NULL, or fills x->dig and x->unit (allocated) from x->xf at
 	 * batch 1 and G = 128 */
 	void (*digits)(struct kern_x *x);
@@ -82,25 +95,6 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 		 int m, int k, int group, int interleave);
 void kern_x_release(struct kern_x *kx);
 
-/* The integer paths' activations in tiles of `tile` tokens (the last
- * tile: the rest), for one pointer with fixed offsets to reach a tile's
- * tokens: tile t's codes at q + t * tile * kq, for each column quad (4
- * columns, kq / 4 of them) the tile's tokens' 4 codes one after the other;
- * its units at unit + t * tile * nblk, for each activation block its
- * tokens'; its group sums at sum + t * tile * ngroups, likewise. All
- * owned. */
-struct kern_tiles {
-	int8_t *q;
-	float *unit, *sum;
-	int kq, nblk;
-};
-
-/* x's xq, xu and sx in tiles, kq columns (whole quads of chunks, at most
- * x->qstride) */
-void kern_tiles_init(struct kern_tiles *a, const struct kern_x *x, int kq,
-		     int tile);
-void kern_tiles_release(struct kern_tiles *a);
-
 /* A panel of an integer path: `rows` rows' codes packed by the kernel
  * (kq / 8 octets of up to 2 x `rows` 32-bit words, 64-byte aligned), their
  * scales and biases (ngroups x rows). Owned. */
@@ -120,11 +114,11 @@ typedef void kern_tile_fn(const struct kern_panel *pn, const int8_t *aq,
 			  int group, float *y, size_t ystride, int rows);
 
 /* Rows [r0, r1) of y = x W^T by an integer path: panels of `panel` rows,
- * `panels` of them packed at once and each meeting a tile of `tile` tokens
- * in turn (the tiles then stream from far once a block of rows) */
+ * `panels` of them packed at once and each meeting each of x's tiles in
+ * turn (the tiles then stream from far once a block of rows) */
 void kern_a8_rows(const struct q4_matrix *w, const struct kern_x *x, float *y,
-		  int r0, int r1, int panel, int panels, int tile,
-		  kern_pack_fn *pack, kern_tile_fn *run);
+		  int r0, int r1, int panel, int panels, kern_pack_fn *pack,
+		  kern_tile_fn *run);
 
 /* Bytes of one group in kern_x.dig: three digits of 128 values, then the
  * residuals of the few values the digits do not hold (kern_avx512.c) */

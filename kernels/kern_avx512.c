@@ -720,7 +720,7 @@ a8_tile(const struct kern_panel *pn, const int8_t *aq, const float *au,
 static void q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y,
 		  int r0, int r1)
 {
-	kern_a8_rows(w, x, y, r0, r1, PANEL, PANELS, TILE, a8_pack, a8_tile);
+	kern_a8_rows(w, x, y, r0, r1, PANEL, PANELS, a8_pack, a8_tile);
 }
 
 /* ---- FP16 weights at batch ----
@@ -821,5 +821,6 @@ const struct kern kern_avx512 = { .name = "avx512", .interleave = 4,
 const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
 				       .q4 = q4_vnni, .q8 = kern_avx2_q8,
 				       .f16 = f16, .q4_a8 = q4_a8,
+				       .a8_tile = TILE,
 				       .digits = digits,
 				       .load = kern_avx2_load };

@@ -362,7 +362,7 @@ static void a8_tile(const struct kern_panel *pn, const int8_t *aq,
 static void q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y,
 		  int r0, int r1)
 {
-	kern_a8_rows(w, x, y, r0, r1, PANEL, 1, TILE, a8_pack, a8_tile);
+	kern_a8_rows(w, x, y, r0, r1, PANEL, 1, a8_pack, a8_tile);
 }
 
 #pragma GCC pop_options
@@ -370,6 +370,7 @@ static void q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y,
 const struct kern kern_neon = { .name = "neon", .q4 = q4, .q8 = q8,
 			       .f16 = f16 };
 const struct kern kern_neon_dot = { .name = "neon-dot", .q4 = q4, .q8 = q8,
-				    .f16 = f16, .q4_a8 = q4_a8 };
+				    .f16 = f16, .q4_a8 = q4_a8,
+				    .a8_tile = TILE };
 const struct kern kern_neon_fp16 = { .name = "neon-fp16", .q4 = q4_fp16,
 				     .q8 = q8, .f16 = f16 };

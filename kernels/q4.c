@@ -151,8 +151,13 @@ void q4_a8_quantize(const uint16_t *x, int k, int8_t *q, float *unit)
 			amax = fmaxf(amax, fabsf(f16_to_f32(x[c])));
 		inv = amax > 0 ? 127 / amax : 0;
 		unit[j] = amax / 127;
-		for (int c = c0; c < c0 + B; c++)
-			q[c] = c < c1 ? (int8_t)lrintf(f16_to_f32(x[c]) * inv) : 0;
+		for (int c = c0; c < c0 + B; c++) {
+			float v = c < c1 ? f16_to_f32(x[c]) * inv : 0;
+
+			/* to nearest, halves away from zero (inline, where
+			 * lrintf is a call) */
+			q[c] = (int8_t)(v >= 0 ? (int)(v + 0.5f) : -(int)(0.5f - v));
+		}
 	}
 }
 

@@ -62,7 +62,8 @@ void q4_gemm_ref(const struct q4_matrix *w, const uint16_t *x, int m, float *y,
 
 /* The integer paths' activations (kern.h's q4_a8 kernels), as llama.cpp's
  * Q8_0: a token's k values in blocks of Q4_A8_BLOCK columns, each block as
- * int8 codes a = round(x / u) in [-127, 127] with one FP32 unit
+ * int8 codes a = round(x / u) (halves away from zero) in [-127, 127] with
+ * one FP32 unit
  * u = max |x| / 127 (0, and every code 0, for a block of zeros). The codes
  * go to q in column order, zero past k up to a whole block; the units to
  * unit, ceil(k / Q4_A8_BLOCK) of them. (Blocks of a whole group of 128
