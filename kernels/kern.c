@@ -271,6 +271,8 @@ static int cpu_runs(const struct kern *k)
 		return (getauxval(AT_HWCAP) & HWCAP_ASIMDHP) != 0;
 	if (k == &kern_neon_dot)
 		return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
+	if (k == &kern_neon_i8mm)
+		return (getauxval(AT_HWCAP2) & HWCAP2_I8MM) != 0;
 	if (k == &kern_neon)
 		return 1;
 #endif
@@ -282,7 +284,7 @@ static const struct kern *const all[] = {
 	&kern_avx512_vnni, &kern_avx512, &kern_avx_vnni, &kern_avx2,
 #endif
 #if defined(__aarch64__)
-	&kern_neon_dot, &kern_neon_fp16, &kern_neon,
+	&kern_neon_i8mm, &kern_neon_dot, &kern_neon_fp16, &kern_neon,
 #endif
 	&kern_ref,
 };

@@ -8,11 +8,12 @@
  * and one-instruction bit selects), "avx512-vnni" (the same, with AVX512-VNNI
  * integer dot products at batch 1 and G = 128), "neon" (aarch64, FP32
  * arithmetic), "neon-fp16" (aarch64 with FP16 arithmetic: products and
- * sums within a group in FP16, groups summed in FP32) and "neon-dot" (the
- * FP32 kernels, with an sdot integer path for blocks of tokens) must match
- * it within the tolerances of tests/test_kernels.c; the integer paths
- * (q4_a8: avx512-vnni, avx-vnni: the AVX2 set with 256-bit VNNI,
- * neon-dot) must match q4_gemm_a8_ref. */
+ * sums within a group in FP16, groups summed in FP32), "neon-dot" and
+ * "neon-i8mm" (the FP32 kernels, with an integer path for blocks of tokens
+ * through sdot or smmla) must match it within the tolerances of
+ * tests/test_kernels.c; the integer paths (q4_a8: avx512-vnni, avx-vnni:
+ * the AVX2 set with 256-bit VNNI, neon-dot, neon-i8mm) must match
+ * q4_gemm_a8_ref. */
 #ifndef HS_KERN_H
 #define HS_KERN_H
 
@@ -158,7 +159,8 @@ struct kpool *kern_pool_new(int threads);
 
 /* The instruction-set kernels, defined where their ISA is compiled. */
 extern const struct kern kern_avx2, kern_avx_vnni, kern_avx512,
-	kern_avx512_vnni, kern_neon, kern_neon_fp16, kern_neon_dot;
+	kern_avx512_vnni, kern_neon, kern_neon_fp16, kern_neon_dot,
+	kern_neon_i8mm;
 
 /* Software prefetch of the weights KERN_PREFETCH_BYTES ahead of p, n bytes
  * (rounded up to lines): a row's loads depend on long chains of arithmetic,

@@ -1,6 +1,7 @@
 /* kern_neon.c: W4A16, W8A16 and FP16 kernels for aarch64 NEON: "neon" with
  * FP32 arithmetic, "neon-fp16" with FP16 arithmetic for W4A16, "neon-dot"
- * the FP32 kernels with an integer path for blocks of tokens (sdot). A chunk's four code words are one vector: step t takes nibble
+ * and "neon-i8mm" the FP32 kernels with an integer path for blocks of
+ * tokens (sdot; smmla). A chunk's four code words are one vector: step t takes nibble
  * t of every lane, weights 4t..4t+3, so activations stay in column order.
  * A group contributes s sum q x + b SX (SX prepared once per call). */
 #include "kern.h"
@@ -367,10 +368,136 @@ static void q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y,
 
 #pragma GCC pop_options
 
+/* ---- the same with the 8-bit matrix multiply (ARMv8.6-A i8mm; kern.c
+ * checks HWCAP2_I8MM) ----
+ * smmla multiplies a 2 x 8 matrix of signed bytes by the transpose of
+ * another, into a 2 x 2 of 32-bit sums: rows (r, r+1) against tokens
+ * (t, t+1), 8 columns. The panel is the sdot path's (a8_pack); a zip of an
+ * octet's low and high code words gives a pair of rows' 8 codes, a zip of
+ * the tile's two quads a pair of tokens'. Sums are 2 x 2 blocks, scaled
+ * per block by (s_r u_t) and per group by b_r sum(x)_t, and written back
+ * out of the blocks at the end. */
+#pragma GCC push_options
+#pragma GCC target("arch=armv8.2-a+i8mm")
+
+static inline __attribute__((always_inline)) void
+mm_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
+	 const float *as, int ngroups, int group, const int T, float *y,
+	 size_t ystride, int rows)
+{
+	const uint8x16_t low = vdupq_n_u8(15);
+	const int32_t *cw = pn->codes;
+	float32x4_t f[4][2]; /* [row pair][token pair] */
+
+	for (int p = 0; p < 4; p++)
+		f[p][0] = f[p][1] = vdupq_n_f32(0);
+	for (int g = 0; g < ngroups; g++, as += T) {
+		float32x4_t s03 = vld1q_f32(pn->scale + g * PANEL);
+		float32x4_t s47 = vld1q_f32(pn->scale + g * PANEL + 4);
+		const float32x4_t sr[4] = { vzip1q_f32(s03, s03),
+					    vzip2q_f32(s03, s03),
+					    vzip1q_f32(s47, s47),
+					    vzip2q_f32(s47, s47) };
+
+		for (int j = 0; j < group / Q4_A8_BLOCK; j++, au += T) {
+			int32x4_t a[4][2];
+			float32x4_t uv = vld1q_f32(au);
+			const float32x4_t ut[2] = {
+				vcombine_f32(vget_low_f32(uv), vget_low_f32(uv)),
+				vcombine_f32(vget_high_f32(uv), vget_high_f32(uv)) };
+
+			for (int p = 0; p < 4; p++)
+				a[p][0] = a[p][1] = vdupq_n_s32(0);
+			for (int o = 0; o < Q4_A8_BLOCK / 8; o++, cw += PANEL,
+				 aq += 8 * T) {
+				uint32x4_t w0 = vld1q_u32((const uint32_t *)cw);
+				uint32x4_t w1 = vld1q_u32((const uint32_t *)(cw + 4));
+				uint32x4_t l0 = vandq_u32(w0, vreinterpretq_u32_u8(low));
+				uint32x4_t h0 = vreinterpretq_u32_u8(vshrq_n_u8(
+					vreinterpretq_u8_u32(w0), 4));
+				uint32x4_t l1 = vandq_u32(w1, vreinterpretq_u32_u8(low));
+				uint32x4_t h1 = vreinterpretq_u32_u8(vshrq_n_u8(
+					vreinterpretq_u8_u32(w1), 4));
+				const int8x16_t rp[4] = {
+					vreinterpretq_s8_u32(vzip1q_u32(l0, h0)),
+					vreinterpretq_s8_u32(vzip2q_u32(l0, h0)),
+					vreinterpretq_s8_u32(vzip1q_u32(l1, h1)),
+					vreinterpretq_s8_u32(vzip2q_u32(l1, h1)) };
+				uint32x4_t xl = vld1q_u32((const uint32_t *)aq);
+				uint32x4_t xh = vld1q_u32((const uint32_t *)(aq + 4 * T));
+				const int8x16_t tp[2] = {
+					vreinterpretq_s8_u32(vzip1q_u32(xl, xh)),
+					vreinterpretq_s8_u32(vzip2q_u32(xl, xh)) };
+
+				for (int p = 0; p < 4; p++) {
+					a[p][0] = vmmlaq_s32(a[p][0], rp[p], tp[0]);
+					if (T > 2)
+						a[p][1] = vmmlaq_s32(a[p][1], rp[p], tp[1]);
+				}
+			}
+			for (int p = 0; p < 4; p++)
+				for (int q = 0; q < (T > 2 ? 2 : 1); q++)
+					f[p][q] = vfmaq_f32(f[p][q], vcvtq_f32_s32(a[p][q]),
+							    vmulq_f32(sr[p], ut[q]));
+		}
+		float32x4_t b03 = vld1q_f32(pn->bias + g * PANEL);
+		float32x4_t b47 = vld1q_f32(pn->bias + g * PANEL + 4);
+		const float32x4_t br[4] = { vzip1q_f32(b03, b03),
+					    vzip2q_f32(b03, b03),
+					    vzip1q_f32(b47, b47),
+					    vzip2q_f32(b47, b47) };
+		float32x4_t sv = vld1q_f32(as);
+		const float32x4_t st[2] = {
+			vcombine_f32(vget_low_f32(sv), vget_low_f32(sv)),
+			vcombine_f32(vget_high_f32(sv), vget_high_f32(sv)) };
+
+		for (int p = 0; p < 4; p++)
+			for (int q = 0; q < (T > 2 ? 2 : 1); q++)
+				f[p][q] = vfmaq_f32(f[p][q], br[p], st[q]);
+	}
+	/* block (p, q) lane 2i + k: row 2p + i, token 2q + k */
+	for (int t = 0; t < T; t++) {
+		float out[PANEL], lanes[4];
+
+		for (int p = 0; p < 4; p++) {
+			vst1q_f32(lanes, f[p][t / 2]);
+			out[2 * p] = lanes[t % 2];
+			out[2 * p + 1] = lanes[2 + t % 2];
+		}
+		memcpy(y + (size_t)t * ystride, out, sizeof(float) * (size_t)rows);
+	}
+}
+
+static void mm_tile(const struct kern_panel *pn, const int8_t *aq,
+		    const float *au, const float *as, int T, int ngroups,
+		    int group, float *y, size_t ystride, int rows)
+{
+	switch (T) {
+#define CASE(n)                                                                \
+	case n:                                                                \
+		mm_micro(pn, aq, au, as, ngroups, group, n, y, ystride, rows); \
+		break;
+		CASE(1) CASE(2) CASE(3) CASE(4)
+#undef CASE
+	}
+}
+
+/* Rows [r0, r1) of y = x W^T, W4A8 through smmla */
+static void q4_a8_mm(const struct q4_matrix *w, const struct kern_x *x,
+		     float *y, int r0, int r1)
+{
+	kern_a8_rows(w, x, y, r0, r1, PANEL, 1, a8_pack, mm_tile);
+}
+
+#pragma GCC pop_options
+
 const struct kern kern_neon = { .name = "neon", .q4 = q4, .q8 = q8,
 			       .f16 = f16 };
 const struct kern kern_neon_dot = { .name = "neon-dot", .q4 = q4, .q8 = q8,
 				    .f16 = f16, .q4_a8 = q4_a8,
 				    .a8_tile = TILE };
+const struct kern kern_neon_i8mm = { .name = "neon-i8mm", .q4 = q4, .q8 = q8,
+				     .f16 = f16, .q4_a8 = q4_a8_mm,
+				     .a8_tile = TILE };
 const struct kern kern_neon_fp16 = { .name = "neon-fp16", .q4 = q4_fp16,
 				     .q8 = q8, .f16 = f16 };
