@@ -439,6 +439,33 @@ static void formulas_for_config(void)
 	CHECK(t_run("formulas", out, sizeof(out)) == 2);
 }
 
+/* calib and bench kernels refuse what they cannot time, before timing */
+static void calib_bad_input(void)
+{
+	char out[8192], args[PATH_MAX + 64];
+
+	CHECK(t_run("calib cpu --shape mixtral-8x7b", out, sizeof(out)) == 2 &&
+	      strstr(out, "a mixture of 8 experts"));
+	CHECK(t_run("calib cpu --shape no-such-model", out, sizeof(out)) == 2 &&
+	      strstr(out, "neither a model hybridspec knows") &&
+	      strstr(out, "llama2-7b"));
+	t_write("moe.json", "{\"model_type\": \"mixtral\", "
+		"\"hidden_size\": 64, \"intermediate_size\": 128, "
+		"\"num_hidden_layers\": 2, \"num_attention_heads\": 4, "
+		"\"num_key_value_heads\": 2, \"vocab_size\": 256, "
+		"\"num_local_experts\": 4, \"num_experts_per_tok\": 2}");
+	snprintf(args, sizeof(args), "calib cpu --shape %s/moe.json", t_tmpdir());
+	CHECK(t_run(args, out, sizeof(out)) == 2 &&
+	      strstr(out, "a mixture of 4 experts"));
+	CHECK(t_run("calib cpu --shape llama2-7b --block-acts int4", out,
+		    sizeof(out)) == 2 &&
+	      strstr(out, "--block-acts: expected int8 or fp16, got 'int4'"));
+	CHECK(t_run("bench kernels --batch 3", out, sizeof(out)) == 2 &&
+	      strstr(out, "--batch: expected 1, 4, 16, 64 or 512, got 3"));
+	CHECK(t_run("bench kernels --shape 4096", out, sizeof(out)) == 2 &&
+	      strstr(out, "--shape: expected ROWSxCOLUMNS"));
+}
+
 const struct tcase cli_tests[] = {
 	{ "cli: formulas --check passes within 1% in regime", formulas_check },
 	{ "cli: formulas for a config", formulas_for_config },
@@ -455,5 +482,7 @@ const struct tcase cli_tests[] = {
 	{ "cli: usage errors and --help", usage_errors },
 	{ "cli: --version, and every command's exit statuses", version_and_help },
 	{ "cli: bench engine --json prints its rows", bench_engine_json },
+	{ "cli: calib and bench kernels refuse bad shapes and options",
+	  calib_bad_input },
 	{ 0 },
 };
