@@ -393,7 +393,7 @@ int calib_device_errors(const json_t *measured, const char *path,
 {
 	struct pmodel pm;
 	struct ratios r;
-	double fit[4], lib[2];
+	double fit[4], lib[2], all[2];
 	int nlib[2], n = 0;
 
 	if (profile_model(measured, path, &pm, e) < 0 ||
@@ -401,6 +401,8 @@ int calib_device_errors(const json_t *measured, const char *path,
 		return -1;
 	datasheet_fit(measured, &r, fit);
 	library_factor(measured, path, dir, d->name, lib, nlib);
+	for (int w = 0; w < 2; w++)
+		all[w] = own_factor(d, w, fit, &pm, -1);
 	for (int i = 0; i < d->nfig; i++) {
 		const struct calib_figure *f = &d->fig[i];
 		double t = predict_s(f, fit, &pm), own;
@@ -414,8 +416,7 @@ int calib_device_errors(const json_t *measured, const char *path,
 			.own = own > 0 ? 1 / (t * own) / f->tokens_per_s - 1 : NAN,
 			.library = lib[f->prefill] > 0 ?
 				1 / (t * lib[f->prefill]) / f->tokens_per_s - 1 : NAN,
-			.derived = 1 / (t * own_factor(d, f->prefill, fit, &pm, -1)) /
-				   f->tokens_per_s - 1,
+			.derived = 1 / (t * all[f->prefill]) / f->tokens_per_s - 1,
 		};
 	}
 	return n;
@@ -426,7 +427,7 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 		     const json_t *prov, struct err *e)
 {
 	const json_t *fit = json_object_get(measured, "fit");
-	double f[4], corr[2], lib[2];
+	double f[4], corr[2], lib[2], own[2];
 	int nlib[2];
 	struct pmodel pm;
 	struct ratios r;
@@ -441,9 +442,8 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 	datasheet_fit(measured, &r, f);
 	library_factor(measured, from_path, dir, d->name, lib, nlib);
 	for (int w = 0; w < 2; w++) {
-		double own = own_factor(d, w, f, &pm, -1);
-
-		corr[w] = own > 0 ? own : lib[w] > 0 ? lib[w] : 1;
+		own[w] = own_factor(d, w, f, &pm, -1);
+		corr[w] = own[w] > 0 ? own[w] : lib[w] > 0 ? lib[w] : 1;
 	}
 	for (int i = 0; i < d->nfig; i++) {
 		const struct calib_figure *g = &d->fig[i];
@@ -460,10 +460,9 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 	}
 	cor = json_object();
 	for (int w = 0; w < 2; w++) {
-		double own = own_factor(d, w, f, &pm, -1);
 		char from[160];
 
-		if (own > 0)
+		if (own[w] > 0)
 			snprintf(from, sizeof(from), "the device's own published "
 				 "CPU figures (median)");
 		else if (lib[w] > 0)

@@ -616,7 +616,7 @@ void kbench_run(const struct kbench_opts *o)
 				struct timing tm[4];
 
 				/* W4A8 from batch 4 on, where the models take it */
-				int nwb = batches[bi] >= 4 ? nw : 3;
+				int nwb = batches[bi] >= KERN_A8_MIN_BATCH ? nw : 3;
 
 				time_rounds(kn, p, m, nwb, x, batches[bi], y,
 					    quick ? 0.05 : 0.4, &st, tlist[i], tm);

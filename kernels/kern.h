@@ -114,6 +114,28 @@ typedef void kern_tile_fn(const struct kern_panel *pn, const int8_t *aq,
 			  const float *au, const float *as, int T, int ngroups,
 			  int group, float *y, size_t ystride, int rows);
 
+/* The body of an integer path's kern_tile_fn: its micro-kernel, called
+ * as micro(pn, aq, au, as, ngroups, group, n, y, ystride, rows) with n = T
+ * a constant 1 .. 4 (every path's tiles hold at most 4 tokens), so that
+ * the micro-kernel's loops over tokens unroll */
+#define KERN_TILE_DISPATCH(micro)                                              \
+	do {                                                                   \
+		switch (T) {                                                   \
+		case 1:                                                        \
+			micro(pn, aq, au, as, ngroups, group, 1, y, ystride, rows); \
+			break;                                                 \
+		case 2:                                                        \
+			micro(pn, aq, au, as, ngroups, group, 2, y, ystride, rows); \
+			break;                                                 \
+		case 3:                                                        \
+			micro(pn, aq, au, as, ngroups, group, 3, y, ystride, rows); \
+			break;                                                 \
+		case 4:                                                        \
+			micro(pn, aq, au, as, ngroups, group, 4, y, ystride, rows); \
+			break;                                                 \
+		}                                                              \
+	} while (0)
+
 /* Rows [r0, r1) of y = x W^T by an integer path: panels of `panel` rows,
  * `panels` of them packed at once and each meeting each of x's tiles in
  * turn (the tiles then stream from far once a block of rows) */
@@ -140,6 +162,9 @@ void kern_q8_gemm(const struct kern *kn, struct kpool *p,
 		  const struct q8_matrix *w, const uint16_t *x, int m, float *y);
 void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
 		   int n, int k, const uint16_t *x, int m, float *y);
+/* From this many tokens the models take an integer path (linear.c) */
+#define KERN_A8_MIN_BATCH 4
+
 /* y = x W^T with the activations quantised to int8 a group, by kn's
  * integer path (kn->q4_a8 must be set): q4_gemm_a8_ref's product. */
 void kern_q4_gemm_a8(const struct kern *kn, struct kpool *p,

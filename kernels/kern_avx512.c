@@ -492,12 +492,11 @@ q4_vnni(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
  * into a vector of low nibbles (columns 8o .. 8o+3) and one of high ones
  * (8o+4 .. 8o+7), a byte each, so that the loop decodes nothing. Each
  * token's four activation codes, broadcast, meet both halves: half the
- * loads a product of a 16-row panel (measured: the 16-row kernel was
- * bound by its loads, 2.1 a cycle). The activations are packed too, in
- * tiles of TILE tokens (kern.h's kern_tiles). A tile's integer sums (a
- * block) and results stay in registers for a
- * panel's whole row: a block ends with f += float(sum q a) (s u), a group
- * with f += b sum(x). */
+ * loads a product of a 16-row panel (counted: the 16-row kernel asked for
+ * 2.1 loads a cycle at two products a cycle). The activations are packed
+ * too, in tiles of TILE tokens (kern.h's kern_tiles). A tile's integer
+ * sums (a block) and results stay in registers for a panel's whole row: a
+ * block ends with f += float(sum q a) (s u), a group with f += b sum(x). */
 #define HALF 16  /* rows a vector */
 #define PANEL 32 /* two vectors of rows, each activation word meeting both */
 #define TILE 4
@@ -625,14 +624,17 @@ static inline __m512i word(const int8_t *p)
 	return _mm512_set1_epi32(v);
 }
 
-/* One panel against one tile of T tokens: y rows r .. r+31 (those in
- * keep[0], keep[1]) of the tile's tokens */
+/* One panel against one tile of T tokens: y rows r .. r + rows - 1 of the
+ * tile's tokens */
 __attribute__((target("avx512vnni"))) static inline
 __attribute__((always_inline)) void
 a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	 const float *as, int ngroups, int group, const int T, float *y,
-	 size_t ystride, const __mmask16 keep[2])
+	 size_t ystride, int rows)
 {
+	const __mmask16 keep[2] = {
+		(__mmask16)(rows >= HALF ? 0xffff : (1u << rows) - 1),
+		(__mmask16)(rows <= HALF ? 0 : (1u << (rows - HALF)) - 1) };
 	const int32_t *cw = pn->codes;
 	__m512 f[2][TILE];
 
@@ -696,24 +698,13 @@ a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 					      keep[h], f[h][t]);
 }
 
-/* a8_micro for a tile of T = 1 .. TILE tokens, T a constant in each call */
+/* a8_micro for a tile of T = 1 .. TILE tokens */
 __attribute__((target("avx512vnni"))) static void
 a8_tile(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	const float *as, int T, int ngroups, int group, float *y, size_t ystride,
 	int rows)
 {
-	const __mmask16 keep[2] = {
-		(__mmask16)(rows >= HALF ? 0xffff : (1u << rows) - 1),
-		(__mmask16)(rows <= HALF ? 0 : (1u << (rows - HALF)) - 1) };
-
-	switch (T) {
-#define CASE(n)                                                                \
-	case n:                                                                \
-		a8_micro(pn, aq, au, as, ngroups, group, n, y, ystride, keep); \
-		break;
-		CASE(1) CASE(2) CASE(3) CASE(4)
-#undef CASE
-	}
+	KERN_TILE_DISPATCH(a8_micro);
 }
 
 /* Rows [r0, r1) of y = x W^T, W4A8 */

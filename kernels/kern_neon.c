@@ -349,14 +349,7 @@ static void a8_tile(const struct kern_panel *pn, const int8_t *aq,
 		    const float *au, const float *as, int T, int ngroups,
 		    int group, float *y, size_t ystride, int rows)
 {
-	switch (T) {
-#define CASE(n)                                                                \
-	case n:                                                                \
-		a8_micro(pn, aq, au, as, ngroups, group, n, y, ystride, rows); \
-		break;
-		CASE(1) CASE(2) CASE(3) CASE(4)
-#undef CASE
-	}
+	KERN_TILE_DISPATCH(a8_micro);
 }
 
 /* Rows [r0, r1) of y = x W^T, W4A8 */
@@ -472,14 +465,7 @@ static void mm_tile(const struct kern_panel *pn, const int8_t *aq,
 		    const float *au, const float *as, int T, int ngroups,
 		    int group, float *y, size_t ystride, int rows)
 {
-	switch (T) {
-#define CASE(n)                                                                \
-	case n:                                                                \
-		mm_micro(pn, aq, au, as, ngroups, group, n, y, ystride, rows); \
-		break;
-		CASE(1) CASE(2) CASE(3) CASE(4)
-#undef CASE
-	}
+	KERN_TILE_DISPATCH(mm_micro);
 }
 
 /* Rows [r0, r1) of y = x W^T, W4A8 through smmla */

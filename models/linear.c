@@ -177,7 +177,7 @@ void lin_apply(const struct linear *l, const float *x, int m, float *y,
 		kern_q4_gemm(kn, p, &l->q4, xh, m, y);
 		break;
 	case LIN_W4A16:
-		if (int8 && m >= LIN_A8_MIN_BATCH && kn->q4_a8)
+		if (int8 && m >= KERN_A8_MIN_BATCH && kn->q4_a8)
 			kern_q4_gemm_a8(kn, p, &l->q4, xh, m, y);
 		else
 			kern_q4_gemm(kn, p, &l->q4, xh, m, y);

@@ -43,11 +43,8 @@ float *lin_weights(const struct linear *l);
  * its neighbours or the blocking. */
 float lin_dot_f32(const float *a, const float *b, int n);
 
-/* From this many tokens a W4A16 layer may take the integer path */
-#define LIN_A8_MIN_BATCH 4
-
 /* y (m x n) = x (m x k) W^T. kn may be NULL for LIN_F32. int8: a W4A16
- * layer given LIN_A8_MIN_BATCH or more tokens takes kn's integer path
+ * layer given KERN_A8_MIN_BATCH or more tokens takes kn's integer path
  * where kn has one (kn->q4_a8: activations quantised to int8 a group, as
  * llama.cpp's prefill does, so W4A8's accuracy, not W4A16's). */
 void lin_apply(const struct linear *l, const float *x, int m, float *y,

@@ -63,7 +63,7 @@ int llama_load_llama2c(struct llama *m, const char *path, struct err *e);
 int llama_load_hf(struct llama *m, const char *dir, struct err *e);
 void llama_release(struct llama *m);
 
-/* How m's blocks of LIN_A8_MIN_BATCH or more tokens (prefill,
+/* How m's blocks of KERN_A8_MIN_BATCH or more tokens (prefill,
  * verification) meet the block layers' weights: "int8" (W4A16 through the
  * kernel set's integer path: int8_batches, where kn has one), "fp16"
  * (FP16, W8A16, and W4A16's own exact FP16 activations), "fp32", "int4"

@@ -204,11 +204,11 @@ int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 		return -1;
 	p->stream_Bps = 1e9 * gbs;
 	p->peak_flops = 1e9 * gflops;
-	/* optional: profiles written before the integer path lack them */
+	/* checked where given (calib derive reads them); profiles written
+	 * before the integer path lack them */
 	if (json_object_get(doc, "int8_gops") &&
 	    jx_num(&x, doc, "", "int8_gops", JX_NONNEG, JX_REQUIRED, &gbs) < 0)
 		return -1;
-	p->int8_ops = json_object_get(doc, "int8_gops") ? 1e9 * gbs : 0;
 	if (json_object_get(doc, "prefill_activations")) {
 		static const char *const acts[] = { "int8", "fp16", "fp32",
 						    "int4", NULL };
@@ -217,7 +217,6 @@ int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 		if (jx_enum(&x, doc, "", "prefill_activations", acts, NULL,
 			    &a) < 0)
 			return -1;
-		snprintf(p->block_acts, sizeof(p->block_acts), "%s", acts[a]);
 	}
 	return 0;
 }

@@ -23,10 +23,6 @@ struct prof_edge {
 	int vocab;       /* of the draft model */
 	double stream_Bps;  /* the device's measured memory bandwidth */
 	double peak_flops;  /* its measured FMA peak */
-	double int8_ops;    /* its measured int8 dot-product peak; 0: not
-			       given (a profile from before it was) */
-	char block_acts[8]; /* its blocks' activations (calib_block_acts);
-			       "": not given */
 	bool derived;    /* derived from another device's profile */
 	char model[64];  /* the draft model's shape name */
 	char device[64];
