@@ -1,38 +1,47 @@
-/* eq.c: a small 4-ary heap for the near future over time buckets.
+/* eq.c: a sorted run and a small heap for the near future, over buckets.
  *
- * Every node has a bucket index b(t) = floor((t - base_s) x inv_width_s), a
- * non-decreasing function of t. Invariant: the heap holds exactly the nodes
- * with b(t) < heap_end; bucket j (heap_end <= j < n_buckets) holds, unsorted,
- * those with b(t) == j; far holds the rest. So every heap node comes before
- * every other node (b(t1) < b(t2) implies t1 < t2), and nodes of equal time
- * always share a place. A push costs O(1), or a heap push when it lands in the
- * near future. When the heap runs dry the next non-empty bucket is heapified
- * into it (O(k)), and when the buckets run out the far nodes are spread over
- * fresh buckets of about BUCKET_FILL nodes each: every node is moved O(1)
- * times, and pops work on a heap of about BUCKET_FILL nodes, which stays in
- * the first-level cache. If the times bunch up, a bucket and so the heap can
- * hold many nodes: then it is an ordinary O(log n) heap.
+ * Every node has a bucket index b(t) = max(0, floor((t - base_s) x
+ * inv_width_s)), a non-decreasing function of t. Invariant: the near future
+ * (the run's pending part and the heap) holds exactly the nodes with b(t) <
+ * heap_end; bucket j (heap_end <= j < n_buckets) holds, unsorted, those with
+ * b(t) == j; far holds the rest. Buckets and far are chains of chunks of
+ * EQ_CHUNK nodes from one arena with a free chain, so a push writes one
+ * place, a bucket's memory goes back to the arena when it becomes the run,
+ * and the arena is as large as the most nodes pending at once asked. So every near node comes before every other
+ * node (b(t1) < b(t2) implies t1 < t2), and nodes of equal time are never
+ * split between near, a bucket and far. A pop takes the lesser of the run's
+ * head and the heap's top; a push costs O(1), or a heap push when it lands
+ * in the near future. When the near future is empty the next non-empty
+ * bucket becomes the run: its nodes are distributed over as many slices of
+ * the bucket's width (a counting sort), then an insertion sort puts the few
+ * that share a slice in order. When the buckets run out the far nodes are
+ * spread over fresh buckets, as wide as the density of the earliest far
+ * nodes asks for BUCKET_FILL nodes a bucket (estimated from a sample); far
+ * nodes beyond MAX_BUCKETS_PER_FILL buckets per BUCKET_FILL nodes stay far.
+ * An epoch takes at least the earliest 1/FRONT_PART of the far nodes into
+ * buckets, so a node is moved at most about FRONT_PART times and, in the
+ * usual case, once or twice; a pop costs a comparison and an index bump. If
+ * the times bunch up, a bucket and so the run can hold many nodes: a run
+ * longer than DISTRIBUTE_MAX is sorted by qsort.
  *
- * Heap: heap[i] <= heap[4i+1..4i+4] as 128-bit integers (t_bits, ord). Times
- * are >= 0, and the bits of a non-negative double order as the double does,
- * so one unsigned comparison orders by time, priority (ord's top 6 bits),
- * then insertion sequence (the next 34 bits); the low 24 bits name the slot
- * that holds the payload and never decide (sequences are unique). The array
- * is placed so that the four children of a node share one 64-byte line. Pops
- * move the hole to a leaf along the least children, then sift the last node
- * up. When the sequence reaches 2^34, every node is renumbered 0..n-1 in
- * order (which keeps every relative order).
+ * Order: nodes compare as 128-bit integers (t_bits, ord). Times are >= 0,
+ * and the bits of a non-negative double order as the double does, so one
+ * unsigned comparison orders by time, priority (ord's top 6 bits), then
+ * insertion sequence (the next 34 bits); the low 24 bits name the node's
+ * slot and never decide (sequences are unique). Heap: heap[i] <=
+ * heap[4i+1..4i+4], placed so that the four children of a node start a
+ * 64-byte line; pops move the hole to a leaf along the least children, then
+ * sift the last node up. When the sequence reaches 2^34, every node is
+ * renumbered 0..n-1 in order (which keeps every relative order).
  *
- * Nodes are their 16-byte keys alone, so that the four children of a node
- * fill one 64-byte line and a move is one 16-byte copy; the payload waits
- * in its slot's place in `payload`, read once when the node is popped. A
- * slot (a number < 2^24, reused from a stack of free ones) identifies a node
- * for eq_cancel; its generation is bumped when it is freed, and a handle is
- * (generation << 24 | slot) + 1, so it matches only while its event is
- * pending. Cancelling only sets the slot's bit in `cancelled`; the node is
- * dropped when it reaches the top, and only then is the slot freed. When more than half the nodes are cancelled they are all
- * swept out, so memory stays proportional to pending events. The bitmaps are
- * small enough (12.5 KB for 10^5 events) to stay in cache. */
+ * A node carries its event, so a pop reads one place. A slot (a number <
+ * 2^24, reused from a stack of free ones) identifies a node for eq_cancel;
+ * its generation is bumped when it is freed, and a handle is (generation <<
+ * 24 | slot) + 1, so it matches only while its event is pending. Cancelling
+ * only sets the low bit of the slot's state, beside its generation (so a pop
+ * reads one word for both); the node is dropped when it is popped, and only
+ * then is the slot freed. When more than half the nodes are cancelled they
+ * are all swept out, so memory stays proportional to pending events. */
 #include "eq.h"
 
 #include "err.h"
@@ -42,12 +51,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALIGN_PAD 3 /* nodes before heap[0], so children groups align */
+/* nodes before heap[0], so that children groups start a line */
+#define ALIGN_PAD (64 / sizeof(struct eq_node) - 1)
 #define SLOT_BITS 24
 #define SEQ_BITS 34
 #define PRIO_SHIFT (SLOT_BITS + SEQ_BITS)
 #define SLOT_OF(node) ((uint32_t)((node).ord & ((1u << SLOT_BITS) - 1)))
-#define BUCKET_FILL 32
+#define BUCKET_FILL 64  /* nodes a bucket is sized for */
+#define SAMPLE 512       /* far times sampled for the bucket width */
+#define FRONT_PART 8     /* the width fits the earliest 1/FRONT_PART of them */
+#define MAX_BUCKETS_PER_FILL 4 /* buckets at most per BUCKET_FILL nodes */
+#define INSERTION_ONLY 12 /* shorter runs skip the counting sort */
+#define DISTRIBUTE_MAX 512 /* longer runs are sorted by qsort */
+#define NIL UINT32_MAX   /* no chunk */
 
 typedef unsigned __int128 u128;
 
@@ -78,43 +94,117 @@ static inline double bits_time(uint64_t b)
 	return t;
 }
 
+static void vec_reserve(struct eq_vec *v, size_t need)
+{
+	if (need <= v->cap)
+		return;
+	v->cap = v->cap ? 2 * v->cap : 8;
+	while (v->cap < need)
+		v->cap *= 2;
+	v->v = xrealloc(v->v, v->cap * sizeof(*v->v));
+}
+
 static inline __attribute__((always_inline)) void
-vec_push(struct eq_vec *v, struct eq_node x)
+vec_push(struct eq_vec *v, const struct eq_node *x)
 {
-	if (v->n == v->cap) {
-		v->cap = v->cap ? 2 * v->cap : 16;
-		v->v = xrealloc(v->v, v->cap * sizeof(*v->v));
+	if (v->n == v->cap)
+		vec_reserve(v, v->n + 1);
+	v->v[v->n++] = *x;
+}
+
+static uint32_t chunk_alloc(struct eq *q)
+{
+	uint32_t c = q->free_chunk;
+
+	if (c == NIL) {
+		uint32_t old = q->chunks_cap;
+
+		HS_ASSERT(old < UINT32_MAX / 2);
+		q->chunks_cap = old ? 2 * old : 64;
+		q->chunk = xrealloc(q->chunk, (size_t)q->chunks_cap * EQ_CHUNK *
+					      sizeof(*q->chunk));
+		q->chunk_next = xrealloc(q->chunk_next, (size_t)q->chunks_cap *
+						       sizeof(*q->chunk_next));
+		for (uint32_t k = old; k < q->chunks_cap; k++)
+			q->chunk_next[k] = k + 1 < q->chunks_cap ? k + 1 : NIL;
+		c = old;
 	}
-	v->v[v->n++] = x;
+	q->free_chunk = q->chunk_next[c];
+	return c;
 }
 
-static inline bool bit(const uint64_t *bits, uint32_t i)
+static inline struct eq_node *chunk_nodes(const struct eq *q, uint32_t c)
 {
-	return bits[i / 64] >> (i % 64) & 1;
+	return &q->chunk[(size_t)c * EQ_CHUNK];
 }
 
-static inline void set_bit(uint64_t *bits, uint32_t i, bool on)
+static inline __attribute__((always_inline)) void
+list_push(struct eq *q, struct eq_list *l, const struct eq_node *x)
 {
-	uint64_t m = UINT64_C(1) << (i % 64);
+	uint32_t fill = l->n % EQ_CHUNK;
 
-	bits[i / 64] = on ? bits[i / 64] | m : bits[i / 64] & ~m;
+	if (fill == 0) {
+		uint32_t c = chunk_alloc(q);
+
+		if (l->n)
+			q->chunk_next[l->tail] = c;
+		else
+			l->head = c;
+		l->tail = c;
+	}
+	chunk_nodes(q, l->tail)[fill] = *x;
+	l->n++;
+}
+
+/* Gives l's chunks back to the arena. */
+static void list_clear(struct eq *q, struct eq_list *l)
+{
+	if (l->n) {
+		q->chunk_next[l->tail] = q->free_chunk;
+		q->free_chunk = l->head;
+	}
+	l->n = 0;
+}
+
+/* A walk over a chain: each step yields a chunk (cur) and its nodes. */
+struct walk {
+	uint32_t cur, next, left;
+};
+
+static inline struct walk walk_of(const struct eq_list *l)
+{
+	return (struct walk){ .next = l->head, .left = l->n };
+}
+
+/* The next chunk's node count (0 at the end); *v its nodes. */
+static inline uint32_t walk_step(const struct eq *q, struct walk *w,
+				 struct eq_node **v)
+{
+	uint32_t k = w->left < EQ_CHUNK ? w->left : EQ_CHUNK;
+
+	if (!k)
+		return 0;
+	w->cur = w->next;
+	w->left -= k;
+	if (w->left)
+		w->next = q->chunk_next[w->cur];
+	*v = chunk_nodes(q, w->cur);
+	return k;
 }
 
 void eq_init(struct eq *q)
 {
-	*q = (struct eq){ .width_s = 1, .inv_width_s = 1 };
+	*q = (struct eq){ .width_s = 1, .inv_width_s = 1, .free_chunk = NIL };
 }
 
 void eq_release(struct eq *q)
 {
-	for (size_t j = 0; j < q->buckets_cap; j++)
-		free(q->bucket[j].v);
 	free(q->bucket);
-	free(q->far.v);
+	free(q->chunk);
+	free(q->chunk_next);
+	free(q->run.v);
 	free(q->heap_mem);
-	free(q->payload);
-	free(q->slot_gen);
-	free(q->cancelled);
+	free(q->slot_state);
 	free(q->free_stack);
 	eq_init(q);
 }
@@ -145,43 +235,34 @@ static uint32_t alloc_slot(struct eq *q)
 	if (q->n_free)
 		return q->free_stack[--q->n_free];
 	if (q->nslots == q->slots_cap) {
-		size_t old_words = (q->slots_cap + 63) / 64, words;
-
 		q->slots_cap = q->slots_cap ? 2 * q->slots_cap : 64;
-		words = (q->slots_cap + 63) / 64;
-		q->slot_gen = xrealloc(q->slot_gen,
-				       q->slots_cap * sizeof(*q->slot_gen));
-		q->payload = xrealloc(q->payload,
-				      q->slots_cap * sizeof(*q->payload));
+		q->slot_state = xrealloc(q->slot_state, q->slots_cap *
+						      sizeof(*q->slot_state));
 		q->free_stack = xrealloc(q->free_stack,
 					 q->slots_cap * sizeof(*q->free_stack));
-		q->cancelled = xrealloc(q->cancelled, words * sizeof(uint64_t));
-		memset(q->cancelled + old_words, 0,
-		       (words - old_words) * sizeof(uint64_t));
 	}
-	q->slot_gen[q->nslots] = 0;
+	q->slot_state[q->nslots] = 0;
 	return q->nslots++;
 }
 
-static void free_slot(struct eq *q, uint32_t s, bool was_cancelled)
+/* Clears the cancelled bit and bumps the generation. */
+static void free_slot(struct eq *q, uint32_t s)
 {
-	if (was_cancelled)
-		set_bit(q->cancelled, s, false);
-	q->slot_gen[s]++;
+	q->slot_state[s] = (q->slot_state[s] | 1) + 1;
 	q->free_stack[q->n_free++] = s;
 }
 
-static void sift_up(struct eq_node *h, size_t i, struct eq_node k)
+static void sift_up(struct eq_node *h, size_t i, const struct eq_node *k)
 {
 	while (i > 0) {
 		size_t p = (i - 1) / 4;
 
-		if (!node_lt(&k, &h[p]))
+		if (!node_lt(k, &h[p]))
 			break;
 		h[i] = h[p];
 		i = p;
 	}
-	h[i] = k;
+	h[i] = *k;
 }
 
 /* The least child of i in h[0..n), or 0 if i is a leaf. */
@@ -209,7 +290,6 @@ static void pop_root(struct eq *q)
 {
 	struct eq_node *h = q->heap;
 	size_t n = --q->n, i = 0, c;
-	struct eq_node last = h[n];
 
 	if (n == 0)
 		return;
@@ -217,7 +297,7 @@ static void pop_root(struct eq *q)
 		h[i] = h[c];
 		i = c;
 	}
-	sift_up(h, i, last);
+	sift_up(h, i, &h[n]);
 }
 
 static void heapify(struct eq_node *h, size_t n)
@@ -235,120 +315,26 @@ static void heapify(struct eq_node *h, size_t n)
 }
 
 static inline __attribute__((always_inline)) void
-heap_push(struct eq *q, struct eq_node x)
+heap_push(struct eq *q, const struct eq_node *x)
 {
 	reserve_heap(q, q->n + 1);
 	sift_up(q->heap, q->n++, x);
 }
 
-/* Puts x where the invariant says. */
+/* Puts x where the invariant says. For b >= 0, b < k exactly when
+ * floor(b) < k, and (size_t)b is floor(b). */
 static inline __attribute__((always_inline)) void
-route(struct eq *q, struct eq_node x)
+route(struct eq *q, const struct eq_node *x)
 {
-	double b = floor((bits_time(x.t_bits) - q->base_s) * q->inv_width_s);
+	double b = (bits_time(x->t_bits) - q->base_s) * q->inv_width_s;
 
-	if (b < (double)q->heap_end)
+	b = b > 0 ? b : 0;
+	if (!(b < (double)q->n_buckets))
+		list_push(q, &q->far, x);
+	else if (b < (double)q->heap_end)
 		heap_push(q, x);
-	else if (b < (double)q->n_buckets)
-		vec_push(&q->bucket[(size_t)b], x);
 	else
-		vec_push(&q->far, x);
-}
-
-/* Spreads the far nodes over fresh buckets (the old ones are all empty). */
-static void new_epoch(struct eq *q)
-{
-	struct eq_vec old = q->far;
-	double lo = INFINITY, hi = -INFINITY;
-	size_t nb = old.n / BUCKET_FILL + 1;
-
-	for (size_t i = 0; i < old.n; i++) {
-		double t = bits_time(old.v[i].t_bits);
-
-		lo = t < lo ? t : lo;
-		hi = t > hi ? t : hi;
-	}
-	if (nb + 2 > q->buckets_cap) {
-		q->bucket = xrealloc(q->bucket, (nb + 2) * sizeof(*q->bucket));
-		memset(q->bucket + q->buckets_cap, 0,
-		       (nb + 2 - q->buckets_cap) * sizeof(*q->bucket));
-		q->buckets_cap = nb + 2;
-	}
-	q->base_s = lo;
-	q->width_s = (hi - lo) / (double)nb;
-	if (!(q->width_s >= 1e-300))
-		q->width_s = 1; /* all at one time: all in bucket 0 */
-	q->inv_width_s = 1 / q->width_s;
-	q->n_buckets = nb + 2; /* room for rounding at hi */
-	q->heap_end = 0;
-	q->far = (struct eq_vec){ .v = NULL };
-	for (size_t i = 0; i < old.n; i++)
-		route(q, old.v[i]);
-	free(old.v);
-}
-
-/* Makes the heap non-empty, if any node is left. */
-static bool refill(struct eq *q)
-{
-	while (q->n == 0) {
-		while (q->heap_end < q->n_buckets) {
-			struct eq_vec *b = &q->bucket[q->heap_end++];
-
-			if (b->n) {
-				reserve_heap(q, b->n);
-				memcpy(q->heap, b->v, b->n * sizeof(*b->v));
-				q->n = b->n;
-				b->n = 0;
-				/* a crowded bucket gives its memory back: kept,
-				 * each bucket would hold the largest crowd it saw
-				 * in any epoch, and memory would grow with the
-				 * length of the run instead of pending events */
-				if (b->cap > 2 * BUCKET_FILL) {
-					free(b->v);
-					*b = (struct eq_vec){ .v = NULL };
-				}
-				heapify(q->heap, q->n);
-				return true;
-			}
-		}
-		if (q->far.n == 0)
-			return false;
-		new_epoch(q);
-	}
-	return true;
-}
-
-/* Calls fn on every node's place; fn returns false to drop the node. */
-static void sweep(struct eq *q, bool (*keep)(struct eq *, struct eq_node *))
-{
-	struct eq_vec *vs[] = { &q->far, NULL };
-	size_t m = 0;
-
-	for (size_t i = 0; i < q->n; i++)
-		if (keep(q, &q->heap[i]))
-			q->heap[m++] = q->heap[i];
-	q->n = m;
-	heapify(q->heap, q->n);
-	for (size_t j = 0; j <= q->n_buckets; j++) {
-		struct eq_vec *v = j < q->n_buckets ? &q->bucket[j] : vs[0];
-
-		m = 0;
-		for (size_t i = 0; i < v->n; i++)
-			if (keep(q, &v->v[i]))
-				v->v[m++] = v->v[i];
-		v->n = m;
-	}
-}
-
-static bool keep_pending(struct eq *q, struct eq_node *x)
-{
-	uint32_t s = SLOT_OF(*x);
-
-	if (!bit(q->cancelled, s))
-		return true;
-	free_slot(q, s, true);
-	q->n_total--;
-	return false;
+		list_push(q, &q->bucket[(size_t)b], x);
 }
 
 static int cmp_nodes(const void *a, const void *b)
@@ -358,57 +344,333 @@ static int cmp_nodes(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The k-th least of s[0..m) (0-based, k < m), s reordered: Wirth's
+ * selection (Hoare's partition around the k-th element, narrowed to the
+ * part that holds k). */
+static double select_nth(double *s, size_t m, size_t k)
+{
+	ptrdiff_t l = 0, r = (ptrdiff_t)m - 1, kk = (ptrdiff_t)k;
+
+	while (l < r) {
+		double x = s[kk];
+		ptrdiff_t i = l, j = r;
+
+		do {
+			while (s[i] < x)
+				i++;
+			while (x < s[j])
+				j--;
+			if (i <= j) {
+				double y = s[i];
+
+				s[i++] = s[j];
+				s[j--] = y;
+			}
+		} while (i <= j);
+		if (j < kk)
+			l = i;
+		if (kk < i)
+			r = j;
+	}
+	return s[kk];
+}
+
+/* The bucket width for n nodes whose times span [lo, hi]: wide enough that
+ * the earliest 1/FRONT_PART of them fill buckets of about BUCKET_FILL each,
+ * as far as the times s[0..m) of m of them, taken at a stride, tell. */
+static double front_width(double *s, size_t m, size_t n, double lo,
+			  double hi)
+{
+	double front, buckets;
+	size_t j;
+
+	if (n <= BUCKET_FILL)
+		return hi - lo; /* one bucket */
+	j = m / FRONT_PART;
+	front = select_nth(s, m, j) - lo;
+	if (!(front > 0)) /* the front is one instant: spread the whole span */
+		return (hi - lo) / (double)(n / BUCKET_FILL + 1);
+	buckets = (double)j / (double)m * (double)n / BUCKET_FILL;
+	return front / (buckets > 1 ? buckets : 1);
+}
+
+/* Spreads the far nodes over fresh buckets (the old ones are all empty);
+ * the nodes beyond the last bucket stay far. */
+static void new_epoch(struct eq *q)
+{
+	struct eq_list old = q->far;
+	double lo = INFINITY, hi = -INFINITY, span, s[SAMPLE];
+	size_t nb_max = MAX_BUCKETS_PER_FILL * (old.n / BUCKET_FILL) + 2, nb;
+	size_t m = old.n < SAMPLE ? old.n : SAMPLE, stride = old.n / m, i = 0;
+	struct walk w = walk_of(&old);
+	struct eq_node *v;
+	uint32_t k;
+
+	while ((k = walk_step(q, &w, &v)) != 0)
+		for (uint32_t j = 0; j < k; j++, i++) {
+			double t = bits_time(v[j].t_bits);
+
+			lo = t < lo ? t : lo;
+			hi = t > hi ? t : hi;
+			if (i % stride == 0 && i / stride < m)
+				s[i / stride] = t;
+		}
+	q->base_s = lo;
+	q->width_s = front_width(s, m, old.n, lo, hi);
+	if (!(q->width_s >= 1e-300))
+		q->width_s = 1; /* all at one time: all in bucket 0 */
+	q->inv_width_s = 1 / q->width_s;
+	span = (hi - lo) * q->inv_width_s + 2; /* room for rounding at hi */
+	nb = span < (double)nb_max ? (size_t)span : nb_max;
+	if (nb > q->buckets_cap) {
+		q->bucket = xrealloc(q->bucket, nb * sizeof(*q->bucket));
+		memset(q->bucket + q->buckets_cap, 0,
+		       (nb - q->buckets_cap) * sizeof(*q->bucket));
+		q->buckets_cap = (uint32_t)nb;
+	}
+	q->n_buckets = (uint32_t)nb;
+	q->heap_end = 0;
+	q->far = (struct eq_list){ 0 };
+	/* each old chunk goes back to the arena before its nodes are routed,
+	 * so the buckets reuse it */
+	w = walk_of(&old);
+	while ((k = walk_step(q, &w, &v)) != 0) {
+		struct eq_node copy[EQ_CHUNK];
+		struct eq_list one = { w.cur, w.cur, 1 };
+
+		memcpy(copy, v, k * sizeof(*v));
+		list_clear(q, &one);
+		for (uint32_t j = 0; j < k; j++)
+			route(q, &copy[j]);
+	}
+}
+
+/* Sorts the n <= DISTRIBUTE_MAX nodes of bucket lo_b into dst: a counting
+ * sort over n slices of the bucket, then an insertion sort of the nodes that
+ * share a slice. */
+static void distribute(const struct eq *q, const struct eq_list *src,
+		       uint32_t lo_b, struct eq_node *dst)
+{
+	uint16_t at[DISTRIBUTE_MAX], start[DISTRIBUTE_MAX + 1];
+	size_t n = src->n, i = 0;
+	double scale = (double)n * q->inv_width_s;
+	double off = (q->base_s * q->inv_width_s + lo_b) * (double)n;
+	struct walk w = walk_of(src);
+	struct eq_node *v;
+	uint32_t k;
+
+	if (n <= INSERTION_ONLY) {
+		while ((k = walk_step(q, &w, &v)) != 0)
+			for (uint32_t j = 0; j < k; j++)
+				dst[i++] = v[j];
+		goto insertion;
+	}
+	memset(start, 0, (n + 1) * sizeof(*start));
+	while ((k = walk_step(q, &w, &v)) != 0)
+		for (uint32_t j = 0; j < k; j++, i++) {
+			double u = bits_time(v[j].t_bits) * scale - off;
+			size_t slice;
+
+			u = u > 0 ? u : 0;
+			slice = u < (double)(n - 1) ? (size_t)u : n - 1;
+			at[i] = (uint16_t)slice;
+			start[slice + 1]++;
+		}
+	for (size_t s = 0; s < n; s++)
+		start[s + 1] += start[s];
+	w = walk_of(src);
+	i = 0;
+	while ((k = walk_step(q, &w, &v)) != 0)
+		for (uint32_t j = 0; j < k; j++, i++)
+			dst[start[at[i]]++] = v[j];
+insertion:
+	for (i = 1; i < n; i++) {
+		struct eq_node x = dst[i];
+		size_t j = i;
+
+		for (; j > 0 && node_lt(&x, &dst[j - 1]); j--)
+			dst[j] = dst[j - 1];
+		dst[j] = x;
+	}
+}
+
+/* Takes the least near node into *x; false if the near future is empty. */
+static inline __attribute__((always_inline)) bool
+take_near(struct eq *q, struct eq_node *x)
+{
+	bool in_run = q->run_pos < q->run.n;
+
+	if (q->n && (!in_run || node_lt(&q->heap[0], &q->run.v[q->run_pos]))) {
+		*x = q->heap[0];
+		pop_root(q);
+		return true;
+	}
+	if (!in_run)
+		return false;
+	*x = q->run.v[q->run_pos++];
+	return true;
+}
+
+/* With the near future empty: makes the next non-empty bucket the run,
+ * starting new epochs as needed. False if no node is left. */
+static bool refill(struct eq *q)
+{
+	for (;;) {
+		while (q->heap_end < q->n_buckets) {
+			struct eq_list *b = &q->bucket[q->heap_end++];
+
+			if (!b->n)
+				continue;
+			vec_reserve(&q->run, b->n);
+			if (b->n > DISTRIBUTE_MAX) {
+				struct walk w = walk_of(b);
+				struct eq_node *v;
+				uint32_t k;
+				size_t i = 0;
+
+				while ((k = walk_step(q, &w, &v)) != 0)
+					for (uint32_t j = 0; j < k; j++)
+						q->run.v[i++] = v[j];
+				qsort(q->run.v, b->n, sizeof(*q->run.v),
+				      cmp_nodes);
+			} else {
+				distribute(q, b, q->heap_end - 1, q->run.v);
+			}
+			q->run.n = b->n;
+			q->run_pos = 0;
+			list_clear(q, b);
+			return true;
+		}
+		if (q->far.n == 0)
+			return false;
+		new_epoch(q);
+	}
+}
+
+/* Keeps the nodes of l that keep says to, in their order. */
+static void list_filter(struct eq *q, struct eq_list *l,
+			bool (*keep)(struct eq *, struct eq_node *))
+{
+	struct walk w = walk_of(l);
+	struct eq_node *v;
+	uint32_t k, wc = l->head, wn = 0;
+
+	while ((k = walk_step(q, &w, &v)) != 0)
+		for (uint32_t j = 0; j < k; j++) {
+			if (!keep(q, &v[j]))
+				continue;
+			if (wn && wn % EQ_CHUNK == 0)
+				wc = q->chunk_next[wc];
+			chunk_nodes(q, wc)[wn++ % EQ_CHUNK] = v[j];
+		}
+	if (wn == 0) {
+		list_clear(q, l);
+		return;
+	}
+	if (wc != l->tail) { /* the chunks after wc go back */
+		struct eq_list rest = { q->chunk_next[wc], l->tail, 1 };
+
+		list_clear(q, &rest);
+	}
+	l->tail = wc;
+	l->n = wn;
+}
+
+/* Calls keep on every node's place; keep returns false to drop the node. */
+static void sweep(struct eq *q, bool (*keep)(struct eq *, struct eq_node *))
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < q->n; i++)
+		if (keep(q, &q->heap[i]))
+			q->heap[m++] = q->heap[i];
+	q->n = m;
+	heapify(q->heap, q->n);
+	m = 0;
+	for (size_t i = q->run_pos; i < q->run.n; i++)
+		if (keep(q, &q->run.v[i]))
+			q->run.v[m++] = q->run.v[i];
+	q->run.n = m;
+	q->run_pos = 0;
+	for (size_t j = 0; j < q->n_buckets; j++)
+		list_filter(q, &q->bucket[j], keep);
+	list_filter(q, &q->far, keep);
+}
+
+static bool keep_pending(struct eq *q, struct eq_node *x)
+{
+	uint32_t s = SLOT_OF(*x);
+
+	if (!(q->slot_state[s] & 1))
+		return true;
+	free_slot(q, s);
+	q->n_total--;
+	return false;
+}
+
 /* Gives all nodes sequences 0..n-1 in their order. Moves them all to far,
  * sorted, so that the next pop starts a new epoch. */
 static void renumber(struct eq *q)
 {
 	const uint64_t keep = ~(((UINT64_C(1) << SEQ_BITS) - 1) << SLOT_BITS);
-	struct eq_vec all = q->far;
+	struct eq_vec all = { .v = NULL };
 
 	for (size_t i = 0; i < q->n; i++)
-		vec_push(&all, q->heap[i]);
-	for (size_t j = 0; j < q->n_buckets; j++) {
-		for (size_t i = 0; i < q->bucket[j].n; i++)
-			vec_push(&all, q->bucket[j].v[i]);
-		q->bucket[j].n = 0;
+		vec_push(&all, &q->heap[i]);
+	for (size_t i = q->run_pos; i < q->run.n; i++)
+		vec_push(&all, &q->run.v[i]);
+	q->run.n = q->run_pos = 0;
+	for (size_t j = 0; j <= q->n_buckets; j++) {
+		struct eq_list *l = j < q->n_buckets ? &q->bucket[j] : &q->far;
+		struct walk w = walk_of(l);
+		struct eq_node *v;
+		uint32_t k;
+
+		while ((k = walk_step(q, &w, &v)) != 0)
+			for (uint32_t i = 0; i < k; i++)
+				vec_push(&all, &v[i]);
+		list_clear(q, l);
 	}
 	qsort(all.v, all.n, sizeof(*all.v), cmp_nodes);
-	for (size_t i = 0; i < all.n; i++)
+	for (size_t i = 0; i < all.n; i++) {
 		all.v[i].ord = (all.v[i].ord & keep) | (uint64_t)i << SLOT_BITS;
-	q->far = all;
+		list_push(q, &q->far, &all.v[i]);
+	}
 	q->n = 0;
 	q->n_buckets = q->heap_end = 0;
 	q->seq = all.n;
+	free(all.v);
 }
 
 uint64_t eq_push(struct eq *q, double t_s, int prio, struct eq_event ev)
 {
+	struct eq_node x;
 	uint32_t s;
 
-	HS_ASSERT(isfinite(t_s) && t_s >= q->now_s);
+	HS_ASSERT(t_s >= q->now_s && t_s < INFINITY);
 	HS_ASSERT(prio >= 0 && prio <= EQ_PRIO_MAX);
 	HS_ASSERT(q->n_total < EQ_PENDING_MAX);
 	if (q->seq == UINT64_C(1) << SEQ_BITS)
 		renumber(q);
 	s = alloc_slot(q);
 	q->n_total++;
-	q->payload[s] = ev;
-	route(q, (struct eq_node){
+	x = (struct eq_node){
 		.t_bits = time_bits(t_s),
 		.ord = (uint64_t)prio << PRIO_SHIFT | q->seq++ << SLOT_BITS | s,
-	});
-	return ((uint64_t)q->slot_gen[s] << SLOT_BITS | s) + 1;
+		.ev = ev,
+	};
+	route(q, &x);
+	return ((uint64_t)(q->slot_state[s] >> 1) << SLOT_BITS | s) + 1;
 }
 
 bool eq_cancel(struct eq *q, uint64_t handle)
 {
 	uint32_t s = (uint32_t)((handle - 1) & ((1u << SLOT_BITS) - 1));
-	uint32_t gen = (uint32_t)((handle - 1) >> SLOT_BITS);
+	uint64_t gen = (handle - 1) >> SLOT_BITS;
 
-	if (handle == EQ_NONE || s >= q->nslots || q->slot_gen[s] != gen ||
-	    bit(q->cancelled, s))
+	if (handle == EQ_NONE || s >= q->nslots || q->slot_state[s] != gen << 1)
 		return false;
-	set_bit(q->cancelled, s, true);
+	q->slot_state[s] |= 1;
 	if (++q->n_cancelled > 64 && q->n_cancelled > q->n_total / 2) {
 		sweep(q, keep_pending);
 		q->n_cancelled = 0;
@@ -418,20 +680,20 @@ bool eq_cancel(struct eq *q, uint64_t handle)
 
 bool eq_pop(struct eq *q, double *t_s, struct eq_event *ev)
 {
-	while (refill(q)) {
-		struct eq_node top = q->heap[0];
-		uint32_t s = SLOT_OF(top);
-		bool cancelled = bit(q->cancelled, s);
+	struct eq_node top;
 
-		pop_root(q);
+	while (take_near(q, &top) || (refill(q) && take_near(q, &top))) {
+		uint32_t s = SLOT_OF(top);
+		bool cancelled = q->slot_state[s] & 1;
+
 		q->n_total--;
-		free_slot(q, s, cancelled);
+		free_slot(q, s);
 		if (cancelled) {
 			q->n_cancelled--;
 			continue;
 		}
 		*t_s = q->now_s = bits_time(top.t_bits);
-		*ev = q->payload[s];
+		*ev = top.ev;
 		return true;
 	}
 	return false;

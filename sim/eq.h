@@ -2,7 +2,7 @@
  *
  * Events are ordered by (time, priority, insertion sequence): equal times run
  * by priority (lower first), then first-in first-out. Push and pop are
- * O(log n) amortised (O(1) push and a small heap's pop in the usual case); a
+ * O(log n) amortised (O(1) in the usual case); a
  * pushed event can be cancelled through its handle. Events name entities by
  * index (id, arg), never by pointer. */
 #ifndef HS_EQ_H
@@ -20,8 +20,8 @@ struct eq_event {
 
 struct eq_node {
 	uint64_t t_bits;    /* the bits of time t >= 0, which order as t does */
-	uint64_t ord;       /* prio << 58 | seq << 24 | slot; the payload is
-			       the slot's (eq.payload) */
+	uint64_t ord;       /* prio << 58 | seq << 24 | slot */
+	struct eq_event ev;
 };
 
 struct eq_vec {
@@ -29,24 +29,38 @@ struct eq_vec {
 	size_t n, cap;
 };
 
+/* n nodes in a chain of chunks of the queue's arena (eq.c) */
+struct eq_list {
+	uint32_t head, tail, n;
+};
+
+#define EQ_CHUNK 8 /* nodes a chunk */
+
 struct eq {
-	/* near future: a heap of every event whose bucket index is below
-	 * heap_end; then buckets heap_end..n_buckets-1 unsorted; then far */
+	/* near future: every event whose bucket index is below heap_end, in
+	 * the sorted run and the heap; then buckets heap_end..n_buckets-1
+	 * unsorted; then far */
+	struct eq_vec run;      /* sorted; run.v[run_pos..run.n) pending */
+	size_t run_pos;
 	struct eq_node *heap;   /* (cap) 4-ary min-heap, n in use */
 	void *heap_mem;         /* owned: the allocation heap points into */
 	size_t n, cap;
-	struct eq_vec *bucket;  /* (buckets_cap) owned, n_buckets in use */
-	size_t n_buckets, buckets_cap, heap_end;
-	struct eq_vec far;      /* beyond the last bucket */
+	struct eq_list *bucket; /* (buckets_cap) owned, n_buckets in use */
+	uint32_t n_buckets, buckets_cap, heap_end;
+	struct eq_list far;     /* beyond the last bucket */
+	/* the arena of the buckets' and far's chunks */
+	struct eq_node *chunk;  /* (chunks_cap x EQ_CHUNK) owned */
+	uint32_t *chunk_next;   /* (chunks_cap) the next chunk of a chain */
+	uint32_t chunks_cap, free_chunk; /* free chunks chain from free_chunk */
 	double base_s, width_s; /* buckets start at base_s, width_s wide */
 	double inv_width_s;     /* 1 / width_s: the bucket of t is
 				   floor((t - base_s) x inv_width_s) */
-	size_t n_total;         /* nodes in heap, buckets and far */
+	size_t n_total;         /* nodes in run, heap, buckets and far */
 	size_t n_cancelled;     /* nodes whose event was cancelled */
-	/* slots: a pending event's identity for eq_cancel, and its payload */
-	struct eq_event *payload; /* (slots_cap) the event of the slot */
-	uint32_t *slot_gen;     /* (slots_cap) bumped when the slot is freed */
-	uint64_t *cancelled;    /* (slots_cap bits) its event was cancelled */
+	/* slots: a pending event's identity for eq_cancel */
+	uint32_t *slot_state;   /* (slots_cap) generation << 1 | cancelled;
+				   the generation is bumped when the slot is
+				   freed */
 	uint32_t *free_stack;   /* (slots_cap) free slots, n_free on top */
 	uint32_t nslots, slots_cap, n_free;
 	uint64_t seq;           /* next insertion sequence, < 2^34 */

@@ -299,17 +299,17 @@ static void commit(struct sim *s, struct tenant *t, int32_t c)
 	double now = s->q.now_s;
 
 	HS_ASSERT(c >= 1 && q->committed + c <= q->n_out);
-	for (int32_t i = 0; i < c; i++) {
-		if (q->committed + i == 0) {
-			q->first_s = now;
-		} else {
-			double gap = i == 0 ? now - q->last_s : 0;
-
-			sk_add(&t->rq_itl, gap);
-			if (measured(s))
-				sk_add(&t->st.itl, gap);
-		}
+	if (q->committed == 0) {
+		q->first_s = now;
+	} else {
+		sk_add(&t->rq_itl, now - q->last_s);
+		if (measured(s))
+			sk_add(&t->st.itl, now - q->last_s);
 	}
+	/* the tokens after the first come with it: gaps of zero */
+	sk_add_zeros(&t->rq_itl, (uint64_t)c - 1);
+	if (measured(s))
+		sk_add_zeros(&t->st.itl, (uint64_t)c - 1);
 	q->committed += c;
 	q->last_s = now;
 }

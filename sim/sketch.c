@@ -13,6 +13,7 @@
 #include "mem.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,11 @@ void sk_reset(struct sketch *s)
 	s->lo = lo;
 }
 
+static inline bool covered(const struct sketch *s, int32_t i)
+{
+	return s->count && i >= s->lo && i < s->lo + (int32_t)s->n_buckets;
+}
+
 /* Makes bucket index i addressable. */
 static void cover(struct sketch *s, int32_t i)
 {
@@ -73,7 +79,7 @@ static void cover(struct sketch *s, int32_t i)
 	uint32_t nb;
 	uint32_t *c;
 
-	if (s->count && i >= s->lo && i < s->lo + (int32_t)s->n_buckets)
+	if (covered(s, i))
 		return;
 	if (!s->count) {
 		lo = i - 8;
@@ -95,7 +101,10 @@ static void cover(struct sketch *s, int32_t i)
 
 void sk_add(struct sketch *s, double v)
 {
-	HS_ASSERT(v >= 0 && isfinite(v));
+	double l;
+	int32_t i;
+
+	HS_ASSERT(v >= 0 && v < INFINITY);
 	s->n++;
 	s->sum += v;
 	s->min = v < s->min ? v : s->min;
@@ -104,10 +113,23 @@ void sk_add(struct sketch *s, double v)
 		s->zeros++;
 		return;
 	}
-	int32_t i = (int32_t)floor(approx_log2(v) / width());
-
-	cover(s, i);
+	/* floor(l), |l| < 2^17: truncation, one less below zero */
+	l = approx_log2(v) / width();
+	i = (int32_t)l;
+	i -= (double)i > l;
+	if (!covered(s, i))
+		cover(s, i);
 	s->count[i - s->lo]++;
+}
+
+void sk_add_zeros(struct sketch *s, uint64_t n)
+{
+	if (n == 0)
+		return;
+	s->n += n;
+	s->zeros += n;
+	s->min = 0 < s->min ? 0 : s->min;
+	s->max = 0 > s->max ? 0 : s->max;
 }
 
 void sk_merge(struct sketch *into, const struct sketch *from)

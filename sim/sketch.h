@@ -25,6 +25,7 @@ void sk_init(struct sketch *s);
 void sk_release(struct sketch *s);
 void sk_reset(struct sketch *s);   /* empties it, keeps the memory */
 void sk_add(struct sketch *s, double v); /* v >= 0 */
+void sk_add_zeros(struct sketch *s, uint64_t n); /* n values of 0 at once */
 void sk_merge(struct sketch *into, const struct sketch *from);
 
 /* The q-quantile (q in [0, 1]), within SK_REL_ERR of an exact order

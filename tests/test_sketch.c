@@ -61,8 +61,36 @@ static void quantiles_within_bound(void)
 	rng_free(r);
 }
 
+/* Zeros added at once count as the same zeros added one by one. */
+static void zeros_at_once(void)
+{
+	static const double vals[] = { 0.5, 0, 2, 0, 0, 7 };
+	static const uint64_t runs[] = { 3, 0, 1, 5, 2, 0 };
+	struct sketch one, many;
+
+	sk_init(&one);
+	sk_init(&many);
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		sk_add(&one, vals[i]);
+		sk_add(&many, vals[i]);
+		for (uint64_t k = 0; k < runs[i]; k++)
+			sk_add(&one, 0);
+		sk_add_zeros(&many, runs[i]);
+	}
+	CHECK(one.n == many.n && one.zeros == many.zeros && many.zeros == 14);
+	CHECK(one.min == many.min && one.max == many.max &&
+	      one.sum == many.sum);
+	for (double q = 0; q <= 1; q += 0.05)
+		CHECK_MSG(sk_quantile(&one, q) == sk_quantile(&many, q),
+			  "q %.2f: %.9g one by one, %.9g at once", q,
+			  sk_quantile(&one, q), sk_quantile(&many, q));
+	sk_release(&one);
+	sk_release(&many);
+}
+
 const struct tcase sketch_tests[] = {
 	{ "sketch: quantiles within the relative error bound",
 	  quantiles_within_bound },
+	{ "sketch: zeros added at once count as one by one", zeros_at_once },
 	{ 0 },
 };
