@@ -21,8 +21,9 @@
  * An epoch takes at least the earliest 1/FRONT_PART of the far nodes into
  * buckets, so a node is moved at most about FRONT_PART times and, in the
  * usual case, once or twice; a pop costs a comparison and an index bump. If
- * the times bunch up, a bucket and so the run can hold many nodes: a run
- * longer than DISTRIBUTE_MAX is sorted by qsort.
+ * the times bunch up, a bucket and so the run can hold many nodes: the
+ * counting sort still spreads them, and a slice that holds more than CROWD
+ * is sorted by qsort.
  *
  * Order: nodes compare as 128-bit integers (t_bits, ord). Times are >= 0,
  * and the bits of a non-negative double order as the double does, so one
@@ -62,7 +63,7 @@
 #define FRONT_PART 8     /* the width fits the earliest 1/FRONT_PART of them */
 #define MAX_BUCKETS_PER_FILL 4 /* buckets at most per BUCKET_FILL nodes */
 #define INSERTION_ONLY 12 /* shorter runs skip the counting sort */
-#define DISTRIBUTE_MAX 512 /* longer runs are sorted by qsort */
+#define CROWD 16         /* more nodes in a slice are sorted by qsort */
 #define NIL UINT32_MAX   /* no chunk */
 
 typedef unsigned __int128 u128;
@@ -203,6 +204,7 @@ void eq_release(struct eq *q)
 	free(q->chunk);
 	free(q->chunk_next);
 	free(q->run.v);
+	free(q->scratch);
 	free(q->heap_mem);
 	free(q->slot_state);
 	free(q->free_stack);
@@ -445,19 +447,19 @@ static void new_epoch(struct eq *q)
 	}
 }
 
-/* Sorts the n <= DISTRIBUTE_MAX nodes of bucket lo_b into dst: a counting
- * sort over n slices of the bucket, then an insertion sort of the nodes that
- * share a slice. */
-static void distribute(const struct eq *q, const struct eq_list *src,
-		       uint32_t lo_b, struct eq_node *dst)
+/* Sorts the nodes of bucket lo_b into dst: a counting sort over as many
+ * slices of the bucket as it holds nodes, then a sort of the nodes that
+ * share a slice: qsort for a crowd (times bunched within a slice), then an
+ * insertion sort, which finds what is left nearly in order. */
+static void distribute(struct eq *q, const struct eq_list *src, uint32_t lo_b,
+		       struct eq_node *dst)
 {
-	uint16_t at[DISTRIBUTE_MAX], start[DISTRIBUTE_MAX + 1];
 	size_t n = src->n, i = 0;
 	double scale = (double)n * q->inv_width_s;
 	double off = (q->base_s * q->inv_width_s + lo_b) * (double)n;
 	struct walk w = walk_of(src);
 	struct eq_node *v;
-	uint32_t k;
+	uint32_t k, *at, *start;
 
 	if (n <= INSERTION_ONLY) {
 		while ((k = walk_step(q, &w, &v)) != 0)
@@ -465,6 +467,13 @@ static void distribute(const struct eq *q, const struct eq_list *src,
 				dst[i++] = v[j];
 		goto insertion;
 	}
+	if (2 * n + 1 > q->scratch_cap) {
+		q->scratch_cap = 2 * (2 * n + 1);
+		q->scratch = xrealloc(q->scratch,
+				      q->scratch_cap * sizeof(*q->scratch));
+	}
+	at = q->scratch;
+	start = q->scratch + n;
 	memset(start, 0, (n + 1) * sizeof(*start));
 	while ((k = walk_step(q, &w, &v)) != 0)
 		for (uint32_t j = 0; j < k; j++, i++) {
@@ -473,7 +482,7 @@ static void distribute(const struct eq *q, const struct eq_list *src,
 
 			u = u > 0 ? u : 0;
 			slice = u < (double)(n - 1) ? (size_t)u : n - 1;
-			at[i] = (uint16_t)slice;
+			at[i] = (uint32_t)slice;
 			start[slice + 1]++;
 		}
 	for (size_t s = 0; s < n; s++)
@@ -483,6 +492,10 @@ static void distribute(const struct eq *q, const struct eq_list *src,
 	while ((k = walk_step(q, &w, &v)) != 0)
 		for (uint32_t j = 0; j < k; j++, i++)
 			dst[start[at[i]]++] = v[j];
+	/* slice s now ends at start[s] */
+	for (size_t s = 0, lo = 0; s < n; lo = start[s++])
+		if (start[s] - lo > CROWD)
+			qsort(dst + lo, start[s] - lo, sizeof(*dst), cmp_nodes);
 insertion:
 	for (i = 1; i < n; i++) {
 		struct eq_node x = dst[i];
@@ -522,20 +535,7 @@ static bool refill(struct eq *q)
 			if (!b->n)
 				continue;
 			vec_reserve(&q->run, b->n);
-			if (b->n > DISTRIBUTE_MAX) {
-				struct walk w = walk_of(b);
-				struct eq_node *v;
-				uint32_t k;
-				size_t i = 0;
-
-				while ((k = walk_step(q, &w, &v)) != 0)
-					for (uint32_t j = 0; j < k; j++)
-						q->run.v[i++] = v[j];
-				qsort(q->run.v, b->n, sizeof(*q->run.v),
-				      cmp_nodes);
-			} else {
-				distribute(q, b, q->heap_end - 1, q->run.v);
-			}
+			distribute(q, b, q->heap_end - 1, q->run.v);
 			q->run.n = b->n;
 			q->run_pos = 0;
 			list_clear(q, b);

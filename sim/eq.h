@@ -42,6 +42,8 @@ struct eq {
 	 * unsorted; then far */
 	struct eq_vec run;      /* sorted; run.v[run_pos..run.n) pending */
 	size_t run_pos;
+	uint32_t *scratch;      /* (scratch_cap) owned: the run's sort's */
+	size_t scratch_cap;
 	struct eq_node *heap;   /* (cap) 4-ary min-heap, n in use */
 	void *heap_mem;         /* owned: the allocation heap points into */
 	size_t n, cap;
@@ -85,6 +87,15 @@ bool eq_cancel(struct eq *q, uint64_t handle);
 /* Takes the earliest event; advances now_s to its time. Returns false when
  * the queue is empty. */
 bool eq_pop(struct eq *q, double *t_s, struct eq_event *ev);
+
+/* The k-th event of the sorted run after the next pop's, a hint of what
+ * comes soon (for prefetching); NULL when the run has fewer. An event pushed
+ * into the near future may come first, and a cancelled one is not skipped. */
+static inline const struct eq_event *eq_upcoming(const struct eq *q,
+						 size_t k)
+{
+	return q->run_pos + k < q->run.n ? &q->run.v[q->run_pos + k].ev : NULL;
+}
 
 /* Pending events (cancelled ones not counted). */
 static inline size_t eq_size(const struct eq *q)

@@ -94,6 +94,37 @@ static int32_t drafted_by(const struct cfg_device *d, int32_t ctx0,
 	}
 }
 
+/* batch items looked ahead for prefetch_tenant: deep at +1, state at +2 */
+#define PREFETCH_AHEAD 2
+
+/* Asks the cache for the tenant's state, or with deep (the state already
+ * asked for, a step earlier) for what it points to. At 10^5 tenants the
+ * state does not fit the cache, and each step would wait for memory. */
+static void prefetch_tenant(const struct tenant *t, bool deep)
+{
+	if (!deep) {
+		for (size_t off = 0; off < sizeof(*t); off += 64)
+			__builtin_prefetch((const char *)t + off);
+		return;
+	}
+	__builtin_prefetch(t->r_net);
+	__builtin_prefetch(t->r_acc);
+	if (t->up.q.n)
+		__builtin_prefetch(link_ring_at(&t->up.q, 0));
+	if (t->down.q.n)
+		__builtin_prefetch(link_ring_at(&t->down.q, 0));
+	if (t->cloud.cq.n)
+		__builtin_prefetch(blk_ring_at(&t->cloud.cq, 0));
+}
+
+/* The same for the tenant of the event ev, if any. */
+static void prefetch_event(const struct sim *s, const struct eq_event *ev,
+			   bool deep)
+{
+	if (ev && ev->kind < EV_BATCH) /* not none, not a replica's */
+		prefetch_tenant(&s->t[ev->id], deep);
+}
+
 /* ---- the links ---- */
 
 static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
@@ -996,6 +1027,12 @@ static void on_batch(struct sim *s, uint32_t ri)
 	for (uint32_t i = 0; i < r->nbatch; i++) {
 		const struct item *it = &r->batch[i];
 		struct tenant *t = &s->t[it->tenant];
+
+		if (i + 2 * PREFETCH_AHEAD < r->nbatch)
+			prefetch_tenant(&s->t[it[2 * PREFETCH_AHEAD].tenant],
+					false);
+		if (i + PREFETCH_AHEAD < r->nbatch)
+			prefetch_tenant(&s->t[it[PREFETCH_AHEAD].tenant], true);
 		/* the cloud makes the tokens (cloud_only, cloud_spec) */
 		bool decodes = !group(s, t)->proto.caps.speculates;
 
@@ -1230,6 +1267,8 @@ int sim_run(struct sim *s)
 		}
 		s->events++;
 		s->end_s = t;
+		prefetch_event(s, eq_upcoming(&s->q, 1), false);
+		prefetch_event(s, eq_upcoming(&s->q, 0), true);
 		switch ((enum ev_kind)ev.kind) {
 		case EV_ARRIVE:
 			on_arrive(s, &s->t[ev.id]);

@@ -282,6 +282,35 @@ static void past_aborts(void)
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 }
 
+/* Crowds of distinct times far narrower than a bucket, pushed out of
+ * order (so that the bucket's slices cannot part them), among events spread
+ * wide: they come out in time order. */
+static void crowds_in_one_bucket(void)
+{
+	gsl_rng *r = rng_new(13, rng_stream_id("test/eq/crowds"));
+	struct eq q;
+	struct eq_event e;
+	double t, last = -1;
+	size_t popped = 0, bad = 0;
+
+	eq_init(&q);
+	for (uint32_t i = 0; i < 4000; i++)
+		eq_push(&q, gsl_rng_uniform(r) * 100, 0, ev(i));
+	for (uint32_t c = 0; c < 5; c++)
+		for (uint32_t k = 0; k < 3000; k++) /* descending times */
+			eq_push(&q, 20.0 * c + 1 + (3000 - k) * 1e-12, 0,
+				ev(4000 + c * 3000 + k));
+	while (eq_pop(&q, &t, &e)) {
+		bad += t < last;
+		last = t;
+		popped++;
+	}
+	CHECK_MSG(bad == 0, "%zu pops went back in time", bad);
+	CHECK(popped == 4000 + 5 * 3000);
+	eq_release(&q);
+	rng_free(r);
+}
+
 const struct tcase eq_tests[] = {
 	{ "eq: scheduling in the past aborts", past_aborts },
 	{ "eq: equal times run by priority then FIFO", tie_rule },
@@ -293,5 +322,7 @@ const struct tcase eq_tests[] = {
 	  large_hold_model_sorted },
 	{ "eq: memory follows the pending events, not the run's length",
 	  memory_follows_pending },
+	{ "eq: crowds of distinct times in one bucket pop in order",
+	  crowds_in_one_bucket },
 	{ 0 },
 };
