@@ -58,7 +58,7 @@
 #define SEQ_BITS 34
 #define PRIO_SHIFT (SLOT_BITS + SEQ_BITS)
 #define SLOT_OF(node) ((uint32_t)((node).ord & ((1u << SLOT_BITS) - 1)))
-#define BUCKET_FILL 64  /* nodes a bucket is sized for */
+#define BUCKET_FILL 128  /* nodes a bucket is sized for */
 #define SAMPLE 512       /* far times sampled for the bucket width */
 #define FRONT_PART 8     /* the width fits the earliest 1/FRONT_PART of them */
 #define MAX_BUCKETS_PER_FILL 4 /* buckets at most per BUCKET_FILL nodes */
@@ -232,10 +232,9 @@ static void reserve_heap(struct eq *q, size_t need)
 	q->cap = cap;
 }
 
-static uint32_t alloc_slot(struct eq *q)
+/* A slot never used before (none is free). */
+static __attribute__((noinline)) uint32_t new_slot(struct eq *q)
 {
-	if (q->n_free)
-		return q->free_stack[--q->n_free];
 	if (q->nslots == q->slots_cap) {
 		q->slots_cap = q->slots_cap ? 2 * q->slots_cap : 64;
 		q->slot_state = xrealloc(q->slot_state, q->slots_cap *
@@ -245,6 +244,11 @@ static uint32_t alloc_slot(struct eq *q)
 	}
 	q->slot_state[q->nslots] = 0;
 	return q->nslots++;
+}
+
+static inline uint32_t alloc_slot(struct eq *q)
+{
+	return q->n_free ? q->free_stack[--q->n_free] : new_slot(q);
 }
 
 /* Clears the cancelled bit and bumps the generation. */
@@ -316,7 +320,8 @@ static void heapify(struct eq_node *h, size_t n)
 	}
 }
 
-static inline __attribute__((always_inline)) void
+/* out of line, as a push seldom lands in the near future */
+static __attribute__((noinline)) void
 heap_push(struct eq *q, const struct eq_node *x)
 {
 	reserve_heap(q, q->n + 1);
@@ -610,7 +615,7 @@ static bool keep_pending(struct eq *q, struct eq_node *x)
 
 /* Gives all nodes sequences 0..n-1 in their order. Moves them all to far,
  * sorted, so that the next pop starts a new epoch. */
-static void renumber(struct eq *q)
+static __attribute__((noinline)) void renumber(struct eq *q)
 {
 	const uint64_t keep = ~(((UINT64_C(1) << SEQ_BITS) - 1) << SLOT_BITS);
 	struct eq_vec all = { .v = NULL };
