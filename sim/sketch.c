@@ -6,7 +6,10 @@
  * g = (1 + a) / (1 - a), a = SK_REL_ERR: a bucket then spans at most a
  * factor e^w = g, and answering 2 lo hi / (lo + hi) for it is within a of
  * every value in it (DDSketch's linearly interpolated mapping). count[] is
- * dense between the least and greatest index seen. */
+ * dense between the least and greatest index seen. Until a sketch holds
+ * more than SK_SMALL non-zero values it keeps them in small[] instead (no
+ * count[]), and a quantile picks the order statistic among them and answers
+ * its bucket's value: the same answer as from the counts. */
 #include "sketch.h"
 
 #include "err.h"
@@ -50,12 +53,15 @@ void sk_init(struct sketch *s)
 void sk_release(struct sketch *s)
 {
 	free(s->count);
+	free(s->small);
 	sk_init(s);
 }
 
+/* Keeps the memory, and counts in buckets if it did. */
 void sk_reset(struct sketch *s)
 {
 	uint32_t *c = s->count;
+	double *small = s->small;
 	uint32_t nb = s->n_buckets;
 	int32_t lo = s->lo;
 
@@ -63,8 +69,19 @@ void sk_reset(struct sketch *s)
 		memset(c, 0, nb * sizeof(*c));
 	sk_init(s);
 	s->count = c;
+	s->small = small;
 	s->n_buckets = nb;
 	s->lo = lo;
+}
+
+/* The bucket of v > 0: floor(L(v) / w), |L(v) / w| < 2^17, by truncation,
+ * one less below zero. */
+static int32_t bucket_of(double v)
+{
+	double l = approx_log2(v) / width();
+	int32_t i = (int32_t)l;
+
+	return i - ((double)i > l);
 }
 
 static inline bool covered(const struct sketch *s, int32_t i)
@@ -99,27 +116,50 @@ static void cover(struct sketch *s, int32_t i)
 	s->n_buckets = nb;
 }
 
+static void count_in_bucket(struct sketch *s, double v)
+{
+	int32_t i = bucket_of(v);
+
+	if (!covered(s, i))
+		cover(s, i);
+	s->count[i - s->lo]++;
+}
+
+/* Moves the small values to buckets, for good. */
+static void to_buckets(struct sketch *s)
+{
+	for (uint32_t k = 0; k < s->n_small; k++)
+		count_in_bucket(s, s->small[k]);
+	free(s->small);
+	s->small = NULL;
+	s->n_small = 0;
+}
+
+/* Counts v > 0 (n, sum, min and max are the caller's). */
+static void count_value(struct sketch *s, double v)
+{
+	if (!s->count && s->n_small < SK_SMALL) {
+		if (!s->small)
+			s->small = xmalloc(SK_SMALL * sizeof(*s->small));
+		s->small[s->n_small++] = v;
+		return;
+	}
+	if (!s->count)
+		to_buckets(s);
+	count_in_bucket(s, v);
+}
+
 void sk_add(struct sketch *s, double v)
 {
-	double l;
-	int32_t i;
-
 	HS_ASSERT(v >= 0 && v < INFINITY);
 	s->n++;
 	s->sum += v;
 	s->min = v < s->min ? v : s->min;
 	s->max = v > s->max ? v : s->max;
-	if (v == 0) {
+	if (v == 0)
 		s->zeros++;
-		return;
-	}
-	/* floor(l), |l| < 2^17: truncation, one less below zero */
-	l = approx_log2(v) / width();
-	i = (int32_t)l;
-	i -= (double)i > l;
-	if (!covered(s, i))
-		cover(s, i);
-	s->count[i - s->lo]++;
+	else
+		count_value(s, v);
 }
 
 void sk_add_zeros(struct sketch *s, uint64_t n)
@@ -141,12 +181,27 @@ void sk_merge(struct sketch *into, const struct sketch *from)
 	into->sum += from->sum;
 	into->min = from->min < into->min ? from->min : into->min;
 	into->max = from->max > into->max ? from->max : into->max;
+	for (uint32_t k = 0; k < from->n_small; k++)
+		count_value(into, from->small[k]);
 	for (uint32_t k = 0; k < from->n_buckets; k++) {
 		if (!from->count[k])
 			continue;
+		if (!into->count)
+			to_buckets(into);
 		cover(into, from->lo + (int32_t)k);
 		into->count[from->lo + (int32_t)k - into->lo] += from->count[k];
 	}
+}
+
+/* What a quantile in bucket i answers: within SK_REL_ERR of every value in
+ * it, and never outside what was seen. */
+static double bucket_value(const struct sketch *s, int32_t k)
+{
+	double i = k;
+	double lo = inverse(i * width()), hi = inverse((i + 1) * width());
+	double v = 2 * lo * hi / (lo + hi);
+
+	return v < s->min ? s->min : v > s->max ? s->max : v;
 }
 
 double sk_quantile(const struct sketch *s, double q)
@@ -159,17 +214,25 @@ double sk_quantile(const struct sketch *s, double q)
 	rank = (uint64_t)floor(q * (double)(s->n - 1));
 	if (rank < s->zeros)
 		return 0;
+	if (!s->count) { /* the order statistic among the small values */
+		double v[SK_SMALL];
+		uint32_t m = s->n_small;
+
+		memcpy(v, s->small, m * sizeof(*v));
+		for (uint32_t i = 1; i < m; i++)
+			for (uint32_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
+				double x = v[j];
+
+				v[j] = v[j - 1];
+				v[j - 1] = x;
+			}
+		return bucket_value(s, bucket_of(v[rank - s->zeros]));
+	}
 	seen = s->zeros;
 	for (uint32_t k = 0; k < s->n_buckets; k++) {
 		seen += s->count[k];
-		if (seen > rank) {
-			double i = s->lo + (int32_t)k;
-			double lo = inverse(i * width()), hi = inverse((i + 1) * width());
-			double v = 2 * lo * hi / (lo + hi);
-
-			/* never outside what was seen */
-			return v < s->min ? s->min : v > s->max ? s->max : v;
-		}
+		if (seen > rank)
+			return bucket_value(s, s->lo + (int32_t)k);
 	}
 	return s->max;
 }

@@ -4,7 +4,10 @@
  * returned with relative error at most SK_REL_ERR, whatever the number of
  * values; zeros (the gaps between tokens committed together) are counted
  * exactly apart. Memory grows with the span of the values, not their count:
- * about 230 buckets per decade (4 bytes each). */
+ * about 230 buckets per decade (4 bytes each); the first SK_SMALL non-zero
+ * values are kept as they are (a tenant's few TTFTs take 128 bytes, not a
+ * bucket for every 2% between the least and the greatest), and answer as
+ * their buckets would. */
 #ifndef HS_SKETCH_H
 #define HS_SKETCH_H
 
@@ -12,11 +15,15 @@
 #include <stdint.h>
 
 #define SK_REL_ERR 0.01
+#define SK_SMALL 16
 
 struct sketch {
-	uint32_t *count;  /* (n_buckets) owned; bucket i is index lo + i */
+	uint32_t *count;  /* (n_buckets) owned; bucket i is index lo + i;
+			     NULL while the values are small's */
+	double *small;    /* (SK_SMALL) owned: the non-zero values, n_small of
+			     them, until there are more; then NULL */
 	int32_t lo;       /* index of count[0] */
-	uint32_t n_buckets;
+	uint32_t n_buckets, n_small;
 	uint64_t n, zeros;
 	double sum, min, max;
 };

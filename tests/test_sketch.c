@@ -88,9 +88,51 @@ static void zeros_at_once(void)
 	sk_release(&many);
 }
 
+/* A few values kept as they are answer as their buckets would: the same
+ * values in a sketch that counts in buckets (one reset after it had many)
+ * give the same quantiles, and so does a merge of small and counted ones. */
+static void small_answers_as_buckets(void)
+{
+	gsl_rng *r = rng_new(6, rng_stream_id("test/sketch/small"));
+
+	for (uint32_t m = 1; m <= 2 * SK_SMALL + 2; m++) {
+		struct sketch small, counted, merged, half;
+		size_t bad = 0;
+
+		sk_init(&small);
+		sk_init(&counted);
+		sk_init(&merged);
+		sk_init(&half);
+		for (uint32_t k = 0; k <= SK_SMALL; k++)
+			sk_add(&counted, 1.0 + k);
+		sk_reset(&counted); /* counts in buckets from now on */
+		for (uint32_t k = 0; k < m; k++) {
+			double v = k % 5 == 0 ? 0 : exp(gsl_ran_gaussian(r, 4));
+
+			sk_add(&small, v);
+			sk_add(&counted, v);
+			sk_add(k % 2 ? &merged : &half, v);
+		}
+		sk_merge(&merged, &half);
+		CHECK(m > SK_SMALL || small.count == NULL);
+		for (double q = 0; q <= 1.0001; q += 0.01)
+			bad += sk_quantile(&small, q) != sk_quantile(&counted, q) ||
+			       sk_quantile(&merged, q) != sk_quantile(&counted, q);
+		CHECK_MSG(bad == 0, "%zu of 101 quantiles differ at %u values",
+			  bad, m);
+		sk_release(&small);
+		sk_release(&counted);
+		sk_release(&merged);
+		sk_release(&half);
+	}
+	rng_free(r);
+}
+
 const struct tcase sketch_tests[] = {
 	{ "sketch: quantiles within the relative error bound",
 	  quantiles_within_bound },
 	{ "sketch: zeros added at once count as one by one", zeros_at_once },
+	{ "sketch: a few values kept exactly answer as their buckets",
+	  small_answers_as_buckets },
 	{ 0 },
 };
