@@ -4,14 +4,15 @@
  * inv_width_s)), a non-decreasing function of t. Invariant: the near future
  * (the run's pending part and the heap) holds exactly the nodes with b(t) <
  * heap_end; bucket j (heap_end <= j < n_buckets) holds, unsorted, those with
- * b(t) == j; far holds the rest. Buckets and far are chains of chunks of
- * EQ_CHUNK nodes from one arena with a free chain, so a push writes one
- * place, a bucket's memory goes back to the arena when it becomes the run,
- * and the arena is as large as the most nodes pending at once asked. So every near node comes before every other
+ * b(t) == j; far holds the rest. So every near node comes before every other
  * node (b(t1) < b(t2) implies t1 < t2), and nodes of equal time are never
- * split between near, a bucket and far. A pop takes the lesser of the run's
- * head and the heap's top; a push costs O(1), or a heap push when it lands
- * in the near future. When the near future is empty the next non-empty
+ * split between near, a bucket and far. Buckets and far are chains of
+ * chunks of EQ_CHUNK nodes from one arena with a free chain, so a push
+ * writes one place, a bucket's memory goes back to the arena when it becomes
+ * the run, and the arena is as large as the most nodes ever pending at once
+ * asked (and a part-full chunk a bucket). A pop takes the lesser of the
+ * run's head and the heap's top; a push costs O(1), or a heap push when it
+ * lands in the near future. When the near future is empty the next non-empty
  * bucket becomes the run: its nodes are distributed over as many slices of
  * the bucket's width (a counting sort), then an insertion sort puts the few
  * that share a slice in order. When the buckets run out the far nodes are

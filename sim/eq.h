@@ -1,10 +1,10 @@
 /* eq.h: the event queue, the heart of the discrete-event engine.
  *
  * Events are ordered by (time, priority, insertion sequence): equal times run
- * by priority (lower first), then first-in first-out. Push and pop are
- * O(log n) amortised (O(1) in the usual case); a
- * pushed event can be cancelled through its handle. Events name entities by
- * index (id, arg), never by pointer. */
+ * by priority (lower first), then first-in first-out. Push and pop are O(1)
+ * amortised in the usual case (O(log n) when times bunch up); a pushed event
+ * can be cancelled through its handle. Events name entities by index (id,
+ * arg), never by pointer. */
 #ifndef HS_EQ_H
 #define HS_EQ_H
 
@@ -56,7 +56,7 @@ struct eq {
 	uint32_t chunks_cap, free_chunk; /* free chunks chain from free_chunk */
 	double base_s, width_s; /* buckets start at base_s, width_s wide */
 	double inv_width_s;     /* 1 / width_s: the bucket of t is
-				   floor((t - base_s) x inv_width_s) */
+				   max(0, floor((t - base_s) x inv_width_s)) */
 	size_t n_total;         /* nodes in run, heap, buckets and far */
 	size_t n_cancelled;     /* nodes whose event was cancelled */
 	/* slots: a pending event's identity for eq_cancel */
