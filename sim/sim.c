@@ -94,12 +94,15 @@ static int32_t drafted_by(const struct cfg_device *d, int32_t ctx0,
 	}
 }
 
-/* batch items looked ahead for prefetch_tenant: deep at +1, state at +2 */
+/* ---- prefetching: at 10^5 tenants their state does not fit the cache ---- */
+
+/* on_batch asks for an item's pointers this many items ahead, and for its
+ * tenant's state twice as far */
 #define PREFETCH_AHEAD 2
 
 /* Asks the cache for the tenant's state, or with deep (the state already
- * asked for, a step earlier) for what it points to. At 10^5 tenants the
- * state does not fit the cache, and each step would wait for memory. */
+ * asked for, a step earlier) for what it points to, so that a step does not
+ * wait for memory. */
 static void prefetch_tenant(const struct tenant *t, bool deep)
 {
 	if (!deep) {
