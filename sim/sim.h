@@ -19,6 +19,7 @@
 #include "cfg.h"
 #include "cost.h"
 #include "eq.h"
+#include "fmt.h"
 #include "link.h"
 #include "ring.h"
 #include "sketch.h"
@@ -74,7 +75,7 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 #define CSV_NAME(name, fmt, value, meaning)                               \
 	(fprintf(f, "%s%s", sep, #name), sep = ",");
 #define CSV_VALUE(name, fmt, value, meaning)                              \
-	(fputs(sep, f), fprintf(f, fmt, value), sep = ",");
+	(fputs(sep, f), fmt_field(f, fmt, value), sep = ",");
 
 #define REQ_CSV_COLUMNS(X)                                                 \
 	X(group, "%s", group(s, t)->name, "the tenant's group")             \

@@ -2,10 +2,13 @@
 #include "harness.h"
 
 #include "err.h"
+#include "fmt.h"
 #include "fs.h"
 #include "ring.h"
+#include "rng.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -85,9 +88,98 @@ static void fs_whole_files(void)
 	CHECK(fs_write_atomic(path, "x", &e) < 0 && strstr(e.msg, "cannot write"));
 }
 
+/* Counts the values v for which fmt_g9 and snprintf's "%.9g" differ,
+ * printing the first few. */
+static size_t g9_mismatch(double v, size_t bad)
+{
+	char a[FMT_G9_MAX], b[64];
+	int n = fmt_g9(a, v);
+
+	snprintf(b, sizeof(b), "%.9g", v);
+	if (!strcmp(a, b) && n == (int)strlen(b))
+		return bad;
+	if (bad < 5)
+		fprintf(stderr, "    %a: fmt_g9 \"%s\", printf \"%s\"\n", v, a, b);
+	return bad + 1;
+}
+
+/* fmt_g9 writes what printf's %.9g writes: for random bit patterns (every
+ * exponent, subnormals, infinities and NaNs), values spread over 24
+ * decades, decimal fractions, ties at the ninth digit, powers of ten and
+ * their neighbours. */
+static void g9_as_printf(void)
+{
+	gsl_rng *r = rng_new(3, rng_stream_id("test/fmt"));
+	size_t bad = 0;
+
+	for (int i = 0; i < 400000; i++) {
+		uint64_t bits = (uint64_t)gsl_rng_get(r) << 32 | gsl_rng_get(r);
+		double v;
+
+		memcpy(&v, &bits, sizeof(v));
+		bad = g9_mismatch(v, bad);
+		v = (gsl_rng_uniform(r) < 0.5 ? -1 : 1) *
+		    pow(10, gsl_rng_uniform(r) * 24 - 12);
+		bad = g9_mismatch(v, bad);
+		/* decimal fractions: k / 10^j, as a config or a sum makes */
+		v = ((double)gsl_rng_uniform_int(r, 100000) * 100000 +
+		     (double)gsl_rng_uniform_int(r, 100000)) /
+		    pow(10, (double)gsl_rng_uniform_int(r, 13));
+		bad = g9_mismatch(v, bad);
+		/* an exact tie at the ninth digit: ten digits ending in 5 */
+		v = (double)(gsl_rng_uniform_int(r, 900000000UL) + 100000000UL) *
+			    10 + 5;
+		bad = g9_mismatch(v / pow(2, (double)gsl_rng_uniform_int(r, 8)),
+				  bad);
+	}
+	for (int k = -30; k <= 30; k++) {
+		double p = pow(10, k);
+
+		bad = g9_mismatch(p, bad);
+		bad = g9_mismatch(nextafter(p, 0), bad);
+		bad = g9_mismatch(nextafter(p, INFINITY), bad);
+		bad = g9_mismatch(p * 0.9999999995, bad);
+		bad = g9_mismatch(p * 0.99999999949999, bad);
+	}
+	static const double edge[] = { 0.0, -0.0, 1, -1, 999999999.5, 999999999.4,
+				       99999999.95, 0.0001, 0.00001, 0.000099999999995,
+				       1e9, 123456789, 1234567895, 5e-324, 1.7976931348623157e308 };
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		bad = g9_mismatch(edge[i], bad);
+	CHECK_MSG(bad == 0, "%zu values formatted unlike printf", bad);
+	rng_free(r);
+}
+
+/* fmt_field writes one value as fprintf would, for each format the CSV
+ * writers use. */
+static void field_as_fprintf(void)
+{
+	char *got = NULL, want[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+
+	fmt_field(f, "%d", -2147483647 - 1);
+	fmt_field(f, "%d", 0);
+	fmt_field(f, "%d", 42);
+	fmt_field(f, "%u", 4294967295u);
+	fmt_field(f, "%llu", 18446744073709551615ULL);
+	fmt_field(f, "%s", "phones");
+	fmt_field(f, "%.9g", 0.0835559216);
+	fmt_field(f, "%.3f", 2.5);
+	fclose(f);
+	snprintf(want, sizeof(want), "%d%d%d%u%llu%s%.9g%.3f", -2147483647 - 1,
+		 0, 42, 4294967295u, 18446744073709551615ULL, "phones",
+		 0.0835559216, 2.5);
+	CHECK_MSG(!strcmp(got, want), "got \"%s\", want \"%s\"", got, want);
+	free(got);
+}
+
 const struct tcase base_tests[] = {
 	{ "base: a ring keeps FIFO order through wrapping and growth",
 	  ring_fifo_order },
 	{ "base: whole files, folders, atomic writes", fs_whole_files },
+	{ "base: fmt_g9 writes what printf's %.9g writes", g9_as_printf },
+	{ "base: fmt_field writes one value as fprintf would",
+	  field_as_fprintf },
 	{ 0 },
 };
