@@ -6,8 +6,8 @@
  * (k = 8 - E), each power moved to den when its exponent is negative: for
  * every value below 10^9 den is a power of two, and the division a shift.
  * Both are worked out exactly in 128-bit integers, and where one would not
- * fit (values below 1e-13, an exponent far from zero, a subnormal)
- * snprintf does the work. glibc's printf rounds the exact binary value half
+ * fit (values below about 1e-13 or from 2^127 up, subnormals) snprintf
+ * does the work. glibc's printf rounds the exact binary value half
  * to even too, so the two agree (tests/test_base.c compares them). The
  * digits are then laid out as %g does: fixed when -4 <= E < 9, else with an
  * exponent of two digits at least; trailing zeros dropped, the point with

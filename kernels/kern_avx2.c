@@ -300,7 +300,6 @@ void kern_avx2_load(const uint16_t *x, int k, int group, int interleave,
 #define PANEL 8
 #define TILE 4
 
-
 /* 8 x 8 words: out[j] lane i = in[i] lane j */
 static inline void transpose8(__m256i v[8])
 {

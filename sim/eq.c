@@ -158,13 +158,18 @@ list_push(struct eq *q, struct eq_list *l, const struct eq_node *x)
 	l->n++;
 }
 
+/* Gives the chain of chunks head .. tail back to the arena. */
+static void chain_free(struct eq *q, uint32_t head, uint32_t tail)
+{
+	q->chunk_next[tail] = q->free_chunk;
+	q->free_chunk = head;
+}
+
 /* Gives l's chunks back to the arena. */
 static void list_clear(struct eq *q, struct eq_list *l)
 {
-	if (l->n) {
-		q->chunk_next[l->tail] = q->free_chunk;
-		q->free_chunk = l->head;
-	}
+	if (l->n)
+		chain_free(q, l->head, l->tail);
 	l->n = 0;
 }
 
@@ -196,7 +201,7 @@ static inline uint32_t walk_step(const struct eq *q, struct walk *w,
 
 void eq_init(struct eq *q)
 {
-	*q = (struct eq){ .width_s = 1, .inv_width_s = 1, .free_chunk = NIL };
+	*q = (struct eq){ .inv_width_s = 1, .free_chunk = NIL };
 }
 
 void eq_release(struct eq *q)
@@ -407,7 +412,7 @@ static double front_width(double *s, size_t m, size_t n, double lo,
 static void new_epoch(struct eq *q)
 {
 	struct eq_list old = q->far;
-	double lo = INFINITY, hi = -INFINITY, span, s[SAMPLE];
+	double lo = INFINITY, hi = -INFINITY, width, span, s[SAMPLE];
 	size_t nb_max = MAX_BUCKETS_PER_FILL * (old.n / BUCKET_FILL) + 2, nb;
 	size_t m = old.n < SAMPLE ? old.n : SAMPLE, stride = old.n / m, i = 0;
 	struct walk w = walk_of(&old);
@@ -424,10 +429,10 @@ static void new_epoch(struct eq *q)
 				s[i / stride] = t;
 		}
 	q->base_s = lo;
-	q->width_s = front_width(s, m, old.n, lo, hi);
-	if (!(q->width_s >= 1e-300))
-		q->width_s = 1; /* all at one time: all in bucket 0 */
-	q->inv_width_s = 1 / q->width_s;
+	width = front_width(s, m, old.n, lo, hi);
+	if (!(width >= 1e-300))
+		width = 1; /* all at one time: all in bucket 0 */
+	q->inv_width_s = 1 / width;
 	span = (hi - lo) * q->inv_width_s + 2; /* room for rounding at hi */
 	nb = span < (double)nb_max ? (size_t)span : nb_max;
 	if (nb > q->buckets_cap) {
@@ -444,21 +449,19 @@ static void new_epoch(struct eq *q)
 	w = walk_of(&old);
 	while ((k = walk_step(q, &w, &v)) != 0) {
 		struct eq_node copy[EQ_CHUNK];
-		struct eq_list one = { w.cur, w.cur, 1 };
 
 		memcpy(copy, v, k * sizeof(*v));
-		list_clear(q, &one);
+		chain_free(q, w.cur, w.cur);
 		for (uint32_t j = 0; j < k; j++)
 			route(q, &copy[j]);
 	}
 }
 
-/* Sorts the nodes of bucket lo_b into dst: a counting sort over as many
- * slices of the bucket as it holds nodes, then a sort of the nodes that
- * share a slice: qsort for a crowd (times bunched within a slice), then an
- * insertion sort, which finds what is left nearly in order. */
-static void distribute(struct eq *q, const struct eq_list *src, uint32_t lo_b,
-		       struct eq_node *dst)
+/* Puts the n nodes of bucket lo_b into dst in slices of the bucket, as
+ * many as there are nodes (a counting sort), and sorts by qsort a slice
+ * that holds more than CROWD (times bunched within it). */
+static void spread(struct eq *q, const struct eq_list *src, uint32_t lo_b,
+		   struct eq_node *dst)
 {
 	size_t n = src->n, i = 0;
 	double scale = (double)n * q->inv_width_s;
@@ -467,12 +470,6 @@ static void distribute(struct eq *q, const struct eq_list *src, uint32_t lo_b,
 	struct eq_node *v;
 	uint32_t k, *at, *start;
 
-	if (n <= INSERTION_ONLY) {
-		while ((k = walk_step(q, &w, &v)) != 0)
-			for (uint32_t j = 0; j < k; j++)
-				dst[i++] = v[j];
-		goto insertion;
-	}
 	if (2 * n + 1 > q->scratch_cap) {
 		q->scratch_cap = 2 * (2 * n + 1);
 		q->scratch = xrealloc(q->scratch,
@@ -502,8 +499,28 @@ static void distribute(struct eq *q, const struct eq_list *src, uint32_t lo_b,
 	for (size_t s = 0, lo = 0; s < n; lo = start[s++])
 		if (start[s] - lo > CROWD)
 			qsort(dst + lo, start[s] - lo, sizeof(*dst), cmp_nodes);
-insertion:
-	for (i = 1; i < n; i++) {
+}
+
+/* Sorts the nodes of bucket lo_b into dst: spread over slices unless they
+ * are few, then an insertion sort, which finds them nearly in order. */
+static void sort_bucket(struct eq *q, const struct eq_list *src,
+			uint32_t lo_b, struct eq_node *dst)
+{
+	size_t n = src->n;
+
+	if (n > INSERTION_ONLY) {
+		spread(q, src, lo_b, dst);
+	} else {
+		struct walk w = walk_of(src);
+		struct eq_node *v;
+		uint32_t k;
+		size_t i = 0;
+
+		while ((k = walk_step(q, &w, &v)) != 0)
+			for (uint32_t j = 0; j < k; j++)
+				dst[i++] = v[j];
+	}
+	for (size_t i = 1; i < n; i++) {
 		struct eq_node x = dst[i];
 		size_t j = i;
 
@@ -541,7 +558,7 @@ static bool refill(struct eq *q)
 			if (!b->n)
 				continue;
 			vec_reserve(&q->run, b->n);
-			distribute(q, b, q->heap_end - 1, q->run.v);
+			sort_bucket(q, b, q->heap_end - 1, q->run.v);
 			q->run.n = b->n;
 			q->run_pos = 0;
 			list_clear(q, b);
@@ -573,11 +590,8 @@ static void list_filter(struct eq *q, struct eq_list *l,
 		list_clear(q, l);
 		return;
 	}
-	if (wc != l->tail) { /* the chunks after wc go back */
-		struct eq_list rest = { q->chunk_next[wc], l->tail, 1 };
-
-		list_clear(q, &rest);
-	}
+	if (wc != l->tail) /* the chunks after wc go back */
+		chain_free(q, q->chunk_next[wc], l->tail);
 	l->tail = wc;
 	l->n = wn;
 }

@@ -54,8 +54,8 @@ struct eq {
 	struct eq_node *chunk;  /* (chunks_cap x EQ_CHUNK) owned */
 	uint32_t *chunk_next;   /* (chunks_cap) the next chunk of a chain */
 	uint32_t chunks_cap, free_chunk; /* free chunks chain from free_chunk */
-	double base_s, width_s; /* buckets start at base_s, width_s wide */
-	double inv_width_s;     /* 1 / width_s: the bucket of t is
+	double base_s;          /* where bucket 0 starts */
+	double inv_width_s;     /* 1 / a bucket's width: the bucket of t is
 				   max(0, floor((t - base_s) x inv_width_s)) */
 	size_t n_total;         /* nodes in run, heap, buckets and far */
 	size_t n_cancelled;     /* nodes whose event was cancelled */
