@@ -492,6 +492,18 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 		json_object_get(fit, "draft_max_rel_residual"),
 		"prefill_max_rel_residual",
 		json_object_get(fit, "prefill_max_rel_residual")));
+	if (d->power_busy_w > 0) { /* the device file's, with its source */
+		json_t *pw = json_pack("{s:f}", "busy_w", d->power_busy_w);
+		const json_t *src = json_object_get(json_object_get(d->doc,
+			"sources"), "power");
+
+		if (d->power_idle_w > 0)
+			json_object_set_new(pw, "idle_w", json_real(d->power_idle_w));
+		json_object_set_new(pw, "source", json_string(
+			json_is_string(src) ? json_string_value(src) :
+			"the device file gives none"));
+		json_object_set_new(out, "power", pw);
+	}
 	json_object_set_new(out, "derivation", json_pack(
 		"{s:s,s:s,s:s,s:f,s:f,s:s,s:f,s:f,s:o,s:o,s:s,s:O,s:O}",
 		"from", from_path, "device_file", d->path, "measured_device",

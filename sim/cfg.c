@@ -208,13 +208,14 @@ static int read_protocol_draft(struct jx *x, json_t *v, const char *p,
 	return read_draft(x, d, cp, cloud, target_text, &out->draft);
 }
 
-/* The device's four costs; a profile (`calib cpu`) gives their defaults. */
+/* The device's four costs and its power; a profile (`calib cpu`, `calib
+ * derive`) gives their defaults. */
 static int read_device(struct jx *x, json_t *v, const char *p,
 		       struct cfg_device *out)
 {
 	static const char *const keys[] = { "profile", "draft_base_s",
 		"draft_per_ctx_s", "prefill_base_s", "prefill_per_token_s",
-		NULL };
+		"power_busy_w", "power_idle_w", "battery_wh", NULL };
 	struct prof_edge pe = { .draft_base_s = JX_REQUIRED,
 				.prefill_per_token_s = JX_REQUIRED };
 	json_t *profile;
@@ -243,7 +244,13 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 	       jx_num(x, v, p, "prefill_base_s", JX_NONNEG, pe.prefill_base_s,
 		      &out->prefill_base_s) < 0 ||
 	       jx_num(x, v, p, "prefill_per_token_s", JX_NONNEG,
-		      pe.prefill_per_token_s, &out->prefill_per_token_s) < 0
+		      pe.prefill_per_token_s, &out->prefill_per_token_s) < 0 ||
+	       jx_num(x, v, p, "power_busy_w", JX_NONNEG, pe.power_busy_w,
+		      &out->power_busy_w) < 0 ||
+	       jx_num(x, v, p, "power_idle_w", JX_NONNEG, pe.power_idle_w,
+		      &out->power_idle_w) < 0 ||
+	       jx_num(x, v, p, "battery_wh", JX_NONNEG, pe.battery_wh,
+		      &out->battery_wh) < 0
 		       ? -1 : 0;
 }
 
@@ -365,12 +372,49 @@ static int read_accept(struct jx *x, json_t *v, const char *p,
 	return 0;
 }
 
+/* The edge's radio: a preset by name (default wifi) or its figures. */
+static int read_radio(struct jx *x, json_t *v, const char *p,
+		      struct radio *out)
+{
+	static const char *const keys[] = { "name", "up_j_per_bit",
+		"down_j_per_bit", "active_w", "tail_w", "tail_s", "promo_j",
+		NULL };
+	json_t *r = json_object_get(v, "radio");
+	const char *name;
+	char cp[JX_PTR_MAX];
+	int k;
+
+	if (!r || json_is_string(r)) {
+		if (jx_enum(x, v, p, "radio", radio_names(), "wifi", &k) < 0)
+			return -1;
+		*out = *radio_find(radio_names()[k]);
+		return 0;
+	}
+	jx_child(cp, p, "radio");
+	if (jx_object(x, r, cp, keys) < 0 ||
+	    jx_str(x, r, cp, "name", "custom", &name) < 0 ||
+	    jx_num(x, r, cp, "up_j_per_bit", JX_NONNEG, JX_REQUIRED,
+		   &out->up_j_per_bit) < 0 ||
+	    jx_num(x, r, cp, "down_j_per_bit", JX_NONNEG, JX_REQUIRED,
+		   &out->down_j_per_bit) < 0 ||
+	    jx_num(x, r, cp, "active_w", JX_NONNEG, JX_REQUIRED,
+		   &out->active_w) < 0 ||
+	    jx_num(x, r, cp, "tail_w", JX_NONNEG, 0, &out->tail_w) < 0 ||
+	    jx_num(x, r, cp, "tail_s", JX_NONNEG, 0, &out->tail_s) < 0 ||
+	    jx_num(x, r, cp, "promo_j", JX_NONNEG, 0, &out->promo_j) < 0)
+		return -1;
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	out->source = NULL;
+	return 0;
+}
+
 static int read_wan(struct jx *x, json_t *v, const char *p, struct cfg_wan *out)
 {
 	static const char *const keys[] = { "rtt_s", "up_bps", "down_bps",
-		"loss", "rto_s", "header_bytes", NULL };
+		"loss", "rto_s", "header_bytes", "radio", NULL };
 
 	return jx_object(x, v, p, keys) < 0 ||
+	       read_radio(x, v, p, &out->radio) < 0 ||
 	       dist_read(x, v, p, "rtt_s", JX_POS, NULL, &out->rtt_s) < 0 ||
 	       jx_num(x, v, p, "up_bps", JX_POS, 20e6, &out->up_bps) < 0 ||
 	       jx_num(x, v, p, "down_bps", JX_POS, 50e6, &out->down_bps) < 0 ||
@@ -550,11 +594,13 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 		"fp16_flops", "mem_bytes", NULL };
 	const struct gpu_spec *base = NULL;
 	const char *name;
-	bool custom = false;
+	bool custom = false, market_given;
 	int preset;
 
 	if (jx_object(x, v, p, keys) < 0)
 		return -1;
+	market_given = json_object_get(v, "power_idle_w") ||
+		       json_object_get(v, "usd_per_hour");
 	for (int i = 0; figures[i] && !json_object_get(v, "preset"); i++)
 		custom |= json_object_get(v, figures[i]) != NULL;
 	out->preset = NULL;
@@ -592,6 +638,8 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 	snprintf(out->spec.name, sizeof(out->spec.name), "%s", name);
 	if (base && strcmp(name, base->name))
 		out->spec.source = NULL; /* figures of another GPU */
+	if (market_given || out->spec.source == NULL)
+		out->spec.market = NULL;
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include "accept.h"
 #include "dist.h"
+#include "energy.h"
 #include "err.h"
 #include "gpu.h"
 #include "shape.h"
@@ -80,6 +81,10 @@ struct cfg_device {
 	/* prompt prefill of n tokens on the edge:
 	 * prefill_base_s + prefill_per_token_s * n */
 	double prefill_base_s, prefill_per_token_s;
+	/* power while computing (drafting, prefilling, making tokens) and
+	 * while waiting with a request open; the battery (0: not known, or
+	 * none); a profile's "power" gives their defaults */
+	double power_busy_w, power_idle_w, battery_wh;
 	const char *profile; /* borrowed from doc: the edge profile file the
 				costs came from, or NULL (none, or inline) */
 	int vocab;           /* the profile's draft vocabulary; 0 unknown */
@@ -105,6 +110,7 @@ struct cfg_wan {
 	double loss;         /* probability that a message is lost */
 	double rto_s;        /* retransmission timeout after a loss */
 	long long header_bytes; /* per message: transport and framing */
+	struct radio radio;  /* the edge's radio: its power model */
 };
 
 struct cfg_slo {

@@ -1,44 +1,68 @@
 /* gpu.c: the preset tables. Bandwidth, dense FP16 and memory are each
  * GPU's datasheet figures (tensor cores, no sparsity); power is the
  * datasheet's board limit. Idle power and prices are not on datasheets:
- * presets leave them 0 (not known) and a config gives them. */
+ * each preset's market string says where its come from; a price not
+ * found with a date is 0 (not known), and a config gives it. */
 #include "gpu.h"
 
 #include <stddef.h>
 #include <string.h>
 
 #define NV "NVIDIA "
+/* Idle power is what nvidia-smi (rocm-smi) shows with no work and no memory
+ * in use, as published in logs and issues; prices are on-demand, dated. */
+#define RUNPOD "; price: RunPod secure cloud on-demand, runpod.io/pricing " \
+	"as read 2026-09-25 (transcribed in github.com/tgarg01/silybench-data," \
+	" derived/csv/gpu_prices.csv)"
 static const struct gpu_spec presets[] = {
-	{ "H100-SXM", 3.35e12, 989.4e12, 80e9, 0, 700, 0, "nvlink4",
+	{ "H100-SXM", 3.35e12, 989.4e12, 80e9, 70, 700, 3.49, "nvlink4",
 	  NV "H100 Tensor Core GPU datasheet (SXM5): 3.35 TB/s, FP16 1,979 "
-	  "TFLOPS with sparsity, 80 GB, up to 700 W" },
-	{ "H100-PCIe", 2.0e12, 756.5e12, 80e9, 0, 350, 0, "pcie5",
+	  "TFLOPS with sparsity, 80 GB, up to 700 W",
+	  "idle: nvidia-smi at 0% use, 1 MiB in use, a 4-GPU node read 70, "
+	  "70, 73, 72 W (driver 560.35.05, 2025-11-09), single GPUs 67-71 W" RUNPOD },
+	{ "H100-PCIe", 2.0e12, 756.5e12, 80e9, 48, 350, 2.89, "pcie5",
 	  NV "H100 Tensor Core GPU datasheet (PCIe): 2 TB/s, FP16 1,513 TFLOPS "
-	  "with sparsity, 80 GB, 300-350 W" },
-	{ "H200", 4.8e12, 989.4e12, 141e9, 0, 700, 0, "nvlink4",
+	  "with sparsity, 80 GB, 300-350 W",
+	  "idle: nvidia-smi at 0% use, 1 MiB in use, 46 and 49 W" RUNPOD },
+	{ "H200", 4.8e12, 989.4e12, 141e9, 75, 700, 4.59, "nvlink4",
 	  NV "H200 Tensor Core GPU datasheet (SXM): 4.8 TB/s, FP16 1,979 "
-	  "TFLOPS with sparsity, 141 GB, up to 700 W" },
-	{ "B200", 8.0e12, 2.25e15, 180e9, 0, 1000, 0, "nvlink5",
+	  "TFLOPS with sparsity, 141 GB, up to 700 W",
+	  "idle: nvidia-smi at 0% use, 0-1 MiB in use, 73 and 76 W" RUNPOD },
+	{ "B200", 8.0e12, 2.25e15, 180e9, 137, 1000, 6.79, "nvlink5",
 	  NV "HGX B200 datasheet, per GPU: 8 TB/s, FP16 4.5 PFLOPS with "
-	  "sparsity, 1,440 GB over 8 GPUs, 1,000 W" },
-	{ "A100-80G", 2.039e12, 312e12, 80e9, 0, 400, 0, "nvlink3",
+	  "sparsity, 1,440 GB over 8 GPUs, 1,000 W",
+	  "idle: \"air cooled B200 idle power draw 137W\", "
+	  "github.com/ROCm/legacy-rocm-build/issues/5219 (2025-08-21); "
+	  "nvidia-smi elsewhere 136-141 W" RUNPOD },
+	{ "A100-80G", 2.039e12, 312e12, 80e9, 62, 400, 1.59, "nvlink3",
 	  NV "A100 Tensor Core GPU datasheet (80GB SXM): 2,039 GB/s, FP16 312 "
-	  "TFLOPS, 400 W" },
-	{ "A100-40G", 1.555e12, 312e12, 40e9, 0, 400, 0, "nvlink3",
+	  "TFLOPS, 400 W",
+	  "idle: nvidia-smi at 0% use, 0-4 MiB in use, 62, 62, 65 W at the "
+	  "400 W cap" RUNPOD },
+	{ "A100-40G", 1.555e12, 312e12, 40e9, 50, 400, 1.99, "nvlink3",
 	  NV "A100 Tensor Core GPU datasheet (40GB SXM): 1,555 GB/s, FP16 312 "
-	  "TFLOPS, 400 W" },
-	{ "L40S", 864e9, 362.05e12, 48e9, 0, 350, 0, "pcie4",
+	  "TFLOPS, 400 W",
+	  "idle: nvidia-smi at 0% use, 0-7 MiB in use, 42-57 W (median of "
+	  "five 50 W); price: Lambda on-demand 1x A100 SXM 40GB, "
+	  "lambda.ai/pricing as read 2026-09-25" },
+	{ "L40S", 864e9, 362.05e12, 48e9, 33, 350, 1.09, "pcie4",
 	  NV "L40S datasheet: 864 GB/s, FP16 tensor 362.05 TFLOPS (733 with "
-	  "sparsity), 48 GB GDDR6, 350 W" },
-	{ "L4", 300e9, 121e12, 24e9, 0, 72, 0, "pcie4",
+	  "sparsity), 48 GB GDDR6, 350 W",
+	  "idle: nvidia-smi in P8 at 0% use, 22-36 W (median of five 33 W)" RUNPOD },
+	{ "L4", 300e9, 121e12, 24e9, 13, 72, 0, "pcie4",
 	  NV "L4 Tensor Core GPU datasheet: 300 GB/s, FP16 242 TFLOPS with "
-	  "sparsity, 24 GB, 72 W" },
-	{ "RTX-4090", 1008e9, 165.2e12, 24e9, 0, 450, 0, "pcie4",
+	  "sparsity, 24 GB, 72 W",
+	  "idle: nvidia-smi in P8 at 0% use, 11-16 W (median of six 12.5 "
+	  "W); no dated price found" },
+	{ "RTX-4090", 1008e9, 165.2e12, 24e9, 16, 450, 0.74, "pcie4",
 	  NV "Ada GPU architecture whitepaper, GeForce RTX 4090: 1,008 GB/s, "
-	  "FP16 tensor with FP32 accumulate 165.2 TFLOPS, 24 GB, 450 W" },
-	{ "MI300X", 5.3e12, 1307.4e12, 192e9, 0, 750, 0, "xgmi",
+	  "FP16 tensor with FP32 accumulate 165.2 TFLOPS, 24 GB, 450 W",
+	  "idle: nvidia-smi in P8, no display, 5-22 W (median 16 W)" RUNPOD },
+	{ "MI300X", 5.3e12, 1307.4e12, 192e9, 160, 750, 2.59, "xgmi",
 	  "AMD Instinct MI300X data sheet: 5.3 TB/s, FP16 1,307.4 TFLOPS "
-	  "(dense), 192 GB HBM3, 750 W" },
+	  "(dense), 192 GB HBM3, 750 W",
+	  "idle: rocm-smi socket power at 0% VRAM, 154-176 W; price: "
+	  "DigitalOcean list price, 2026-10-07" },
 };
 #define N_PRESETS (sizeof(presets) / sizeof(presets[0]))
 

@@ -14,6 +14,8 @@ struct gpu_spec {
 	double usd_per_hour; /* rental price; 0: not given */
 	const char *link;    /* static: the link preset its servers use */
 	const char *source;  /* static: the datasheet, or NULL (given) */
+	const char *market;  /* static: where the idle power and the price
+				come from, and the price's date; or NULL */
 };
 
 /* The named preset, or NULL. Borrowed from a static table. */

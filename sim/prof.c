@@ -113,6 +113,31 @@ out:
 	return rc;
 }
 
+/* The optional "power": busy_w required in it, idle_w and battery_wh
+ * where known, and the source of the figures. Nothing is added to doc. */
+static int read_power(struct jx *x, json_t *doc, struct prof_edge *p)
+{
+	static const char *const keys[] = { "busy_w", "idle_w", "battery_wh",
+		"source", NULL };
+	json_t *v = json_object_get(doc, "power");
+	const char *src;
+
+	if (!v)
+		return 0;
+	if (!json_is_object(v))
+		return jx_fail(x, "/power", "an object", v);
+	return jx_object(x, v, "/power", keys) < 0 ||
+	       jx_num(x, v, "/power", "busy_w", JX_POS, JX_REQUIRED,
+		      &p->power_busy_w) < 0 ||
+	       (json_object_get(v, "idle_w") &&
+		jx_num(x, v, "/power", "idle_w", JX_NONNEG, JX_REQUIRED,
+		       &p->power_idle_w) < 0) ||
+	       (json_object_get(v, "battery_wh") &&
+		jx_num(x, v, "/power", "battery_wh", JX_POS, JX_REQUIRED,
+		       &p->battery_wh) < 0) ||
+	       jx_str(x, v, "/power", "source", NULL, &src) < 0 ? -1 : 0;
+}
+
 static int read_fit(struct jx *x, json_t *doc, struct prof_edge *p)
 {
 	static const char *const keys[] = { "draft_base_s", "draft_per_ctx_s",
@@ -170,7 +195,7 @@ int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 	static const char *const keys[] = { "kind", "device", "derived",
 		"derivation", "model", "quant", "threads", "kernel",
 		"prefill_activations", "stream_gbs", "peak_gflops", "int8_gops",
-		"draft", "prefill", "fit", "provenance", NULL };
+		"draft", "prefill", "fit", "power", "provenance", NULL };
 	static const char *const kinds[] = { "edge", NULL };
 	struct jx x = { .file = path, .err = e };
 	const char *s;
@@ -200,7 +225,8 @@ int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 	    jx_num(&x, doc, "", "peak_gflops", JX_POS, JX_REQUIRED, &gflops) < 0 ||
 	    read_series(&x, doc, "draft", "ctx", false) < 0 ||
 	    read_series(&x, doc, "prefill", "tokens", true) < 0 ||
-	    read_fit(&x, doc, p) < 0 || read_provenance(&x, doc) < 0)
+	    read_fit(&x, doc, p) < 0 || read_power(&x, doc, p) < 0 ||
+	    read_provenance(&x, doc) < 0)
 		return -1;
 	p->stream_Bps = 1e9 * gbs;
 	p->peak_flops = 1e9 * gflops;

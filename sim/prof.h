@@ -24,6 +24,9 @@ struct prof_edge {
 	double stream_Bps;  /* the device's measured memory bandwidth */
 	double peak_flops;  /* its measured FMA peak */
 	bool derived;    /* derived from another device's profile */
+	/* the device's power computing and idle, its battery (0: not known,
+	 * or none): the profile's optional "power" */
+	double power_busy_w, power_idle_w, battery_wh;
 	char model[64];  /* the draft model's shape name */
 	char device[64];
 };

@@ -1,23 +1,64 @@
 /* report.c: folds tenant and replica counters into groups, the cloud and the
  * run. Group figures merge the sketches of their tenants; "all" merges every
- * group. */
+ * group. Energy and cost (docs/design.md, section 8): a tenant's edge
+ * joules come from its seconds at its device's powers; the cloud's joules
+ * and dollars are the run's, shared among groups by their GPU-seconds
+ * (sim.h's group_gpu_s). A figure whose inputs are not known (a power or
+ * price of 0) is NaN, null in summary.json. */
 #include "report.h"
+
+#include "energy.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A tenant's edge energy, joules, by part (NaN: a power not known). */
+struct edge_j {
+	double compute, prefill, wait, radio, total;
+	double battery; /* total / battery Wh (NaN: no battery known) */
+};
+
+static struct edge_j edge_energy(const struct cfg_group *g,
+				 const struct tenant_stat *x)
+{
+	const struct cfg_device *d = &g->device;
+	double busy_w = d->power_busy_w > 0 ? d->power_busy_w : NAN;
+	double idle_w = d->power_idle_w > 0 ? d->power_idle_w : NAN;
+	double wait_s = x->busy_s - x->compute_s - x->prefill_s;
+	struct edge_j e = {
+		.compute = x->compute_s > 0 ? busy_w * x->compute_s : 0,
+		.prefill = x->prefill_s > 0 ? busy_w * x->prefill_s : 0,
+		.wait = wait_s > 0 ? idle_w * wait_s : 0,
+		.radio = x->radio_j,
+	};
+
+	e.total = e.compute + e.prefill + e.wait + e.radio;
+	e.battery = d->battery_wh > 0 ? e.total / d->battery_wh : NAN;
+	return e;
+}
+
 struct agg {
 	struct tenant_stat st; /* sums; sketches merged */
 	uint64_t tenants;
 	double tput_sum, tput_sq;  /* tokens/s of each tenant, for Jain */
+	struct edge_j edge;        /* sums */
+	double cloud_j, usd, gpu_h; /* its share of the cloud's */
 };
 
-static void agg_add(struct agg *a, const struct tenant *t)
+static void agg_add(struct agg *a, const struct cfg_group *g,
+		    const struct tenant *t)
 {
 	const struct tenant_stat *x = &t->st;
 	double tput = x->busy_s > 0 ? (double)x->tokens / x->busy_s : 0;
+	struct edge_j e = edge_energy(g, x);
 
+	a->edge.compute += e.compute;
+	a->edge.prefill += e.prefill;
+	a->edge.wait += e.wait;
+	a->edge.radio += e.radio;
+	a->edge.total += e.total;
+	a->edge.battery += e.battery;
 	a->tenants++;
 #define ADD(name, meaning) a->st.name += x->name;
 	TENANT_COUNTERS(ADD)
@@ -89,16 +130,50 @@ static double ratio(double a, double b)
 	  "tokens per second of the requests that met both SLOs")          \
 	X(jain_fairness, F, a->tput_sq > 0 ? a->tput_sum * a->tput_sum /     \
 	  (n * a->tput_sq) : 1.0, "Jain's index of the tenants' tokens/s "  \
-	  "(1: all equal)")
+	  "(1: all equal)")                                                \
+	X(edge_j, N, a->edge.total, "joules the edge devices spent on the " \
+	  "requests: computing, prefilling, waiting and the radio")        \
+	X(edge_j_per_token, N, a->edge.total / tok,                         \
+	  "edge joules per output token")                                  \
+	X(edge_compute_j_per_token, N, a->edge.compute / tok,               \
+	  "of which computing tokens (drafting; all of them in edge_only)") \
+	X(edge_prefill_j_per_token, N, a->edge.prefill / tok,               \
+	  "of which prefilling prompts on the edge")                       \
+	X(edge_wait_j_per_token, N, a->edge.wait / tok,                     \
+	  "of which waiting, a request open, at the idle power")           \
+	X(radio_j_per_token, N, a->edge.radio / tok,                        \
+	  "of which the radio: transfers and their tails")                 \
+	X(battery_pct_per_hour, N, 100 * a->edge.battery / x->busy_s,       \
+	  "battery drained per hour with a request open, % (null: no "      \
+	  "battery given)")                                                \
+	X(cloud_j, N, a->cloud_j, "joules of the cloud's GPUs, the "        \
+	  "group's share (by GPU-seconds of its work)")                    \
+	X(cloud_j_per_token, N, a->cloud_j / tok,                           \
+	  "cloud joules per output token")                                 \
+	X(j_per_token, N, (a->edge.total + a->cloud_j) / tok,               \
+	  "edge and cloud joules per output token")                        \
+	X(gpu_hours_per_1000_tenants, N, a->gpu_h * 1000 / n,               \
+	  "provisioned GPU-hours of the run, the group's share, per 1,000 " \
+	  "tenants")                                                       \
+	X(usd_per_mtok, N, a->usd / tok * 1e6,                              \
+	  "dollars per million output tokens: the provisioned GPUs' hours " \
+	  "at the price a GPU-hour, the group's share")
 
 #define METRIC_I(v) json_integer((json_int_t)(v))
 #define METRIC_F(v) json_real(v)
 #define METRIC_Q(v) quantiles(v)
+#define METRIC_N(v) number_or_null(v)
+
+/* A figure that may not be known (NaN, and so the infinities of 0 / 0). */
+static json_t *number_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
 
 static json_t *agg_json(const struct agg *a, double sim_s)
 {
 	const struct tenant_stat *x = &a->st;
-	double n = (double)a->tenants;
+	double n = (double)a->tenants, tok = (double)x->tokens;
 	json_t *o = json_object();
 
 #define SET(name, kind, value, meaning)                                    \
@@ -108,13 +183,45 @@ static json_t *agg_json(const struct agg *a, double sim_s)
 	return o;
 }
 
+/* What the cloud's GPUs cost over the measured sim_s seconds: provisioned
+ * GPU-hours, joules and dollars (NaN where the power or the price is not
+ * known); all 0 when no group sends work to the cloud. */
+struct bill {
+	double gpus, gpu_h, busy_gpu_s, j, usd;
+};
+
+static struct bill cloud_bill(const struct sim *s, double sim_s)
+{
+	const struct cfg_cloud *cl = &s->cfg->cloud;
+	const struct gpu_spec *g = &cl->gpu.spec;
+	struct bill b = { 0 };
+	bool used = false;
+
+	for (size_t i = 0; i < s->cfg->n_groups; i++)
+		used |= s->cfg->groups[i].proto.caps.uses_cloud;
+	if (!used)
+		return b;
+	b.gpus = (double)s->n_replicas * cl->tp;
+	b.gpu_h = b.gpus * sim_s / 3600;
+	for (uint32_t i = 0; i < s->n_replicas; i++)
+		b.busy_gpu_s += s->r[i].busy_s * cl->tp;
+	b.j = g->power_idle_w > 0 && g->power_max_w > 0
+		      ? gpu_energy_j(g->power_idle_w, g->power_max_w, b.gpus,
+				     sim_s, b.busy_gpu_s)
+		      : NAN;
+	b.usd = g->usd_per_hour > 0 ? g->usd_per_hour * b.gpu_h : NAN;
+	return b;
+}
+
 /* The cloud: the GPU's name and count, busy share, achieved bandwidth and
  * FLOP/s, MBU, MFU, batches and their tokens, the wait of ready work for an
  * iteration (queue_wait_s) and of a request's prompt for KV-cache
  * admission (admission_wait_s), stale and discarded blocks, the most
- * requests admitted at once on a replica. */
-static json_t *cloud_json(const struct sim *s, double sim_s)
+ * requests admitted at once on a replica; what it costs (the bill). */
+static json_t *cloud_json(const struct sim *s, double sim_s,
+			  const struct bill *b)
 {
+	const struct gpu_spec *g = &s->cfg->cloud.gpu.spec;
 	struct sketch bt, qw, aw;
 	double busy = 0, bytes = 0, flops = 0;
 	uint64_t batches = 0, tokens = 0, peak = 0;
@@ -159,7 +266,25 @@ static json_t *cloud_json(const struct sim *s, double sim_s)
 	/* tensor parallelism: GPUs a replica (absent at one) */
 	if (s->cfg->cloud.tp > 1)
 		json_object_set_new(j, "tp", json_integer(s->cfg->cloud.tp));
+	json_object_set_new(j, "gpu_hours", json_real(b->gpu_h));
+	json_object_set_new(j, "energy_j", number_or_null(b->j));
+	json_object_set_new(j, "mean_power_w_per_gpu",
+			    number_or_null(b->j / (b->gpus * sim_s)));
+	json_object_set_new(j, "usd_per_gpu_hour",
+			    number_or_null(g->usd_per_hour > 0 ? g->usd_per_hour
+							       : NAN));
+	json_object_set_new(j, "usd", number_or_null(b->usd));
+	json_object_set_new(j, "gpu_sources", json_pack("{s:s?,s:s?}",
+		"datasheet", g->source, "idle_power_and_price", g->market));
 	return j;
+}
+
+/* The aggregate's share of the cloud's bill. */
+static void agg_bill(struct agg *a, const struct bill *b, double share)
+{
+	a->cloud_j = share * b->j;
+	a->usd = share * b->usd;
+	a->gpu_h = share * b->gpu_h;
 }
 
 static void agg_init(struct agg *a)
@@ -184,6 +309,11 @@ json_t *rep_summary(const struct sim *s)
 	struct agg all;
 	/* rates and shares are of the measured window, after the warm-up */
 	double sim_s = s->end_s - (s->end_s > c->warmup_s ? c->warmup_s : 0);
+	struct bill bill = cloud_bill(s, sim_s);
+	double gpu_s = 0;
+
+	for (size_t g = 0; g < c->n_groups; g++)
+		gpu_s += s->group_gpu_s[g];
 
 	agg_init(&all);
 	for (size_t g = 0; g < c->n_groups; g++) {
@@ -192,18 +322,22 @@ json_t *rep_summary(const struct sim *s)
 
 		agg_init(&a);
 		for (uint32_t i = s->group_first[g]; i < s->group_first[g + 1]; i++) {
-			agg_add(&a, &s->t[i]);
-			agg_add(&all, &s->t[i]);
+			agg_add(&a, &c->groups[g], &s->t[i]);
+			agg_add(&all, &c->groups[g], &s->t[i]);
 		}
+		agg_bill(&a, &bill, ratio(s->group_gpu_s[g], gpu_s));
 		j = agg_json(&a, sim_s);
 		json_object_set_new(j, "name", json_string(c->groups[g].name));
 		json_object_set_new(j, "protocol",
 				    json_string(cfg_proto_names[c->groups[g].proto.kind]));
 		json_object_set_new(j, "acceptance",
 				    json_string(c->groups[g].accept.source));
+		json_object_set_new(j, "radio",
+				    json_string(c->groups[g].wan.radio.name));
 		json_array_append_new(groups, j);
 		agg_release(&a);
 	}
+	agg_bill(&all, &bill, 1);
 	json_t *sum = json_pack("{s:s,s:I,s:f,s:I,s:I,s:o,s:o,s:o,s:{s:f,s:f}}",
 				"name", c->name, "seed", (json_int_t)c->seed,
 				"sim_time_s", s->end_s,
@@ -211,7 +345,7 @@ json_t *rep_summary(const struct sim *s)
 				"requests_done", (json_int_t)s->requests_done,
 				"all", agg_json(&all, sim_s),
 				"groups", groups,
-				"cloud", cloud_json(s, sim_s),
+				"cloud", cloud_json(s, sim_s, &bill),
 				"slo", "ttft_s", c->slo.ttft_s, "tpot_s",
 				c->slo.tpot_s);
 	agg_release(&all);
@@ -220,8 +354,8 @@ json_t *rep_summary(const struct sim *s)
 }
 
 /* The columns of tenants.csv, a row per tenant: X(name, printf format,
- * value, meaning), values of the tenant t, its statistics x and their
- * token count tok. */
+ * value, meaning), values of the tenant t, its statistics x, their
+ * token count tok and its edge energy e. */
 #define TENANT_CSV_COLUMNS(X)                                              \
 	X(group, "%s", s->cfg->groups[t->group].name, "the tenant's group")  \
 	X(tenant, "%u", t->gindex, "the tenant's number in its group")     \
@@ -259,7 +393,22 @@ json_t *rep_summary(const struct sim *s)
 	X(prompt_tokens_sent, "%llu", (unsigned long long)x->prompt_sent,   \
 	  "prompt tokens sent to the cloud")                               \
 	X(slo_met, "%llu", (unsigned long long)x->slo_met,                  \
-	  "requests that met both SLOs")
+	  "requests that met both SLOs")                                   \
+	X(edge_compute_s, "%.9g", x->compute_s, "seconds the edge computed " \
+	  "tokens")                                                        \
+	X(edge_prefill_s, "%.9g", x->prefill_s, "seconds the edge "         \
+	  "prefilled prompts")                                             \
+	X(edge_compute_j, "%.9g", e.compute, "joules computing tokens (nan: " \
+	  "the device's power not known)")                                 \
+	X(edge_prefill_j, "%.9g", e.prefill, "joules prefilling")           \
+	X(edge_wait_j, "%.9g", e.wait, "joules waiting with a request open")\
+	X(radio_j, "%.9g", e.radio, "joules of the radio")                  \
+	X(edge_j, "%.9g", e.total, "the edge's joules, all parts")          \
+	X(edge_j_per_token, "%.9g", e.total / tok, "edge joules per output "\
+	  "token")                                                         \
+	X(battery_pct_per_hour, "%.9g", 100 * e.battery / x->busy_s,        \
+	  "battery drained per hour with a request open, % (nan: no "       \
+	  "battery given)")
 
 void rep_tenants_csv(const struct sim *s, FILE *f)
 {
@@ -271,6 +420,7 @@ void rep_tenants_csv(const struct sim *s, FILE *f)
 		const struct tenant *t = &s->t[i];
 		const struct tenant_stat *x = &t->st;
 		double tok = (double)x->tokens;
+		struct edge_j e = edge_energy(&s->cfg->groups[t->group], x);
 
 		sep = "";
 		TENANT_CSV_COLUMNS(CSV_VALUE)
@@ -295,25 +445,33 @@ void rep_columns(FILE *f)
 #undef DOC
 }
 
-static double num(const json_t *o, const char *path)
+/* The figure at a dotted path in o ("ttft_s.p50"), or NULL. */
+static const json_t *at(const json_t *o, const char *path)
 {
 	char key[64];
 	const char *dot = strchr(path, '.');
 
 	if (!dot)
-		return json_number_value(json_object_get(o, path));
+		return json_object_get(o, path);
 	snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
-	return num(json_object_get(o, key), dot + 1);
+	return at(json_object_get(o, key), dot + 1);
 }
 
-/* The printed table's columns: the heading, the figure's place in a
+static double num(const json_t *o, const char *path)
+{
+	return json_number_value(at(o, path));
+}
+
+/* A printed table's columns: the heading, the figure's place in a
  * group's summary, the scale to the unit shown, the format, and what it
  * means (the legend). */
-static const struct column {
+struct column {
 	const char *head, *path;
 	double scale;
 	const char *fmt, *meaning;
-} columns[] = {
+};
+
+static const struct column latency[] = {
 	{ "reqs", "requests", 1, "%6.0f", "requests finished" },
 	{ "tokens", "tokens", 1, "%9.0f", "output tokens committed" },
 	{ "ttft50_s", "ttft_s.p50", 1, "%9.3f",
@@ -339,7 +497,28 @@ static const struct column {
 	{ "slo%", "slo_attainment", 100, "%6.1f",
 	  "share of requests that met both the TTFT and the TPOT SLO, %" },
 };
-#define N_COLUMNS (sizeof(columns) / sizeof(columns[0]))
+
+static const struct column energy[] = {
+	{ "edge_mJ/t", "edge_j_per_token", 1e3, "%10.1f",
+	  "edge energy per output token, mJ (-: a power not known)" },
+	{ "comp_mJ", "edge_compute_j_per_token", 1e3, "%9.1f",
+	  "of which computing tokens (drafting), mJ a token" },
+	{ "pref_mJ", "edge_prefill_j_per_token", 1e3, "%9.1f",
+	  "of which prefilling the prompt on the edge, mJ a token" },
+	{ "wait_mJ", "edge_wait_j_per_token", 1e3, "%9.1f",
+	  "of which waiting with a request open, mJ a token" },
+	{ "radio_mJ", "radio_j_per_token", 1e3, "%9.2f",
+	  "of which the radio, mJ a token" },
+	{ "batt%/h", "battery_pct_per_hour", 1, "%8.2f",
+	  "battery drained per hour with a request open, % (-: none given)" },
+	{ "cloud_mJ", "cloud_j_per_token", 1e3, "%9.1f",
+	  "cloud GPU energy per output token, the group's share, mJ" },
+	{ "$/Mtok", "usd_per_mtok", 1, "%8.3f",
+	  "dollars per million output tokens (provisioned GPUs, their price)" },
+	{ "GPUh/1k", "gpu_hours_per_1000_tenants", 1, "%8.3f",
+	  "provisioned GPU-hours of the run per 1,000 tenants" },
+};
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* a column's width: its format's, e.g. 9 of "%9.3f" */
 static int col_width(const struct column *c)
@@ -347,21 +526,53 @@ static int col_width(const struct column *c)
 	return atoi(c->fmt + 1);
 }
 
-static void print_row(FILE *f, const char *name, const char *proto,
-		      const json_t *g)
+static void print_head(FILE *f, const struct column *c, size_t n)
+{
+	fprintf(f, "%-14s %-10s", "group", "protocol");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, " %*s", col_width(&c[i]), c[i].head);
+	fputc('\n', f);
+}
+
+static void print_row(FILE *f, const struct column *c, size_t n,
+		      const char *name, const char *proto, const json_t *g)
 {
 	fprintf(f, "%-14s %-10s", name, proto);
-	for (size_t i = 0; i < N_COLUMNS; i++) {
+	for (size_t i = 0; i < n; i++) {
+		const json_t *v = at(g, c[i].path);
+
 		fputc(' ', f);
-		fprintf(f, columns[i].fmt, columns[i].scale * num(g, columns[i].path));
+		if (json_is_number(v))
+			fprintf(f, c[i].fmt, c[i].scale * json_number_value(v));
+		else
+			fprintf(f, "%*s", col_width(&c[i]), "-");
 	}
 	fputc('\n', f);
 }
 
+/* A table of the groups (and of all of them, where more than one). */
+static void print_table(FILE *f, const struct column *c, size_t n,
+			const json_t *sum)
+{
+	const json_t *groups = json_object_get(sum, "groups");
+
+	print_head(f, c, n);
+	for (size_t i = 0; i < json_array_size(groups); i++) {
+		const json_t *g = json_array_get(groups, i);
+
+		print_row(f, c, n, json_string_value(json_object_get(g, "name")),
+			  json_string_value(json_object_get(g, "protocol")), g);
+	}
+	if (json_array_size(groups) > 1)
+		print_row(f, c, n, "all", "", json_object_get(sum, "all"));
+}
+
 void rep_legend(FILE *f)
 {
-	for (size_t i = 0; i < N_COLUMNS; i++)
-		fprintf(f, "  %-9s %s\n", columns[i].head, columns[i].meaning);
+	for (size_t i = 0; i < N_OF(latency); i++)
+		fprintf(f, "  %-9s %s\n", latency[i].head, latency[i].meaning);
+	for (size_t i = 0; i < N_OF(energy); i++)
+		fprintf(f, "  %-9s %s\n", energy[i].head, energy[i].meaning);
 	fprintf(f, "  ITL p50 can be 0: a verdict commits its accepted tokens "
 		   "together, and the gaps\n  between them are 0. cloud: stale "
 		   "blocks dropped are async blocks drafted\n  before a "
@@ -370,22 +581,10 @@ void rep_legend(FILE *f)
 
 void rep_print(const json_t *sum, FILE *f)
 {
-	const json_t *groups = json_object_get(sum, "groups");
 	const json_t *cl = json_object_get(sum, "cloud");
 	char tp[64] = "";
 
-	fprintf(f, "%-14s %-10s", "group", "protocol");
-	for (size_t i = 0; i < N_COLUMNS; i++)
-		fprintf(f, " %*s", col_width(&columns[i]), columns[i].head);
-	fputc('\n', f);
-	for (size_t i = 0; i < json_array_size(groups); i++) {
-		const json_t *g = json_array_get(groups, i);
-
-		print_row(f, json_string_value(json_object_get(g, "name")),
-			  json_string_value(json_object_get(g, "protocol")), g);
-	}
-	if (json_array_size(groups) > 1)
-		print_row(f, "all", "", json_object_get(sum, "all"));
+	print_table(f, latency, N_OF(latency), sum);
 	if (json_object_get(cl, "tp"))
 		snprintf(tp, sizeof(tp), " (tp %.0f a replica)", num(cl, "tp"));
 	fprintf(f, "cloud: %s x %.0f%s, busy %.1f%%, MBU %.1f%%, MFU %.1f%%, "
@@ -400,6 +599,8 @@ void rep_print(const json_t *sum, FILE *f)
 		"Jain fairness %.3f\n", num(sum, "sim_time_s"),
 		num(sum, "events"), num(sum, "all.goodput_tokens_per_s"),
 		num(sum, "all.jain_fairness"));
+	fputs("energy and cost:\n", f);
+	print_table(f, energy, N_OF(energy), sum);
 }
 
 void rep_requests_header(FILE *f)

@@ -137,6 +137,22 @@ static const struct tenant *tenant_of(const struct sim *s,
 
 /* ---- the links ---- */
 
+/* The edge's radio sends or receives bytes now: its energy joins the
+ * request in progress, or the tenant's sums when none is (a late
+ * message). */
+static void radio_charge(struct sim *s, struct tenant *t, uint32_t bytes,
+			 bool up)
+{
+	const struct cfg_wan *w = &group(s, t)->wan;
+	double j = radio_transfer_j(&w->radio, &t->radio_on_s, s->q.now_s,
+				    bytes, up ? w->up_bps : w->down_bps, up);
+
+	if (t->busy)
+		t->rq.radio_j += j;
+	else if (measured(s))
+		t->st.radio_j += j;
+}
+
 static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
 		 int64_t a, int64_t b, int32_t tokens)
 {
@@ -153,10 +169,12 @@ static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
 	if (w->loss > 0)
 		losses = (int)gsl_ran_geometric(t->r_net, 1 - w->loss) - 1;
 	at = link_send(up ? &t->up : &t->down, now, one_way, losses, w->rto_s, m);
-	if (up)
+	if (up) {
 		t->rq.bytes_up += m.bytes;
-	else
+		radio_charge(s, t, m.bytes, true);
+	} else {
 		t->rq.bytes_down += m.bytes;
+	}
 	if (traced(s, tid(s, t)))
 		trace_span(s->opt.trace, up ? TRACE_UP : TRACE_DOWN,
 			   tid(s, t),
@@ -252,6 +270,7 @@ static void start_next(struct sim *s, struct tenant *t)
 		double done = now + d->prefill_base_s +
 			      d->prefill_per_token_s * r.prompt;
 
+		t->rq.prefill_s = done - now;
 		if (traced(s, tid(s, t)))
 			trace_span(s->opt.trace, TRACE_EDGE, tid(s, t), "prefill",
 				   now, done, "\"prompt_tokens\":%ld", r.prompt, 0);
@@ -319,6 +338,7 @@ static void count_request(struct sim *s, struct tenant *t)
 	st->tokens += (uint64_t)q->n_out;
 #define ADD(name, meaning) st->name += q->name;
 	REQ_COUNTERS(ADD)
+	REQ_ENERGY(ADD)
 #undef ADD
 	st->busy_s += now - q->start_s;
 	st->ttft_sum += q->first_s - q->arrive_s;
@@ -382,6 +402,7 @@ static void on_draft(struct sim *s, struct tenant *t)
 
 	t->edge.drafting = false;
 	t->rq.drafted += (uint64_t)t->edge.draft_g;
+	t->rq.compute_s += s->q.now_s - t->edge.draft_start_s;
 	if (traced(s, tid(s, t)))
 		trace_span(s->opt.trace, TRACE_EDGE, tid(s, t), "draft",
 			   t->edge.draft_start_s,
@@ -408,6 +429,12 @@ static void discard_drafts(struct sim *s, struct tenant *t)
 			done = t->edge.draft_g;
 		t->rq.drafted += (uint64_t)done;
 		t->rq.wasted += (uint64_t)done;
+		t->rq.compute_s += s->q.now_s - t->edge.draft_start_s;
+		if (traced(s, tid(s, t)))
+			trace_span(s->opt.trace, TRACE_EDGE, tid(s, t), "draft",
+				   t->edge.draft_start_s, s->q.now_s,
+				   "\"tokens\":%ld,\"epoch\":%ld,\"discarded\":1",
+				   done, t->edge.epoch);
 		HS_ASSERT(eq_cancel(&s->q, t->edge.draft_ev));
 		t->edge.drafting = false;
 	}
@@ -456,6 +483,19 @@ static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m
 	}
 }
 
+/* edge_only: the device makes the request's next token. */
+static void make_token(struct sim *s, struct tenant *t,
+		       const struct cfg_device *d)
+{
+	double step = draft_s(d, t->rq.prompt + t->rq.committed, 1);
+
+	t->rq.compute_s += step;
+	if (traced(s, tid(s, t)))
+		trace_span(s->opt.trace, TRACE_EDGE, tid(s, t), "token",
+			   s->q.now_s, s->q.now_s + step, NULL, 0, 0);
+	push(s, s->q.now_s + step, EV_EDGE_TOKEN, tid(s, t));
+}
+
 static void on_edge_token(struct sim *s, struct tenant *t)
 {
 	const struct cfg_device *d = &group(s, t)->device;
@@ -466,8 +506,7 @@ static void on_edge_token(struct sim *s, struct tenant *t)
 	if (q->committed == q->n_out)
 		finish_request(s, t);
 	else
-		push(s, s->q.now_s + draft_s(d, q->prompt + q->committed, 1),
-		     EV_EDGE_TOKEN, tid(s, t));
+		make_token(s, t, d);
 }
 
 static void on_edge_prefill(struct sim *s, struct tenant *t)
@@ -475,8 +514,7 @@ static void on_edge_prefill(struct sim *s, struct tenant *t)
 	const struct cfg_group *g = group(s, t);
 
 	if (!g->proto.caps.uses_cloud)
-		push(s, s->q.now_s + draft_s(&g->device, t->rq.prompt, 1),
-		     EV_EDGE_TOKEN, tid(s, t));
+		make_token(s, t, &g->device);
 	else
 		maybe_draft(s, t);
 }
@@ -633,6 +671,7 @@ static void on_down(struct sim *s, struct tenant *t)
 {
 	struct link_msg m = link_pop(&t->down);
 
+	radio_charge(s, t, m.bytes, false);
 	switch ((enum msg_kind)m.kind) {
 	case MSG_VERDICT:
 		t->rq.verdict_msgs++;
@@ -910,6 +949,16 @@ static void batch_add(struct cost_batch *b, long tokens, double ctx)
 	b->tok_ctx_sum += tokens * (ctx + (tokens + 1) / 2.0);
 }
 
+/* An iteration's t_s GPU-seconds (0 before the warm-up) shared among the
+ * groups of its items by their tokens; empties group_tok. */
+static void share_gpu(struct sim *s, double t_s, long tokens)
+{
+	for (size_t g = 0; g < s->cfg->n_groups; g++) {
+		s->group_gpu_s[g] += t_s * (double)s->group_tok[g] / (double)tokens;
+		s->group_tok[g] = 0;
+	}
+}
+
 static void try_start(struct sim *s, uint32_t ri)
 {
 	struct replica *r = &s->r[ri];
@@ -952,6 +1001,7 @@ static void try_start(struct sim *s, uint32_t ri)
 		    (it->kind == ITEM_DRAFT || it->kind == ITEM_PREFILL))
 			batch_add(&s->dbatch[d], it->tokens, ctx);
 		tokens += it->tokens;
+		s->group_tok[t->group] += (uint64_t)it->tokens;
 		if (measured(s))
 			sk_add(&r->queue_wait, now - t->cloud.queued_s);
 		if (traced(s, it->tenant) && now > t->cloud.queued_s)
@@ -979,6 +1029,7 @@ static void try_start(struct sim *s, uint32_t ri)
 		r->tokens += (uint64_t)tokens;
 		sk_add(&r->batch_tokens, (double)tokens);
 	}
+	share_gpu(s, measured(s) ? t_s : 0, tokens);
 	if (s->opt.trace && s->opt.trace->spans < s->opt.trace->max_spans)
 		trace_span(s->opt.trace, TRACE_GPU, ri, "batch", now, now + t_s,
 			   "\"tokens\":%ld,\"sequences\":%ld", tokens,
@@ -1166,6 +1217,8 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 	cost_init(&s->cost, &c->cloud);
 	init_drafts(s);
 	s->group_first = xcalloc(c->n_groups + 1, sizeof(*s->group_first));
+	s->group_gpu_s = xcalloc(c->n_groups, sizeof(*s->group_gpu_s));
+	s->group_tok = xcalloc(c->n_groups, sizeof(*s->group_tok));
 	for (size_t g = 0; g < c->n_groups; g++) {
 		const struct cfg_group *cg = &c->groups[g];
 
@@ -1242,6 +1295,8 @@ void sim_release(struct sim *s)
 	}
 	free(s->group_first);
 	free(s->draft_of);
+	free(s->group_gpu_s);
+	free(s->group_tok);
 	free(s->dcost);
 	free(s->dbatch);
 	free(s->t);

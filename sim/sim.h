@@ -110,17 +110,32 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 	  "bytes sent from the cloud to the edge")                         \
 	X(slo_met, "%d", meets_slo(s, t, q), "1 if it met both SLOs, else 0")
 
+/* What a request's edge spends, which its tenant, group and run sum:
+ * X(name, meaning). Seconds at the device's powers make its energy
+ * (report.c): computing at power_busy_w, the rest of the request's time at
+ * power_idle_w. */
+#define REQ_ENERGY(X)                                                     \
+	X(compute_s, "seconds the edge computed tokens (drafting, or making " \
+	  "them all in edge_only)")                                         \
+	X(prefill_s, "seconds the edge prefilled the prompt")               \
+	X(radio_j, "joules of the edge's radio: its transfers and the tails " \
+	  "they add (energy.h)")
+
+#define ENERGY_FIELD(name, meaning) double name;
+
 /* Per request counters; the row of requests.csv. */
 struct req_stat {
 	uint64_t index;        /* the tenant's request number */
 	double arrive_s, start_s, first_s, last_s, done_s;
 	int32_t prompt, n_out, committed;
 	REQ_COUNTERS(STAT_FIELD)
+	REQ_ENERGY(ENERGY_FIELD)
 };
 
 struct tenant_stat {
 	TENANT_COUNTERS(STAT_FIELD)
 	REQ_COUNTERS(STAT_FIELD)
+	REQ_ENERGY(ENERGY_FIELD)
 	double busy_s;         /* time with a request in progress */
 	double ttft_sum, tpot_sum;
 	struct sketch itl;     /* gaps between committed tokens */
@@ -162,6 +177,7 @@ struct tenant {
 	gsl_rng *r_work, *r_net, *r_acc;
 	struct acc acc;
 	struct link up, down;
+	double radio_on_s;         /* its radio is connected until then */
 	uint64_t issued;           /* requests issued so far */
 	struct wl_ring pending;    /* requests waiting to start */
 	bool busy;                 /* a request is in progress */
@@ -228,6 +244,11 @@ struct sim {
 	uint32_t n_replicas, rr_next;
 	const struct sched_ops *sched; /* the policy's (sim.c's table) */
 	uint32_t *group_first;     /* (n_groups + 1) first tenant of each */
+	/* GPU-seconds of each group's work (measured), an iteration's time
+	 * shared among its items by their tokens; the tokens of an
+	 * iteration's items by group, while it forms (else 0) */
+	double *group_gpu_s;       /* (n_groups) owned */
+	uint64_t *group_tok;       /* (n_groups) owned */
 	uint64_t events, stale_dropped, segment_discarded, requests_done;
 	double end_s;              /* time of the last event */
 	struct err *err;           /* borrowed: a run-time input error */
