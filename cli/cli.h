@@ -17,6 +17,7 @@ int cli_generate(int argc, char **argv);
 int cli_eval(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
+int cli_plan(int argc, char **argv);
 int cli_calib(int argc, char **argv);
 int cli_serve(int argc, char **argv);
 int cli_edge(int argc, char **argv);

@@ -126,6 +126,10 @@ static double ratio(double a, double b)
 	  "prompt tokens sent to the cloud")                               \
 	X(slo_attainment, F, ratio((double)x->slo_met, (double)x->requests),\
 	  "share of requests that met both SLOs")                          \
+	X(ttft_attainment, F, ratio((double)x->ttft_met, (double)x->requests),\
+	  "share of requests that met the TTFT SLO")                       \
+	X(tpot_attainment, F, ratio((double)x->tpot_met, (double)x->requests),\
+	  "share of requests that met the TPOT SLO")                       \
 	X(goodput_tokens_per_s, F, ratio((double)x->slo_tokens, sim_s),     \
 	  "tokens per second of the requests that met both SLOs")          \
 	X(jain_fairness, F, a->tput_sq > 0 ? a->tput_sum * a->tput_sum /     \

@@ -346,6 +346,8 @@ static void count_request(struct sim *s, struct tenant *t)
 	st->tpot_sum += tpot;
 	sk_add(&st->ttft, q->first_s - q->arrive_s);
 	sk_add(&st->tpot, tpot);
+	st->ttft_met += q->first_s - q->arrive_s <= group(s, t)->slo.ttft_s;
+	st->tpot_met += tpot <= group(s, t)->slo.tpot_s;
 	if (meets_slo(s, t, q)) {
 		st->slo_met++;
 		st->slo_tokens += (uint64_t)q->n_out;

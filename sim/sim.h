@@ -60,6 +60,8 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 	X(tokens, "output tokens committed")                              \
 	X(prompt_sent, "prompt tokens sent to the cloud")                 \
 	X(slo_met, "requests that met both SLOs")                         \
+	X(ttft_met, "requests that met the TTFT SLO")                     \
+	X(tpot_met, "requests that met the TPOT SLO")                     \
 	X(slo_tokens, "output tokens of those requests")
 
 #define STAT_FIELD(name, meaning) uint64_t name;

@@ -71,8 +71,7 @@ static char *exact_text(const json_t *v)
 	return value_text(v, 17);
 }
 
-/* "POINTER=VALUE" for cfg_load. Caller frees. */
-static char *set_text(const char *ptr, const json_t *v)
+char *sweep_set_text(const char *ptr, const json_t *v)
 {
 	char *val = exact_text(v);
 	size_t n = strlen(ptr) + strlen(val) + 2;
@@ -123,7 +122,7 @@ static int read_set(struct jx *x, struct sweep *s, json_t *set)
 		if (check_pointer(x, s, k, p) < 0)
 			return -1;
 		s->set = xrealloc(s->set, (s->n_set + 1) * sizeof(*s->set));
-		s->set[s->n_set++] = set_text(k, v);
+		s->set[s->n_set++] = sweep_set_text(k, v);
 	}
 	return 0;
 }
@@ -381,7 +380,7 @@ char **sweep_sets(const struct sweep *s, size_t point, long long seed,
 	for (size_t i = 0; i < s->n_set; i++)
 		v[k++] = xstrdup(s->set[i]);
 	for (size_t a = 0; a < s->n_axes; a++)
-		v[k++] = set_text(s->axes[a].ptr,
+		v[k++] = sweep_set_text(s->axes[a].ptr,
 				  json_array_get(s->axes[a].values,
 						 sweep_value_index(s, point, a)));
 	if (seed >= 0) {
@@ -512,7 +511,7 @@ int sweep_check(const struct sweep *s, struct err *e)
 
 		for (size_t i = 0; !ax->zip && i < json_array_size(ax->values) &&
 				   rc == 0; i++) {
-			char *one = set_text(ax->ptr, json_array_get(ax->values, i));
+			char *one = sweep_set_text(ax->ptr, json_array_get(ax->values, i));
 
 			if ((rc = load_with(s, &one, 1, e)) < 0)
 				err_prefix(e, "%s: %s/%zu", s->file, ax->where, i);
@@ -523,7 +522,7 @@ int sweep_check(const struct sweep *s, struct err *e)
 		nz = 0;
 		for (size_t a = 0; a < s->n_axes; a++)
 			if (s->axes[a].zip)
-				row[nz++] = set_text(s->axes[a].ptr,
+				row[nz++] = sweep_set_text(s->axes[a].ptr,
 						     json_array_get(s->axes[a].values,
 								    i));
 		if (nz && (rc = load_with(s, row, nz, e)) < 0)

@@ -70,6 +70,10 @@ char **sweep_sets(const struct sweep *s, size_t point, long long seed,
 		  size_t *n);
 void sweep_sets_free(char **sets, size_t n);
 
+/* "POINTER=VALUE" for cfg_load, the value written so that it reads back
+ * exactly (a number to the digits it needs). Caller frees. */
+char *sweep_set_text(const char *ptr, const json_t *v);
+
 /* "DIR/points/<point>/seed-<seed>". Caller frees. */
 char *sweep_run_dir(const struct sweep *s, const char *dir, size_t point,
 		    size_t seed_i);

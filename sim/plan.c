@@ -1,0 +1,507 @@
+/* plan.c: the plan file, its candidates, and the search for the fewest
+ * replicas of each.
+ *
+ * A candidate's index is a mixed-radix number over the axes (gpus, tps,
+ * policies, protocols, gammas; the last fastest). The search keeps every
+ * configuration it simulates; "meets" is monotone in the replicas only in
+ * expectation, so the answer is checked where it matters: the count below
+ * the answer was simulated and failed (or the answer is 1). */
+#include "plan.h"
+
+#include "cfg.h"
+#include "cost.h"
+#include "jx.h"
+#include "mem.h"
+#include "report.h"
+#include "sweep.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The axes, in the order of a candidate's digits (the last fastest). */
+enum { AX_GPU, AX_TP, AX_POLICY, AX_PROTOCOL, AX_GAMMA, N_AX };
+
+static json_t *axis(const struct plan *p, int a)
+{
+	json_t *const ax[N_AX] = { p->gpus, p->tps, p->policies, p->protocols,
+				   p->gammas };
+
+	return ax[a];
+}
+
+/* The index of candidate c's value on axis a. */
+static size_t digit(const struct plan *p, size_t c, int a)
+{
+	for (int k = N_AX - 1; k > a; k--)
+		c /= json_array_size(axis(p, k));
+	return c % json_array_size(axis(p, a));
+}
+
+static json_t *value(const struct plan *p, size_t c, int a)
+{
+	return json_array_get(axis(p, a), digit(p, c, a));
+}
+
+/* A GPU candidate is a preset name or a /cloud/gpu object. */
+static json_t *gpu_object(const json_t *g)
+{
+	return json_is_string(g) ? json_pack("{s:O}", "preset", g)
+				 : json_deep_copy(g);
+}
+
+static int read_axis(struct jx *x, json_t *cand, const char *key,
+		     json_t *dflt, json_t **out)
+{
+	char cp[JX_PTR_MAX];
+	json_t *v = json_object_get(cand, key);
+
+	if (!v) {
+		json_object_set_new(cand, key, dflt);
+		v = dflt;
+	} else {
+		json_decref(dflt);
+	}
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return jx_fail(x, jx_child(cp, "/candidates", key),
+			       "a non-empty array", v);
+	*out = v;
+	return 0;
+}
+
+/* Every value of every axis, each with the base config, must load. */
+static int check_axes(const struct plan *p, struct err *e)
+{
+	static const char *const names[N_AX] = { "gpus", "tps", "policies",
+		"protocols", "gammas" };
+
+	for (int a = 0; a < N_AX; a++)
+		for (size_t i = 0; i < json_array_size(axis(p, a)); i++) {
+			size_t c = 0, n;
+			char **sets;
+			struct cfg cf;
+			int rc;
+
+			for (int k = 0; k < N_AX; k++)
+				c = c * json_array_size(axis(p, k)) +
+				    (k == a ? i : 0);
+			sets = plan_sets(p, c, 1, -1, &n);
+			rc = cfg_load(&cf, p->base, (const char *const *)sets, n, e);
+			plan_sets_free(sets, n);
+			if (rc < 0)
+				return err_prefix(e, "%s: /candidates/%s/%zu",
+						  p->file, names[a], i);
+			cfg_release(&cf);
+		}
+	return 0;
+}
+
+int plan_load(struct plan *p, const char *path, struct err *e)
+{
+	static const char *const keys[] = { "base", "set", "slo", "seeds",
+		"candidates", "max_replicas", NULL };
+	static const char *const slo_keys[] = { "ttft_s", "tpot_s",
+		"attainment", NULL };
+	static const char *const cand_keys[] = { "gpus", "tps", "policies",
+		"protocols", "gammas", NULL };
+	struct jx x = { .file = path, .err = e };
+	json_t *slo, *cand, *set, *seeds, *v;
+	const char *base, *key;
+	char buf[1024];
+
+	*p = (struct plan){ 0 };
+	if (!(p->doc = jx_load(path, e)))
+		return -1;
+	p->file = xstrdup(path);
+	if (jx_object(&x, p->doc, "", keys) < 0 ||
+	    jx_str(&x, p->doc, "", "base", NULL, &base) < 0 ||
+	    jx_int(&x, p->doc, "", "max_replicas", 1, 100000, 256,
+		   &p->max_replicas) < 0)
+		goto fail;
+	p->base = xstrdup(jx_path(&x, base, buf, sizeof(buf)));
+	slo = json_object_get(p->doc, "slo");
+	if (!json_is_object(slo)) {
+		jx_fail(&x, "/slo", "an object with \"ttft_s\", \"tpot_s\" and "
+			"\"attainment\"", slo);
+		goto fail;
+	}
+	if (jx_object(&x, slo, "/slo", slo_keys) < 0 ||
+	    jx_num(&x, slo, "/slo", "ttft_s", JX_POS, JX_REQUIRED, &p->ttft_s) < 0 ||
+	    jx_num(&x, slo, "/slo", "tpot_s", JX_POS, JX_REQUIRED, &p->tpot_s) < 0 ||
+	    jx_num(&x, slo, "/slo", "attainment",
+		   (struct jx_range){ 0, 1, true, false }, 0.99,
+		   &p->attainment) < 0)
+		goto fail;
+	set = json_object_get(p->doc, "set");
+	if (set && !json_is_object(set)) {
+		jx_fail(&x, "/set", "an object of config pointers and values", set);
+		goto fail;
+	}
+	p->set = xcalloc(json_object_size(set) + 1, sizeof(*p->set));
+	json_object_foreach(set, key, v) {
+		if (*key != '/' || !strcmp(key, "/seed")) {
+			err_set(e, "%s: /set: \"%s\" is not a config pointer "
+				"(the seeds are \"seeds\")", path, key);
+			goto fail;
+		}
+		p->set[p->n_set++] = sweep_set_text(key, v);
+	}
+	seeds = json_object_get(p->doc, "seeds");
+	if (!seeds)
+		json_object_set_new(p->doc, "seeds",
+				    seeds = json_pack("[i,i,i]", 1, 2, 3));
+	if (!json_is_array(seeds) || json_array_size(seeds) == 0) {
+		jx_fail(&x, "/seeds", "a non-empty array of integers >= 0", seeds);
+		goto fail;
+	}
+	p->n_seeds = json_array_size(seeds);
+	p->seeds = xcalloc(p->n_seeds, sizeof(*p->seeds));
+	for (size_t i = 0; i < p->n_seeds; i++) {
+		v = json_array_get(seeds, i);
+		if (!json_is_integer(v) || json_integer_value(v) < 0) {
+			jx_fail(&x, jx_index(buf, "/seeds", i), "an integer >= 0", v);
+			goto fail;
+		}
+		p->seeds[i] = json_integer_value(v);
+	}
+	cand = json_object_get(p->doc, "candidates");
+	if (!json_is_object(cand)) {
+		jx_fail(&x, "/candidates", "an object of the axes (gpus, tps, "
+			"policies, protocols, gammas)", cand);
+		goto fail;
+	}
+	if (jx_object(&x, cand, "/candidates", cand_keys) < 0 ||
+	    read_axis(&x, cand, "gpus", json_pack("[s]", "H100-SXM"),
+		      &p->gpus) < 0 ||
+	    read_axis(&x, cand, "tps", json_pack("[i]", 1), &p->tps) < 0 ||
+	    read_axis(&x, cand, "policies", json_pack("[s]", "continuous"),
+		      &p->policies) < 0 ||
+	    read_axis(&x, cand, "protocols", json_pack("[s]", "async"),
+		      &p->protocols) < 0 ||
+	    read_axis(&x, cand, "gammas", json_pack("[i]", 4), &p->gammas) < 0)
+		goto fail;
+	p->n_candidates = 1;
+	for (int a = 0; a < N_AX; a++)
+		p->n_candidates *= json_array_size(axis(p, a));
+	if (check_axes(p, e) < 0)
+		goto fail;
+	return 0;
+fail:
+	plan_release(p);
+	return -1;
+}
+
+void plan_release(struct plan *p)
+{
+	plan_sets_free(p->set, p->n_set);
+	free(p->seeds);
+	free(p->base);
+	free(p->file);
+	json_decref(p->doc);
+	*p = (struct plan){ 0 };
+}
+
+static bool drafts(const char *protocol)
+{
+	int k = cfg_name_find(cfg_proto_names, protocol);
+
+	return k >= 0 && cfg_proto_drafts(cfg_proto_caps((enum proto_kind)k));
+}
+
+bool plan_candidate_used(const struct plan *p, size_t c)
+{
+	return digit(p, c, AX_GAMMA) == 0 ||
+	       drafts(json_string_value(value(p, c, AX_PROTOCOL)));
+}
+
+void plan_candidate_name(const struct plan *p, size_t c, char *buf, size_t n)
+{
+	json_t *g = value(p, c, AX_GPU);
+	const char *gpu = json_is_string(g) ? json_string_value(g) :
+		json_string_value(json_object_get(g, "preset"));
+	const char *proto = json_string_value(value(p, c, AX_PROTOCOL));
+	int len = snprintf(buf, n, "%s tp%lld %s %s", gpu ? gpu : "custom",
+			   (long long)json_integer_value(value(p, c, AX_TP)),
+			   json_string_value(value(p, c, AX_POLICY)), proto);
+
+	if (drafts(proto) && len > 0 && (size_t)len < n)
+		snprintf(buf + len, n - (size_t)len, " gamma %lld",
+			 (long long)json_integer_value(value(p, c, AX_GAMMA)));
+}
+
+char **plan_sets(const struct plan *p, size_t c, long long replicas,
+		 long long seed, size_t *n)
+{
+	char **s = xcalloc(p->n_set + 10, sizeof(*s));
+	json_t *g = gpu_object(value(p, c, AX_GPU)), *v;
+	size_t k = 0;
+
+	for (; k < p->n_set; k++)
+		s[k] = xstrdup(p->set[k]);
+	s[k++] = sweep_set_text("/cloud/gpu", g);
+	s[k++] = sweep_set_text("/cloud/tp", value(p, c, AX_TP));
+	s[k++] = sweep_set_text("/cloud/policy", value(p, c, AX_POLICY));
+	s[k++] = sweep_set_text("/protocol/kind", value(p, c, AX_PROTOCOL));
+	if (drafts(json_string_value(value(p, c, AX_PROTOCOL))))
+		s[k++] = sweep_set_text("/protocol/gamma", value(p, c, AX_GAMMA));
+	s[k++] = sweep_set_text("/cloud/replicas", v = json_integer(replicas));
+	json_decref(v);
+	s[k++] = sweep_set_text("/slo/ttft_s", v = json_real(p->ttft_s));
+	json_decref(v);
+	s[k++] = sweep_set_text("/slo/tpot_s", v = json_real(p->tpot_s));
+	json_decref(v);
+	if (seed >= 0) {
+		s[k++] = sweep_set_text("/seed", v = json_integer(seed));
+		json_decref(v);
+	}
+	json_decref(g);
+	*n = k;
+	return s;
+}
+
+void plan_sets_free(char **sets, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(sets[i]);
+	free(sets);
+}
+
+/* ---- the capacity bound ---- */
+
+/* Requests a second a group makes at the least, if each met the SLO: a
+ * closed-loop tenant asks again at most ttft + out x tpot + think after
+ * asking; a Poisson one at its rate; a trace's rate is not bounded here. */
+static double group_requests_per_s(const struct cfg_group *g,
+				   const struct plan *p)
+{
+	const struct cfg_workload *w = &g->workload;
+	double out = dist_mean(&w->output_tokens);
+
+	if (w->arrival == ARRIVAL_POISSON)
+		return (double)g->count * w->rate_per_s;
+	if (w->arrival == ARRIVAL_CLOSED)
+		return (double)g->count /
+		       (p->ttft_s + out * p->tpot_s + dist_mean(&w->think_s));
+	return 0;
+}
+
+long long plan_lower_bound(const struct plan *p, size_t c, struct err *e)
+{
+	size_t n;
+	char **sets = plan_sets(p, c, 1, -1, &n);
+	struct cfg cf;
+	struct cost k;
+	struct cost_batch b;
+	double tokens_per_s = 0, per_token_s, bytes, flops, bound;
+	int rc = cfg_load(&cf, p->base, (const char *const *)sets, n, e);
+
+	plan_sets_free(sets, n);
+	if (rc < 0)
+		return -1;
+	for (size_t i = 0; i < cf.n_groups; i++) {
+		const struct cfg_group *g = &cf.groups[i];
+
+		/* a committed token is at least one token the target runs,
+		 * and a prompt the cloud prefills its tokens */
+		if (g->proto.caps.uses_cloud)
+			tokens_per_s += group_requests_per_s(g, p) *
+				(dist_mean(&g->workload.output_tokens) +
+				 dist_mean(&g->workload.prompt_tokens));
+	}
+	cost_init(&k, &cf.cloud);
+	b = (struct cost_batch){ .tokens = cf.cloud.max_batch_tokens, .seqs = 1 };
+	per_token_s = cost_iter_s(&k, &b, &bytes, &flops) / (double)b.tokens;
+	cfg_release(&cf);
+	bound = ceil(tokens_per_s * per_token_s);
+	return bound < 1 ? 1 : bound > (double)p->max_replicas ? p->max_replicas
+							       : (long long)bound;
+}
+
+/* ---- simulating a configuration ---- */
+
+#define PLATEAU 0.002
+
+static double num_at(const json_t *sum, const char *ptr)
+{
+	return json_number_value(jx_at((json_t *)sum, ptr));
+}
+
+static int evaluate(const struct plan *p, size_t c, long long replicas,
+		    struct plan_point *pt, struct err *e)
+{
+	double *att = xcalloc(p->n_seeds, sizeof(*att)), ci;
+	int rc = 0;
+
+	*pt = (struct plan_point){ .candidate = c, .replicas = replicas };
+	for (size_t i = 0; i < p->n_seeds && rc == 0; i++) {
+		size_t n;
+		char **sets = plan_sets(p, c, replicas, p->seeds[i], &n);
+		struct cfg cf;
+		json_t *sum = NULL;
+
+		rc = cfg_load(&cf, p->base, (const char *const *)sets, n, e);
+		plan_sets_free(sets, n);
+		if (rc < 0)
+			break;
+		if (!(sum = rep_simulate(&cf, e))) {
+			cfg_release(&cf);
+			rc = -1;
+			break;
+		}
+		pt->usd_per_hour = (double)replicas * cf.cloud.tp *
+				   cf.cloud.gpu.spec.usd_per_hour;
+		att[i] = num_at(sum, "/all/slo_attainment");
+		pt->ttft_attain += num_at(sum, "/all/ttft_attainment") / p->n_seeds;
+		pt->tpot_attain += num_at(sum, "/all/tpot_attainment") / p->n_seeds;
+		pt->tpot_p99_s += num_at(sum, "/all/tpot_quantiles_s/p99") /
+				  p->n_seeds;
+		pt->usd_per_mtok += num_at(sum, "/all/usd_per_mtok") / p->n_seeds;
+		json_decref(sum);
+		cfg_release(&cf);
+	}
+	if (rc == 0) {
+		sweep_stats(att, p->n_seeds, &pt->attain_mean, &ci);
+		pt->attain_ci95 = ci;
+		pt->meets = pt->attain_mean - ci >= p->attainment;
+	}
+	free(att);
+	return rc;
+}
+
+static int probe(const struct plan *p, size_t c, long long replicas,
+		 struct plan_search *r, struct plan_point *out, struct err *e)
+{
+	for (size_t i = 0; i < r->n_points; i++)
+		if (r->points[i].replicas == replicas) {
+			*out = r->points[i];
+			return 0;
+		}
+	if (evaluate(p, c, replicas, out, e) < 0)
+		return -1;
+	r->points = xrealloc(r->points, (r->n_points + 1) * sizeof(*r->points));
+	r->points[r->n_points++] = *out;
+	if (!r->best.replicas || out->attain_mean > r->best.attain_mean)
+		r->best = *out;
+	return 0;
+}
+
+int plan_search_run(const struct plan *p, size_t c, struct plan_search *r,
+		    struct err *e)
+{
+	struct plan_point pt;
+	long long lo = 0, hi; /* lo fails (0: none seen), hi meets */
+
+	*r = (struct plan_search){ 0 };
+	if ((r->lower_bound = plan_lower_bound(p, c, e)) < 0)
+		return -1;
+	hi = r->lower_bound;
+	/* up by doubling from the bound until one meets; stop when twice the
+	 * replicas gain less than PLATEAU of attainment (the SLO is bound by
+	 * something else: the edge, the WAN) */
+	for (;;) {
+		double before = r->best.attain_mean;
+
+		if (probe(p, c, hi, r, &pt, e) < 0)
+			return -1;
+		if (pt.meets)
+			break;
+		lo = hi;
+		if (hi >= p->max_replicas ||
+		    (r->n_points > 1 && pt.attain_mean - before < PLATEAU))
+			return 0; /* none: r->best says how close it came */
+		hi = 2 * hi < p->max_replicas ? 2 * hi : p->max_replicas;
+	}
+	/* down from a bound that already meets, until one fails */
+	while (lo == 0 && hi > 1) {
+		if (probe(p, c, hi - 1, r, &pt, e) < 0)
+			return -1;
+		if (!pt.meets)
+			lo = hi - 1;
+		else
+			hi--;
+	}
+	/* bisect (lo, hi] */
+	while (hi - lo > 1) {
+		long long mid = lo + (hi - lo) / 2;
+
+		if (probe(p, c, mid, r, &pt, e) < 0)
+			return -1;
+		if (pt.meets)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	r->replicas = hi;
+	for (size_t i = 0; i < r->n_points; i++) {
+		if (r->points[i].replicas == hi)
+			r->best = r->points[i];
+		if (r->points[i].replicas == hi - 1)
+			r->below = r->points[i];
+	}
+	return 0;
+}
+
+void plan_search_release(struct plan_search *r)
+{
+	free(r->points);
+	*r = (struct plan_search){ 0 };
+}
+
+/* ---- points as JSON, the front ---- */
+
+json_t *plan_point_json(const struct plan *p, const struct plan_point *pt)
+{
+	char name[256];
+
+	plan_candidate_name(p, pt->candidate, name, sizeof(name));
+	return json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:b}",
+			 "candidate", name, "index", (json_int_t)pt->candidate,
+			 "replicas", (json_int_t)pt->replicas,
+			 "usd_per_hour", pt->usd_per_hour,
+			 "attainment", pt->attain_mean,
+			 "attainment_ci95", pt->attain_ci95,
+			 "ttft_attainment", pt->ttft_attain,
+			 "tpot_attainment", pt->tpot_attain,
+			 "tpot_p99_s", pt->tpot_p99_s,
+			 "usd_per_mtok", isfinite(pt->usd_per_mtok) ?
+				 pt->usd_per_mtok : -1,
+			 "meets", pt->meets);
+}
+
+int plan_point_read(const json_t *j, struct plan_point *pt)
+{
+	json_int_t cand, rep;
+	int meets;
+
+	*pt = (struct plan_point){ 0 };
+	if (json_unpack((json_t *)j, "{s:I,s:I,s:F,s:F,s:F,s:F,s:F,s:F,s:F,s:b}",
+			"index", &cand, "replicas", &rep, "usd_per_hour",
+			&pt->usd_per_hour, "attainment", &pt->attain_mean,
+			"attainment_ci95", &pt->attain_ci95, "ttft_attainment",
+			&pt->ttft_attain, "tpot_attainment", &pt->tpot_attain,
+			"tpot_p99_s", &pt->tpot_p99_s, "usd_per_mtok",
+			&pt->usd_per_mtok, "meets", &meets) < 0)
+		return -1;
+	pt->candidate = (size_t)cand;
+	pt->replicas = rep;
+	pt->meets = meets;
+	return 0;
+}
+
+void plan_pareto(const struct plan_point *pts, size_t n, bool *pareto)
+{
+	for (size_t i = 0; i < n; i++) {
+		pareto[i] = pts[i].meets;
+		for (size_t j = 0; j < n && pareto[i]; j++) {
+			bool no_worse = pts[j].usd_per_hour <= pts[i].usd_per_hour &&
+					pts[j].tpot_p99_s <= pts[i].tpot_p99_s;
+			bool better = pts[j].usd_per_hour < pts[i].usd_per_hour ||
+				      pts[j].tpot_p99_s < pts[i].tpot_p99_s;
+
+			if (j != i && pts[j].meets && no_worse && better)
+				pareto[i] = false;
+		}
+	}
+}

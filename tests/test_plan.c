@@ -1,0 +1,134 @@
+/* test_plan.c: hybridspec plan's answer is minimal and meets the SLO (its
+ * config and the one with a replica fewer rerun by hybridspec run, seed by
+ * seed), it is the cheapest of the candidates' answers, and an SLO nothing
+ * meets exits 1 with the reason. */
+#include "harness.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char repo[PATH_MAX];
+
+static const char *plan_file(void)
+{
+	static char p[PATH_MAX + 64];
+
+	if (!repo[0] && !getcwd(repo, sizeof(repo)))
+		abort();
+	snprintf(p, sizeof(p), "%s/tests/data/plan.json", repo);
+	return p;
+}
+
+static json_t *load(const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", t_tmpdir(), name);
+	return json_load_file(path, 0, NULL);
+}
+
+/* The lower end of the 95% interval of the SLO attainment of config
+ * (in the case's folder) over seeds 1, 2, 3, each rerun. */
+static double rerun_attainment(const char *config)
+{
+	static char out[16384];
+	double a[3], mean = 0, var = 0;
+
+	for (int s = 0; s < 3; s++) {
+		char args[PATH_MAX * 2];
+		json_t *sum;
+
+		snprintf(args, sizeof(args), "run %s/%s --seed %d -o %s/rerun --quiet",
+			 t_tmpdir(), config, s + 1, t_tmpdir());
+		CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+		sum = load("rerun/summary.json");
+		a[s] = json_number_value(json_object_get(json_object_get(sum, "all"),
+							 "slo_attainment"));
+		json_decref(sum);
+		mean += a[s] / 3;
+	}
+	for (int s = 0; s < 3; s++)
+		var += (a[s] - mean) * (a[s] - mean) / 2;
+	return mean - 4.302652729911275 * sqrt(var / 3); /* t(0.975, 2) */
+}
+
+static void answer_is_minimal(void)
+{
+	static char out[16384];
+	char args[PATH_MAX * 2];
+	json_t *doc, *ans, *searches;
+	double price, target = 0.9;
+
+	snprintf(args, sizeof(args), "plan %s -o %s/p -j 2 --quiet", plan_file(),
+		 t_tmpdir());
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	if (!(doc = load("p/plan.json"))) {
+		CHECK_MSG(0, "no plan.json");
+		return;
+	}
+	ans = json_object_get(doc, "answer");
+	CHECK(json_integer_value(json_object_get(ans, "replicas")) > 1);
+	CHECK(rerun_attainment("p/config.resolved.json") >= target);
+	CHECK(rerun_attainment("p/one_fewer.json") < target);
+	/* no candidate's answer is cheaper */
+	price = json_number_value(json_object_get(ans, "usd_per_hour"));
+	searches = json_object_get(doc, "searches");
+	CHECK(json_array_size(searches) == 4);
+	for (size_t i = 0; i < json_array_size(searches); i++) {
+		json_t *s = json_array_get(searches, i), *pts;
+		json_int_t r = json_integer_value(json_object_get(s, "replicas"));
+
+		pts = json_object_get(s, "points");
+		for (size_t k = 0; k < json_array_size(pts); k++) {
+			json_t *pt = json_array_get(pts, k);
+
+			if (json_integer_value(json_object_get(pt, "replicas")) == r)
+				CHECK(json_number_value(json_object_get(
+					      pt, "usd_per_hour")) >= price);
+		}
+	}
+	CHECK(t_exists("p/front.csv") && t_exists("p/points.csv") &&
+	      t_exists("p/front.gp"));
+	json_decref(doc);
+}
+
+static void impossible_slo(void)
+{
+	static char out[16384];
+	char args[PATH_MAX * 2], text[PATH_MAX + 512];
+
+	snprintf(text, sizeof(text),
+		 "{\"base\": \"%s/tests/data/plan-base.json\","
+		 " \"slo\": {\"ttft_s\": 2, \"tpot_s\": 0.001, \"attainment\": 0.9},"
+		 " \"seeds\": [1, 2], \"max_replicas\": 8,"
+		 " \"candidates\": {\"gpus\": [\"A100-80G\"],"
+		 "  \"protocols\": [\"cloud_only\"]}}", repo);
+	snprintf(args, sizeof(args), "plan %s -o %s/p --quiet",
+		 t_write("tight.json", text), t_tmpdir());
+	CHECK(t_run(args, out, sizeof(out)) == 1);
+	CHECK_MSG(strstr(out, "no candidate meets the SLO") &&
+		  strstr(out, "TPOT binds"), "%s", out);
+	/* bad input: the file and the pointer, exit 2, no folder */
+	snprintf(text, sizeof(text),
+		 "{\"base\": \"%s/tests/data/plan-base.json\","
+		 " \"slo\": {\"ttft_s\": 2, \"tpot_s\": 0.1},"
+		 " \"candidates\": {\"gpus\": [\"H800\"]}}", repo);
+	snprintf(args, sizeof(args), "plan %s -o %s/q --quiet",
+		 t_write("bad.json", text), t_tmpdir());
+	CHECK(t_run(args, out, sizeof(out)) == 2);
+	CHECK_MSG(strstr(out, "bad.json: /candidates/gpus/0") &&
+		  strstr(out, "/cloud/gpu/preset"), "%s", out);
+	CHECK(!t_exists("q"));
+}
+
+const struct tcase plan_tests[] = {
+	{ "plan: the answer meets the SLO, one replica fewer does not, and it "
+	  "is the cheapest", answer_is_minimal },
+	{ "plan: an SLO nothing meets exits 1 with the reason; bad input 2",
+	  impossible_slo },
+	{ 0 },
+};
