@@ -164,17 +164,50 @@ static int read_protocol(struct jx *x, json_t *v, const char *p,
 			 struct cfg_protocol *out)
 {
 	static const char *const keys[] = { "kind", "gamma", "window", "draft",
-					    NULL };
+		"gamma_min", "gamma_max", "adapt_weight", NULL };
 	char cp[JX_PTR_MAX];
-	long long gamma, window;
+	long long gamma, window, lo, hi;
 	int kind;
 
 	if (jx_object(x, v, p, keys) < 0 ||
-	    jx_enum(x, v, p, "kind", cfg_proto_names, NULL, &kind) < 0 ||
-	    jx_int(x, v, p, "gamma", 1, 64, 4, &gamma) < 0 ||
-	    jx_int(x, v, p, "window", 1, 1024,
-		   cfg_proto_caps((enum proto_kind)kind)->windowed ? 4 : 1,
-		   &window) < 0)
+	    jx_enum(x, v, p, "kind", cfg_proto_names, NULL, &kind) < 0)
+		return -1;
+	out->adapt = (struct cfg_adapt){ 0 };
+	if (json_is_string(json_object_get(v, "gamma")) &&
+	    !strcmp(json_string_value(json_object_get(v, "gamma")), "adaptive")) {
+		const struct proto_caps *c = cfg_proto_caps((enum proto_kind)kind);
+
+		if (!c->speculates)
+			return jx_fail(x, jx_child(cp, p, "gamma"), "an integer "
+				       "in [1, 64]: only sync and async adapt "
+				       "gamma", json_object_get(v, "gamma"));
+		if (jx_int(x, v, p, "gamma_min", 1, 64, 1, &lo) < 0 ||
+		    jx_int(x, v, p, "gamma_max", lo, 64, 16, &hi) < 0 ||
+		    jx_num(x, v, p, "adapt_weight",
+			   (struct jx_range){ 0, 1, true, false }, 0.05,
+			   &out->adapt.weight) < 0)
+			return -1;
+		out->adapt.on = true;
+		out->adapt.gamma_min = (int)lo;
+		out->adapt.gamma_max = (int)hi;
+		gamma = lo > 4 ? lo : hi < 4 ? hi : 4;
+	} else {
+		static const char *const adapt_keys[] = { "gamma_min",
+			"gamma_max", "adapt_weight", NULL };
+
+		for (int i = 0; adapt_keys[i]; i++)
+			if (json_object_get(v, adapt_keys[i]))
+				return jx_fail(x, jx_child(cp, p, adapt_keys[i]),
+					       "nothing: it bounds an adaptive "
+					       "gamma (\"gamma\": \"adaptive\")",
+					       json_object_get(v, adapt_keys[i]));
+		if (jx_int(x, v, p, "gamma", 1, 64, 4, &gamma) < 0)
+			return -1;
+	}
+	/* adaptive: the most blocks in flight the window may grow to */
+	if (jx_int(x, v, p, "window", 1, 1024,
+		   !cfg_proto_caps((enum proto_kind)kind)->windowed ? 1 :
+		   out->adapt.on ? 32 : 4, &window) < 0)
 		return -1;
 	out->kind = (enum proto_kind)kind;
 	out->caps = *cfg_proto_caps(out->kind);

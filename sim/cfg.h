@@ -66,11 +66,23 @@ struct cfg_draft {
  * bytes a weight and measured table (or neither measured). */
 bool cfg_draft_same(const struct cfg_draft *a, const struct cfg_draft *b);
 
+/* Adaptive speculation (docs/protocols.md): after each verdict a tenant
+ * picks its next gamma in [gamma_min, gamma_max] from its estimates of
+ * alpha and of the verdict latency (exponentially weighted, weight
+ * `weight`), and in async the smallest window that keeps it drafting. */
+struct cfg_adapt {
+	bool on;
+	int gamma_min, gamma_max;
+	double weight;      /* of the newest verdict in the estimates */
+};
+
 struct cfg_protocol {
 	enum proto_kind kind;
 	struct proto_caps caps; /* cfg_proto_caps(kind) */
-	int gamma;  /* draft tokens per block (speculating protocols) */
+	int gamma;  /* draft tokens per block (speculating protocols); the
+		       first block's when adaptive */
 	int window; /* blocks in flight at most; 1 unless windowed */
+	struct cfg_adapt adapt;
 	struct cfg_draft draft; /* where cfg_proto_drafts(&caps) */
 };
 

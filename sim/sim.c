@@ -13,6 +13,7 @@
  * once in its prefill FIFO. */
 #include "sim.h"
 
+#include "formula.h"
 #include "rng.h"
 #include "mem.h"
 
@@ -385,9 +386,10 @@ static void maybe_draft(struct sim *s, struct tenant *t)
 	int32_t left = t->rq.n_out - t->rq.committed - t->edge.ahead, n;
 	double now = s->q.now_s;
 
-	if (t->edge.drafting || t->edge.inflight.n >= (uint32_t)g->proto.window || left <= 0)
+	if (t->edge.drafting || t->edge.inflight.n >= (uint32_t)t->edge.window ||
+	    left <= 0)
 		return;
-	n = left < g->proto.gamma ? left : g->proto.gamma;
+	n = left < t->edge.gamma ? left : t->edge.gamma;
 	t->edge.drafting = true;
 	t->edge.draft_g = n;
 	t->edge.draft_ctx0 = t->rq.prompt + t->rq.committed + t->edge.ahead;
@@ -410,8 +412,8 @@ static void on_draft(struct sim *s, struct tenant *t)
 			   t->edge.draft_start_s,
 			   s->q.now_s, "\"tokens\":%ld,\"epoch\":%ld",
 			   t->edge.draft_g, t->edge.epoch);
-	blk_ring_push(&t->edge.inflight, (struct blk){ .epoch = t->edge.epoch, .g = t->edge.draft_g,
-					      .base = base });
+	blk_ring_push(&t->edge.inflight, (struct blk){ .epoch = t->edge.epoch,
+		.g = t->edge.draft_g, .base = base, .t_s = s->q.now_s });
 	t->rq.blocks_sent++;
 	t->rq.draft_sent += (uint64_t)t->edge.draft_g;
 	send(s, t, true, MSG_BLOCK, t->edge.draft_g, base, t->edge.draft_g);
@@ -443,6 +445,64 @@ static void discard_drafts(struct sim *s, struct tenant *t)
 	t->edge.ahead = 0;
 }
 
+/* ---- adaptive speculation ---- */
+
+/* Expected seconds per committed token with gamma drafts of d seconds
+ * each, at alpha and a verdict latency lat_s: sync's (gamma d + lat) /
+ * E[A]; async's renewal model with the window that keeps the edge
+ * drafting through one latency, which *window gets. */
+static double adapt_cost_s(const struct cfg_protocol *pr, double alpha,
+			   int gamma, double d, double lat_s, int32_t *window)
+{
+	int32_t w = 1;
+
+	if (!pr->caps.windowed)
+		return (gamma * d + lat_s) / fm_expected_accepted(alpha, gamma);
+	w += (int32_t)ceil(lat_s / (gamma * d));
+	w = w < 2 ? 2 : w > pr->window ? pr->window : w;
+	*window = w;
+	return fm_async_renewal_s_per_token(alpha, gamma, w, d, lat_s);
+}
+
+/* A verdict on the oldest blocks in flight: nfull accepted whole, then one
+ * with k of its drafts accepted (k < 0: none rejected). The estimates take
+ * it in, and the next block's gamma (and window) is the model's best. */
+static void adapt(struct sim *s, struct tenant *t, uint32_t nfull, int32_t k)
+{
+	const struct cfg_protocol *pr = &group(s, t)->proto;
+	const struct cfg_device *d = &group(s, t)->device;
+	struct tenant_edge *e = &t->edge;
+	double judged = 0, accepted = 0, lat, a = pr->adapt.weight, best = INFINITY;
+	double step = d->draft_base_s + d->draft_per_ctx_s *
+		      (t->rq.prompt + t->rq.committed);
+	bool first = e->judged_w == 0;
+
+	for (uint32_t i = 0; i < nfull; i++) {
+		judged += blk_ring_at(&e->inflight, i)->g;
+		accepted += blk_ring_at(&e->inflight, i)->g;
+	}
+	if (k >= 0) {
+		judged += k + 1;
+		accepted += k;
+	}
+	lat = s->q.now_s - blk_ring_at(&e->inflight, 0)->t_s;
+	e->judged_w = first ? judged : (1 - a) * e->judged_w + a * judged;
+	e->accepted_w = first ? accepted : (1 - a) * e->accepted_w + a * accepted;
+	e->latency_s = first ? lat : (1 - a) * e->latency_s + a * lat;
+	for (int g = pr->adapt.gamma_min; g <= pr->adapt.gamma_max; g++) {
+		int32_t w = 1;
+		double alpha = e->accepted_w / e->judged_w;
+		double c = adapt_cost_s(pr, alpha < 0.999 ? alpha : 0.999, g,
+					step, e->latency_s, &w);
+
+		if (c < best) {
+			best = c;
+			e->gamma = g;
+			e->window = w;
+		}
+	}
+}
+
 static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m)
 {
 	uint32_t nblocks = (uint32_t)(m->a >> 32), nfull = (uint32_t)m->a;
@@ -451,6 +511,8 @@ static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m
 	int32_t before = q->committed;
 
 	HS_ASSERT(m->epoch == t->edge.epoch && nfull <= nblocks);
+	if (group(s, t)->proto.adapt.on)
+		adapt(s, t, nfull, nblocks > nfull ? k : -1);
 	for (uint32_t i = 0; i < nfull; i++) {
 		struct blk b = blk_ring_pop(&t->edge.inflight);
 
@@ -1254,6 +1316,8 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 								  cg->name, i));
 			t->r_acc = rng_new(c->seed, rng_stream_id("%s/%u/accept",
 								  cg->name, i));
+			t->edge.gamma = cg->proto.gamma;
+			t->edge.window = cg->proto.window;
 			link_init(&t->up, cg->wan.up_bps);
 			link_init(&t->down, cg->wan.down_bps);
 			if (cfg_proto_drafts(&cg->proto.caps))

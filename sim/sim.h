@@ -31,7 +31,7 @@ struct blk {
 	uint32_t epoch;
 	int32_t g;       /* draft tokens */
 	int32_t base;    /* output position of its first token */
-	double t_s;      /* when it was queued (cloud) */
+	double t_s;      /* when it was sent (edge), queued (cloud) */
 };
 
 RING_DEFINE(blk_ring, struct blk)
@@ -149,6 +149,12 @@ struct tenant_stat {
 struct tenant_edge {
 	uint32_t epoch;
 	int32_t ahead;             /* tokens drafted past committed, this epoch */
+	int32_t gamma, window;     /* the next block's; the protocol's unless
+				      adaptive */
+	/* adaptive: weighted means of the positions judged and accepted per
+	 * verdict (their ratio estimates alpha) and of the verdict latency
+	 * (a block's send to its verdict); 0 before the first verdict */
+	double judged_w, accepted_w, latency_s;
 	struct blk_ring inflight;  /* sent, no verdict yet */
 	bool drafting;
 	int32_t draft_g, draft_ctx0;

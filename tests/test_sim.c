@@ -1,6 +1,7 @@
 /* test_sim.c: the simulator's protocol invariants, determinism and limits. */
 #include "harness.h"
 
+#include "formula.h"
 #include "report.h"
 #include "rng.h"
 #include "sim.h"
@@ -551,7 +552,59 @@ static void policy_dedicated(void)
 	cfg_release(&c);
 }
 
+/* Adaptive gamma at a constant alpha and RTT settles on the gamma the
+ * model (sync's closed form, async's renewal model) finds best for the true
+ * alpha and the verdict latency the tenant measured. */
+static void adaptive_converges(void)
+{
+	static const char text[] =
+		"{\"seed\": 2, \"protocol\": {\"kind\": \"sync\", \"gamma\": "
+		"\"adaptive\", \"window\": 32},"
+		" \"tenants\": [{\"name\": \"a\", \"count\": 1,"
+		"   \"device\": {\"draft_base_s\": 0.02, \"prefill_per_token_s\": 0.001},"
+		"   \"workload\": {\"requests\": 1, \"prompt_tokens\": 32,"
+		"                \"output_tokens\": 6000},"
+		"   \"acceptance\": {\"model\": \"iid\", \"alpha\": 0.8},"
+		"   \"wan\": {\"rtt_s\": 0.1}}],"
+		" \"cloud\": {\"replicas\": 1}}";
+	const char *kinds[] = { "/protocol/kind=sync", "/protocol/kind=async" };
+
+	for (int k = 0; k < 2; k++) {
+		struct cfg c;
+		struct sim s;
+		const struct tenant *t;
+		double best = INFINITY, mean;
+		int opt = 0;
+
+		if (load(&c, text, &kinds[k], 1) < 0 || simulate(&c, &s, NULL) < 0)
+			return;
+		t = &s.t[0];
+		for (int g = 1; g <= 16; g++) {
+			double d = 0.02, lat = t->edge.latency_s, cost;
+			int w = 1 + (int)ceil(lat / (g * d));
+
+			w = w < 2 ? 2 : w > 32 ? 32 : w;
+			cost = k == 0 ? (g * d + lat) / fm_expected_accepted(0.8, g)
+				      : fm_async_renewal_s_per_token(0.8, g, w, d, lat);
+			if (cost < best) {
+				best = cost;
+				opt = g;
+			}
+		}
+		mean = (double)t->st.draft_sent / (double)t->st.blocks_sent;
+		CHECK_MSG(fabs(mean - opt) <= 0.5 && abs(t->edge.gamma - opt) <= 1,
+			  "%s: blocks of %.2f drafts on average, the last of %d; "
+			  "the model's best for alpha 0.8 and %.1f ms is %d",
+			  kinds[k], mean, t->edge.gamma, 1e3 * t->edge.latency_s,
+			  opt);
+		CHECK(t->edge.latency_s > 0.1 && t->edge.latency_s < 0.2);
+		sim_release(&s);
+		cfg_release(&c);
+	}
+}
+
 const struct tcase sim_tests[] = {
+	{ "sim: adaptive gamma settles on the model's best", adaptive_converges },
 	{ "sim: policies continuous and slo take blocks in their orders",
 	  policy_order },
 	{ "sim: policy window holds a batch that does not fill the budget",
