@@ -297,7 +297,7 @@ int cli_edge(int argc, char **argv)
 	}
 	if (mload_spec(draft, "w4a16", &m, &t, &q, &e) < 0) {
 		json_decref(wj);
-		dist_release(&wan.rtt_s);
+		cfg_wan_release(&wan);
 		return cli_fail("%s", e.msg);
 	}
 	prompts = xmalloc(sizeof(int) * (strlen(prompt) + 3));
@@ -337,7 +337,7 @@ int cli_edge(int argc, char **argv)
 	}
 	free(prompts);
 	json_decref(wj);
-	dist_release(&wan.rtt_s);
+	cfg_wan_release(&wan);
 	tok_release(&t);
 	llama_release(&m);
 	if (!log)

@@ -30,7 +30,7 @@ void wan_line_release(struct wan_line *l)
 double wan_line_push(struct wan_line *l, double now_s, const struct wire_msg *m)
 {
 	const struct cfg_wan *w = l->wan;
-	double one_way = dist_sample(&w->rtt_s, l->r) / 2;
+	double one_way = dist_sample(cfg_wan_rtt(w, now_s), l->r) / 2;
 	int losses = 0;
 	struct link_msg lm = {
 		.kind = (uint32_t)m->type,

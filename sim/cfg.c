@@ -441,13 +441,33 @@ static int read_radio(struct jx *x, json_t *v, const char *p,
 	return 0;
 }
 
+/* An RTT that steps: {"at_s": T, "rtt_s": DIST}, or none. */
+static int read_rtt_step(struct jx *x, json_t *v, const char *p,
+			 struct cfg_wan *out)
+{
+	static const char *const keys[] = { "at_s", "rtt_s", NULL };
+	json_t *st = json_object_get(v, "rtt_step");
+	char cp[JX_PTR_MAX];
+
+	out->rtt_step_at_s = 0;
+	if (!st)
+		return 0;
+	jx_child(cp, p, "rtt_step");
+	return jx_object(x, st, cp, keys) < 0 ||
+	       jx_num(x, st, cp, "at_s", JX_POS, JX_REQUIRED,
+		      &out->rtt_step_at_s) < 0 ||
+	       dist_read(x, st, cp, "rtt_s", JX_POS, NULL, &out->rtt_after_s) < 0
+		       ? -1 : 0;
+}
+
 static int read_wan(struct jx *x, json_t *v, const char *p, struct cfg_wan *out)
 {
 	static const char *const keys[] = { "rtt_s", "up_bps", "down_bps",
-		"loss", "rto_s", "header_bytes", "radio", NULL };
+		"loss", "rto_s", "header_bytes", "radio", "rtt_step", NULL };
 
 	return jx_object(x, v, p, keys) < 0 ||
 	       read_radio(x, v, p, &out->radio) < 0 ||
+	       read_rtt_step(x, v, p, out) < 0 ||
 	       dist_read(x, v, p, "rtt_s", JX_POS, NULL, &out->rtt_s) < 0 ||
 	       jx_num(x, v, p, "up_bps", JX_POS, 20e6, &out->up_bps) < 0 ||
 	       jx_num(x, v, p, "down_bps", JX_POS, 50e6, &out->down_bps) < 0 ||
@@ -464,7 +484,7 @@ static void group_release(struct cfg_group *g)
 	dist_release(&g->workload.output_tokens);
 	dist_release(&g->workload.think_s);
 	dist_release(&g->workload.start_s);
-	dist_release(&g->wan.rtt_s);
+	cfg_wan_release(&g->wan);
 	acc_trace_release(&g->acc_trace);
 	wl_trace_release(&g->wl_trace);
 	vtab_release(&g->proto.draft.table);
@@ -1013,6 +1033,12 @@ int cfg_cloud_default(struct cfg_cloud *cl, const char *gpu,
 	cl->gpu.preset = g->name;
 	cl->gpu.spec = *g;
 	return 0;
+}
+
+void cfg_wan_release(struct cfg_wan *w)
+{
+	dist_release(&w->rtt_s);
+	dist_release(&w->rtt_after_s);
 }
 
 int cfg_wan_read(const char *name, json_t *v, struct cfg_wan *out,

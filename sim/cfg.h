@@ -118,6 +118,10 @@ struct cfg_workload {
 
 struct cfg_wan {
 	struct dist rtt_s;   /* round trip; one-way delay is half a draw */
+	/* from rtt_step_at_s on (0: never), messages sent draw their round
+	 * trip from rtt_after_s */
+	double rtt_step_at_s;
+	struct dist rtt_after_s;
 	double up_bps, down_bps; /* bits per second, edge->cloud, cloud->edge */
 	double loss;         /* probability that a message is lost */
 	double rto_s;        /* retransmission timeout after a loss */
@@ -241,9 +245,18 @@ int cfg_cloud_default(struct cfg_cloud *cl, const char *gpu,
 		      const struct shape *model);
 
 /* Reads a WAN link object (the schema of /tenants/i/wan) from v, named
- * name in messages; defaults are filled into v. Release out->rtt_s with
- * dist_release. */
+ * name in messages; defaults are filled into v. Release it with
+ * cfg_wan_release. */
 int cfg_wan_read(const char *name, json_t *v, struct cfg_wan *out,
 		 struct err *e);
+void cfg_wan_release(struct cfg_wan *w);
+
+/* The round-trip distribution of a message sent at t_s. */
+static inline const struct dist *cfg_wan_rtt(const struct cfg_wan *w,
+					     double t_s)
+{
+	return w->rtt_step_at_s > 0 && t_s >= w->rtt_step_at_s
+		       ? &w->rtt_after_s : &w->rtt_s;
+}
 
 #endif

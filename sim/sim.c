@@ -158,7 +158,8 @@ static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
 		 int64_t a, int64_t b, int32_t tokens)
 {
 	const struct cfg_wan *w = &group(s, t)->wan;
-	double now = s->q.now_s, one_way = dist_sample(&w->rtt_s, t->r_net) / 2;
+	double now = s->q.now_s;
+	double one_way = dist_sample(cfg_wan_rtt(w, now), t->r_net) / 2;
 	int losses = 0;
 	struct link_msg m = {
 		.kind = kind, .epoch = t->edge.epoch, .a = a, .b = b,

@@ -720,7 +720,7 @@ static int rig_init(struct rig *r)
 
 static void rig_release(struct rig *r)
 {
-	dist_release(&r->wan.rtt_s);
+	cfg_wan_release(&r->wan);
 	llama_release(&r->target);
 	llama_release(&r->draft);
 	tok_release(&r->tt);

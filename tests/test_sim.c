@@ -603,7 +603,36 @@ static void adaptive_converges(void)
 	}
 }
 
+/* An RTT that steps: messages sent from at_s on draw the new round trip
+ * (a step before any message is the new RTT all along); one after the end
+ * changes nothing. */
+static void rtt_step(void)
+{
+	const char *sets[3][2] = {
+		{ "/tenants/0/wan/rtt_s=0.3", "/tenants/0/workload/start_s=0.5" },
+		{ "/tenants/0/wan/rtt_step={\"at_s\": 0.1, \"rtt_s\": 0.3}",
+		  "/tenants/0/workload/start_s=0.5" },
+		{ "/tenants/0/wan/rtt_step={\"at_s\": 1e6, \"rtt_s\": 0.3}",
+		  "/tenants/0/workload/start_s=0.5" },
+	};
+	double end[3] = { 0 };
+	struct sim s;
+
+	for (int k = 0; k < 3; k++) {
+		struct cfg c;
+
+		if (load(&c, base_cfg, sets[k], 2) < 0 || simulate(&c, &s, NULL) < 0)
+			return;
+		end[k] = s.end_s;
+		sim_release(&s);
+		cfg_release(&c);
+	}
+	CHECK_MSG(end[0] == end[1] && end[2] < end[0], "ends %.9g %.9g %.9g",
+		  end[0], end[1], end[2]);
+}
+
 const struct tcase sim_tests[] = {
+	{ "sim: an RTT that steps mid-run", rtt_step },
 	{ "sim: adaptive gamma settles on the model's best", adaptive_converges },
 	{ "sim: policies continuous and slo take blocks in their orders",
 	  policy_order },
