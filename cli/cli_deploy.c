@@ -39,7 +39,8 @@ static const char serve_help[] =
 
 static const char edge_help[] =
 	"usage: hybridspec edge [--connect HOST:PORT] [--draft NAME[:Q]]\n"
-	"                       [--protocol sync|async] [--gamma N] [--window N]\n"
+	"                       [--protocol sync|async] [--gamma N|adaptive]\n"
+	"                       [--window N]\n"
 	"                       [--prompt TEXT] [--tokens N] [--requests N]\n"
 	"                       [--wan JSON] [--tenant N] [--seed N] [--log FILE]\n"
 	"                       [--ids]\n"
@@ -47,9 +48,12 @@ static const char edge_help[] =
 	"An edge device: drafts with the draft model (default tinystories656K in\n"
 	"w4a16), sends blocks of N drafts (default 4) to the cloud (default\n"
 	"127.0.0.1:7070), sync or async (default async, window 4), and streams\n"
-	"the committed text to stdout (token ids with --ids). --wan: the\n"
-	"emulated link, as a config's /tenants/i/wan (default\n"
-	"{\"rtt_s\": 0.02}). --log FILE: the commit times and counters as JSON.\n"
+	"the committed text to stdout (token ids with --ids). --gamma adaptive:\n"
+	"each block's length chosen after every verdict, in 1..16, from the\n"
+	"alpha and the verdict latency measured, the async window up to\n"
+	"--window (default 32; docs/adaptive.md). --wan: the emulated link, as\n"
+	"a config's /tenants/i/wan (default {\"rtt_s\": 0.02}). --log FILE: the\n"
+	"commit times and counters as JSON.\n"
 	"\nexit status: 0 every request done, 1 the run failed (the verifier\n"
 	"unreachable or gone, a protocol error), 2 bad usage or bad input\n";
 
@@ -224,6 +228,7 @@ int cli_edge(int argc, char **argv)
 	const char *addr = "127.0.0.1:7070", *draft = "tinystories656K",
 		   *prompt = "Once upon a time", *wan_text = "{\"rtt_s\": 0.02}",
 		   *log_path = NULL;
+	bool window_given = false;
 	long long gamma = 4, window = 4, tokens = 64, requests = 1, tenant = 0,
 		  seed = 1;
 	bool ids = false;
@@ -253,12 +258,20 @@ int cli_edge(int argc, char **argv)
 			eo.proto = (enum proto_kind)kind;
 			break;
 		case 'g':
-			if (cli_long("--gamma", optarg, 1, 64, &gamma))
+			if (!strcmp(optarg, "adaptive")) {
+				/* bounds and weight as a config's defaults */
+				eo.adapt = (struct cfg_adapt){ true, 1, 16, 0.05 };
+				gamma = 4;
+				if (!window_given)
+					window = 32;
+			} else if (cli_long("--gamma", optarg, 1, 64, &gamma)) {
 				return CLI_BAD_INPUT;
+			}
 			break;
 		case 'w':
 			if (cli_long("--window", optarg, 1, 64, &window))
 				return CLI_BAD_INPUT;
+			window_given = true;
 			break;
 		case 'n':
 			if (cli_long("--tokens", optarg, 1, 1 << 20, &tokens))

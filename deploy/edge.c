@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapt.h"
 #include "rt.h"
 #include "dist.h"
 #include "rng.h"
@@ -33,6 +34,11 @@ struct edge {
 	int *seq;                   /* (seq_len) */
 	int L, dlen, dkv, limit, bstart, bsize;
 	int *fly, nfly;             /* (window) */
+	double *fly_s;              /* (window) when each was sent */
+	struct cfg_protocol pr;     /* the protocol, for adapt_choose */
+	int32_t gamma, window;      /* the next block's; o's unless adaptive */
+	struct adapt_est est;
+	long blocks;
 	uint32_t req, epoch;
 	long drafted, wasted, judged, accepted, verdicts;
 	double draft_s;             /* wall time spent drafting */
@@ -87,6 +93,22 @@ static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 			       "%u and %d blocks in flight", e->req, e->epoch,
 			       e->nfly);
 	e->verdicts++;
+	if (e->pr.adapt.on) {
+		double judged = 0, accepted = 0;
+
+		for (uint32_t b = 0; b < m->accepted; b++) {
+			judged += e->fly[b];
+			accepted += e->fly[b];
+		}
+		if (m->verified > m->accepted) {
+			judged += m->k + 1;
+			accepted += m->k;
+		}
+		adapt_observe(&e->est, e->pr.adapt.weight, judged, accepted,
+			      now_s(e) - e->fly_s[0]);
+		adapt_choose(&e->pr, &e->est, e->draft_s / (double)e->drafted,
+			     &e->gamma, &e->window);
+	}
 	for (uint32_t b = 0; b < m->accepted; b++) {
 		e->L += e->fly[b];
 		e->judged += e->fly[b];
@@ -111,6 +133,8 @@ static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 	} else {
 		memmove(e->fly, e->fly + m->accepted,
 			sizeof(int) * (size_t)(fly0 - (int)m->accepted));
+		memmove(e->fly_s, e->fly_s + m->accepted,
+			sizeof(double) * (size_t)(fly0 - (int)m->accepted));
 		e->nfly -= (int)m->accepted;
 		/* nothing in flight or being drafted: take the bonus token */
 		if (!e->nfly && e->dlen == e->L && e->L < e->limit) {
@@ -197,7 +221,7 @@ static void draft(struct edge *e)
 	const float *row = feed(e, e->dlen);
 
 	if (e->dlen == e->bstart)
-		e->bsize = o->gamma < e->limit - e->dlen ? o->gamma :
+		e->bsize = e->gamma < e->limit - e->dlen ? e->gamma :
 			   e->limit - e->dlen;
 	e->seq[e->dlen++] = spec_argmax(row, o->m->c.vocab);
 	e->drafted++;
@@ -211,6 +235,8 @@ static void draft(struct edge *e)
 	for (int i = 0; i < e->bsize; i++)
 		e->msg->tok[i] = e->seq[e->bstart + i];
 	send_up(e);
+	e->blocks++;
+	e->fly_s[e->nfly] = now_s(e);
 	e->fly[e->nfly++] = e->bsize;
 	e->bstart = e->dlen;
 }
@@ -244,7 +270,7 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 			return -1;
 		if (e->L >= e->limit)
 			break;
-		if (e->nfly < o->window && e->dlen < e->limit)
+		if (e->nfly < e->window && e->dlen < e->limit)
 			draft(e);
 		else
 			wait_io(e, INFINITY);
@@ -292,6 +318,12 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 	e.logits = xmalloc(sizeof(float) * EDGE_FEED_BLOCK * o->m->c.vocab);
 	e.seq = xcalloc((size_t)o->m->c.seq_len, sizeof(int));
 	e.fly = xcalloc((size_t)o->window, sizeof(int));
+	e.fly_s = xcalloc((size_t)o->window, sizeof(double));
+	e.pr = (struct cfg_protocol){ .kind = o->proto,
+		.caps = *cfg_proto_caps(o->proto), .gamma = o->gamma,
+		.window = o->window, .adapt = o->adapt };
+	e.gamma = o->gamma;
+	e.window = o->window;
 	*e.msg = (struct wire_msg){ .type = WIRE_HELLO, .tenant = o->tenant };
 	if (wire_conn_send(&e.c, e.msg, er) < 0)
 		rc = -1;
@@ -306,7 +338,8 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 	if (rc == 0)
 		rc = idle(&e, -1, er);
 	if (rc == 0)
-		log = json_pack("{s:I, s:O, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
+		log = json_pack("{s:I, s:O, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
+				"s:I}",
 				"tenant", (json_int_t)o->tenant, "requests", reqs,
 				"drafted", (json_int_t)e.drafted,
 				"wasted", (json_int_t)e.wasted,
@@ -315,10 +348,11 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 				"verdicts", (json_int_t)e.verdicts,
 				"bytes_up", (json_int_t)e.up.link.bytes,
 				"bytes_down", (json_int_t)e.down.link.bytes,
-				"draft_s", e.draft_s);
+				"draft_s", e.draft_s, "blocks", (json_int_t)e.blocks);
 	json_decref(reqs);
 	free(e.msg);
 	free(e.fly);
+	free(e.fly_s);
 	free(e.seq);
 	free(e.logits);
 	llama_state_release(&e.st);

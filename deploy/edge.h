@@ -20,7 +20,9 @@ struct edge_opts {
 	int fd;                     /* a connected socket; edge_run owns it */
 	uint32_t tenant;
 	enum proto_kind proto;      /* PROTO_SYNC or PROTO_ASYNC */
-	int gamma, window;          /* window 1 for sync */
+	int gamma, window;          /* window 1 for sync; adaptive: the first
+				       block's gamma, the most blocks in flight */
+	struct cfg_adapt adapt;     /* adaptive gamma (docs/adaptive.md) */
 	const struct cfg_wan *wan;  /* borrowed: the emulated link */
 	uint64_t seed;              /* delay and think-time draws */
 	const int *prompts;         /* (requests x prompt_n) borrowed */
@@ -34,7 +36,7 @@ struct edge_opts {
  * "requests": [{"arrive_s", "done_arrive_s", "commits": [[t_s, n], ...],
  * "tokens": [...]}], "drafted", "wasted", "judged", "accepted",
  * "verdicts", "bytes_up", "bytes_down", "draft_s" (wall time spent in
- * draft steps)}; times from t0_s. NULL with e's
+ * draft steps), "blocks" (blocks sent)}; times from t0_s. NULL with e's
  * message when the cloud fails or breaks the protocol. */
 json_t *edge_run(const struct edge_opts *o, struct err *e);
 

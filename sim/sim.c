@@ -13,7 +13,7 @@
  * once in its prefill FIFO. */
 #include "sim.h"
 
-#include "formula.h"
+#include "adapt.h"
 #include "rng.h"
 #include "mem.h"
 
@@ -448,23 +448,6 @@ static void discard_drafts(struct sim *s, struct tenant *t)
 
 /* ---- adaptive speculation ---- */
 
-/* Expected seconds per committed token with gamma drafts of d seconds
- * each, at alpha and a verdict latency lat_s: sync's (gamma d + lat) /
- * E[A]; async's renewal model with the window that keeps the edge
- * drafting through one latency, which *window gets. */
-static double adapt_cost_s(const struct cfg_protocol *pr, double alpha,
-			   int gamma, double d, double lat_s, int32_t *window)
-{
-	int32_t w = 1;
-
-	if (!pr->caps.windowed)
-		return (gamma * d + lat_s) / fm_expected_accepted(alpha, gamma);
-	w += (int32_t)ceil(lat_s / (gamma * d));
-	w = w < 2 ? 2 : w > pr->window ? pr->window : w;
-	*window = w;
-	return fm_async_renewal_s_per_token(alpha, gamma, w, d, lat_s);
-}
-
 /* A verdict on the oldest blocks in flight: nfull accepted whole, then one
  * with k of its drafts accepted (k < 0: none rejected). The estimates take
  * it in, and the next block's gamma (and window) is the model's best. */
@@ -473,10 +456,7 @@ static void adapt(struct sim *s, struct tenant *t, uint32_t nfull, int32_t k)
 	const struct cfg_protocol *pr = &group(s, t)->proto;
 	const struct cfg_device *d = &group(s, t)->device;
 	struct tenant_edge *e = &t->edge;
-	double judged = 0, accepted = 0, lat, a = pr->adapt.weight, best = INFINITY;
-	double step = d->draft_base_s + d->draft_per_ctx_s *
-		      (t->rq.prompt + t->rq.committed);
-	bool first = e->judged_w == 0;
+	double judged = 0, accepted = 0;
 
 	for (uint32_t i = 0; i < nfull; i++) {
 		judged += blk_ring_at(&e->inflight, i)->g;
@@ -486,22 +466,10 @@ static void adapt(struct sim *s, struct tenant *t, uint32_t nfull, int32_t k)
 		judged += k + 1;
 		accepted += k;
 	}
-	lat = s->q.now_s - blk_ring_at(&e->inflight, 0)->t_s;
-	e->judged_w = first ? judged : (1 - a) * e->judged_w + a * judged;
-	e->accepted_w = first ? accepted : (1 - a) * e->accepted_w + a * accepted;
-	e->latency_s = first ? lat : (1 - a) * e->latency_s + a * lat;
-	for (int g = pr->adapt.gamma_min; g <= pr->adapt.gamma_max; g++) {
-		int32_t w = 1;
-		double alpha = e->accepted_w / e->judged_w;
-		double c = adapt_cost_s(pr, alpha < 0.999 ? alpha : 0.999, g,
-					step, e->latency_s, &w);
-
-		if (c < best) {
-			best = c;
-			e->gamma = g;
-			e->window = w;
-		}
-	}
+	adapt_observe(&e->est, pr->adapt.weight, judged, accepted,
+		      s->q.now_s - blk_ring_at(&e->inflight, 0)->t_s);
+	adapt_choose(pr, &e->est, d->draft_base_s + d->draft_per_ctx_s *
+		     (t->rq.prompt + t->rq.committed), &e->gamma, &e->window);
 }
 
 static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "accept.h"
+#include "adapt.h"
 #include "cfg.h"
 #include "cost.h"
 #include "eq.h"
@@ -151,10 +152,7 @@ struct tenant_edge {
 	int32_t ahead;             /* tokens drafted past committed, this epoch */
 	int32_t gamma, window;     /* the next block's; the protocol's unless
 				      adaptive */
-	/* adaptive: weighted means of the positions judged and accepted per
-	 * verdict (their ratio estimates alpha) and of the verdict latency
-	 * (a block's send to its verdict); 0 before the first verdict */
-	double judged_w, accepted_w, latency_s;
+	struct adapt_est est;      /* adaptive: alpha and the latency */
 	struct blk_ring inflight;  /* sent, no verdict yet */
 	bool drafting;
 	int32_t draft_g, draft_ctx0;

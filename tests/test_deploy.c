@@ -662,18 +662,23 @@ static const char *const e_texts[] = {
 	"There was a tall tree near the old house",
 	"Sam liked to eat apples with his mom",
 	"A little boat sailed on the blue sea",
+	"The dog ran fast to catch the ball",
+	"Mia saw a big fish in the pond",
 };
 #define E_NPROMPTS ((int)NELEM(e_texts))
 
 struct edge_kind {
 	enum proto_kind proto;
 	int gamma, window;
+	bool adaptive;   /* gamma is the first block's; window the most */
 };
 
 static const struct edge_kind e_kinds[] = {
-	{ PROTO_SYNC, 4, 1 },
-	{ PROTO_ASYNC, 3, 3 },
-	{ PROTO_ASYNC, 4, 3 },
+	{ PROTO_SYNC, 4, 1, false },
+	{ PROTO_ASYNC, 3, 3, false },
+	{ PROTO_ASYNC, 4, 3, false },
+	{ PROTO_ASYNC, 4, 8, true },
+	{ PROTO_SYNC, 4, 1, true },
 };
 
 /* What a loopback run needs: both models, the prompts and their greedy
@@ -795,7 +800,9 @@ static int start_edge(struct rig *r, uint32_t tenant, int hold_r, int hold_w)
 		struct edge_opts o = {
 			.m = &r->draft, .tk = NULL, .fd = fd, .tenant = tenant,
 			.proto = ek->proto, .gamma = ek->gamma,
-			.window = ek->window, .wan = &r->wan, .seed = 1 + tenant,
+			.window = ek->window,
+			.adapt = { ek->adaptive, 1, 8, 0.2 },
+			.wan = &r->wan, .seed = 1 + tenant,
 			.prompts = r->prompts[2 * tenant], .prompt_n = E_PROMPT,
 			.out_n = E_OUT, .requests = E_REQUESTS,
 			.think_s = dist_constant(0), .start_s = dist_constant(0),
@@ -887,7 +894,7 @@ static void check_server(long long clients, long long requests_done,
 	json_decref(st);
 }
 
-#define LB_EDGES 3
+#define LB_EDGES 5 /* every kind of e_kinds */
 
 /* Three edges (sync and async) over loopback TCP: every output is the
  * target's greedy one. */

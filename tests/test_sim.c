@@ -580,7 +580,7 @@ static void adaptive_converges(void)
 			return;
 		t = &s.t[0];
 		for (int g = 1; g <= 16; g++) {
-			double d = 0.02, lat = t->edge.latency_s, cost;
+			double d = 0.02, lat = t->edge.est.latency_s, cost;
 			int w = 1 + (int)ceil(lat / (g * d));
 
 			w = w < 2 ? 2 : w > 32 ? 32 : w;
@@ -595,9 +595,9 @@ static void adaptive_converges(void)
 		CHECK_MSG(fabs(mean - opt) <= 0.5 && abs(t->edge.gamma - opt) <= 1,
 			  "%s: blocks of %.2f drafts on average, the last of %d; "
 			  "the model's best for alpha 0.8 and %.1f ms is %d",
-			  kinds[k], mean, t->edge.gamma, 1e3 * t->edge.latency_s,
+			  kinds[k], mean, t->edge.gamma, 1e3 * t->edge.est.latency_s,
 			  opt);
-		CHECK(t->edge.latency_s > 0.1 && t->edge.latency_s < 0.2);
+		CHECK(t->edge.est.latency_s > 0.1 && t->edge.est.latency_s < 0.2);
 		sim_release(&s);
 		cfg_release(&c);
 	}
