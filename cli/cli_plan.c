@@ -174,7 +174,8 @@ static const char front_gp[] =
 	"set xlabel 'provisioned cost, $ per hour'\n"
 	"set ylabel 'p99 TPOT over requests, ms'\n"
 	"set grid\n"
-	"plot 'points.csv' using 3:($10 == 1 ? $8 * 1000 : 1/0) with points "
+	"set logscale x 2\n"
+	"plot 'points.csv' using ($10 == 1 ? $3 : 1/0):($8 * 1000) with points "
 	"pt 7 lc rgb '#999999' title 'meets the SLO', \\\n"
 	"     'front.csv' using 3:($8 * 1000) with linespoints pt 7 lw 2 "
 	"title 'Pareto front'\n";

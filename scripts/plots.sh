@@ -215,3 +215,10 @@ if [ -f "$dir/trace/trace.json" ]; then
 else
 	echo "plots: skipped gantt: no $dir/trace/trace.json"
 fi
+
+# The worked plan's configurations and Pareto front.
+if [ -f "$dir/plan/points.csv" ]; then
+	gp front plan-front "points='$dir/plan/points.csv'; front='$dir/plan/front.csv'; ti='plan: 256 phones, cost against p99 TPOT'"
+else
+	echo "plots: skipped plan-front: no $dir/plan/points.csv"
+fi

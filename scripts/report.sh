@@ -105,6 +105,71 @@ claim_f() {
 	claim_body f
 }
 
+# Energy and cost by protocol (run.sh's energy/ runs): the edge's joules a
+# token by part, the battery, the cloud's joules and dollars.
+energy() {
+	echo '## Energy and cost by protocol'
+	echo
+	echo 'The paper'"'"'s setting with Raspberry Pi 5s as the edge (7.7 W computing, 2.1 W idle, the library'"'"'s one device with both published; WiFi radio from AT&T ARO'"'"'s profile), their draw taken from a 12.70 Wh battery (an iPhone 15 Pro'"'"'s, as a scale: the Pi has none); the cloud an H100 at 70 W idle, 700 W busy and $3.49 an hour (sim/gpu.c gives the sources). Joules are per output token; the GPU is paid by the provisioned hour (docs/design.md, section 8).'
+	echo
+	echo '| protocol | TPOT ms | edge mJ/token | computing | prefill | waiting | radio | battery %/h | cloud mJ/token | $/M tokens | GPU-h per 1,000 tenants |'
+	echo '|---|---|---|---|---|---|---|---|---|---|---|'
+	for p in edge_only cloud_only cloud_spec sync async; do
+		f=$dir/energy/$p/summary.json
+		[ -f "$f" ] || { echo "| $p | (not run) |"; continue; }
+		jq -r --arg p "$p" '.all as $a | def n(x; s): if x == null then "-" else (x * s * 100 | round / 100 | tostring) end;
+			"| \($p) | \(n($a.tpot_s; 1000)) | \(n($a.edge_j_per_token; 1000)) | \(n($a.edge_compute_j_per_token; 1000)) | \(n($a.edge_prefill_j_per_token; 1000)) | \(n($a.edge_wait_j_per_token; 1000)) | \(n($a.radio_j_per_token; 1000)) | \(n($a.battery_pct_per_hour; 1)) | \(n($a.cloud_j_per_token; 1000)) | \(n($a.usd_per_mtok; 1)) | \(n($a.gpu_hours_per_1000_tenants; 1)) |"' "$f"
+	done
+	echo
+	echo 'The battery argument, measured: a device that drafts a 7B model computes almost all the time a request is open, so its battery drains at nearly its busy power; one that leaves the tokens to the cloud waits at its idle power. Whether the hybrid wins on the device depends on that ratio, not on the WAN.'
+	echo
+}
+
+# The worked plan (run.sh's plan/): the answer and the Pareto front.
+plan_section() {
+	p=$dir/plan/plan.json
+	echo '## A worked plan'
+	echo
+	if [ ! -f "$p" ]; then
+		echo '(plan: not run)'
+		echo
+		return
+	fi
+	jq -r '.plan as $p | "`hybridspec plan configs/plan/phones.json`: the paper'"'"'s setting with \($p.set["/tenants/0/count"]) phones, SLO TTFT \($p.slo.ttft_s) s and TPOT \($p.slo.tpot_s * 1000) ms for \($p.slo.attainment * 100)% of requests (the lower end of the 95% interval over \($p.seeds | length) seeds), over \(.searches | length) candidates: GPUs, protocols and gammas (docs/plan.md)."' "$p"
+	echo
+	jq -r '.answer as $a | .one_fewer as $b |
+		"Answer: **\($a.candidate) x \($a.replicas) replicas**, $\($a.usd_per_hour) an hour ($\($a.usd_per_mtok * 1000 | round / 1000) a million tokens), attainment \($a.attainment * 10000 | round / 10000) +- \($a.attainment_ci95 * 10000 | round / 10000); " +
+		(if $b == null then "one replica is the least." else "with \($b.replicas) replicas it attains \($b.attainment * 10000 | round / 10000) and fails." end)' "$p"
+	echo
+	echo 'The Pareto front of cost against p99 TPOT among the configurations that meet the SLO:'
+	echo
+	echo '| candidate | replicas | $/hour | p99 TPOT ms | attainment |'
+	echo '|---|---|---|---|---|'
+	tail -n +2 "$dir/plan/front.csv" | awk -F, '{ printf "| %s | %s | %.2f | %.1f | %.4f |\n", $1, $2, $3, 1000 * $8, $4 }' | tr -d '"'
+	echo
+	figure plan-front 'plan: cost against p99 TPOT' 'Every configuration the plan simulated that meets the SLO, and the Pareto front.'
+}
+
+# Adaptive gamma against the best fixed gamma (the adaptive sweeps).
+adaptive_section() {
+	echo '## Adaptive speculation against the best fixed gamma'
+	echo
+	echo 'Each row: the best fixed gamma of the sweep at that setting and its mean TPOT over 3 seeds, adaptive'"'"'s, and how much worse adaptive is (negative: better); docs/adaptive.md says how gamma is chosen.'
+	echo
+	for s in adaptive:'iid alpha, RTT 10-400 ms' \
+		adaptive-varying:'alpha that varies within a run (measured traces, Markov chains)' \
+		adaptive-step:'an RTT that steps mid-run'; do
+		f=$dir/sweeps/${s%%:*}/sweep.csv
+		printf '### %s\n\n' "${s#*:}"
+		if [ -f "$f" ]; then
+			sh scripts/adaptive-table.sh "$f"
+		else
+			echo "(sweep ${s%%:*}: not run)"
+		fi
+		echo
+	done
+}
+
 # The experiments that back no single claim.
 others() {
 	echo '## Other figures'
@@ -144,6 +209,9 @@ trap 'rm -f "$tmp"' EXIT
 	claim_d
 	claim_e
 	claim_f
+	energy
+	plan_section
+	adaptive_section
 	others
 } > "$tmp"
 mv "$tmp" "$dir/REPORT.md"

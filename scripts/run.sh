@@ -11,8 +11,9 @@ build=${1:-build}
 bin=$build/hybridspec
 out=results/paper
 sweeps="itl-vs-tenants itl-vs-rtt itl-vs-rtt-alpha batching itl-vs-gamma
-regions cloud-spec-itl cloud-spec-capacity"
-n=$((7 + $(echo "$sweeps" | wc -w)))
+regions cloud-spec-itl cloud-spec-capacity adaptive adaptive-varying
+adaptive-step"
+n=$((9 + $(echo "$sweeps" | wc -w)))
 i=0
 t0=$(date +%s)
 
@@ -62,6 +63,20 @@ jq -n --arg base "$(pwd)/configs/paper/async.json" --argjson cap "$cap" '{
 }' > "$out/queueing-sweep.json"
 rm -rf "$out/sweeps/queueing"
 "$bin" sweep "$out/queueing-sweep.json" -j 2 -o "$out/sweeps/queueing" --progress
+
+# Energy and cost by protocol: the paper's setting with Raspberry Pi 5s as
+# the edge (the library's one device with published busy and idle power),
+# their draw taken from a 12.70 Wh battery (an iPhone 15 Pro's, as a scale:
+# the Pi has none) for the battery drained per hour.
+step "energy and cost: the paper's setting on Raspberry Pi 5s, by protocol"
+for p in edge_only cloud_only cloud_spec sync async; do
+	"$bin" run "configs/paper/$p.json" -o "$out/energy/$p" --quiet \
+		--set /tenants/0/device/profile=../../results/calib/edge-raspberry-pi-5-llama2-7b-w4a16.json \
+		--set /tenants/0/device/battery_wh=12.70
+done
+
+step "plan: the cheapest deployment of 256 phones under an SLO"
+"$bin" plan configs/plan/phones.json -j 2 -o "$out/plan"
 
 step "a traced async run: one request a tenant, tenant 0's tracks"
 "$bin" run configs/paper/async.json -o "$out/trace" --trace \
