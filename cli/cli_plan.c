@@ -4,7 +4,11 @@
  *
  * Worker w searches the used candidates whose rank modulo N is w and writes
  * each one's search to cand-<index>.json in the folder being made; the
- * parent reads them all once the workers are done. */
+ * parent reads them all once the workers are done. Built with -DHS_MPI
+ * (make MPI=1), MPI rank r of R takes the candidates whose rank modulo R is
+ * r (in its own -j workers), rank 0 makes the folder and tells the others
+ * where it is, and reads every rank's files once all are done; the folder
+ * must be on a file system that every rank sees. */
 #include "cli.h"
 
 #include "cfg.h"
@@ -19,6 +23,10 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifdef HS_MPI
+#include <mpi.h>
+#endif
 
 static const char plan_help[] =
 	"usage: hybridspec plan PLAN.json [-j N] [-o DIR] [--quiet]\n"
@@ -41,6 +49,11 @@ static const char plan_help[] =
 	"  -o, --out DIR   results folder\n"
 	"  -q, --quiet     no progress on stderr\n"
 	"  -h, --help      this text\n"
+#ifdef HS_MPI
+	"\nBuilt with MPI: under mpirun, each rank searches every N-th candidate\n"
+	"(in -j workers of its own), rank 0 writes DIR; DIR must be on a file\n"
+	"system that every rank sees.\n"
+#endif
 	"\n"
 	"Exit status: 0 an answer; 1 no candidate meets the SLO (the reason:\n"
 	"the best attainment found and the SLO that binds); 2 bad input.\n";
@@ -322,25 +335,58 @@ static int collect(const struct plan *p, const char *tmp, const size_t *cands,
 	return 0;
 }
 
-static int plan_main(const char *file, const struct opts *op)
+/* Rank 0's status and the folder it made, given to every rank (without
+ * MPI: as they are). */
+static void share(int *rc, char *tmp, size_t n)
+{
+#ifdef HS_MPI
+	MPI_Bcast(rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	MPI_Bcast(tmp, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
+#else
+	(void)rc;
+	(void)tmp;
+	(void)n;
+#endif
+}
+
+/* Whether every rank's workers succeeded. */
+static bool all_ok(bool ok)
+{
+#ifdef HS_MPI
+	int bad = !ok;
+
+	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	return !bad;
+#else
+	return ok;
+#endif
+}
+
+static int plan_main(const char *file, const struct opts *op, int rank,
+		     int size)
 {
 	struct plan p;
-	struct od o;
+	struct od o = { 0 };
 	struct err e;
-	char dir[4096];
-	size_t *cands, n = 0, jobs;
+	char dir[4096], tmp[4096] = "";
+	size_t *cands, *mine, n = 0, n_mine = 0, jobs;
 	struct plan_point *pts = NULL;
 	size_t n_pts = 0;
 	json_t *searches;
 	double t0 = rt_now_s();
-	int rc;
+	int rc = CLI_OK;
+	bool ok;
 
 	if (plan_load(&p, file, &e) < 0)
-		return cli_fail("%s", e.msg);
+		return rank == 0 ? cli_fail("%s", e.msg) : CLI_BAD_INPUT;
 	cands = calloc(p.n_candidates, sizeof(*cands));
+	mine = calloc(p.n_candidates, sizeof(*mine));
 	for (size_t c = 0; c < p.n_candidates; c++)
-		if (plan_candidate_used(&p, c))
+		if (plan_candidate_used(&p, c)) {
+			if (n % (size_t)size == (size_t)rank)
+				mine[n_mine++] = c;
 			cands[n++] = c;
+		}
 	if (op->out) {
 		snprintf(dir, sizeof(dir), "%s", op->out);
 	} else {
@@ -352,23 +398,32 @@ static int plan_main(const char *file, const struct opts *op)
 		snprintf(dir, sizeof(dir), "results/runs/plan-%.*s",
 			 (int)(dot ? dot - b : (long)strlen(b)), b);
 	}
-	if (od_begin(&o, dir, &e) < 0) {
-		free(cands);
-		plan_release(&p);
-		return cli_fail("%s", e.msg);
+	if (rank == 0) {
+		if (od_begin(&o, dir, &e) < 0)
+			rc = cli_fail("%s", e.msg);
+		else
+			snprintf(tmp, sizeof(tmp), "%s", o.tmp);
 	}
+	share(&rc, tmp, sizeof(tmp));
+	if (rc != CLI_OK)
+		goto out;
 	jobs = op->jobs > 0 ? (size_t)op->jobs
 			    : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
-	if (jobs > n)
-		jobs = n;
+	if (jobs > n_mine)
+		jobs = n_mine;
 	if (jobs < 1)
 		jobs = 1;
-	if (!op->quiet)
-		fprintf(stderr, "plan: %zu candidates x %zu seeds, %zu worker%s\n",
-			n, p.n_seeds, jobs, jobs > 1 ? "s" : "");
+	if (!op->quiet && rank == 0)
+		fprintf(stderr, "plan: %zu candidates x %zu seeds, %zu worker%s%s\n",
+			n, p.n_seeds, jobs, jobs > 1 ? "s" : "",
+			size > 1 ? " a rank" : "");
+	ok = all_ok(run_workers(&p, mine, n_mine, jobs, tmp, op->quiet) == 0);
+	if (rank != 0) {
+		rc = ok ? CLI_OK : CLI_BAD_INPUT;
+		goto out;
+	}
 	searches = json_array();
-	if (run_workers(&p, cands, n, jobs, o.tmp, op->quiet) < 0 ||
-	    collect(&p, o.tmp, cands, n, searches, &pts, &n_pts) < 0) {
+	if (!ok || collect(&p, tmp, cands, n, searches, &pts, &n_pts) < 0) {
 		rc = CLI_BAD_INPUT;
 		json_decref(searches);
 		od_abort(&o);
@@ -384,7 +439,9 @@ static int plan_main(const char *file, const struct opts *op)
 			fprintf(stderr, "plan: %zu configurations simulated in %.1f "
 				"s; %s/\n", n_pts, rt_now_s() - t0, dir);
 	}
+out:
 	free(pts);
+	free(mine);
 	free(cands);
 	plan_release(&p);
 	return rc;
@@ -401,7 +458,7 @@ int cli_plan(int argc, char **argv)
 	};
 	struct opts op = { 0 };
 	long long num;
-	int ch;
+	int ch, rank = 0, size = 1, rc;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "j:o:qh", opts, NULL)) != -1) {
@@ -429,5 +486,14 @@ int cli_plan(int argc, char **argv)
 		fputs(plan_help, stderr);
 		return CLI_BAD_INPUT;
 	}
-	return plan_main(argv[optind], &op);
+#ifdef HS_MPI
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+#endif
+	rc = plan_main(argv[optind], &op, rank, size);
+#ifdef HS_MPI
+	MPI_Finalize();
+#endif
+	return rc;
 }

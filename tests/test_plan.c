@@ -125,7 +125,37 @@ static void impossible_slo(void)
 	CHECK(!t_exists("q"));
 }
 
+/* With an MPI build and HYBRIDSPEC_MPI_BIN naming it, two ranks give the
+ * points.csv of one process. Skipped otherwise. */
+static void mpi_two_ranks(void)
+{
+	static char out[16384];
+	const char *mpi = getenv("HYBRIDSPEC_MPI_BIN");
+	char args[PATH_MAX * 2], cmd[PATH_MAX * 3];
+	char *a, *b;
+
+	if (!mpi || system("command -v mpirun >/dev/null 2>&1") != 0) {
+		t_skip("set HYBRIDSPEC_MPI_BIN to build-mpi/hybridspec (make "
+		       "MPI=1) with mpirun installed");
+		return;
+	}
+	snprintf(args, sizeof(args), "plan %s -o %s/one -j 1 --quiet",
+		 plan_file(), t_tmpdir());
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mpirun --allow-run-as-root "
+		 "--oversubscribe -np 2 '%s' plan '%s' -o two -j 1 --quiet "
+		 ">mpi.out 2>&1", t_tmpdir(), mpi, plan_file());
+	CHECK_MSG(system(cmd) == 0, "mpirun failed (see %s/mpi.out)",
+		  t_tmpdir());
+	a = t_slurp("one/points.csv");
+	b = t_slurp("two/points.csv");
+	CHECK(a && b && !strcmp(a, b));
+	free(a);
+	free(b);
+}
+
 const struct tcase plan_tests[] = {
+	{ "plan: two MPI ranks find what one process finds", mpi_two_ranks },
 	{ "plan: the answer meets the SLO, one replica fewer does not, and it "
 	  "is the cheapest", answer_is_minimal },
 	{ "plan: an SLO nothing meets exits 1 with the reason; bad input 2",
