@@ -222,15 +222,19 @@ static int report(const struct plan *p, struct od *o, json_t *searches,
 		if (pts[i].candidate == ans->candidate &&
 		    pts[i].replicas == ans->replicas - 1)
 			below = &pts[i];
-	if ((f = od_open(o, "points.csv", &e))) {
-		csv_points(f, p, pts, n, front, false);
-		fclose(f);
+	for (int k = 0; k < 2 && rc == CLI_OK; k++) {
+		const char *csv = k ? "front.csv" : "points.csv";
+
+		if (!(f = od_open(o, csv, &e))) {
+			rc = cli_fail("%s", e.msg);
+			break;
+		}
+		csv_points(f, p, pts, n, front, k == 1);
+		if (fclose(f) != 0)
+			rc = cli_fail("plan: cannot write %s", csv);
 	}
-	if ((f = od_open(o, "front.csv", &e))) {
-		csv_points(f, p, pts, n, front, true);
-		fclose(f);
-	}
-	od_write(o, "front.gp", front_gp, &e);
+	if (rc == CLI_OK && od_write(o, "front.gp", front_gp, &e) < 0)
+		rc = cli_fail("%s", e.msg);
 	doc = json_pack("{s:O,s:o}", "plan", p->doc, "searches", searches);
 	if (ans) {
 		plan_candidate_name(p, ans->candidate, name, sizeof(name));
@@ -277,7 +281,8 @@ static int report(const struct plan *p, struct od *o, json_t *searches,
 			rc = CLI_FAILED;
 	}
 	text = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
-	od_write(o, "plan.json", text, &e);
+	if (od_write(o, "plan.json", text, &e) < 0)
+		rc = cli_fail("%s", e.msg);
 	free(text);
 	json_decref(doc);
 	free(front);

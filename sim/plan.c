@@ -71,7 +71,8 @@ static int read_axis(struct jx *x, json_t *cand, const char *key,
 	return 0;
 }
 
-/* Every value of every axis, each with the base config, must load. */
+/* Every value of every axis, each with the base config, must load, and
+ * every GPU must have a price: the search compares them by it. */
 static int check_axes(const struct plan *p, struct err *e)
 {
 	static const char *const names[N_AX] = { "gpus", "tps", "policies",
@@ -93,7 +94,16 @@ static int check_axes(const struct plan *p, struct err *e)
 			if (rc < 0)
 				return err_prefix(e, "%s: /candidates/%s/%zu",
 						  p->file, names[a], i);
+			rc = cf.cloud.gpu.spec.usd_per_hour > 0;
+			if (!rc)
+				err_set(e, "%s: /candidates/%s/%zu: %s has no price "
+					"an hour: give it as {\"preset\": \"%s\", "
+					"\"usd_per_hour\": ...}", p->file, names[a],
+					i, cf.cloud.gpu.spec.name,
+					cf.cloud.gpu.spec.name);
 			cfg_release(&cf);
+			if (!rc)
+				return -1;
 		}
 	return 0;
 }

@@ -123,6 +123,16 @@ static void impossible_slo(void)
 	CHECK_MSG(strstr(out, "bad.json: /candidates/gpus/0") &&
 		  strstr(out, "/cloud/gpu/preset"), "%s", out);
 	CHECK(!t_exists("q"));
+	/* a GPU without a price cannot be compared */
+	snprintf(text, sizeof(text),
+		 "{\"base\": \"%s/tests/data/plan-base.json\","
+		 " \"slo\": {\"ttft_s\": 2, \"tpot_s\": 0.1},"
+		 " \"candidates\": {\"gpus\": [\"A100-80G\", \"L4\"]}}", repo);
+	snprintf(args, sizeof(args), "plan %s -o %s/q --quiet",
+		 t_write("free.json", text), t_tmpdir());
+	CHECK(t_run(args, out, sizeof(out)) == 2);
+	CHECK_MSG(strstr(out, "free.json: /candidates/gpus/1: L4 has no price"),
+		  "%s", out);
 }
 
 /* With an MPI build and HYBRIDSPEC_MPI_BIN naming it, two ranks give the
@@ -158,7 +168,8 @@ const struct tcase plan_tests[] = {
 	{ "plan: two MPI ranks find what one process finds", mpi_two_ranks },
 	{ "plan: the answer meets the SLO, one replica fewer does not, and it "
 	  "is the cheapest", answer_is_minimal },
-	{ "plan: an SLO nothing meets exits 1 with the reason; bad input 2",
+	{ "plan: an SLO nothing meets exits 1 with the reason; bad input, a "
+	  "GPU without a price 2",
 	  impossible_slo },
 	{ 0 },
 };
