@@ -96,41 +96,41 @@ static void answer_is_minimal(void)
 	json_decref(doc);
 }
 
+/* Runs plan on a plan file of the base config, the SLO and the rest
+ * (JSON members after "base"), written as name, into the case's
+ * folder name.out; the exit status, the output in out. */
+static int plan_of(const char *name, const char *rest, char *out, size_t n)
+{
+	char args[PATH_MAX * 2], text[PATH_MAX + 512];
+
+	snprintf(text, sizeof(text), "{\"base\": \"%s/tests/data/plan-base.json\", "
+		 "%s}", repo, rest);
+	snprintf(args, sizeof(args), "plan %s -o %s/%s.out --quiet",
+		 t_write(name, text), t_tmpdir(), name);
+	return t_run(args, out, n);
+}
+
 static void impossible_slo(void)
 {
 	static char out[16384];
-	char args[PATH_MAX * 2], text[PATH_MAX + 512];
 
-	snprintf(text, sizeof(text),
-		 "{\"base\": \"%s/tests/data/plan-base.json\","
-		 " \"slo\": {\"ttft_s\": 2, \"tpot_s\": 0.001, \"attainment\": 0.9},"
-		 " \"seeds\": [1, 2], \"max_replicas\": 8,"
-		 " \"candidates\": {\"gpus\": [\"A100-80G\"],"
-		 "  \"protocols\": [\"cloud_only\"]}}", repo);
-	snprintf(args, sizeof(args), "plan %s -o %s/p --quiet",
-		 t_write("tight.json", text), t_tmpdir());
-	CHECK(t_run(args, out, sizeof(out)) == 1);
+	CHECK(plan_of("tight.json", "\"slo\": {\"ttft_s\": 2, \"tpot_s\": 0.001, "
+		      "\"attainment\": 0.9}, \"seeds\": [1, 2], \"max_replicas\": "
+		      "8, \"candidates\": {\"gpus\": [\"A100-80G\"], "
+		      "\"protocols\": [\"cloud_only\"]}", out, sizeof(out)) == 1);
 	CHECK_MSG(strstr(out, "no candidate meets the SLO") &&
 		  strstr(out, "TPOT binds"), "%s", out);
 	/* bad input: the file and the pointer, exit 2, no folder */
-	snprintf(text, sizeof(text),
-		 "{\"base\": \"%s/tests/data/plan-base.json\","
-		 " \"slo\": {\"ttft_s\": 2, \"tpot_s\": 0.1},"
-		 " \"candidates\": {\"gpus\": [\"H800\"]}}", repo);
-	snprintf(args, sizeof(args), "plan %s -o %s/q --quiet",
-		 t_write("bad.json", text), t_tmpdir());
-	CHECK(t_run(args, out, sizeof(out)) == 2);
+	CHECK(plan_of("bad.json", "\"slo\": {\"ttft_s\": 2, \"tpot_s\": 0.1}, "
+		      "\"candidates\": {\"gpus\": [\"H800\"]}", out,
+		      sizeof(out)) == 2);
 	CHECK_MSG(strstr(out, "bad.json: /candidates/gpus/0") &&
 		  strstr(out, "/cloud/gpu/preset"), "%s", out);
-	CHECK(!t_exists("q"));
+	CHECK(!t_exists("bad.json.out"));
 	/* a GPU without a price cannot be compared */
-	snprintf(text, sizeof(text),
-		 "{\"base\": \"%s/tests/data/plan-base.json\","
-		 " \"slo\": {\"ttft_s\": 2, \"tpot_s\": 0.1},"
-		 " \"candidates\": {\"gpus\": [\"A100-80G\", \"L4\"]}}", repo);
-	snprintf(args, sizeof(args), "plan %s -o %s/q --quiet",
-		 t_write("free.json", text), t_tmpdir());
-	CHECK(t_run(args, out, sizeof(out)) == 2);
+	CHECK(plan_of("free.json", "\"slo\": {\"ttft_s\": 2, \"tpot_s\": 0.1}, "
+		      "\"candidates\": {\"gpus\": [\"A100-80G\", \"L4\"]}", out,
+		      sizeof(out)) == 2);
 	CHECK_MSG(strstr(out, "free.json: /candidates/gpus/1: L4 has no price"),
 		  "%s", out);
 }
