@@ -28,6 +28,10 @@
 #include <mpi.h>
 #endif
 
+/* the folder being made, and its files' paths (room for the name) */
+#define DIR_MAX 4096
+#define PATH_IN_DIR (DIR_MAX + 64)
+
 static const char plan_help[] =
 	"usage: hybridspec plan PLAN.json [-j N] [-o DIR] [--quiet]\n"
 	"\n"
@@ -71,7 +75,7 @@ static int worker(const struct plan *p, const size_t *cands, size_t n,
 	for (size_t i = w; i < n; i += jobs) {
 		struct plan_search r;
 		struct err e;
-		char name[256], path[4096];
+		char name[256], path[PATH_IN_DIR];
 		json_t *pts = json_array(), *doc;
 		double t0 = rt_now_s();
 
@@ -320,7 +324,7 @@ static int collect(const struct plan *p, const char *tmp, const size_t *cands,
 	*pts = NULL;
 	*n_pts = 0;
 	for (size_t i = 0; i < n; i++) {
-		char path[4096], name[256];
+		char path[PATH_IN_DIR], name[256];
 		json_t *d, *arr;
 
 		snprintf(path, sizeof(path), "%s/cand-%zu.json", tmp, cands[i]);
@@ -373,7 +377,7 @@ static int plan_main(const char *file, const struct opts *op, int rank,
 	struct plan p;
 	struct od o = { 0 };
 	struct err e;
-	char dir[4096], tmp[4096] = "";
+	char dir[DIR_MAX], tmp[DIR_MAX] = "";
 	size_t *cands, *mine, n = 0, n_mine = 0, jobs;
 	struct plan_point *pts = NULL;
 	size_t n_pts = 0;
