@@ -1,7 +1,8 @@
 /* energy.h: what serving costs in joules and dollars (docs/design.md,
  * section 8): the edge's radio, presets by name, each from its published
  * power model; the tail a radio stays connected after a transfer; the
- * edge's and the cloud's energy of a run and its price. */
+ * joules of a GPU pool. (report.c turns them into a run's energy and
+ * price.) */
 #ifndef HS_ENERGY_H
 #define HS_ENERGY_H
 

@@ -280,16 +280,35 @@ static void start_next(struct sim *s, struct tenant *t)
 	}
 }
 
+/* A finished request's time to first token, and its time per output token
+ * after the first (0 for one token). */
+static double req_ttft_s(const struct req_stat *q)
+{
+	return q->first_s - q->arrive_s;
+}
+
+static double req_tpot_s(const struct req_stat *q)
+{
+	return q->n_out > 1 ? (q->done_s - q->first_s) / (q->n_out - 1) : 0;
+}
+
+/* Whether it met its group's TTFT and TPOT bounds. */
+static bool meets_ttft(const struct sim *s, const struct tenant *t,
+		       const struct req_stat *q)
+{
+	return req_ttft_s(q) <= group(s, t)->slo.ttft_s;
+}
+
+static bool meets_tpot(const struct sim *s, const struct tenant *t,
+		       const struct req_stat *q)
+{
+	return req_tpot_s(q) <= group(s, t)->slo.tpot_s;
+}
+
 static bool meets_slo(const struct sim *s, const struct tenant *t,
 		      const struct req_stat *q)
 {
-	double ttft = q->first_s - q->arrive_s;
-	double tpot = q->n_out > 1 ? (q->done_s - q->first_s) / (q->n_out - 1)
-				   : 0;
-
-	const struct cfg_slo *slo = &group(s, t)->slo;
-
-	return ttft <= slo->ttft_s && tpot <= slo->tpot_s;
+	return meets_ttft(s, t, q) && meets_tpot(s, t, q);
 }
 
 static void write_request(struct sim *s, const struct tenant *t)
@@ -334,7 +353,7 @@ static void count_request(struct sim *s, struct tenant *t)
 {
 	struct tenant_stat *st = &t->st;
 	struct req_stat *q = &t->rq;
-	double now = s->q.now_s, tpot;
+	double now = s->q.now_s, ttft = req_ttft_s(q), tpot = req_tpot_s(q);
 
 	st->requests++;
 	st->tokens += (uint64_t)q->n_out;
@@ -343,13 +362,12 @@ static void count_request(struct sim *s, struct tenant *t)
 	REQ_ENERGY(ADD)
 #undef ADD
 	st->busy_s += now - q->start_s;
-	st->ttft_sum += q->first_s - q->arrive_s;
-	tpot = q->n_out > 1 ? (q->done_s - q->first_s) / (q->n_out - 1) : 0;
+	st->ttft_sum += ttft;
 	st->tpot_sum += tpot;
-	sk_add(&st->ttft, q->first_s - q->arrive_s);
+	sk_add(&st->ttft, ttft);
 	sk_add(&st->tpot, tpot);
-	st->ttft_met += q->first_s - q->arrive_s <= group(s, t)->slo.ttft_s;
-	st->tpot_met += tpot <= group(s, t)->slo.tpot_s;
+	st->ttft_met += meets_ttft(s, t, q);
+	st->tpot_met += meets_tpot(s, t, q);
 	if (meets_slo(s, t, q)) {
 		st->slo_met++;
 		st->slo_tokens += (uint64_t)q->n_out;

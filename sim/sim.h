@@ -87,13 +87,13 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 	  "the request's number at its tenant, from 0")                    \
 	X(arrive_s, "%.9g", q->arrive_s, "when it arrived, s")              \
 	X(start_s, "%.9g", q->start_s, "when the tenant began it, s")       \
-	X(ttft_s, "%.9g", q->first_s - q->arrive_s,                         \
+	X(ttft_s, "%.9g", req_ttft_s(q),                                    \
 	  "time to its first token from its arrival, s")                   \
 	X(done_s, "%.9g", q->done_s, "when its last token was committed, s")\
 	X(prompt_tokens, "%d", q->prompt, "prompt length, tokens")          \
 	X(output_tokens, "%d", q->n_out, "output length, tokens")           \
-	X(tpot_s, "%.9g", q->n_out > 1 ? (q->done_s - q->first_s) /        \
-	  (q->n_out - 1) : 0, "time per output token after the first, s")  \
+	X(tpot_s, "%.9g", req_tpot_s(q),                                    \
+	  "time per output token after the first, s")                      \
 	X(itl_p50_s, "%.9g", sk_quantile(&t->rq_itl, 0.5),                  \
 	  "inter-token latency, median, s")                                \
 	X(itl_p99_s, "%.9g", sk_quantile(&t->rq_itl, 0.99),                 \
