@@ -1,9 +1,12 @@
-/* rt.c: the clock and the stop signals. rt_signal is written only by the
+/* rt.c: the clock, the process's memory and the stop signals. rt_signal is written only by the
  * handler (and reset by rt_signals_catch); the handlers it replaced are kept
  * until rt_signals_restore puts them back. */
 #include "rt.h"
 
+#include <stdio.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 double rt_now_s(void)
 {
@@ -13,12 +16,33 @@ double rt_now_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-volatile sig_atomic_t rt_signal;
+long rt_rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long size, resident = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld %ld", &size, &resident) != 2)
+		resident = -1;
+	fclose(f);
+	return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+long rt_max_rss_kb(void)
+{
+	struct rusage u;
+
+	return getrusage(RUSAGE_SELF, &u) < 0 ? -1 : u.ru_maxrss;
+}
+
+volatile sig_atomic_t rt_signal, rt_signal_count;
 static struct sigaction old_int, old_term;
 
 static void on_signal(int sig)
 {
 	rt_signal = sig;
+	rt_signal_count++;
 }
 
 void rt_signals_catch(void)
@@ -26,7 +50,7 @@ void rt_signals_catch(void)
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	sigemptyset(&sa.sa_mask);
-	rt_signal = 0;
+	rt_signal = rt_signal_count = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 }

@@ -9,9 +9,16 @@
 /* Seconds on a monotonic clock. */
 double rt_now_s(void);
 
-/* The number of the SIGINT or SIGTERM caught since rt_signals_catch, or 0. */
-extern volatile sig_atomic_t rt_signal;
-/* Catches SIGINT and SIGTERM into rt_signal, which it resets to 0. */
+/* The number of the SIGINT or SIGTERM caught since rt_signals_catch, or 0;
+ * how many were caught (a second one can mean "now"). */
+extern volatile sig_atomic_t rt_signal, rt_signal_count;
+/* The process's resident memory now and at its peak, in KiB; -1 when the
+ * system does not say. */
+long rt_rss_kb(void);
+long rt_max_rss_kb(void);
+
+/* Catches SIGINT and SIGTERM into rt_signal and rt_signal_count, which it
+ * resets to 0. */
 void rt_signals_catch(void);
 /* Puts back the handlers rt_signals_catch replaced. */
 void rt_signals_restore(void);

@@ -5,13 +5,16 @@
  * the blocks in flight are fly[0 .. nfly) (sizes, oldest first) starting at
  * L, and the block being drafted is seq[bstart .. dlen). The draft model's
  * KV cache holds positions 0 .. dkv (dkv < dlen: the newest token is fed
- * when the next one is drafted). Every time is seconds from o->t0_s. */
+ * when the next one is drafted). Every time is seconds from o->t0_s.
+ * lost_s >= 0 while the cloud is lost: since when, with no verdict since;
+ * backoff_s is the next dial's mean wait. */
 #include "edge.h"
 
 #include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "adapt.h"
 #include "rt.h"
@@ -23,12 +26,16 @@
 #include "mem.h"
 
 #define EDGE_FEED_BLOCK 32 /* tokens fed at once (prompt prefill) */
+#define RETRY_FIRST_S 0.05 /* the first wait between dials */
+#define RETRY_MAX_S 2.0    /* the longest; each wait is 0.5-1.5 x the mean */
+#define LOST (-2)          /* pump: the cloud is gone, dial again */
 
 struct edge {
 	const struct edge_opts *o;
 	struct wire_conn c;
 	struct wan_line up, down;
 	gsl_rng *r;                 /* think and start draws */
+	gsl_rng *backoff_r;         /* the dials' jitter */
 	struct llama_state st;
 	float *logits;              /* (EDGE_FEED_BLOCK x vocab) */
 	int *seq;                   /* (seq_len) */
@@ -38,7 +45,9 @@ struct edge {
 	struct cfg_protocol pr;     /* the protocol, for adapt_choose */
 	int32_t gamma, window;      /* the next block's; o's unless adaptive */
 	struct adapt_est est;
-	long blocks;
+	long blocks, reconnects, resumed;
+	double lost_s, backoff_s;
+	bool in_req;                /* a request is open: resume it */
 	uint32_t req, epoch;
 	long drafted, wasted, judged, accepted, verdicts;
 	double draft_s;             /* wall time spent drafting */
@@ -82,6 +91,16 @@ static void commit(struct edge *e, int from)
 		put_text(e, from, e->L);
 }
 
+/* Drafting starts again after the committed tokens: the blocks in flight
+ * and the one being drafted are gone, as is the draft's cache past them. */
+static void restart_drafts(struct edge *e)
+{
+	e->dlen = e->bstart = e->L;
+	if (e->dkv > e->L - 1)
+		e->dkv = e->L - 1;
+	e->nfly = 0;
+}
+
 static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 {
 	int from = e->L, fly0 = e->nfly;
@@ -93,6 +112,8 @@ static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 			       "%u and %d blocks in flight", e->req, e->epoch,
 			       e->nfly);
 	e->verdicts++;
+	e->lost_s = -1;
+	e->backoff_s = RETRY_FIRST_S;
 	if (e->pr.adapt.on) {
 		double judged = 0, accepted = 0;
 
@@ -125,10 +146,7 @@ static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 		e->accepted += m->k;
 		e->wasted += e->dlen - e->L;
 		e->seq[e->L++] = (int)m->token;
-		e->dlen = e->bstart = e->L;
-		if (e->dkv > e->L - 1)
-			e->dkv = e->L - 1;
-		e->nfly = 0;
+		restart_drafts(e);
 		e->epoch++;
 	} else {
 		memmove(e->fly, e->fly + m->accepted,
@@ -147,30 +165,39 @@ static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 }
 
 /* Moves due uplink messages to the socket, reads the socket into the
- * downlink, handles due verdicts. */
+ * downlink, handles due verdicts. LOST (er says how) when the connection
+ * is gone or the cloud says to come back later; -1 when the cloud breaks
+ * the protocol or refuses the edge. */
 static int pump(struct edge *e, struct err *er)
 {
 	struct wire_msg *m, in;
 	double now = now_s(e);
-	int r;
+	int r, got;
 
 	while ((m = wan_line_pop(&e->up, now))) {
 		r = wire_conn_send(&e->c, m, er);
 		free(m);
-		if (r < 0)
-			return -1;
+		if (r < 0) {
+			err_prefix(er, "cloud");
+			return LOST;
+		}
 	}
-	if (wire_conn_read(&e->c, er) < 0)
-		return err_prefix(er, "cloud");
+	got = wire_conn_read(&e->c, er);
 	while ((r = wire_conn_next(&e->c, &in, er)) == 1) {
-		if (in.type == WIRE_ERROR)
-			return err_set(er, "cloud: %s", in.text);
+		if (in.type == WIRE_ERROR) {
+			err_set(er, "cloud: %s", in.text);
+			return in.retry ? LOST : -1;
+		}
 		if (in.type != WIRE_VERDICT)
 			return err_set(er, "cloud sent message type %d", in.type);
 		wan_line_push(&e->down, now, &in);
 	}
 	if (r < 0)
 		return err_prefix(er, "cloud");
+	if (got < 0) { /* what came before the end was handled */
+		err_prefix(er, "cloud");
+		return LOST;
+	}
 	while ((m = wan_line_pop(&e->down, now))) {
 		r = verdict(e, m, er);
 		free(m);
@@ -241,6 +268,96 @@ static void draft(struct edge *e)
 	e->bstart = e->dlen;
 }
 
+/* Sends the open request's committed tokens as its prompt, for the
+ * output tokens still to come. */
+static int send_prompt(struct edge *e, struct err *er)
+{
+	struct wire_msg *m = e->msg;
+
+	if (e->L > WIRE_MAX_TOKENS)
+		return err_set(er, "cannot resume request %u: %d committed "
+			       "tokens, a prompt takes at most %d", e->req, e->L,
+			       WIRE_MAX_TOKENS);
+	*m = (struct wire_msg){ .type = WIRE_PROMPT, .request = e->req,
+				.out_tokens = (uint32_t)(e->limit - e->L),
+				.n = (uint32_t)e->L };
+	for (int i = 0; i < e->L; i++)
+		m->tok[i] = e->seq[i];
+	send_up(e);
+	return 0;
+}
+
+/* Takes fd as the connection to the cloud and says hello on it. */
+static int hello(struct edge *e, int fd, struct err *er)
+{
+	wire_conn_init(&e->c, fd);
+	*e->msg = (struct wire_msg){ .type = WIRE_HELLO, .tenant = e->o->tenant };
+	if (e->o->secret)
+		memcpy(e->msg->secret, e->o->secret, WIRE_SECRET_BYTES);
+	return wire_conn_send(&e->c, e->msg, er);
+}
+
+/* Dials host:port until it answers, waiting a jittered, doubling backoff
+ * between tries, for at most retry_s since the cloud was lost; then says
+ * hello. -1 with er's message (why the cloud was lost, and the last dial's
+ * failure) when it gives up. */
+static int dial_cloud(struct edge *e, struct err *er)
+{
+	const struct edge_opts *o = e->o;
+	struct err de = { "" };
+	int fd, tries = 0;
+
+	while ((fd = wire_dial(o->host, o->port, &de)) < 0) {
+		double wait = e->backoff_s * (0.5 + gsl_rng_uniform(e->backoff_r));
+		char why[sizeof(er->msg)];
+
+		tries++;
+		if (now_s(e) + wait - e->lost_s > o->retry_s) {
+			snprintf(why, sizeof(why), "%s", er->msg);
+			return err_set(er, "%s; gave up after %d dials in %.1f s: "
+				       "%s", why, tries, now_s(e) - e->lost_s,
+				       de.msg);
+		}
+		nanosleep(&(struct timespec){ (time_t)wait,
+			  (long)((wait - floor(wait)) * 1e9) }, NULL);
+		e->backoff_s = fmin(2 * e->backoff_s, RETRY_MAX_S);
+	}
+	hello(e, fd, &(struct err){ 0 }); /* a failure shows at the next read */
+	return 0;
+}
+
+/* The cloud was lost (er says how): unless the edge may not dial again,
+ * forgets the connection and what was in flight on it, dials again and
+ * resumes the open request. */
+static int reconnect(struct edge *e, struct err *er)
+{
+	if (!e->o->host || e->o->retry_s <= 0)
+		return -1;
+	if (e->lost_s < 0)
+		e->lost_s = now_s(e);
+	wire_conn_release(&e->c);
+	wan_line_clear(&e->up);
+	wan_line_clear(&e->down);
+	e->wasted += e->dlen - e->L;
+	restart_drafts(e);
+	e->epoch = 0;
+	if (dial_cloud(e, er) < 0)
+		return -1;
+	e->reconnects++;
+	if (!e->in_req || e->L >= e->limit)
+		return 0;
+	e->resumed += e->L - e->o->prompt_n;
+	return send_prompt(e, er);
+}
+
+/* pump, dialling again when the cloud is lost. */
+static int step(struct edge *e, struct err *er)
+{
+	int r = pump(e, er);
+
+	return r == LOST ? reconnect(e, er) : r;
+}
+
 static int request(struct edge *e, const int *prompt, json_t *log,
 		   struct err *er)
 {
@@ -248,25 +365,24 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	struct wire_msg *m = e->msg;
 	json_t *rq, *toks;
 
-	*m = (struct wire_msg){ .type = WIRE_PROMPT, .request = e->req,
-				.out_tokens = (uint32_t)o->out_n,
-				.n = (uint32_t)o->prompt_n };
 	for (int i = 0; i < o->prompt_n; i++)
-		m->tok[i] = e->seq[i] = prompt[i];
-	e->commits = json_array();
-	rq = json_pack("{s:f, s:o}", "arrive_s", now_s(e), "commits", e->commits);
-	json_array_append_new(log, rq);
-	send_up(e);
-	if (o->text && o->tk) /* the prompt, then the tokens as they commit */
-		put_text(e, 1, o->prompt_n);
+		e->seq[i] = prompt[i];
 	e->L = e->dlen = e->bstart = o->prompt_n;
 	e->limit = o->prompt_n + o->out_n;
 	e->dkv = 0;
 	e->nfly = 0;
 	e->epoch = 0;
+	e->commits = json_array();
+	rq = json_pack("{s:f, s:o}", "arrive_s", now_s(e), "commits", e->commits);
+	json_array_append_new(log, rq);
+	if (send_prompt(e, er) < 0)
+		return -1;
+	e->in_req = true;
+	if (o->text && o->tk) /* the prompt, then the tokens as they commit */
+		put_text(e, 1, o->prompt_n);
 	feed(e, o->prompt_n - 1); /* the edge's prefill */
 	while (e->L < e->limit) {
-		if (pump(e, er) < 0)
+		if (step(e, er) < 0)
 			return -1;
 		if (e->L >= e->limit)
 			break;
@@ -277,6 +393,7 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	}
 	*m = (struct wire_msg){ .type = WIRE_DONE, .request = e->req };
 	json_object_set_new(rq, "done_arrive_s", json_real(send_up(e)));
+	e->in_req = false;
 	toks = json_array();
 	for (int i = o->prompt_n; i < e->limit; i++)
 		json_array_append_new(toks, json_integer(e->seq[i]));
@@ -292,7 +409,7 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 static int idle(struct edge *e, double until_s, struct err *er)
 {
 	for (;;) {
-		if (pump(e, er) < 0)
+		if (step(e, er) < 0)
 			return -1;
 		if (until_s >= 0 ? now_s(e) >= until_s :
 		    !link_peek(&e->up.link) && !e->c.out_len)
@@ -303,17 +420,19 @@ static int idle(struct edge *e, double until_s, struct err *er)
 
 json_t *edge_run(const struct edge_opts *o, struct err *er)
 {
-	struct edge e = { .o = o, .msg = xmalloc(sizeof(struct wire_msg)) };
+	struct edge e = { .o = o, .msg = xmalloc(sizeof(struct wire_msg)),
+			  .c = { .fd = -1 }, .lost_s = -1,
+			  .backoff_s = RETRY_FIRST_S };
 	json_t *reqs = json_array(), *log = NULL;
 	int rc = 0;
 
-	HS_ASSERT(o->prompt_n >= 1 && o->out_n >= 1 && o->gamma >= 1 &&
+	HS_ASSERT((o->fd >= 0 || o->host) && o->prompt_n >= 1 && o->out_n >= 1 && o->gamma >= 1 &&
 		  o->window >= 1 && o->prompt_n + o->out_n <= o->m->c.seq_len);
-	wire_conn_init(&e.c, o->fd);
 	wan_line_init(&e.up, o->wan, true, o->seed, rng_stream_id("up %u", o->tenant));
 	wan_line_init(&e.down, o->wan, false, o->seed,
 		      rng_stream_id("down %u", o->tenant));
 	e.r = rng_new(o->seed, rng_stream_id("edge %u", o->tenant));
+	e.backoff_r = rng_new(o->seed, rng_stream_id("backoff %u", o->tenant));
 	llama_state_init(&e.st, &o->m->c, EDGE_FEED_BLOCK);
 	e.logits = xmalloc(sizeof(float) * EDGE_FEED_BLOCK * o->m->c.vocab);
 	e.seq = xcalloc((size_t)o->m->c.seq_len, sizeof(int));
@@ -324,9 +443,13 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 		.window = o->window, .adapt = o->adapt };
 	e.gamma = o->gamma;
 	e.window = o->window;
-	*e.msg = (struct wire_msg){ .type = WIRE_HELLO, .tenant = o->tenant };
-	if (wire_conn_send(&e.c, e.msg, er) < 0)
-		rc = -1;
+	if (o->fd >= 0) {
+		rc = hello(&e, o->fd, er);
+	} else {
+		e.lost_s = now_s(&e);
+		err_set(er, "no connection to the cloud");
+		rc = dial_cloud(&e, er);
+	}
 	for (int r = 0; rc == 0 && r < o->requests; r++) {
 		double start = r ? now_s(&e) + dist_sample(&o->think_s, e.r) :
 				   dist_sample(&o->start_s, e.r);
@@ -339,7 +462,7 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 		rc = idle(&e, -1, er);
 	if (rc == 0)
 		log = json_pack("{s:I, s:O, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
-				"s:I}",
+				"s:I, s:I, s:I}",
 				"tenant", (json_int_t)o->tenant, "requests", reqs,
 				"drafted", (json_int_t)e.drafted,
 				"wasted", (json_int_t)e.wasted,
@@ -348,7 +471,9 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 				"verdicts", (json_int_t)e.verdicts,
 				"bytes_up", (json_int_t)e.up.link.bytes,
 				"bytes_down", (json_int_t)e.down.link.bytes,
-				"draft_s", e.draft_s, "blocks", (json_int_t)e.blocks);
+				"draft_s", e.draft_s, "blocks", (json_int_t)e.blocks,
+				"reconnects", (json_int_t)e.reconnects,
+				"resumed_tokens", (json_int_t)e.resumed);
 	json_decref(reqs);
 	free(e.msg);
 	free(e.fly);
@@ -357,6 +482,7 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 	free(e.logits);
 	llama_state_release(&e.st);
 	rng_free(e.r);
+	rng_free(e.backoff_r);
 	wan_line_release(&e.up);
 	wan_line_release(&e.down);
 	wire_conn_release(&e.c);

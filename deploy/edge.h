@@ -2,7 +2,10 @@
  * drafting blocks, the sync or async protocol of docs/protocols.md (epochs,
  * a window of blocks in flight, stale drafts thrown away), its WAN emulated
  * by delay lines in the process (deploy/wan.h), and a log of when each
- * token was committed. */
+ * token was committed. When the cloud goes away (closed, killed, stopping,
+ * full) the edge dials again with exponential backoff and resumes the
+ * request from its committed tokens: they go up as the new prompt, which
+ * the verifier prefills again; the drafts in flight are lost. */
 #ifndef HS_EDGE_H
 #define HS_EDGE_H
 
@@ -17,7 +20,15 @@
 struct edge_opts {
 	const struct llama *m;      /* borrowed: the draft model */
 	const struct tok *tk;       /* borrowed: to print text; NULL: ids */
-	int fd;                     /* a connected socket; edge_run owns it */
+	int fd;                     /* a connected socket edge_run owns, or -1:
+				       dial host:port first */
+	const char *host;           /* borrowed: where to dial (again); NULL:
+				       a lost cloud ends the run */
+	int port;
+	double retry_s;             /* how long to keep dialling after the
+				       cloud is lost with no verdict since */
+	const uint8_t *secret;      /* borrowed (WIRE_SECRET_BYTES) for HELLO;
+				       NULL: none */
 	uint32_t tenant;
 	enum proto_kind proto;      /* PROTO_SYNC or PROTO_ASYNC */
 	int gamma, window;          /* window 1 for sync; adaptive: the first
@@ -36,8 +47,10 @@ struct edge_opts {
  * "requests": [{"arrive_s", "done_arrive_s", "commits": [[t_s, n], ...],
  * "tokens": [...]}], "drafted", "wasted", "judged", "accepted",
  * "verdicts", "bytes_up", "bytes_down", "draft_s" (wall time spent in
- * draft steps), "blocks" (blocks sent)}; times from t0_s. NULL with e's
- * message when the cloud fails or breaks the protocol. */
+ * draft steps), "blocks" (blocks sent), "reconnects", "resumed_tokens"
+ * (output tokens already committed when a request was resumed)}; times
+ * from t0_s. NULL with e's message when the cloud breaks the protocol,
+ * refuses the edge, or stays unreachable for retry_s. */
 json_t *edge_run(const struct edge_opts *o, struct err *e);
 
 #endif

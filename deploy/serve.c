@@ -1,9 +1,12 @@
 /* serve.c: the server's event loop.
  *
- * pfd[0] is the listening socket and pfd[1 + i] client slot i (fd -1 when
- * free); slot i of the verifier is the same tenant. One iteration runs at a
- * time, like a GPU's: messages that come during it wait in the kernel's
- * socket buffers and are read before the next batch is formed. */
+ * pfd[0] is the listening socket (fd -1 once draining) and pfd[1 + i]
+ * client slot i (fd -1 when free); slot i of the verifier is the same
+ * tenant. One iteration runs at a time, like a GPU's: messages that come
+ * during it wait in the kernel's socket buffers and are read before the
+ * next batch is formed. Each client's times (connected, last heard from or
+ * answered, first byte of a frame not yet whole) drive the limits, checked
+ * at most every LIMITS_EVERY_S. */
 #include "serve.h"
 
 #include <arpa/inet.h>
@@ -19,13 +22,19 @@
 #include <unistd.h>
 
 #include "rt.h"
+#include "sketch.h"
 #include "verifier.h"
 #include "wire.h"
 #include "mem.h"
 
+#define LIMITS_EVERY_S 0.05 /* how often the time limits are checked */
+#define WAKE_S 0.25         /* the longest sleep while clients have limits */
+
 struct client {
 	struct wire_conn c;
 	struct serve_client p;
+	uint32_t addr;        /* the peer's IPv4 address */
+	double since_s, last_s, partial_s; /* partial_s < 0: no frame begun */
 };
 
 struct server {
@@ -33,11 +42,21 @@ struct server {
 	struct verifier v;
 	struct pollfd *pfd;   /* (1 + max_clients) */
 	struct client *cl;    /* (max_clients) */
-	long clients, gone, errors, requests_done, iterations;
-	long batch_tokens, prefill_tokens, verdicts;
-	double busy_s, last_done_s;
+	long clients, gone, errors, refused, full, timeouts, draining_refused;
+	long requests_done, iterations, batch_tokens, prefill_tokens, verdicts;
+	long accepted, drained;
+	double busy_s, last_done_s, signal_s, limits_s;
+	size_t max_buffered;
+	struct sketch lat, lat_log; /* verdict latency: whole run, log interval */
+	long log_verdicts, log_accepted;
+	double log_s;         /* the last log line's time */
 	struct wire_msg *msg; /* owned scratch: a message read or sent */
 };
+
+static double now_s(const struct server *s)
+{
+	return rt_now_s() - s->o->t0_s;
+}
 
 int serve_listen(const char *host, int *port, struct err *e)
 {
@@ -77,48 +96,81 @@ static void drop(struct server *s, int i, const char *why)
 }
 
 /* Sends an ERROR saying text on c (best effort: it is closed next). */
-static void send_error(struct server *s, struct wire_conn *c, const char *text)
+static void send_error(struct server *s, struct wire_conn *c, bool retry,
+		       const char *text)
 {
-	*s->msg = (struct wire_msg){ .type = WIRE_ERROR };
+	*s->msg = (struct wire_msg){ .type = WIRE_ERROR, .retry = retry };
 	snprintf(s->msg->text, sizeof(s->msg->text), "%.200s", text);
 	wire_conn_send(c, s->msg, &(struct err){ 0 });
 }
 
-/* Tells the client what it did wrong, then disconnects it. */
-static void reject(struct server *s, int i, const char *what)
+/* Tells client i why it is cut off, then disconnects it; *count is the
+ * counter of that kind of parting. */
+static void reject(struct server *s, int i, bool retry, long *count,
+		   const char *what)
 {
-	send_error(s, &s->cl[i].c, what);
-	s->errors++;
+	send_error(s, &s->cl[i].c, retry, what);
+	(*count)++;
 	drop(s, i, what);
+}
+
+/* Answers a connection that gets no slot, and closes it. */
+static void turn_away(struct server *s, int fd, bool retry, const char *text)
+{
+	struct wire_conn c;
+
+	wire_conn_init(&c, fd);
+	send_error(s, &c, retry, text);
+	wire_conn_release(&c);
 }
 
 static void accept_client(struct server *s)
 {
-	int fd = accept(s->pfd[0].fd, NULL, NULL), one = 1;
-	struct wire_conn full;
-	char text[64];
+	struct sockaddr_in a;
+	socklen_t alen = sizeof(a);
+	int fd = accept(s->pfd[0].fd, (struct sockaddr *)&a, &alen), one = 1;
+	int free_slot = -1, same = 0;
+	char text[96];
 
 	if (fd < 0)
 		return;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	for (int i = 0; i < s->o->max_clients; i++)
+	for (int i = 0; i < s->o->max_clients; i++) {
 		if (s->pfd[1 + i].fd < 0) {
-			wire_conn_init(&s->cl[i].c, fd);
-			s->cl[i].p = (struct serve_client){ 0 };
-			s->pfd[1 + i] = (struct pollfd){ .fd = fd, .events = POLLIN };
-			s->clients++;
-			return;
+			if (free_slot < 0)
+				free_slot = i;
+		} else if (s->cl[i].addr == a.sin_addr.s_addr) {
+			same++;
 		}
-	/* full: a short answer, then goodbye */
-	wire_conn_init(&full, fd);
-	snprintf(text, sizeof(text), "server full (%d clients)",
-		 s->o->max_clients);
-	send_error(s, &full, text);
-	wire_conn_release(&full);
+	}
+	if (free_slot < 0) {
+		snprintf(text, sizeof(text), "server full (%d clients)",
+			 s->o->max_clients);
+		s->full++;
+		turn_away(s, fd, true, text);
+		return;
+	}
+	if (s->o->max_per_addr && same >= s->o->max_per_addr) {
+		snprintf(text, sizeof(text), "%d connections from this address "
+			 "already (--max-per-addr)", same);
+		s->refused++;
+		turn_away(s, fd, true, text);
+		return;
+	}
+	struct client *c = &s->cl[free_slot];
+
+	wire_conn_init(&c->c, fd);
+	c->p = (struct serve_client){ 0 };
+	c->addr = a.sin_addr.s_addr;
+	c->since_s = c->last_s = now_s(s);
+	c->partial_s = -1;
+	s->pfd[1 + free_slot] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	s->clients++;
 }
 
 int serve_handle(struct verifier *v, struct serve_client *c, int slot,
-		 const struct wire_msg *m, double now_s, struct err *e)
+		 const struct wire_msg *m, const uint8_t *secret, double now_s,
+		 struct err *e)
 {
 	if (!c->hello && m->type != WIRE_HELLO)
 		return err_set(e, "message type %d before hello", m->type);
@@ -126,6 +178,10 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 	case WIRE_HELLO:
 		if (c->hello)
 			return err_set(e, "a second hello");
+		if (secret && !wire_secret_equal(m->secret, secret)) {
+			err_set(e, "hello with the wrong secret");
+			return -2;
+		}
 		c->hello = true;
 		c->tenant = m->tenant;
 		return 0;
@@ -147,14 +203,28 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 	return err_set(e, "message type %d is the cloud's", m->type);
 }
 
-/* Handles one message of slot i; -1 with e's message on a protocol error. */
-static int handle(struct server *s, int i, const struct wire_msg *m,
-		  struct err *e)
+/* Handles one message of slot i: 0, or -1 when the client was cut off. */
+static int handle(struct server *s, int i, const struct wire_msg *m)
 {
-	double now = rt_now_s() - s->o->t0_s;
+	struct client *c = &s->cl[i];
+	double now = now_s(s);
+	struct err e = { "" };
+	char what[256];
+	int r;
 
-	if (serve_handle(&s->v, &s->cl[i].p, i, m, now, e) < 0)
+	if (s->signal_s >= 0 && m->type != WIRE_DONE) {
+		snprintf(what, sizeof(what), "server shutting down (signal %d): "
+			 "no new work; come back later", (int)rt_signal);
+		reject(s, i, true, &s->draining_refused, what);
 		return -1;
+	}
+	r = serve_handle(&s->v, &c->p, i, m, s->o->secret, now, &e);
+	if (r < 0) {
+		snprintf(what, sizeof(what), "tenant %u: %.200s", c->p.tenant,
+			 e.msg);
+		reject(s, i, false, r == -2 ? &s->refused : &s->errors, what);
+		return -1;
+	}
 	if (m->type == WIRE_DONE) {
 		s->requests_done++;
 		s->last_done_s = now;
@@ -166,26 +236,66 @@ static void read_client(struct server *s, int i)
 {
 	struct client *c = &s->cl[i];
 	struct wire_msg *m = s->msg;
-	struct err e = { 0 };
-	int r;
+	struct err e = { "" };
+	int got = wire_conn_read(&c->c, &e), r;
+	char what[256];
 
-	if (wire_conn_read(&c->c, &e) < 0) {
-		/* still handle what came before the end */
-		while (wire_conn_next(&c->c, m, &e) == 1 &&
-		       handle(s, i, m, &e) == 0)
-			;
+	if (got > 0)
+		c->last_s = now_s(s);
+	while ((r = wire_conn_next(&c->c, m, &e)) == 1)
+		if (handle(s, i, m) < 0)
+			return;
+	if (r < 0) {
+		snprintf(what, sizeof(what), "tenant %u: %.200s", c->p.tenant,
+			 e.msg);
+		reject(s, i, false, &s->errors, what);
+		return;
+	}
+	if (got < 0) { /* what came before the end was handled */
 		drop(s, i, "disconnected");
 		return;
 	}
-	while ((r = wire_conn_next(&c->c, m, &e)) == 1)
-		if (handle(s, i, m, &e) < 0)
-			break;
-	if (r != 0) {
-		char what[256];
+	if (!c->c.in_len)
+		c->partial_s = -1;
+	else if (c->partial_s < 0)
+		c->partial_s = c->last_s;
+}
 
-		snprintf(what, sizeof(what), "tenant %u: %.200s", c->p.tenant,
-			 e.msg);
-		reject(s, i, what);
+/* Whether slot i's client is owed something: a prefill or a verdict. */
+static bool owed(const struct server *s, int i)
+{
+	const struct vreq *r = &s->v.t[i];
+
+	return r->active && (r->nqb || r->kv_len < r->len - 1);
+}
+
+/* Cuts off the clients that overstay a limit. */
+static void check_limits(struct server *s)
+{
+	const struct serve_opts *o = s->o;
+	double now = now_s(s);
+	char what[96];
+
+	if (now - s->limits_s < LIMITS_EVERY_S)
+		return;
+	s->limits_s = now;
+	for (int i = 0; i < o->max_clients; i++) {
+		struct client *c = &s->cl[i];
+
+		if (s->pfd[1 + i].fd < 0)
+			continue;
+		what[0] = 0;
+		if (o->hello_s && !c->p.hello && now - c->since_s > o->hello_s)
+			snprintf(what, sizeof(what), "no hello within %g s",
+				 o->hello_s);
+		else if (o->frame_s && c->partial_s >= 0 &&
+			 now - c->partial_s > o->frame_s)
+			snprintf(what, sizeof(what), "a frame not whole within "
+				 "%g s", o->frame_s);
+		else if (o->idle_s && !owed(s, i) && now - c->last_s > o->idle_s)
+			snprintf(what, sizeof(what), "idle for %g s", o->idle_s);
+		if (what[0])
+			reject(s, i, c->p.hello, &s->timeouts, what);
 	}
 }
 
@@ -193,55 +303,142 @@ static void iterate(struct server *s)
 {
 	struct viter it;
 	struct wire_msg *m = s->msg;
-	double t = rt_now_s();
+	double t = rt_now_s(), now;
 
 	verifier_iterate(&s->v, &it);
 	s->busy_s += rt_now_s() - t;
+	now = now_s(s);
 	s->iterations++;
 	s->batch_tokens += it.tokens;
 	s->prefill_tokens += it.prefill_tokens;
 	s->verdicts += it.nverdicts;
+	if (s->signal_s >= 0)
+		s->drained += it.nverdicts;
 	for (int j = 0; j < it.nverdicts; j++) {
 		const struct vverdict *v = &s->v.out[j];
+		struct client *c = &s->cl[v->slot];
 		struct err e = { 0 };
 
+		sk_add(&s->lat, now - v->queued_s);
+		sk_add(&s->lat_log, now - v->queued_s);
+		s->accepted += v->drafts_accepted;
+		s->log_verdicts++;
+		s->log_accepted += v->drafts_accepted;
 		*m = (struct wire_msg){ .type = WIRE_VERDICT, .request = v->request,
 					.epoch = v->epoch, .verified = v->verified,
 					.accepted = v->accepted, .k = v->k,
 					.token = v->token };
-		if (wire_conn_send(&s->cl[v->slot].c, m, &e) < 0)
+		c->last_s = now;
+		if (wire_conn_send(&c->c, m, &e) < 0)
 			drop(s, v->slot, e.msg);
 	}
 }
 
+/* Bytes held in every connection's buffers. */
+static size_t buffered(const struct server *s)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < s->o->max_clients; i++)
+		if (s->pfd[1 + i].fd >= 0)
+			n += s->cl[i].c.in_cap + s->cl[i].c.out_cap;
+	return n;
+}
+
+/* One line of counters since the last: JSON, for a soak's table. */
+static void log_line(struct server *s, double now)
+{
+	double span = now - s->log_s;
+
+	fprintf(s->o->log, "{\"t_s\": %.3f, \"connected\": %ld, \"verdicts_per_s\": "
+		"%.1f, \"drafts_accepted_per_s\": %.1f, \"verdict_p50_s\": %.6f, "
+		"\"verdict_p99_s\": %.6f, \"rss_kb\": %ld, \"buffered_bytes\": "
+		"%zu, \"verdicts\": %ld, \"requests_done\": %ld}\n", now,
+		s->clients - s->gone, s->log_verdicts / span,
+		s->log_accepted / span, sk_quantile(&s->lat_log, 0.5),
+		sk_quantile(&s->lat_log, 0.99), rt_rss_kb(), buffered(s),
+		s->verdicts, s->requests_done);
+	fflush(s->o->log);
+	sk_reset(&s->lat_log);
+	s->log_verdicts = s->log_accepted = 0;
+	s->log_s = now;
+}
+
+/* Whether the loop goes on; starts the drain at the first signal. */
+static bool serving(struct server *s)
+{
+	const struct serve_opts *o = s->o;
+	double now = now_s(s);
+
+	if (o->exit_after && s->gone >= o->exit_after)
+		return false;
+	if (!rt_signal_count)
+		return true;
+	if (s->signal_s < 0) {
+		s->signal_s = now;
+		if (s->pfd[0].fd >= 0) /* new connections are refused */
+			close(s->pfd[0].fd);
+		s->pfd[0].fd = -1;
+		if (o->verbose)
+			fprintf(stderr, "serve: signal %d: draining %ld blocks\n",
+				(int)rt_signal, verifier_queued(&s->v));
+	}
+	if (rt_signal_count > 1 || now - s->signal_s >= o->drain_s)
+		return false;
+	if (verifier_queued(&s->v))
+		return true;
+	for (int i = 0; i < o->max_clients; i++) /* verdicts still unsent */
+		if (s->pfd[1 + i].fd >= 0 && s->cl[i].c.out_len)
+			return true;
+	return false;
+}
+
+/* How long the loop may sleep in poll (< 0: until something comes). */
+static double sleep_s(const struct server *s, bool ready, double wait)
+{
+	const struct serve_opts *o = s->o;
+
+	if (ready || o->spin)
+		return 0;
+	if (s->clients > s->gone &&
+	    (o->hello_s || o->frame_s || o->idle_s || s->signal_s >= 0))
+		wait = fmin(wait, WAKE_S);
+	if (o->log)
+		wait = fmin(wait, fmax(0, s->log_s + o->log_every_s - now_s(s)));
+	return wait == INFINITY ? -1 : wait;
+}
+
 json_t *serve_run(const struct serve_opts *o, struct err *e)
 {
-	struct server s = { .o = o, .msg = xmalloc(sizeof(struct wire_msg)) };
+	struct server s = { .o = o, .msg = xmalloc(sizeof(struct wire_msg)),
+			    .signal_s = -1 };
 	int n = 1 + o->max_clients;
 	json_t *stats;
 
 	verifier_init(&s.v, o->m, o->policy, o->budget, o->chunk, o->window_s,
 		      o->max_clients);
+	sk_init(&s.lat);
+	sk_init(&s.lat_log);
 	s.pfd = xcalloc((size_t)n, sizeof(*s.pfd));
 	s.cl = xcalloc((size_t)o->max_clients, sizeof(*s.cl));
 	s.pfd[0] = (struct pollfd){ .fd = o->listen_fd, .events = POLLIN };
 	for (int i = 1; i < n; i++)
 		s.pfd[i].fd = -1;
+	s.log_s = now_s(&s);
 	rt_signals_catch();
-	while (!rt_signal && !(o->exit_after && s.gone >= o->exit_after)) {
+	while (serving(&s)) {
 		double wait;
-		bool ready = verifier_ready(&s.v, rt_now_s() - o->t0_s, &wait);
+		bool ready = verifier_ready(&s.v, now_s(&s), &wait);
 
 		for (int i = 1; i < n; i++)
 			s.pfd[i].events = (short)(POLLIN |
 				(s.pfd[i].fd >= 0 && s.cl[i - 1].c.out_len ?
 				 POLLOUT : 0));
-		if (wire_poll(s.pfd, (unsigned long)n, ready || o->spin ? 0 :
-			      wait == INFINITY ? -1 : wait) < 0) {
+		if (wire_poll(s.pfd, (unsigned long)n, sleep_s(&s, ready, wait)) < 0) {
 			err_set(e, "poll: %s", strerror(errno));
 			break;
 		}
-		if (s.pfd[0].revents & POLLIN)
+		if (s.pfd[0].fd >= 0 && s.pfd[0].revents & POLLIN)
 			accept_client(&s);
 		for (int i = 0; i < o->max_clients; i++) {
 			short ev = s.pfd[1 + i].revents;
@@ -256,29 +453,53 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 			if (ev & (POLLIN | POLLHUP | POLLERR))
 				read_client(&s, i);
 		}
-		if (verifier_ready(&s.v, rt_now_s() - o->t0_s, &wait))
+		check_limits(&s);
+		if (verifier_ready(&s.v, now_s(&s), &wait))
 			iterate(&s);
+		s.max_buffered = s.max_buffered > buffered(&s) ? s.max_buffered :
+				 buffered(&s);
+		if (o->log && now_s(&s) - s.log_s >= o->log_every_s)
+			log_line(&s, now_s(&s));
 	}
 	rt_signals_restore();
-	stats = json_pack("{s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
+	stats = json_pack("{s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
+			  " s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:o,"
+			  " s:I, s:I}",
 			  "iterations", (json_int_t)s.iterations,
 			  "busy_s", s.busy_s,
 			  "batch_tokens", (json_int_t)s.batch_tokens,
 			  "prefill_tokens", (json_int_t)s.prefill_tokens,
 			  "verdicts", (json_int_t)s.verdicts,
+			  "drafts_accepted", (json_int_t)s.accepted,
 			  "stale_blocks_dropped", (json_int_t)s.v.stale_dropped,
 			  "segment_blocks_discarded", (json_int_t)s.v.discarded,
 			  "clients", (json_int_t)s.clients,
 			  "protocol_errors", (json_int_t)s.errors,
+			  "refused", (json_int_t)s.refused,
+			  "full", (json_int_t)s.full,
+			  "timeouts", (json_int_t)s.timeouts,
+			  "refused_draining", (json_int_t)s.draining_refused,
 			  "requests_done", (json_int_t)s.requests_done,
-			  "last_done_s", s.last_done_s);
+			  "last_done_s", s.last_done_s,
+			  "verdict_p50_s", sk_quantile(&s.lat, 0.5),
+			  "verdict_p99_s", sk_quantile(&s.lat, 0.99),
+			  "max_buffered_bytes", (json_int_t)s.max_buffered,
+			  "rss_kb", (json_int_t)rt_rss_kb(),
+			  "max_rss_kb", (json_int_t)rt_max_rss_kb(),
+			  "signal_s", s.signal_s < 0 ? json_null() :
+				      json_real(s.signal_s),
+			  "drained_verdicts", (json_int_t)s.drained,
+			  "unanswered_blocks", (json_int_t)verifier_queued(&s.v));
 	for (int i = 0; i < o->max_clients; i++)
 		if (s.pfd[1 + i].fd >= 0)
 			wire_conn_release(&s.cl[i].c);
-	close(o->listen_fd);
+	if (s.pfd[0].fd >= 0)
+		close(s.pfd[0].fd);
 	free(s.pfd);
 	free(s.cl);
 	free(s.msg);
+	sk_release(&s.lat);
+	sk_release(&s.lat_log);
 	verifier_release(&s.v);
 	return stats;
 }

@@ -1,13 +1,20 @@
 /* serve.h: the cloud verifier of the real deployment: a TCP server holding
  * the target model that takes many edge clients at once and verifies
  * their blocks in batches (deploy/verifier.h) on one event loop. A client
- * that breaks the protocol gets an ERROR message and is disconnected; the
- * other tenants carry on. A client that goes away frees its slot. */
+ * that breaks the protocol, brings the wrong secret or overstays a limit
+ * gets an ERROR message and is disconnected; the other tenants carry on. A
+ * client that goes away frees its slot. On SIGINT or SIGTERM the server
+ * drains: it answers the blocks already queued, refuses new work with a
+ * reason, and exits once nothing is queued or drain_s has passed; a
+ * second signal stops it at once. Every connection's buffers are bounded
+ * (wire.h), so its memory is: a slot's request state plus at most
+ * 4 + WIRE_MAX_PAYLOAD + 16 KiB read and WIRE_MAX_OUT unsent. */
 #ifndef HS_SERVE_H
 #define HS_SERVE_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "cfg.h"
 #include "llama.h"
@@ -21,8 +28,20 @@ struct serve_opts {
 	int budget, chunk;       /* max batch tokens, prefill chunk */
 	double window_s;
 	int max_clients;
+	int max_per_addr;        /* connections from one address; 0: any */
+	const uint8_t *secret;   /* borrowed (WIRE_SECRET_BYTES): what HELLO
+				    must carry; NULL: not checked */
+	double hello_s;          /* limits (0: none): HELLO within this of */
+	double frame_s;          /* connecting; a frame begun whole within
+				    this; a client neither sending nor */
+	double idle_s;           /* waiting for a verdict for this long */
+	double drain_s;          /* after a signal: at most this answering
+				    the blocks queued (0: stop at once) */
 	int exit_after;          /* stop once this many clients came and went;
 				    0: until SIGINT or SIGTERM */
+	FILE *log;               /* borrowed: a JSON line of counters every
+				    log_every_s, or NULL */
+	double log_every_s;
 	double t0_s;             /* rt_now_s() origin of the stats' times */
 	bool spin;               /* poll without sleeping, as a GPU server's
 				    host thread spins: an idle CPU here can
@@ -32,9 +51,14 @@ struct serve_opts {
 
 /* Serves until done; returns the stats (caller frees): "iterations",
  * "busy_s", "batch_tokens", "prefill_tokens", "verdicts",
- * "stale_blocks_dropped", "segment_blocks_discarded", "clients",
- * "protocol_errors", "requests_done", "last_done_s". NULL with e's message
- * when the server itself fails. */
+ * "drafts_accepted", "stale_blocks_dropped", "segment_blocks_discarded",
+ * "clients", "protocol_errors", "refused" (wrong secret, too many from an
+ * address), "full", "timeouts", "refused_draining", "requests_done",
+ * "last_done_s", "verdict_p50_s", "verdict_p99_s" (a block's arrival to
+ * its verdict's sending), "max_buffered_bytes" (all connections' buffers
+ * at their fullest), "rss_kb", "max_rss_kb", "signal_s" (null without
+ * one), "drained_verdicts" (sent after it), "unanswered_blocks" (queued at
+ * exit). NULL with e's message when the server itself fails. */
 json_t *serve_run(const struct serve_opts *o, struct err *e);
 
 /* The protocol state of one client. */
@@ -43,11 +67,14 @@ struct serve_client {
 	uint32_t tenant;
 };
 
-/* Applies message m of the client in slot to the verifier: -1 with e's
- * message when it breaks the protocol (the server then sends ERROR and
- * disconnects). The event loop's step, and the wire fuzz target's. */
+/* Applies message m of the client in slot to the verifier (a HELLO must
+ * carry secret unless it is NULL): -1 with e's message when it breaks the
+ * protocol, -2 when its HELLO has the wrong secret (either way the server
+ * then sends ERROR and disconnects). The event loop's step, and the wire
+ * fuzz target's. */
 int serve_handle(struct verifier *v, struct serve_client *c, int slot,
-		 const struct wire_msg *m, double now_s, struct err *e);
+		 const struct wire_msg *m, const uint8_t *secret, double now_s,
+		 struct err *e);
 
 /* A listening TCP socket on host:port (port 0: any free one; *port gets
  * it). -1 with e's message. */

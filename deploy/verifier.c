@@ -43,6 +43,7 @@ void verifier_init(struct verifier *v, const struct llama *m,
 		r->seq = xcalloc((size_t)seq_len, sizeof(int));
 		r->q = xcalloc((size_t)seq_len, sizeof(int));
 		r->qb = xcalloc((size_t)seq_len, sizeof(int));
+		r->qs = xcalloc((size_t)seq_len, sizeof(double));
 	}
 }
 
@@ -54,6 +55,7 @@ void verifier_release(struct verifier *v)
 		free(r->seq);
 		free(r->q);
 		free(r->qb);
+		free(r->qs);
 		if (r->has_state)
 			llama_state_release(&r->st);
 	}
@@ -154,6 +156,7 @@ int verifier_block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
 	for (int i = 0; i < n; i++)
 		r->q[r->qn + i] = tokens[i];
 	r->qn += n;
+	r->qs[r->nqb] = now_s;
 	r->qb[r->nqb++] = n;
 	return 0;
 }
@@ -172,6 +175,16 @@ void verifier_drop(struct verifier *v, int slot)
 
 	r->active = false;
 	r->qn = r->nqb = 0;
+}
+
+long verifier_queued(const struct verifier *v)
+{
+	long n = 0;
+
+	for (int i = 0; i < v->slots; i++)
+		if (v->t[i].active)
+			n += v->t[i].nqb;
+	return n;
 }
 
 static bool prefilling(const struct vreq *r)
@@ -250,7 +263,7 @@ static void judge(struct verifier *v, int slot, int nblocks, int nd,
 	int j = 0, b = 0, end = 0, tok = -1;
 
 	*out = (struct vverdict){ .slot = slot, .request = r->id,
-				  .epoch = r->epoch };
+				  .epoch = r->epoch, .queued_s = r->qs[0] };
 	for (; b < nblocks; b++) {
 		end += r->qb[b];
 		for (; j < end; j++) {
@@ -266,6 +279,7 @@ static void judge(struct verifier *v, int slot, int nblocks, int nd,
 	}
 	for (int i = 0; i < j; i++)
 		r->seq[len + i] = r->q[i];
+	out->drafts_accepted = j;
 	out->verified = (uint32_t)(b < nblocks ? b + 1 : nblocks);
 	out->accepted = (uint32_t)b;
 	if (b < nblocks) { /* rejected at draft j */
@@ -288,6 +302,8 @@ static void judge(struct verifier *v, int slot, int nblocks, int nd,
 	/* the blocks left queued move to the front */
 	memmove(r->q, r->q + nd, sizeof(int) * (size_t)(r->qn - nd));
 	memmove(r->qb, r->qb + nblocks, sizeof(int) * (size_t)(r->nqb - nblocks));
+	memmove(r->qs, r->qs + nblocks,
+		sizeof(double) * (size_t)(r->nqb - nblocks));
 	r->qn -= nd;
 	r->nqb -= nblocks;
 }

@@ -35,6 +35,7 @@ struct vreq {
 			       for positions len .. len + qn */
 	int qn;
 	int *qb, nqb;       /* (seq_len) owned: sizes of the queued blocks */
+	double *qs;         /* (seq_len) owned: when each queued block came */
 	double queued_s;    /* arrival of the oldest queued block */
 	double prompt_s;    /* arrival of the prompt (prefill order) */
 	bool has_state;
@@ -45,6 +46,8 @@ struct vreq {
 struct vverdict {
 	int slot;
 	uint32_t request, epoch, verified, accepted, k, token;
+	int drafts_accepted;
+	double queued_s;    /* when the oldest block judged arrived */
 };
 
 struct viter {
@@ -104,6 +107,9 @@ int verifier_block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
  * not its request. */
 int verifier_done(struct verifier *v, int slot, uint32_t id, struct err *e);
 void verifier_drop(struct verifier *v, int slot);
+
+/* Blocks queued and not yet judged, over every slot. */
+long verifier_queued(const struct verifier *v);
 
 /* Whether an iteration should start at now_s; if not and work is waiting
  * for the window, *wait_s gets how long (else INFINITY). */

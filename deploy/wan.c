@@ -20,8 +20,7 @@ void wan_line_init(struct wan_line *l, const struct cfg_wan *w, bool up,
 
 void wan_line_release(struct wan_line *l)
 {
-	while (link_peek(&l->link))
-		free(link_pop(&l->link).data);
+	wan_line_clear(l);
 	link_release(&l->link);
 	rng_free(l->r);
 	*l = (struct wan_line){ 0 };
@@ -41,7 +40,14 @@ double wan_line_push(struct wan_line *l, double now_s, const struct wire_msg *m)
 	memcpy(lm.data, m, sizeof(*m));
 	if (w->loss > 0)
 		losses = (int)gsl_ran_geometric(l->r, 1 - w->loss) - 1;
-	return link_send(&l->link, now_s, one_way, losses, w->rto_s, lm);
+	return link_send(&l->link, cfg_wan_leave_s(w, now_s), one_way, losses,
+			 w->rto_s, lm);
+}
+
+void wan_line_clear(struct wan_line *l)
+{
+	while (link_peek(&l->link))
+		free(link_pop(&l->link).data);
 }
 
 struct wire_msg *wan_line_pop(struct wan_line *l, double now_s)

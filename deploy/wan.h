@@ -29,6 +29,8 @@ void wan_line_release(struct wan_line *l);
 
 /* Holds a copy of m, sent at now_s. Returns its arrival time. */
 double wan_line_push(struct wan_line *l, double now_s, const struct wire_msg *m);
+/* Throws away every message held (the connection they were for is gone). */
+void wan_line_clear(struct wan_line *l);
 /* The oldest message if it has arrived by now_s, else NULL. Caller frees. */
 struct wire_msg *wan_line_pop(struct wan_line *l, double now_s);
 /* The arrival time of the oldest message held; INFINITY when none. */

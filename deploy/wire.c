@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -33,16 +34,53 @@ uint32_t wire_get32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
+int wire_secret_parse(const char *what, const char *text,
+		      uint8_t s[WIRE_SECRET_BYTES], struct err *e)
+{
+	size_t n = strcspn(text, "\r\n");
+
+	if (n < 1 || n > WIRE_SECRET_BYTES)
+		return err_set(e, "%s: a secret of %zu bytes (1 to %d allowed)",
+			       what, n, WIRE_SECRET_BYTES);
+	memset(s, 0, WIRE_SECRET_BYTES);
+	memcpy(s, text, n);
+	return 0;
+}
+
+int wire_secret_load(const char *path, uint8_t s[WIRE_SECRET_BYTES],
+		     struct err *e)
+{
+	char line[256] = "";
+	FILE *f = fopen(path, "r");
+	size_t got;
+
+	if (!f)
+		return err_set(e, "%s: %s", path, strerror(errno));
+	got = fread(line, 1, sizeof(line) - 1, f);
+	fclose(f);
+	line[got] = 0;
+	return wire_secret_parse(path, line, s, e);
+}
+
+bool wire_secret_equal(const uint8_t *a, const uint8_t *b)
+{
+	uint8_t d = 0;
+
+	for (int i = 0; i < WIRE_SECRET_BYTES; i++)
+		d |= a[i] ^ b[i];
+	return d == 0;
+}
+
 /* Payload bytes of a type before its tokens or text; 0 for no such type. */
 static size_t fixed_len(uint8_t type)
 {
 	switch (type) {
-	case WIRE_HELLO: return 1 + 8;
+	case WIRE_HELLO: return 1 + 8 + WIRE_SECRET_BYTES;
 	case WIRE_PROMPT: return 1 + 12;
 	case WIRE_BLOCK: return 1 + 16;
 	case WIRE_DONE: return 1 + 4;
 	case WIRE_VERDICT: return 1 + 24;
-	case WIRE_ERROR: return 1;
+	case WIRE_ERROR: return 2;
 	}
 	return 0;
 }
@@ -76,6 +114,7 @@ void wire_encode(const struct wire_msg *m, uint8_t *buf)
 	case WIRE_HELLO:
 		wire_put32(p, WIRE_MAGIC);
 		wire_put32(p + 4, m->tenant);
+		memcpy(p + 8, m->secret, WIRE_SECRET_BYTES);
 		break;
 	case WIRE_PROMPT:
 		wire_put32(p, m->request);
@@ -102,7 +141,8 @@ void wire_encode(const struct wire_msg *m, uint8_t *buf)
 		wire_put32(p + 20, m->token);
 		break;
 	case WIRE_ERROR:
-		memcpy(p, m->text, strlen(m->text));
+		p[0] = m->retry;
+		memcpy(p + 1, m->text, strlen(m->text));
 		break;
 	}
 	if (m->type == WIRE_PROMPT || m->type == WIRE_BLOCK)
@@ -138,6 +178,7 @@ long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
 		if (wire_get32(p) != WIRE_MAGIC)
 			return err_set(e, "hello without the protocol's magic");
 		m->tenant = wire_get32(p + 4);
+		memcpy(m->secret, p + 8, WIRE_SECRET_BYTES);
 		break;
 	case WIRE_PROMPT:
 		m->request = wire_get32(p);
@@ -164,7 +205,10 @@ long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
 	case WIRE_ERROR:
 		if (plen - fixed > WIRE_TEXT_MAX)
 			return err_set(e, "error text of %zu bytes", plen - fixed);
-		memcpy(m->text, p, plen - fixed);
+		if (p[0] > 1)
+			return err_set(e, "error with retry byte %u", p[0]);
+		m->retry = p[0];
+		memcpy(m->text, p + 1, plen - fixed);
 		m->text[plen - fixed] = 0;
 		return (long)(4 + plen);
 	}

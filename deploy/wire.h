@@ -8,24 +8,26 @@
 #ifndef HS_WIRE_H
 #define HS_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
 
-#define WIRE_MAGIC 0x31505348u /* "HSP1" */
+#define WIRE_MAGIC 0x32505348u /* "HSP2" */
+#define WIRE_SECRET_BYTES 32   /* the shared secret in HELLO, zero-padded */
 #define WIRE_MAX_TOKENS 2048   /* tokens in one prompt or block */
 #define WIRE_TEXT_MAX 200      /* bytes of an error's text */
 #define WIRE_MAX_PAYLOAD (17 + 4 * WIRE_MAX_TOKENS)
 #define WIRE_MAX_OUT (1 << 20) /* unsent bytes a connection may hold */
 
 enum wire_type {
-	WIRE_HELLO = 1, /* edge: magic, tenant */
+	WIRE_HELLO = 1, /* edge: magic, tenant, secret */
 	WIRE_PROMPT,    /* edge: request, output tokens wanted, n, tokens */
 	WIRE_BLOCK,     /* edge: request, epoch, pos, n, tokens */
 	WIRE_DONE,      /* edge: request */
 	WIRE_VERDICT,   /* cloud: request, epoch, verified, accepted, k, token */
-	WIRE_ERROR,     /* cloud: text (then it closes the connection) */
+	WIRE_ERROR,     /* cloud: retry, text (then it closes the connection) */
 };
 
 struct wire_msg {
@@ -40,9 +42,25 @@ struct wire_msg {
 	uint32_t k;             /* VERDICT: tokens accepted in the rejected one */
 	uint32_t token;         /* VERDICT: correction, or bonus if none rejected */
 	uint32_t n;             /* PROMPT BLOCK: tokens */
+	uint8_t retry;          /* ERROR: 1 the client may come back later (the
+				   server is full or stopping), 0 it broke the
+				   protocol or was refused */
+	uint8_t secret[WIRE_SECRET_BYTES]; /* HELLO; zeros for none */
 	int32_t tok[WIRE_MAX_TOKENS];
 	char text[WIRE_TEXT_MAX + 1]; /* ERROR, NUL-terminated */
 };
+
+/* The shared secret of a file: its first line, 1 to WIRE_SECRET_BYTES
+ * bytes, zero-padded into s. -1 with e's message (the file and what is
+ * wrong with it). */
+int wire_secret_load(const char *path, uint8_t s[WIRE_SECRET_BYTES],
+		     struct err *e);
+/* The same from text (an environment variable's value). */
+int wire_secret_parse(const char *what, const char *text,
+		      uint8_t s[WIRE_SECRET_BYTES], struct err *e);
+/* Whether a and b are the same secret, in time independent of where they
+ * differ. */
+bool wire_secret_equal(const uint8_t *a, const uint8_t *b);
 
 /* A little-endian uint32 at p (the wire's integers). */
 void wire_put32(uint8_t *p, uint32_t v);

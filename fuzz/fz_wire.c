@@ -46,7 +46,8 @@ static int fz_wire(const uint8_t *data, size_t size)
 			break;
 		}
 		at += (size_t)n;
-		rc = serve_handle(&v, &cl[frame % 2], frame % 2, msg, frame, &e);
+		rc = serve_handle(&v, &cl[frame % 2], frame % 2, msg, NULL, frame,
+				  &e);
 		frame++;
 		if (rc == 0 && verifier_ready(&v, frame, &wait))
 			verifier_iterate(&v, &it);

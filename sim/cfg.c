@@ -460,14 +460,35 @@ static int read_rtt_step(struct jx *x, json_t *v, const char *p,
 		       ? -1 : 0;
 }
 
+/* A blackout: {"at_s": T, "for_s": D}, or none. */
+static int read_blackout(struct jx *x, json_t *v, const char *p,
+			 struct cfg_wan *out)
+{
+	static const char *const keys[] = { "at_s", "for_s", NULL };
+	json_t *b = json_object_get(v, "blackout");
+	char cp[JX_PTR_MAX];
+
+	out->blackout_at_s = out->blackout_for_s = 0;
+	if (!b)
+		return 0;
+	jx_child(cp, p, "blackout");
+	return jx_object(x, b, cp, keys) < 0 ||
+	       jx_num(x, b, cp, "at_s", JX_NONNEG, JX_REQUIRED,
+		      &out->blackout_at_s) < 0 ||
+	       jx_num(x, b, cp, "for_s", JX_POS, JX_REQUIRED,
+		      &out->blackout_for_s) < 0 ? -1 : 0;
+}
+
 static int read_wan(struct jx *x, json_t *v, const char *p, struct cfg_wan *out)
 {
 	static const char *const keys[] = { "rtt_s", "up_bps", "down_bps",
-		"loss", "rto_s", "header_bytes", "radio", "rtt_step", NULL };
+		"loss", "rto_s", "header_bytes", "radio", "rtt_step", "blackout",
+		NULL };
 
 	return jx_object(x, v, p, keys) < 0 ||
 	       read_radio(x, v, p, &out->radio) < 0 ||
 	       read_rtt_step(x, v, p, out) < 0 ||
+	       read_blackout(x, v, p, out) < 0 ||
 	       dist_read(x, v, p, "rtt_s", JX_POS, NULL, &out->rtt_s) < 0 ||
 	       jx_num(x, v, p, "up_bps", JX_POS, 20e6, &out->up_bps) < 0 ||
 	       jx_num(x, v, p, "down_bps", JX_POS, 50e6, &out->down_bps) < 0 ||

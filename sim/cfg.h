@@ -122,6 +122,10 @@ struct cfg_wan {
 	 * trip from rtt_after_s */
 	double rtt_step_at_s;
 	struct dist rtt_after_s;
+	/* nothing leaves the edge or the cloud from blackout_at_s for
+	 * blackout_for_s (0: never); a message sent meanwhile leaves at the
+	 * end; one already on its way arrives as usual */
+	double blackout_at_s, blackout_for_s;
 	double up_bps, down_bps; /* bits per second, edge->cloud, cloud->edge */
 	double loss;         /* probability that a message is lost */
 	double rto_s;        /* retransmission timeout after a loss */
@@ -257,6 +261,15 @@ static inline const struct dist *cfg_wan_rtt(const struct cfg_wan *w,
 {
 	return w->rtt_step_at_s > 0 && t_s >= w->rtt_step_at_s
 		       ? &w->rtt_after_s : &w->rtt_s;
+}
+
+/* When a message sent at t_s leaves: at t_s, or at the blackout's end. */
+static inline double cfg_wan_leave_s(const struct cfg_wan *w, double t_s)
+{
+	double end = w->blackout_at_s + w->blackout_for_s;
+
+	return w->blackout_for_s > 0 && t_s >= w->blackout_at_s && t_s < end
+		       ? end : t_s;
 }
 
 #endif

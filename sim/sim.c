@@ -170,7 +170,8 @@ static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
 
 	if (w->loss > 0)
 		losses = (int)gsl_ran_geometric(t->r_net, 1 - w->loss) - 1;
-	at = link_send(up ? &t->up : &t->down, now, one_way, losses, w->rto_s, m);
+	at = link_send(up ? &t->up : &t->down, cfg_wan_leave_s(w, now), one_way,
+		       losses, w->rto_s, m);
 	if (up) {
 		t->rq.bytes_up += m.bytes;
 		radio_charge(s, t, m.bytes, true);
