@@ -462,7 +462,7 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 		rc = idle(&e, -1, er);
 	if (rc == 0)
 		log = json_pack("{s:I, s:O, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
-				"s:I, s:I, s:I}",
+				"s:I, s:I, s:I, s:I}",
 				"tenant", (json_int_t)o->tenant, "requests", reqs,
 				"drafted", (json_int_t)e.drafted,
 				"wasted", (json_int_t)e.wasted,
@@ -473,7 +473,9 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 				"bytes_down", (json_int_t)e.down.link.bytes,
 				"draft_s", e.draft_s, "blocks", (json_int_t)e.blocks,
 				"reconnects", (json_int_t)e.reconnects,
-				"resumed_tokens", (json_int_t)e.resumed);
+				"resumed_tokens", (json_int_t)e.resumed,
+				"lost_messages", (json_int_t)(e.up.link.losses +
+							       e.down.link.losses));
 	json_decref(reqs);
 	free(e.msg);
 	free(e.fly);

@@ -48,7 +48,8 @@ struct edge_opts {
  * "tokens": [...]}], "drafted", "wasted", "judged", "accepted",
  * "verdicts", "bytes_up", "bytes_down", "draft_s" (wall time spent in
  * draft steps), "blocks" (blocks sent), "reconnects", "resumed_tokens"
- * (output tokens already committed when a request was resumed)}; times
+ * (output tokens already committed when a request was resumed),
+ * "lost_messages" (each costing a retransmission timeout)}; times
  * from t0_s. NULL with e's message when the cloud breaks the protocol,
  * refuses the edge, or stays unreachable for retry_s. */
 json_t *edge_run(const struct edge_opts *o, struct err *e);

@@ -203,6 +203,21 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 	return err_set(e, "message type %d is the cloud's", m->type);
 }
 
+/* Whether the server drains; starts the drain when the signal has come. */
+static bool draining(struct server *s)
+{
+	if (s->signal_s >= 0 || !rt_signal_count)
+		return s->signal_s >= 0;
+	s->signal_s = now_s(s);
+	if (s->pfd[0].fd >= 0) /* new connections are refused */
+		close(s->pfd[0].fd);
+	s->pfd[0].fd = -1;
+	if (s->o->verbose)
+		fprintf(stderr, "serve: signal %d: draining %ld blocks\n",
+			(int)rt_signal, verifier_queued(&s->v));
+	return true;
+}
+
 /* Handles one message of slot i: 0, or -1 when the client was cut off. */
 static int handle(struct server *s, int i, const struct wire_msg *m)
 {
@@ -212,11 +227,10 @@ static int handle(struct server *s, int i, const struct wire_msg *m)
 	char what[256];
 	int r;
 
-	if (s->signal_s >= 0 && m->type != WIRE_DONE) {
-		snprintf(what, sizeof(what), "server shutting down (signal %d): "
-			 "no new work; come back later", (int)rt_signal);
-		reject(s, i, true, &s->draining_refused, what);
-		return -1;
+	if (draining(s) && m->type != WIRE_DONE) {
+		/* no new work: the client hears why when the drain ends */
+		s->draining_refused++;
+		return 0;
 	}
 	r = serve_handle(&s->v, &c->p, i, m, s->o->secret, now, &e);
 	if (r < 0) {
@@ -294,8 +308,8 @@ static void check_limits(struct server *s)
 				 "%g s", o->frame_s);
 		else if (o->idle_s && !owed(s, i) && now - c->last_s > o->idle_s)
 			snprintf(what, sizeof(what), "idle for %g s", o->idle_s);
-		if (what[0])
-			reject(s, i, c->p.hello, &s->timeouts, what);
+		if (what[0]) /* only the idle may come back */
+			reject(s, i, !strncmp(what, "idle", 4), &s->timeouts, what);
 	}
 }
 
@@ -364,26 +378,16 @@ static void log_line(struct server *s, double now)
 	s->log_s = now;
 }
 
-/* Whether the loop goes on; starts the drain at the first signal. */
+/* Whether the loop goes on. */
 static bool serving(struct server *s)
 {
 	const struct serve_opts *o = s->o;
-	double now = now_s(s);
 
 	if (o->exit_after && s->gone >= o->exit_after)
 		return false;
-	if (!rt_signal_count)
+	if (!draining(s))
 		return true;
-	if (s->signal_s < 0) {
-		s->signal_s = now;
-		if (s->pfd[0].fd >= 0) /* new connections are refused */
-			close(s->pfd[0].fd);
-		s->pfd[0].fd = -1;
-		if (o->verbose)
-			fprintf(stderr, "serve: signal %d: draining %ld blocks\n",
-				(int)rt_signal, verifier_queued(&s->v));
-	}
-	if (rt_signal_count > 1 || now - s->signal_s >= o->drain_s)
+	if (rt_signal_count > 1 || now_s(s) - s->signal_s >= o->drain_s)
 		return false;
 	if (verifier_queued(&s->v))
 		return true;
@@ -391,6 +395,14 @@ static bool serving(struct server *s)
 		if (s->pfd[1 + i].fd >= 0 && s->cl[i].c.out_len)
 			return true;
 	return false;
+}
+
+/* Whether an iteration should start now; a drain does not wait for the
+ * batching window. */
+static bool work_ready(const struct server *s, double *wait)
+{
+	return verifier_ready(&s->v, now_s(s), wait) ||
+	       (s->signal_s >= 0 && verifier_queued(&s->v));
 }
 
 /* How long the loop may sleep in poll (< 0: until something comes). */
@@ -428,7 +440,7 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 	rt_signals_catch();
 	while (serving(&s)) {
 		double wait;
-		bool ready = verifier_ready(&s.v, now_s(&s), &wait);
+		bool ready = work_ready(&s, &wait);
 
 		for (int i = 1; i < n; i++)
 			s.pfd[i].events = (short)(POLLIN |
@@ -454,7 +466,7 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 				read_client(&s, i);
 		}
 		check_limits(&s);
-		if (verifier_ready(&s.v, now_s(&s), &wait))
+		if (work_ready(&s, &wait))
 			iterate(&s);
 		s.max_buffered = s.max_buffered > buffered(&s) ? s.max_buffered :
 				 buffered(&s);
@@ -462,6 +474,15 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 			log_line(&s, now_s(&s));
 	}
 	rt_signals_restore();
+	if (s.signal_s >= 0) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "server shutting down (signal %d): "
+			 "come back later", (int)rt_signal);
+		for (int i = 0; i < o->max_clients; i++)
+			if (s.pfd[1 + i].fd >= 0)
+				send_error(&s, &s.cl[i].c, true, why);
+	}
 	stats = json_pack("{s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
 			  " s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:o,"
 			  " s:I, s:I}",

@@ -4,9 +4,11 @@
  * that breaks the protocol, brings the wrong secret or overstays a limit
  * gets an ERROR message and is disconnected; the other tenants carry on. A
  * client that goes away frees its slot. On SIGINT or SIGTERM the server
- * drains: it answers the blocks already queued, refuses new work with a
- * reason, and exits once nothing is queued or drain_s has passed; a
- * second signal stops it at once. Every connection's buffers are bounded
+ * drains: it stops listening, answers the blocks already queued, takes no
+ * new work (prompts and blocks that come are dropped), and once nothing is
+ * queued or drain_s has passed tells every client still connected that it
+ * is shutting down (an ERROR to come back later) and exits; a second
+ * signal ends the drain at once. Every connection's buffers are bounded
  * (wire.h), so its memory is: a slot's request state plus at most
  * 4 + WIRE_MAX_PAYLOAD + 16 KiB read and WIRE_MAX_OUT unsent. */
 #ifndef HS_SERVE_H

@@ -335,7 +335,12 @@ int wire_poll(struct pollfd *fds, unsigned long n, double timeout_s)
 		ts.tv_nsec = (long)((timeout_s - (double)ts.tv_sec) * 1e9);
 	}
 	r = ppoll(fds, (nfds_t)n, timeout_s >= 0 ? &ts : NULL, NULL);
-	return r < 0 && errno == EINTR ? 0 : r;
+	if (r < 0 && errno == EINTR) { /* nothing is ready, whatever was */
+		for (unsigned long i = 0; i < n; i++)
+			fds[i].revents = 0;
+		return 0;
+	}
+	return r;
 }
 
 int wire_dial(const char *host, int port, struct err *e)
