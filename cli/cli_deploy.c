@@ -60,6 +60,7 @@ static const char edge_help[] =
 	"                       [--protocol sync|async] [--gamma N|adaptive]\n"
 	"                       [--window N]\n"
 	"                       [--prompt TEXT] [--tokens N] [--requests N]\n"
+	"                       [--think-s X] [--duration-s X]\n"
 	"                       [--wan JSON] [--tenant N] [--seed N] [--log FILE]\n"
 	"                       [--ids]\n"
 	"\n"
@@ -71,7 +72,9 @@ static const char edge_help[] =
 	"alpha and the verdict latency measured, the async window up to\n"
 	"--window (default 32; docs/adaptive.md). --wan: the emulated link, as\n"
 	"a config's /tenants/i/wan (default {\"rtt_s\": 0.02}). --log FILE: the\n"
-	"commit times and counters as JSON. When the cloud is lost (gone,\n"
+	"commit times and counters as JSON. --think-s: the pause between\n"
+	"requests (default 0); --duration-s: start no request after this\n"
+	"(--requests is then the most). When the cloud is lost (gone,\n"
 	"stopping, full) the edge dials again with a doubling backoff for up to\n"
 	"--retry-s (default 30; 0: fail at once) and resumes the request from\n"
 	"its committed tokens. --token-file FILE or $HYBRIDSPEC_TOKEN: the\n"
@@ -312,6 +315,8 @@ int cli_edge(int argc, char **argv)
 		{ "connect", required_argument, NULL, 'c' },
 		{ "token-file", required_argument, NULL, 'k' },
 		{ "retry-s", required_argument, NULL, 'R' },
+		{ "think-s", required_argument, NULL, 'K' },
+		{ "duration-s", required_argument, NULL, 'U' },
 		{ "draft", required_argument, NULL, 'd' },
 		{ "protocol", required_argument, NULL, 'P' },
 		{ "gamma", required_argument, NULL, 'g' },
@@ -332,7 +337,7 @@ int cli_edge(int argc, char **argv)
 		   *log_path = NULL, *token_file = NULL;
 	bool window_given = false;
 	uint8_t secret[WIRE_SECRET_BYTES];
-	double retry_s = 30;
+	double retry_s = 30, think_s = 0, duration_s = 0;
 	long long gamma = 4, window = 4, tokens = 64, requests = 1, tenant = 0,
 		  seed = 1;
 	bool ids = false;
@@ -354,6 +359,14 @@ int cli_edge(int argc, char **argv)
 		case 'k': token_file = optarg; break;
 		case 'R':
 			if (cli_double("--retry-s", optarg, 0, &retry_s))
+				return CLI_BAD_INPUT;
+			break;
+		case 'K':
+			if (cli_double("--think-s", optarg, 0, &think_s))
+				return CLI_BAD_INPUT;
+			break;
+		case 'U':
+			if (cli_double("--duration-s", optarg, 0, &duration_s))
 				return CLI_BAD_INPUT;
 			break;
 		case 'd': draft = optarg; break;
@@ -455,7 +468,8 @@ int cli_edge(int argc, char **argv)
 		eo.prompt_n = np;
 		eo.out_n = (int)tokens;
 		eo.requests = (int)requests;
-		eo.think_s = dist_constant(0);
+		eo.think_s = dist_constant(think_s);
+		eo.stop_s = duration_s;
 		eo.start_s = dist_constant(0);
 		eo.t0_s = rt_now_s();
 		eo.text = stdout;

@@ -216,7 +216,8 @@ static void wait_io(struct edge *e, double until_s)
 
 	if (e->c.out_len)
 		p.events |= POLLOUT;
-	wire_poll(&p, 1, due == INFINITY ? -1 : fmax(0, due - now_s(e)));
+	wire_poll(&p, 1, e->o->spin ? 0 : due == INFINITY ? -1 :
+		  fmax(0, due - now_s(e)));
 	if (p.revents & POLLOUT)
 		wire_conn_flush(&e->c, &(struct err){ 0 });
 }
@@ -454,6 +455,8 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 		double start = r ? now_s(&e) + dist_sample(&o->think_s, e.r) :
 				   dist_sample(&o->start_s, e.r);
 
+		if (o->stop_s > 0 && start >= o->stop_s)
+			break;
 		if (idle(&e, fmax(start, 0), er) < 0 ||
 		    request(&e, o->prompts + (size_t)r * o->prompt_n, reqs, er) < 0)
 			rc = -1;

@@ -38,8 +38,11 @@ struct edge_opts {
 	uint64_t seed;              /* delay and think-time draws */
 	const int *prompts;         /* (requests x prompt_n) borrowed */
 	int prompt_n, out_n, requests;
+	double stop_s;              /* > 0: no request starts after this */
 	struct dist think_s, start_s; /* pause after a request; first start */
 	double t0_s;                /* rt_now_s() origin of every time */
+	bool spin;                  /* wait by polling, never sleeping: the
+				       CPU stays awake (one edge a CPU) */
 	FILE *text;                 /* borrowed: committed text, or NULL */
 };
 

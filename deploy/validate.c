@@ -33,6 +33,10 @@
 
 #define VAL_MAX_GAMMA 8    /* E[A] measured for gamma 1 .. 8 */
 #define VAL_ROUNDS 3       /* rounds over the verify grid */
+#define VAL_SEQ_MAX 1024   /* positions the models keep here: the grid's
+			      contexts and the points fit, and a slot's KV
+			      cache stays 47 MB for SmolLM2-135M (188 MB at
+			      its 4,096), the grid holding ~170 slots */
 
 /* The process's CPUs when val_init ran (affinity is the process's: one
  * set for all). */
@@ -47,6 +51,7 @@ static void cpus_init(struct val *v)
 		for (int i = 0; i < CPU_SETSIZE; i++)
 			if (CPU_ISSET(i, &all_cpus))
 				v->server_cpu = i;
+	v->edge_cpus = CPU_COUNT(&all_cpus) - (v->server_cpu >= 0);
 }
 
 enum side { SIDE_ALL, SIDE_EDGE, SIDE_SERVER };
@@ -105,6 +110,10 @@ int val_init(struct val *v, const char *target, const char *draft,
 		return -1;
 	}
 	cpus_init(v);
+	if (v->tm.m.c.seq_len > VAL_SEQ_MAX)
+		v->tm.m.c.seq_len = VAL_SEQ_MAX;
+	if (v->dm.m.c.seq_len > VAL_SEQ_MAX)
+		v->dm.m.c.seq_len = VAL_SEQ_MAX;
 	if (v->tm.m.c.vocab != v->dm.m.c.vocab)
 		err_set(e, "target %s and draft %s have different vocabularies",
 			target, draft);
@@ -397,7 +406,7 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 
 /* The body of an edge process: tenant idx of group g. */
 static int edge_child(struct val *v, const struct cfg *c, size_t g, int idx,
-		      int port, double t0, const char *pdir)
+		      int port, double t0, bool spin, const char *pdir)
 {
 	const struct cfg_group *G = &c->groups[g];
 	int R = (int)G->workload.requests;
@@ -410,7 +419,7 @@ static int edge_child(struct val *v, const struct cfg *c, size_t g, int idx,
 		.wan = &G->wan, .seed = c->seed, .prompts = pr,
 		.prompt_n = v->np, .out_n = v->nout, .requests = R,
 		.think_s = G->workload.think_s, .start_s = G->workload.start_s,
-		.t0_s = t0,
+		.t0_s = t0, .spin = spin,
 	};
 	struct err e;
 	json_t *log;
@@ -489,6 +498,8 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 		return -1;
 	for (size_t g = 0; g < c->n_groups; g++)
 		clients += (int)c->groups[g].count;
+	p->edges_per_cpu = (double)clients / v->edge_cpus;
+	p->edges_spin = !v->edges_sleep && clients <= v->edge_cpus;
 	pid = xcalloc((size_t)clients + 1, sizeof(pid_t));
 	fflush(NULL);
 	t0 = rt_now_s() + 0.3 + 0.005 * clients; /* all processes up by then */
@@ -503,7 +514,7 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 			if ((pid[n++] = fork()) == 0) {
 				pin(v, SIDE_EDGE);
 				_exit(edge_child(v, c, g, (int)idx, port, t0,
-						 pdir));
+						 p->edges_spin, pdir));
 			}
 	if (pid[n - 1] < 0) {
 		err_set(e, "%s: fork: %s", pdir, strerror(errno));

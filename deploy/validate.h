@@ -24,6 +24,9 @@ struct val {
 	 * two sides do not take each other's time; calibration times each
 	 * side on its own CPUs. -1: one CPU, no split. */
 	int server_cpu;
+	int edge_cpus;              /* the CPUs the edges share */
+	bool edges_sleep;           /* edges sleep while they wait even when
+				       each has a CPU (else they spin then) */
 	struct calib_model tm, dm;  /* target and draft */
 	int *text, ntext;           /* the text's tokens */
 	int np, nout;               /* prompt and output tokens (largest) */
@@ -66,6 +69,8 @@ struct val_side {
 struct val_point {
 	struct val_side real, sim;
 	double draft_step_s;       /* real: mean wall time of a draft step */
+	double edges_per_cpu;      /* edge processes over the edges' CPUs */
+	bool edges_spin;           /* each edge had a CPU and polled, awake */
 	long requests, mismatched; /* requests, those not lossless */
 	long errors;               /* protocol errors the server saw */
 };
