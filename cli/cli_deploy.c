@@ -60,7 +60,7 @@ static const char edge_help[] =
 	"                       [--protocol sync|async] [--gamma N|adaptive]\n"
 	"                       [--window N]\n"
 	"                       [--prompt TEXT] [--tokens N] [--requests N]\n"
-	"                       [--think-s X] [--duration-s X]\n"
+	"                       [--think-s X] [--duration-s X] [--spin]\n"
 	"                       [--wan JSON] [--tenant N] [--seed N] [--log FILE]\n"
 	"                       [--ids]\n"
 	"\n"
@@ -74,7 +74,9 @@ static const char edge_help[] =
 	"a config's /tenants/i/wan (default {\"rtt_s\": 0.02}). --log FILE: the\n"
 	"commit times and counters as JSON. --think-s: the pause between\n"
 	"requests (default 0); --duration-s: start no request after this\n"
-	"(--requests is then the most). When the cloud is lost (gone,\n"
+	"(--requests is then the most). --spin: poll while waiting, never\n"
+	"sleep (the CPU stays awake for the next draft step; one edge a CPU).\n"
+	"When the cloud is lost (gone,\n"
 	"stopping, full) the edge dials again with a doubling backoff for up to\n"
 	"--retry-s (default 30; 0: fail at once) and resumes the request from\n"
 	"its committed tokens. --token-file FILE or $HYBRIDSPEC_TOKEN: the\n"
@@ -316,6 +318,7 @@ int cli_edge(int argc, char **argv)
 		{ "token-file", required_argument, NULL, 'k' },
 		{ "retry-s", required_argument, NULL, 'R' },
 		{ "think-s", required_argument, NULL, 'K' },
+		{ "spin", no_argument, NULL, 'S' },
 		{ "duration-s", required_argument, NULL, 'U' },
 		{ "draft", required_argument, NULL, 'd' },
 		{ "protocol", required_argument, NULL, 'P' },
@@ -357,6 +360,7 @@ int cli_edge(int argc, char **argv)
 		switch (ch) {
 		case 'c': addr = optarg; break;
 		case 'k': token_file = optarg; break;
+		case 'S': eo.spin = true; break;
 		case 'R':
 			if (cli_double("--retry-s", optarg, 0, &retry_s))
 				return CLI_BAD_INPUT;

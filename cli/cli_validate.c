@@ -304,6 +304,9 @@ int cli_validate(int argc, char **argv)
 		snprintf(outbuf, sizeof(outbuf), "results/runs/validate-%s", sw.name);
 		out = outbuf;
 	}
+	if (!quiet)
+		fprintf(stderr, "validate: loading %s and %s, the target's greedy "
+			"continuations of the prompts\n", target, draft);
 	if (val_init(&v, target, draft, text, np, nout, budget, &e) < 0) {
 		sweep_release(&sw);
 		return cli_fail("%s", e.msg);

@@ -48,6 +48,7 @@ struct edge {
 	long blocks, reconnects, resumed;
 	double lost_s, backoff_s;
 	bool in_req;                /* a request is open: resume it */
+	bool prompted;              /* this connection's cloud knows it */
 	uint32_t req, epoch;
 	long drafted, wasted, judged, accepted, verdicts;
 	double draft_s;             /* wall time spent drafting */
@@ -285,6 +286,7 @@ static int send_prompt(struct edge *e, struct err *er)
 	for (int i = 0; i < e->L; i++)
 		m->tok[i] = e->seq[i];
 	send_up(e);
+	e->prompted = true;
 	return 0;
 }
 
@@ -342,6 +344,7 @@ static int reconnect(struct edge *e, struct err *er)
 	e->wasted += e->dlen - e->L;
 	restart_drafts(e);
 	e->epoch = 0;
+	e->prompted = false;
 	if (dial_cloud(e, er) < 0)
 		return -1;
 	e->reconnects++;
@@ -392,9 +395,12 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 		else
 			wait_io(e, INFINITY);
 	}
+	/* a cloud that never heard of it (lost as the last verdict came) is
+	 * not told it is done */
 	*m = (struct wire_msg){ .type = WIRE_DONE, .request = e->req };
-	json_object_set_new(rq, "done_arrive_s", json_real(send_up(e)));
-	e->in_req = false;
+	json_object_set_new(rq, "done_arrive_s", json_real(e->prompted ?
+			    send_up(e) : now_s(e)));
+	e->in_req = e->prompted = false;
 	toks = json_array();
 	for (int i = o->prompt_n; i < e->limit; i++)
 		json_array_append_new(toks, json_integer(e->seq[i]));

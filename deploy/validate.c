@@ -141,9 +141,10 @@ void val_release(struct val *v)
 
 /* What acceptance profiles need, measured once: along each prompt's
  * target continuation the draft's greedy agreement (teacher-forced) and
- * its alpha_stochastic; E[A] per gamma from real greedy speculative
- * decoding of every prompt. */
-static void measure_acceptance(struct val *v)
+ * its alpha_stochastic; E[A] for gamma 1 .. gmax (the sweep's largest, at
+ * most VAL_MAX_GAMMA) from real greedy speculative decoding of every
+ * prompt. */
+static void measure_acceptance(struct val *v, int gmax)
 {
 	int n = v->np + v->nout, *seq = xmalloc(sizeof(int) * (size_t)n);
 	int *o = xmalloc(sizeof(int) * (size_t)v->nout);
@@ -163,7 +164,7 @@ static void measure_acceptance(struct val *v)
 		free(a.bits);
 	}
 	v->mean_accepted = json_object();
-	for (int g = 1; g <= VAL_MAX_GAMMA; g++) {
+	for (int g = 1; g <= gmax && g <= VAL_MAX_GAMMA; g++) {
 		struct spec_stats ss = { 0 };
 		char key[16];
 
@@ -397,8 +398,13 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 	snprintf(path, sizeof(path), "%.4000s/verify.json", dir);
 	rc = jx_save(path, verify, e);
 	json_decref(verify);
-	if (rc == 0)
-		measure_acceptance(v);
+	if (rc == 0) {
+		if (!v->quiet)
+			fprintf(stderr, "validate: the draft's acceptance along the "
+				"target's continuations, E[A] for gamma 1 to %d\n",
+				gamma);
+		measure_acceptance(v, gamma);
+	}
 	return rc;
 }
 

@@ -112,6 +112,10 @@ static void bad_values(void)
 		  "/alpha: unknown key \"alpha\"" },
 		{ "/tenants/0/wan/loss=1", "/tenants/0/wan/loss: expected a number "
 		  "in [0, 1), got 1" },
+		{ "/tenants/0/wan/blackout={\"at_s\": 1, \"for_s\": 0}",
+		  "/tenants/0/wan/blackout/for_s: expected a number > 0, got 0" },
+		{ "/tenants/0/wan/blackout={\"at_s\": 1}",
+		  "/tenants/0/wan/blackout: missing required key \"for_s\"" },
 		{ "/cloud/gpu/preset=\"H300\"", "/cloud/gpu/preset: expected one "
 		  "of \"H100-SXM\", \"H100-PCIe\", \"H200\", \"B200\", "
 		  "\"A100-80G\", \"A100-40G\", \"L40S\", \"L4\", \"RTX-4090\", "

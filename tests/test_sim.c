@@ -631,8 +631,38 @@ static void rtt_step(void)
 		  end[0], end[1], end[2]);
 }
 
+/* A WAN blackout of 3 s mid-run holds every message sent during it: the
+ * run ends at least 2.5 s later (the tenant waits out all but its last
+ * half second of drafting); one after the end changes nothing. */
+static void blackout(void)
+{
+	const char *sets[3][2] = {
+		{ "/tenants/0/workload/start_s=0.5", "/tenants/0/wan/rtt_s=0.08" },
+		{ "/tenants/0/wan/blackout={\"at_s\": 0.6, \"for_s\": 3}",
+		  "/tenants/0/workload/start_s=0.5" },
+		{ "/tenants/0/wan/blackout={\"at_s\": 1e6, \"for_s\": 3}",
+		  "/tenants/0/workload/start_s=0.5" },
+	};
+	double end[3] = { 0 };
+	struct sim s;
+
+	for (int k = 0; k < 3; k++) {
+		struct cfg c;
+
+		if (load(&c, base_cfg, sets[k], 2) < 0 || simulate(&c, &s, NULL) < 0)
+			return;
+		end[k] = s.end_s;
+		CHECK(invariants(&s, "blackout") == 0);
+		sim_release(&s);
+		cfg_release(&c);
+	}
+	CHECK_MSG(end[1] > end[0] + 2.5 && end[2] == end[0],
+		  "ends %.9g %.9g %.9g", end[0], end[1], end[2]);
+}
+
 const struct tcase sim_tests[] = {
 	{ "sim: an RTT that steps mid-run", rtt_step },
+	{ "sim: a WAN blackout holds what is sent during it", blackout },
 	{ "sim: adaptive gamma settles on the model's best", adaptive_converges },
 	{ "sim: policies continuous and slo take blocks in their orders",
 	  policy_order },
