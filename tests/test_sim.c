@@ -603,6 +603,25 @@ static void adaptive_converges(void)
 	}
 }
 
+/* The end of base_cfg's run under each of three pairs of overrides, its
+ * invariants checked; -1 when one did not load or run. */
+static int three_ends(const char *sets[3][2], double end[3])
+{
+	struct sim s;
+
+	for (int k = 0; k < 3; k++) {
+		struct cfg c;
+
+		if (load(&c, base_cfg, sets[k], 2) < 0 || simulate(&c, &s, NULL) < 0)
+			return -1;
+		end[k] = s.end_s;
+		CHECK(invariants(&s, sets[k][0]) == 0);
+		sim_release(&s);
+		cfg_release(&c);
+	}
+	return 0;
+}
+
 /* An RTT that steps: messages sent from at_s on draw the new round trip
  * (a step before any message is the new RTT all along); one after the end
  * changes nothing. */
@@ -616,17 +635,9 @@ static void rtt_step(void)
 		  "/tenants/0/workload/start_s=0.5" },
 	};
 	double end[3] = { 0 };
-	struct sim s;
 
-	for (int k = 0; k < 3; k++) {
-		struct cfg c;
-
-		if (load(&c, base_cfg, sets[k], 2) < 0 || simulate(&c, &s, NULL) < 0)
-			return;
-		end[k] = s.end_s;
-		sim_release(&s);
-		cfg_release(&c);
-	}
+	if (three_ends(sets, end) < 0)
+		return;
 	CHECK_MSG(end[0] == end[1] && end[2] < end[0], "ends %.9g %.9g %.9g",
 		  end[0], end[1], end[2]);
 }
@@ -644,18 +655,9 @@ static void blackout(void)
 		  "/tenants/0/workload/start_s=0.5" },
 	};
 	double end[3] = { 0 };
-	struct sim s;
 
-	for (int k = 0; k < 3; k++) {
-		struct cfg c;
-
-		if (load(&c, base_cfg, sets[k], 2) < 0 || simulate(&c, &s, NULL) < 0)
-			return;
-		end[k] = s.end_s;
-		CHECK(invariants(&s, "blackout") == 0);
-		sim_release(&s);
-		cfg_release(&c);
-	}
+	if (three_ends(sets, end) < 0)
+		return;
 	CHECK_MSG(end[1] > end[0] + 2.5 && end[2] == end[0],
 		  "ends %.9g %.9g %.9g", end[0], end[1], end[2]);
 }
