@@ -339,7 +339,8 @@ int cli_validate(int argc, char **argv)
 	fprintf(csv, "point,label,itl_real_s,itl_sim_s,itl_err,tokens_per_s_real,"
 		"tokens_per_s_sim,tokens_per_s_err,alpha_real,alpha_sim,"
 		"busy_real,busy_sim,ttft_real_s,ttft_sim_s,lossless,"
-		"draft_step_real_s,draft_step_profile_s,edges_per_cpu,edges_spin\n");
+		"draft_step_real_s,draft_step_profile_s,edges_per_cpu,edges_spin,"
+		"edge_demand_per_cpu\n");
 	if (!json)
 		printf("%-34s %23s  %23s  %11s  %11s  %s\n%-34s %7s %7s %7s  %7s "
 		       "%7s %7s  %5s %5s  %5s %5s\n", "point", "ITL ms",
@@ -401,7 +402,7 @@ int cli_validate(int argc, char **argv)
 		tight += within5;
 		json_array_append_new(rows, json_pack(
 			"{s:I,s:s,s:o,s:o,s:{s:f,s:f,s:f},s:b,s:b,s:I,s:I,s:I,s:b,"
-			"s:f,s:f,s:f,s:b}",
+			"s:f,s:f,s:f,s:b,s:f}",
 			"point", (json_int_t)pt, "label", label,
 			"real", side_json(&p.real), "sim", side_json(&p.sim),
 			"error", "itl", rel(p.sim.itl_s, p.real.itl_s),
@@ -415,17 +416,19 @@ int cli_validate(int argc, char **argv)
 			"draft_step_s_real", p.draft_step_s,
 			"draft_step_s_profile", step_prof,
 			"edges_per_cpu", p.edges_per_cpu,
-			"edges_spin", p.edges_spin));
+			"edges_spin", p.edges_spin,
+			"edge_demand_per_cpu", p.edge_demand / v.edge_cpus));
 		fprintf(csv, "%zu,", pt);
 		sweep_csv_field(csv, label);
 		fprintf(csv, ",%.6g,%.6g,%.4f,%.6g,%.6g,%.4f,%.4f,%.4f,"
-			"%.4f,%.4f,%.6g,%.6g,%d,%.6g,%.6g,%.3g,%d\n", p.real.itl_s,
+			"%.4f,%.4f,%.6g,%.6g,%d,%.6g,%.6g,%.3g,%d,%.3g\n",
+			p.real.itl_s,
 			p.sim.itl_s, rel(p.sim.itl_s, p.real.itl_s),
 			p.real.tokens_per_s, p.sim.tokens_per_s,
 			rel(p.sim.tokens_per_s, p.real.tokens_per_s), p.real.alpha,
 			p.sim.alpha, p.real.busy, p.sim.busy, p.real.ttft_s,
 			p.sim.ttft_s, !p.mismatched, p.draft_step_s, step_prof,
-			p.edges_per_cpu, p.edges_spin);
+			p.edges_per_cpu, p.edges_spin, p.edge_demand / v.edge_cpus);
 		if (!json) {
 			print_row(stdout, label, &p);
 			fflush(stdout);

@@ -633,6 +633,7 @@ int val_simulate(const struct sweep *sw, size_t point, char **extra,
 		 struct err *e)
 {
 	struct val_side sum = { 0 };
+	double demand = 0;
 
 	for (size_t k = 0; k < sw->n_seeds; k++) {
 		struct cfg c;
@@ -650,6 +651,7 @@ int val_simulate(const struct sweep *sw, size_t point, char **extra,
 			sum.alpha += AT("/all/alpha");
 			sum.busy += AT("/cloud/busy_fraction");
 			sum.ttft_s += AT("/all/ttft_s/mean");
+			demand += AT("/all/edge_busy_fraction") * AT("/all/tenants");
 #undef AT
 			if (k == 0) {
 				char path[4200];
@@ -668,6 +670,7 @@ int val_simulate(const struct sweep *sw, size_t point, char **extra,
 				sum.tokens_per_s / sw->n_seeds,
 				sum.alpha / sw->n_seeds, sum.busy / sw->n_seeds,
 				sum.ttft_s / sw->n_seeds };
+	p->edge_demand = demand / (double)sw->n_seeds;
 	return 0;
 }
 

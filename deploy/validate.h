@@ -70,6 +70,10 @@ struct val_point {
 	struct val_side real, sim;
 	double draft_step_s;       /* real: mean wall time of a draft step */
 	double edges_per_cpu;      /* edge processes over the edges' CPUs */
+	double edge_demand;        /* sim: the processors the edges keep busy
+				      (drafting, prefilling); more than the
+				      edges' CPUs and the emulation's edges
+				      wait for each other's CPU */
 	bool edges_spin;           /* each edge had a CPU and polled, awake */
 	long requests, mismatched; /* requests, those not lossless */
 	long errors;               /* protocol errors the server saw */

@@ -63,6 +63,7 @@ static void agg_add(struct agg *a, const struct cfg_group *g,
 #define ADD(name, meaning) a->st.name += x->name;
 	TENANT_COUNTERS(ADD)
 	REQ_COUNTERS(ADD)
+	REQ_ENERGY(ADD)
 #undef ADD
 	a->st.busy_s += x->busy_s;
 	a->st.ttft_sum += x->ttft_sum;
@@ -135,6 +136,11 @@ static double ratio(double a, double b)
 	X(jain_fairness, F, a->tput_sq > 0 ? a->tput_sum * a->tput_sum /     \
 	  (n * a->tput_sq) : 1.0, "Jain's index of the tenants' tokens/s "  \
 	  "(1: all equal)")                                                \
+	X(edge_busy_fraction, F, ratio(x->compute_s + x->prefill_s,         \
+				       n * sim_s),                          \
+	  "share of the run an edge device computes (drafting, prefilling)," \
+	  " over the tenants: times the tenants, the processors they keep " \
+	  "busy")                                                          \
 	X(edge_j, N, a->edge.total, "joules the edge devices spent on the " \
 	  "requests: computing, prefilling, waiting and the radio")        \
 	X(edge_j_per_token, N, a->edge.total / tok,                         \
