@@ -143,12 +143,14 @@ static json_t *side_json(const struct val_side *s)
 static void print_row(FILE *f, const char *label, const struct val_point *p)
 {
 	fprintf(f, "%-34s %7.2f %7.2f %+6.1f%%  %7.1f %7.1f %+6.1f%%  %5.3f %5.3f"
-		"  %5.3f %5.3f  %s\n", label, 1e3 * p->real.itl_s,
+		"  %5.3f %5.3f  %-3s  %+6.1f%% %+6.1f%%\n", label, 1e3 * p->real.itl_s,
 		1e3 * p->sim.itl_s, 100 * rel(p->sim.itl_s, p->real.itl_s),
 		p->real.tokens_per_s, p->sim.tokens_per_s,
 		100 * rel(p->sim.tokens_per_s, p->real.tokens_per_s),
 		p->real.alpha, p->sim.alpha, p->real.busy, p->sim.busy,
-		p->mismatched ? "NO" : "yes");
+		p->mismatched ? "NO" : "yes",
+		100 * rel(p->insitu.itl_s, p->real.itl_s),
+		100 * rel(p->insitu.tokens_per_s, p->real.tokens_per_s));
 }
 
 /* Overrides that point the simulator at the measured profiles. The
@@ -182,6 +184,35 @@ static char **profile_sets(const char *cdir, const char *pdir,
 	s[k++] = xstrdup(buf);
 	*n = k;
 	return s;
+}
+
+/* The simulator again, on the costs the run had: the profiles scaled by
+ * the draft step measured in the run over the profile's and by the run's
+ * verifier seconds a token over the simulator's (pdir/insitu/), into
+ * p->insitu. */
+static int simulate_insitu(const struct sweep *sw, size_t pt,
+			   const struct cfg *c, const char *cdir,
+			   const char *pdir, const struct val *v,
+			   double step_prof, struct val_point *p, struct err *e)
+{
+	struct val_point q = { 0 };
+	char dir[4500];
+	char **extra;
+	size_t nx;
+	int r;
+
+	p->draft_ratio = step_prof > 0 ? p->draft_step_s / step_prof : 1;
+	p->verify_ratio = p->sim.busy > 0 && p->real.tokens_per_s > 0 ?
+		(p->real.busy / p->real.tokens_per_s) /
+		(p->sim.busy / p->sim.tokens_per_s) : 1;
+	snprintf(dir, sizeof(dir), "%.4400s/insitu", pdir);
+	if (fs_mkdirs(dir, e) < 0 || val_insitu_profiles(cdir, dir, p, e) < 0)
+		return -1;
+	extra = profile_sets(dir, pdir, c, v->tm.name, &v->edge, &nx);
+	r = val_simulate(sw, pt, extra, nx, dir, &q, e);
+	sweep_sets_free(extra, nx);
+	p->insitu = q.sim;
+	return r;
 }
 
 /* Text with every occurrence of from replaced by to. Caller frees. */
@@ -340,13 +371,14 @@ int cli_validate(int argc, char **argv)
 		"tokens_per_s_sim,tokens_per_s_err,alpha_real,alpha_sim,"
 		"busy_real,busy_sim,ttft_real_s,ttft_sim_s,lossless,"
 		"draft_step_real_s,draft_step_profile_s,edges_per_cpu,edges_spin,"
-		"edge_demand_per_cpu\n");
+		"edge_demand_per_cpu,draft_ratio,verify_ratio,itl_err_in_situ,"
+		"tokens_per_s_err_in_situ\n");
 	if (!json)
-		printf("%-34s %23s  %23s  %11s  %11s  %s\n%-34s %7s %7s %7s  %7s "
-		       "%7s %7s  %5s %5s  %5s %5s\n", "point", "ITL ms",
-		       "tokens/s", "alpha", "cloud busy", "lossless", "",
-		       "real", "sim", "err", "real", "sim", "err", "real", "sim",
-		       "real", "sim");
+		printf("%-34s %23s  %23s  %11s  %11s  %-8s %s\n%-34s %7s %7s %7s  "
+		       "%7s %7s %7s  %5s %5s  %5s %5s  %8s %7s %7s\n", "point",
+		       "ITL ms", "tokens/s", "alpha", "cloud busy", "lossless",
+		       "in situ err", "", "real", "sim", "err", "real", "sim",
+		       "err", "real", "sim", "real", "sim", "", "ITL", "tok/s");
 	for (size_t pt = 0; pt < sw.n_points; pt++) {
 		size_t nx;
 		char **extra;
@@ -369,9 +401,12 @@ int cli_validate(int argc, char **argv)
 		r = val_accept_profile(&v, &c, pdir, prov, &e);
 		if (r == 0)
 			r = val_deploy(&v, &c, pdir, timeout_s, &p, &e);
-		cfg_release(&c);
 		if (r == 0)
 			r = val_simulate(&sw, pt, extra, nx, pdir, &p, &e);
+		if (r == 0)
+			r = simulate_insitu(&sw, pt, &c, cdir, pdir, &v, step_prof,
+					    &p, &e);
+		cfg_release(&c);
 		if (r == 0) {
 			/* the resolved config, naming the profiles where they
 			 * will be */
@@ -401,13 +436,17 @@ int cli_validate(int argc, char **argv)
 		close += within;
 		tight += within5;
 		json_array_append_new(rows, json_pack(
-			"{s:I,s:s,s:o,s:o,s:{s:f,s:f,s:f},s:b,s:b,s:I,s:I,s:I,s:b,"
-			"s:f,s:f,s:f,s:b,s:f}",
+			"{s:I,s:s,s:o,s:o,s:{s:f,s:f,s:f},s:{s:f,s:f,s:f},s:b,s:b,"
+			"s:I,s:I,s:I,s:b,s:f,s:f,s:f,s:b,s:f,s:f,s:f}",
 			"point", (json_int_t)pt, "label", label,
 			"real", side_json(&p.real), "sim", side_json(&p.sim),
 			"error", "itl", rel(p.sim.itl_s, p.real.itl_s),
 			"tokens_per_s", rel(p.sim.tokens_per_s, p.real.tokens_per_s),
 			"busy_fraction", rel(p.sim.busy, p.real.busy),
+			"in_situ", "itl", rel(p.insitu.itl_s, p.real.itl_s),
+			"tokens_per_s", rel(p.insitu.tokens_per_s,
+					    p.real.tokens_per_s),
+			"busy_fraction", rel(p.insitu.busy, p.real.busy),
 			"within_10pct", within, "within_5pct", within5,
 			"requests", (json_int_t)p.requests,
 			"not_lossless", (json_int_t)p.mismatched,
@@ -417,18 +456,24 @@ int cli_validate(int argc, char **argv)
 			"draft_step_s_profile", step_prof,
 			"edges_per_cpu", p.edges_per_cpu,
 			"edges_spin", p.edges_spin,
-			"edge_demand_per_cpu", p.edge_demand / v.edge_cpus));
+			"edge_demand_per_cpu", p.edge_demand / v.edge_cpus,
+			"draft_ratio", p.draft_ratio,
+			"verify_ratio", p.verify_ratio));
 		fprintf(csv, "%zu,", pt);
 		sweep_csv_field(csv, label);
 		fprintf(csv, ",%.6g,%.6g,%.4f,%.6g,%.6g,%.4f,%.4f,%.4f,"
-			"%.4f,%.4f,%.6g,%.6g,%d,%.6g,%.6g,%.3g,%d,%.3g\n",
+			"%.4f,%.4f,%.6g,%.6g,%d,%.6g,%.6g,%.3g,%d,%.3g,%.4f,%.4f,"
+			"%.4f,%.4f\n",
 			p.real.itl_s,
 			p.sim.itl_s, rel(p.sim.itl_s, p.real.itl_s),
 			p.real.tokens_per_s, p.sim.tokens_per_s,
 			rel(p.sim.tokens_per_s, p.real.tokens_per_s), p.real.alpha,
 			p.sim.alpha, p.real.busy, p.sim.busy, p.real.ttft_s,
 			p.sim.ttft_s, !p.mismatched, p.draft_step_s, step_prof,
-			p.edges_per_cpu, p.edges_spin, p.edge_demand / v.edge_cpus);
+			p.edges_per_cpu, p.edges_spin, p.edge_demand / v.edge_cpus,
+			p.draft_ratio, p.verify_ratio,
+			rel(p.insitu.itl_s, p.real.itl_s),
+			rel(p.insitu.tokens_per_s, p.real.tokens_per_s));
 		if (!json) {
 			print_row(stdout, label, &p);
 			fflush(stdout);

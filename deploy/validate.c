@@ -180,6 +180,63 @@ static void measure_acceptance(struct val *v, int gmax)
 	free(o);
 }
 
+/* Multiplies every number in the array v (of arrays of them) by f. */
+static void scale_numbers(json_t *v, double f)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(v, i, x) {
+		if (json_is_number(x))
+			json_array_set_new(v, i, json_real(json_number_value(x) * f));
+		else
+			scale_numbers(x, f);
+	}
+}
+
+/* cdir/name, its `key` (and `fit`'s `fit_keys`) scaled by f, into dir;
+ * its text field `said` says so. */
+static int scaled_copy(const char *cdir, const char *dir, const char *name,
+		       const char *obj, const char *key,
+		       const char *const *fit_keys, const char *said, double f,
+		       struct err *e)
+{
+	char path[4200], text[1200];
+	json_t *doc, *o;
+	int rc;
+
+	snprintf(path, sizeof(path), "%.4000s/%s", cdir, name);
+	if (!(doc = jx_load(path, e)))
+		return -1;
+	o = obj ? json_object_get(doc, obj) : doc;
+	scale_numbers(json_object_get(o, key), f);
+	for (int i = 0; fit_keys && fit_keys[i]; i++) {
+		json_t *fit = json_object_get(doc, "fit");
+
+		json_object_set_new(fit, fit_keys[i], json_real(f *
+			json_number_value(json_object_get(fit, fit_keys[i]))));
+	}
+	snprintf(text, sizeof(text), "%.1000s; times %.4f, as in the run",
+		 json_string_value(json_object_get(doc, said)), f);
+	json_object_set_new(doc, said, json_string(text));
+	snprintf(path, sizeof(path), "%.4000s/%s", dir, name);
+	rc = jx_save(path, doc, e);
+	json_decref(doc);
+	return rc;
+}
+
+int val_insitu_profiles(const char *cdir, const char *dir,
+			const struct val_point *p, struct err *e)
+{
+	static const char *const draft_fit[] = { "draft_base_s",
+						 "draft_per_ctx_s", NULL };
+
+	return scaled_copy(cdir, dir, "edge.json", "draft", "seconds", draft_fit,
+			   "device", p->draft_ratio, e) < 0 ||
+	       scaled_copy(cdir, dir, "verify.json", NULL, "seconds", NULL,
+			   "method", p->verify_ratio, e) < 0 ? -1 : 0;
+}
+
 /* The prompt of a tenant's request: the same in the deployment and in the
  * point's acceptance profile. */
 static int prompt_index(int tenant, int requests, int r)

@@ -68,6 +68,10 @@ struct val_side {
 
 struct val_point {
 	struct val_side real, sim;
+	struct val_side insitu;    /* sim on the costs as they were in the run */
+	double draft_ratio;        /* the run's draft step over the profile's */
+	double verify_ratio;       /* the run's verifier seconds a token over
+				      the simulator's */
 	double draft_step_s;       /* real: mean wall time of a draft step */
 	double edges_per_cpu;      /* edge processes over the edges' CPUs */
 	double edge_demand;        /* sim: the processors the edges keep busy
@@ -84,6 +88,13 @@ struct val_point {
  * them into p->real, checking every output against the target's own. */
 int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 	       double timeout_s, struct val_point *p, struct err *e);
+
+/* Writes dir/edge.json and dir/verify.json: the calibrated profiles of
+ * cdir with every draft-step time times p->draft_ratio and every verify
+ * time times p->verify_ratio (both measured in the run), so that the
+ * simulator can be run again on the costs the deployment really had. */
+int val_insitu_profiles(const char *cdir, const char *dir,
+			const struct val_point *p, struct err *e);
 
 /* Loads point of sw with the seed (< 0: the config's own) and then the
  * extra overrides (may be NULL when n_extra is 0). */
