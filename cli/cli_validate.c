@@ -389,7 +389,7 @@ int cli_validate(int argc, char **argv)
 		char pdir[4400], label[512], *resolved, *fixed;
 		struct val_point p = { 0 };
 		int within, within5;
-		double err_itl, err_tps;
+		double err_itl, err_tps, demand;
 		struct cfg c;
 		int r;
 
@@ -437,6 +437,7 @@ int cli_validate(int argc, char **argv)
 		err_tps = fabs(rel(p.sim.tokens_per_s, p.real.tokens_per_s));
 		within = err_itl <= VAL_CLOSE && err_tps <= VAL_CLOSE;
 		within5 = err_itl <= VAL_TIGHT && err_tps <= VAL_TIGHT;
+		demand = p.edge_demand / v.edge_cpus;
 		close += within;
 		tight += within5;
 		json_array_append_new(rows, json_pack(
@@ -460,7 +461,7 @@ int cli_validate(int argc, char **argv)
 			"draft_step_s_profile", step_prof,
 			"edges_per_cpu", p.edges_per_cpu,
 			"edges_spin", p.edges_spin,
-			"edge_demand_per_cpu", p.edge_demand / v.edge_cpus,
+			"edge_demand_per_cpu", demand,
 			"draft_ratio", p.draft_ratio,
 			"verify_ratio", p.verify_ratio));
 		fprintf(csv, "%zu,", pt);
@@ -474,7 +475,7 @@ int cli_validate(int argc, char **argv)
 			rel(p.sim.tokens_per_s, p.real.tokens_per_s), p.real.alpha,
 			p.sim.alpha, p.real.busy, p.sim.busy, p.real.ttft_s,
 			p.sim.ttft_s, !p.mismatched, p.draft_step_s, step_prof,
-			p.edges_per_cpu, p.edges_spin, p.edge_demand / v.edge_cpus,
+			p.edges_per_cpu, p.edges_spin, demand,
 			p.draft_ratio, p.verify_ratio,
 			rel(p.insitu.itl_s, p.real.itl_s),
 			rel(p.insitu.tokens_per_s, p.real.tokens_per_s));

@@ -47,8 +47,8 @@ struct edge {
 	struct adapt_est est;
 	long blocks, reconnects, resumed;
 	double lost_s, backoff_s;
-	bool in_req;                /* a request is open: resume it */
-	bool prompted;              /* this connection's cloud knows it */
+	bool prompted;              /* this connection's cloud knows the
+				       request (L < limit: one is open) */
 	uint32_t req, epoch;
 	long drafted, wasted, judged, accepted, verdicts;
 	double draft_s;             /* wall time spent drafting */
@@ -348,7 +348,7 @@ static int reconnect(struct edge *e, struct err *er)
 	if (dial_cloud(e, er) < 0)
 		return -1;
 	e->reconnects++;
-	if (!e->in_req || e->L >= e->limit)
+	if (e->L >= e->limit) /* between requests, or its last verdict came */
 		return 0;
 	e->resumed += e->L - e->o->prompt_n;
 	return send_prompt(e, er);
@@ -381,7 +381,6 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	json_array_append_new(log, rq);
 	if (send_prompt(e, er) < 0)
 		return -1;
-	e->in_req = true;
 	if (o->text && o->tk) /* the prompt, then the tokens as they commit */
 		put_text(e, 1, o->prompt_n);
 	feed(e, o->prompt_n - 1); /* the edge's prefill */
@@ -400,7 +399,7 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	*m = (struct wire_msg){ .type = WIRE_DONE, .request = e->req };
 	json_object_set_new(rq, "done_arrive_s", json_real(e->prompted ?
 			    send_up(e) : now_s(e)));
-	e->in_req = e->prompted = false;
+	e->prompted = false;
 	toks = json_array();
 	for (int i = o->prompt_n; i < e->limit; i++)
 		json_array_append_new(toks, json_integer(e->seq[i]));
@@ -433,7 +432,8 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 	json_t *reqs = json_array(), *log = NULL;
 	int rc = 0;
 
-	HS_ASSERT((o->fd >= 0 || o->host) && o->prompt_n >= 1 && o->out_n >= 1 && o->gamma >= 1 &&
+	HS_ASSERT((o->fd >= 0 || o->host) && o->prompt_n >= 1 &&
+		  o->out_n >= 1 && o->gamma >= 1 &&
 		  o->window >= 1 && o->prompt_n + o->out_n <= o->m->c.seq_len);
 	wan_line_init(&e.up, o->wan, true, o->seed, rng_stream_id("up %u", o->tenant));
 	wan_line_init(&e.down, o->wan, false, o->seed,

@@ -47,8 +47,10 @@ struct server {
 	long accepted, drained;
 	double busy_s, last_done_s, signal_s, limits_s;
 	size_t max_buffered;
-	struct sketch lat, lat_log; /* verdict latency: whole run, log interval */
-	long log_verdicts, log_accepted;
+	/* verdict latency: lat_log since the last log line, lat before it
+	 * (merged in at each line and at the end) */
+	struct sketch lat, lat_log;
+	long logged_verdicts, logged_accepted; /* the counters at that line */
 	double log_s;         /* the last log line's time */
 	struct wire_msg *msg; /* owned scratch: a message read or sent */
 };
@@ -275,14 +277,6 @@ static void read_client(struct server *s, int i)
 		c->partial_s = c->last_s;
 }
 
-/* Whether slot i's client is owed something: a prefill or a verdict. */
-static bool owed(const struct server *s, int i)
-{
-	const struct vreq *r = &s->v.t[i];
-
-	return r->active && (r->nqb || r->kv_len < r->len - 1);
-}
-
 /* Cuts off the clients that overstay a limit. */
 static void check_limits(struct server *s)
 {
@@ -298,6 +292,8 @@ static void check_limits(struct server *s)
 
 		if (s->pfd[1 + i].fd < 0)
 			continue;
+		bool idle = false;
+
 		what[0] = 0;
 		if (o->hello_s && !c->p.hello && now - c->since_s > o->hello_s)
 			snprintf(what, sizeof(what), "no hello within %g s",
@@ -306,10 +302,11 @@ static void check_limits(struct server *s)
 			 now - c->partial_s > o->frame_s)
 			snprintf(what, sizeof(what), "a frame not whole within "
 				 "%g s", o->frame_s);
-		else if (o->idle_s && !owed(s, i) && now - c->last_s > o->idle_s)
+		else if ((idle = o->idle_s && !verifier_owes(&s->v, i) &&
+				 now - c->last_s > o->idle_s))
 			snprintf(what, sizeof(what), "idle for %g s", o->idle_s);
 		if (what[0]) /* only the idle may come back */
-			reject(s, i, !strncmp(what, "idle", 4), &s->timeouts, what);
+			reject(s, i, idle, &s->timeouts, what);
 	}
 }
 
@@ -333,11 +330,8 @@ static void iterate(struct server *s)
 		struct client *c = &s->cl[v->slot];
 		struct err e = { 0 };
 
-		sk_add(&s->lat, now - v->queued_s);
 		sk_add(&s->lat_log, now - v->queued_s);
 		s->accepted += v->drafts_accepted;
-		s->log_verdicts++;
-		s->log_accepted += v->drafts_accepted;
 		*m = (struct wire_msg){ .type = WIRE_VERDICT, .request = v->request,
 					.epoch = v->epoch, .verified = v->verified,
 					.accepted = v->accepted, .k = v->k,
@@ -368,13 +362,15 @@ static void log_line(struct server *s, double now)
 		"%.1f, \"drafts_accepted_per_s\": %.1f, \"verdict_p50_s\": %.6f, "
 		"\"verdict_p99_s\": %.6f, \"rss_kb\": %ld, \"buffered_bytes\": "
 		"%zu, \"verdicts\": %ld, \"requests_done\": %ld}\n", now,
-		s->clients - s->gone, s->log_verdicts / span,
-		s->log_accepted / span, sk_quantile(&s->lat_log, 0.5),
-		sk_quantile(&s->lat_log, 0.99), rt_rss_kb(), buffered(s),
-		s->verdicts, s->requests_done);
+		s->clients - s->gone, (s->verdicts - s->logged_verdicts) / span,
+		(s->accepted - s->logged_accepted) / span,
+		sk_quantile(&s->lat_log, 0.5), sk_quantile(&s->lat_log, 0.99),
+		rt_rss_kb(), buffered(s), s->verdicts, s->requests_done);
 	fflush(s->o->log);
+	sk_merge(&s->lat, &s->lat_log);
 	sk_reset(&s->lat_log);
-	s->log_verdicts = s->log_accepted = 0;
+	s->logged_verdicts = s->verdicts;
+	s->logged_accepted = s->accepted;
 	s->log_s = now;
 }
 
@@ -468,12 +464,15 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 		check_limits(&s);
 		if (work_ready(&s, &wait))
 			iterate(&s);
-		s.max_buffered = s.max_buffered > buffered(&s) ? s.max_buffered :
-				 buffered(&s);
+		size_t b = buffered(&s);
+
+		if (b > s.max_buffered)
+			s.max_buffered = b;
 		if (o->log && now_s(&s) - s.log_s >= o->log_every_s)
 			log_line(&s, now_s(&s));
 	}
 	rt_signals_restore();
+	sk_merge(&s.lat, &s.lat_log);
 	if (s.signal_s >= 0) {
 		char why[96];
 

@@ -192,6 +192,13 @@ static bool prefilling(const struct vreq *r)
 	return r->active && r->kv_len < r->len - 1;
 }
 
+bool verifier_owes(const struct verifier *v, int slot)
+{
+	const struct vreq *r = &v->t[slot];
+
+	return prefilling(r) || (r->active && r->nqb > 0);
+}
+
 static bool verifiable(const struct vreq *r)
 {
 	return r->active && r->nqb > 0 && !prefilling(r);

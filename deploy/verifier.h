@@ -108,6 +108,9 @@ int verifier_block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
 int verifier_done(struct verifier *v, int slot, uint32_t id, struct err *e);
 void verifier_drop(struct verifier *v, int slot);
 
+/* Whether slot's request is owed work: a prefill or queued blocks. */
+bool verifier_owes(const struct verifier *v, int slot);
+
 /* Blocks queued and not yet judged, over every slot. */
 long verifier_queued(const struct verifier *v);
 
