@@ -7,11 +7,12 @@
  * KV cache holds positions 0 .. dkv (dkv < dlen: the newest token is fed
  * when the next one is drafted). Every time is seconds from o->t0_s.
  * lost_s >= 0 while the cloud is lost: since when, with no verdict since;
- * backoff_s is the next dial's mean wait. */
+ * backoff_s is the next dial's mean wait. The connection and the emulated
+ * WAN are net's thread's (deploy/netem.h): the edge hands it what it sends
+ * and takes the verdicts that have arrived between its forward passes. */
 #include "edge.h"
 
 #include <math.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,7 +22,7 @@
 #include "dist.h"
 #include "rng.h"
 #include "spec.h"
-#include "wan.h"
+#include "netem.h"
 #include "wire.h"
 #include "mem.h"
 
@@ -32,8 +33,7 @@
 
 struct edge {
 	const struct edge_opts *o;
-	struct wire_conn c;
-	struct wan_line up, down;
+	struct netem net;           /* the connection and the emulated WAN */
 	gsl_rng *r;                 /* think and start draws */
 	gsl_rng *backoff_r;         /* the dials' jitter */
 	struct llama_state st;
@@ -64,7 +64,7 @@ static double now_s(const struct edge *e)
 /* Sends e->msg up the link; returns its arrival time at the cloud. */
 static double send_up(struct edge *e)
 {
-	return wan_line_push(&e->up, now_s(e), e->msg);
+	return netem_send(&e->net, e->msg);
 }
 
 /* Writes tokens seq[from .. to) to the text: decoded, else their ids. */
@@ -165,62 +165,26 @@ static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 	return 0;
 }
 
-/* Moves due uplink messages to the socket, reads the socket into the
- * downlink, handles due verdicts. LOST (er says how) when the connection
- * is gone or the cloud says to come back later; -1 when the cloud breaks
- * the protocol or refuses the edge. */
+/* Handles the verdicts that have reached the edge. LOST (er says how)
+ * when the connection is gone or the cloud says to come back later; -1
+ * when the cloud breaks the protocol or refuses the edge. */
 static int pump(struct edge *e, struct err *er)
 {
-	struct wire_msg *m, in;
-	double now = now_s(e);
-	int r, got;
+	struct wire_msg m;
+	int r;
 
-	while ((m = wan_line_pop(&e->up, now))) {
-		r = wire_conn_send(&e->c, m, er);
-		free(m);
-		if (r < 0) {
-			err_prefix(er, "cloud");
-			return LOST;
-		}
-	}
-	got = wire_conn_read(&e->c, er);
-	while ((r = wire_conn_next(&e->c, &in, er)) == 1) {
-		if (in.type == WIRE_ERROR) {
-			err_set(er, "cloud: %s", in.text);
-			return in.retry ? LOST : -1;
-		}
-		if (in.type != WIRE_VERDICT)
-			return err_set(er, "cloud sent message type %d", in.type);
-		wan_line_push(&e->down, now, &in);
-	}
-	if (r < 0)
-		return err_prefix(er, "cloud");
-	if (got < 0) { /* what came before the end was handled */
-		err_prefix(er, "cloud");
-		return LOST;
-	}
-	while ((m = wan_line_pop(&e->down, now))) {
-		r = verdict(e, m, er);
-		free(m);
-		if (r < 0)
+	while ((r = netem_take(&e->net, &m, er)) == 1)
+		if (verdict(e, &m, er) < 0)
 			return -1;
-	}
-	return 0;
+	return r == NETEM_LOST ? LOST : r;
 }
 
-/* Waits for the socket or the next due message, at most until until_s. */
+/* Waits for a verdict to reach the edge, at most until until_s; a
+ * spinning edge does not wait (its caller polls again). */
 static void wait_io(struct edge *e, double until_s)
 {
-	struct pollfd p = { .fd = e->c.fd, .events = POLLIN };
-	double due = fmin(until_s, fmin(wan_line_next_s(&e->up),
-					wan_line_next_s(&e->down)));
-
-	if (e->c.out_len)
-		p.events |= POLLOUT;
-	wire_poll(&p, 1, e->o->spin ? 0 : due == INFINITY ? -1 :
-		  fmax(0, due - now_s(e)));
-	if (p.revents & POLLOUT)
-		wire_conn_flush(&e->c, &(struct err){ 0 });
+	if (!e->o->spin)
+		netem_wait(&e->net, until_s);
 }
 
 /* Feeds seq[dkv .. upto) to the draft model; the logits of the last are
@@ -293,11 +257,10 @@ static int send_prompt(struct edge *e, struct err *er)
 /* Takes fd as the connection to the cloud and says hello on it. */
 static int hello(struct edge *e, int fd, struct err *er)
 {
-	wire_conn_init(&e->c, fd);
 	*e->msg = (struct wire_msg){ .type = WIRE_HELLO, .tenant = e->o->tenant };
 	if (e->o->secret)
 		memcpy(e->msg->secret, e->o->secret, WIRE_SECRET_BYTES);
-	return wire_conn_send(&e->c, e->msg, er);
+	return netem_attach(&e->net, fd, e->msg, er);
 }
 
 /* Dials host:port until it answers, waiting a jittered, doubling backoff
@@ -325,8 +288,7 @@ static int dial_cloud(struct edge *e, struct err *er)
 			  (long)((wait - floor(wait)) * 1e9) }, NULL);
 		e->backoff_s = fmin(2 * e->backoff_s, RETRY_MAX_S);
 	}
-	hello(e, fd, &(struct err){ 0 }); /* a failure shows at the next read */
-	return 0;
+	return hello(e, fd, er);
 }
 
 /* The cloud was lost (er says how): unless the edge may not dial again,
@@ -338,9 +300,7 @@ static int reconnect(struct edge *e, struct err *er)
 		return -1;
 	if (e->lost_s < 0)
 		e->lost_s = now_s(e);
-	wire_conn_release(&e->c);
-	wan_line_clear(&e->up);
-	wan_line_clear(&e->down);
+	netem_detach(&e->net);
 	e->wasted += e->dlen - e->L;
 	restart_drafts(e);
 	e->epoch = 0;
@@ -418,7 +378,7 @@ static int idle(struct edge *e, double until_s, struct err *er)
 		if (step(e, er) < 0)
 			return -1;
 		if (until_s >= 0 ? now_s(e) >= until_s :
-		    !link_peek(&e->up.link) && !e->c.out_len)
+		    netem_flushed(&e->net))
 			return 0;
 		wait_io(e, until_s >= 0 ? until_s : INFINITY);
 	}
@@ -427,7 +387,7 @@ static int idle(struct edge *e, double until_s, struct err *er)
 json_t *edge_run(const struct edge_opts *o, struct err *er)
 {
 	struct edge e = { .o = o, .msg = xmalloc(sizeof(struct wire_msg)),
-			  .c = { .fd = -1 }, .lost_s = -1,
+			  .lost_s = -1,
 			  .backoff_s = RETRY_FIRST_S };
 	json_t *reqs = json_array(), *log = NULL;
 	int rc = 0;
@@ -435,9 +395,7 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 	HS_ASSERT((o->fd >= 0 || o->host) && o->prompt_n >= 1 &&
 		  o->out_n >= 1 && o->gamma >= 1 &&
 		  o->window >= 1 && o->prompt_n + o->out_n <= o->m->c.seq_len);
-	wan_line_init(&e.up, o->wan, true, o->seed, rng_stream_id("up %u", o->tenant));
-	wan_line_init(&e.down, o->wan, false, o->seed,
-		      rng_stream_id("down %u", o->tenant));
+	netem_init(&e.net, o->wan, o->seed, o->tenant, o->t0_s);
 	e.r = rng_new(o->seed, rng_stream_id("edge %u", o->tenant));
 	e.backoff_r = rng_new(o->seed, rng_stream_id("backoff %u", o->tenant));
 	llama_state_init(&e.st, &o->m->c, EDGE_FEED_BLOCK);
@@ -478,13 +436,12 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 				"judged", (json_int_t)e.judged,
 				"accepted", (json_int_t)e.accepted,
 				"verdicts", (json_int_t)e.verdicts,
-				"bytes_up", (json_int_t)e.up.link.bytes,
-				"bytes_down", (json_int_t)e.down.link.bytes,
+				"bytes_up", (json_int_t)netem_bytes(&e.net, true),
+				"bytes_down", (json_int_t)netem_bytes(&e.net, false),
 				"draft_s", e.draft_s, "blocks", (json_int_t)e.blocks,
 				"reconnects", (json_int_t)e.reconnects,
 				"resumed_tokens", (json_int_t)e.resumed,
-				"lost_messages", (json_int_t)(e.up.link.losses +
-							       e.down.link.losses));
+				"lost_messages", (json_int_t)netem_losses(&e.net));
 	json_decref(reqs);
 	free(e.msg);
 	free(e.fly);
@@ -494,8 +451,6 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 	llama_state_release(&e.st);
 	rng_free(e.r);
 	rng_free(e.backoff_r);
-	wan_line_release(&e.up);
-	wan_line_release(&e.down);
-	wire_conn_release(&e.c);
+	netem_release(&e.net);
 	return log;
 }

@@ -12,6 +12,7 @@
 #include "edge.h"
 #include "jx.h"
 #include "mload.h"
+#include "netem.h"
 #include "serve.h"
 #include "spec.h"
 #include "verifier.h"
@@ -19,6 +20,7 @@
 #include "mem.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdint.h>
@@ -759,7 +761,67 @@ static void t_validate_refuses(void)
 	}
 }
 
+static void sleep_s(double s)
+{
+	nanosleep(&(struct timespec){ (time_t)s,
+		  (long)((s - (double)(time_t)s) * 1e9) }, NULL);
+}
+
+/* The emulated link works while the edge computes: a prompt sent before
+ * 0.3 s of computing (here a sleep, netem untouched) is at the cloud when
+ * the computing ends, and not before its 50 ms; a verdict the cloud writes
+ * then is stamped as it comes, not when the edge next looks, so after
+ * another 0.2 s of computing it is there to take. */
+static void netem_works_while_edge_computes(void)
+{
+	struct cfg_wan w = { .rtt_s = { .kind = DIST_CONSTANT, .a = 0.1 },
+			     .up_bps = 1e9, .down_bps = 1e9 };
+	struct netem n;
+	struct wire_conn peer;
+	struct wire_msg *m = xcalloc(1, sizeof(*m)), *got = xcalloc(1, sizeof(*m));
+	struct err e = { "" };
+	struct pollfd p;
+	int fds[2], hellos = 0, prompts = 0, r;
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+	netem_init(&n, &w, 1, 0, rt_now_s());
+	*m = (struct wire_msg){ .type = WIRE_HELLO };
+	CHECK(netem_attach(&n, fds[0], m, &e) == 0);
+	wire_conn_init(&peer, fds[1]);
+	*m = (struct wire_msg){ .type = WIRE_PROMPT, .request = 7, .n = 1,
+				.out_tokens = 4 };
+	netem_send(&n, m);
+	sleep_s(0.02);
+	p = (struct pollfd){ .fd = fds[1], .events = POLLIN };
+	CHECK(poll(&p, 1, 0) == 1); /* the hello, undelayed */
+	wire_conn_read(&peer, &e);
+	while ((r = wire_conn_next(&peer, got, &e)) == 1) /* the prompt not yet */
+		hellos += got->type == WIRE_HELLO ? 1 : 100;
+	CHECK_MSG(hellos == 1 && r == 0, "at 20 ms: %d", hellos);
+	sleep_s(0.28);
+	CHECK(wire_conn_read(&peer, &e) == 1);
+	while ((r = wire_conn_next(&peer, got, &e)) == 1)
+		prompts += got->type == WIRE_PROMPT && got->request == 7;
+	CHECK_MSG(prompts == 1, "%d prompts at 0.3 s", prompts);
+	*m = (struct wire_msg){ .type = WIRE_VERDICT, .request = 7, .verified = 1,
+				.token = 5 };
+	CHECK(wire_conn_send(&peer, m, &e) == 0);
+	sleep_s(0.2);
+	CHECK(netem_take(&n, got, &e) == 1 && got->type == WIRE_VERDICT &&
+	      got->token == 5);
+	CHECK(netem_take(&n, got, &e) == 0);
+	CHECK(netem_flushed(&n));
+	wire_conn_release(&peer); /* the cloud is gone: the edge hears of it */
+	netem_wait(&n, rt_now_s() - n.t0_s + 5);
+	CHECK(netem_take(&n, got, &e) == NETEM_LOST);
+	netem_release(&n);
+	free(m);
+	free(got);
+}
+
 const struct tcase deploy_tests[] = {
+	{ "deploy: the emulated link works while the edge computes",
+	  netem_works_while_edge_computes },
 	{ "deploy: validate runs a small sweep both ways", t_validate_small },
 	{ "deploy: validate refuses points it cannot run", t_validate_refuses },
 	{ "deploy: wire round trip and prefixes", wire_round_trip },
