@@ -87,7 +87,9 @@ struct spec_case {
 	long out_tokens;
 };
 
-/* One group of tenants on dedicated GPUs: no queueing. */
+/* One group of tenants on dedicated GPUs: no queueing. The edge is the
+ * paper's ("passes": "ideal"): its formulas stop a draft the moment its
+ * block is rejected. */
 static json_t *run_spec(const struct spec_case *k, struct err *e)
 {
 	char text[2048];
@@ -96,7 +98,7 @@ static json_t *run_spec(const struct spec_case *k, struct err *e)
 		 "{\"seed\": 11, \"protocol\": {\"kind\": \"%s\", \"gamma\": %d,"
 		 " \"window\": %d%s}, \"tenants\": [{\"name\": \"t\", \"count\": %d,"
 		 " \"device\": {\"draft_base_s\": %.17g, \"prefill_per_token_s\":"
-		 " 1e-5}, \"workload\": {\"requests\": 1, \"prompt_tokens\": 16,"
+		 " 1e-5, \"passes\": \"ideal\"}, \"workload\": {\"requests\": 1, \"prompt_tokens\": 16,"
 		 " \"output_tokens\": %ld}, \"acceptance\": {\"alpha\": %.17g},"
 		 " \"wan\": {\"rtt_s\": %.17g, \"up_bps\": %g, \"down_bps\": %g}}],"
 		 " \"cloud\": {\"policy\": \"dedicated\", \"gpu\": %s}}", k->kind,

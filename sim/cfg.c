@@ -248,16 +248,20 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 {
 	static const char *const keys[] = { "profile", "draft_base_s",
 		"draft_per_ctx_s", "prefill_base_s", "prefill_per_token_s",
-		"power_busy_w", "power_idle_w", "battery_wh", NULL };
+		"power_busy_w", "power_idle_w", "battery_wh", "passes", NULL };
+	static const char *const passes[] = { "whole", "ideal", NULL };
 	struct prof_edge pe = { .draft_base_s = JX_REQUIRED,
 				.prefill_per_token_s = JX_REQUIRED };
 	json_t *profile;
+	int ideal;
 
 	out->profile = NULL;
 	out->vocab = 0;
 	out->model[0] = '\0';
-	if (jx_object(x, v, p, keys) < 0)
+	if (jx_object(x, v, p, keys) < 0 ||
+	    jx_enum(x, v, p, "passes", passes, "whole", &ideal) < 0)
 		return -1;
+	out->ideal_passes = ideal;
 	/* a profile file, or one given inline (as calib check gives its own) */
 	if ((profile = json_object_get(v, "profile"))) {
 		if (!json_is_object(profile) &&

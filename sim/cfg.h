@@ -97,6 +97,11 @@ struct cfg_device {
 	 * while waiting with a request open; the battery (0: not known, or
 	 * none); a profile's "power" gives their defaults */
 	double power_busy_w, power_idle_w, battery_wh;
+	/* passes "whole" (false): a verdict waits for the forward pass in
+	 * progress, and a bonus token is fed in the next block's first pass;
+	 * "ideal" (true), the paper's edge: a rejection stops the pass at
+	 * once, and feeding the bonus token costs nothing */
+	bool ideal_passes;
 	const char *profile; /* borrowed from doc: the edge profile file the
 				costs came from, or NULL (none, or inline) */
 	int vocab;           /* the profile's draft vocabulary; 0 unknown */

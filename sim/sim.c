@@ -7,7 +7,10 @@
  *    n_out;
  *  - edge.inflight holds at most window blocks, oldest first;
  *  - the cloud verifies only blocks of its current epoch (cloud.epoch);
- *    older ones are dropped unverified when they arrive or reach the head.
+ *    older ones are dropped unverified when they arrive or reach the head;
+ *  - a verdict that reaches a drafting edge waits in the downlink for the
+ *    forward pass in progress to end (EV_DOWN_HELD), as a real edge reads
+ *    its socket only between passes.
  * A replica is busy while EV_BATCH is pending; its batch[] lists the items of
  * that iteration. Each tenant is at most once in a replica's ready FIFO and
  * once in its prefill FIFO. */
@@ -29,6 +32,8 @@ enum ev_kind {
 	EV_EDGE_TOKEN,   /* edge-only: one token generated */
 	EV_UP,           /* the oldest uplink message reaches the cloud */
 	EV_DOWN,         /* the oldest downlink message reaches the edge */
+	EV_DOWN_HELD,    /* the edge's forward pass ends: the EV_DOWN held
+			    for it is handled */
 	EV_BATCH,        /* a replica's iteration ends (id: replica) */
 	EV_WINDOW,       /* a replica's batching window closes (id: replica) */
 };
@@ -80,17 +85,21 @@ static double draft_s(const struct cfg_device *d, int32_t ctx0, int32_t g)
 	       d->draft_per_ctx_s * ((double)g * ctx0 + (double)g * (g - 1) / 2);
 }
 
-/* Whole tokens of a block finished by time now. */
-static int32_t drafted_by(const struct cfg_device *d, int32_t ctx0,
-			  double start_s, double now_s)
+/* Whole tokens of the block being drafted finished by time now, and when
+ * the forward pass in progress ends (*pass_end_s). */
+static int32_t drafted_by(const struct tenant_edge *e,
+			  const struct cfg_device *d, double now_s,
+			  double *pass_end_s)
 {
 	int32_t n = 0;
-	double t = start_s;
+	double t = e->draft_start_s + e->draft_lead_s;
 
 	for (;;) {
-		t += d->draft_base_s + d->draft_per_ctx_s * (ctx0 + n);
-		if (t > now_s)
+		t += d->draft_base_s + d->draft_per_ctx_s * (e->draft_ctx0 + n);
+		if (t > now_s) {
+			*pass_end_s = t;
 			return n;
+		}
 		n++;
 	}
 }
@@ -263,6 +272,7 @@ static void start_next(struct sim *s, struct tenant *t)
 	};
 	sk_reset(&t->rq_itl);
 	t->edge.ahead = 0;
+	t->edge.feed_bonus = false;
 	HS_ASSERT(t->edge.inflight.n == 0 && !t->edge.drafting);
 	if (g->proto.caps.uses_cloud) {
 		if (measured(s))
@@ -414,10 +424,15 @@ static void maybe_draft(struct sim *s, struct tenant *t)
 	t->edge.draft_g = n;
 	t->edge.draft_ctx0 = t->rq.prompt + t->rq.committed + t->edge.ahead;
 	t->edge.draft_start_s = now;
+	/* a bonus token is fed in one pass with the last block's last draft */
+	t->edge.draft_lead_s = t->edge.feed_bonus && !g->device.ideal_passes ?
+			       g->device.prefill_per_token_s : 0;
+	t->edge.feed_bonus = false;
 	t->edge.ahead += n;
-	t->edge.draft_ev = eq_push(&s->q, now + draft_s(&g->device, t->edge.draft_ctx0, n),
-			      0, (struct eq_event){ .kind = EV_DRAFT,
-						    .id = tid(s, t) });
+	t->edge.draft_ev = eq_push(&s->q, now + t->edge.draft_lead_s +
+				   draft_s(&g->device, t->edge.draft_ctx0, n),
+				   0, (struct eq_event){ .kind = EV_DRAFT,
+							 .id = tid(s, t) });
 }
 
 static void on_draft(struct sim *s, struct tenant *t)
@@ -446,8 +461,9 @@ static void discard_drafts(struct sim *s, struct tenant *t)
 	while (t->edge.inflight.n)
 		t->rq.wasted += (uint64_t)blk_ring_pop(&t->edge.inflight).g;
 	if (t->edge.drafting) {
-		int32_t done = drafted_by(&group(s, t)->device, t->edge.draft_ctx0,
-					  t->edge.draft_start_s, s->q.now_s);
+		double pass_end_s;
+		int32_t done = drafted_by(&t->edge, &group(s, t)->device,
+					  s->q.now_s, &pass_end_s);
 
 		if (done > t->edge.draft_g)
 			done = t->edge.draft_g;
@@ -524,6 +540,7 @@ static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m
 	} else if (t->edge.inflight.n == 0 && !t->edge.drafting &&
 		   q->committed < q->n_out) {
 		commit(s, t, 1); /* the bonus token */
+		t->edge.feed_bonus = true;
 	}
 	if (q->committed > before)
 		q->verdicts++;
@@ -719,9 +736,22 @@ static void on_up(struct sim *s, struct tenant *t)
 	try_start(s, t->cloud.replica);
 }
 
-static void on_down(struct sim *s, struct tenant *t)
+/* The oldest downlink message reaches the edge; held: it came while the
+ * edge was drafting and waited for the forward pass then in progress to
+ * end (a pass is not interrupted). */
+static void on_down(struct sim *s, struct tenant *t, bool held)
 {
-	struct link_msg m = link_pop(&t->down);
+	struct link_msg m;
+	double pass_end_s;
+
+	if (!held && t->edge.drafting && !group(s, t)->device.ideal_passes &&
+	    link_peek(&t->down)->kind == MSG_VERDICT &&
+	    drafted_by(&t->edge, &group(s, t)->device, s->q.now_s,
+		       &pass_end_s) < t->edge.draft_g) {
+		push(s, pass_end_s, EV_DOWN_HELD, tid(s, t));
+		return;
+	}
+	m = link_pop(&t->down);
 
 	radio_charge(s, t, m.bytes, false);
 	switch ((enum msg_kind)m.kind) {
@@ -1407,7 +1437,8 @@ int sim_run(struct sim *s)
 			on_up(s, &s->t[ev.id]);
 			break;
 		case EV_DOWN:
-			on_down(s, &s->t[ev.id]);
+		case EV_DOWN_HELD:
+			on_down(s, &s->t[ev.id], ev.kind == EV_DOWN_HELD);
 			break;
 		case EV_BATCH:
 			on_batch(s, ev.id);

@@ -155,8 +155,12 @@ struct tenant_edge {
 	struct adapt_est est;      /* adaptive: alpha and the latency */
 	struct blk_ring inflight;  /* sent, no verdict yet */
 	bool drafting;
+	bool feed_bonus;           /* the bonus token committed last is fed
+				      with the next block's first pass */
 	int32_t draft_g, draft_ctx0;
 	double draft_start_s;
+	double draft_lead_s;       /* the block's first pass also feeds the
+				      bonus token: its extra seconds */
 	uint64_t draft_ev;         /* handle of the EV_DRAFT event */
 };
 

@@ -6,6 +6,8 @@
 #include "rng.h"
 #include "sim.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -662,7 +664,119 @@ static void blackout(void)
 		  "ends %.9g %.9g %.9g", end[0], end[1], end[2]);
 }
 
+/* Runs one tenant of base_cfg with the overrides, tracing it; counts the
+ * drafts cut short by a rejection (*cut) and those of them that stopped
+ * inside a forward pass of draft_base_s 10 ms (*inside). */
+static int cut_drafts(const char **sets, size_t n, int *cut, int *inside)
+{
+	struct cfg c;
+	struct sim s;
+	struct trace tr;
+	struct err e;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *doc, *ev;
+	int rc = -1;
+
+	*cut = *inside = 0;
+	if (load(&c, base_cfg, sets, n) < 0) {
+		fclose(f);
+		free(buf);
+		return -1;
+	}
+	trace_begin(&tr, f);
+	sim_init(&s, &c, (struct sim_opts){ .trace = &tr, .trace_tenants = 1 },
+		 &e);
+	if (sim_run(&s) == 0) {
+		trace_end(&tr);
+		rc = 0;
+	} else {
+		CHECK_MSG(0, "%s", e.msg);
+	}
+	CHECK(invariants(&s, sets[0]) == 0);
+	sim_release(&s);
+	cfg_release(&c);
+	fclose(f);
+	doc = rc == 0 ? json_loads(buf, 0, NULL) : NULL;
+	free(buf);
+	CHECK(rc < 0 || doc != NULL);
+	json_array_foreach(json_object_get(doc, "traceEvents"), i, ev) {
+		double passes = json_number_value(json_object_get(ev, "dur")) / 1e4;
+
+		if (strcmp(json_string_value(json_object_get(ev, "name")) ?
+			   json_string_value(json_object_get(ev, "name")) : "",
+			   "draft") ||
+		    !json_object_get(json_object_get(ev, "args"), "discarded"))
+			continue;
+		(*cut)++;
+		*inside += fabs(passes - round(passes)) > 1e-4;
+	}
+	json_decref(doc);
+	return rc;
+}
+
+/* A verdict that reaches a drafting edge waits for the forward pass in
+ * progress (passes "whole"): a draft cut short by a rejection ran whole
+ * passes; the paper's edge ("ideal") stops inside one. */
+static void verdict_waits_for_pass(void)
+{
+	const char *sets[][4] = {
+		{ "/tenants/0/count=1", "/tenants/0/wan/rtt_s=0.033",
+		  "/tenants/0/device={\"draft_base_s\": 0.01, "
+		  "\"prefill_per_token_s\": 0, \"passes\": \"whole\"}",
+		  "/tenants/0/acceptance/alpha=0.5" },
+		{ "/tenants/0/count=1", "/tenants/0/wan/rtt_s=0.033",
+		  "/tenants/0/device={\"draft_base_s\": 0.01, "
+		  "\"prefill_per_token_s\": 0, \"passes\": \"ideal\"}",
+		  "/tenants/0/acceptance/alpha=0.5" },
+	};
+	int cut[2], inside[2];
+
+	if (cut_drafts(sets[0], 4, &cut[0], &inside[0]) < 0 ||
+	    cut_drafts(sets[1], 4, &cut[1], &inside[1]) < 0)
+		return;
+	CHECK_MSG(cut[0] >= 10 && inside[0] == 0, "whole: %d cut, %d inside a "
+		  "pass", cut[0], inside[0]);
+	CHECK_MSG(cut[1] >= 10 && inside[1] >= cut[1] / 2, "ideal: %d cut, %d "
+		  "inside a pass", cut[1], inside[1]);
+}
+
+/* Sync at alpha 1: every block but a request's first begins with the
+ * bonus token fed in its first pass (prefill_per_token_s, 1 ms): three
+ * requests of 40 blocks end 3 x 39 ms later than the paper's edge. */
+static void bonus_fed_with_next_block(void)
+{
+	const char *sets[2][5] = {
+		{ "/tenants/0/count=1", "/protocol/kind=\"sync\"",
+		  "/tenants/0/acceptance/alpha=1", "/tenants/0/workload/think_s=0",
+		  "/tenants/0/device/passes=\"whole\"" },
+		{ "/tenants/0/count=1", "/protocol/kind=\"sync\"",
+		  "/tenants/0/acceptance/alpha=1", "/tenants/0/workload/think_s=0",
+		  "/tenants/0/device/passes=\"ideal\"" },
+	};
+	double end[2] = { 0 };
+
+	for (int k = 0; k < 2; k++) {
+		struct cfg c;
+		struct sim s;
+
+		if (load(&c, base_cfg, sets[k], 5) < 0 || simulate(&c, &s, NULL) < 0)
+			return;
+		end[k] = s.end_s;
+		CHECK(invariants(&s, sets[k][4]) == 0);
+		sim_release(&s);
+		cfg_release(&c);
+	}
+	CHECK_MSG(fabs(end[0] - end[1] - 3 * 39 * 0.001) < 1e-9,
+		  "ends %.9g (whole) and %.9g (ideal)", end[0], end[1]);
+}
+
 const struct tcase sim_tests[] = {
+	{ "sim: a verdict waits for the edge's forward pass",
+	  verdict_waits_for_pass },
+	{ "sim: the bonus token is fed in the next block's first pass",
+	  bonus_fed_with_next_block },
 	{ "sim: an RTT that steps mid-run", rtt_step },
 	{ "sim: a WAN blackout holds what is sent during it", blackout },
 	{ "sim: adaptive gamma settles on the model's best", adaptive_converges },
