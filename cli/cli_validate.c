@@ -31,7 +31,7 @@ static const char validate_help[] =
 	"usage: hybridspec validate SWEEP.json [-o DIR] [--target NAME[:Q]]\n"
 	"                           [--draft NAME[:Q]] [--text FILE] [--json]\n"
 	"                           [--quick] [--quiet] [--timeout-s X]\n"
-	"                           [--edges-sleep]\n"
+	"                           [--edges-sleep] [--no-retime]\n"
 	"\n"
 	"Runs every point of the sweep twice: as a real deployment on this\n"
 	"machine (hybridspec serve with the target model, default\n"
@@ -52,6 +52,12 @@ static const char validate_help[] =
 	"table scaled to the costs measured during the point's run (the\n"
 	"ratios are in validate.csv): what it closes of a gap lies in the\n"
 	"calibration's conditions, what it leaves in the simulator's model.\n"
+	"Before each point the draft's forward pass and one verifier shape are\n"
+	"timed again (a few seconds) and the point is simulated on the profiles\n"
+	"scaled to them (points/<i>/retimed/; the ratios are in validate.csv):\n"
+	"a shared machine's speed drifts by tens of percent between the\n"
+	"calibration and a point minutes later. --no-retime: the calibration's\n"
+	"profiles as they are.\n"
 	"--quick: fewer timing repetitions in the calibration (for tests).\n"
 	"When a point has no more edges than the edges' CPUs (all but the\n"
 	"verifier's), each edge polls while it waits instead of sleeping, so\n"
@@ -210,7 +216,9 @@ static int simulate_insitu(const struct sweep *sw, size_t pt,
 		(p->real.busy / p->real.tokens_per_s) /
 		(p->sim.busy / p->sim.tokens_per_s) : 1;
 	snprintf(dir, sizeof(dir), "%.4400s/insitu", pdir);
-	if (fs_mkdirs(dir, e) < 0 || val_insitu_profiles(cdir, dir, p, e) < 0)
+	if (fs_mkdirs(dir, e) < 0 ||
+	    val_scaled_profiles(cdir, dir, p->draft_ratio, p->verify_ratio,
+				"as in the run", e) < 0)
 		return -1;
 	extra = profile_sets(dir, pdir, c, v->tm.name, &v->edge, &nx);
 	r = val_simulate(sw, pt, extra, nx, dir, &q, e);
@@ -254,6 +262,7 @@ int cli_validate(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "quick", no_argument, NULL, 'Q' },
 		{ "edges-sleep", no_argument, NULL, 'S' },
+		{ "no-retime", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -261,7 +270,8 @@ int cli_validate(int argc, char **argv)
 		   *draft = "tinystories656K:w4a16", *text = NULL;
 	char textbuf[4096], outbuf[4096], tmp_abs[4096], cdir[4200],
 	     out_abs[4200];
-	bool json = false, quick = false, quiet = false, sleep = false;
+	bool json = false, quick = false, quiet = false, sleep = false,
+	     retime = true;
 	double timeout_s = 600, step_prof;
 	struct val v;
 	struct sweep sw;
@@ -285,6 +295,7 @@ int cli_validate(int argc, char **argv)
 		case 'q': quiet = true; break;
 		case 'Q': quick = true; break;
 		case 'S': sleep = true; break;
+		case 'R': retime = false; break;
 		case 'x':
 			if (cli_double("--timeout-s", optarg, 1, &timeout_s))
 				return CLI_BAD_INPUT;
@@ -374,7 +385,8 @@ int cli_validate(int argc, char **argv)
 	fprintf(csv, "point,label,itl_real_s,itl_sim_s,itl_err,tokens_per_s_real,"
 		"tokens_per_s_sim,tokens_per_s_err,alpha_real,alpha_sim,"
 		"busy_real,busy_sim,ttft_real_s,ttft_sim_s,lossless,"
-		"draft_step_real_s,draft_step_profile_s,edges_per_cpu,edges_spin,"
+		"draft_step_real_s,draft_step_profile_s,retime_draft_ratio,"
+		"retime_verify_ratio,edges_per_cpu,edges_spin,"
 		"edge_demand_per_cpu,draft_ratio,verify_ratio,itl_err_in_situ,"
 		"tokens_per_s_err_in_situ\n");
 	if (!json)
@@ -386,7 +398,7 @@ int cli_validate(int argc, char **argv)
 	for (size_t pt = 0; pt < sw.n_points; pt++) {
 		size_t nx;
 		char **extra;
-		char pdir[4400], label[512], *resolved, *fixed;
+		char pdir[4400], rdir[4500], label[512], *resolved, *fixed;
 		struct val_point p = { 0 };
 		int within, within5;
 		double err_itl, err_tps, demand;
@@ -395,21 +407,28 @@ int cli_validate(int argc, char **argv)
 
 		point_label(&sw, pt, label, sizeof(label));
 		snprintf(pdir, sizeof(pdir), "%.4000s/points/%zu", tmp_abs, pt);
-		r = val_cfg_load(&sw, pt, sw.seeds[0], NULL, 0, &c, &e);
-		if (r < 0 || fs_mkdirs(pdir, &e) < 0)
-			goto done;
-		extra = profile_sets(cdir, pdir, &c, v.tm.name, &v.edge, &nx);
+		snprintf(rdir, sizeof(rdir), "%.4400s/retimed", pdir);
 		if (!v.quiet)
 			fprintf(stderr, "validate: point %zu of %zu: %s\n", pt + 1,
 				sw.n_points, label);
+		if (retime)
+			val_retime(&v, &p.retime_draft, &p.retime_verify);
+		else
+			p.retime_draft = p.retime_verify = 1;
+		r = val_cfg_load(&sw, pt, sw.seeds[0], NULL, 0, &c, &e);
+		if (r < 0 || fs_mkdirs(rdir, &e) < 0 ||
+		    val_scaled_profiles(cdir, rdir, p.retime_draft, p.retime_verify,
+					"timed again before the point", &e) < 0)
+			goto done;
+		extra = profile_sets(rdir, pdir, &c, v.tm.name, &v.edge, &nx);
 		r = val_accept_profile(&v, &c, pdir, prov, &e);
 		if (r == 0)
 			r = val_deploy(&v, &c, pdir, timeout_s, &p, &e);
 		if (r == 0)
 			r = val_simulate(&sw, pt, extra, nx, pdir, &p, &e);
 		if (r == 0)
-			r = simulate_insitu(&sw, pt, &c, cdir, pdir, &v, step_prof,
-					    &p, &e);
+			r = simulate_insitu(&sw, pt, &c, rdir, pdir, &v,
+					    step_prof * p.retime_draft, &p, &e);
 		cfg_release(&c);
 		if (r == 0) {
 			/* the resolved config, naming the profiles where they
@@ -442,7 +461,7 @@ int cli_validate(int argc, char **argv)
 		tight += within5;
 		json_array_append_new(rows, json_pack(
 			"{s:I,s:s,s:o,s:o,s:{s:f,s:f,s:f},s:{s:f,s:f,s:f},s:b,s:b,"
-			"s:I,s:I,s:I,s:b,s:f,s:f,s:f,s:b,s:f,s:f,s:f}",
+			"s:I,s:I,s:I,s:b,s:f,s:f,s:f,s:f,s:f,s:b,s:f,s:f,s:f}",
 			"point", (json_int_t)pt, "label", label,
 			"real", side_json(&p.real), "sim", side_json(&p.sim),
 			"error", "itl", rel(p.sim.itl_s, p.real.itl_s),
@@ -458,7 +477,9 @@ int cli_validate(int argc, char **argv)
 			"protocol_errors", (json_int_t)p.errors,
 			"lossless", !p.mismatched,
 			"draft_step_s_real", p.draft_step_s,
-			"draft_step_s_profile", step_prof,
+			"draft_step_s_profile", step_prof * p.retime_draft,
+			"retime_draft_ratio", p.retime_draft,
+			"retime_verify_ratio", p.retime_verify,
 			"edges_per_cpu", p.edges_per_cpu,
 			"edges_spin", p.edges_spin,
 			"edge_demand_per_cpu", demand,
@@ -467,14 +488,15 @@ int cli_validate(int argc, char **argv)
 		fprintf(csv, "%zu,", pt);
 		sweep_csv_field(csv, label);
 		fprintf(csv, ",%.6g,%.6g,%.4f,%.6g,%.6g,%.4f,%.4f,%.4f,"
-			"%.4f,%.4f,%.6g,%.6g,%d,%.6g,%.6g,%.3g,%d,%.3g,%.4f,%.4f,"
-			"%.4f,%.4f\n",
+			"%.4f,%.4f,%.6g,%.6g,%d,%.6g,%.6g,%.4f,%.4f,%.3g,%d,%.3g,"
+			"%.4f,%.4f,%.4f,%.4f\n",
 			p.real.itl_s,
 			p.sim.itl_s, rel(p.sim.itl_s, p.real.itl_s),
 			p.real.tokens_per_s, p.sim.tokens_per_s,
 			rel(p.sim.tokens_per_s, p.real.tokens_per_s), p.real.alpha,
 			p.sim.alpha, p.real.busy, p.sim.busy, p.real.ttft_s,
-			p.sim.ttft_s, !p.mismatched, p.draft_step_s, step_prof,
+			p.sim.ttft_s, !p.mismatched, p.draft_step_s,
+			step_prof * p.retime_draft, p.retime_draft, p.retime_verify,
 			p.edges_per_cpu, p.edges_spin, demand,
 			p.draft_ratio, p.verify_ratio,
 			rel(p.insitu.itl_s, p.real.itl_s),

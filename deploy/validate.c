@@ -195,11 +195,11 @@ static void scale_numbers(json_t *v, double f)
 }
 
 /* cdir/name, its `key` (and `fit`'s `fit_keys`) scaled by f, into dir;
- * its text field `said` says so. */
+ * its text field `said` says so and why. */
 static int scaled_copy(const char *cdir, const char *dir, const char *name,
 		       const char *obj, const char *key,
 		       const char *const *fit_keys, const char *said, double f,
-		       struct err *e)
+		       const char *why, struct err *e)
 {
 	char path[4200], text[1200];
 	json_t *doc, *o;
@@ -216,8 +216,8 @@ static int scaled_copy(const char *cdir, const char *dir, const char *name,
 		json_object_set_new(fit, fit_keys[i], json_real(f *
 			json_number_value(json_object_get(fit, fit_keys[i]))));
 	}
-	snprintf(text, sizeof(text), "%.1000s; times %.4f, as in the run",
-		 json_string_value(json_object_get(doc, said)), f);
+	snprintf(text, sizeof(text), "%.1000s; times %.4f, %s",
+		 json_string_value(json_object_get(doc, said)), f, why);
 	json_object_set_new(doc, said, json_string(text));
 	snprintf(path, sizeof(path), "%.4000s/%s", dir, name);
 	rc = jx_save(path, doc, e);
@@ -225,16 +225,16 @@ static int scaled_copy(const char *cdir, const char *dir, const char *name,
 	return rc;
 }
 
-int val_insitu_profiles(const char *cdir, const char *dir,
-			const struct val_point *p, struct err *e)
+int val_scaled_profiles(const char *cdir, const char *dir, double draft_ratio,
+			double verify_ratio, const char *why, struct err *e)
 {
 	static const char *const draft_fit[] = { "draft_base_s",
 						 "draft_per_ctx_s", NULL };
 
 	return scaled_copy(cdir, dir, "edge.json", "draft", "seconds", draft_fit,
-			   "device", p->draft_ratio, e) < 0 ||
+			   "device", draft_ratio, why, e) < 0 ||
 	       scaled_copy(cdir, dir, "verify.json", NULL, "seconds", NULL,
-			   "method", p->verify_ratio, e) < 0 ? -1 : 0;
+			   "method", verify_ratio, why, e) < 0 ? -1 : 0;
 }
 
 /* The prompt of a tenant's request: the same in the deployment and in the
@@ -404,7 +404,7 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 	static const int ctx_all[] = { 8, 32, 64, 128, 256, 512, 1024, 0 };
 	static const int pre_all[] = { 4, 8, 16, 32, 64, 128, 0 };
 	int seq_len = v->tm.m.c.seq_len, ctx[8], pre[8], tok[16], nc = 0, np = 0,
-	    nt = 0;
+	    nt = 0, pi = 0, pj = 0;
 	int reps = v->quick ? 5 : 31;
 	struct calib_cpu_opts co = { .ctx = ctx, .prefill = pre, .reps = reps,
 				     .min_s = v->quick ? 0.002 : 0.02,
@@ -445,6 +445,17 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 	vg.nc = nc;
 	vg.med = xmalloc(sizeof(double) * (size_t)(nt * nc));
 	verify_grid(&v->tm.m, v->text, gamma, reps, &vg);
+	/* the probe: one segment's tokens (the grid's next size) at the
+	 * grid's context nearest a request's middle */
+	v->gamma = gamma;
+	for (int i = 0; i < nt; i++)
+		if (i == 0 || tok[i - 1] < gamma + 1)
+			v->probe_tokens = tok[i], pi = i;
+	for (int j = 0; j < nc; j++)
+		if (j == 0 || abs(ctx[j] - (v->np + v->nout / 2)) <
+			      abs(v->probe_ctx - (v->np + v->nout / 2)))
+			v->probe_ctx = ctx[j], pj = j;
+	v->probe_verify_s = vg.med[pi * nc + pj];
 	verify = calib_verify_table("cpu-1t", v->tm.name, seq_len, tok, ctx,
 				    grid_time, &vg, "verifier_iterate timed on "
 				    "this CPU in segments of gamma + 1 (median "
@@ -463,6 +474,56 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 		measure_acceptance(v, gamma);
 	}
 	return rc;
+}
+
+/* ---- costs timed again before a point ---- */
+
+#define VAL_PROBE_PASSES 9 /* draft passes timed; their median */
+#define VAL_PROBE_REPS 5   /* verifier iterations timed; their median */
+
+static double median(double *x, int n)
+{
+	qsort(x, (size_t)n, sizeof(double), cmp_double);
+	return x[n / 2];
+}
+
+/* Median seconds of the draft's forward pass at context ctx. */
+static double draft_pass_s(const struct llama *m, const int *text, int ctx)
+{
+	struct llama_state st;
+	float *logits = xmalloc(sizeof(float) * 32 * (size_t)m->c.vocab);
+	double t[VAL_PROBE_PASSES];
+
+	llama_state_init(&st, &m->c, 32);
+	for (int pos = 0; pos < ctx; pos += 32)
+		llama_forward(m, &st, text + pos, ctx - pos < 32 ? ctx - pos : 32,
+			      pos, logits);
+	for (int i = 0; i < VAL_PROBE_PASSES; i++) {
+		double t0 = rt_now_s();
+
+		llama_forward(m, &st, text + ctx + i, 1, ctx + i, logits);
+		t[i] = rt_now_s() - t0;
+	}
+	llama_state_release(&st);
+	free(logits);
+	return median(t, VAL_PROBE_PASSES);
+}
+
+void val_retime(struct val *v, double *draft_ratio, double *verify_ratio)
+{
+	int ctx = v->np + v->nout / 2, tok[2] = { v->probe_tokens, 0 };
+	int cx[2] = { v->probe_ctx, 0 };
+	double med;
+	struct vgrid vg = { .tok = tok, .ctx = cx, .nt = 1, .nc = 1,
+			    .med = &med };
+
+	pin(v, SIDE_EDGE);
+	*draft_ratio = draft_pass_s(&v->dm.m, v->text, ctx) /
+		       (v->edge.draft_base_s + v->edge.draft_per_ctx_s * ctx);
+	pin(v, SIDE_SERVER);
+	verify_grid(&v->tm.m, v->text, v->gamma, VAL_PROBE_REPS, &vg);
+	*verify_ratio = med / v->probe_verify_s;
+	pin(v, SIDE_ALL);
 }
 
 /* ---- one point ---- */

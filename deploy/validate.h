@@ -39,6 +39,10 @@ struct val {
 	bool quiet;
 	bool quick;                 /* fewer timing repetitions */
 	struct prof_edge edge;      /* the draft's measured profile */
+	/* the verify shape val_retime times again before each point, and its
+	 * time in the calibration's grid */
+	int gamma, probe_tokens, probe_ctx;
+	double probe_verify_s;
 };
 
 
@@ -56,6 +60,21 @@ void val_release(struct val *v);
 int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 		  const json_t *prov, struct err *e);
 
+/* Times the two costs again, now: the draft's forward pass at the mean
+ * context of a request (median of VAL_PROBE_PASSES, on the edges' CPU) and
+ * the verifier's calibrated probe shape (median of VAL_PROBE_REPS, on its
+ * CPU), each over what the profiles made of it (*draft_ratio over the
+ * edge profile's fit, *verify_ratio over the grid's time), so that a point
+ * is simulated on costs measured seconds before it runs, not minutes: a
+ * shared machine drifts between the two by tens of percent. */
+void val_retime(struct val *v, double *draft_ratio, double *verify_ratio);
+
+/* Writes dir/edge.json and dir/verify.json: the profiles of cdir, every
+ * draft-step time times draft_ratio and every verify time times
+ * verify_ratio; why says where the ratios come from. */
+int val_scaled_profiles(const char *cdir, const char *dir, double draft_ratio,
+			double verify_ratio, const char *why, struct err *e);
+
 /* The point's acceptance profile, dir/accept.json and dir/accept.bits:
  * the bits of exactly the prompts its requests use. */
 int val_accept_profile(struct val *v, const struct cfg *c, const char *dir,
@@ -69,6 +88,8 @@ struct val_side {
 struct val_point {
 	struct val_side real, sim;
 	struct val_side insitu;    /* sim on the costs as they were in the run */
+	double retime_draft;       /* val_retime's ratios, before the point: */
+	double retime_verify;      /* the profiles it ran on are scaled so */
 	double draft_ratio;        /* the run's draft step over the profile's */
 	double verify_ratio;       /* the run's verifier seconds a token over
 				      the simulator's */
@@ -88,13 +109,6 @@ struct val_point {
  * them into p->real, checking every output against the target's own. */
 int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 	       double timeout_s, struct val_point *p, struct err *e);
-
-/* Writes dir/edge.json and dir/verify.json: the calibrated profiles of
- * cdir with every draft-step time times p->draft_ratio and every verify
- * time times p->verify_ratio (both measured in the run), so that the
- * simulator can be run again on the costs the deployment really had. */
-int val_insitu_profiles(const char *cdir, const char *dir,
-			const struct val_point *p, struct err *e);
 
 /* Loads point of sw with the seed (< 0: the config's own) and then the
  * extra overrides (may be NULL when n_extra is 0). */

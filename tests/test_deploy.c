@@ -671,6 +671,7 @@ static void t_validate_small(void)
 	json_t *j, *pts, *p;
 	size_t i;
 	long long within;
+	double rd[2] = { 0 };
 
 	if (!t_need_models())
 		return;
@@ -706,6 +707,9 @@ static void t_validate_small(void)
 		CHECK(json_number_value(json_object_get(real, "itl_s")) > 0);
 		CHECK(json_number_value(json_object_get(sim, "itl_s")) > 0);
 		CHECK(json_number_value(json_object_get(real, "tokens_per_s")) > 0);
+		rd[i] = json_number_value(json_object_get(p, "retime_draft_ratio"));
+		CHECK(rd[i] > 0 && isfinite(rd[i]) &&
+		      json_number_value(json_object_get(p, "retime_verify_ratio")) > 0);
 	}
 	/* the summary counts the points' own verdicts */
 	CHECK(json_integer_value(json_object_get(j, "points_within_10pct")) ==
@@ -720,6 +724,31 @@ static void t_validate_small(void)
 	      t_exists("v/points/0/config.json"));
 	json_decref(j);
 	free(doc);
+	/* each point ran on the calibration's profiles scaled to the costs
+	 * timed again before it, and its config names them */
+	doc = t_slurp("v/points/1/config.json");
+	CHECK(doc && strstr(doc, "points/1/retimed/edge.json") &&
+	      strstr(doc, "points/1/retimed/verify.json"));
+	free(doc);
+	{
+		char pc[PATH_MAX + 64], pr[PATH_MAX + 64];
+		json_t *cal, *re;
+		double a;
+		double b;
+
+		snprintf(pc, sizeof(pc), "%s/v/calib/edge.json", t_tmpdir());
+		snprintf(pr, sizeof(pr), "%s/v/points/1/retimed/edge.json",
+			 t_tmpdir());
+		cal = jx_load(pc, &(struct err){ 0 });
+		re = jx_load(pr, &(struct err){ 0 });
+		a = json_number_value(jx_at(cal, "/fit/draft_base_s"));
+		b = json_number_value(jx_at(re, "/fit/draft_base_s"));
+		CHECK_MSG(cal && re && fabs(b - a * rd[1]) <= 1e-6 * b,
+			  "retimed draft_base_s %.9g, calibrated %.9g x %.6g", b, a,
+			  rd[1]);
+		json_decref(cal);
+		json_decref(re);
+	}
 }
 
 /* Points the deployment cannot run are refused before anything runs, with
