@@ -424,9 +424,13 @@ static void maybe_draft(struct sim *s, struct tenant *t)
 	t->edge.draft_g = n;
 	t->edge.draft_ctx0 = t->rq.prompt + t->rq.committed + t->edge.ahead;
 	t->edge.draft_start_s = now;
-	/* a bonus token is fed in one pass with the last block's last draft */
+	/* a bonus token is fed in one pass with the last block's last draft:
+	 * that pass costs the larger of a draft pass (reading the weights)
+	 * and computing two tokens at the prefill rate (the fit's intercept
+	 * left out: it belongs to long prompts) */
 	t->edge.draft_lead_s = t->edge.feed_bonus && !g->device.ideal_passes ?
-			       g->device.prefill_per_token_s : 0;
+		fmax(0, 2 * g->device.prefill_per_token_s -
+			draft_s(&g->device, t->edge.draft_ctx0, 1)) : 0;
 	t->edge.feed_bonus = false;
 	t->edge.ahead += n;
 	t->edge.draft_ev = eq_push(&s->q, now + t->edge.draft_lead_s +
