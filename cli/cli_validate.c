@@ -401,7 +401,7 @@ int cli_validate(int argc, char **argv)
 		char pdir[4400], rdir[4500], label[512], *resolved, *fixed;
 		struct val_point p = { 0 };
 		int within, within5;
-		double err_itl, err_tps, demand;
+		double err_itl, err_tps, demand, prof_s;
 		struct cfg c;
 		int r;
 
@@ -421,6 +421,7 @@ int cli_validate(int argc, char **argv)
 					"timed again before the point", &e) < 0)
 			goto done;
 		extra = profile_sets(rdir, pdir, &c, v.tm.name, &v.edge, &nx);
+		prof_s = step_prof * p.retime_draft; /* the step it ran on */
 		r = val_accept_profile(&v, &c, pdir, prov, &e);
 		if (r == 0)
 			r = val_deploy(&v, &c, pdir, timeout_s, &p, &e);
@@ -428,7 +429,7 @@ int cli_validate(int argc, char **argv)
 			r = val_simulate(&sw, pt, extra, nx, pdir, &p, &e);
 		if (r == 0)
 			r = simulate_insitu(&sw, pt, &c, rdir, pdir, &v,
-					    step_prof * p.retime_draft, &p, &e);
+					    prof_s, &p, &e);
 		cfg_release(&c);
 		if (r == 0) {
 			/* the resolved config, naming the profiles where they
@@ -477,7 +478,7 @@ int cli_validate(int argc, char **argv)
 			"protocol_errors", (json_int_t)p.errors,
 			"lossless", !p.mismatched,
 			"draft_step_s_real", p.draft_step_s,
-			"draft_step_s_profile", step_prof * p.retime_draft,
+			"draft_step_s_profile", prof_s,
 			"retime_draft_ratio", p.retime_draft,
 			"retime_verify_ratio", p.retime_verify,
 			"edges_per_cpu", p.edges_per_cpu,
@@ -495,8 +496,8 @@ int cli_validate(int argc, char **argv)
 			p.real.tokens_per_s, p.sim.tokens_per_s,
 			rel(p.sim.tokens_per_s, p.real.tokens_per_s), p.real.alpha,
 			p.sim.alpha, p.real.busy, p.sim.busy, p.real.ttft_s,
-			p.sim.ttft_s, !p.mismatched, p.draft_step_s,
-			step_prof * p.retime_draft, p.retime_draft, p.retime_verify,
+			p.sim.ttft_s, !p.mismatched, p.draft_step_s, prof_s,
+			p.retime_draft, p.retime_verify,
 			p.edges_per_cpu, p.edges_spin, demand,
 			p.draft_ratio, p.verify_ratio,
 			rel(p.insitu.itl_s, p.real.itl_s),

@@ -481,34 +481,6 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 #define VAL_PROBE_PASSES 9 /* draft passes timed; their median */
 #define VAL_PROBE_REPS 5   /* verifier iterations timed; their median */
 
-static double median(double *x, int n)
-{
-	qsort(x, (size_t)n, sizeof(double), cmp_double);
-	return x[n / 2];
-}
-
-/* Median seconds of the draft's forward pass at context ctx. */
-static double draft_pass_s(const struct llama *m, const int *text, int ctx)
-{
-	struct llama_state st;
-	float *logits = xmalloc(sizeof(float) * 32 * (size_t)m->c.vocab);
-	double t[VAL_PROBE_PASSES];
-
-	llama_state_init(&st, &m->c, 32);
-	for (int pos = 0; pos < ctx; pos += 32)
-		llama_forward(m, &st, text + pos, ctx - pos < 32 ? ctx - pos : 32,
-			      pos, logits);
-	for (int i = 0; i < VAL_PROBE_PASSES; i++) {
-		double t0 = rt_now_s();
-
-		llama_forward(m, &st, text + ctx + i, 1, ctx + i, logits);
-		t[i] = rt_now_s() - t0;
-	}
-	llama_state_release(&st);
-	free(logits);
-	return median(t, VAL_PROBE_PASSES);
-}
-
 void val_retime(struct val *v, double *draft_ratio, double *verify_ratio)
 {
 	int ctx = v->np + v->nout / 2, tok[2] = { v->probe_tokens, 0 };
@@ -516,10 +488,13 @@ void val_retime(struct val *v, double *draft_ratio, double *verify_ratio)
 	double med;
 	struct vgrid vg = { .tok = tok, .ctx = cx, .nt = 1, .nc = 1,
 			    .med = &med };
+	struct llama_state st;
 
-	pin(v, SIDE_EDGE);
-	*draft_ratio = draft_pass_s(&v->dm.m, v->text, ctx) /
+	pin(v, SIDE_EDGE); /* the draft step as the edge profile timed it */
+	llama_state_init(&st, &v->dm.m.c, 1);
+	*draft_ratio = calib_draft_s(&v->dm, &st, ctx, VAL_PROBE_PASSES, 0) /
 		       (v->edge.draft_base_s + v->edge.draft_per_ctx_s * ctx);
+	llama_state_release(&st);
 	pin(v, SIDE_SERVER);
 	verify_grid(&v->tm.m, v->text, v->gamma, VAL_PROBE_REPS, &vg);
 	*verify_ratio = med / v->probe_verify_s;

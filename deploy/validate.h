@@ -61,7 +61,8 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 		  const json_t *prov, struct err *e);
 
 /* Times the two costs again, now: the draft's forward pass at the mean
- * context of a request (median of VAL_PROBE_PASSES, on the edges' CPU) and
+ * context of a request (calib_draft_s, median of VAL_PROBE_PASSES, on the
+ * edges' CPU) and
  * the verifier's calibrated probe shape (median of VAL_PROBE_REPS, on its
  * CPU), each over what the profiles made of it (*draft_ratio over the
  * edge profile's fit, *verify_ratio over the grid's time), so that a point

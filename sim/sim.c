@@ -86,7 +86,7 @@ static double draft_s(const struct cfg_device *d, int32_t ctx0, int32_t g)
 }
 
 /* Whole tokens of the block being drafted finished by time now, and when
- * the forward pass in progress ends (*pass_end_s). */
+ * the forward pass in progress ends (*pass_end_s, unless NULL). */
 static int32_t drafted_by(const struct tenant_edge *e,
 			  const struct cfg_device *d, double now_s,
 			  double *pass_end_s)
@@ -97,7 +97,8 @@ static int32_t drafted_by(const struct tenant_edge *e,
 	for (;;) {
 		t += d->draft_base_s + d->draft_per_ctx_s * (e->draft_ctx0 + n);
 		if (t > now_s) {
-			*pass_end_s = t;
+			if (pass_end_s)
+				*pass_end_s = t;
 			return n;
 		}
 		n++;
@@ -465,9 +466,8 @@ static void discard_drafts(struct sim *s, struct tenant *t)
 	while (t->edge.inflight.n)
 		t->rq.wasted += (uint64_t)blk_ring_pop(&t->edge.inflight).g;
 	if (t->edge.drafting) {
-		double pass_end_s;
 		int32_t done = drafted_by(&t->edge, &group(s, t)->device,
-					  s->q.now_s, &pass_end_s);
+					  s->q.now_s, NULL);
 
 		if (done > t->edge.draft_g)
 			done = t->edge.draft_g;
