@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 struct xoshiro {
-	uint64_t s[4];
+	uint64_t s[4]; /* as struct rng_stream's state */
 };
 
 static uint64_t splitmix64(uint64_t *x)
@@ -85,16 +85,32 @@ uint64_t rng_stream_id(const char *fmt, ...)
 	return h;
 }
 
-gsl_rng *rng_new(uint64_t run_seed, uint64_t stream_id)
+static unsigned long stream_seed(uint64_t run_seed, uint64_t stream_id)
 {
 	_Static_assert(sizeof(unsigned long) == 8, "64-bit seeds need LP64");
-	gsl_rng *r = gsl_rng_alloc(rng_xoshiro256pp);
 	uint64_t a = run_seed, b = ~stream_id;
+
+	return (unsigned long)(splitmix64(&a) ^ splitmix64(&b));
+}
+
+gsl_rng *rng_new(uint64_t run_seed, uint64_t stream_id)
+{
+	gsl_rng *r = gsl_rng_alloc(rng_xoshiro256pp);
 
 	if (!r)
 		hs_abort(__FILE__, __LINE__, "out of memory");
-	gsl_rng_set(r, (unsigned long)(splitmix64(&a) ^ splitmix64(&b)));
+	gsl_rng_set(r, stream_seed(run_seed, stream_id));
 	return r;
+}
+
+gsl_rng *rng_stream_init(struct rng_stream *st, uint64_t run_seed,
+			 uint64_t stream_id)
+{
+	_Static_assert(sizeof(st->state) == sizeof(struct xoshiro),
+		       "a stream holds a xoshiro256++ state");
+	st->gen = (gsl_rng){ .type = rng_xoshiro256pp, .state = st->state };
+	gsl_rng_set(&st->gen, stream_seed(run_seed, stream_id));
+	return &st->gen;
 }
 
 void rng_free(gsl_rng *r)

@@ -23,4 +23,18 @@ uint64_t rng_stream_id(const char *fmt, ...)
 gsl_rng *rng_new(uint64_t run_seed, uint64_t stream_id);
 void rng_free(gsl_rng *r);
 
+/* A stream kept in place: the generator and its state in one block, for a
+ * caller holding many streams beside the rest of their owner's state (one
+ * place for the cache, no allocation, nothing to free). The generator
+ * points into the block, so the block must not move once initialised. */
+struct rng_stream {
+	gsl_rng gen;          /* gen.state == state */
+	uint64_t state[4];    /* xoshiro256++ */
+};
+
+/* Seeds *st for (run_seed, stream_id), the numbers rng_new's generator
+ * draws; returns its generator (*st's). */
+gsl_rng *rng_stream_init(struct rng_stream *st, uint64_t run_seed,
+			 uint64_t stream_id);
+
 #endif

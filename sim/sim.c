@@ -1332,12 +1332,12 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 
 			t->group = (uint32_t)g;
 			t->gindex = i;
-			t->r_work = rng_new(c->seed, rng_stream_id("%s/%u/work",
-								   cg->name, i));
-			t->r_net = rng_new(c->seed, rng_stream_id("%s/%u/net",
-								  cg->name, i));
-			t->r_acc = rng_new(c->seed, rng_stream_id("%s/%u/accept",
-								  cg->name, i));
+			t->r_work = rng_stream_init(&t->streams[0], c->seed,
+				rng_stream_id("%s/%u/work", cg->name, i));
+			t->r_net = rng_stream_init(&t->streams[1], c->seed,
+				rng_stream_id("%s/%u/net", cg->name, i));
+			t->r_acc = rng_stream_init(&t->streams[2], c->seed,
+				rng_stream_id("%s/%u/accept", cg->name, i));
 			t->edge.gamma = cg->proto.gamma;
 			t->edge.window = cg->proto.window;
 			link_init(&t->up, cg->wan.up_bps);
@@ -1359,9 +1359,6 @@ void sim_release(struct sim *s)
 	for (uint32_t i = 0; s->t && i < s->n_tenants; i++) {
 		struct tenant *t = &s->t[i];
 
-		rng_free(t->r_work);
-		rng_free(t->r_net);
-		rng_free(t->r_acc);
 		link_release(&t->up);
 		link_release(&t->down);
 		wl_ring_release(&t->pending);

@@ -23,6 +23,7 @@
 #include "fmt.h"
 #include "link.h"
 #include "ring.h"
+#include "rng.h"
 #include "sketch.h"
 #include "trace.h"
 #include "workload.h"
@@ -184,7 +185,8 @@ struct tenant_cloud {
  * edge and its cloud session, and the statistics of its finished requests. */
 struct tenant {
 	uint32_t group, gindex;
-	gsl_rng *r_work, *r_net, *r_acc;
+	gsl_rng *r_work, *r_net, *r_acc; /* streams[0..2]'s generators */
+	struct rng_stream streams[3];    /* in place, beside the rest */
 	struct acc acc;
 	struct link up, down;
 	double radio_on_s;         /* its radio is connected until then */

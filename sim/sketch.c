@@ -9,7 +9,10 @@
  * dense between the least and greatest index seen. Until a sketch holds
  * more than SK_SMALL non-zero values it keeps them in small[] instead (no
  * count[]), and a quantile picks the order statistic among them and answers
- * its bucket's value: the same answer as from the counts. */
+ * its bucket's value: the same answer as from the counts. After that a
+ * value's bucket index goes to pend[] first, and the SK_PEND there go into
+ * count[] at once; a quantile counts pend[] as if it were in count[]. So
+ * every answer is the one without pend[]. */
 #include "sketch.h"
 
 #include "err.h"
@@ -135,6 +138,19 @@ static void to_buckets(struct sketch *s)
 	s->n_small = 0;
 }
 
+/* Moves pend[] into count[]. */
+static void count_pending(struct sketch *s)
+{
+	for (uint32_t k = 0; k < s->n_pend; k++) {
+		int32_t i = s->pend[k];
+
+		if (!covered(s, i))
+			cover(s, i);
+		s->count[i - s->lo]++;
+	}
+	s->n_pend = 0;
+}
+
 /* Counts v > 0 (n, sum, min and max are the caller's). */
 static void count_value(struct sketch *s, double v)
 {
@@ -146,7 +162,9 @@ static void count_value(struct sketch *s, double v)
 	}
 	if (!s->count)
 		to_buckets(s);
-	count_in_bucket(s, v);
+	s->pend[s->n_pend++] = bucket_of(v);
+	if (s->n_pend == SK_PEND)
+		count_pending(s);
 }
 
 void sk_add(struct sketch *s, double v)
@@ -191,6 +209,12 @@ void sk_merge(struct sketch *into, const struct sketch *from)
 		cover(into, from->lo + (int32_t)k);
 		into->count[from->lo + (int32_t)k - into->lo] += from->count[k];
 	}
+	for (uint32_t k = 0; k < from->n_pend; k++) {
+		if (!into->count)
+			to_buckets(into);
+		cover(into, from->pend[k]);
+		into->count[from->pend[k] - into->lo]++;
+	}
 }
 
 /* What a quantile in bucket i answers: within SK_REL_ERR of every value in
@@ -204,9 +228,43 @@ static double bucket_value(const struct sketch *s, int32_t k)
 	return v < s->min ? s->min : v > s->max ? s->max : v;
 }
 
+static int cmp_index(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The bucket of the non-zero value of rank r (0-based, r below their
+ * number) among count[] and pend[]: a walk over the buckets that takes
+ * pend[], sorted, in its place. */
+static int32_t rank_bucket(const struct sketch *s, uint64_t r)
+{
+	int32_t p[SK_PEND];
+	uint32_t m = s->n_pend, j = 0;
+	uint64_t seen = 0;
+
+	memcpy(p, s->pend, m * sizeof(*p));
+	qsort(p, m, sizeof(*p), cmp_index);
+	for (uint32_t k = 0; k < s->n_buckets; k++) {
+		int32_t i = s->lo + (int32_t)k;
+
+		for (; j < m && p[j] < i; j++)
+			if (++seen > r)
+				return p[j];
+		seen += s->count[k];
+		for (; j < m && p[j] == i; j++)
+			seen++;
+		if (seen > r)
+			return i;
+	}
+	HS_ASSERT(j < m && r - seen < m - j);
+	return p[j + (r - seen)];
+}
+
 double sk_quantile(const struct sketch *s, double q)
 {
-	uint64_t rank, seen;
+	uint64_t rank;
 
 	if (s->n == 0)
 		return 0;
@@ -228,13 +286,7 @@ double sk_quantile(const struct sketch *s, double q)
 			}
 		return bucket_value(s, bucket_of(v[rank - s->zeros]));
 	}
-	seen = s->zeros;
-	for (uint32_t k = 0; k < s->n_buckets; k++) {
-		seen += s->count[k];
-		if (seen > rank)
-			return bucket_value(s, s->lo + (int32_t)k);
-	}
-	return s->max;
+	return bucket_value(s, rank_bucket(s, rank - s->zeros));
 }
 
 double sk_mean(const struct sketch *s)

@@ -7,7 +7,10 @@
  * about 230 buckets per decade (4 bytes each); the first SK_SMALL non-zero
  * values are kept as they are (a tenant's few TTFTs take 128 bytes, not a
  * bucket for every 2% between the least and the greatest), and answer as
- * their buckets would. */
+ * their buckets would. Past them, the buckets of the last few values wait
+ * inside the sketch and are counted SK_PEND at a time: count[] lies apart
+ * from its owner and misses the cache, and a tenant's values bunch in a
+ * line or two of it. */
 #ifndef HS_SKETCH_H
 #define HS_SKETCH_H
 
@@ -16,6 +19,7 @@
 
 #define SK_REL_ERR 0.01
 #define SK_SMALL 16
+#define SK_PEND 6
 
 struct sketch {
 	uint32_t *count;  /* (n_buckets) owned; bucket i is index lo + i;
@@ -23,7 +27,10 @@ struct sketch {
 	double *small;    /* (SK_SMALL) owned: the non-zero values, n_small of
 			     them, until there are more; then NULL */
 	int32_t lo;       /* index of count[0] */
-	uint32_t n_buckets, n_small;
+	uint32_t n_buckets, n_small, n_pend;
+	int32_t pend[SK_PEND]; /* bucket indices of values counted but not
+				  in count[] yet, n_pend of them (only
+				  once count[] exists) */
 	uint64_t n, zeros;
 	double sum, min, max;
 };

@@ -4,6 +4,7 @@
 #include "dist.h"
 #include "rng.h"
 
+#include <gsl/gsl_randist.h>
 #include <string.h>
 
 /* Reads a distribution from JSON text into d (range >= 0). */
@@ -205,11 +206,34 @@ static void streams(void)
 	rng_free(c);
 }
 
+/* A stream kept in place draws what rng_new's generator for the same seed
+ * and id draws, in every gsl_rng call, and owns no memory. */
+static void stream_in_place(void)
+{
+	gsl_rng *a = rng_new(99, rng_stream_id("g/7/net"));
+	struct rng_stream st;
+	gsl_rng *b = rng_stream_init(&st, 99, rng_stream_id("g/7/net"));
+	int differ = 0;
+
+	CHECK(b == &st.gen && b->state == (void *)st.state);
+	for (int i = 0; i < 1000; i++) {
+		differ += gsl_rng_get(a) != gsl_rng_get(b);
+		differ += gsl_rng_uniform(a) != gsl_rng_uniform(b);
+		differ += gsl_ran_gaussian_ziggurat(a, 1) !=
+			  gsl_ran_gaussian_ziggurat(b, 1);
+	}
+	CHECK(differ == 0);
+	CHECK(rng_stream_init(&st, 99, rng_stream_id("g/8/net")) == b &&
+	      gsl_rng_get(b) != gsl_rng_get(a));
+	rng_free(a);
+}
+
 const struct tcase rng_tests[] = {
 	{ "rng: sample moments of every distribution", moments },
 	{ "rng: empirical samples from a file", empirical_file },
 	{ "rng: normal draws clamped to the range", normal_clamped },
 	{ "rng: bad distributions name the pointer", bad_distributions },
 	{ "rng: streams are independent and reproducible", streams },
+	{ "rng: a stream in place draws as an allocated one", stream_in_place },
 	{ 0 },
 };
