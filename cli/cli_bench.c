@@ -42,12 +42,12 @@ static double hold_events_per_s(size_t n, long long steps)
 	eq_init(&q);
 	for (size_t i = 0; i < n; i++) {
 		ev.id = (uint32_t)i;
-		eq_push(&q, off[k++ & (RING - 1)], 0, ev);
+		eq_post(&q, off[k++ & (RING - 1)], 0, ev);
 	}
 	t0 = rt_now_s();
 	for (long long s = 0; s < steps; s++) {
 		eq_pop(&q, &t, &ev);
-		eq_push(&q, t + off[k++ & (RING - 1)], 0, ev);
+		eq_post(&q, t + off[k++ & (RING - 1)], 0, ev);
 	}
 	t = rt_now_s() - t0;
 	eq_release(&q);
@@ -79,14 +79,14 @@ static struct mm1_result mm1_run(uint64_t n, double lambda, double mu)
 	struct eq q;
 
 	eq_init(&q);
-	eq_push(&q, gsl_ran_exponential(ra, 1 / lambda), 0,
+	eq_post(&q, gsl_ran_exponential(ra, 1 / lambda), 0,
 		(struct eq_event){ .kind = MM1_ARRIVE });
 	while (eq_pop(&q, &t, &ev)) {
 		res.events++;
 		if (ev.kind == MM1_ARRIVE) {
 			tring_push(&waiting, t);
 			if (++arrived < n)
-				eq_push(&q, t + gsl_ran_exponential(ra, 1 / lambda), 0,
+				eq_post(&q, t + gsl_ran_exponential(ra, 1 / lambda), 0,
 					(struct eq_event){ .kind = MM1_ARRIVE });
 		} else {
 			sum += t - tring_pop(&waiting);
@@ -95,7 +95,7 @@ static struct mm1_result mm1_run(uint64_t n, double lambda, double mu)
 		}
 		if (!busy && waiting.n) {
 			busy = true;
-			eq_push(&q, t + gsl_ran_exponential(rs, 1 / mu), 0,
+			eq_post(&q, t + gsl_ran_exponential(rs, 1 / mu), 0,
 				(struct eq_event){ .kind = MM1_DEPART });
 		}
 	}

@@ -37,7 +37,8 @@
  * renumbered 0..n-1 in order (which keeps every relative order).
  *
  * A node carries its event, so a pop reads one place. A slot (a number <
- * 2^24, reused from a stack of free ones) identifies a node for eq_cancel;
+ * 2^24 - 1, reused from a stack of free ones) identifies a node for
+ * eq_cancel; a posted node has NO_SLOT (2^24 - 1) and is never cancelled;
  * its generation is bumped when it is freed, and a handle is (generation <<
  * 24 | slot) + 1, so it matches only while its event is pending. Cancelling
  * only sets the low bit of the slot's state, beside its generation (so a pop
@@ -59,6 +60,7 @@
 #define SEQ_BITS 34
 #define PRIO_SHIFT (SLOT_BITS + SEQ_BITS)
 #define SLOT_OF(node) ((uint32_t)((node).ord & ((1u << SLOT_BITS) - 1)))
+#define NO_SLOT ((1u << SLOT_BITS) - 1) /* a posted node's */
 #define BUCKET_FILL 128  /* nodes a bucket is sized for */
 #define SAMPLE 512       /* far times sampled for the bucket width */
 #define FRONT_PART 8     /* the width fits the earliest 1/FRONT_PART of them */
@@ -312,9 +314,13 @@ static void pop_root(struct eq *q)
 	sift_up(h, i, &h[n]);
 }
 
+/* h[0..n) made a heap, from its last parent, (n - 2) / 4, up; h may be
+ * NULL when n is 0 (a heap never used). */
 static void heapify(struct eq_node *h, size_t n)
 {
-	for (size_t i = n / 4 + 1; i-- > 0;) {
+	if (n < 2)
+		return;
+	for (size_t i = (n - 2) / 4 + 1; i-- > 0;) {
 		struct eq_node k = h[i];
 		size_t j = i, c;
 
@@ -621,7 +627,7 @@ static bool keep_pending(struct eq *q, struct eq_node *x)
 {
 	uint32_t s = SLOT_OF(*x);
 
-	if (!(q->slot_state[s] & 1))
+	if (s == NO_SLOT || !(q->slot_state[s] & 1))
 		return true;
 	free_slot(q, s);
 	q->n_total--;
@@ -662,17 +668,17 @@ static __attribute__((noinline)) void renumber(struct eq *q)
 	free(all.v);
 }
 
-uint64_t eq_push(struct eq *q, double t_s, int prio, struct eq_event ev)
+/* Puts ev at t_s with slot s (NO_SLOT: posted). */
+static inline __attribute__((always_inline)) void
+place(struct eq *q, double t_s, int prio, struct eq_event ev, uint32_t s)
 {
 	struct eq_node x;
-	uint32_t s;
 
 	HS_ASSERT(t_s >= q->now_s && t_s < INFINITY);
 	HS_ASSERT(prio >= 0 && prio <= EQ_PRIO_MAX);
 	HS_ASSERT(q->n_total < EQ_PENDING_MAX);
 	if (q->seq == UINT64_C(1) << SEQ_BITS)
 		renumber(q);
-	s = alloc_slot(q);
 	q->n_total++;
 	x = (struct eq_node){
 		.t_bits = time_bits(t_s),
@@ -680,7 +686,19 @@ uint64_t eq_push(struct eq *q, double t_s, int prio, struct eq_event ev)
 		.ev = ev,
 	};
 	route(q, &x);
+}
+
+uint64_t eq_push(struct eq *q, double t_s, int prio, struct eq_event ev)
+{
+	uint32_t s = alloc_slot(q);
+
+	place(q, t_s, prio, ev, s);
 	return ((uint64_t)(q->slot_state[s] >> 1) << SLOT_BITS | s) + 1;
+}
+
+void eq_post(struct eq *q, double t_s, int prio, struct eq_event ev)
+{
+	place(q, t_s, prio, ev, NO_SLOT);
 }
 
 bool eq_cancel(struct eq *q, uint64_t handle)
@@ -704,13 +722,16 @@ bool eq_pop(struct eq *q, double *t_s, struct eq_event *ev)
 
 	while (take_near(q, &top) || (refill(q) && take_near(q, &top))) {
 		uint32_t s = SLOT_OF(top);
-		bool cancelled = q->slot_state[s] & 1;
 
 		q->n_total--;
-		free_slot(q, s);
-		if (cancelled) {
-			q->n_cancelled--;
-			continue;
+		if (s != NO_SLOT) {
+			bool cancelled = q->slot_state[s] & 1;
+
+			free_slot(q, s);
+			if (cancelled) {
+				q->n_cancelled--;
+				continue;
+			}
 		}
 		*t_s = q->now_s = bits_time(top.t_bits);
 		*ev = top.ev;

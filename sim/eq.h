@@ -3,8 +3,8 @@
  * Events are ordered by (time, priority, insertion sequence): equal times run
  * by priority (lower first), then first-in first-out. Push and pop are O(1)
  * amortised in the usual case (O(log n) when times bunch up); a pushed event
- * can be cancelled through its handle. Events name entities by index (id,
- * arg), never by pointer. */
+ * can be cancelled through its handle, a posted one (most) cannot and costs
+ * less. Events name entities by index (id, arg), never by pointer. */
 #ifndef HS_EQ_H
 #define HS_EQ_H
 
@@ -79,6 +79,10 @@ void eq_release(struct eq *q);
 /* Schedules ev at t_s (>= now_s: scheduling in the past is a bug and aborts)
  * with priority prio in [0, EQ_PRIO_MAX]. Returns a handle for eq_cancel. */
 uint64_t eq_push(struct eq *q, double t_s, int prio, struct eq_event ev);
+
+/* Schedules ev as eq_push does, for an event nobody cancels: no handle, so
+ * no slot is taken for it and given back. */
+void eq_post(struct eq *q, double t_s, int prio, struct eq_event ev);
 
 /* Removes a pending event. Returns false if the handle's event already ran
  * or was cancelled (a handle never names a later event by accident). */

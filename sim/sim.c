@@ -66,7 +66,7 @@ static bool measured(const struct sim *s)
 
 static void push(struct sim *s, double t_s, enum ev_kind k, uint32_t id)
 {
-	eq_push(&s->q, t_s, 0, (struct eq_event){ .kind = k, .id = id });
+	eq_post(&s->q, t_s, 0, (struct eq_event){ .kind = k, .id = id });
 }
 
 /* ---- the trace (Chrome/Perfetto JSON) ---- */

@@ -108,7 +108,38 @@ static int ref_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Random pushes (many ties), pops and cancellations against a sorted list. */
+/* Posted events outlive the sweep of cancelled ones and keep their order
+ * among pushed ones. */
+static void posted_survive_sweeps(void)
+{
+	uint64_t h[300];
+	struct eq q;
+	struct eq_event e;
+	double t;
+	uint32_t next = 0;
+	bool in_order = true;
+
+	eq_init(&q);
+	for (uint32_t i = 0; i < 300; i++) {
+		if (i % 3 == 0)
+			eq_post(&q, 1.0 + i / 3, 0, ev(i / 3));
+		else
+			h[i] = eq_push(&q, 0.5 + i, 0, ev(1000 + i));
+	}
+	for (uint32_t i = 0; i < 300; i++)
+		if (i % 3)
+			CHECK(eq_cancel(&q, h[i]));
+	CHECK(eq_size(&q) == 100);
+	eq_post(&q, 0.25, 0, ev(500)); /* before all */
+	CHECK(eq_pop(&q, &t, &e) && e.id == 500 && t == 0.25);
+	while (eq_pop(&q, &t, &e))
+		in_order &= e.id == next && t == 1.0 + next++;
+	CHECK(in_order && next == 100);
+	eq_release(&q);
+}
+
+/* Random pushes and posts (many ties), pops and cancellations against a
+ * sorted list. */
 static void random_against_reference(void)
 {
 	enum { N = 4096 };
@@ -131,13 +162,20 @@ static void random_against_reference(void)
 			x->seq = n;
 			x->id = (uint32_t)n;
 			x->live = 1;
-			x->handle = eq_push(&q, x->t, x->prio, ev(x->id));
+			if (u < 0.2) { /* posted: no handle */
+				eq_post(&q, x->t, x->prio, ev(x->id));
+				x->handle = EQ_NONE;
+			} else {
+				x->handle = eq_push(&q, x->t, x->prio,
+						    ev(x->id));
+			}
 			n++;
 		} else if (u < 0.62 && n) { /* cancel a random event */
 			struct ref *x = &all[gsl_rng_uniform_int(r, n)];
+			bool can = x->live == 1 && x->handle != EQ_NONE;
 
-			CHECK(eq_cancel(&q, x->handle) == (x->live == 1));
-			if (x->live == 1)
+			CHECK(eq_cancel(&q, x->handle) == can);
+			if (can)
 				x->live = 0;
 		} else if (eq_pop(&q, &t, &e)) {
 			/* must be the least live event of the reference */
@@ -316,8 +354,10 @@ const struct tcase eq_tests[] = {
 	{ "eq: equal times run by priority then FIFO", tie_rule },
 	{ "eq: FIFO among 7500 events at one time", fifo_at_one_time },
 	{ "eq: cancellation and stale handles", cancellation },
-	{ "eq: random pushes, pops, cancels match a sorted reference",
+	{ "eq: random pushes, posts, pops, cancels match a sorted reference",
 	  random_against_reference },
+	{ "eq: posted events outlive sweeps of cancelled ones",
+	  posted_survive_sweeps },
 	{ "eq: 300k-event hold model pops in time order, none lost",
 	  large_hold_model_sorted },
 	{ "eq: memory follows the pending events, not the run's length",
