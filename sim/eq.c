@@ -44,7 +44,12 @@
  * only sets the low bit of the slot's state, beside its generation (so a pop
  * reads one word for both); the node is dropped when it is popped, and only
  * then is the slot freed. When more than half the nodes are cancelled they
- * are all swept out, so memory stays proportional to pending events. */
+ * are all swept out, so memory stays proportional to pending events.
+ *
+ * eq.h inlines the two usual steps, which must keep to this layout: a pop
+ * of the run's head (posted, or its slot not cancelled) and a post into a
+ * bucket whose last chunk has room; eq_pop_rest and eq_post_rest here do
+ * every other case. */
 #include "eq.h"
 
 #include "err.h"
@@ -56,11 +61,9 @@
 
 /* nodes before heap[0], so that children groups start a line */
 #define ALIGN_PAD (64 / sizeof(struct eq_node) - 1)
-#define SLOT_BITS 24
-#define SEQ_BITS 34
-#define PRIO_SHIFT (SLOT_BITS + SEQ_BITS)
-#define SLOT_OF(node) ((uint32_t)((node).ord & ((1u << SLOT_BITS) - 1)))
-#define NO_SLOT ((1u << SLOT_BITS) - 1) /* a posted node's */
+#define PRIO_SHIFT (EQ_SLOT_BITS + EQ_SEQ_BITS)
+#define SLOT_OF(node) ((uint32_t)((node).ord & EQ_SLOT_MASK))
+#define NO_SLOT ((uint32_t)EQ_NO_SLOT) /* a posted node's */
 #define BUCKET_FILL 128  /* nodes a bucket is sized for */
 #define SAMPLE 512       /* far times sampled for the bucket width */
 #define FRONT_PART 8     /* the width fits the earliest 1/FRONT_PART of them */
@@ -142,20 +145,27 @@ static inline struct eq_node *chunk_nodes(const struct eq *q, uint32_t c)
 	return &q->chunk[(size_t)c * EQ_CHUNK];
 }
 
+/* Appends a chunk to l, whose chunks are full (out of line: one push in
+ * EQ_CHUNK needs it, and the others then need no registers saved). */
+static __attribute__((noinline)) void list_grow(struct eq *q,
+						struct eq_list *l)
+{
+	uint32_t c = chunk_alloc(q);
+
+	if (l->n)
+		q->chunk_next[l->tail] = c;
+	else
+		l->head = c;
+	l->tail = c;
+}
+
 static inline __attribute__((always_inline)) void
 list_push(struct eq *q, struct eq_list *l, const struct eq_node *x)
 {
 	uint32_t fill = l->n % EQ_CHUNK;
 
-	if (fill == 0) {
-		uint32_t c = chunk_alloc(q);
-
-		if (l->n)
-			q->chunk_next[l->tail] = c;
-		else
-			l->head = c;
-		l->tail = c;
-	}
+	if (fill == 0)
+		list_grow(q, l);
 	chunk_nodes(q, l->tail)[fill] = *x;
 	l->n++;
 }
@@ -638,7 +648,7 @@ static bool keep_pending(struct eq *q, struct eq_node *x)
  * sorted, so that the next pop starts a new epoch. */
 static __attribute__((noinline)) void renumber(struct eq *q)
 {
-	const uint64_t keep = ~(((UINT64_C(1) << SEQ_BITS) - 1) << SLOT_BITS);
+	const uint64_t keep = ~(((UINT64_C(1) << EQ_SEQ_BITS) - 1) << EQ_SLOT_BITS);
 	struct eq_vec all = { .v = NULL };
 
 	for (size_t i = 0; i < q->n; i++)
@@ -659,7 +669,7 @@ static __attribute__((noinline)) void renumber(struct eq *q)
 	}
 	qsort(all.v, all.n, sizeof(*all.v), cmp_nodes);
 	for (size_t i = 0; i < all.n; i++) {
-		all.v[i].ord = (all.v[i].ord & keep) | (uint64_t)i << SLOT_BITS;
+		all.v[i].ord = (all.v[i].ord & keep) | (uint64_t)i << EQ_SLOT_BITS;
 		list_push(q, &q->far, &all.v[i]);
 	}
 	q->n = 0;
@@ -677,12 +687,12 @@ place(struct eq *q, double t_s, int prio, struct eq_event ev, uint32_t s)
 	HS_ASSERT(t_s >= q->now_s && t_s < INFINITY);
 	HS_ASSERT(prio >= 0 && prio <= EQ_PRIO_MAX);
 	HS_ASSERT(q->n_total < EQ_PENDING_MAX);
-	if (q->seq == UINT64_C(1) << SEQ_BITS)
+	if (q->seq == UINT64_C(1) << EQ_SEQ_BITS)
 		renumber(q);
 	q->n_total++;
 	x = (struct eq_node){
 		.t_bits = time_bits(t_s),
-		.ord = (uint64_t)prio << PRIO_SHIFT | q->seq++ << SLOT_BITS | s,
+		.ord = (uint64_t)prio << PRIO_SHIFT | q->seq++ << EQ_SLOT_BITS | s,
 		.ev = ev,
 	};
 	route(q, &x);
@@ -693,18 +703,18 @@ uint64_t eq_push(struct eq *q, double t_s, int prio, struct eq_event ev)
 	uint32_t s = alloc_slot(q);
 
 	place(q, t_s, prio, ev, s);
-	return ((uint64_t)(q->slot_state[s] >> 1) << SLOT_BITS | s) + 1;
+	return ((uint64_t)(q->slot_state[s] >> 1) << EQ_SLOT_BITS | s) + 1;
 }
 
-void eq_post(struct eq *q, double t_s, int prio, struct eq_event ev)
+void eq_post_rest(struct eq *q, double t_s, int prio, struct eq_event ev)
 {
 	place(q, t_s, prio, ev, NO_SLOT);
 }
 
 bool eq_cancel(struct eq *q, uint64_t handle)
 {
-	uint32_t s = (uint32_t)((handle - 1) & ((1u << SLOT_BITS) - 1));
-	uint64_t gen = (handle - 1) >> SLOT_BITS;
+	uint32_t s = (uint32_t)((handle - 1) & ((1u << EQ_SLOT_BITS) - 1));
+	uint64_t gen = (handle - 1) >> EQ_SLOT_BITS;
 
 	if (handle == EQ_NONE || s >= q->nslots || q->slot_state[s] != gen << 1)
 		return false;
@@ -716,7 +726,7 @@ bool eq_cancel(struct eq *q, uint64_t handle)
 	return true;
 }
 
-bool eq_pop(struct eq *q, double *t_s, struct eq_event *ev)
+bool eq_pop_rest(struct eq *q, double *t_s, struct eq_event *ev)
 {
 	struct eq_node top;
 

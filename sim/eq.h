@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct eq_event {
 	uint32_t kind; /* what happens; the simulator's switch dispatches on it */
@@ -80,17 +81,86 @@ void eq_release(struct eq *q);
  * with priority prio in [0, EQ_PRIO_MAX]. Returns a handle for eq_cancel. */
 uint64_t eq_push(struct eq *q, double t_s, int prio, struct eq_event ev);
 
-/* Schedules ev as eq_push does, for an event nobody cancels: no handle, so
- * no slot is taken for it and given back. */
-void eq_post(struct eq *q, double t_s, int prio, struct eq_event ev);
+/* eq_post's every case but the usual one (eq.c's). */
+void eq_post_rest(struct eq *q, double t_s, int prio, struct eq_event ev);
 
 /* Removes a pending event. Returns false if the handle's event already ran
  * or was cancelled (a handle never names a later event by accident). */
 bool eq_cancel(struct eq *q, uint64_t handle);
 
+/* eq_pop's every case but the usual one (eq.c's). */
+bool eq_pop_rest(struct eq *q, double *t_s, struct eq_event *ev);
+
+/* eq_node.ord: prio << (EQ_SEQ_BITS + EQ_SLOT_BITS) | seq << EQ_SLOT_BITS |
+ * slot */
+#define EQ_SLOT_BITS 24
+#define EQ_SEQ_BITS 34
+#define EQ_SLOT_MASK ((UINT64_C(1) << EQ_SLOT_BITS) - 1)
+#define EQ_NO_SLOT EQ_SLOT_MASK /* a posted node's slot */
+
+/* Schedules ev as eq_push does, for an event nobody cancels: no handle, so
+ * no slot is taken for it and given back. Inline for the usual case: in
+ * range, and into a bucket (not the near future, not far) whose last chunk
+ * has room. */
+static inline void eq_post(struct eq *q, double t_s, int prio,
+			   struct eq_event ev)
+{
+	double b = (t_s - q->base_s) * q->inv_width_s;
+
+	if (b >= (double)q->heap_end && b < (double)q->n_buckets &&
+	    t_s >= q->now_s && prio >= 0 && prio <= EQ_PRIO_MAX &&
+	    q->seq < UINT64_C(1) << EQ_SEQ_BITS &&
+	    q->n_total < EQ_PENDING_MAX) {
+		struct eq_list *l = &q->bucket[(size_t)b];
+		uint32_t fill = l->n % EQ_CHUNK;
+
+		if (fill) {
+			struct eq_node *x =
+				&q->chunk[(size_t)l->tail * EQ_CHUNK + fill];
+
+			t_s += 0.0; /* -0.0 becomes +0.0, as in eq.c */
+			memcpy(&x->t_bits, &t_s, sizeof(t_s));
+			x->ord = (uint64_t)prio << (EQ_SEQ_BITS +
+						    EQ_SLOT_BITS) |
+				 q->seq++ << EQ_SLOT_BITS | EQ_NO_SLOT;
+			x->ev = ev;
+			l->n++;
+			q->n_total++;
+			return;
+		}
+	}
+	eq_post_rest(q, t_s, prio, ev);
+}
+
 /* Takes the earliest event; advances now_s to its time. Returns false when
- * the queue is empty. */
-bool eq_pop(struct eq *q, double *t_s, struct eq_event *ev);
+ * the queue is empty. Inline for the usual case, which the simulator's
+ * loop meets at most events: the sorted run's head comes before the heap's
+ * top and was posted, or holds a slot and was not cancelled (the slot is
+ * freed as eq.c's free_slot does: generation bumped, onto the stack). */
+static inline bool eq_pop(struct eq *q, double *t_s, struct eq_event *ev)
+{
+	const struct eq_node *x, *h = q->heap;
+	uint32_t s;
+
+	if (q->run_pos >= q->run.n)
+		return eq_pop_rest(q, t_s, ev);
+	x = q->run.v + q->run_pos;
+	s = (uint32_t)(x->ord & EQ_SLOT_MASK);
+	if ((q->n && (h->t_bits < x->t_bits ||
+		      (h->t_bits == x->t_bits && h->ord < x->ord))) ||
+	    (s != EQ_NO_SLOT && (q->slot_state[s] & 1)))
+		return eq_pop_rest(q, t_s, ev);
+	if (s != EQ_NO_SLOT) {
+		q->slot_state[s] += 2;
+		q->free_stack[q->n_free++] = s;
+	}
+	q->run_pos++;
+	q->n_total--;
+	memcpy(t_s, &x->t_bits, sizeof(*t_s));
+	q->now_s = *t_s;
+	*ev = x->ev;
+	return true;
+}
 
 /* The k-th event of the sorted run after the next pop's, a hint of what
  * comes soon (for prefetching); NULL when the run has fewer. An event pushed
