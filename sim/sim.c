@@ -48,16 +48,6 @@ enum msg_kind {
 };
 
 
-static const struct cfg_group *group(const struct sim *s, const struct tenant *t)
-{
-	return &s->cfg->groups[t->group];
-}
-
-static uint32_t tid(const struct sim *s, const struct tenant *t)
-{
-	return (uint32_t)(t - s->t);
-}
-
 /* Whether what happens now joins the statistics: after the warm-up. */
 static bool measured(const struct sim *s)
 {
@@ -111,25 +101,24 @@ static int32_t drafted_by(const struct tenant_edge *e,
  * tenant's state twice as far */
 #define PREFETCH_AHEAD 2
 
-/* Asks the cache for the tenant's state, so that a step soon does not wait
- * for memory. Always inlined: a function that only prefetches has no
+/* Asks the cache for the tenant's state that its events touch (every line
+ * the TENANT_HOT bytes overlap), so that a step soon does not wait for
+ * memory. Always inlined: a function that only prefetches has no
  * effect GCC can see, and it drops a call to one (the prefetches of
  * d0891d5 never ran). */
 static inline __attribute__((always_inline)) void
 prefetch_state(const struct tenant *t)
 {
-#pragma GCC unroll 16 /* a prefetch an instruction, not a loop around one */
-	for (size_t off = 0; off < sizeof(*t); off += 64)
+#pragma GCC unroll 24 /* a prefetch an instruction, not a loop around one */
+	for (size_t off = 0; off < TENANT_HOT + 63; off += 64)
 		__builtin_prefetch((const char *)t + off);
 }
 
 /* Asks for what the tenant's state points to (the state asked for a step
- * earlier): its streams and the heads of its queues. */
+ * earlier): the heads of its queues. */
 static inline __attribute__((always_inline)) void
 prefetch_pointees(const struct tenant *t)
 {
-	__builtin_prefetch(t->r_net);
-	__builtin_prefetch(t->r_acc);
 	if (t->up.q.n)
 		__builtin_prefetch(link_ring_at(&t->up.q, 0));
 	if (t->down.q.n)
@@ -154,7 +143,7 @@ static const struct tenant *tenant_of(const struct sim *s,
 static void radio_charge(struct sim *s, struct tenant *t, uint32_t bytes,
 			 bool up)
 {
-	const struct cfg_wan *w = &group(s, t)->wan;
+	const struct cfg_wan *w = &t->cfg->wan;
 	double j = radio_transfer_j(&w->radio, &t->radio_on_s, s->q.now_s,
 				    bytes, up ? w->up_bps : w->down_bps, up);
 
@@ -167,7 +156,7 @@ static void radio_charge(struct sim *s, struct tenant *t, uint32_t bytes,
 static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
 		 int64_t a, int64_t b, int32_t tokens)
 {
-	const struct cfg_wan *w = &group(s, t)->wan;
+	const struct cfg_wan *w = &t->cfg->wan;
 	double now = s->q.now_s;
 	double one_way = dist_sample(cfg_wan_rtt(w, now), t->r_net) / 2;
 	int losses = 0;
@@ -188,14 +177,14 @@ static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
 	} else {
 		t->rq.bytes_down += m.bytes;
 	}
-	if (traced(s, tid(s, t)))
+	if (traced(s, t->id))
 		trace_span(s->opt.trace, up ? TRACE_UP : TRACE_DOWN,
-			   tid(s, t),
+			   t->id,
 			   kind == MSG_PROMPT ? "prompt" : kind == MSG_BLOCK ?
 			   "block" : kind == MSG_DONE ? "done" : kind ==
 			   MSG_VERDICT ? "verdict" : "token", now, at,
 			   "\"bytes\":%ld,\"tokens\":%ld", (long)m.bytes, tokens);
-	push(s, at, up ? EV_UP : EV_DOWN, tid(s, t));
+	push(s, at, up ? EV_UP : EV_DOWN, t->id);
 }
 
 /* ---- requests ---- */
@@ -210,7 +199,7 @@ static int32_t draw_len(const struct dist *d, gsl_rng *r)
 /* The next arrival of an open-loop or trace tenant, if any is left. */
 static void schedule_arrival(struct sim *s, struct tenant *t)
 {
-	const struct cfg_workload *w = &group(s, t)->workload;
+	const struct cfg_workload *w = &t->cfg->workload;
 	double now = s->q.now_s;
 
 	switch (w->arrival) {
@@ -220,16 +209,16 @@ static void schedule_arrival(struct sim *s, struct tenant *t)
 		if (t->issued < (uint64_t)w->requests)
 			push(s, now + gsl_ran_exponential(t->r_work,
 							  1 / w->rate_per_s),
-			     EV_ARRIVE, tid(s, t));
+			     EV_ARRIVE, t->id);
 		break;
 	case ARRIVAL_TRACE: {
-		const struct wl_trace *tr = &group(s, t)->wl_trace;
-		uint64_t row = t->gindex + t->issued * group(s, t)->count;
+		const struct wl_trace *tr = &t->cfg->wl_trace;
+		uint64_t row = t->gindex + t->issued * t->cfg->count;
 
 		if (row < tr->n)
 			push(s, tr->rows[row].arrive_s > now ?
 				   tr->rows[row].arrive_s : now,
-			     EV_ARRIVE, tid(s, t));
+			     EV_ARRIVE, t->id);
 		break;
 	}
 	}
@@ -239,11 +228,11 @@ static void start_next(struct sim *s, struct tenant *t);
 
 static void on_arrive(struct sim *s, struct tenant *t)
 {
-	const struct cfg_group *g = group(s, t);
+	const struct cfg_group *g = t->cfg;
 	struct wl_row r = { .arrive_s = s->q.now_s };
 
 	if (g->workload.arrival == ARRIVAL_TRACE) {
-		const struct wl_row *row = &group(s, t)->wl_trace.rows[
+		const struct wl_row *row = &t->cfg->wl_trace.rows[
 			t->gindex + t->issued * g->count];
 
 		r.prompt = row->prompt;
@@ -261,7 +250,7 @@ static void on_arrive(struct sim *s, struct tenant *t)
 
 static void start_next(struct sim *s, struct tenant *t)
 {
-	const struct cfg_group *g = group(s, t);
+	const struct cfg_group *g = t->cfg;
 	const struct cfg_device *d = &g->device;
 	struct wl_row r = wl_ring_pop(&t->pending);
 	double now = s->q.now_s;
@@ -285,10 +274,10 @@ static void start_next(struct sim *s, struct tenant *t)
 			      d->prefill_per_token_s * r.prompt;
 
 		t->rq.prefill_s = done - now;
-		if (traced(s, tid(s, t)))
-			trace_span(s->opt.trace, TRACE_EDGE, tid(s, t), "prefill",
+		if (traced(s, t->id))
+			trace_span(s->opt.trace, TRACE_EDGE, t->id, "prefill",
 				   now, done, "\"prompt_tokens\":%ld", r.prompt, 0);
-		push(s, done, EV_EDGE_PREFILL, tid(s, t));
+		push(s, done, EV_EDGE_PREFILL, t->id);
 	}
 }
 
@@ -305,22 +294,19 @@ static double req_tpot_s(const struct req_stat *q)
 }
 
 /* Whether it met its group's TTFT and TPOT bounds. */
-static bool meets_ttft(const struct sim *s, const struct tenant *t,
-		       const struct req_stat *q)
+static bool meets_ttft(const struct tenant *t, const struct req_stat *q)
 {
-	return req_ttft_s(q) <= group(s, t)->slo.ttft_s;
+	return req_ttft_s(q) <= t->cfg->slo.ttft_s;
 }
 
-static bool meets_tpot(const struct sim *s, const struct tenant *t,
-		       const struct req_stat *q)
+static bool meets_tpot(const struct tenant *t, const struct req_stat *q)
 {
-	return req_tpot_s(q) <= group(s, t)->slo.tpot_s;
+	return req_tpot_s(q) <= t->cfg->slo.tpot_s;
 }
 
-static bool meets_slo(const struct sim *s, const struct tenant *t,
-		      const struct req_stat *q)
+static bool meets_slo(const struct tenant *t, const struct req_stat *q)
 {
-	return meets_ttft(s, t, q) && meets_tpot(s, t, q);
+	return meets_ttft(t, q) && meets_tpot(t, q);
 }
 
 static void write_request(struct sim *s, const struct tenant *t)
@@ -339,7 +325,7 @@ static void count_request(struct sim *s, struct tenant *t);
 
 static void finish_request(struct sim *s, struct tenant *t)
 {
-	const struct cfg_group *g = group(s, t);
+	const struct cfg_group *g = t->cfg;
 	struct req_stat *q = &t->rq;
 	double now = s->q.now_s;
 
@@ -354,7 +340,7 @@ static void finish_request(struct sim *s, struct tenant *t)
 	if (g->workload.arrival == ARRIVAL_CLOSED) {
 		if (t->issued < (uint64_t)g->workload.requests)
 			push(s, now + dist_sample(&g->workload.think_s, t->r_work),
-			     EV_ARRIVE, tid(s, t));
+			     EV_ARRIVE, t->id);
 	} else if (t->pending.n) {
 		start_next(s, t);
 	}
@@ -378,9 +364,9 @@ static void count_request(struct sim *s, struct tenant *t)
 	st->tpot_sum += tpot;
 	sk_add(&st->ttft, ttft);
 	sk_add(&st->tpot, tpot);
-	st->ttft_met += meets_ttft(s, t, q);
-	st->tpot_met += meets_tpot(s, t, q);
-	if (meets_slo(s, t, q)) {
+	st->ttft_met += meets_ttft(t, q);
+	st->tpot_met += meets_tpot(t, q);
+	if (meets_slo(t, q)) {
 		st->slo_met++;
 		st->slo_tokens += (uint64_t)q->n_out;
 	}
@@ -413,7 +399,7 @@ static void commit(struct sim *s, struct tenant *t, int32_t c)
 
 static void maybe_draft(struct sim *s, struct tenant *t)
 {
-	const struct cfg_group *g = group(s, t);
+	const struct cfg_group *g = t->cfg;
 	int32_t left = t->rq.n_out - t->rq.committed - t->edge.ahead, n;
 	double now = s->q.now_s;
 
@@ -437,7 +423,7 @@ static void maybe_draft(struct sim *s, struct tenant *t)
 	t->edge.draft_ev = eq_push(&s->q, now + t->edge.draft_lead_s +
 				   draft_s(&g->device, t->edge.draft_ctx0, n),
 				   0, (struct eq_event){ .kind = EV_DRAFT,
-							 .id = tid(s, t) });
+							 .id = t->id });
 }
 
 static void on_draft(struct sim *s, struct tenant *t)
@@ -447,8 +433,8 @@ static void on_draft(struct sim *s, struct tenant *t)
 	t->edge.drafting = false;
 	t->rq.drafted += (uint64_t)t->edge.draft_g;
 	t->rq.compute_s += s->q.now_s - t->edge.draft_start_s;
-	if (traced(s, tid(s, t)))
-		trace_span(s->opt.trace, TRACE_EDGE, tid(s, t), "draft",
+	if (traced(s, t->id))
+		trace_span(s->opt.trace, TRACE_EDGE, t->id, "draft",
 			   t->edge.draft_start_s,
 			   s->q.now_s, "\"tokens\":%ld,\"epoch\":%ld",
 			   t->edge.draft_g, t->edge.epoch);
@@ -466,7 +452,7 @@ static void discard_drafts(struct sim *s, struct tenant *t)
 	while (t->edge.inflight.n)
 		t->rq.wasted += (uint64_t)blk_ring_pop(&t->edge.inflight).g;
 	if (t->edge.drafting) {
-		int32_t done = drafted_by(&t->edge, &group(s, t)->device,
+		int32_t done = drafted_by(&t->edge, &t->cfg->device,
 					  s->q.now_s, NULL);
 
 		if (done > t->edge.draft_g)
@@ -474,8 +460,8 @@ static void discard_drafts(struct sim *s, struct tenant *t)
 		t->rq.drafted += (uint64_t)done;
 		t->rq.wasted += (uint64_t)done;
 		t->rq.compute_s += s->q.now_s - t->edge.draft_start_s;
-		if (traced(s, tid(s, t)))
-			trace_span(s->opt.trace, TRACE_EDGE, tid(s, t), "draft",
+		if (traced(s, t->id))
+			trace_span(s->opt.trace, TRACE_EDGE, t->id, "draft",
 				   t->edge.draft_start_s, s->q.now_s,
 				   "\"tokens\":%ld,\"epoch\":%ld,\"discarded\":1",
 				   done, t->edge.epoch);
@@ -492,8 +478,8 @@ static void discard_drafts(struct sim *s, struct tenant *t)
  * it in, and the next block's gamma (and window) is the model's best. */
 static void adapt(struct sim *s, struct tenant *t, uint32_t nfull, int32_t k)
 {
-	const struct cfg_protocol *pr = &group(s, t)->proto;
-	const struct cfg_device *d = &group(s, t)->device;
+	const struct cfg_protocol *pr = &t->cfg->proto;
+	const struct cfg_device *d = &t->cfg->device;
 	struct tenant_edge *e = &t->edge;
 	double judged = 0, accepted = 0;
 
@@ -519,7 +505,7 @@ static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m
 	int32_t before = q->committed;
 
 	HS_ASSERT(m->epoch == t->edge.epoch && nfull <= nblocks);
-	if (group(s, t)->proto.adapt.on)
+	if (t->cfg->proto.adapt.on)
 		adapt(s, t, nfull, nblocks > nfull ? k : -1);
 	for (uint32_t i = 0; i < nfull; i++) {
 		struct blk b = blk_ring_pop(&t->edge.inflight);
@@ -563,15 +549,15 @@ static void make_token(struct sim *s, struct tenant *t,
 	double step = draft_s(d, t->rq.prompt + t->rq.committed, 1);
 
 	t->rq.compute_s += step;
-	if (traced(s, tid(s, t)))
-		trace_span(s->opt.trace, TRACE_EDGE, tid(s, t), "token",
+	if (traced(s, t->id))
+		trace_span(s->opt.trace, TRACE_EDGE, t->id, "token",
 			   s->q.now_s, s->q.now_s + step, NULL, 0, 0);
-	push(s, s->q.now_s + step, EV_EDGE_TOKEN, tid(s, t));
+	push(s, s->q.now_s + step, EV_EDGE_TOKEN, t->id);
 }
 
 static void on_edge_token(struct sim *s, struct tenant *t)
 {
-	const struct cfg_device *d = &group(s, t)->device;
+	const struct cfg_device *d = &t->cfg->device;
 	struct req_stat *q = &t->rq;
 
 	commit(s, t, 1);
@@ -584,7 +570,7 @@ static void on_edge_token(struct sim *s, struct tenant *t)
 
 static void on_edge_prefill(struct sim *s, struct tenant *t)
 {
-	const struct cfg_group *g = group(s, t);
+	const struct cfg_group *g = t->cfg;
 
 	if (!g->proto.caps.uses_cloud)
 		make_token(s, t, &g->device);
@@ -613,7 +599,7 @@ static void admit(struct sim *s, struct tenant *t)
 	t->cloud.drafted = 0;
 	t->cloud.in_prefill = true;
 	t->cloud.queued_s = s->q.now_s;
-	fifo_push(&r->prefill, tid(s, t));
+	fifo_push(&r->prefill, t->id);
 }
 
 static void release_kv(struct sim *s, struct tenant *t)
@@ -652,7 +638,8 @@ struct sched_ops {
 /* dedicated: each tenant has a replica of its own */
 static uint32_t route_own(struct sim *s, const struct tenant *t)
 {
-	return tid(s, t);
+	(void)s;
+	return t->id;
 }
 
 /* shared replicas: the config's router picks one */
@@ -679,7 +666,7 @@ static void enqueue_ready(struct sim *s, struct tenant *t)
 		return;
 	t->cloud.in_ready = true;
 	t->cloud.queued_s = s->q.now_s;
-	fifo_push(&s->r[t->cloud.replica].ready, tid(s, t));
+	fifo_push(&s->r[t->cloud.replica].ready, t->id);
 }
 
 /* Drops the blocks at the head of the cloud queue that are stale. */
@@ -706,7 +693,7 @@ static void on_up(struct sim *s, struct tenant *t)
 				"are fewer than one request needs (prompt %d + "
 				"output %d tokens, group \"%s\")",
 				cl->kv_capacity_tokens, t->cloud.prompt, t->cloud.out,
-				group(s, t)->name);
+				t->cfg->name);
 			s->failed = true;
 			return;
 		}
@@ -716,7 +703,7 @@ static void on_up(struct sim *s, struct tenant *t)
 		    cl->kv_capacity_tokens)
 			admit(s, t);
 		else
-			fifo_push(&s->r[t->cloud.replica].admit, tid(s, t));
+			fifo_push(&s->r[t->cloud.replica].admit, t->id);
 		break;
 	case MSG_BLOCK:
 		if (m.epoch < t->cloud.epoch) {
@@ -748,11 +735,11 @@ static void on_down(struct sim *s, struct tenant *t, bool held)
 	struct link_msg m;
 	double pass_end_s;
 
-	if (!held && t->edge.drafting && !group(s, t)->device.ideal_passes &&
+	if (!held && t->edge.drafting && !t->cfg->device.ideal_passes &&
 	    link_peek(&t->down)->kind == MSG_VERDICT &&
-	    drafted_by(&t->edge, &group(s, t)->device, s->q.now_s,
+	    drafted_by(&t->edge, &t->cfg->device, s->q.now_s,
 		       &pass_end_s) < t->edge.draft_g) {
-		push(s, pass_end_s, EV_DOWN_HELD, tid(s, t));
+		push(s, pass_end_s, EV_DOWN_HELD, t->id);
 		return;
 	}
 	m = link_pop(&t->down);
@@ -778,11 +765,11 @@ static void on_down(struct sim *s, struct tenant *t, bool held)
 }
 
 /* Deadline of a tenant's next piece of work, for the slo policy. */
-static double deadline(const struct sim *s, const struct tenant *t)
+static double deadline(const struct tenant *t)
 {
 	if (t->rq.committed == 0)
-		return t->rq.arrive_s + group(s, t)->slo.ttft_s;
-	return t->rq.last_s + group(s, t)->slo.tpot_s;
+		return t->rq.arrive_s + t->cfg->slo.ttft_s;
+	return t->rq.last_s + t->cfg->slo.tpot_s;
 }
 
 static void add_item(struct replica *r, struct item it)
@@ -795,9 +782,9 @@ static void add_item(struct replica *r, struct item it)
 }
 
 /* Draft tokens of a cloud_spec round: gamma, or what is left to make. */
-static int32_t round_gamma(const struct sim *s, const struct tenant *t)
+static int32_t round_gamma(const struct tenant *t)
 {
-	int32_t left = t->cloud.out - t->cloud.pos, g = group(s, t)->proto.gamma;
+	int32_t left = t->cloud.out - t->cloud.pos, g = t->cfg->proto.gamma;
 
 	return left < g ? left : g;
 }
@@ -807,14 +794,14 @@ static int32_t round_gamma(const struct sim *s, const struct tenant *t)
 static int32_t ready_item(struct sim *s, struct tenant *t, long budget,
 			  bool empty, struct item *it)
 {
-	const struct proto_caps *caps = &group(s, t)->proto.caps;
+	const struct proto_caps *caps = &t->cfg->proto.caps;
 	int32_t tok = 1;
 
-	*it = (struct item){ .tenant = tid(s, t), .kind = ITEM_DECODE,
+	*it = (struct item){ .tenant = t->id, .kind = ITEM_DECODE,
 			     .tokens = 1 };
 	if (caps->cloud_drafts) {
 		/* a round: gamma draft steps, then one verification */
-		if (t->cloud.drafted < round_gamma(s, t)) {
+		if (t->cloud.drafted < round_gamma(t)) {
 			it->kind = ITEM_DRAFT;
 		} else {
 			it->kind = ITEM_VERIFY;
@@ -885,7 +872,7 @@ static void purge_ready(struct sim *s, struct replica *r)
 		uint32_t ti = fifo_pop(&r->ready);
 		struct tenant *t = &s->t[ti];
 
-		if (group(s, t)->proto.caps.speculates) {
+		if (t->cfg->proto.caps.speculates) {
 			drop_stale(s, t);
 			if (t->cloud.cq.n == 0) {
 				t->cloud.in_ready = false;
@@ -920,7 +907,7 @@ static void form_least_slack(struct sim *s, struct replica *r)
 		uint32_t ti = i < nr ? *fifo_at(&r->ready, i)
 				     : *fifo_at(&r->prefill, i - nr);
 
-		keys[2 * i] = deadline(s, &s->t[ti]);
+		keys[2 * i] = deadline(&s->t[ti]);
 		keys[2 * i + 1] = i;
 	}
 	qsort(keys, n, 2 * sizeof(double), by_deadline);
@@ -1072,7 +1059,7 @@ static void try_start(struct sim *s, uint32_t ri)
 		double ctx = t->cloud.prompt - t->cloud.prefill_left;
 
 		if (it->kind == ITEM_VERIFY)
-			ctx = t->cloud.prompt + (group(s, t)->proto.caps.cloud_drafts
+			ctx = t->cloud.prompt + (t->cfg->proto.caps.cloud_drafts
 						 ? t->cloud.pos
 						 : blk_ring_at(&t->cloud.cq, 0)->base);
 		else if (it->kind == ITEM_DECODE)
@@ -1180,7 +1167,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 		if (i + PREFETCH_AHEAD < r->nbatch)
 			prefetch_pointees(&s->t[it[PREFETCH_AHEAD].tenant]);
 		/* the cloud makes the tokens (cloud_only, cloud_spec) */
-		bool decodes = !group(s, t)->proto.caps.speculates;
+		bool decodes = !t->cfg->proto.caps.speculates;
 
 		switch ((enum item_kind)it->kind) {
 		case ITEM_PREFILL:
@@ -1219,7 +1206,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 			break;
 		case ITEM_VERIFY:
 			t->cloud.in_ready = false;
-			if (!group(s, t)->proto.caps.cloud_drafts) {
+			if (!t->cfg->proto.caps.cloud_drafts) {
 				verify(s, t, it->blocks);
 				if (t->cloud.cq.n)
 					enqueue_ready(s, t);
@@ -1256,7 +1243,7 @@ static void name_tracks(struct sim *s)
 	for (uint32_t i = 0; i < s->n_tenants && traced(s, i); i++)
 		for (size_t k = 0; k < 4; k++)
 			trace_name(s->opt.trace, per_tenant[k], i,
-				   "tenant %u (%s #%u)", i, group(s, &s->t[i])->name,
+				   "tenant %u (%s #%u)", i, s->t[i].cfg->name,
 				   s->t[i].gindex);
 	for (uint32_t r = 0; r < s->n_replicas; r++)
 		trace_name(s->opt.trace, TRACE_GPU, r, "replica %u", r);
@@ -1331,6 +1318,8 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 			struct tenant *t = &s->t[s->group_first[g] + i];
 
 			t->group = (uint32_t)g;
+			t->cfg = cg;
+			t->id = s->group_first[g] + i;
 			t->gindex = i;
 			t->r_work = rng_stream_init(&t->streams[0], c->seed,
 				rng_stream_id("%s/%u/work", cg->name, i));
@@ -1398,7 +1387,7 @@ int sim_run(struct sim *s)
 
 	for (uint32_t i = 0; i < s->n_tenants; i++) {
 		struct tenant *tn = &s->t[i];
-		const struct cfg_workload *w = &group(s, tn)->workload;
+		const struct cfg_workload *w = &tn->cfg->workload;
 
 		if (w->arrival == ARRIVAL_TRACE)
 			schedule_arrival(s, tn);

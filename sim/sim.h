@@ -11,6 +11,7 @@
 
 #include <gsl/gsl_rng.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -82,7 +83,7 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 	(fputs(sep, f), fmt_field(f, fmt, value), sep = ",");
 
 #define REQ_CSV_COLUMNS(X)                                                 \
-	X(group, "%s", group(s, t)->name, "the tenant's group")             \
+	X(group, "%s", t->cfg->name, "the tenant's group")             \
 	X(tenant, "%u", t->gindex, "the tenant's number in its group")     \
 	X(request, "%llu", (unsigned long long)q->index,                   \
 	  "the request's number at its tenant, from 0")                    \
@@ -112,7 +113,7 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 	  "bytes sent from the edge to the cloud")                         \
 	X(bytes_down, "%llu", (unsigned long long)q->bytes_down,            \
 	  "bytes sent from the cloud to the edge")                         \
-	X(slo_met, "%d", meets_slo(s, t, q), "1 if it met both SLOs, else 0")
+	X(slo_met, "%d", meets_slo(t, q), "1 if it met both SLOs, else 0")
 
 /* What a request's edge spends, which its tenant, group and run sum:
  * X(name, meaning). Seconds at the device's powers make its energy
@@ -137,12 +138,13 @@ struct req_stat {
 };
 
 struct tenant_stat {
+	struct sketch itl;     /* gaps between committed tokens (first: a
+				  tenant's steps add to it, struct tenant) */
 	TENANT_COUNTERS(STAT_FIELD)
 	REQ_COUNTERS(STAT_FIELD)
 	REQ_ENERGY(ENERGY_FIELD)
 	double busy_s;         /* time with a request in progress */
 	double ttft_sum, tpot_sum;
-	struct sketch itl;     /* gaps between committed tokens */
 	struct sketch ttft;
 	struct sketch tpot;    /* each request's time per output token */
 };
@@ -184,21 +186,28 @@ struct tenant_cloud {
 /* A tenant: its streams, links and workload, the request in progress, its
  * edge and its cloud session, and the statistics of its finished requests. */
 struct tenant {
-	uint32_t group, gindex;
+	/* what its events touch, up to and including st.itl (TENANT_HOT) */
+	uint32_t group, id;              /* id: its index in sim.t */
+	const struct cfg_group *cfg;     /* borrowed: its group's */
 	gsl_rng *r_work, *r_net, *r_acc; /* streams[0..2]'s generators */
 	struct rng_stream streams[3];    /* in place, beside the rest */
 	struct acc acc;
 	struct link up, down;
 	double radio_on_s;         /* its radio is connected until then */
-	uint64_t issued;           /* requests issued so far */
-	struct wl_ring pending;    /* requests waiting to start */
 	bool busy;                 /* a request is in progress */
 	struct req_stat rq;
 	struct sketch rq_itl;      /* the request's gaps */
 	struct tenant_edge edge;
 	struct tenant_cloud cloud;
 	struct tenant_stat st;
+	/* what only a request's start and end touch */
+	uint32_t gindex;           /* its number in its group */
+	uint64_t issued;           /* requests issued so far */
+	struct wl_ring pending;    /* requests waiting to start */
 };
+
+/* The bytes of a tenant that its events touch (prefetched ahead). */
+#define TENANT_HOT (offsetof(struct tenant, st) + sizeof(struct sketch))
 
 /* What a batch does for a tenant: verify blocks (the edge's, or the
  * cloud's own drafts in cloud_spec), decode a token on the target, prefill
