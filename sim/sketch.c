@@ -138,8 +138,8 @@ static void to_buckets(struct sketch *s)
 	s->n_small = 0;
 }
 
-/* Moves pend[] into count[]. */
-static void count_pending(struct sketch *s)
+/* Moves pend[] into count[] (out of line: once in SK_PEND values). */
+static __attribute__((noinline)) void count_pending(struct sketch *s)
 {
 	for (uint32_t k = 0; k < s->n_pend; k++) {
 		int32_t i = s->pend[k];
@@ -151,17 +151,28 @@ static void count_pending(struct sketch *s)
 	s->n_pend = 0;
 }
 
-/* Counts v > 0 (n, sum, min and max are the caller's). */
-static void count_value(struct sketch *s, double v)
+/* Counts v > 0 while count[] is NULL: in small[], or in buckets from the
+ * one past SK_SMALL on. */
+static __attribute__((noinline)) void count_small(struct sketch *s, double v)
 {
-	if (!s->count && s->n_small < SK_SMALL) {
+	if (s->n_small < SK_SMALL) {
 		if (!s->small)
 			s->small = xmalloc(SK_SMALL * sizeof(*s->small));
 		s->small[s->n_small++] = v;
 		return;
 	}
-	if (!s->count)
-		to_buckets(s);
+	to_buckets(s);
+	s->pend[s->n_pend++] = bucket_of(v);
+}
+
+/* Counts v > 0 (n, sum, min and max are the caller's). */
+static inline __attribute__((always_inline)) void
+count_value(struct sketch *s, double v)
+{
+	if (!s->count) {
+		count_small(s, v);
+		return;
+	}
 	s->pend[s->n_pend++] = bucket_of(v);
 	if (s->n_pend == SK_PEND)
 		count_pending(s);
