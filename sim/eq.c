@@ -46,10 +46,10 @@
  * then is the slot freed. When more than half the nodes are cancelled they
  * are all swept out, so memory stays proportional to pending events.
  *
- * eq.h inlines the two usual steps, which must keep to this layout: a pop
- * of the run's head (posted, or its slot not cancelled) and a post into a
- * bucket whose last chunk has room; eq_pop_rest and eq_post_rest here do
- * every other case. */
+ * eq.h inlines the usual steps, which must keep to this layout: a pop of
+ * the run's head (posted, or its slot not cancelled), and a post or a push
+ * (with a free slot) into a bucket whose last chunk has room; the *_rest
+ * functions here do every other case. */
 #include "eq.h"
 
 #include "err.h"
@@ -484,7 +484,7 @@ static void spread(struct eq *q, const struct eq_list *src, uint32_t lo_b,
 	double off = (q->base_s * q->inv_width_s + lo_b) * (double)n;
 	struct walk w = walk_of(src);
 	struct eq_node *v;
-	uint32_t k, *at, *start;
+	uint32_t k, *at, *start, most = 0;
 
 	if (2 * n + 1 > q->scratch_cap) {
 		q->scratch_cap = 2 * (2 * n + 1);
@@ -502,7 +502,8 @@ static void spread(struct eq *q, const struct eq_list *src, uint32_t lo_b,
 			u = u > 0 ? u : 0;
 			slice = u < (double)(n - 1) ? (size_t)u : n - 1;
 			at[i] = (uint32_t)slice;
-			start[slice + 1]++;
+			if (++start[slice + 1] > most)
+				most = start[slice + 1];
 		}
 	for (size_t s = 0; s < n; s++)
 		start[s + 1] += start[s];
@@ -512,7 +513,7 @@ static void spread(struct eq *q, const struct eq_list *src, uint32_t lo_b,
 		for (uint32_t j = 0; j < k; j++, i++)
 			dst[start[at[i]]++] = v[j];
 	/* slice s now ends at start[s] */
-	for (size_t s = 0, lo = 0; s < n; lo = start[s++])
+	for (size_t s = 0, lo = 0; most > CROWD && s < n; lo = start[s++])
 		if (start[s] - lo > CROWD)
 			qsort(dst + lo, start[s] - lo, sizeof(*dst), cmp_nodes);
 }
@@ -698,7 +699,7 @@ place(struct eq *q, double t_s, int prio, struct eq_event ev, uint32_t s)
 	route(q, &x);
 }
 
-uint64_t eq_push(struct eq *q, double t_s, int prio, struct eq_event ev)
+uint64_t eq_push_rest(struct eq *q, double t_s, int prio, struct eq_event ev)
 {
 	uint32_t s = alloc_slot(q);
 

@@ -77,18 +77,14 @@ struct eq {
 void eq_init(struct eq *q);
 void eq_release(struct eq *q);
 
-/* Schedules ev at t_s (>= now_s: scheduling in the past is a bug and aborts)
- * with priority prio in [0, EQ_PRIO_MAX]. Returns a handle for eq_cancel. */
-uint64_t eq_push(struct eq *q, double t_s, int prio, struct eq_event ev);
-
-/* eq_post's every case but the usual one (eq.c's). */
-void eq_post_rest(struct eq *q, double t_s, int prio, struct eq_event ev);
-
 /* Removes a pending event. Returns false if the handle's event already ran
  * or was cancelled (a handle never names a later event by accident). */
 bool eq_cancel(struct eq *q, uint64_t handle);
 
-/* eq_pop's every case but the usual one (eq.c's). */
+/* eq_push, eq_post and eq_pop are inline below for their usual cases;
+ * eq.c's *_rest do every other. */
+uint64_t eq_push_rest(struct eq *q, double t_s, int prio, struct eq_event ev);
+void eq_post_rest(struct eq *q, double t_s, int prio, struct eq_event ev);
 bool eq_pop_rest(struct eq *q, double *t_s, struct eq_event *ev);
 
 /* eq_node.ord: prio << (EQ_SEQ_BITS + EQ_SLOT_BITS) | seq << EQ_SLOT_BITS |
@@ -98,38 +94,59 @@ bool eq_pop_rest(struct eq *q, double *t_s, struct eq_event *ev);
 #define EQ_SLOT_MASK ((UINT64_C(1) << EQ_SLOT_BITS) - 1)
 #define EQ_NO_SLOT EQ_SLOT_MASK /* a posted node's slot */
 
+/* The usual placing of a node with slot s, inline: in range, and into a
+ * bucket (not the near future, not far) whose last chunk has room; false
+ * (nothing done) otherwise. */
+static inline bool eq_place_usual(struct eq *q, double t_s, int prio,
+				  struct eq_event ev, uint32_t s)
+{
+	double b = (t_s - q->base_s) * q->inv_width_s;
+	struct eq_list *l;
+	struct eq_node *x;
+	uint32_t fill;
+
+	if (!(b >= (double)q->heap_end && b < (double)q->n_buckets &&
+	      t_s >= q->now_s && prio >= 0 && prio <= EQ_PRIO_MAX &&
+	      q->seq < UINT64_C(1) << EQ_SEQ_BITS &&
+	      q->n_total < EQ_PENDING_MAX))
+		return false;
+	l = &q->bucket[(size_t)b];
+	fill = l->n % EQ_CHUNK;
+	if (!fill)
+		return false;
+	x = &q->chunk[(size_t)l->tail * EQ_CHUNK + fill];
+	t_s += 0.0; /* -0.0 becomes +0.0, as in eq.c */
+	memcpy(&x->t_bits, &t_s, sizeof(t_s));
+	x->ord = (uint64_t)prio << (EQ_SEQ_BITS + EQ_SLOT_BITS) |
+		 q->seq++ << EQ_SLOT_BITS | s;
+	x->ev = ev;
+	l->n++;
+	q->n_total++;
+	return true;
+}
+
+/* Schedules ev at t_s (>= now_s: scheduling in the past is a bug and aborts)
+ * with priority prio in [0, EQ_PRIO_MAX]. Returns a handle for eq_cancel.
+ * Inline when a slot is free and the node's place is the usual one. */
+static inline uint64_t eq_push(struct eq *q, double t_s, int prio,
+			       struct eq_event ev)
+{
+	uint32_t s;
+
+	if (!q->n_free ||
+	    !eq_place_usual(q, t_s, prio, ev, q->free_stack[q->n_free - 1]))
+		return eq_push_rest(q, t_s, prio, ev);
+	s = q->free_stack[--q->n_free];
+	return ((uint64_t)(q->slot_state[s] >> 1) << EQ_SLOT_BITS | s) + 1;
+}
+
 /* Schedules ev as eq_push does, for an event nobody cancels: no handle, so
- * no slot is taken for it and given back. Inline for the usual case: in
- * range, and into a bucket (not the near future, not far) whose last chunk
- * has room. */
+ * no slot is taken for it and given back. Inline in the usual case. */
 static inline void eq_post(struct eq *q, double t_s, int prio,
 			   struct eq_event ev)
 {
-	double b = (t_s - q->base_s) * q->inv_width_s;
-
-	if (b >= (double)q->heap_end && b < (double)q->n_buckets &&
-	    t_s >= q->now_s && prio >= 0 && prio <= EQ_PRIO_MAX &&
-	    q->seq < UINT64_C(1) << EQ_SEQ_BITS &&
-	    q->n_total < EQ_PENDING_MAX) {
-		struct eq_list *l = &q->bucket[(size_t)b];
-		uint32_t fill = l->n % EQ_CHUNK;
-
-		if (fill) {
-			struct eq_node *x =
-				&q->chunk[(size_t)l->tail * EQ_CHUNK + fill];
-
-			t_s += 0.0; /* -0.0 becomes +0.0, as in eq.c */
-			memcpy(&x->t_bits, &t_s, sizeof(t_s));
-			x->ord = (uint64_t)prio << (EQ_SEQ_BITS +
-						    EQ_SLOT_BITS) |
-				 q->seq++ << EQ_SLOT_BITS | EQ_NO_SLOT;
-			x->ev = ev;
-			l->n++;
-			q->n_total++;
-			return;
-		}
-	}
-	eq_post_rest(q, t_s, prio, ev);
+	if (!eq_place_usual(q, t_s, prio, ev, EQ_NO_SLOT))
+		eq_post_rest(q, t_s, prio, ev);
 }
 
 /* Takes the earliest event; advances now_s to its time. Returns false when

@@ -1380,7 +1380,10 @@ void sim_release(struct sim *s)
 
 int sim_run(struct sim *s)
 {
+	static const volatile sig_atomic_t never = 0;
 	const struct cfg *c = s->cfg;
+	const volatile sig_atomic_t *stop = s->opt.stop ? s->opt.stop : &never;
+	double horizon_s = c->horizon_s > 0 ? c->horizon_s : INFINITY;
 	const struct tenant *soon;
 	struct eq_event ev;
 	double t;
@@ -1398,9 +1401,8 @@ int sim_run(struct sim *s)
 		else
 			push(s, dist_sample(&w->start_s, tn->r_work), EV_ARRIVE, i);
 	}
-	while (!s->failed && !(s->opt.stop && *s->opt.stop) &&
-	       eq_pop(&s->q, &t, &ev)) {
-		if (c->horizon_s > 0 && t > c->horizon_s) {
+	while (!s->failed && !*stop && eq_pop(&s->q, &t, &ev)) {
+		if (t > horizon_s) {
 			s->end_s = c->horizon_s;
 			return 0;
 		}
