@@ -14,6 +14,8 @@ void cost_init_model(struct cost *c, const struct cfg_cloud *cloud,
 		.bytes_per_weight = bytes_per_weight,
 		.kv_bytes_per_tok = 2 * shape_kv_elems_per_token(model),
 		.attn_flops = shape_attn_flops(model),
+		.active_params = shape_active_params(model),
+		.dense_params = shape_params(model),
 		.peak_bw_Bps = cloud->tp * cloud->gpu.spec.mem_bw_Bps,
 		.peak_flops = cloud->tp * cloud->gpu.spec.fp16_flops,
 		.eta_bw = cloud->gpu.eta_bw,
@@ -75,11 +77,12 @@ double cost_iter_s(const struct cost *c, const struct cost_batch *b,
 		   double *bytes, double *flops)
 {
 	double tok = (double)b->tokens;
-	double by = tok > 0 ? shape_params_read(&c->model, tok) *
-				      c->bytes_per_weight +
+	double read = c->model.n_experts ? shape_params_read(&c->model, tok)
+					 : c->dense_params;
+	double by = tok > 0 ? read * c->bytes_per_weight +
 				      c->kv_bytes_per_tok * (b->ctx_sum + tok)
 			    : 0;
-	double fl = 2 * shape_active_params(&c->model) * tok +
+	double fl = 2 * c->active_params * tok +
 		    c->attn_flops * b->tok_ctx_sum;
 	double t;
 

@@ -29,6 +29,9 @@ struct cost {
 	double bytes_per_weight;
 	double kv_bytes_per_tok;  /* K and V of one token, all layers, FP16 */
 	double attn_flops;        /* per token per context position */
+	double active_params;     /* the model's, a token (shape.h) */
+	double dense_params;      /* all its parameters, read by any batch
+				     of a dense model (no experts) */
 	double peak_bw_Bps, peak_flops; /* of the replica: tp GPUs */
 	double eta_bw, eta_flops, overhead_s;
 	int tp;

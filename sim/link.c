@@ -42,13 +42,3 @@ double link_send(struct link *l, double now_s, double one_way_s, int losses,
 	l->losses += (uint64_t)losses;
 	return arrive;
 }
-
-struct link_msg link_pop(struct link *l)
-{
-	return link_ring_pop(&l->q);
-}
-
-const struct link_msg *link_peek(const struct link *l)
-{
-	return l->q.n ? link_ring_at(&l->q, 0) : NULL;
-}

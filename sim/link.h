@@ -42,9 +42,16 @@ double link_send(struct link *l, double now_s, double one_way_s, int losses,
 		 double rto_s, struct link_msg m);
 
 /* Takes the oldest message in transit (there must be one). */
-struct link_msg link_pop(struct link *l);
+static inline struct link_msg link_pop(struct link *l)
+{
+	return link_ring_pop(&l->q);
+}
+
 /* The oldest message in transit, or NULL. Borrowed until the next call. */
-const struct link_msg *link_peek(const struct link *l);
+static inline const struct link_msg *link_peek(const struct link *l)
+{
+	return l->q.n ? link_ring_at(&l->q, 0) : NULL;
+}
 
 /* Bytes of the whole wire message for a payload (what the simulator adds:
  * LINK_APP_HEADER_BYTES of framing, then 4 bytes a token id). */

@@ -191,16 +191,6 @@ void sk_add(struct sketch *s, double v)
 		count_value(s, v);
 }
 
-void sk_add_zeros(struct sketch *s, uint64_t n)
-{
-	if (n == 0)
-		return;
-	s->n += n;
-	s->zeros += n;
-	s->min = 0 < s->min ? 0 : s->min;
-	s->max = 0 > s->max ? 0 : s->max;
-}
-
 void sk_merge(struct sketch *into, const struct sketch *from)
 {
 	if (from->n == 0)

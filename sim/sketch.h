@@ -39,7 +39,16 @@ void sk_init(struct sketch *s);
 void sk_release(struct sketch *s);
 void sk_reset(struct sketch *s);   /* empties it, keeps the memory */
 void sk_add(struct sketch *s, double v); /* v >= 0 */
-void sk_add_zeros(struct sketch *s, uint64_t n); /* n values of 0 at once */
+/* n values of 0 at once */
+static inline void sk_add_zeros(struct sketch *s, uint64_t n)
+{
+	if (n == 0)
+		return;
+	s->n += n;
+	s->zeros += n;
+	s->min = 0 < s->min ? 0 : s->min;
+	s->max = 0 > s->max ? 0 : s->max;
+}
 void sk_merge(struct sketch *into, const struct sketch *from);
 
 /* The q-quantile (q in [0, 1]), within SK_REL_ERR of an exact order
