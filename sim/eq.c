@@ -351,7 +351,9 @@ heap_push(struct eq *q, const struct eq_node *x)
 }
 
 /* Puts x where the invariant says. For b >= 0, b < k exactly when
- * floor(b) < k, and (size_t)b is floor(b). */
+ * floor(b) < k, and (int32_t)b is floor(b) when b < 2^31 (as every bucket
+ * and slice index is: below 2^24); a conversion to a signed integer is one
+ * instruction, to size_t several. */
 static inline __attribute__((always_inline)) void
 route(struct eq *q, const struct eq_node *x)
 {
@@ -363,7 +365,7 @@ route(struct eq *q, const struct eq_node *x)
 	else if (b < (double)q->heap_end)
 		heap_push(q, x);
 	else
-		list_push(q, &q->bucket[(size_t)b], x);
+		list_push(q, &q->bucket[(int32_t)b], x);
 }
 
 static int cmp_nodes(const void *a, const void *b)
@@ -500,7 +502,8 @@ static void spread(struct eq *q, const struct eq_list *src, uint32_t lo_b,
 			size_t slice;
 
 			u = u > 0 ? u : 0;
-			slice = u < (double)(n - 1) ? (size_t)u : n - 1;
+			slice = u < (double)(n - 1) ? (size_t)(int32_t)u
+						    : n - 1;
 			at[i] = (uint32_t)slice;
 			if (++start[slice + 1] > most)
 				most = start[slice + 1];

@@ -8,6 +8,7 @@
 #ifndef HS_EQ_H
 #define HS_EQ_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -95,7 +96,7 @@ bool eq_pop_rest(struct eq *q, double *t_s, struct eq_event *ev);
 #define EQ_NO_SLOT EQ_SLOT_MASK /* a posted node's slot */
 
 /* The usual placing of a node with slot s, inline: in range, and into a
- * bucket (not the near future, not far) whose last chunk has room; false
+ * bucket or far (not the near future) whose last chunk has room; false
  * (nothing done) otherwise. */
 static inline bool eq_place_usual(struct eq *q, double t_s, int prio,
 				  struct eq_event ev, uint32_t s)
@@ -105,12 +106,13 @@ static inline bool eq_place_usual(struct eq *q, double t_s, int prio,
 	struct eq_node *x;
 	uint32_t fill;
 
-	if (!(b >= (double)q->heap_end && b < (double)q->n_buckets &&
-	      t_s >= q->now_s && prio >= 0 && prio <= EQ_PRIO_MAX &&
+	if (!(b >= (double)q->heap_end && t_s >= q->now_s &&
+	      t_s < (double)INFINITY && prio >= 0 && prio <= EQ_PRIO_MAX &&
 	      q->seq < UINT64_C(1) << EQ_SEQ_BITS &&
 	      q->n_total < EQ_PENDING_MAX))
 		return false;
-	l = &q->bucket[(size_t)b];
+	/* (int32_t)b: floor(b), as in eq.c's route */
+	l = b < (double)q->n_buckets ? &q->bucket[(int32_t)b] : &q->far;
 	fill = l->n % EQ_CHUNK;
 	if (!fill)
 		return false;
