@@ -73,13 +73,19 @@ double cost_allreduce_s(const struct cost *c, long tokens)
 	       gpu_allreduce_s(&c->link, c->tp, 2.0 * tokens * c->model.dim);
 }
 
+/* The parameters a batch of tok > 0 tokens reads: all of a dense model's
+ * (kept), the experts its tokens pick of a mixture's (shape.h). */
+static double params_read(const struct cost *c, double tok)
+{
+	return c->model.n_experts ? shape_params_read(&c->model, tok)
+				  : c->dense_params;
+}
+
 double cost_iter_s(const struct cost *c, const struct cost_batch *b,
 		   double *bytes, double *flops)
 {
 	double tok = (double)b->tokens;
-	double read = c->model.n_experts ? shape_params_read(&c->model, tok)
-					 : c->dense_params;
-	double by = tok > 0 ? read * c->bytes_per_weight +
+	double by = tok > 0 ? params_read(c, tok) * c->bytes_per_weight +
 				      c->kv_bytes_per_tok * (b->ctx_sum + tok)
 			    : 0;
 	double fl = 2 * c->active_params * tok +

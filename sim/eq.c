@@ -26,10 +26,10 @@
  * counting sort still spreads them, and a slice that holds more than CROWD
  * is sorted by qsort.
  *
- * Order: nodes compare as 128-bit integers (t_bits, ord). Times are >= 0,
- * and the bits of a non-negative double order as the double does, so one
- * unsigned comparison orders by time, priority (ord's top 6 bits), then
- * insertion sequence (the next 34 bits); the low 24 bits name the node's
+ * Order: nodes compare as 128-bit integers (t_bits, ord): eq.h's
+ * eq_node_lt. Times are >= 0, and the bits of a non-negative double order
+ * as the double does, so one unsigned comparison orders by time, priority
+ * (ord's top 6 bits), then insertion sequence (the next 34 bits); the low 24 bits name the node's
  * slot and never decide (sequences are unique). Heap: heap[i] <=
  * heap[4i+1..4i+4], placed so that the four children of a node start a
  * 64-byte line; pops move the hole to a leaf along the least children, then
@@ -61,7 +61,6 @@
 
 /* nodes before heap[0], so that children groups start a line */
 #define ALIGN_PAD (64 / sizeof(struct eq_node) - 1)
-#define PRIO_SHIFT (EQ_SLOT_BITS + EQ_SEQ_BITS)
 #define SLOT_OF(node) ((uint32_t)((node).ord & EQ_SLOT_MASK))
 #define NO_SLOT ((uint32_t)EQ_NO_SLOT) /* a posted node's */
 #define BUCKET_FILL 128  /* nodes a bucket is sized for */
@@ -71,27 +70,6 @@
 #define INSERTION_ONLY 12 /* shorter runs skip the counting sort */
 #define CROWD 16         /* more nodes in a slice are sorted by qsort */
 #define NIL UINT32_MAX   /* no chunk */
-
-typedef unsigned __int128 u128;
-
-static inline u128 key(const struct eq_node *a)
-{
-	return (u128)a->t_bits << 64 | a->ord;
-}
-
-static inline bool node_lt(const struct eq_node *a, const struct eq_node *b)
-{
-	return key(a) < key(b);
-}
-
-static inline uint64_t time_bits(double t_s)
-{
-	uint64_t b;
-
-	t_s += 0.0; /* -0.0 becomes +0.0 */
-	memcpy(&b, &t_s, sizeof(b));
-	return b;
-}
 
 static inline double bits_time(uint64_t b)
 {
@@ -269,19 +247,12 @@ static inline uint32_t alloc_slot(struct eq *q)
 	return q->n_free ? q->free_stack[--q->n_free] : new_slot(q);
 }
 
-/* Clears the cancelled bit and bumps the generation. */
-static void free_slot(struct eq *q, uint32_t s)
-{
-	q->slot_state[s] = (q->slot_state[s] | 1) + 1;
-	q->free_stack[q->n_free++] = s;
-}
-
 static void sift_up(struct eq_node *h, size_t i, const struct eq_node *k)
 {
 	while (i > 0) {
 		size_t p = (i - 1) / 4;
 
-		if (!node_lt(k, &h[p]))
+		if (!eq_node_lt(k, &h[p]))
 			break;
 		h[i] = h[p];
 		i = p;
@@ -296,15 +267,15 @@ least_child(const struct eq_node *h, size_t n, size_t i)
 	size_t c = 4 * i + 1, best = c;
 
 	if (c + 3 < n) {
-		size_t b1 = c + node_lt(&h[c + 1], &h[c]);
-		size_t b2 = c + 2 + node_lt(&h[c + 3], &h[c + 2]);
+		size_t b1 = c + eq_node_lt(&h[c + 1], &h[c]);
+		size_t b2 = c + 2 + eq_node_lt(&h[c + 3], &h[c + 2]);
 
-		return node_lt(&h[b2], &h[b1]) ? b2 : b1;
+		return eq_node_lt(&h[b2], &h[b1]) ? b2 : b1;
 	}
 	if (c >= n)
 		return 0;
 	for (size_t j = c + 1; j < n; j++)
-		if (node_lt(&h[j], &h[best]))
+		if (eq_node_lt(&h[j], &h[best]))
 			best = j;
 	return best;
 }
@@ -334,7 +305,7 @@ static void heapify(struct eq_node *h, size_t n)
 		struct eq_node k = h[i];
 		size_t j = i, c;
 
-		while ((c = least_child(h, n, j)) != 0 && node_lt(&h[c], &k)) {
+		while ((c = least_child(h, n, j)) != 0 && eq_node_lt(&h[c], &k)) {
 			h[j] = h[c];
 			j = c;
 		}
@@ -370,9 +341,7 @@ route(struct eq *q, const struct eq_node *x)
 
 static int cmp_nodes(const void *a, const void *b)
 {
-	u128 x = key(a), y = key(b);
-
-	return (x > y) - (x < y);
+	return eq_node_lt(b, a) - eq_node_lt(a, b);
 }
 
 /* The k-th least of s[0..m) (0-based, k < m), s reordered: Wirth's
@@ -544,7 +513,7 @@ static void sort_bucket(struct eq *q, const struct eq_list *src,
 		struct eq_node x = dst[i];
 		size_t j = i;
 
-		for (; j > 0 && node_lt(&x, &dst[j - 1]); j--)
+		for (; j > 0 && eq_node_lt(&x, &dst[j - 1]); j--)
 			dst[j] = dst[j - 1];
 		dst[j] = x;
 	}
@@ -556,7 +525,7 @@ take_near(struct eq *q, struct eq_node *x)
 {
 	bool in_run = q->run_pos < q->run.n;
 
-	if (q->n && (!in_run || node_lt(&q->heap[0], &q->run.v[q->run_pos]))) {
+	if (q->n && (!in_run || eq_node_lt(&q->heap[0], &q->run.v[q->run_pos]))) {
 		*x = q->heap[0];
 		pop_root(q);
 		return true;
@@ -643,7 +612,7 @@ static bool keep_pending(struct eq *q, struct eq_node *x)
 
 	if (s == NO_SLOT || !(q->slot_state[s] & 1))
 		return true;
-	free_slot(q, s);
+	eq_slot_free(q, s);
 	q->n_total--;
 	return false;
 }
@@ -694,11 +663,7 @@ place(struct eq *q, double t_s, int prio, struct eq_event ev, uint32_t s)
 	if (q->seq == UINT64_C(1) << EQ_SEQ_BITS)
 		renumber(q);
 	q->n_total++;
-	x = (struct eq_node){
-		.t_bits = time_bits(t_s),
-		.ord = (uint64_t)prio << PRIO_SHIFT | q->seq++ << EQ_SLOT_BITS | s,
-		.ev = ev,
-	};
+	eq_node_set(q, &x, t_s, prio, ev, s);
 	route(q, &x);
 }
 
@@ -717,7 +682,7 @@ void eq_post_rest(struct eq *q, double t_s, int prio, struct eq_event ev)
 
 bool eq_cancel(struct eq *q, uint64_t handle)
 {
-	uint32_t s = (uint32_t)((handle - 1) & ((1u << EQ_SLOT_BITS) - 1));
+	uint32_t s = (uint32_t)((handle - 1) & EQ_SLOT_MASK);
 	uint64_t gen = (handle - 1) >> EQ_SLOT_BITS;
 
 	if (handle == EQ_NONE || s >= q->nslots || q->slot_state[s] != gen << 1)
@@ -741,7 +706,7 @@ bool eq_pop_rest(struct eq *q, double *t_s, struct eq_event *ev)
 		if (s != NO_SLOT) {
 			bool cancelled = q->slot_state[s] & 1;
 
-			free_slot(q, s);
+			eq_slot_free(q, s);
 			if (cancelled) {
 				q->n_cancelled--;
 				continue;

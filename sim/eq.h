@@ -71,8 +71,16 @@ struct eq {
 	double now_s;           /* time of the last popped event */
 };
 
+/* eq_node.ord: prio << (EQ_SEQ_BITS + EQ_SLOT_BITS) | seq << EQ_SLOT_BITS |
+ * slot */
+#define EQ_SLOT_BITS 24
+#define EQ_SEQ_BITS 34
+#define EQ_SLOT_MASK ((UINT64_C(1) << EQ_SLOT_BITS) - 1)
+#define EQ_NO_SLOT EQ_SLOT_MASK /* a posted node's slot */
+
 #define EQ_PRIO_MAX 63
-#define EQ_PENDING_MAX ((1u << 24) - 1) /* events pending at once */
+/* events pending at once: the slots in use are fewer, so below EQ_NO_SLOT */
+#define EQ_PENDING_MAX ((uint32_t)EQ_NO_SLOT)
 #define EQ_NONE UINT64_C(0) /* never a valid handle */
 
 void eq_init(struct eq *q);
@@ -88,12 +96,35 @@ uint64_t eq_push_rest(struct eq *q, double t_s, int prio, struct eq_event ev);
 void eq_post_rest(struct eq *q, double t_s, int prio, struct eq_event ev);
 bool eq_pop_rest(struct eq *q, double *t_s, struct eq_event *ev);
 
-/* eq_node.ord: prio << (EQ_SEQ_BITS + EQ_SLOT_BITS) | seq << EQ_SLOT_BITS |
- * slot */
-#define EQ_SLOT_BITS 24
-#define EQ_SEQ_BITS 34
-#define EQ_SLOT_MASK ((UINT64_C(1) << EQ_SLOT_BITS) - 1)
-#define EQ_NO_SLOT EQ_SLOT_MASK /* a posted node's slot */
+/* The helpers eq.c and the inline steps share (not for callers). */
+
+/* The order of nodes: (time, priority, sequence) as one 128-bit key; times
+ * are >= 0, whose bits order as they do. */
+static inline bool eq_node_lt(const struct eq_node *a, const struct eq_node *b)
+{
+	return ((unsigned __int128)a->t_bits << 64 | a->ord) <
+	       ((unsigned __int128)b->t_bits << 64 | b->ord);
+}
+
+/* Makes *x a new node: the next sequence, slot s (EQ_NO_SLOT: posted);
+ * t_s >= 0. */
+static inline void eq_node_set(struct eq *q, struct eq_node *x, double t_s,
+			       int prio, struct eq_event ev, uint32_t s)
+{
+	t_s += 0.0; /* -0.0 becomes +0.0 */
+	memcpy(&x->t_bits, &t_s, sizeof(t_s));
+	x->ord = (uint64_t)prio << (EQ_SEQ_BITS + EQ_SLOT_BITS) |
+		 q->seq++ << EQ_SLOT_BITS | s;
+	x->ev = ev;
+}
+
+/* Frees slot s of a popped node: clears its cancelled bit, bumps its
+ * generation, and puts it on the free stack. */
+static inline void eq_slot_free(struct eq *q, uint32_t s)
+{
+	q->slot_state[s] = (q->slot_state[s] | 1) + 1;
+	q->free_stack[q->n_free++] = s;
+}
 
 /* The usual placing of a node with slot s, inline: in range, and into a
  * bucket or far (not the near future) whose last chunk has room; false
@@ -117,11 +148,7 @@ static inline bool eq_place_usual(struct eq *q, double t_s, int prio,
 	if (!fill)
 		return false;
 	x = &q->chunk[(size_t)l->tail * EQ_CHUNK + fill];
-	t_s += 0.0; /* -0.0 becomes +0.0, as in eq.c */
-	memcpy(&x->t_bits, &t_s, sizeof(t_s));
-	x->ord = (uint64_t)prio << (EQ_SEQ_BITS + EQ_SLOT_BITS) |
-		 q->seq++ << EQ_SLOT_BITS | s;
-	x->ev = ev;
+	eq_node_set(q, x, t_s, prio, ev, s);
 	l->n++;
 	q->n_total++;
 	return true;
@@ -154,25 +181,21 @@ static inline void eq_post(struct eq *q, double t_s, int prio,
 /* Takes the earliest event; advances now_s to its time. Returns false when
  * the queue is empty. Inline for the usual case, which the simulator's
  * loop meets at most events: the sorted run's head comes before the heap's
- * top and was posted, or holds a slot and was not cancelled (the slot is
- * freed as eq.c's free_slot does: generation bumped, onto the stack). */
+ * top and was posted, or holds a slot and was not cancelled. */
 static inline bool eq_pop(struct eq *q, double *t_s, struct eq_event *ev)
 {
-	const struct eq_node *x, *h = q->heap;
+	const struct eq_node *x;
 	uint32_t s;
 
 	if (q->run_pos >= q->run.n)
 		return eq_pop_rest(q, t_s, ev);
 	x = q->run.v + q->run_pos;
 	s = (uint32_t)(x->ord & EQ_SLOT_MASK);
-	if ((q->n && (h->t_bits < x->t_bits ||
-		      (h->t_bits == x->t_bits && h->ord < x->ord))) ||
+	if ((q->n && eq_node_lt(q->heap, x)) ||
 	    (s != EQ_NO_SLOT && (q->slot_state[s] & 1)))
 		return eq_pop_rest(q, t_s, ev);
-	if (s != EQ_NO_SLOT) {
-		q->slot_state[s] += 2;
-		q->free_stack[q->n_free++] = s;
-	}
+	if (s != EQ_NO_SLOT)
+		eq_slot_free(q, s);
 	q->run_pos++;
 	q->n_total--;
 	memcpy(t_s, &x->t_bits, sizeof(*t_s));

@@ -367,7 +367,7 @@ json_t *rep_summary(const struct sim *s)
  * value, meaning), values of the tenant t, its statistics x, their
  * token count tok and its edge energy e. */
 #define TENANT_CSV_COLUMNS(X)                                              \
-	X(group, "%s", s->cfg->groups[t->group].name, "the tenant's group")  \
+	X(group, "%s", t->cfg->name, "the tenant's group")  \
 	X(tenant, "%u", t->gindex, "the tenant's number in its group")     \
 	X(requests, "%llu", (unsigned long long)x->requests,                \
 	  "requests finished")                                             \
@@ -430,7 +430,7 @@ void rep_tenants_csv(const struct sim *s, FILE *f)
 		const struct tenant *t = &s->t[i];
 		const struct tenant_stat *x = &t->st;
 		double tok = (double)x->tokens;
-		struct edge_j e = edge_energy(&s->cfg->groups[t->group], x);
+		struct edge_j e = edge_energy(t->cfg, x);
 
 		sep = "";
 		TENANT_CSV_COLUMNS(CSV_VALUE)

@@ -158,7 +158,7 @@ static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
 {
 	const struct cfg_wan *w = &t->cfg->wan;
 	double now = s->q.now_s;
-	double one_way = dist_sample(cfg_wan_rtt(w, now), t->r_net) / 2;
+	double one_way = dist_sample(cfg_wan_rtt(w, now), &t->net_rng.gen) / 2;
 	int losses = 0;
 	struct link_msg m = {
 		.kind = kind, .epoch = t->edge.epoch, .a = a, .b = b,
@@ -168,7 +168,8 @@ static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
 	double at;
 
 	if (w->loss > 0)
-		losses = (int)gsl_ran_geometric(t->r_net, 1 - w->loss) - 1;
+		losses = (int)gsl_ran_geometric(&t->net_rng.gen,
+						1 - w->loss) - 1;
 	at = link_send(up ? &t->up : &t->down, cfg_wan_leave_s(w, now), one_way,
 		       losses, w->rto_s, m);
 	if (up) {
@@ -207,7 +208,7 @@ static void schedule_arrival(struct sim *s, struct tenant *t)
 		break; /* a closed-loop tenant asks again when it is done */
 	case ARRIVAL_POISSON:
 		if (t->issued < (uint64_t)w->requests)
-			push(s, now + gsl_ran_exponential(t->r_work,
+			push(s, now + gsl_ran_exponential(&t->work_rng.gen,
 							  1 / w->rate_per_s),
 			     EV_ARRIVE, t->id);
 		break;
@@ -238,8 +239,10 @@ static void on_arrive(struct sim *s, struct tenant *t)
 		r.prompt = row->prompt;
 		r.output = row->output;
 	} else {
-		r.prompt = draw_len(&g->workload.prompt_tokens, t->r_work);
-		r.output = draw_len(&g->workload.output_tokens, t->r_work);
+		gsl_rng *rw = &t->work_rng.gen;
+
+		r.prompt = draw_len(&g->workload.prompt_tokens, rw);
+		r.output = draw_len(&g->workload.output_tokens, rw);
 	}
 	t->issued++;
 	wl_ring_push(&t->pending, r);
@@ -339,7 +342,8 @@ static void finish_request(struct sim *s, struct tenant *t)
 	t->busy = false;
 	if (g->workload.arrival == ARRIVAL_CLOSED) {
 		if (t->issued < (uint64_t)g->workload.requests)
-			push(s, now + dist_sample(&g->workload.think_s, t->r_work),
+			push(s, now + dist_sample(&g->workload.think_s,
+						  &t->work_rng.gen),
 			     EV_ARRIVE, t->id);
 	} else if (t->pending.n) {
 		start_next(s, t);
@@ -1321,11 +1325,11 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 			t->cfg = cg;
 			t->id = s->group_first[g] + i;
 			t->gindex = i;
-			t->r_work = rng_stream_init(&t->streams[0], c->seed,
+			rng_stream_init(&t->work_rng, c->seed,
 				rng_stream_id("%s/%u/work", cg->name, i));
-			t->r_net = rng_stream_init(&t->streams[1], c->seed,
+			rng_stream_init(&t->net_rng, c->seed,
 				rng_stream_id("%s/%u/net", cg->name, i));
-			t->r_acc = rng_stream_init(&t->streams[2], c->seed,
+			rng_stream_init(&t->acc_rng, c->seed,
 				rng_stream_id("%s/%u/accept", cg->name, i));
 			t->edge.gamma = cg->proto.gamma;
 			t->edge.window = cg->proto.window;
@@ -1333,7 +1337,7 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 			link_init(&t->down, cg->wan.down_bps);
 			if (cfg_proto_drafts(&cg->proto.caps))
 				acc_init(&t->acc, &cg->accept, &cg->acc_trace,
-					 t->r_acc);
+					 &t->acc_rng.gen);
 			sk_init(&t->rq_itl);
 			sk_init(&t->st.itl);
 			sk_init(&t->st.ttft);
@@ -1391,15 +1395,16 @@ int sim_run(struct sim *s)
 	for (uint32_t i = 0; i < s->n_tenants; i++) {
 		struct tenant *tn = &s->t[i];
 		const struct cfg_workload *w = &tn->cfg->workload;
+		gsl_rng *r = &tn->work_rng.gen;
 
 		if (w->arrival == ARRIVAL_TRACE)
 			schedule_arrival(s, tn);
 		else if (w->arrival == ARRIVAL_POISSON)
-			push(s, dist_sample(&w->start_s, tn->r_work) +
-				   gsl_ran_exponential(tn->r_work, 1 / w->rate_per_s),
+			push(s, dist_sample(&w->start_s, r) +
+				   gsl_ran_exponential(r, 1 / w->rate_per_s),
 			     EV_ARRIVE, i);
 		else
-			push(s, dist_sample(&w->start_s, tn->r_work), EV_ARRIVE, i);
+			push(s, dist_sample(&w->start_s, r), EV_ARRIVE, i);
 	}
 	while (!s->failed && !*stop && eq_pop(&s->q, &t, &ev)) {
 		if (t > horizon_s) {
@@ -1441,5 +1446,5 @@ int sim_run(struct sim *s)
 			break;
 		}
 	}
-	return s->failed || (s->opt.stop && *s->opt.stop) ? -1 : 0;
+	return s->failed || *stop ? -1 : 0;
 }

@@ -189,8 +189,8 @@ struct tenant {
 	/* what its events touch, up to and including st.itl (TENANT_HOT) */
 	uint32_t group, id;              /* id: its index in sim.t */
 	const struct cfg_group *cfg;     /* borrowed: its group's */
-	gsl_rng *r_work, *r_net, *r_acc; /* streams[0..2]'s generators */
-	struct rng_stream streams[3];    /* in place, beside the rest */
+	/* its random streams, in place (their generators: &x.gen) */
+	struct rng_stream work_rng, net_rng, acc_rng;
 	struct acc acc;
 	struct link up, down;
 	double radio_on_s;         /* its radio is connected until then */

@@ -119,10 +119,9 @@ static void cover(struct sketch *s, int32_t i)
 	s->n_buckets = nb;
 }
 
-static void count_in_bucket(struct sketch *s, double v)
+/* Counts one value in bucket index i, count[] made to cover it. */
+static void count_index(struct sketch *s, int32_t i)
 {
-	int32_t i = bucket_of(v);
-
 	if (!covered(s, i))
 		cover(s, i);
 	s->count[i - s->lo]++;
@@ -132,7 +131,7 @@ static void count_in_bucket(struct sketch *s, double v)
 static void to_buckets(struct sketch *s)
 {
 	for (uint32_t k = 0; k < s->n_small; k++)
-		count_in_bucket(s, s->small[k]);
+		count_index(s, bucket_of(s->small[k]));
 	free(s->small);
 	s->small = NULL;
 	s->n_small = 0;
@@ -141,13 +140,8 @@ static void to_buckets(struct sketch *s)
 /* Moves pend[] into count[] (out of line: once in SK_PEND values). */
 static __attribute__((noinline)) void count_pending(struct sketch *s)
 {
-	for (uint32_t k = 0; k < s->n_pend; k++) {
-		int32_t i = s->pend[k];
-
-		if (!covered(s, i))
-			cover(s, i);
-		s->count[i - s->lo]++;
-	}
+	for (uint32_t k = 0; k < s->n_pend; k++)
+		count_index(s, s->pend[k]);
 	s->n_pend = 0;
 }
 
@@ -213,8 +207,7 @@ void sk_merge(struct sketch *into, const struct sketch *from)
 	for (uint32_t k = 0; k < from->n_pend; k++) {
 		if (!into->count)
 			to_buckets(into);
-		cover(into, from->pend[k]);
-		into->count[from->pend[k] - into->lo]++;
+		count_index(into, from->pend[k]);
 	}
 }
 
