@@ -96,46 +96,54 @@ void kern_x_release(struct kern_x *kx)
 	free(kx->tiles.sum);
 }
 
+void kern_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
+		  float *unit, float *sum)
+{
+	const int B = Q4_A8_BLOCK;
+
+	for (int j = 0; j * B < k; j++) {
+		int8_t b[Q4_A8_BLOCK];
+
+		unit[(size_t)j * T] = q4_a8_block(x + j * B, k - j * B < B ?
+						  k - j * B : B, b);
+		for (int h = 0; h < B / 4; h++)
+			memcpy(q + ((size_t)j * B / 4 + h) * 4 * T, b + 4 * h, 4);
+	}
+	for (int g = 0; g * group < k; g++) {
+		int c1 = (g + 1) * group < k ? (g + 1) * group : k;
+		double s = 0;
+
+		for (int c = g * group; c < c1; c++)
+			s += f16_to_f32(x[c]);
+		sum[(size_t)g * T] = (float)s;
+	}
+}
+
+struct a8_job {
+	struct kern_x *kx;
+	void (*fill)(const uint16_t *, int, int, int, int8_t *, float *,
+		     float *);
+};
+
 /* Tiles [t0, t1) (of x->tiles.tile tokens) of an integer path's
- * activations: each token's codes and units (q4_a8_quantize) and exact
- * group sums (as the portable load), into the tile layout */
+ * activations, a token at a time into the tile layout (zero from the
+ * allocation past k) */
 static void a8_tiles(void *ctx, int t0, int t1)
 {
-	struct kern_x *kx = ctx;
-	struct kern_tiles *a = &kx->tiles;
-	const int ng = kx->ngroups, nb = a->nblk, kq = a->kq;
-	int8_t *q = xmalloc((size_t)kq);
-	float *u = xmalloc(sizeof(float) * (size_t)nb);
+	const struct a8_job *j = ctx;
+	const struct kern_x *kx = j->kx;
+	const struct kern_tiles *a = &kx->tiles;
 
 	for (int ti = t0; ti < t1; ti++) {
 		int i0 = ti * a->tile;
 		int T = kx->m - i0 < a->tile ? kx->m - i0 : a->tile;
-		int8_t *tq = a->q + (size_t)i0 * kq;
-		float *tu = a->unit + (size_t)i0 * nb, *ts = a->sum + (size_t)i0 * ng;
 
-		for (int t = 0; t < T; t++) {
-			const uint16_t *xi = kx->x16 + (size_t)(i0 + t) * kx->k;
-
-			memset(q, 0, (size_t)kq);
-			memset(u, 0, sizeof(float) * (size_t)nb);
-			q4_a8_quantize(xi, kx->k, q, u);
-			for (int h = 0; h < kq / 4; h++)
-				memcpy(tq + (size_t)h * 4 * T + 4 * t, q + 4 * h, 4);
-			for (int j = 0; j < nb; j++)
-				tu[j * T + t] = u[j];
-			for (int g = 0; g < ng; g++) {
-				int c1 = (g + 1) * kx->group < kx->k ?
-						 (g + 1) * kx->group : kx->k;
-				double sum = 0;
-
-				for (int c = g * kx->group; c < c1; c++)
-					sum += f16_to_f32(xi[c]);
-				ts[g * T + t] = (float)sum;
-			}
-		}
+		for (int t = 0; t < T; t++)
+			j->fill(kx->x16 + (size_t)(i0 + t) * kx->k, kx->k,
+				kx->group, T, a->q + (size_t)i0 * a->kq + 4 * t,
+				a->unit + (size_t)i0 * a->nblk + t,
+				a->sum + (size_t)i0 * kx->ngroups + t);
 	}
-	free(q);
-	free(u);
 }
 
 /* kx for kn's integer path, on p's threads: the tiles only (no xf) */
@@ -143,6 +151,7 @@ static void a8_x_init(struct kern_x *kx, const struct kern *kn,
 		      struct kpool *p, const uint16_t *x, int m, int k, int group)
 {
 	struct kern_tiles *a = &kx->tiles;
+	struct a8_job j = { kx, kn->a8_load ? kn->a8_load : kern_a8_load };
 
 	*kx = (struct kern_x){ .x16 = x, .m = m, .k = k, .group = group };
 	kx->ngroups = (k + group - 1) / group;
@@ -152,7 +161,7 @@ static void a8_x_init(struct kern_x *kx, const struct kern *kn,
 	a->q = xcalloc64((size_t)m * a->kq + 64);
 	a->unit = xcalloc64(sizeof(float) * (size_t)m * a->nblk + 64);
 	a->sum = xcalloc64(sizeof(float) * (size_t)m * kx->ngroups + 64);
-	kpool_run(p, a8_tiles, kx, (m + a->tile - 1) / a->tile, 1);
+	kpool_run(p, a8_tiles, &j, (m + a->tile - 1) / a->tile, 1);
 }
 
 void kern_a8_rows(const struct q4_matrix *w, const struct kern_x *x, float *y,

@@ -74,7 +74,18 @@ struct kern {
 	 * into sx: bit for bit what kern.c's portable code writes */
 	void (*load)(const uint16_t *x, int k, int group, int interleave,
 		     float *xf, float *sx);
+	/* NULL, or an integer path's load: kern_a8_load's bits, faster */
+	void (*a8_load)(const uint16_t *x, int k, int group, int T, int8_t *q,
+			float *unit, float *sum);
 };
+
+/* One token's k activations (FP16) into its place in a tile of T tokens
+ * (kern_tiles): the codes of column quad h at q + 4 T h, block j's unit at
+ * unit[T j] (q4_a8_block's), group g's sum at sum[T g] (exact, then rounded
+ * once to FP32); past k nothing is written. The portable integer-path load
+ * that every kern.a8_load must match bit for bit. */
+void kern_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
+		  float *unit, float *sum);
 
 /* Where column c (a multiple of 4) of a token's activations goes in xf for
  * a kernel reading that many chunks at once (kern.c): columns c .. c+3 go
@@ -210,5 +221,7 @@ void kern_avx2_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 		   int r0, int r1);
 void kern_avx2_load(const uint16_t *x, int k, int group, int interleave,
 		    float *xf, float *sx);
+void kern_avx2_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
+		       float *unit, float *sum);
 
 #endif

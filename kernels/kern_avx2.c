@@ -289,6 +289,74 @@ void kern_avx2_load(const uint16_t *x, int k, int group, int interleave,
 	}
 }
 
+/* kern.a8_load with F16C, a block of 32 columns a step: the largest
+ * magnitude by a tree of maxima (exact in any order), the codes as
+ * q4_a8_block rounds them (|v| + 1/2 truncated, v's sign put back), the
+ * group sums in double as the portable load. k not a multiple of the
+ * block: the portable load. */
+void kern_avx2_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
+		       float *unit, float *sum)
+{
+	const __m256 sign = _mm256_set1_ps(-0.0f), half = _mm256_set1_ps(0.5f);
+	/* the packs leave quads 0 2 4 6 | 1 3 5 7: back to column order */
+	const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+	__m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+
+	if (k % Q4_A8_BLOCK) {
+		kern_a8_load(x, k, group, T, q, unit, sum);
+		return;
+	}
+	for (int c = 0; c < k; c += Q4_A8_BLOCK) {
+		__m256 v[4], m;
+		__m256i t[4], b;
+		__m128 h;
+		float amax, inv;
+
+		for (int i = 0; i < 4; i++) {
+			v[i] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + c + 8 * i)));
+			s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(v[i])));
+			s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(v[i], 1)));
+		}
+		m = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(sign, v[0]),
+						_mm256_andnot_ps(sign, v[1])),
+				  _mm256_max_ps(_mm256_andnot_ps(sign, v[2]),
+						_mm256_andnot_ps(sign, v[3])));
+		h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+		h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+		amax = _mm_cvtss_f32(_mm_max_ss(h, _mm_shuffle_ps(h, h, 1)));
+		inv = amax > 0 ? 127 / amax : 0;
+		unit[(size_t)(c / Q4_A8_BLOCK) * T] = amax / 127;
+		for (int i = 0; i < 4; i++) {
+			__m256 p = _mm256_mul_ps(v[i], _mm256_set1_ps(inv));
+
+			t[i] = _mm256_sign_epi32(_mm256_cvttps_epi32(_mm256_add_ps(
+					_mm256_andnot_ps(sign, p), half)),
+				_mm256_castps_si256(p));
+		}
+		b = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(
+			_mm256_packs_epi32(t[0], t[1]), _mm256_packs_epi32(t[2], t[3])),
+			order);
+		if (T == 1) {
+			_mm256_storeu_si256((__m256i *)(q + c), b);
+		} else {
+			int32_t w[8];
+
+			_mm256_storeu_si256((__m256i *)w, b);
+			for (int i = 0; i < 8; i++)
+				memcpy(q + (size_t)(c / 4 + i) * 4 * T, &w[i], 4);
+		}
+		if ((c + Q4_A8_BLOCK) % group == 0 || c + Q4_A8_BLOCK == k) {
+			__m256d s = _mm256_add_pd(s0, s1);
+			__m128d d = _mm_add_pd(_mm256_castpd256_pd128(s),
+					       _mm256_extractf128_pd(s, 1));
+
+			sum[(size_t)(c / group) * T] =
+				(float)(_mm_cvtsd_f64(d) + _mm_cvtsd_f64(_mm_unpackhi_pd(d, d)));
+			s0 = s1 = _mm256_setzero_pd();
+		}
+	}
+}
+
 /* ---- the integer path with AVX-VNNI (256 bits; "avx-vnni") ----
  * kern_avx512.c's method on 8 lanes (AVX2 has 16 vector registers): a
  * panel of PANEL rows, its vector for octet o holding in lane j the four
@@ -461,4 +529,5 @@ const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
 				   .q4 = q4, .q8 = kern_avx2_q8,
 				   .f16 = kern_avx2_f16, .q4_a8 = q4_a8,
 				   .a8_tile = TILE,
-				   .load = kern_avx2_load };
+				   .load = kern_avx2_load,
+				   .a8_load = kern_avx2_a8_load };

@@ -814,4 +814,5 @@ const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
 				       .f16 = f16, .q4_a8 = q4_a8,
 				       .a8_tile = TILE,
 				       .digits = digits,
-				       .load = kern_avx2_load };
+				       .load = kern_avx2_load,
+				       .a8_load = kern_avx2_a8_load };

@@ -139,26 +139,30 @@ void q4_gemm_ref(const struct q4_matrix *w, const uint16_t *x, int m, float *y,
 	}
 }
 
+float q4_a8_block(const uint16_t *x, int n, int8_t *q)
+{
+	float amax = 0, inv;
+
+	for (int c = 0; c < n; c++)
+		amax = fmaxf(amax, fabsf(f16_to_f32(x[c])));
+	inv = amax > 0 ? 127 / amax : 0;
+	for (int c = 0; c < Q4_A8_BLOCK; c++) {
+		float v = c < n ? f16_to_f32(x[c]) * inv : 0;
+
+		/* to nearest, halves away from zero (inline, where lrintf is
+		 * a call) */
+		q[c] = (int8_t)(v >= 0 ? (int)(v + 0.5f) : -(int)(0.5f - v));
+	}
+	return amax / 127;
+}
+
 void q4_a8_quantize(const uint16_t *x, int k, int8_t *q, float *unit)
 {
 	const int B = Q4_A8_BLOCK;
 
-	for (int j = 0; j * B < k; j++) {
-		int c0 = j * B, c1 = c0 + B < k ? c0 + B : k;
-		float amax = 0, inv;
-
-		for (int c = c0; c < c1; c++)
-			amax = fmaxf(amax, fabsf(f16_to_f32(x[c])));
-		inv = amax > 0 ? 127 / amax : 0;
-		unit[j] = amax / 127;
-		for (int c = c0; c < c0 + B; c++) {
-			float v = c < c1 ? f16_to_f32(x[c]) * inv : 0;
-
-			/* to nearest, halves away from zero (inline, where
-			 * lrintf is a call) */
-			q[c] = (int8_t)(v >= 0 ? (int)(v + 0.5f) : -(int)(0.5f - v));
-		}
-	}
+	for (int j = 0; j * B < k; j++)
+		unit[j] = q4_a8_block(x + j * B, k - j * B < B ? k - j * B : B,
+				      q + j * B);
 }
 
 void q4_gemm_a8_ref(const struct q4_matrix *w, const uint16_t *x, int m,

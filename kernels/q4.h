@@ -71,6 +71,10 @@ void q4_gemm_ref(const struct q4_matrix *w, const uint16_t *x, int m, float *y,
  * against 2.6% with blocks of 32 at G = 32.) */
 #define Q4_A8_BLOCK 32
 void q4_a8_quantize(const uint16_t *x, int k, int8_t *q, float *unit);
+/* One block of that: its n <= Q4_A8_BLOCK values x into Q4_A8_BLOCK codes
+ * q (zero past n); returns its unit. Every kernel's quantisation of the
+ * activations must give these bits. */
+float q4_a8_block(const uint16_t *x, int n, int8_t *q);
 
 /* Reference of the W4A8 product the integer kernels compute: per block of
  * weights, s sum_j u_j sum(q a)_j + b sum(x) over its activation blocks j,

@@ -571,6 +571,74 @@ static void load_matches_portable(void)
 	free(x);
 }
 
+/* A kernel's own integer-path load (kern.a8_load) writes what
+ * kern_a8_load writes, bit for bit, at every place of a tile, and nothing
+ * past k: finite FP16 values of every magnitude (the group sums' order
+ * would show), blocks of zeros and blocks holding one value. */
+static void a8_load_matches_portable(void)
+{
+	static const int ks[] = { 32, 64, 96, 100, 576, 4096, 11008 };
+	static const int groups[] = { 32, 64, 128 };
+	const int kmax = 11008, qb = kmax + 64, nb = kmax / 32 + 8;
+	uint16_t *x = malloc(sizeof(uint16_t) * kmax);
+	int8_t *q[2];
+	float *u[2], *s[2];
+	int loads = 0;
+
+	for (int i = 0; i < kmax; i++) {
+		uint16_t h = (uint16_t)(uniform() * 65536);
+
+		x[i] = (h & 0x7c00) == 0x7c00 ? h ^ 0x4000 : h;
+		if (i >= 64 && i < 96)
+			x[i] = f16_from_f32(0);
+		if (i >= 96 && i < 128)
+			x[i] = f16_from_f32(i == 101 ? -3.5f : 0);
+	}
+	for (int v = 0; v < 2; v++) {
+		q[v] = malloc((size_t)4 * qb);
+		u[v] = malloc(sizeof(float) * 4 * nb);
+		s[v] = malloc(sizeof(float) * 4 * nb);
+	}
+	for (const char *const *nm = kern_available(); *nm; nm++) {
+		const struct kern *kn = kern_find(*nm);
+
+		if (!kn->a8_load)
+			continue;
+		loads++;
+		for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++)
+			for (size_t gi = 0; gi < 3; gi++)
+				for (int T = 1; T <= 4; T++) {
+					int bad = 0;
+
+					for (int v = 0; v < 2; v++) {
+						memset(q[v], 0x55, (size_t)4 * qb);
+						memset(u[v], 0x55, sizeof(float) * 4 * nb);
+						memset(s[v], 0x55, sizeof(float) * 4 * nb);
+					}
+					for (int t = 0; t < T; t++) {
+						kn->a8_load(x, ks[ki], groups[gi], T,
+							    q[0] + 4 * t, u[0] + t, s[0] + t);
+						kern_a8_load(x, ks[ki], groups[gi], T,
+							     q[1] + 4 * t, u[1] + t, s[1] + t);
+					}
+					bad += memcmp(q[0], q[1], (size_t)4 * qb) != 0;
+					bad += memcmp(u[0], u[1], sizeof(float) * 4 * nb) != 0;
+					bad += memcmp(s[0], s[1], sizeof(float) * 4 * nb) != 0;
+					CHECK_MSG(!bad, "%s, k %d, G %d, T %d: %d of codes, "
+						  "units, sums differ from kern_a8_load",
+						  *nm, ks[ki], groups[gi], T, bad);
+				}
+	}
+	if (!loads)
+		t_skip("no kernel on this CPU has its own integer-path load");
+	for (int v = 0; v < 2; v++) {
+		free(q[v]);
+		free(u[v]);
+		free(s[v]);
+	}
+	free(x);
+}
+
 /* The W4A8 reference against W4A16: each activation moves by at most half
  * its group's unit (max |x| / 254), so an output moves by at most
  * sum |w| max|x| / 254 over its groups; and it does move (the activations
@@ -647,6 +715,8 @@ const struct tcase kernel_tests[] = {
 	  nonfinite_activations },
 	{ "kernels: a kernel's own activation load is the portable one",
 	  load_matches_portable },
+	{ "kernels: a kernel's own integer-path load is the portable one",
+	  a8_load_matches_portable },
 	{ "kernels: W4A8 moves an output by at most half a unit a group",
 	  a8_quantisation_bound },
 	{ 0 },
