@@ -220,6 +220,7 @@ static int calib_cpu_cmd(int argc, char **argv)
 			     ctx[nctx - 1] + 16, &e) < 0)
 		return cli_fail("%s", e.msg);
 	c.m.int8_batches = int8;
+	llama_pack_a8(&c.m);
 	/* contexts and prompts the model holds (a step at ctx needs ctx + 1
 	 * positions, the verify table ctx + 16) */
 	for (int i = 0; i < nctx; i++)

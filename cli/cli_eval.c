@@ -184,10 +184,11 @@ static int eval_ppl(int argc, char **argv)
 	pool = kern_pool_new((int)w.threads);
 	m.pool = pool;
 	m.int8_batches = int8;
+	llama_pack_a8(&m);
 	acts = llama_block_acts(&m);
 	if (int8 && strcmp(acts, "int8"))
 		fprintf(stderr, "eval: --block-acts int8 has no effect: %s\n",
-			m.kn->q4_a8 ? "the layers are not W4A16" :
+			m.kn->a8_run ? "the layers are not W4A16" :
 				      "this kernel set has no integer path");
 	ppl = spec_perplexity(&m, toks, n, win, (int)from, &count);
 	kpool_free(pool);

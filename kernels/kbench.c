@@ -356,7 +356,8 @@ struct mats {
 	struct q4_matrix *q4;
 	struct q8_matrix *q8;
 	uint16_t **f16;
-	size_t bytes; /* of one copy */
+	struct kern_a8w **a8; /* W4A8: q4's copies packed for the kernel */
+	size_t bytes; /* of one copy, as the kernel reads it */
 };
 
 static void mats_init(struct mats *m, enum what what, int n, int k, int group,
@@ -383,6 +384,7 @@ static void mats_init(struct mats *m, enum what what, int n, int k, int group,
 	m->q4 = what == W4A16 ? xcalloc((size_t)m->copies, sizeof(*m->q4)) : NULL;
 	m->q8 = what == W8A16 ? xcalloc((size_t)m->copies, sizeof(*m->q8)) : NULL;
 	m->f16 = what == FP16 ? xcalloc((size_t)m->copies, sizeof(*m->f16)) : NULL;
+	m->a8 = NULL;
 	for (int c = 0; c < m->copies; c++) {
 		uint8_t *data;
 		size_t words;
@@ -446,7 +448,7 @@ static void call(const struct kern *kn, struct kpool *p, struct mats *m, int c,
 	if (m->what == W4A16)
 		kern_q4_gemm(kn, p, &m->q4[c], x, batch, y);
 	else if (m->what == W4A8)
-		kern_q4_gemm_a8(kn, p, &m->q4[c], x, batch, y);
+		kern_q4_gemm_a8(kn, p, &m->q4[c], m->a8[c], x, batch, y);
 	else if (m->what == W8A16)
 		kern_q8_gemm(kn, p, &m->q8[c], x, batch, y);
 	else
@@ -550,7 +552,7 @@ void kbench_run(const struct kbench_opts *o)
 	int threads_only = o->threads, group = o->group, quick = o->quick;
 	int json = o->json, batch_only = o->batch;
 	const struct kern *kn = o->kern;
-	int nw = kn->q4_a8 ? 4 : 3, nshapes = quick ? 1 : 4;
+	int nw = kn->a8_run ? 4 : 3, nshapes = quick ? 1 : 4;
 	size_t llc = llc_bytes(), set;
 	double stream[2][3] = { { 0 } }, fma[2], dot[2];
 	struct kstream st;
@@ -607,6 +609,14 @@ void kbench_run(const struct kbench_opts *o)
 			mats_init(&m[w], (enum what)w, n, k, group, set);
 		m[W4A8] = m[W4A16]; /* the same weights; released once */
 		m[W4A8].what = W4A8;
+		m[W4A8].a8 = NULL;
+		if (nw == 4) {
+			m[W4A8].a8 = xcalloc((size_t)m[W4A8].copies,
+					     sizeof(*m[W4A8].a8));
+			for (int c = 0; c < m[W4A8].copies; c++)
+				m[W4A8].a8[c] = kern_a8w_new(kn, NULL, &m[W4A8].q4[c]);
+			m[W4A8].bytes = m[W4A8].a8[0]->bytes;
+		}
 		for (int bi = 0; bi < (quick ? 1 : NB); bi++) {
 			if ((batch_only && batches[bi] != batch_only) ||
 			    (batches[bi] > 16 && s >= BIG_SHAPES && !o->rows))
@@ -653,6 +663,9 @@ void kbench_run(const struct kbench_opts *o)
 		}
 		for (int w = 0; w < 3; w++)
 			mats_release(&m[w]);
+		for (int c = 0; m[W4A8].a8 && c < m[W4A8].copies; c++)
+			kern_a8w_free(m[W4A8].a8[c]);
+		free(m[W4A8].a8);
 		free(x);
 		free(y);
 	}

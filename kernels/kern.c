@@ -13,6 +13,13 @@
  * rounding to FP32. A kernel with a load call fills both its own way (the
  * same bits); one with a digits call also gets dig and unit at batch 1 and
  * G = 128 (its own form of the activations, made from xf; NULL otherwise).
+ *
+ * An integer path reads its weights as panels of the kernel's own layout
+ * (kern.a8_pack): packed at each call a block of panels at a time, or once
+ * for all calls (struct kern_a8w), the panels then end to end, panel i
+ * holding rows [i P, i P + P) for the kernel's P = a8_panel, so that a
+ * thread's rows (a multiple of a8_panels panels from the pool) start on a
+ * panel. Packing at each call took two thirds of the time at 4 tokens.
  */
 #include "kern.h"
 
@@ -119,6 +126,12 @@ void kern_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
 	}
 }
 
+/* kq of kern_tiles for a matrix of k columns in groups of `group` */
+static int a8_kq(int k, int group)
+{
+	return ((k + group - 1) / group * (group / 32) + 3) / 4 * 128;
+}
+
 struct a8_job {
 	struct kern_x *kx;
 	void (*fill)(const uint16_t *, int, int, int, int8_t *, float *,
@@ -156,7 +169,7 @@ static void a8_x_init(struct kern_x *kx, const struct kern *kn,
 	*kx = (struct kern_x){ .x16 = x, .m = m, .k = k, .group = group };
 	kx->ngroups = (k + group - 1) / group;
 	a->tile = kn->a8_tile > 0 ? kn->a8_tile : 1;
-	a->kq = (kx->ngroups * (group / 32) + 3) / 4 * 128;
+	a->kq = a8_kq(k, group);
 	a->nblk = a->kq / Q4_A8_BLOCK;
 	a->q = xcalloc64((size_t)m * a->kq + 64);
 	a->unit = xcalloc64(sizeof(float) * (size_t)m * a->nblk + 64);
@@ -164,46 +177,117 @@ static void a8_x_init(struct kern_x *kx, const struct kern *kn,
 	kpool_run(p, a8_tiles, &j, (m + a->tile - 1) / a->tile, 1);
 }
 
-void kern_a8_rows(const struct q4_matrix *w, const struct kern_x *x, float *y,
-		  int r0, int r1, int panel, int panels, kern_pack_fn *pack,
-		  kern_tile_fn *run)
+/* An integer path's packed panels: `count` of them, each of kq / 8 octets
+ * of up to two words a row (the codes split in nibbles) and ngroups scales
+ * and biases a row, laid end to end in three allocations */
+static struct kern_panel *panels_new(int count, int panel, int kq, int ngroups,
+				     int32_t **codes, float **scale,
+				     float **bias)
+{
+	struct kern_panel *pn = xcalloc((size_t)count, sizeof(*pn));
+	const size_t nc = (size_t)kq / 8 * panel * 2, ns = (size_t)ngroups * panel;
+
+	*codes = xcalloc64(sizeof(int32_t) * nc * count);
+	*scale = xcalloc64(sizeof(float) * ns * count);
+	*bias = xcalloc64(sizeof(float) * ns * count);
+	for (int i = 0; i < count; i++)
+		pn[i] = (struct kern_panel){ *codes + nc * i, *scale + ns * i,
+					     *bias + ns * i };
+	return pn;
+}
+
+struct pack_job {
+	const struct kern *kn;
+	const struct q4_matrix *w;
+	struct kern_a8w *a;
+};
+
+static void pack_panels(void *ctx, int p0, int p1)
+{
+	const struct pack_job *j = ctx;
+	const int P = j->kn->a8_panel, kq = a8_kq(j->w->k, j->w->group);
+
+	for (int i = p0; i < p1; i++)
+		j->kn->a8_pack(j->w, i * P, j->w->n - i * P < P ? j->w->n - i * P :
+			       P, kq, &j->a->pn[i]);
+}
+
+struct kern_a8w *kern_a8w_new(const struct kern *kn, struct kpool *p,
+			      const struct q4_matrix *w)
+{
+	struct kern_a8w *a = xmalloc(sizeof(*a));
+	struct pack_job j = { kn, w, a };
+
+	HS_ASSERT(kn->a8_run);
+	*a = (struct kern_a8w){ .kn = kn, .n = w->n, .k = w->k,
+				.group = w->group,
+				.panels = (w->n + kn->a8_panel - 1) / kn->a8_panel };
+	a->pn = panels_new(a->panels, kn->a8_panel, a8_kq(w->k, w->group),
+			   w->ngroups, &a->codes, &a->scale, &a->bias);
+	a->bytes = (size_t)a->panels * kn->a8_panel *
+		   ((size_t)a8_kq(w->k, w->group) / 8 * 2 * sizeof(int32_t) +
+		    2 * sizeof(float) * (size_t)w->ngroups);
+	kpool_run(p, pack_panels, &j, a->panels, 1);
+	return a;
+}
+
+void kern_a8w_free(struct kern_a8w *a)
+{
+	if (!a)
+		return;
+	free(a->pn);
+	free(a->codes);
+	free(a->scale);
+	free(a->bias);
+	free(a);
+}
+
+/* Rows [r0, r1) (r0 a multiple of the panel) of y = x W^T by kn's integer
+ * path: kn->a8_panels panels at a time, each meeting each of x's tiles in
+ * turn; packed as it goes (pw NULL) or taken from pw */
+static void a8_rows(const struct kern *kn, const struct q4_matrix *w,
+		    const struct kern_a8w *pw, const struct kern_x *x, float *y,
+		    int r0, int r1)
 {
 	const struct kern_tiles *a = &x->tiles;
-	const int kq = a->kq, tile = a->tile;
-	struct kern_panel pn[8];
+	const int kq = a->kq, tile = a->tile, panel = kn->a8_panel;
+	const int panels = kn->a8_panels;
+	struct kern_panel *own = NULL;
+	int32_t *codes = NULL;
+	float *scale = NULL, *bias = NULL;
 
-	HS_ASSERT(panels >= 1 && panels <= 8);
-	for (int p = 0; p < panels; p++) {
-		/* up to two words a row an octet: codes split in nibbles */
-		pn[p].codes = xcalloc64(sizeof(int32_t) * (size_t)kq / 8 * panel * 2);
-		pn[p].scale = xcalloc64(sizeof(float) * (size_t)w->ngroups * panel);
-		pn[p].bias = xcalloc64(sizeof(float) * (size_t)w->ngroups * panel);
-	}
+	HS_ASSERT(r0 % panel == 0);
+	if (!pw)
+		own = panels_new(panels, panel, kq, w->ngroups, &codes, &scale,
+				 &bias);
 	for (int rb = r0; rb < r1; rb += panels * panel) {
+		const struct kern_panel *pn = pw ? pw->pn + rb / panel : own;
 		int np = 0;
 
 		for (; np < panels && rb + np * panel < r1; np++) {
 			int r = rb + np * panel;
 
-			pack(w, r, r1 - r < panel ? r1 - r : panel, kq, &pn[np]);
+			if (!pw)
+				kn->a8_pack(w, r, r1 - r < panel ? r1 - r : panel,
+					    kq, &own[np]);
 		}
 		for (int i0 = 0; i0 < x->m; i0 += tile)
 			for (int p = 0; p < np; p++) {
 				int r = rb + p * panel;
 
-				run(&pn[p], a->q + (size_t)i0 * kq,
-				    a->unit + (size_t)i0 * a->nblk,
-				    a->sum + (size_t)i0 * w->ngroups,
-				    x->m - i0 < tile ? x->m - i0 : tile, w->ngroups,
-				    w->group, y + (size_t)i0 * w->n + r, (size_t)w->n,
-				    r1 - r < panel ? r1 - r : panel);
+				kn->a8_run(&pn[p], a->q + (size_t)i0 * kq,
+					   a->unit + (size_t)i0 * a->nblk,
+					   a->sum + (size_t)i0 * w->ngroups,
+					   x->m - i0 < tile ? x->m - i0 : tile,
+					   w->ngroups, w->group,
+					   y + (size_t)i0 * w->n + r, (size_t)w->n,
+					   r1 - r < panel ? r1 - r : panel);
 			}
 	}
-	for (int p = 0; p < panels; p++) {
-		free(pn[p].codes);
-		free(pn[p].scale);
-		free(pn[p].bias);
-	}
+	free(own);
+	free(codes);
+	free(scale);
+	free(bias);
 }
 
 static void ref_q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
@@ -224,15 +308,8 @@ static void ref_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 	f16_gemm_ref(w, n, x->k, x->x16, x->m, y, r0, r1);
 }
 
-static void ref_q4_a8(const struct q4_matrix *w, const struct kern_x *x,
-		      float *y, int r0, int r1)
-{
-	q4_gemm_a8_ref(w, x->x16, x->m, y, r0, r1);
-}
-
 static const struct kern kern_ref = { .name = "ref", .q4 = ref_q4,
-				      .q8 = ref_q8, .f16 = ref_f16,
-				      .q4_a8 = ref_q4_a8 };
+				      .q8 = ref_q8, .f16 = ref_f16 };
 
 #if defined(__x86_64__)
 /* F16C from CPUID leaf 1: clang before 16 has no
@@ -333,6 +410,7 @@ const char *const *kern_available(void)
 struct job {
 	const struct kern *kn;
 	const void *w;
+	const struct kern_a8w *pw; /* W4A8: NULL, or w packed */
 	int n;
 	struct kern_x x;
 	float *y;
@@ -346,7 +424,7 @@ static void run_rows(void *ctx, int r0, int r1)
 	if (j->what == 4)
 		j->kn->q4(j->w, &j->x, j->y, r0, r1);
 	else if (j->what == 48)
-		j->kn->q4_a8(j->w, &j->x, j->y, r0, r1);
+		a8_rows(j->kn, j->w, j->pw, &j->x, j->y, r0, r1);
 	else if (j->what == 8)
 		j->kn->q8(j->w, &j->x, j->y, r0, r1);
 	else
@@ -364,14 +442,17 @@ void kern_q4_gemm(const struct kern *kn, struct kpool *p,
 }
 
 void kern_q4_gemm_a8(const struct kern *kn, struct kpool *p,
-		     const struct q4_matrix *w, const uint16_t *x, int m,
-		     float *y)
+		     const struct q4_matrix *w, const struct kern_a8w *pw,
+		     const uint16_t *x, int m, float *y)
 {
-	struct job j = { .kn = kn, .w = w, .n = w->n, .y = y, .what = 48 };
+	struct job j = { .kn = kn, .w = w, .pw = pw, .n = w->n, .y = y,
+			 .what = 48 };
 
-	HS_ASSERT(kn->q4_a8);
+	HS_ASSERT(kn->a8_run);
+	HS_ASSERT(!pw || (pw->kn == kn && pw->n == w->n && pw->k == w->k &&
+			  pw->group == w->group));
 	a8_x_init(&j.x, kn, p, x, m, w->k, w->group);
-	kpool_run(p, run_rows, &j, w->n, 16);
+	kpool_run(p, run_rows, &j, w->n, kn->a8_panel * kn->a8_panels);
 	kern_x_release(&j.x);
 }
 

@@ -11,7 +11,7 @@
  * sums within a group in FP16, groups summed in FP32), "neon-dot" and
  * "neon-i8mm" (the FP32 kernels, with an integer path for blocks of tokens
  * through sdot or smmla) must match it within the tolerances of
- * tests/test_kernels.c; the integer paths (q4_a8: avx512-vnni, avx-vnni:
+ * tests/test_kernels.c; the integer paths (a8_run: avx512-vnni, avx-vnni:
  * the AVX2 set with 256-bit VNNI, neon-dot, neon-i8mm) must match
  * q4_gemm_a8_ref. */
 #ifndef HS_KERN_H
@@ -46,10 +46,28 @@ struct kern_x {
 				call, at batch 1 and G = 128, its own form
 				of each group, KERN_DIGIT_BYTES a group */
 	float *unit;         /* owned with dig: one scale a group */
-	struct kern_tiles tiles; /* for an integer (q4_a8) call, else all
+	struct kern_tiles tiles; /* for an integer (a8_run) call, else all
 				    NULL */
 	int m, k, kpad, stride, group, ngroups;
 };
+
+/* A panel of an integer path: `rows` rows' codes packed by the kernel
+ * (kq / 8 octets of up to 2 x `rows` 32-bit words, 64-byte aligned), their
+ * scales and biases (ngroups x rows). Owned. */
+struct kern_panel {
+	int32_t *codes;
+	float *scale, *bias;
+};
+
+/* An integer path's two parts: pack rows [r, r + rows) of w into pn (rows
+ * at most the panel's; the rest zero), and run a packed panel against a
+ * tile of T tokens (its codes aq, units au and sums as, kern_tiles),
+ * writing y[t * ystride + j] for its rows j < rows. */
+typedef void kern_pack_fn(const struct q4_matrix *w, int r, int rows, int kq,
+			  struct kern_panel *pn);
+typedef void kern_tile_fn(const struct kern_panel *pn, const int8_t *aq,
+			  const float *au, const float *as, int T, int ngroups,
+			  int group, float *y, size_t ystride, int rows);
 
 struct kern {
 	const char *name;
@@ -61,11 +79,14 @@ struct kern {
 	void (*f16)(const uint16_t *w, int n, const struct kern_x *x, float *y,
 		    int r0, int r1);
 	/* NULL, or the integer path: y = x W^T from x->tiles (activations
-	 * quantised to int8 in blocks, q4.h's q4_gemm_a8_ref), in tiles of
-	 * a8_tile tokens */
-	void (*q4_a8)(const struct q4_matrix *w, const struct kern_x *x,
-		      float *y, int r0, int r1);
-	int a8_tile;
+	 * quantised to int8 in blocks, q4.h's q4_gemm_a8_ref) by kern.c's
+	 * driver, which packs rows into panels of a8_panel rows (a8_pack),
+	 * a8_panels of them at a time, and runs each panel against each tile
+	 * of a8_tile tokens in turn (a8_run; the tiles then stream from far
+	 * once a block of rows) */
+	kern_pack_fn *a8_pack;
+	kern_tile_fn *a8_run;
+	int a8_panel, a8_panels, a8_tile;
 	/* NULL, or fills x->dig and x->unit (allocated) from x->xf at
 	 * batch 1 and G = 128 */
 	void (*digits)(struct kern_x *x);
@@ -107,24 +128,6 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 		 int m, int k, int group, int interleave);
 void kern_x_release(struct kern_x *kx);
 
-/* A panel of an integer path: `rows` rows' codes packed by the kernel
- * (kq / 8 octets of up to 2 x `rows` 32-bit words, 64-byte aligned), their
- * scales and biases (ngroups x rows). Owned. */
-struct kern_panel {
-	int32_t *codes;
-	float *scale, *bias;
-};
-
-/* An integer path's two parts: pack rows [r, r + rows) of w into pn (rows
- * at most the panel's; the rest zero), and run a packed panel against a
- * tile of T tokens (its codes aq, units au and sums as, kern_tiles),
- * writing y[t * ystride + j] for its rows j < rows. */
-typedef void kern_pack_fn(const struct q4_matrix *w, int r, int rows, int kq,
-			  struct kern_panel *pn);
-typedef void kern_tile_fn(const struct kern_panel *pn, const int8_t *aq,
-			  const float *au, const float *as, int T, int ngroups,
-			  int group, float *y, size_t ystride, int rows);
-
 /* The body of an integer path's kern_tile_fn: its micro-kernel, called
  * as micro(pn, aq, au, as, ngroups, group, n, y, ystride, rows) with n = T
  * a constant 1 .. 4 (every path's tiles hold at most 4 tokens), so that
@@ -146,13 +149,6 @@ typedef void kern_tile_fn(const struct kern_panel *pn, const int8_t *aq,
 			break;                                                 \
 		}                                                              \
 	} while (0)
-
-/* Rows [r0, r1) of y = x W^T by an integer path: panels of `panel` rows,
- * `panels` of them packed at once and each meeting each of x's tiles in
- * turn (the tiles then stream from far once a block of rows) */
-void kern_a8_rows(const struct q4_matrix *w, const struct kern_x *x, float *y,
-		  int r0, int r1, int panel, int panels, kern_pack_fn *pack,
-		  kern_tile_fn *run);
 
 /* Bytes of one group in kern_x.dig: three digits of 128 values, then the
  * residuals of the few values the digits do not hold (kern_avx512.c) */
@@ -176,11 +172,29 @@ void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
 /* From this many tokens the models take an integer path (linear.c) */
 #define KERN_A8_MIN_BATCH 4
 
+/* w's rows packed once for kn's integer path (kn->a8_run set): the
+ * panels each call would otherwise pack again (llama.cpp likewise repacks
+ * its Q4_0 weights at load). One byte a weight, besides w's own half byte.
+ * Borrows kn; w may be released first. Caller frees with kern_a8w_free. */
+struct kern_a8w {
+	const struct kern *kn;
+	int n, k, group, panels; /* w's shape; ceil(n / kn->a8_panel) */
+	struct kern_panel *pn;   /* owned: panels of them, pointing into */
+	int32_t *codes;          /* owned: every panel's codes, then */
+	float *scale, *bias;     /* owned: their scales and biases */
+	size_t bytes;            /* of codes, scale and bias together */
+};
+struct kern_a8w *kern_a8w_new(const struct kern *kn, struct kpool *p,
+			      const struct q4_matrix *w);
+void kern_a8w_free(struct kern_a8w *a);
+
 /* y = x W^T with the activations quantised to int8 a group, by kn's
- * integer path (kn->q4_a8 must be set): q4_gemm_a8_ref's product. */
+ * integer path (kn->a8_run must be set): q4_gemm_a8_ref's product. pw:
+ * NULL (the rows packed as the call goes), or w packed by kern_a8w_new for
+ * kn. */
 void kern_q4_gemm_a8(const struct kern *kn, struct kpool *p,
-		     const struct q4_matrix *w, const uint16_t *x, int m,
-		     float *y);
+		     const struct q4_matrix *w, const struct kern_a8w *pw,
+		     const uint16_t *x, int m, float *y);
 
 /* Flushes denormal floats to zero on the calling thread (x86: FTZ and DAZ
  * in MXCSR; aarch64: FZ in FPCR), as inference engines do: real attention

@@ -515,19 +515,13 @@ a8_tile(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	KERN_TILE_DISPATCH(a8_micro);
 }
 
-/* Rows [r0, r1) of y = x W^T, W4A8 */
-static void q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y,
-		  int r0, int r1)
-{
-	kern_a8_rows(w, x, y, r0, r1, PANEL, 1, a8_pack, a8_tile);
-}
-
 const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .q8 = kern_avx2_q8, .f16 = kern_avx2_f16,
 			       .load = kern_avx2_load };
 const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
 				   .q4 = q4, .q8 = kern_avx2_q8,
-				   .f16 = kern_avx2_f16, .q4_a8 = q4_a8,
-				   .a8_tile = TILE,
+				   .f16 = kern_avx2_f16, .a8_pack = a8_pack,
+				   .a8_run = a8_tile, .a8_panel = PANEL,
+				   .a8_panels = 1, .a8_tile = TILE,
 				   .load = kern_avx2_load,
 				   .a8_load = kern_avx2_a8_load };

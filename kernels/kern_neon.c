@@ -352,13 +352,6 @@ static void a8_tile(const struct kern_panel *pn, const int8_t *aq,
 	KERN_TILE_DISPATCH(a8_micro);
 }
 
-/* Rows [r0, r1) of y = x W^T, W4A8 */
-static void q4_a8(const struct q4_matrix *w, const struct kern_x *x, float *y,
-		  int r0, int r1)
-{
-	kern_a8_rows(w, x, y, r0, r1, PANEL, 1, a8_pack, a8_tile);
-}
-
 #pragma GCC pop_options
 
 /* ---- the same with the 8-bit matrix multiply (ARMv8.6-A i8mm; kern.c
@@ -468,22 +461,17 @@ static void mm_tile(const struct kern_panel *pn, const int8_t *aq,
 	KERN_TILE_DISPATCH(mm_micro);
 }
 
-/* Rows [r0, r1) of y = x W^T, W4A8 through smmla */
-static void q4_a8_mm(const struct q4_matrix *w, const struct kern_x *x,
-		     float *y, int r0, int r1)
-{
-	kern_a8_rows(w, x, y, r0, r1, PANEL, 1, a8_pack, mm_tile);
-}
-
 #pragma GCC pop_options
 
 const struct kern kern_neon = { .name = "neon", .q4 = q4, .q8 = q8,
 			       .f16 = f16 };
 const struct kern kern_neon_dot = { .name = "neon-dot", .q4 = q4, .q8 = q8,
-				    .f16 = f16, .q4_a8 = q4_a8,
-				    .a8_tile = TILE };
+				    .f16 = f16, .a8_pack = a8_pack,
+				    .a8_run = a8_tile, .a8_panel = PANEL,
+				    .a8_panels = 1, .a8_tile = TILE };
 const struct kern kern_neon_i8mm = { .name = "neon-i8mm", .q4 = q4, .q8 = q8,
-				     .f16 = f16, .q4_a8 = q4_a8_mm,
-				     .a8_tile = TILE };
+				     .f16 = f16, .a8_pack = a8_pack,
+				     .a8_run = mm_tile, .a8_panel = PANEL,
+				     .a8_panels = 1, .a8_tile = TILE };
 const struct kern kern_neon_fp16 = { .name = "neon-fp16", .q4 = q4_fp16,
 				     .q8 = q8, .f16 = f16 };

@@ -60,7 +60,7 @@ void q4_set(struct q4_matrix *m, int row, int col, int code);
 void q4_gemm_ref(const struct q4_matrix *w, const uint16_t *x, int m, float *y,
 		 int r0, int r1);
 
-/* The integer paths' activations (kern.h's q4_a8 kernels), as llama.cpp's
+/* The integer paths' activations (kern.h's a8_run kernels), as llama.cpp's
  * Q8_0: a token's k values in blocks of Q4_A8_BLOCK columns, each block as
  * int8 codes a = round(x / u) (halves away from zero) in [-127, 127] with
  * one FP32 unit

@@ -52,7 +52,15 @@ void lin_release(struct linear *l)
 		q8_release(&l->q8);
 	if (l->q4.data)
 		q4_release(&l->q4);
+	kern_a8w_free(l->a8);
 	memset(l, 0, sizeof(*l));
+}
+
+void lin_pack_a8(struct linear *l, const struct kern *kn, struct kpool *p)
+{
+	kern_a8w_free(l->a8);
+	l->a8 = l->format == LIN_W4A16 && kn && kn->a8_run ?
+			kern_a8w_new(kn, p, &l->q4) : NULL;
 }
 
 float *lin_weights(const struct linear *l)
@@ -177,8 +185,9 @@ void lin_apply(const struct linear *l, const float *x, int m, float *y,
 		kern_q4_gemm(kn, p, &l->q4, xh, m, y);
 		break;
 	case LIN_W4A16:
-		if (int8 && m >= KERN_A8_MIN_BATCH && kn->q4_a8)
-			kern_q4_gemm_a8(kn, p, &l->q4, xh, m, y);
+		if (int8 && m >= KERN_A8_MIN_BATCH && kn->a8_run)
+			kern_q4_gemm_a8(kn, p, &l->q4, l->a8 && l->a8->kn == kn ?
+					l->a8 : NULL, xh, m, y);
 		else
 			kern_q4_gemm(kn, p, &l->q4, xh, m, y);
 		break;

@@ -25,6 +25,8 @@ struct linear {
 	uint16_t *f16;       /* (n x k) owned: LIN_F16 */
 	struct q8_matrix q8; /* LIN_W8A16 */
 	struct q4_matrix q4; /* LIN_W4A16, LIN_W4A4 */
+	struct kern_a8w *a8; /* owned, or NULL: q4 packed for one kernel
+				set's integer path (lin_pack_a8) */
 };
 
 /* Takes ownership of w (n x k, FP32, malloc'd) as FP32 weights. */
@@ -33,6 +35,10 @@ void lin_init_f32(struct linear *l, float *w, int n, int k);
 void lin_convert(struct linear *l, enum lin_format f, int group,
 		 enum q4_kind kind);
 void lin_release(struct linear *l);
+/* Packs a W4A16 layer's weights once for kn's integer path (kern_a8w_new,
+ * on p's threads), which lin_apply then reads instead of packing them at
+ * each call; any other layer, or kn NULL or without one, drops the pack. */
+void lin_pack_a8(struct linear *l, const struct kern *kn, struct kpool *p);
 
 /* The weights as FP32 (n x k), whatever the format. Caller frees. */
 float *lin_weights(const struct linear *l);
@@ -45,7 +51,7 @@ float lin_dot_f32(const float *a, const float *b, int n);
 
 /* y (m x n) = x (m x k) W^T. kn may be NULL for LIN_F32. int8: a W4A16
  * layer given KERN_A8_MIN_BATCH or more tokens takes kn's integer path
- * where kn has one (kn->q4_a8: activations quantised to int8 a group, as
+ * where kn has one (kn->a8_run: activations quantised to int8 a group, as
  * llama.cpp's prefill does, so W4A8's accuracy, not W4A16's). */
 void lin_apply(const struct linear *l, const float *x, int m, float *y,
 	       const struct kern *kn, struct kpool *p, bool int8);

@@ -202,16 +202,29 @@ void llama_release(struct llama *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* The seven linear layers of a block */
+#define BLOCK_LINEARS(L)                                                       \
+	{ &(L)->wq, &(L)->wk, &(L)->wv, &(L)->wo, &(L)->w1, &(L)->w2, &(L)->w3 }
+
 void llama_convert(struct llama *m, enum lin_format f, int group,
 		   enum q4_kind kind)
 {
 	for (int l = 0; l < m->c.n_layers; l++) {
-		struct llama_layer *L = &m->layer[l];
-		struct linear *all[] = { &L->wq, &L->wk, &L->wv, &L->wo, &L->w1,
-					 &L->w2, &L->w3 };
+		struct linear *all[] = BLOCK_LINEARS(&m->layer[l]);
 
 		for (size_t i = 0; i < 7; i++)
 			lin_convert(all[i], f, group, kind);
+	}
+}
+
+void llama_pack_a8(struct llama *m)
+{
+	for (int l = 0; l < m->c.n_layers; l++) {
+		struct linear *all[] = BLOCK_LINEARS(&m->layer[l]);
+
+		for (size_t i = 0; i < 7; i++)
+			lin_pack_a8(all[i], m->int8_batches ? m->kn : NULL,
+				    m->pool);
 	}
 }
 
@@ -292,7 +305,7 @@ const char *llama_block_acts(const struct llama *m)
 	case LIN_W4A4:
 		return "int4";
 	case LIN_W4A16:
-		return m->int8_batches && m->kn->q4_a8 ? "int8" : "fp16";
+		return m->int8_batches && m->kn->a8_run ? "int8" : "fp16";
 	case LIN_F16:
 	case LIN_W8A16:
 		break;

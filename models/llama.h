@@ -69,6 +69,11 @@ void llama_release(struct llama *m);
  * (FP16, W8A16, and W4A16's own exact FP16 activations), "fp32", "int4"
  * (W4A4). Static. */
 const char *llama_block_acts(const struct llama *m);
+/* Packs the block layers' W4A16 weights once for m->kn's integer path when
+ * m->int8_batches (lin_pack_a8, on m->pool), else drops such packs: call
+ * after setting kn, pool and int8_batches. Without it the integer path
+ * packs the weights at every call (the same product, slower). */
+void llama_pack_a8(struct llama *m);
 
 /* GPTQ-style quantisation (models/gptq.c) of every linear layer of the
  * blocks (not the classifier, which keeps its precision) to W4A16

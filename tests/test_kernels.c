@@ -172,8 +172,10 @@ static const int shapes[][2] = {
 };
 
 /* Every kernel, format, group size, shape and batch 1..16; the integer
- * paths (q4_a8) against q4_gemm_a8_ref at batches over several tiles (its
- * integer sums are exact, so only FP32 rounding may differ). */
+ * paths (a8_run) against q4_gemm_a8_ref at batches over several tiles (its
+ * integer sums are exact, so only FP32 rounding may differ), with the
+ * weights packed ahead (kern_a8w_new) at odd batches and as the call goes
+ * at even ones. */
 static void kernels_match_reference(void)
 {
 	const char *const *names = kern_available();
@@ -224,12 +226,16 @@ static void kernels_match_reference(void)
 						bad += compare(what, y, ref, wd, x, mb,
 							       n, k, tol);
 					}
-					for (int mb = 1; kn->q4_a8 && mb <= 40;
+					struct kern_a8w *pw = kn->a8_run ?
+						kern_a8w_new(kn, s % 2 ? NULL : pool, &m4) : NULL;
+
+					for (int mb = 1; pw && mb <= 40;
 					     mb += mb < 4 ? 1 : 9) {
 						q4_gemm_a8_ref(&m4, x, mb, ref, 0, n);
 						memset(y, 0xff, sizeof(float) * 40 * n);
 						kern_q4_gemm_a8(kn, s % 2 ? pool : NULL,
-								&m4, x, mb, y);
+								&m4, mb % 2 ? pw : NULL,
+								x, mb, y);
 						snprintf(what, sizeof(what),
 							 "%s w4a8 %s g%d %dx%d m%d", *nm,
 							 kind ? "asym" : "sym", g, n, k,
@@ -237,6 +243,7 @@ static void kernels_match_reference(void)
 						bad += compare(what, y, ref, wd, x, mb,
 							       n, k, MAX_FP32_KERNEL_ERR);
 					}
+					kern_a8w_free(pw);
 					q4_release(&m4);
 				}
 			q8_init(&m8, n, k);
