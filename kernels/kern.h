@@ -130,23 +130,25 @@ void kern_x_release(struct kern_x *kx);
 
 /* The body of an integer path's kern_tile_fn: its micro-kernel, called
  * as micro(pn, aq, au, as, ngroups, group, n, y, ystride, rows) with n = T
- * a constant 1 .. 4 (every path's tiles hold at most 4 tokens), so that
- * the micro-kernel's loops over tokens unroll */
-#define KERN_TILE_DISPATCH(micro)                                              \
+ * a constant 1 .. max (the path's a8_tile, at most 8), so that the
+ * micro-kernel's loops over tokens unroll */
+#define KERN_TILE_CASE(micro, n, max)                                          \
+	case n:                                                                \
+		if (n <= (max))                                                \
+			micro(pn, aq, au, as, ngroups, group, n, y, ystride,   \
+			      rows);                                           \
+		break
+#define KERN_TILE_DISPATCH(micro, max)                                         \
 	do {                                                                   \
 		switch (T) {                                                   \
-		case 1:                                                        \
-			micro(pn, aq, au, as, ngroups, group, 1, y, ystride, rows); \
-			break;                                                 \
-		case 2:                                                        \
-			micro(pn, aq, au, as, ngroups, group, 2, y, ystride, rows); \
-			break;                                                 \
-		case 3:                                                        \
-			micro(pn, aq, au, as, ngroups, group, 3, y, ystride, rows); \
-			break;                                                 \
-		case 4:                                                        \
-			micro(pn, aq, au, as, ngroups, group, 4, y, ystride, rows); \
-			break;                                                 \
+			KERN_TILE_CASE(micro, 1, max);                         \
+			KERN_TILE_CASE(micro, 2, max);                         \
+			KERN_TILE_CASE(micro, 3, max);                         \
+			KERN_TILE_CASE(micro, 4, max);                         \
+			KERN_TILE_CASE(micro, 5, max);                         \
+			KERN_TILE_CASE(micro, 6, max);                         \
+			KERN_TILE_CASE(micro, 7, max);                         \
+			KERN_TILE_CASE(micro, 8, max);                         \
 		}                                                              \
 	} while (0)
 

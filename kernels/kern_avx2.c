@@ -512,7 +512,7 @@ a8_tile(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	const float *as, int T, int ngroups, int group, float *y, size_t ystride,
 	int rows)
 {
-	KERN_TILE_DISPATCH(a8_micro);
+	KERN_TILE_DISPATCH(a8_micro, TILE);
 }
 
 const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,

@@ -349,7 +349,7 @@ static void a8_tile(const struct kern_panel *pn, const int8_t *aq,
 		    const float *au, const float *as, int T, int ngroups,
 		    int group, float *y, size_t ystride, int rows)
 {
-	KERN_TILE_DISPATCH(a8_micro);
+	KERN_TILE_DISPATCH(a8_micro, TILE);
 }
 
 #pragma GCC pop_options
@@ -458,7 +458,7 @@ static void mm_tile(const struct kern_panel *pn, const int8_t *aq,
 		    const float *au, const float *as, int T, int ngroups,
 		    int group, float *y, size_t ystride, int rows)
 {
-	KERN_TILE_DISPATCH(mm_micro);
+	KERN_TILE_DISPATCH(mm_micro, TILE);
 }
 
 #pragma GCC pop_options

@@ -172,8 +172,9 @@ static const int shapes[][2] = {
 };
 
 /* Every kernel, format, group size, shape and batch 1..16; the integer
- * paths (a8_run) against q4_gemm_a8_ref at batches over several tiles (its
- * integer sums are exact, so only FP32 rounding may differ), with the
+ * paths (a8_run) against q4_gemm_a8_ref at batches 1 .. 8 (a tile of each
+ * length a micro-kernel has) and over several tiles (its integer sums are
+ * exact, so only FP32 rounding may differ), with the
  * weights packed ahead (kern_a8w_new) at odd batches and as the call goes
  * at even ones. */
 static void kernels_match_reference(void)
@@ -230,7 +231,7 @@ static void kernels_match_reference(void)
 						kern_a8w_new(kn, s % 2 ? NULL : pool, &m4) : NULL;
 
 					for (int mb = 1; pw && mb <= 40;
-					     mb += mb < 4 ? 1 : 9) {
+					     mb += mb < 8 ? 1 : 8) {
 						q4_gemm_a8_ref(&m4, x, mb, ref, 0, n);
 						memset(y, 0xff, sizeof(float) * 40 * n);
 						kern_q4_gemm_a8(kn, s % 2 ? pool : NULL,
