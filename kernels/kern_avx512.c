@@ -639,8 +639,9 @@ static inline __m512i word(const int8_t *p)
 }
 
 /* One panel against one tile of T tokens: y rows r .. r + rows - 1 of the
- * tile's tokens. A group's sums stay in registers (f = sum of u float(sum
- * q a) over its blocks), y holds the rest: y += s f + b sum(x) */
+ * tile's tokens. f is a group's sum of u float(sum q a) over its blocks;
+ * sum, the results so far, gains s f + b sum(x) at each group's end and is
+ * stored to y at the last */
 __attribute__((target("avx512vnni"))) static inline
 __attribute__((always_inline)) void
 a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
