@@ -140,6 +140,8 @@ void kern_x_release(struct kern_x *kx);
 		break
 #define KERN_TILE_DISPATCH(micro, max)                                         \
 	do {                                                                   \
+		_Static_assert((max) >= 1 && (max) <= 8,                       \
+			       "a tile of 1 to 8 tokens");                     \
 		switch (T) {                                                   \
 			KERN_TILE_CASE(micro, 1, max);                         \
 			KERN_TILE_CASE(micro, 2, max);                         \

@@ -497,15 +497,15 @@ q4_vnni(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
  * too, in tiles of TILE tokens (kern.h's kern_tiles). A tile's integer
  * sums (a block) and a group's float sums stay in registers for a panel's
  * whole row: a block ends with f += float(sum q a) u, a group with
- * y += s f + b sum(x) (y, the results, in registers or spilled once a
- * group), one multiply a block fewer than scaling each block by s u.
+ * sum += s f + b sum(x) (sum, the results, in registers or spilled once
+ * a group), one multiply a block fewer than scaling each block by s u.
  * vpdpbusd takes 5 cycles and two start a cycle here, so 10 or more
  * chains of sums keep both ports busy: TILE 6 gives 12. Measured against
  * the block-scaled form with TILE 4 (8 chains), 11008x4096 on 2 threads,
  * three alternating rounds (Xeon 2 vCPUs, 2026-12-03): 1.77-1.85 ms
  * against 1.96-2.02 at 16 tokens, 5.40-6.06 against 6.41-6.57 at 64,
  * 43.7-44.7 against 47.0-48.2 at 512; this form with TILE 4 took
- * 1.90-1.95, 5.67-6.35 and 44.5-44.8, with TILE 8 (spilling in the loop)
+ * 1.90-1.95, 5.67-6.35 and 44.5-44.8, with TILE 8 (48 vectors of sums for 32 registers)
  * 1.73-1.86, 6.03-6.42 and 46.1-47.3. A panel's codes (128 KB at 4096
  * columns) come from L2 at every tile, and at the first from memory: the
  * loop asks for them KERN_PREFETCH_BYTES ahead (11008x4096 x 64: 6.18-6.57

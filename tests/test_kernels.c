@@ -174,9 +174,8 @@ static const int shapes[][2] = {
 /* Every kernel, format, group size, shape and batch 1..16; the integer
  * paths (a8_run) against q4_gemm_a8_ref at batches 1 .. 8 (a tile of each
  * length a micro-kernel has) and over several tiles (its integer sums are
- * exact, so only FP32 rounding may differ), with the
- * weights packed ahead (kern_a8w_new) at odd batches and as the call goes
- * at even ones. */
+ * exact, so only FP32 rounding may differ), with the weights packed ahead
+ * (kern_a8w_new) at odd batches and as the call goes at even ones. */
 static void kernels_match_reference(void)
 {
 	const char *const *names = kern_available();
