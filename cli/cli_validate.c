@@ -181,7 +181,8 @@ static char **profile_sets(const char *cdir, const char *pdir,
 			 "\"%s/edge.json\"}", g, cdir);
 		s[k++] = xstrdup(buf);
 		snprintf(buf, sizeof(buf), "/tenants/%zu/acceptance={\"profile\": "
-			 "\"%s/accept.json\"}", g, pdir);
+			 "\"%s/accept-%zu.json\", \"replay\": \"request\"}",
+			 g, pdir, g);
 		s[k++] = xstrdup(buf);
 	}
 	snprintf(buf, sizeof(buf), "/cloud/model=\"%s\"", model);

@@ -244,39 +244,43 @@ static int prompt_index(int tenant, int requests, int r)
 	return (tenant * requests + r) % VAL_PROMPTS;
 }
 
-/* The point's acceptance profile, dir/accept.json and dir/accept.bits:
- * the bits of exactly the prompts its requests use, one line a request. */
-int val_accept_profile(struct val *v, const struct cfg *c, const char *dir,
-			  const json_t *prov, struct err *e)
+/* Group g's acceptance profile, dir/accept-<g>.json and its bits: the
+ * bits of exactly the prompts its requests use, a line a request, request
+ * r of its tenant k (the group's first tenant being tenant first) on line
+ * r * count + k, as the simulator's replay by request numbers them. */
+static int accept_profile(struct val *v, const struct cfg_group *G, int first,
+			  size_t g, const char *dir, const json_t *prov,
+			  struct err *e)
 {
-	char path[4200];
+	int R = (int)G->workload.requests, n = (int)G->count;
+	char path[4200], bits[64];
 	long pos = 0, agree = 0;
 	double stoch = 0;
 	json_t *doc;
 	FILE *f;
 	int rc;
 
-	snprintf(path, sizeof(path), "%.4000s/accept.bits", dir);
+	snprintf(bits, sizeof(bits), "accept-%zu.bits", g);
+	snprintf(path, sizeof(path), "%.4000s/%s", dir, bits);
 	if (!(f = fopen(path, "w")))
 		return err_set(e, "cannot write '%s': %s", path, strerror(errno));
 	fprintf(f, "# greedy agreement of draft and target along the target's "
-		"continuation of each request's prompt\n");
-	for (size_t g = 0, idx = 0; g < c->n_groups; g++)
-		for (long long k = 0; k < c->groups[g].count; k++, idx++)
-			for (int r = 0; r < (int)c->groups[g].workload.requests; r++) {
-				int p = prompt_index((int)idx,
-					(int)c->groups[g].workload.requests, r);
+		"continuation of each request's prompt: bit i judges the "
+		"draft of output token i\n");
+	for (int r = 0; r < R; r++)
+		for (int k = 0; k < n; k++) {
+			int p = prompt_index(first + k, R, r);
 
-				for (int i = 0; i < v->nout; i++) {
-					int b = v->bits[(size_t)p * v->nout + i];
+			for (int i = 0; i < v->nout; i++) {
+				int b = v->bits[(size_t)p * v->nout + i];
 
-					fputc('0' + b, f);
-					agree += b;
-				}
-				fputc('\n', f);
-				pos += v->nout;
-				stoch += v->stoch[p];
+				fputc('0' + b, f);
+				agree += b;
 			}
+			fputc('\n', f);
+			pos += v->nout;
+			stoch += v->stoch[p];
+		}
 	if (fclose(f) != 0)
 		return err_set(e, "cannot write '%s'", path);
 	doc = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:f,s:f,s:f,s:f,s:f,s:O,"
@@ -288,11 +292,24 @@ int val_accept_profile(struct val *v, const struct cfg *c, const char *dir,
 			"alpha_greedy", (double)agree / (double)pos,
 			"alpha_stochastic", stoch * (double)v->nout / (double)pos,
 			"temperature", 0.0, "mean_accepted_per_gamma",
-			v->mean_accepted, "bits", "accept.bits", "provenance", prov);
-	snprintf(path, sizeof(path), "%.4000s/accept.json", dir);
+			v->mean_accepted, "bits", bits, "provenance", prov);
+	snprintf(path, sizeof(path), "%.4000s/accept-%zu.json", dir, g);
 	rc = jx_save(path, doc, e);
 	json_decref(doc);
 	return rc;
+}
+
+int val_accept_profile(struct val *v, const struct cfg *c, const char *dir,
+		       const json_t *prov, struct err *e)
+{
+	int first = 0;
+
+	for (size_t g = 0; g < c->n_groups; g++) {
+		if (accept_profile(v, &c->groups[g], first, g, dir, prov, e) < 0)
+			return -1;
+		first += (int)c->groups[g].count;
+	}
+	return 0;
 }
 
 /* The verifier's iteration time over a grid of batch tokens x context, as

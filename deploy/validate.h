@@ -76,8 +76,10 @@ void val_retime(struct val *v, double *draft_ratio, double *verify_ratio);
 int val_scaled_profiles(const char *cdir, const char *dir, double draft_ratio,
 			double verify_ratio, const char *why, struct err *e);
 
-/* The point's acceptance profile, dir/accept.json and dir/accept.bits:
- * the bits of exactly the prompts its requests use. */
+/* The point's acceptance profiles, dir/accept-<g>.json and
+ * dir/accept-<g>.bits for each group g: the bits of exactly the prompts its
+ * requests use, a line a request, for the simulator's replay by request
+ * (docs/config.md). */
 int val_accept_profile(struct val *v, const struct cfg *c, const char *dir,
 		       const json_t *prov, struct err *e);
 

@@ -31,11 +31,14 @@ struct cfg_accept {
 				       one; the draft's name without its
 				       format) */
 	bool proxy;          /* the profile stands in for another pair */
+	bool by_request;     /* trace: a line a request, bits by position */
 };
 
 struct acc_trace {
 	uint8_t *bits; /* (n) owned: 1 accepted, 0 rejected */
 	size_t n;
+	size_t *line;  /* (nlines + 1) owned: where each line's bits start */
+	size_t nlines; /* lines with bits, >= 1 */
 	double alpha;  /* the mean of the bits */
 };
 
@@ -47,6 +50,7 @@ struct acc {
 	const struct acc_trace *trace; /* borrowed; NULL unless trace */
 	gsl_rng *r;                    /* borrowed: the tenant's stream */
 	size_t pos;                    /* trace: next position */
+	size_t line;                   /* trace by request: the request's */
 	int last;                      /* markov: previous outcome */
 };
 
@@ -54,10 +58,18 @@ struct acc {
 void acc_init(struct acc *a, const struct cfg_accept *c,
 	      const struct acc_trace *t, gsl_rng *r);
 
-/* Verifies g draft positions: returns how many are accepted before the
- * first rejection (g when all are). Positions consumed: g if all were
- * accepted, else the accepted ones and the rejected one. */
-int acc_draw(struct acc *a, int g);
+/* A request begins: a trace replayed by request takes its line, request
+ * modulo the lines (the tenant's requests numbered across its group as
+ * the caller numbers them). No effect on the other models. */
+void acc_request(struct acc *a, uint64_t request);
+
+/* Verifies g draft positions, the first at output position at: returns
+ * how many are accepted before the first rejection (g when all are). A
+ * trace by request reads the request's bits at + 0 .. at + g - 1 (wrapping
+ * in the line); the other models ignore at and consume, from their stream,
+ * g positions if all were accepted, else the accepted ones and the
+ * rejected one. */
+int acc_draw(struct acc *a, int32_t at, int g);
 
 /* The long-run acceptance rate of the model. */
 double acc_alpha(const struct cfg_accept *c, const struct acc_trace *t);

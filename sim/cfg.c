@@ -345,14 +345,16 @@ static int read_accept(struct jx *x, json_t *v, const char *p,
 		       struct cfg_accept *out)
 {
 	static const char *const models[] = { "iid", "trace", "markov", NULL };
+	static const char *const replays[] = { "stream", "request", NULL };
 	static const char *const keys[][6] = {
 		[ACCEPT_IID] = { "model", "alpha", "profile", "proxy" },
-		[ACCEPT_TRACE] = { "model", "file", "profile", "proxy" },
+		[ACCEPT_TRACE] = { "model", "file", "profile", "proxy",
+				   "replay" },
 		[ACCEPT_MARKOV] = { "model", "p_after_accept", "p_after_reject" },
 	};
 	struct prof_accept pa = { .alpha = JX_REQUIRED };
 	const char *profile = NULL;
-	int model;
+	int model, replay;
 
 	if (!json_is_object(v))
 		return jx_fail(x, p, "an object", v);
@@ -382,6 +384,9 @@ static int read_accept(struct jx *x, json_t *v, const char *p,
 				 out->alpha);
 		return 0;
 	case ACCEPT_TRACE:
+		if (jx_enum(x, v, p, "replay", replays, "stream", &replay) < 0)
+			return -1;
+		out->by_request = replay == 1;
 		if (profile && !json_object_get(v, "file")) {
 			/* resolved against the profile's folder, and read */
 			json_object_set_new(v, "file", json_string(pa.bits));

@@ -264,6 +264,8 @@ static void start_next(struct sim *s, struct tenant *t)
 		.start_s = now, .prompt = r.prompt, .n_out = r.output,
 	};
 	sk_reset(&t->rq_itl);
+	if (cfg_proto_drafts(&g->proto.caps)) /* numbered as on_arrive's */
+		acc_request(&t->acc, t->rq.index * (uint64_t)g->count + t->gindex);
 	t->edge.ahead = 0;
 	t->edge.feed_bonus = false;
 	HS_ASSERT(t->edge.inflight.n == 0 && !t->edge.drafting);
@@ -1123,7 +1125,7 @@ static void verify(struct sim *s, struct tenant *t, int32_t nblocks)
 		struct blk b = blk_ring_pop(&t->cloud.cq);
 
 		HS_ASSERT(b.epoch == t->cloud.epoch);
-		k = acc_draw(&t->acc, b.g);
+		k = acc_draw(&t->acc, b.base, b.g);
 		if (k < b.g) {
 			/* the rest of the segment is computed but not judged */
 			s->segment_discarded += (uint64_t)(nblocks - i - 1);
@@ -1144,7 +1146,8 @@ static void verify(struct sim *s, struct tenant *t, int32_t nblocks)
 static void verify_own(struct sim *s, struct tenant *t)
 {
 	struct req_stat *q = &t->rq;
-	int32_t g = t->cloud.drafted, k = acc_draw(&t->acc, g);
+	int32_t g = t->cloud.drafted,
+		k = acc_draw(&t->acc, t->cloud.pos, g);
 	int32_t c = k + 1 <= t->cloud.out - t->cloud.pos ? k + 1
 							 : t->cloud.out - t->cloud.pos;
 

@@ -720,7 +720,7 @@ static void t_validate_small(void)
 	CHECK(doc && strstr(doc, "\n0,\"kind=\"\"sync\"\"\","));
 	CHECK(t_exists("v/validate.csv") && t_exists("v/calib/verify.json") &&
 	      t_exists("v/calib/edge.json") && t_exists("v/points/1/edge-1.json") &&
-	      t_exists("v/points/0/accept.bits") &&
+	      t_exists("v/points/0/accept-0.bits") &&
 	      t_exists("v/points/0/config.json"));
 	json_decref(j);
 	free(doc);

@@ -779,6 +779,55 @@ static void bonus_fed_with_next_block(void)
 		  "(ideal)", end[1][0], end[1][1]);
 }
 
+/* A trace replayed by request: request r of tenant k reads line
+ * r * count + k, bit p judging the draft of output position p. Tenant 0's
+ * lines accept everything, tenant 1's only the positions a sync block of
+ * 4 drafts when all are accepted (not 4, 9, 14, ...: the bonus token after
+ * each block), so that only a replay aligned by position sees tenant 1's
+ * drafts all accepted; read as one stream, they are not. 41 tokens: 8
+ * blocks of 4 and their bonus tokens, then a block of 1. */
+static void trace_by_request(void)
+{
+	char line0[48], line1[48], text[400];
+	const char *by_req[] = { "/protocol/kind=\"sync\"",
+				 "/tenants/0/workload/output_tokens=41",
+				 "/tenants/0/acceptance={\"model\": \"trace\", "
+				 "\"file\": \"replay.bits\", \"replay\": "
+				 "\"request\"}" };
+	const char *stream[] = { by_req[0], by_req[1],
+				 "/tenants/0/acceptance={\"model\": \"trace\", "
+				 "\"file\": \"replay.bits\"}" };
+	struct cfg c;
+	struct sim s;
+
+	for (int p = 0; p < 41; p++) {
+		line0[p] = '1';
+		line1[p] = p % 5 == 4 ? '0' : '1';
+	}
+	line0[41] = line1[41] = 0;
+	/* lines 0, 2, 4 are tenant 0's requests, 1, 3, 5 tenant 1's */
+	snprintf(text, sizeof(text), "# replay\n%s\n%s\n%s\n%s\n%s\n%s\n", line0,
+		 line1, line0, line1, line0, line1);
+	t_write("replay.bits", text);
+	if (load(&c, base_cfg, by_req, 3) < 0)
+		return;
+	CHECK(c.groups[0].acc_trace.nlines == 6);
+	CHECK(simulate(&c, &s, NULL) == 0);
+	for (int k = 0; k < 2; k++)
+		CHECK_MSG(s.t[k].st.wasted == 0 && s.t[k].st.accepted == 3 * 33,
+			  "tenant %d: %llu accepted, %llu wasted", k,
+			  (unsigned long long)s.t[k].st.accepted,
+			  (unsigned long long)s.t[k].st.wasted);
+	sim_release(&s);
+	cfg_release(&c);
+	if (load(&c, base_cfg, stream, 3) < 0)
+		return;
+	CHECK(simulate(&c, &s, NULL) == 0);
+	CHECK(s.t[0].st.wasted + s.t[1].st.wasted > 0);
+	sim_release(&s);
+	cfg_release(&c);
+}
+
 const struct tcase sim_tests[] = {
 	{ "sim: a verdict waits for the edge's forward pass",
 	  verdict_waits_for_pass },
@@ -796,6 +845,8 @@ const struct tcase sim_tests[] = {
 	{ "sim: async with window 1 reproduces sync exactly", async_w1_is_sync },
 	{ "sim: async at alpha 1 commits at the drafting rate",
 	  async_full_pipeline },
+	{ "sim: a trace replayed by request, by output position",
+	  trace_by_request },
 	{ "sim: equal seeds give equal rows; groups keep their draws",
 	  determinism },
 	{ "sim: KV admission queues requests, all finish", admission_queue },
