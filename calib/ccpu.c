@@ -311,7 +311,7 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 	double *ct = xmalloc(sizeof(double) * (size_t)nctx);
 	double *px = xmalloc(sizeof(double) * (size_t)npre);
 	double *pt = xmalloc(sizeof(double) * (size_t)npre);
-	double da, db, pa, pb, dres, pres, stream[3], peak, int8;
+	double da, db, pa, pb, dres, pres, stream[3], peak, int8, pair;
 	struct llama_state st;
 	json_t *model, *out;
 
@@ -346,6 +346,10 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 		ct[i] = calib_draft_s(c, &st, o->ctx[i], o->reps, o->min_s);
 		progress(o->progress, "draft", 1, o->ctx[i], ct[i]);
 	}
+	/* a pass feeding two tokens (an edge's bonus token with the last
+	 * draft), at the middle context */
+	pair = calib_block_s(c, &st, 2, o->ctx[nctx / 2], o->reps, o->min_s);
+	progress(o->progress, "draft", 2, o->ctx[nctx / 2], pair);
 	*verify = o->verify_tokens ? verify_table(c, &st, o, prov) : NULL;
 	llama_state_release(&st);
 	dres = calib_fit(cx, ct, nctx, &da, &db);
@@ -358,7 +362,7 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 	if (!c->synthetic)
 		json_object_set_new(model, "path", json_string(c->path));
 	out = json_pack("{s:s,s:s,s:b,s:o,s:s,s:i,s:s,s:s,s:f,s:f,s:f,s:{s:o,s:o},"
-			"s:{s:o,s:o},s:{s:f,s:f,s:f,s:f,s:f,s:f},s:O}",
+			"s:{s:o,s:o},s:{s:f,s:f,s:f,s:f,s:f,s:f,s:f},s:O}",
 			"kind", "edge", "device", "", "derived", 0, "model", model,
 			"quant", c->quant, "threads", c->threads, "kernel",
 			c->m.kn->name, "prefill_activations", llama_block_acts(&c->m),
@@ -370,7 +374,8 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 			"draft_base_s", da, "draft_per_ctx_s", db,
 			"prefill_base_s", pa, "prefill_per_token_s", pb,
 			"draft_max_rel_residual", dres,
-			"prefill_max_rel_residual", pres, "provenance", prov);
+			"prefill_max_rel_residual", pres, "draft_pair_s", pair,
+			"provenance", prov);
 	free(cx);
 	free(ct);
 	free(px);

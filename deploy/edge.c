@@ -52,6 +52,8 @@ struct edge {
 	uint32_t req, epoch;
 	long drafted, wasted, judged, accepted, verdicts;
 	double draft_s;             /* wall time spent drafting */
+	long pair_passes;           /* passes that fed two tokens ... */
+	double pair_pass_s;         /* ... and their wall time */
 	json_t *commits;            /* borrowed from the log: this request's */
 	struct wire_msg *msg;       /* scratch for the messages sent */
 };
@@ -210,7 +212,8 @@ static const float *feed(struct edge *e, int upto)
 static void draft(struct edge *e)
 {
 	const struct edge_opts *o = e->o;
-	double t0 = rt_now_s();
+	double t0 = rt_now_s(), t1;
+	int fed = e->dlen - e->dkv;
 	const float *row = feed(e, e->dlen);
 
 	if (e->dlen == e->bstart)
@@ -218,7 +221,12 @@ static void draft(struct edge *e)
 			   e->limit - e->dlen;
 	e->seq[e->dlen++] = spec_argmax(row, o->m->c.vocab);
 	e->drafted++;
-	e->draft_s += rt_now_s() - t0;
+	t1 = rt_now_s();
+	e->draft_s += t1 - t0;
+	if (fed == 2) { /* the bonus token with the last draft */
+		e->pair_passes++;
+		e->pair_pass_s += t1 - t0;
+	}
 	if (e->dlen - e->bstart < e->bsize)
 		return;
 	*e->msg = (struct wire_msg){ .type = WIRE_BLOCK, .request = e->req,
@@ -429,7 +437,7 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 		rc = idle(&e, -1, er);
 	if (rc == 0)
 		log = json_pack("{s:I, s:O, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
-				"s:I, s:I, s:I, s:I}",
+				"s:I, s:f, s:I, s:I, s:I, s:I}",
 				"tenant", (json_int_t)o->tenant, "requests", reqs,
 				"drafted", (json_int_t)e.drafted,
 				"wasted", (json_int_t)e.wasted,
@@ -438,7 +446,10 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 				"verdicts", (json_int_t)e.verdicts,
 				"bytes_up", (json_int_t)netem_bytes(&e.net, true),
 				"bytes_down", (json_int_t)netem_bytes(&e.net, false),
-				"draft_s", e.draft_s, "blocks", (json_int_t)e.blocks,
+				"draft_s", e.draft_s,
+				"pair_passes", (json_int_t)e.pair_passes,
+				"pair_pass_s", e.pair_pass_s,
+				"blocks", (json_int_t)e.blocks,
 				"reconnects", (json_int_t)e.reconnects,
 				"resumed_tokens", (json_int_t)e.resumed,
 				"lost_messages", (json_int_t)netem_losses(&e.net));

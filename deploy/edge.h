@@ -50,7 +50,9 @@ struct edge_opts {
  * "requests": [{"arrive_s", "done_arrive_s", "commits": [[t_s, n], ...],
  * "tokens": [...]}], "drafted", "wasted", "judged", "accepted",
  * "verdicts", "bytes_up", "bytes_down", "draft_s" (wall time spent in
- * draft steps), "blocks" (blocks sent), "reconnects", "resumed_tokens"
+ * draft steps), "pair_passes" and "pair_pass_s" (the steps that fed two
+ * tokens, a bonus token with the last draft, and their wall time),
+ * "blocks" (blocks sent), "reconnects", "resumed_tokens"
  * (output tokens already committed when a request was resumed),
  * "lost_messages" (each costing a retransmission timeout)}; times
  * from t0_s. NULL with e's message when the cloud breaks the protocol,

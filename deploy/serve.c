@@ -53,6 +53,8 @@ struct server {
 	long logged_verdicts, logged_accepted; /* the counters at that line */
 	double log_s;         /* the last log line's time */
 	struct wire_msg *msg; /* owned scratch: a message read or sent */
+	json_t *iters;        /* owned, when o->log_iterations: a row an
+				 iteration */
 };
 
 static double now_s(const struct server *s)
@@ -317,7 +319,11 @@ static void iterate(struct server *s)
 	double t = rt_now_s(), now;
 
 	verifier_iterate(&s->v, &it);
-	s->busy_s += rt_now_s() - t;
+	t = rt_now_s() - t;
+	s->busy_s += t;
+	if (s->iters)
+		json_array_append_new(s->iters, json_pack("[i,i,I,f]", it.tokens,
+			it.seqs, (json_int_t)it.ctx_sum, t));
 	now = now_s(s);
 	s->iterations++;
 	s->batch_tokens += it.tokens;
@@ -419,7 +425,8 @@ static double sleep_s(const struct server *s, bool ready, double wait)
 json_t *serve_run(const struct serve_opts *o, struct err *e)
 {
 	struct server s = { .o = o, .msg = xmalloc(sizeof(struct wire_msg)),
-			    .signal_s = -1 };
+			    .signal_s = -1,
+			    .iters = o->log_iterations ? json_array() : NULL };
 	int n = 1 + o->max_clients;
 	json_t *stats;
 
@@ -510,6 +517,8 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 				      json_real(s.signal_s),
 			  "drained_verdicts", (json_int_t)s.drained,
 			  "unanswered_blocks", (json_int_t)verifier_queued(&s.v));
+	if (s.iters)
+		json_object_set_new(stats, "iteration_log", s.iters);
 	for (int i = 0; i < o->max_clients; i++)
 		if (s.pfd[1 + i].fd >= 0)
 			wire_conn_release(&s.cl[i].c);

@@ -49,6 +49,7 @@ struct serve_opts {
 				    host thread spins: an idle CPU here can
 				    run the next batch slower (docs/deploy.md) */
 	bool verbose;            /* a line per client event on stderr */
+	bool log_iterations;     /* the stats list every iteration */
 };
 
 /* Serves until done; returns the stats (caller frees): "iterations",
@@ -60,7 +61,9 @@ struct serve_opts {
  * its verdict's sending), "max_buffered_bytes" (all connections' buffers
  * at their fullest), "rss_kb", "max_rss_kb", "signal_s" (null without
  * one), "drained_verdicts" (sent after it), "unanswered_blocks" (queued at
- * exit). NULL with e's message when the server itself fails. */
+ * exit), and with o->log_iterations "iteration_log": [tokens, sequences,
+ * their cached context summed, seconds] an iteration. NULL with e's
+ * message when the server itself fails. */
 json_t *serve_run(const struct serve_opts *o, struct err *e);
 
 /* The protocol state of one client. */

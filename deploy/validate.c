@@ -14,7 +14,9 @@
 #include "jx.h"
 #include "report.h"
 #include "serve.h"
+#include "cost.h"
 #include "sim.h"
+#include "vtab.h"
 #include "spec.h"
 #include "verifier.h"
 #include "wire.h"
@@ -33,6 +35,8 @@
 
 #define VAL_MAX_GAMMA 8    /* E[A] measured for gamma 1 .. 8 */
 #define VAL_ROUNDS 3       /* rounds over the verify grid */
+#define VAL_PROBE_PASSES 9 /* draft passes timed; their median */
+#define VAL_PROBE_REPS 5   /* verifier iterations timed; their median */
 #define VAL_SEQ_MAX 1024   /* positions the models keep here: the grid's
 			      contexts and the points fit, and a slot's KV
 			      cache stays 47 MB for SmolLM2-135M (188 MB at
@@ -226,15 +230,30 @@ static int scaled_copy(const char *cdir, const char *dir, const char *name,
 }
 
 int val_scaled_profiles(const char *cdir, const char *dir, double draft_ratio,
-			double verify_ratio, const char *why, struct err *e)
+			double verify_ratio, double pair_s, const char *why,
+			struct err *e)
 {
 	static const char *const draft_fit[] = { "draft_base_s",
-						 "draft_per_ctx_s", NULL };
+		"draft_per_ctx_s", "draft_pair_s", NULL };
+	char path[4200];
+	json_t *doc;
+	int rc;
 
-	return scaled_copy(cdir, dir, "edge.json", "draft", "seconds", draft_fit,
-			   "device", draft_ratio, why, e) < 0 ||
-	       scaled_copy(cdir, dir, "verify.json", NULL, "seconds", NULL,
-			   "method", verify_ratio, why, e) < 0 ? -1 : 0;
+	if (scaled_copy(cdir, dir, "edge.json", "draft", "seconds", draft_fit,
+			"device", draft_ratio, why, e) < 0 ||
+	    scaled_copy(cdir, dir, "verify.json", NULL, "seconds", NULL,
+			"method", verify_ratio, why, e) < 0)
+		return -1;
+	if (pair_s < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%.4000s/edge.json", dir);
+	if (!(doc = jx_load(path, e)))
+		return -1;
+	json_object_set_new(json_object_get(doc, "fit"), "draft_pair_s",
+			    json_real(pair_s));
+	rc = jx_save(path, doc, e);
+	json_decref(doc);
+	return rc;
 }
 
 /* The prompt of a tenant's request: the same in the deployment and in the
@@ -314,9 +333,10 @@ int val_accept_profile(struct val *v, const struct cfg *c, const char *dir,
 
 /* The verifier's iteration time over a grid of batch tokens x context, as
  * verifier_iterate runs it: at each point, slots prefilled to the context
- * get one block each, in segments of gamma + 1 tokens, so that the batch
- * holds the point's tokens. The drafts are text tokens, so most are
- * rejected and a slot's context grows by a token or two a repetition.
+ * get one block each, in segments of at most gamma + 1 tokens, so that the
+ * batch holds exactly the point's tokens. The drafts are text tokens, so
+ * most are rejected and a slot's context grows by a token or two a
+ * repetition.
  * The grid is timed in VAL_ROUNDS rounds, each point a burst of
  * repetitions whose first only warms the caches (the verifier of a server
  * runs on warm caches: nothing else runs on its CPU); a burst of noise on a
@@ -337,55 +357,66 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void queue_blocks(struct verifier *v, int tokens, int gamma,
-			 const int *text)
+static void queue_blocks(struct verifier *v, int tokens, const int *text)
 {
 	struct err e;
 	int left = tokens;
 
-	for (int i = 0; i < v->slots && left > 1; i++) {
+	/* the tokens split evenly over the slots, so that the batch holds
+	 * exactly tokens (segments of gamma + 1 or fewer, 2 or more) */
+	for (int i = 0; i < v->slots; i++) {
 		const struct vreq *q = &v->t[i];
-		int base = q->len - q->kv_len;
-		int n = left - base < gamma ? left - base : gamma;
+		int base = q->len - q->kv_len, n = left / (v->slots - i) - base;
 
+		if (n < 1)
+			n = 1;
 		verifier_block(v, i, 0, q->epoch, q->len, text + q->len + 1, n, 0,
 			       &e);
 		left -= base + n;
 	}
 }
 
+/* A verifier for one grid point: slots prefilled to ctx, enough of them
+ * for tokens in segments of gamma + 1. */
+static void grid_verifier_init(struct verifier *v, const struct llama *m,
+			       const int *text, int tokens, int ctx, int gamma)
+{
+	int slots = (tokens + gamma) / (gamma + 1);
+	struct viter it;
+	struct err e;
+	double w;
+
+	verifier_init(v, m, SCHED_CONTINUOUS, tokens + 1, m->c.seq_len, 0,
+		      slots);
+	for (int i = 0; i < slots; i++)
+		verifier_prompt(v, i, 0, text + i, ctx, m->c.seq_len - ctx, 0, &e);
+	while (verifier_ready(v, 0, &w)) /* the prefills */
+		verifier_iterate(v, &it);
+}
+
 static void verify_grid(const struct llama *m, const int *text, int gamma,
 			int reps, struct vgrid *g)
 {
-	int np = g->nt * g->nc, seg = gamma + 1;
+	int np = g->nt * g->nc;
 	int burst = (reps + VAL_ROUNDS - 1) / VAL_ROUNDS;
 	struct verifier *v = xcalloc((size_t)np, sizeof(*v));
-	double *s = xmalloc(sizeof(double) * (size_t)np * (size_t)reps), w;
+	double *s = xmalloc(sizeof(double) * (size_t)np * (size_t)reps);
 	struct viter it;
-	struct err e;
 
-	for (int p = 0; p < np; p++) {
-		int tokens = g->tok[p / g->nc], ctx = g->ctx[p % g->nc];
-		int slots = (tokens + seg - 1) / seg;
-
-		verifier_init(&v[p], m, SCHED_CONTINUOUS, tokens + 1,
-			      m->c.seq_len, 0, slots);
-		for (int i = 0; i < slots; i++)
-			verifier_prompt(&v[p], i, 0, text + i, ctx,
-					m->c.seq_len - ctx, 0, &e);
-		while (verifier_ready(&v[p], 0, &w)) /* the prefills */
-			verifier_iterate(&v[p], &it);
-	}
+	for (int p = 0; p < np; p++)
+		grid_verifier_init(&v[p], m, text, g->tok[p / g->nc],
+				   g->ctx[p % g->nc], gamma);
 	for (int r = 0; r < reps; r += burst)
 		for (int p = 0; p < np; p++)
 			for (int b = -1; b < burst && r + b < reps; b++) {
 				double t0;
 
-				queue_blocks(&v[p], g->tok[p / g->nc], gamma, text);
+				queue_blocks(&v[p], g->tok[p / g->nc], text);
 				t0 = rt_now_s();
 				verifier_iterate(&v[p], &it);
 				if (b >= 0)
 					s[(size_t)p * reps + r + b] = rt_now_s() - t0;
+				HS_ASSERT(it.tokens == g->tok[p / g->nc]);
 			}
 	for (int p = 0; p < np; p++) {
 		qsort(s + (size_t)p * reps, (size_t)reps, sizeof(double),
@@ -495,8 +526,6 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 
 /* ---- costs timed again before a point ---- */
 
-#define VAL_PROBE_PASSES 9 /* draft passes timed; their median */
-#define VAL_PROBE_REPS 5   /* verifier iterations timed; their median */
 
 void val_retime(struct val *v, double *draft_ratio, double *verify_ratio)
 {
@@ -575,6 +604,7 @@ static int server_child(struct val *v, const struct cfg *c, int lfd,
 		.chunk = (int)c->cloud.prefill_chunk_tokens,
 		.window_s = c->cloud.window_s, .max_clients = clients,
 		.exit_after = clients, .t0_s = t0, .spin = v->server_cpu >= 0,
+		.log_iterations = true,
 	};
 	char path[4200];
 	struct err e;
@@ -607,6 +637,7 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 	pid_t *pid;
 	double t0, deadline, tokens = 0, span = 0, gaps = 0, end = 0, ttft = 0;
 	double judged = 0, accepted = 0, draft_s = 0, drafted = 0;
+	double pair_s = 0, paired = 0; /* the passes that fed two tokens */
 	char path[4200];
 	json_t *st;
 
@@ -675,6 +706,9 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 		judged += (double)json_integer_value(json_object_get(log, "judged"));
 		accepted += (double)json_integer_value(json_object_get(log, "accepted"));
 		draft_s += json_number_value(json_object_get(log, "draft_s"));
+		pair_s += json_number_value(json_object_get(log, "pair_pass_s"));
+		paired += (double)json_integer_value(json_object_get(log,
+								"pair_passes"));
 		drafted += (double)json_integer_value(json_object_get(log, "drafted"));
 		reqs = json_object_get(log, "requests");
 		json_array_foreach(reqs, i, rq) {
@@ -714,9 +748,40 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 				  end : 0,
 		.ttft_s = p->requests ? ttft / (double)p->requests : 0,
 	};
-	p->draft_step_s = drafted > 0 ? draft_s / drafted : 0;
+	p->draft_step_s = drafted > paired ? (draft_s - pair_s) /
+					     (drafted - paired) : 0;
+	p->draft_pair_s = paired > 0 ? pair_s / paired : 0;
 	json_decref(st);
 	return 0;
+}
+
+double val_verify_ratio(const char *pdir, const char *table,
+			const char *model, struct err *e)
+{
+	char path[4200];
+	json_t *st, *row;
+	struct vtab t;
+	double real = 0, pred = 0;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%.4000s/server.json", pdir);
+	if (vtab_load(&t, table, model, e) < 0)
+		return -1;
+	if (!(st = jx_load(path, e))) {
+		vtab_release(&t);
+		return -1;
+	}
+	json_array_foreach(json_object_get(st, "iteration_log"), i, row) {
+		double tok = json_number_value(json_array_get(row, 0));
+		double seqs = json_number_value(json_array_get(row, 1));
+
+		pred += cost_table_s(&t, tok, seqs > 0 ? json_number_value(
+			json_array_get(row, 2)) / seqs : 0);
+		real += json_number_value(json_array_get(row, 3));
+	}
+	json_decref(st);
+	vtab_release(&t);
+	return pred > 0 ? real / pred : 1;
 }
 
 int val_cfg_load(const struct sweep *sw, size_t point, long long seed,

@@ -72,9 +72,11 @@ void val_retime(struct val *v, double *draft_ratio, double *verify_ratio);
 
 /* Writes dir/edge.json and dir/verify.json: the profiles of cdir, every
  * draft-step time times draft_ratio and every verify time times
- * verify_ratio; why says where the ratios come from. */
+ * verify_ratio, and the two-token pass pair_s unless negative (then
+ * scaled as the rest); why says where the figures come from. */
 int val_scaled_profiles(const char *cdir, const char *dir, double draft_ratio,
-			double verify_ratio, const char *why, struct err *e);
+			double verify_ratio, double pair_s, const char *why,
+			struct err *e);
 
 /* The point's acceptance profiles, dir/accept-<g>.json and
  * dir/accept-<g>.bits for each group g: the bits of exactly the prompts its
@@ -82,6 +84,13 @@ int val_scaled_profiles(const char *cdir, const char *dir, double draft_ratio,
  * (docs/config.md). */
 int val_accept_profile(struct val *v, const struct cfg *c, const char *dir,
 		       const json_t *prov, struct err *e);
+
+/* The run's verifier time over what the verify table (file table, of
+ * model) gives for the run's own iterations (pdir/server.json's
+ * iteration_log, each at its tokens and mean cached context); 1 without
+ * iterations, -1 with e's message when a file cannot be read. */
+double val_verify_ratio(const char *pdir, const char *table,
+			const char *model, struct err *e);
 
 /* One side's figures at a point. */
 struct val_side {
@@ -94,9 +103,11 @@ struct val_point {
 	double retime_draft;       /* val_retime's ratios, before the point: */
 	double retime_verify;      /* the profiles it ran on are scaled so */
 	double draft_ratio;        /* the run's draft step over the profile's */
-	double verify_ratio;       /* the run's verifier seconds a token over
-				      the simulator's */
-	double draft_step_s;       /* real: mean wall time of a draft step */
+	double verify_ratio;       /* the run's verifier time over the
+				      table's for its own iterations */
+	double draft_step_s;       /* real: mean wall time of a draft step
+				      feeding one token */
+	double draft_pair_s;       /* real: the same feeding two (edge.h) */
 	double edges_per_cpu;      /* edge processes over the edges' CPUs */
 	double edge_demand;        /* sim: the processors the edges keep busy
 				      (drafting, prefilling); more than the

@@ -331,6 +331,7 @@ static void add_seq(struct verifier *v, struct viter *it, int slot,
 	}
 	v->seqs[it->seqs] = (struct llama_seq){ &r->st, f, n, r->kv_len };
 	v->seg[it->seqs] = (struct vseg){ slot, nblocks, nd, it->tokens, n };
+	it->ctx_sum += r->kv_len;
 	it->seqs++;
 	it->tokens += n;
 }

@@ -52,6 +52,7 @@ struct vverdict {
 
 struct viter {
 	int tokens, seqs;      /* batch tokens and sequences */
+	long ctx_sum;          /* the sequences' cached context, summed */
 	int prefill_tokens;
 	int nverdicts;
 };

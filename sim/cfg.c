@@ -248,7 +248,8 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 {
 	static const char *const keys[] = { "profile", "draft_base_s",
 		"draft_per_ctx_s", "prefill_base_s", "prefill_per_token_s",
-		"power_busy_w", "power_idle_w", "battery_wh", "passes", NULL };
+		"power_busy_w", "power_idle_w", "battery_wh", "passes",
+		"draft_pair_s", NULL };
 	static const char *const passes[] = { "whole", "ideal", NULL };
 	struct prof_edge pe = { .draft_base_s = JX_REQUIRED,
 				.prefill_per_token_s = JX_REQUIRED };
@@ -282,6 +283,8 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 		      &out->prefill_base_s) < 0 ||
 	       jx_num(x, v, p, "prefill_per_token_s", JX_NONNEG,
 		      pe.prefill_per_token_s, &out->prefill_per_token_s) < 0 ||
+	       jx_num(x, v, p, "draft_pair_s", JX_NONNEG, pe.draft_pair_s,
+		      &out->draft_pair_s) < 0 ||
 	       jx_num(x, v, p, "power_busy_w", JX_NONNEG, pe.power_busy_w,
 		      &out->power_busy_w) < 0 ||
 	       jx_num(x, v, p, "power_idle_w", JX_NONNEG, pe.power_idle_w,

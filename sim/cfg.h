@@ -93,6 +93,9 @@ struct cfg_device {
 	/* prompt prefill of n tokens on the edge:
 	 * prefill_base_s + prefill_per_token_s * n */
 	double prefill_base_s, prefill_per_token_s;
+	/* seconds of a forward pass that feeds two tokens (a bonus token
+	 * with the last draft before it); 0: not measured */
+	double draft_pair_s;
 	/* power while computing (drafting, prefilling, making tokens) and
 	 * while waiting with a request open; the battery (0: not known, or
 	 * none); a profile's "power" gives their defaults */

@@ -55,7 +55,7 @@ static size_t bracket(const double *a, size_t n, double v, int extrapolate,
 	return i;
 }
 
-static double table_s(const struct vtab *t, double tokens, double ctx)
+double cost_table_s(const struct vtab *t, double tokens, double ctx)
 {
 	double wt, wc, lo, hi;
 	size_t i = bracket(t->tok, t->nt, tokens, 1, &wt);
@@ -97,7 +97,7 @@ double cost_iter_s(const struct cost *c, const struct cost_batch *b,
 	if (flops)
 		*flops = fl;
 	if (c->table)
-		return b->tokens <= 0 ? 0 : table_s(c->table, (double)b->tokens,
+		return b->tokens <= 0 ? 0 : cost_table_s(c->table, (double)b->tokens,
 			       b->seqs ? b->ctx_sum / (double)b->seqs : 0);
 	if (b->tokens <= 0)
 		return 0;

@@ -53,6 +53,11 @@ void cost_init(struct cost *c, const struct cfg_cloud *cloud);
 double cost_iter_s(const struct cost *c, const struct cost_batch *b,
 		   double *bytes, double *flops);
 
+/* A table's seconds for an iteration of tokens at a mean cached context
+ * ctx: interpolated in both, extrapolated in tokens past the last row (as
+ * cost_iter_s reads the table). */
+double cost_table_s(const struct vtab *t, double tokens, double ctx);
+
 /* The all-reduce share of cost_iter_s for tokens (0 at tp 1). */
 double cost_allreduce_s(const struct cost *c, long tokens);
 

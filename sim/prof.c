@@ -142,7 +142,8 @@ static int read_fit(struct jx *x, json_t *doc, struct prof_edge *p)
 {
 	static const char *const keys[] = { "draft_base_s", "draft_per_ctx_s",
 		"prefill_base_s", "prefill_per_token_s",
-		"draft_max_rel_residual", "prefill_max_rel_residual", NULL };
+		"draft_max_rel_residual", "prefill_max_rel_residual",
+		"draft_pair_s", NULL };
 	json_t *v = json_object_get(doc, "fit");
 	double r;
 
@@ -157,6 +158,8 @@ static int read_fit(struct jx *x, json_t *doc, struct prof_edge *p)
 		      &p->prefill_base_s) < 0 ||
 	       jx_num(x, v, "/fit", "prefill_per_token_s", JX_POS, JX_REQUIRED,
 		      &p->prefill_per_token_s) < 0 ||
+	       jx_num(x, v, "/fit", "draft_pair_s", JX_NONNEG, 0,
+		      &p->draft_pair_s) < 0 ||
 	       jx_num(x, v, "/fit", "draft_max_rel_residual", JX_NONNEG,
 		      JX_REQUIRED, &r) < 0 ||
 	       jx_num(x, v, "/fit", "prefill_max_rel_residual", JX_NONNEG,

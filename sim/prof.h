@@ -20,6 +20,8 @@ struct prof_edge {
 	/* the fit (cfg_device's form) */
 	double draft_base_s, draft_per_ctx_s;
 	double prefill_base_s, prefill_per_token_s;
+	double draft_pair_s; /* optional: a pass feeding two tokens
+				(cfg_device's), else 0 */
 	int vocab;       /* of the draft model */
 	double stream_Bps;  /* the device's measured memory bandwidth */
 	double peak_flops;  /* its measured FMA peak */

@@ -418,12 +418,18 @@ static void maybe_draft(struct sim *s, struct tenant *t)
 	t->edge.draft_ctx0 = t->rq.prompt + t->rq.committed + t->edge.ahead;
 	t->edge.draft_start_s = now;
 	/* a bonus token is fed in one pass with the last block's last draft:
-	 * that pass costs the larger of a draft pass (reading the weights)
-	 * and computing two tokens at the prefill rate (the fit's intercept
-	 * left out: it belongs to long prompts) */
-	t->edge.draft_lead_s = t->edge.feed_bonus && !g->device.ideal_passes ?
-		fmax(0, 2 * g->device.prefill_per_token_s -
-			draft_s(&g->device, t->edge.draft_ctx0, 1)) : 0;
+	 * that pass costs the device's measured two-token pass, else the
+	 * larger of a draft pass (reading the weights) and computing two
+	 * tokens at the prefill rate (the fit's intercept left out: it
+	 * belongs to long prompts) */
+	t->edge.draft_lead_s = 0;
+	if (t->edge.feed_bonus && !g->device.ideal_passes) {
+		double one = draft_s(&g->device, t->edge.draft_ctx0, 1);
+		double two = g->device.draft_pair_s > 0 ? g->device.draft_pair_s :
+			     2 * g->device.prefill_per_token_s;
+
+		t->edge.draft_lead_s = fmax(0, two - one);
+	}
 	t->edge.feed_bonus = false;
 	t->edge.ahead += n;
 	t->edge.draft_ev = eq_push(&s->q, now + t->edge.draft_lead_s +

@@ -746,8 +746,62 @@ static void t_validate_small(void)
 		CHECK_MSG(cal && re && fabs(b - a * rd[1]) <= 1e-6 * b,
 			  "retimed draft_base_s %.9g, calibrated %.9g x %.6g", b, a,
 			  rd[1]);
+		/* the two-token pass was timed, and scaled as the rest */
+		a = json_number_value(jx_at(cal, "/fit/draft_pair_s"));
+		b = json_number_value(jx_at(re, "/fit/draft_pair_s"));
+		CHECK_MSG(a > 0 && fabs(b - a * rd[1]) <= 1e-6 * b,
+			  "draft_pair_s %.9g retimed %.9g", a, b);
 		json_decref(cal);
 		json_decref(re);
+	}
+	{
+		/* the server listed its iterations, which add up to its
+		 * counters; in situ read the verifier's speed from them */
+		char ps[PATH_MAX + 64];
+		json_t *st, *row, *pj;
+		long tok = 0;
+		double busy = 0, vr;
+		size_t k;
+
+		snprintf(ps, sizeof(ps), "%s/v/points/0/server.json", t_tmpdir());
+		st = jx_load(ps, &(struct err){ 0 });
+		json_array_foreach(json_object_get(st, "iteration_log"), k, row) {
+			tok += (long)json_integer_value(json_array_get(row, 0));
+			busy += json_number_value(json_array_get(row, 3));
+		}
+		CHECK(st && k > 0 && k == (size_t)json_integer_value(
+				json_object_get(st, "iterations")));
+		CHECK(tok == json_integer_value(json_object_get(st,
+							"batch_tokens")));
+		CHECK(fabs(busy - json_number_value(json_object_get(st,
+					"busy_s"))) < 1e-6 * busy);
+		json_decref(st);
+		doc = t_slurp("v/validate.json");
+		j = doc ? json_loads(doc, 0, NULL) : NULL;
+		pj = json_array_get(json_object_get(j, "points"), 0);
+		vr = json_number_value(json_object_get(pj, "verify_ratio"));
+		CHECK_MSG(vr > 0 && isfinite(vr), "verify_ratio %g", vr);
+		CHECK(json_array_size(json_object_get(j, "not_run")) == 0);
+		json_decref(j);
+		free(doc);
+	}
+	{
+		/* a bound of 0 leaves every point unrun, listed with its
+		 * edges' demand; no deployment runs */
+		snprintf(args, sizeof(args), "validate %s/sweep.json -o %s/v0 "
+			 "--quick --quiet --target stories260K --draft "
+			 "stories260K:w4a16 --edge-bound 0", t_tmpdir(),
+			 t_tmpdir());
+		CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+		CHECK_MSG(strstr(out, "not run: its edges would keep"), "%s", out);
+		doc = t_slurp("v0/validate.json");
+		j = doc ? json_loads(doc, 0, NULL) : NULL;
+		CHECK(json_array_size(json_object_get(j, "points")) == 0 &&
+		      json_array_size(json_object_get(j, "not_run")) == 2);
+		CHECK(json_number_value(jx_at(j, "/not_run/0/edge_demand_per_cpu")) > 0);
+		CHECK(!t_exists("v0/points/0/server.json"));
+		json_decref(j);
+		free(doc);
 	}
 }
 

@@ -828,6 +828,41 @@ static void trace_by_request(void)
 	cfg_release(&c);
 }
 
+/* device/draft_pair_s is the cost of the pass that feeds a bonus token
+ * with the last draft: under sync at alpha 1 every block but a request's
+ * first starts with one. One request of 41 tokens: 9 blocks, 8 bonus
+ * passes; a 10 ms pass. A pair measured at 15 ms adds 5 ms to each; one
+ * below a pass adds nothing, as the prefill-rate rule (2 x 1 ms) does. */
+static void pair_pass(void)
+{
+	const char *sets[] = { "/tenants/0/acceptance/alpha=1",
+			       "/tenants/0/count=1",
+			       "/tenants/0/workload/output_tokens=41",
+			       "/tenants/0/workload/requests=1",
+			       "/protocol/kind=\"sync\"",
+			       "/tenants/0/device/draft_pair_s=0.015" };
+	const char *pairs[] = { NULL, "/tenants/0/device/draft_pair_s=0.015",
+				"/tenants/0/device/draft_pair_s=0.005" };
+	double tpot[3];
+
+	for (int k = 0; k < 3; k++) {
+		struct cfg c;
+		struct sim s;
+
+		sets[5] = pairs[k];
+		if (load(&c, base_cfg, sets, k ? 6 : 5) < 0)
+			return;
+		CHECK(simulate(&c, &s, NULL) == 0);
+		tpot[k] = s.t[0].st.tpot_sum;
+		sim_release(&s);
+		cfg_release(&c);
+	}
+	CHECK_MSG(fabs(tpot[1] - tpot[0] - 8 * 0.005 / 40) < 1e-9,
+		  "TPOT %.9f -> %.9f", tpot[0], tpot[1]);
+	CHECK_MSG(fabs(tpot[2] - tpot[0]) < 1e-12, "TPOT %.9f -> %.9f",
+		  tpot[0], tpot[2]);
+}
+
 const struct tcase sim_tests[] = {
 	{ "sim: a verdict waits for the edge's forward pass",
 	  verdict_waits_for_pass },
@@ -845,6 +880,8 @@ const struct tcase sim_tests[] = {
 	{ "sim: async with window 1 reproduces sync exactly", async_w1_is_sync },
 	{ "sim: async at alpha 1 commits at the drafting rate",
 	  async_full_pipeline },
+	{ "sim: a bonus token's pass costs the device's draft_pair_s",
+	  pair_pass },
 	{ "sim: a trace replayed by request, by output position",
 	  trace_by_request },
 	{ "sim: equal seeds give equal rows; groups keep their draws",
