@@ -608,6 +608,7 @@ static void admit(struct sim *s, struct tenant *t)
 		r->peak_active = r->active;
 	t->cloud.prefill_left = t->cloud.prompt;
 	t->cloud.pos = 0;
+	t->cloud.kv_whole = false;
 	t->cloud.drafted = 0;
 	t->cloud.in_prefill = true;
 	t->cloud.queued_s = s->q.now_s;
@@ -824,6 +825,12 @@ static int32_t ready_item(struct sim *s, struct tenant *t, long budget,
 	if (!caps->speculates) /* the cloud decodes */
 		return budget >= 1 || empty ? 1 : 0;
 	drop_stale(s, t);
+	/* a segment feeds the token before its drafts (the last prompt
+	 * token, a correction or a bonus the edge took), unless the KV cache
+	 * holds all that precedes the first block */
+	if (t->cloud.kv_whole && t->cloud.cq.n &&
+	    blk_ring_at(&t->cloud.cq, 0)->base == t->cloud.pos)
+		tok = 0;
 	for (uint32_t i = 0; i < t->cloud.cq.n; i++) {
 		int32_t g = blk_ring_at(&t->cloud.cq, i)->g;
 
@@ -1132,6 +1139,7 @@ static void verify(struct sim *s, struct tenant *t, int32_t nblocks)
 
 		HS_ASSERT(b.epoch == t->cloud.epoch);
 		k = acc_draw(&t->acc, b.base, b.g);
+		t->cloud.kv_whole = k == b.g;
 		if (k < b.g) {
 			/* the rest of the segment is computed but not judged */
 			s->segment_discarded += (uint64_t)(nblocks - i - 1);

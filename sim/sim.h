@@ -178,6 +178,10 @@ struct tenant_cloud {
 	int32_t pos;               /* output position it has reached */
 	int32_t drafted;           /* cloud_spec: draft steps of this round */
 	bool admitted, in_ready, in_prefill;
+	bool kv_whole;             /* its last verification accepted every
+				      block: the target's own next token at
+				      pos judges a block that starts there,
+				      with no token fed before its drafts */
 	double prompt_s;           /* when its PROMPT arrived */
 	double queued_s;           /* when its ready item was queued */
 	struct blk_ring cq;        /* blocks queued */

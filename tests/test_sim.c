@@ -863,6 +863,39 @@ static void pair_pass(void)
 		  tpot[0], tpot[2]);
 }
 
+/* A block that continues a wholly accepted one is verified without a token
+ * before its drafts (the target's own prediction judges its first), as the
+ * real verifier does; a block after a bonus token the edge took, or after
+ * a correction, feeds that token first. Async at alpha 1 with room to
+ * draft ahead: 41 drafts in 11 blocks, one token fed before them (the
+ * request's first segment), after the 32-token prompt. Sync: 9 blocks
+ * (8 of 4 with their bonus tokens, then 1), each with its token before. */
+static void continuing_block(void)
+{
+	const char *sets[] = { "/tenants/0/acceptance/alpha=1",
+			       "/tenants/0/count=1",
+			       "/tenants/0/workload/output_tokens=41",
+			       "/tenants/0/workload/requests=1",
+			       "/protocol/window=8" };
+	const long want[2] = { 32 + 41 + 1, 32 + 33 + 9 };
+
+	for (int k = 0; k < 2; k++) {
+		struct cfg c;
+		struct sim s;
+
+		if (k)
+			sets[4] = "/protocol/kind=\"sync\"";
+		if (load(&c, base_cfg, sets, 5) < 0)
+			return;
+		CHECK(simulate(&c, &s, NULL) == 0);
+		CHECK_MSG((long)s.r[0].tokens == want[k], "%s: %llu batch tokens, "
+			  "want %ld", k ? "sync" : "async",
+			  (unsigned long long)s.r[0].tokens, want[k]);
+		sim_release(&s);
+		cfg_release(&c);
+	}
+}
+
 const struct tcase sim_tests[] = {
 	{ "sim: a verdict waits for the edge's forward pass",
 	  verdict_waits_for_pass },
@@ -882,6 +915,8 @@ const struct tcase sim_tests[] = {
 	  async_full_pipeline },
 	{ "sim: a bonus token's pass costs the device's draft_pair_s",
 	  pair_pass },
+	{ "sim: a block continuing a wholly accepted one feeds no token first",
+	  continuing_block },
 	{ "sim: a trace replayed by request, by output position",
 	  trace_by_request },
 	{ "sim: equal seeds give equal rows; groups keep their draws",
