@@ -300,7 +300,7 @@ int cli_validate(int argc, char **argv)
 	long lossy = 0, close = 0, tight = 0; /* requests not lossless; points
 					     within VAL_CLOSE, VAL_TIGHT on
 					     ITL and tokens/s */
-	json_t *skipped = json_array(); /* points over VAL_EDGE_BOUND */
+	json_t *skipped = NULL; /* points over the edge bound */
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -404,6 +404,7 @@ int cli_validate(int argc, char **argv)
 	if (!(csv = od_open(&o, "validate.csv", &e)))
 		goto done;
 	rows = json_array();
+	skipped = json_array();
 	fprintf(csv, "point,label,itl_real_s,itl_sim_s,itl_err,tokens_per_s_real,"
 		"tokens_per_s_sim,tokens_per_s_err,alpha_real,alpha_sim,"
 		"busy_real,busy_sim,ttft_real_s,ttft_sim_s,lossless,"
