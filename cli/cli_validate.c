@@ -75,9 +75,9 @@ static const char validate_help[] =
 	"cold CPU costs).\n"
 	"--edge-bound X: a point whose edges share a CPU and would keep more\n"
 	"than X of each edge CPU busy in the simulation (drafting,\n"
-	"prefilling) is not run (default 0.4:\n"
-	"beyond, its edge processes wait for each other's CPU, which the\n"
-	"simulator does not model); validate.json lists it under not_run.\n"
+	"prefilling) is not run (default 0.4; beyond it the edge processes\n"
+	"wait for each other's CPU, which the simulator does not model);\n"
+	"validate.json lists it under not_run.\n"
 	"--timeout-s: kill a point's processes after X seconds (default 600).\n"
 	"Documented in docs/deploy.md.\n"
 	"\nexit status: 0 every output lossless, 1 an output was not lossless or\n"
@@ -212,7 +212,7 @@ static char **profile_sets(const char *cdir, const char *pdir,
 }
 
 /* The simulator again, on the costs the run had: the profiles scaled by
- * the draft step measured in the run (a step right after another) over
+ * the draft step measured in the run (the steps feeding one token) over
  * the profile's and by the run's verifier time over what the table
  * gives for the run's own iterations, with the run's two-token pass
  * (pdir/insitu/), into p->insitu. */
