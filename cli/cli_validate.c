@@ -177,22 +177,29 @@ static void print_row(FILE *f, const char *label, const struct val_point *p)
 		100 * rel(p->insitu.tokens_per_s, p->real.tokens_per_s));
 }
 
-/* Overrides that point the simulator at the measured profiles. The
+/* Overrides that point the simulator at the measured profiles (and a
+ * two-token pass of pair_s seconds beside the edge profile's, unless
+ * negative). The
  * verifier is this CPU: its measured bandwidth and FMA peak (the edge
  * profile's) and its memory stand for a GPU's figures, which set only MBU,
  * MFU and the default KV capacity beside the measured table. Caller frees
  * with sweep_sets_free. */
 static char **profile_sets(const char *cdir, const char *pdir,
 			   const struct cfg *c, const char *model,
-			   const struct prof_edge *pe, size_t *n)
+			   const struct prof_edge *pe, double pair_s, size_t *n)
 {
 	char **s = xcalloc(2 * c->n_groups + 2, sizeof(char *));
 	size_t k = 0;
 	char buf[8400];
 
 	for (size_t g = 0; g < c->n_groups; g++) {
-		snprintf(buf, sizeof(buf), "/tenants/%zu/device={\"profile\": "
-			 "\"%s/edge.json\"}", g, cdir);
+		int at = snprintf(buf, sizeof(buf), "/tenants/%zu/device="
+				  "{\"profile\": \"%s/edge.json\"", g, cdir);
+
+		if (pair_s >= 0)
+			at += snprintf(buf + at, sizeof(buf) - (size_t)at,
+				       ", \"draft_pair_s\": %.9g", pair_s);
+		snprintf(buf + at, sizeof(buf) - (size_t)at, "}");
 		s[k++] = xstrdup(buf);
 		snprintf(buf, sizeof(buf), "/tenants/%zu/acceptance={\"profile\": "
 			 "\"%s/accept-%zu.json\", \"replay\": \"request\"}",
@@ -234,9 +241,9 @@ static int simulate_insitu(const struct sweep *sw, size_t pt,
 	snprintf(dir, sizeof(dir), "%.4400s/insitu", pdir);
 	if (p->verify_ratio < 0 || fs_mkdirs(dir, e) < 0 ||
 	    val_scaled_profiles(cdir, dir, p->draft_ratio, p->verify_ratio,
-				pair_s, "as in the run", e) < 0)
+				"as in the run", e) < 0)
 		return -1;
-	extra = profile_sets(dir, pdir, c, v->tm.name, &v->edge, &nx);
+	extra = profile_sets(dir, pdir, c, v->tm.name, &v->edge, pair_s, &nx);
 	r = val_simulate(sw, pt, extra, nx, dir, &q, e);
 	sweep_sets_free(extra, nx);
 	p->insitu = q.sim;
@@ -444,9 +451,9 @@ int cli_validate(int argc, char **argv)
 		r = val_cfg_load(&sw, pt, sw.seeds[0], NULL, 0, &c, &e);
 		if (r < 0 || fs_mkdirs(rdir, &e) < 0 ||
 		    val_scaled_profiles(cdir, rdir, p.retime_draft, p.retime_verify,
-					-1, "timed again before the point", &e) < 0)
+					"timed again before the point", &e) < 0)
 			goto done;
-		extra = profile_sets(rdir, pdir, &c, v.tm.name, &v.edge, &nx);
+		extra = profile_sets(rdir, pdir, &c, v.tm.name, &v.edge, -1, &nx);
 		prof_s = step_prof * p.retime_draft; /* the step it ran on */
 		pair_prof_s = v.edge.draft_pair_s * p.retime_draft;
 		r = val_accept_profile(&v, &c, pdir, prov, &e);

@@ -230,30 +230,15 @@ static int scaled_copy(const char *cdir, const char *dir, const char *name,
 }
 
 int val_scaled_profiles(const char *cdir, const char *dir, double draft_ratio,
-			double verify_ratio, double pair_s, const char *why,
-			struct err *e)
+			double verify_ratio, const char *why, struct err *e)
 {
 	static const char *const draft_fit[] = { "draft_base_s",
 		"draft_per_ctx_s", "draft_pair_s", NULL };
-	char path[4200];
-	json_t *doc;
-	int rc;
 
-	if (scaled_copy(cdir, dir, "edge.json", "draft", "seconds", draft_fit,
-			"device", draft_ratio, why, e) < 0 ||
-	    scaled_copy(cdir, dir, "verify.json", NULL, "seconds", NULL,
-			"method", verify_ratio, why, e) < 0)
-		return -1;
-	if (pair_s < 0)
-		return 0;
-	snprintf(path, sizeof(path), "%.4000s/edge.json", dir);
-	if (!(doc = jx_load(path, e)))
-		return -1;
-	json_object_set_new(json_object_get(doc, "fit"), "draft_pair_s",
-			    json_real(pair_s));
-	rc = jx_save(path, doc, e);
-	json_decref(doc);
-	return rc;
+	return scaled_copy(cdir, dir, "edge.json", "draft", "seconds", draft_fit,
+			   "device", draft_ratio, why, e) < 0 ||
+	       scaled_copy(cdir, dir, "verify.json", NULL, "seconds", NULL,
+			   "method", verify_ratio, why, e) < 0 ? -1 : 0;
 }
 
 /* The prompt of a tenant's request: the same in the deployment and in the

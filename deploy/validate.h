@@ -71,12 +71,10 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 void val_retime(struct val *v, double *draft_ratio, double *verify_ratio);
 
 /* Writes dir/edge.json and dir/verify.json: the profiles of cdir, every
- * draft-step time times draft_ratio and every verify time times
- * verify_ratio, and the two-token pass pair_s unless negative (then
- * scaled as the rest); why says where the figures come from. */
+ * draft-step time (the two-token pass's too) times draft_ratio and every
+ * verify time times verify_ratio; why says where the ratios come from. */
 int val_scaled_profiles(const char *cdir, const char *dir, double draft_ratio,
-			double verify_ratio, double pair_s, const char *why,
-			struct err *e);
+			double verify_ratio, const char *why, struct err *e);
 
 /* The point's acceptance profiles, dir/accept-<g>.json and
  * dir/accept-<g>.bits for each group g: the bits of exactly the prompts its
