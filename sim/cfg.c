@@ -249,7 +249,7 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 	static const char *const keys[] = { "profile", "draft_base_s",
 		"draft_per_ctx_s", "prefill_base_s", "prefill_per_token_s",
 		"power_busy_w", "power_idle_w", "battery_wh", "passes",
-		"draft_pair_s", NULL };
+		"draft_pair_s", "wake", NULL };
 	static const char *const passes[] = { "whole", "ideal", NULL };
 	struct prof_edge pe = { .draft_base_s = JX_REQUIRED,
 				.prefill_per_token_s = JX_REQUIRED };
@@ -260,7 +260,8 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 	out->vocab = 0;
 	out->model[0] = '\0';
 	if (jx_object(x, v, p, keys) < 0 ||
-	    jx_enum(x, v, p, "passes", passes, "whole", &ideal) < 0)
+	    jx_enum(x, v, p, "passes", passes, "whole", &ideal) < 0 ||
+	    wake_read(x, v, p, &out->wake) < 0)
 		return -1;
 	out->ideal_passes = ideal;
 	/* a profile file, or one given inline (as calib check gives its own) */
@@ -494,8 +495,8 @@ static int read_blackout(struct jx *x, json_t *v, const char *p,
 static int read_wan(struct jx *x, json_t *v, const char *p, struct cfg_wan *out)
 {
 	static const char *const keys[] = { "rtt_s", "up_bps", "down_bps",
-		"loss", "rto_s", "header_bytes", "radio", "rtt_step", "blackout",
-		NULL };
+		"loss", "rto_s", "header_bytes", "stack_s", "radio", "rtt_step",
+		"blackout", NULL };
 
 	return jx_object(x, v, p, keys) < 0 ||
 	       read_radio(x, v, p, &out->radio) < 0 ||
@@ -508,7 +509,9 @@ static int read_wan(struct jx *x, json_t *v, const char *p, struct cfg_wan *out)
 		      &out->loss) < 0 ||
 	       jx_num(x, v, p, "rto_s", JX_POS, 0.2, &out->rto_s) < 0 ||
 	       jx_int(x, v, p, "header_bytes", 0, 65535, 66,
-		      &out->header_bytes) < 0 ? -1 : 0;
+		      &out->header_bytes) < 0 ||
+	       jx_num(x, v, p, "stack_s", JX_NONNEG, 0, &out->stack_s) < 0 ?
+	       -1 : 0;
 }
 
 static void group_release(struct cfg_group *g)
@@ -521,6 +524,7 @@ static void group_release(struct cfg_group *g)
 	acc_trace_release(&g->acc_trace);
 	wl_trace_release(&g->wl_trace);
 	vtab_release(&g->proto.draft.table);
+	wake_release(&g->device.wake);
 }
 
 static json_t *object_or_new(json_t *obj, const char *key)
@@ -675,7 +679,7 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 	static const char *const keys[] = { "preset", "name", "mem_bw_Bps",
 		"fp16_flops", "mem_bytes", "power_idle_w", "power_max_w",
 		"usd_per_hour", "eta_bw", "eta_flops", "overhead_s", "table",
-		NULL };
+		"wake", NULL };
 	static const char *const figures[] = { "name", "mem_bw_Bps",
 		"fp16_flops", "mem_bytes", NULL };
 	const struct gpu_spec *base = NULL;
@@ -683,7 +687,7 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 	bool custom = false, market_given;
 	int preset;
 
-	if (jx_object(x, v, p, keys) < 0)
+	if (jx_object(x, v, p, keys) < 0 || wake_read(x, v, p, &out->wake) < 0)
 		return -1;
 	market_given = json_object_get(v, "power_idle_w") ||
 		       json_object_get(v, "usd_per_hour");
@@ -1043,6 +1047,7 @@ void cfg_release(struct cfg *c)
 		group_release(&c->groups[i]);
 	free(c->groups);
 	vtab_release(&c->cloud.gpu.vtab);
+	wake_release(&c->cloud.gpu.wake);
 	free(c->file);
 	json_decref(c->doc);
 	*c = (struct cfg){ 0 };

@@ -20,6 +20,7 @@
 #include "gpu.h"
 #include "shape.h"
 #include "vtab.h"
+#include "wake.h"
 #include "workload.h"
 
 /* What a protocol does. The simulator and the deployment test these, never
@@ -96,6 +97,7 @@ struct cfg_device {
 	/* seconds of a forward pass that feeds two tokens (a bonus token
 	 * with the last draft before it); 0: not measured */
 	double draft_pair_s;
+	struct wake wake;    /* a block's first pass after the device idled */
 	/* power while computing (drafting, prefilling, making tokens) and
 	 * while waiting with a request open; the battery (0: not known, or
 	 * none); a profile's "power" gives their defaults */
@@ -138,6 +140,10 @@ struct cfg_wan {
 	double loss;         /* probability that a message is lost */
 	double rto_s;        /* retransmission timeout after a loss */
 	long long header_bytes; /* per message: transport and framing */
+	/* per message, added to its one-way delay: the time the two hosts'
+	 * software (network stacks, thread hand-offs) takes to pass it on;
+	 * the simulator's alone, a real deployment spends its own */
+	double stack_s;
 	struct radio radio;  /* the edge's radio: its power model */
 };
 
@@ -202,6 +208,7 @@ struct cfg_gpu {
 	double overhead_s;   /* fixed cost of one iteration (launches, sync) */
 	const char *table;   /* borrowed: measured verify-cost table, or NULL */
 	struct vtab vtab;    /* the table read at load (nt 0: none) */
+	struct wake wake;    /* an iteration after the GPU idled */
 };
 
 struct cfg_cloud {

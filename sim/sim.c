@@ -158,7 +158,8 @@ static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
 {
 	const struct cfg_wan *w = &t->cfg->wan;
 	double now = s->q.now_s;
-	double one_way = dist_sample(cfg_wan_rtt(w, now), &t->net_rng.gen) / 2;
+	double one_way = dist_sample(cfg_wan_rtt(w, now), &t->net_rng.gen) / 2 +
+			 w->stack_s;
 	int losses = 0;
 	struct link_msg m = {
 		.kind = kind, .epoch = t->edge.epoch, .a = a, .b = b,
@@ -421,14 +422,15 @@ static void maybe_draft(struct sim *s, struct tenant *t)
 	 * that pass costs the device's measured two-token pass, else the
 	 * larger of a draft pass (reading the weights) and computing two
 	 * tokens at the prefill rate (the fit's intercept left out: it
-	 * belongs to long prompts) */
-	t->edge.draft_lead_s = 0;
+	 * belongs to long prompts); a device that idled wakes first */
+	t->edge.draft_lead_s = wake_extra_s(&g->device.wake,
+					    now - t->edge.idle_from_s);
 	if (t->edge.feed_bonus && !g->device.ideal_passes) {
 		double one = draft_s(&g->device, t->edge.draft_ctx0, 1);
 		double two = g->device.draft_pair_s > 0 ? g->device.draft_pair_s :
 			     2 * g->device.prefill_per_token_s;
 
-		t->edge.draft_lead_s = fmax(0, two - one);
+		t->edge.draft_lead_s += fmax(0, two - one);
 	}
 	t->edge.feed_bonus = false;
 	t->edge.ahead += n;
@@ -443,6 +445,7 @@ static void on_draft(struct sim *s, struct tenant *t)
 	int32_t base = t->rq.committed + t->edge.ahead - t->edge.draft_g;
 
 	t->edge.drafting = false;
+	t->edge.idle_from_s = s->q.now_s;
 	t->rq.drafted += (uint64_t)t->edge.draft_g;
 	t->rq.compute_s += s->q.now_s - t->edge.draft_start_s;
 	if (traced(s, t->id))
@@ -479,6 +482,7 @@ static void discard_drafts(struct sim *s, struct tenant *t)
 				   done, t->edge.epoch);
 		HS_ASSERT(eq_cancel(&s->q, t->edge.draft_ev));
 		t->edge.drafting = false;
+		t->edge.idle_from_s = s->q.now_s;
 	}
 	t->edge.ahead = 0;
 }
@@ -1103,7 +1107,8 @@ static void try_start(struct sim *s, uint32_t ri)
 		if (it->kind == ITEM_PREFILL)
 			t->cloud.queued_s = now; /* the rest waits from now on */
 	}
-	t_s = cost_iter_s(&s->cost, &cb, &bytes, &flops);
+	t_s = cost_iter_s(&s->cost, &cb, &bytes, &flops) +
+	      wake_extra_s(&s->cfg->cloud.gpu.wake, now - r->idle_from_s);
 	for (uint32_t d = 0; d < s->n_drafts; d++) {
 		double db, df;
 
@@ -1179,6 +1184,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 	struct replica *r = &s->r[ri];
 
 	r->busy = false;
+	r->idle_from_s = s->q.now_s;
 	for (uint32_t i = 0; i < r->nbatch; i++) {
 		const struct item *it = &r->batch[i];
 		struct tenant *t = &s->t[it->tenant];

@@ -162,8 +162,10 @@ struct tenant_edge {
 				      with the next block's first pass */
 	int32_t draft_g, draft_ctx0;
 	double draft_start_s;
-	double draft_lead_s;       /* the block's first pass also feeds the
-				      bonus token: its extra seconds */
+	double draft_lead_s;       /* the block's extra seconds before its
+				      first pass ends: feeding the bonus
+				      token too, waking the device */
+	double idle_from_s;        /* when the device last stopped drafting */
 	uint64_t draft_ev;         /* handle of the EV_DRAFT event */
 };
 
@@ -233,6 +235,7 @@ struct replica {
 	struct item *batch;        /* (batch_cap) the running iteration */
 	uint32_t nbatch, batch_cap;
 	double batch_start_s;
+	double idle_from_s;        /* when its last batch ended */
 	/* stats */
 	double busy_s, bytes, flops;
 	uint64_t batches, tokens, peak_active;

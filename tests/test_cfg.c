@@ -122,6 +122,16 @@ static void bad_values(void)
 		  "\"MI300X\", got \"H300\"" },
 		{ "/tenants/0/device/draft_base_s=0", "/tenants/0/device/"
 		  "draft_base_s: expected a number > 0, got 0" },
+		{ "/tenants/0/wan/stack_s=-0.001", "/tenants/0/wan/stack_s: "
+		  "expected a number >= 0, got -0.001" },
+		{ "/tenants/0/device/wake={\"idle_s\": [0.01, 0.005], "
+		  "\"extra_s\": [0, 0]}", "/tenants/0/device/wake/idle_s/1: "
+		  "expected a number >= 0, greater than the one before, got 0.005" },
+		{ "/cloud/gpu/wake={\"idle_s\": [0.01, 0.02], \"extra_s\": [0]}",
+		  "/cloud/gpu/wake/extra_s: expected 2 numbers, one an idle_s, "
+		  "got [0]" },
+		{ "/cloud/gpu/wake={\"idle_s\": [0.01]}", "/cloud/gpu/wake: "
+		  "missing required key \"extra_s\"" },
 		{ "/cloud/gpu/table=\"missing.json\"", "/cloud/gpu/table: cannot "
 		  "read 'tests/data/missing.json'" },
 		{ "/tenants/0/wan/rtt_s={\"dist\":\"empirical\",\"file\":\"no.txt\"}",

@@ -828,6 +828,23 @@ static void trace_by_request(void)
 	cfg_release(&c);
 }
 
+/* Tenant 0's TPOT summed over its requests, base_cfg with n sets; NAN
+ * when the config does not load (a failure already). */
+static double tpot_of(const char **sets, size_t n)
+{
+	struct cfg c;
+	struct sim s;
+	double tpot;
+
+	if (load(&c, base_cfg, sets, n) < 0)
+		return NAN;
+	CHECK(simulate(&c, &s, NULL) == 0);
+	tpot = s.t[0].st.tpot_sum;
+	sim_release(&s);
+	cfg_release(&c);
+	return tpot;
+}
+
 /* device/draft_pair_s is the cost of the pass that feeds a bonus token
  * with the last draft: under sync at alpha 1 every block but a request's
  * first starts with one. One request of 41 tokens: 9 blocks, 8 bonus
@@ -846,21 +863,53 @@ static void pair_pass(void)
 	double tpot[3];
 
 	for (int k = 0; k < 3; k++) {
-		struct cfg c;
-		struct sim s;
-
 		sets[5] = pairs[k];
-		if (load(&c, base_cfg, sets, k ? 6 : 5) < 0)
+		if (isnan(tpot[k] = tpot_of(sets, k ? 6 : 5)))
 			return;
-		CHECK(simulate(&c, &s, NULL) == 0);
-		tpot[k] = s.t[0].st.tpot_sum;
-		sim_release(&s);
-		cfg_release(&c);
 	}
 	CHECK_MSG(fabs(tpot[1] - tpot[0] - 8 * 0.005 / 40) < 1e-9,
 		  "TPOT %.9f -> %.9f", tpot[0], tpot[1]);
 	CHECK_MSG(fabs(tpot[2] - tpot[0]) < 1e-12, "TPOT %.9f -> %.9f",
 		  tpot[0], tpot[2]);
+}
+
+/* A pass after a pause costs the wake table's extra, and every message
+ * its wan/stack_s more: the set-up of pair_pass (one request of 41 tokens
+ * under sync at alpha 1, 9 blocks), each of the 8 blocks after the first
+ * commit following a pause of a round trip (over 1 ms) on the device and
+ * on the GPU alike. A device wake of 4 ms adds 4 ms to each of their first
+ * passes, a GPU wake of 3 ms to each of their iterations, a stack of 2 ms
+ * 4 ms to each round trip; and the table interpolates between its rows. */
+static void wake_and_stack(void)
+{
+	const char *sets[] = { "/tenants/0/acceptance/alpha=1",
+			       "/tenants/0/count=1",
+			       "/tenants/0/workload/output_tokens=41",
+			       "/tenants/0/workload/requests=1",
+			       "/protocol/kind=\"sync\"", NULL };
+	const char *extra[] = { NULL,
+		"/tenants/0/device/wake={\"idle_s\": [0.001], "
+		"\"extra_s\": [0.004]}",
+		"/cloud/gpu/wake={\"idle_s\": [0.001], \"extra_s\": [0.003]}",
+		"/tenants/0/wan/stack_s=0.002" };
+	const double want[] = { 0, 8 * 0.004 / 40, 8 * 0.003 / 40,
+				8 * 0.004 / 40 };
+	struct wake w = { 3, (double[]){ 0.01, 0.02, 0.04 },
+			  (double[]){ 0.001, 0.003, 0.002 } };
+	double tpot[4];
+
+	for (int k = 0; k < 4; k++) {
+		sets[5] = extra[k];
+		if (isnan(tpot[k] = tpot_of(sets, k ? 6 : 5)))
+			return;
+		CHECK_MSG(fabs(tpot[k] - tpot[0] - want[k]) < 1e-9,
+			  "%s: TPOT %.9f -> %.9f", extra[k], tpot[0], tpot[k]);
+	}
+	CHECK(wake_extra_s(&w, 0) == 0 && wake_extra_s(&w, -1) == 0);
+	CHECK(fabs(wake_extra_s(&w, 0.005) - 0.0005) < 1e-15);
+	CHECK(fabs(wake_extra_s(&w, 0.015) - 0.002) < 1e-15);
+	CHECK(fabs(wake_extra_s(&w, 0.03) - 0.0025) < 1e-15);
+	CHECK(wake_extra_s(&w, 5) == 0.002);
 }
 
 /* A block that continues a wholly accepted one is verified without a token
@@ -913,6 +962,8 @@ const struct tcase sim_tests[] = {
 	{ "sim: async with window 1 reproduces sync exactly", async_w1_is_sync },
 	{ "sim: async at alpha 1 commits at the drafting rate",
 	  async_full_pipeline },
+	{ "sim: a pass after a pause wakes; a message takes the hosts' stack",
+	  wake_and_stack },
 	{ "sim: a bonus token's pass costs the device's draft_pair_s",
 	  pair_pass },
 	{ "sim: a block continuing a wholly accepted one feeds no token first",
