@@ -16,6 +16,22 @@ double rt_now_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void rt_pause_s(double s, bool spin)
+{
+	double end = rt_now_s() + s;
+
+	if (spin) {
+		while (rt_now_s() < end)
+			;
+		return;
+	}
+	while (s > 0) {
+		nanosleep(&(struct timespec){ (time_t)s,
+			  (long)((s - (double)(time_t)s) * 1e9) }, NULL);
+		s = end - rt_now_s();
+	}
+}
+
 long rt_rss_kb(void)
 {
 	FILE *f = fopen("/proc/self/statm", "r");

@@ -5,9 +5,14 @@
 #define HS_RT_H
 
 #include <signal.h>
+#include <stdbool.h>
 
 /* Seconds on a monotonic clock. */
 double rt_now_s(void);
+
+/* Waits s seconds: polling the clock (spin, the CPU stays awake) or
+ * asleep. */
+void rt_pause_s(double s, bool spin);
 
 /* The number of the SIGINT or SIGTERM caught since rt_signals_catch, or 0;
  * how many were caught (a second one can mean "now"). */

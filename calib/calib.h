@@ -48,6 +48,12 @@ double calib_block_s(struct calib_model *c, struct llama_state *st, int n,
 double calib_prefill_s(struct calib_model *c, struct llama_state *st, int n,
 		       int reps, double min_s);
 
+/* The median of reps draft steps at context ctx, each after a pause of
+ * pause_s (spin: polling the clock, else asleep): what a step costs a
+ * device that idled (its caches emptied by others, its clock lowered). */
+double calib_draft_after_s(struct calib_model *c, struct llama_state *st,
+			   int ctx, double pause_s, bool spin, int reps);
+
 /* What `calib cpu` measures. ctx and prefill lists end with a 0. */
 struct calib_cpu_opts {
 	const int *ctx, *prefill;

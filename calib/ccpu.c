@@ -115,8 +115,10 @@ static void run_once(struct calib_model *c, struct llama_state *st,
 	}
 }
 
+/* Each timed run after a pause of pause_s (spin: awake); none: warm. */
 static double median_s(struct calib_model *c, struct llama_state *st,
-		       enum what w, int n, int ctx, int reps, double min_s)
+		       enum what w, int n, int ctx, int reps, double min_s,
+		       double pause_s, bool spin)
 {
 	int cap = reps > 16 ? reps : 16, k = 0, blk = n > st->max_block ?
 		st->max_block : n;
@@ -134,8 +136,11 @@ static double median_s(struct calib_model *c, struct llama_state *st,
 			spent = t[k++];
 	}
 	while (k < reps || spent < min_s) {
-		double t0 = rt_now_s();
+		double t0;
 
+		if (pause_s > 0)
+			rt_pause_s(pause_s, spin);
+		t0 = rt_now_s();
 		run_once(c, st, w, n, ctx, logits, toks);
 		if (k == cap)
 			t = xrealloc(t, sizeof(double) * (size_t)(cap *= 2));
@@ -155,19 +160,25 @@ static double median_s(struct calib_model *c, struct llama_state *st,
 double calib_draft_s(struct calib_model *c, struct llama_state *st, int ctx,
 		     int reps, double min_s)
 {
-	return median_s(c, st, DRAFT, 1, ctx, reps, min_s);
+	return median_s(c, st, DRAFT, 1, ctx, reps, min_s, 0, false);
+}
+
+double calib_draft_after_s(struct calib_model *c, struct llama_state *st,
+			   int ctx, double pause_s, bool spin, int reps)
+{
+	return median_s(c, st, DRAFT, 1, ctx, reps, 0, pause_s, spin);
 }
 
 double calib_block_s(struct calib_model *c, struct llama_state *st, int n,
 		     int ctx, int reps, double min_s)
 {
-	return median_s(c, st, BLOCK, n, ctx, reps, min_s);
+	return median_s(c, st, BLOCK, n, ctx, reps, min_s, 0, false);
 }
 
 double calib_prefill_s(struct calib_model *c, struct llama_state *st, int n,
 		       int reps, double min_s)
 {
-	return median_s(c, st, PREFILL, n, 0, reps, min_s);
+	return median_s(c, st, PREFILL, n, 0, reps, min_s, 0, false);
 }
 
 double calib_fit(const double *x, const double *t, int n, double *a,

@@ -177,18 +177,60 @@ static void print_row(FILE *f, const char *label, const struct val_point *p)
 		100 * rel(p->insitu.tokens_per_s, p->real.tokens_per_s));
 }
 
+/* Ends the JSON object of "POINTER=VALUE" at buf (cap bytes, at of them
+ * written) with, unless extra_s is NULL, "wake": {"idle_s": pause_s,
+ * "extra_s": extra_s} (VAL_WAKE_PAUSES each); returns a copy the caller
+ * frees. */
+static char *end_object(char *buf, size_t cap, int at, const double *pause_s,
+			const double *extra_s)
+{
+	for (int k = 0; extra_s && k < 2; k++) {
+		const double *x = k ? extra_s : pause_s;
+
+		at += snprintf(buf + at, cap - (size_t)at, k ? "], \"extra_s\": ["
+			       : ", \"wake\": {\"idle_s\": [");
+		for (int i = 0; i < VAL_WAKE_PAUSES; i++)
+			at += snprintf(buf + at, cap - (size_t)at, "%s%.6g",
+				       i ? ", " : "", x[i]);
+	}
+	snprintf(buf + at, cap - (size_t)at, extra_s ? "]}}" : "}");
+	return xstrdup(buf);
+}
+
+static json_t *nums_json(const double *x, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_real(x[i]));
+	return a;
+}
+
+/* val_wake's tables of a point. */
+static json_t *wake_json(const struct val_point *p)
+{
+	return json_pack("{s:o,s:o,s:o}", "pause_s",
+			 nums_json(p->wake_pause_s, VAL_WAKE_PAUSES),
+			 "draft_extra_s", nums_json(p->draft_wake_s,
+						    VAL_WAKE_PAUSES),
+			 "verify_extra_s", nums_json(p->verify_wake_s,
+						     VAL_WAKE_PAUSES));
+}
+
 /* Overrides that point the simulator at the measured profiles (and a
  * two-token pass of pair_s seconds beside the edge profile's, unless
- * negative). The
+ * negative), give every link the hosts' software time p->stack_s and,
+ * with wake, the devices and the GPU p's wake tables. The
  * verifier is this CPU: its measured bandwidth and FMA peak (the edge
  * profile's) and its memory stand for a GPU's figures, which set only MBU,
  * MFU and the default KV capacity beside the measured table. Caller frees
  * with sweep_sets_free. */
 static char **profile_sets(const char *cdir, const char *pdir,
 			   const struct cfg *c, const char *model,
-			   const struct prof_edge *pe, double pair_s, size_t *n)
+			   const struct prof_edge *pe, double pair_s,
+			   const struct val_point *p, bool wake, size_t *n)
 {
-	char **s = xcalloc(2 * c->n_groups + 2, sizeof(char *));
+	char **s = xcalloc(3 * c->n_groups + 2, sizeof(char *));
 	size_t k = 0;
 	char buf[8400];
 
@@ -199,21 +241,30 @@ static char **profile_sets(const char *cdir, const char *pdir,
 		if (pair_s >= 0)
 			at += snprintf(buf + at, sizeof(buf) - (size_t)at,
 				       ", \"draft_pair_s\": %.9g", pair_s);
-		snprintf(buf + at, sizeof(buf) - (size_t)at, "}");
-		s[k++] = xstrdup(buf);
+		s[k++] = end_object(buf, sizeof(buf), at, p->wake_pause_s,
+				    wake ? p->draft_wake_s : NULL);
 		snprintf(buf, sizeof(buf), "/tenants/%zu/acceptance={\"profile\": "
 			 "\"%s/accept-%zu.json\", \"replay\": \"request\"}",
 			 g, pdir, g);
 		s[k++] = xstrdup(buf);
+		snprintf(buf, sizeof(buf), "/tenants/%zu/wan/stack_s=%.9g", g,
+			 p->stack_s);
+		s[k++] = xstrdup(buf);
 	}
 	snprintf(buf, sizeof(buf), "/cloud/model=\"%s\"", model);
 	s[k++] = xstrdup(buf);
-	snprintf(buf, sizeof(buf), "/cloud/gpu={\"name\": \"cpu-1t\", "
-		 "\"mem_bw_Bps\": %.6g, \"fp16_flops\": %.6g, \"mem_bytes\": "
-		 "%.6g, \"table\": \"%s/verify.json\"}", pe->stream_Bps,
-		 pe->peak_flops, (double)sysconf(_SC_PHYS_PAGES) *
-		 (double)sysconf(_SC_PAGESIZE), cdir);
-	s[k++] = xstrdup(buf);
+	{
+		int at = snprintf(buf, sizeof(buf), "/cloud/gpu={\"name\": "
+				  "\"cpu-1t\", \"mem_bw_Bps\": %.6g, "
+				  "\"fp16_flops\": %.6g, \"mem_bytes\": %.6g, "
+				  "\"table\": \"%s/verify.json\"",
+				  pe->stream_Bps, pe->peak_flops,
+				  (double)sysconf(_SC_PHYS_PAGES) *
+				  (double)sysconf(_SC_PAGESIZE), cdir);
+
+		s[k++] = end_object(buf, sizeof(buf), at, p->wake_pause_s,
+				    wake ? p->verify_wake_s : NULL);
+	}
 	*n = k;
 	return s;
 }
@@ -222,7 +273,8 @@ static char **profile_sets(const char *cdir, const char *pdir,
  * the draft step measured in the run (the steps feeding one token) over
  * the profile's and by the run's verifier time over what the table
  * gives for the run's own iterations, with the run's two-token pass
- * (pdir/insitu/), into p->insitu. */
+ * (pdir/insitu/), into p->insitu. No wake tables: the run's mean costs
+ * hold its passes after a pause already. */
 static int simulate_insitu(const struct sweep *sw, size_t pt,
 			   const struct cfg *c, const char *cdir,
 			   const char *pdir, const struct val *v,
@@ -243,7 +295,8 @@ static int simulate_insitu(const struct sweep *sw, size_t pt,
 	    val_scaled_profiles(cdir, dir, p->draft_ratio, p->verify_ratio,
 				"as in the run", e) < 0)
 		return -1;
-	extra = profile_sets(dir, pdir, c, v->tm.name, &v->edge, pair_s, &nx);
+	extra = profile_sets(dir, pdir, c, v->tm.name, &v->edge, pair_s, p,
+			     false, &nx);
 	r = val_simulate(sw, pt, extra, nx, dir, &q, e);
 	sweep_sets_free(extra, nx);
 	p->insitu = q.sim;
@@ -418,7 +471,7 @@ int cli_validate(int argc, char **argv)
 		"draft_step_real_s,draft_step_profile_s,"
 		"draft_pair_real_s,draft_pair_profile_s,"
 		"retime_draft_ratio,"
-		"retime_verify_ratio,edges_per_cpu,edges_spin,"
+		"retime_verify_ratio,stack_s,edges_per_cpu,edges_spin,"
 		"edge_demand_per_cpu,draft_ratio,verify_ratio,itl_err_in_situ,"
 		"tokens_per_s_err_in_situ\n");
 	if (!json)
@@ -448,12 +501,18 @@ int cli_validate(int argc, char **argv)
 			val_retime(&v, &p.retime_draft, &p.retime_verify);
 		else
 			p.retime_draft = p.retime_verify = 1;
-		r = val_cfg_load(&sw, pt, sw.seeds[0], NULL, 0, &c, &e);
-		if (r < 0 || fs_mkdirs(rdir, &e) < 0 ||
-		    val_scaled_profiles(cdir, rdir, p.retime_draft, p.retime_verify,
-					"timed again before the point", &e) < 0)
+		if (val_cfg_load(&sw, pt, sw.seeds[0], NULL, 0, &c, &e) < 0)
 			goto done;
-		extra = profile_sets(rdir, pdir, &c, v.tm.name, &v.edge, -1, &nx);
+		val_wake(&v, &c, &p);
+		if (val_stack(&v, &c, &p.stack_s, &e) < 0 ||
+		    fs_mkdirs(rdir, &e) < 0 ||
+		    val_scaled_profiles(cdir, rdir, p.retime_draft, p.retime_verify,
+					"timed again before the point", &e) < 0) {
+			cfg_release(&c);
+			goto done;
+		}
+		extra = profile_sets(rdir, pdir, &c, v.tm.name, &v.edge, -1, &p,
+				     true, &nx);
 		prof_s = step_prof * p.retime_draft; /* the step it ran on */
 		pair_prof_s = v.edge.draft_pair_s * p.retime_draft;
 		r = val_accept_profile(&v, &c, pdir, prov, &e);
@@ -513,8 +572,8 @@ int cli_validate(int argc, char **argv)
 		tight += within5;
 		json_array_append_new(rows, json_pack(
 			"{s:I,s:s,s:o,s:o,s:{s:f,s:f,s:f},s:{s:f,s:f,s:f},s:b,s:b,"
-			"s:I,s:I,s:I,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:f,s:f,"
-			"s:f}",
+			"s:I,s:I,s:I,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:f,s:b,"
+			"s:f,s:f,s:f}",
 			"point", (json_int_t)pt, "label", label,
 			"real", side_json(&p.real), "sim", side_json(&p.sim),
 			"error", "itl", rel(p.sim.itl_s, p.real.itl_s),
@@ -535,6 +594,8 @@ int cli_validate(int argc, char **argv)
 			"draft_pair_s_profile", pair_prof_s,
 			"retime_draft_ratio", p.retime_draft,
 			"retime_verify_ratio", p.retime_verify,
+			"stack_s", p.stack_s,
+			"wake", wake_json(&p),
 			"edges_per_cpu", p.edges_per_cpu,
 			"edges_spin", p.edges_spin,
 			"edge_demand_per_cpu", demand,
@@ -543,7 +604,7 @@ int cli_validate(int argc, char **argv)
 		fprintf(csv, "%zu,", pt);
 		sweep_csv_field(csv, label);
 		fprintf(csv, ",%.6g,%.6g,%.4f,%.6g,%.6g,%.4f,%.4f,%.4f,"
-			"%.4f,%.4f,%.6g,%.6g,%d,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.3g,"
+			"%.4f,%.4f,%.6g,%.6g,%d,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.6g,%.3g,"
 			"%d,%.3g,"
 			"%.4f,%.4f,%.4f,%.4f\n",
 			p.real.itl_s,
@@ -553,7 +614,7 @@ int cli_validate(int argc, char **argv)
 			p.sim.alpha, p.real.busy, p.sim.busy, p.real.ttft_s,
 			p.sim.ttft_s, !p.mismatched, p.draft_step_s, prof_s,
 			p.draft_pair_s, pair_prof_s,
-			p.retime_draft, p.retime_verify,
+			p.retime_draft, p.retime_verify, p.stack_s,
 			p.edges_per_cpu, p.edges_spin, demand,
 			p.draft_ratio, p.verify_ratio,
 			rel(p.insitu.itl_s, p.real.itl_s),

@@ -59,4 +59,15 @@ struct edge_opts {
  * refuses the edge, or stays unreachable for retry_s. */
 json_t *edge_run(const struct edge_opts *o, struct err *e);
 
+/* Says hello on fd (which it owns and closes; secret as in edge_opts) and
+ * pings the cloud n times, one at a time, through an emulated link of a
+ * constant round trip rtt_s that takes no time to serialise a message,
+ * waiting for each answer as an edge with spin would. *over_s: the mean
+ * of each round trip less rtt_s over the n pings after the first few,
+ * which is the time the two hosts' software took (network stacks, thread
+ * hand-offs, the server's loop). -1 with e's message when the cloud is
+ * lost or answers anything but the ping. */
+int edge_ping(int fd, uint32_t tenant, const uint8_t *secret, double rtt_s,
+	      int n, bool spin, double *over_s, struct err *e);
+
 #endif

@@ -85,7 +85,7 @@ static void read_socket(struct netem *n)
 			fail(n, m.retry ? NETEM_LOST : -1);
 			break;
 		}
-		if (m.type != WIRE_VERDICT) {
+		if (m.type != WIRE_VERDICT && m.type != WIRE_PONG) {
 			err_set(&n->why, "cloud sent message type %d", m.type);
 			fail(n, -1);
 			break;

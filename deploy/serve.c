@@ -200,8 +200,11 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 				      m->tok, (int)m->n, now_s, e) < 0 ? -1 : 0;
 	case WIRE_DONE:
 		return verifier_done(v, slot, m->request, e);
+	case WIRE_PING: /* the caller answers */
+		return 0;
 	case WIRE_VERDICT:
 	case WIRE_ERROR:
+	case WIRE_PONG:
 		break;
 	}
 	return err_set(e, "message type %d is the cloud's", m->type);
@@ -246,6 +249,12 @@ static int handle(struct server *s, int i, const struct wire_msg *m)
 	if (m->type == WIRE_DONE) {
 		s->requests_done++;
 		s->last_done_s = now;
+	}
+	if (m->type == WIRE_PING &&
+	    wire_conn_send(&c->c, &(struct wire_msg){ .type = WIRE_PONG,
+			   .request = m->request }, &e) < 0) {
+		drop(s, i, e.msg);
+		return -1;
 	}
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include "report.h"
 #include "serve.h"
 #include "cost.h"
+#include "dist.h"
 #include "sim.h"
 #include "vtab.h"
 #include "spec.h"
@@ -37,6 +38,8 @@
 #define VAL_ROUNDS 3       /* rounds over the verify grid */
 #define VAL_PROBE_PASSES 9 /* draft passes timed; their median */
 #define VAL_PROBE_REPS 5   /* verifier iterations timed; their median */
+#define VAL_PINGS 40       /* pings timed; their mean */
+#define VAL_WAKE_REPS 5    /* passes timed after each pause; their median */
 #define VAL_SEQ_MAX 1024   /* positions the models keep here: the grid's
 			      contexts and the points fit, and a slot's KV
 			      cache stays 47 MB for SmolLM2-135M (188 MB at
@@ -72,6 +75,22 @@ static void pin(const struct val *v, enum side side)
 		CPU_SET(v->server_cpu, &s);
 	}
 	sched_setaffinity(0, sizeof(s), &s);
+}
+
+/* The edges of config c in all. */
+static int edge_count(const struct cfg *c)
+{
+	long long n = 0;
+
+	for (size_t g = 0; g < c->n_groups; g++)
+		n += c->groups[g].count;
+	return (int)n;
+}
+
+/* Whether c's edges poll while they wait: each has a CPU. */
+static bool edges_spin(const struct val *v, const struct cfg *c)
+{
+	return !v->edges_sleep && edge_count(c) <= v->edge_cpus;
 }
 
 /* ---- calibration ---- */
@@ -532,6 +551,69 @@ void val_retime(struct val *v, double *draft_ratio, double *verify_ratio)
 	pin(v, SIDE_ALL);
 }
 
+/* The pauses after which val_wake times a pass (the points' round trips
+ * lie among them) */
+static const double wake_pause_s[VAL_WAKE_PAUSES] = { 0.0025, 0.005, 0.01,
+						      0.02, 0.04, 0.08, 0.16 };
+
+/* The median of reps iterations of the verifier's probe shape, each after a
+ * pause of pause_s (spin: awake); one untimed first. */
+static double probe_after_s(const struct val *v, double pause_s, bool spin,
+			    int reps)
+{
+	struct verifier ver;
+	struct viter it;
+	double *t = xmalloc(sizeof(double) * (size_t)reps), med;
+
+	grid_verifier_init(&ver, &v->tm.m, v->text, v->probe_tokens,
+			   v->probe_ctx, v->gamma);
+	for (int r = -1; r < reps; r++) {
+		double t0;
+
+		queue_blocks(&ver, v->probe_tokens, v->text);
+		rt_pause_s(pause_s, spin);
+		t0 = rt_now_s();
+		verifier_iterate(&ver, &it);
+		if (r >= 0)
+			t[r] = rt_now_s() - t0;
+		HS_ASSERT(it.tokens == v->probe_tokens);
+	}
+	qsort(t, (size_t)reps, sizeof(double), cmp_double);
+	med = t[reps / 2];
+	free(t);
+	verifier_release(&ver);
+	return med;
+}
+
+void val_wake(struct val *v, const struct cfg *c, struct val_point *p)
+{
+	int ctx = v->np + v->nout / 2;
+	bool spin = edges_spin(v, c), server_spin = v->server_cpu >= 0;
+	struct llama_state st;
+	double hot;
+
+	memset(p->draft_wake_s, 0, sizeof(p->draft_wake_s));
+	if (edge_count(c) <= v->edge_cpus) { /* else not the CPU that pauses */
+		pin(v, SIDE_EDGE);
+		llama_state_init(&st, &v->dm.m.c, 1);
+		hot = calib_draft_after_s(&v->dm, &st, ctx, 0, spin,
+					  VAL_WAKE_REPS);
+		for (int i = 0; i < VAL_WAKE_PAUSES; i++)
+			p->draft_wake_s[i] = fmax(0, calib_draft_after_s(&v->dm,
+				&st, ctx, wake_pause_s[i], spin,
+				VAL_WAKE_REPS) - hot);
+		llama_state_release(&st);
+	}
+	pin(v, SIDE_SERVER);
+	hot = probe_after_s(v, 0, server_spin, VAL_WAKE_REPS);
+	for (int i = 0; i < VAL_WAKE_PAUSES; i++) {
+		p->wake_pause_s[i] = wake_pause_s[i];
+		p->verify_wake_s[i] = fmax(0, probe_after_s(v, wake_pause_s[i],
+					   server_spin, VAL_WAKE_REPS) - hot);
+	}
+	pin(v, SIDE_ALL);
+}
+
 /* ---- one point ---- */
 
 /* The body of an edge process: tenant idx of group g. */
@@ -580,27 +662,77 @@ static int edge_child(struct val *v, const struct cfg *c, size_t g, int idx,
 	return 0;
 }
 
-static int server_child(struct val *v, const struct cfg *c, int lfd,
-			int clients, double t0, const char *pdir)
+/* The server of a point: config c's cloud, clients edges, times from t0;
+ * spinning where it has a CPU of its own. */
+static struct serve_opts server_opts(const struct val *v, const struct cfg *c,
+				     int lfd, int clients, double t0)
 {
-	struct serve_opts so = {
+	return (struct serve_opts){
 		.m = &v->tm.m, .listen_fd = lfd, .policy = c->cloud.policy,
 		.budget = (int)c->cloud.max_batch_tokens,
 		.chunk = (int)c->cloud.prefill_chunk_tokens,
 		.window_s = c->cloud.window_s, .max_clients = clients,
 		.exit_after = clients, .t0_s = t0, .spin = v->server_cpu >= 0,
-		.log_iterations = true,
 	};
+}
+
+static int server_child(struct val *v, const struct cfg *c, int lfd,
+			int clients, double t0, const char *pdir)
+{
+	struct serve_opts so = server_opts(v, c, lfd, clients, t0);
 	char path[4200];
 	struct err e;
-	json_t *st = serve_run(&so, &e);
+	json_t *st;
 
-	if (!st) {
+	so.log_iterations = true;
+	if (!(st = serve_run(&so, &e))) {
 		fprintf(stderr, "validate: serve: %s\n", e.msg);
 		return 1;
 	}
 	snprintf(path, sizeof(path), "%.4000s/server.json", pdir);
 	return jx_save(path, st, &e) < 0 ? 1 : 0;
+}
+
+int val_stack(struct val *v, const struct cfg *c, double *stack_s,
+	      struct err *e)
+{
+	int port = 0, lfd = serve_listen("127.0.0.1", &port, e), fd, r = -1;
+	int status;
+	pid_t pid;
+
+	if (lfd < 0)
+		return -1;
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		struct serve_opts so = server_opts(v, c, lfd, 1, rt_now_s());
+		json_t *st;
+
+		pin(v, SIDE_SERVER);
+		st = serve_run(&so, e);
+		if (!st)
+			fprintf(stderr, "validate: ping's serve: %s\n", e->msg);
+		_exit(st ? 0 : 1);
+	}
+	close(lfd);
+	if (pid < 0)
+		return err_set(e, "ping's serve: fork: %s", strerror(errno));
+	pin(v, SIDE_EDGE);
+	if ((fd = wire_dial("127.0.0.1", port, e)) >= 0)
+		r = edge_ping(fd, 0, NULL, dist_mean(cfg_wan_rtt(
+			      &c->groups[0].wan, 0)), VAL_PINGS,
+			      edges_spin(v, c), stack_s, e);
+	pin(v, SIDE_ALL);
+	if (r < 0)
+		kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return r < 0 ? err_prefix(e, "ping") :
+		       err_set(e, "ping: the server failed (its message is "
+			       "above)");
+	if (r < 0)
+		return err_prefix(e, "ping");
+	*stack_s /= 2; /* a round trip is two messages */
+	return 0;
 }
 
 /* Kills the n processes of pid[] and waits for them. */
@@ -618,7 +750,7 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 	       double timeout_s, struct val_point *p, struct err *e)
 {
 	int port = 0, lfd = serve_listen("127.0.0.1", &port, e), n = 0, bad = 0;
-	int clients = 0;
+	int clients = edge_count(c);
 	pid_t *pid;
 	double t0, deadline, tokens = 0, span = 0, gaps = 0, end = 0, ttft = 0;
 	double judged = 0, accepted = 0, draft_s = 0, drafted = 0;
@@ -628,10 +760,8 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 
 	if (lfd < 0)
 		return -1;
-	for (size_t g = 0; g < c->n_groups; g++)
-		clients += (int)c->groups[g].count;
 	p->edges_per_cpu = (double)clients / v->edge_cpus;
-	p->edges_spin = !v->edges_sleep && clients <= v->edge_cpus;
+	p->edges_spin = edges_spin(v, c);
 	pid = xcalloc((size_t)clients + 1, sizeof(pid_t));
 	fflush(NULL);
 	t0 = rt_now_s() + 0.3 + 0.005 * clients; /* all processes up by then */

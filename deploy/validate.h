@@ -17,6 +17,7 @@
 #include "sweep.h"
 
 #define VAL_PROMPTS 32     /* distinct prompts of the workload */
+#define VAL_WAKE_PAUSES 7  /* pauses val_wake times a pass after */
 
 struct val {
 	/* With two or more CPUs the verifier (the cloud's GPU) gets the last
@@ -70,6 +71,16 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
  * shared machine drifts between the two by tens of percent. */
 void val_retime(struct val *v, double *draft_ratio, double *verify_ratio);
 
+/* Times the deployment's own software path, now, as config c's point
+ * would run it: a server as the point's on its CPU, one edge waiting as
+ * the point's edges do (polling or sleeping), VAL_PINGS pings through an
+ * emulated link of the first group's mean round trip. *stack_s: half the
+ * mean of each round trip less the emulated one, what a message spends in
+ * the hosts' network stacks and threads (the simulator's wan.stack_s).
+ * -1 with e's message when the ping fails. */
+int val_stack(struct val *v, const struct cfg *c, double *stack_s,
+	      struct err *e);
+
 /* Writes dir/edge.json and dir/verify.json: the profiles of cdir, every
  * draft-step time (the two-token pass's too) times draft_ratio and every
  * verify time times verify_ratio; why says where the ratios come from. */
@@ -100,6 +111,11 @@ struct val_point {
 	struct val_side insitu;    /* sim on the costs as they were in the run */
 	double retime_draft;       /* val_retime's ratios, before the point: */
 	double retime_verify;      /* the profiles it ran on are scaled so */
+	double stack_s;            /* val_stack's, before the point */
+	/* val_wake's, before the point: after each pause, the extra seconds
+	 * of a draft step and of the verifier's probe shape */
+	double wake_pause_s[VAL_WAKE_PAUSES];
+	double draft_wake_s[VAL_WAKE_PAUSES], verify_wake_s[VAL_WAKE_PAUSES];
 	double draft_ratio;        /* the run's draft step over the profile's */
 	double verify_ratio;       /* the run's verifier time over the
 				      table's for its own iterations */
@@ -115,6 +131,19 @@ struct val_point {
 	long requests, mismatched; /* requests, those not lossless */
 	long errors;               /* protocol errors the server saw */
 };
+
+/* Times, now, a draft step at the mean context of a request and the
+ * verifier's probe shape (val_retime's) back to back and after each of
+ * VAL_WAKE_PAUSES pauses from 2.5 to 160 ms, each side on its CPU and
+ * waiting as config c's point would (the edges polling or asleep, the
+ * server polling when it has a CPU of its own), the median of
+ * VAL_WAKE_REPS: into p, the extra seconds of a pass after each pause
+ * (none below 0), the simulator's device/wake and cloud/gpu/wake. On the
+ * shared development machine a verifier iteration of the 656K model took
+ * 0.47 ms back to back and 1.5 ms after 80 ms of polling. Where c's edges
+ * share a CPU, one edge's pause is not its CPU's (the others run): the
+ * draft's extras are 0. */
+void val_wake(struct val *v, const struct cfg *c, struct val_point *p);
 
 /* Runs config c for real: forks the server and the edges, waits for them
  * (killing them all after timeout_s), writes their logs to pdir and reads

@@ -78,7 +78,7 @@ static size_t fixed_len(uint8_t type)
 	case WIRE_HELLO: return 1 + 8 + WIRE_SECRET_BYTES;
 	case WIRE_PROMPT: return 1 + 12;
 	case WIRE_BLOCK: return 1 + 16;
-	case WIRE_DONE: return 1 + 4;
+	case WIRE_DONE: case WIRE_PING: case WIRE_PONG: return 1 + 4;
 	case WIRE_VERDICT: return 1 + 24;
 	case WIRE_ERROR: return 2;
 	}
@@ -130,6 +130,8 @@ void wire_encode(const struct wire_msg *m, uint8_t *buf)
 		p += 16;
 		break;
 	case WIRE_DONE:
+	case WIRE_PING:
+	case WIRE_PONG:
 		wire_put32(p, m->request);
 		break;
 	case WIRE_VERDICT:
@@ -192,6 +194,8 @@ long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
 		m->n = wire_get32(p + 12);
 		break;
 	case WIRE_DONE:
+	case WIRE_PING:
+	case WIRE_PONG:
 		m->request = wire_get32(p);
 		break;
 	case WIRE_VERDICT:

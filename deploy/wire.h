@@ -28,6 +28,8 @@ enum wire_type {
 	WIRE_DONE,      /* edge: request */
 	WIRE_VERDICT,   /* cloud: request, epoch, verified, accepted, k, token */
 	WIRE_ERROR,     /* cloud: retry, text (then it closes the connection) */
+	WIRE_PING,      /* edge: request (any number, echoed) */
+	WIRE_PONG,      /* cloud: the ping's request, at once */
 };
 
 struct wire_msg {

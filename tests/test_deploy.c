@@ -67,6 +67,8 @@ static struct wire_msg *wire_cases(size_t *n)
 		{ .type = WIRE_BLOCK, .request = 1, .epoch = 0, .pos = 4, .n = 1,
 		  .tok = { 42 } },
 		{ .type = WIRE_DONE, .request = 0xffffffffu },
+		{ .type = WIRE_PING, .request = 17 },
+		{ .type = WIRE_PONG, .request = 0x80000001u },
 		{ .type = WIRE_VERDICT, .request = 5, .epoch = 1, .verified = 3,
 		  .accepted = 2, .k = 1, .token = 99 },
 		{ .type = WIRE_ERROR, .retry = 1, .text = "server full (3 clients)" },
@@ -147,8 +149,8 @@ static void wire_rejects(void)
 		  WIRE_MAX_PAYLOAD + 1, 0, "frame of" },
 		{ "length 2^32 - 1", BASE_DONE, 0, 4, 0xffffffffu, 0, "frame of" },
 		{ "type 0", BASE_DONE, 4, 1, 0, 0, "unknown message type 0" },
-		{ "type 7", BASE_DONE, 4, 1, WIRE_ERROR + 1, 0,
-		  "unknown message type 7" },
+		{ "type 9", BASE_DONE, 4, 1, WIRE_PONG + 1, 0,
+		  "unknown message type 9" },
 		{ "type 255", BASE_DONE, 4, 1, 255, 0, "unknown message type" },
 		{ "hello with a wrong magic", BASE_HELLO, 5, 4, WIRE_MAGIC ^ 1, 0,
 		  "magic" },
@@ -483,6 +485,36 @@ static void loopback_lossless(void)
 			json_decref(check_edge_log(&r, i));
 		check_server(LB_EDGES, LB_EDGES * E_REQUESTS, 0);
 	}
+	rig_release(&r);
+}
+
+/* A PING is answered at once with a PONG of its number: edge_ping's 10
+ * pings through a link of a 4 ms round trip each come back (no sooner
+ * than the link allows), and the server saw one client and no error. */
+static void loopback_ping(void)
+{
+	static struct rig r;
+	struct err e = { "" };
+	double over = -1;
+	int fd, ok = 1;
+
+	if (rig_init(&r) < 0)
+		return;
+	if (start_server(&r, 1, 1) < 0)
+		ok = 0;
+	if (ok && (fd = wire_dial("127.0.0.1", r.port, &e)) >= 0) {
+		ok = edge_ping(fd, 3, NULL, 0.004, 10, false, &over, &e) == 0;
+		CHECK_MSG(ok, "edge_ping: %s", e.msg);
+		CHECK_MSG(!ok || (over >= 0 && over < 1), "each round trip over "
+			  "the link's 4 ms by %.6f s", over);
+	} else {
+		CHECK_MSG(0, "dial: %s", e.msg);
+		ok = 0;
+	}
+	if (!ok && r.k.n)
+		kill(r.k.pid[0], SIGKILL);
+	if (kids_wait(&r.k, CHILD_DEADLINE_S) && ok)
+		check_server(1, 0, 0);
 	rig_release(&r);
 }
 
@@ -925,6 +957,7 @@ const struct tcase deploy_tests[] = {
 	{ "deploy: verifier verdicts, epochs and protocol errors",
 	  verifier_protocol },
 	{ "deploy: loopback edges are lossless", loopback_lossless },
+	{ "deploy: a ping is answered at once", loopback_ping },
 	{ "deploy: loopback misbehaving clients and freed slots",
 	  loopback_misbehaving },
 	{ 0 },
