@@ -50,9 +50,11 @@ double calib_prefill_s(struct calib_model *c, struct llama_state *st, int n,
 
 /* The median of reps draft steps at context ctx, each after a pause of
  * pause_s (spin: polling the clock, else asleep): what a step costs a
- * device that idled (its caches emptied by others, its clock lowered). */
+ * device that idled (its caches emptied by others, its clock lowered).
+ * *upper_s (unless NULL): their upper quartile. */
 double calib_draft_after_s(struct calib_model *c, struct llama_state *st,
-			   int ctx, double pause_s, bool spin, int reps);
+			   int ctx, double pause_s, bool spin, int reps,
+			   double *upper_s);
 
 /* What `calib cpu` measures. ctx and prefill lists end with a 0. */
 struct calib_cpu_opts {

@@ -115,10 +115,11 @@ static void run_once(struct calib_model *c, struct llama_state *st,
 	}
 }
 
-/* Each timed run after a pause of pause_s (spin: awake); none: warm. */
+/* Each timed run after a pause of pause_s (spin: awake); none: warm.
+ * *upper_s (unless NULL): the upper quartile of the runs. */
 static double median_s(struct calib_model *c, struct llama_state *st,
 		       enum what w, int n, int ctx, int reps, double min_s,
-		       double pause_s, bool spin)
+		       double pause_s, bool spin, double *upper_s)
 {
 	int cap = reps > 16 ? reps : 16, k = 0, blk = n > st->max_block ?
 		st->max_block : n;
@@ -151,6 +152,8 @@ static double median_s(struct calib_model *c, struct llama_state *st,
 	}
 	qsort(t, (size_t)k, sizeof(double), cmp_double);
 	med = k % 2 ? t[k / 2] : 0.5 * (t[k / 2 - 1] + t[k / 2]);
+	if (upper_s)
+		*upper_s = t[(3 * k) / 4];
 	free(t);
 	free(logits);
 	free(toks);
@@ -160,25 +163,26 @@ static double median_s(struct calib_model *c, struct llama_state *st,
 double calib_draft_s(struct calib_model *c, struct llama_state *st, int ctx,
 		     int reps, double min_s)
 {
-	return median_s(c, st, DRAFT, 1, ctx, reps, min_s, 0, false);
+	return median_s(c, st, DRAFT, 1, ctx, reps, min_s, 0, false, NULL);
 }
 
 double calib_draft_after_s(struct calib_model *c, struct llama_state *st,
-			   int ctx, double pause_s, bool spin, int reps)
+			   int ctx, double pause_s, bool spin, int reps,
+			   double *upper_s)
 {
-	return median_s(c, st, DRAFT, 1, ctx, reps, 0, pause_s, spin);
+	return median_s(c, st, DRAFT, 1, ctx, reps, 0, pause_s, spin, upper_s);
 }
 
 double calib_block_s(struct calib_model *c, struct llama_state *st, int n,
 		     int ctx, int reps, double min_s)
 {
-	return median_s(c, st, BLOCK, n, ctx, reps, min_s, 0, false);
+	return median_s(c, st, BLOCK, n, ctx, reps, min_s, 0, false, NULL);
 }
 
 double calib_prefill_s(struct calib_model *c, struct llama_state *st, int n,
 		       int reps, double min_s)
 {
-	return median_s(c, st, PREFILL, n, 0, reps, min_s, 0, false);
+	return median_s(c, st, PREFILL, n, 0, reps, min_s, 0, false, NULL);
 }
 
 double calib_fit(const double *x, const double *t, int n, double *a,

@@ -36,10 +36,10 @@
 
 #define VAL_MAX_GAMMA 8    /* E[A] measured for gamma 1 .. 8 */
 #define VAL_ROUNDS 3       /* rounds over the verify grid */
-#define VAL_PROBE_PASSES 9 /* draft passes timed; their median */
-#define VAL_PROBE_REPS 5   /* verifier iterations timed; their median */
+#define VAL_PROBE_PASSES 21 /* draft passes timed; their median */
+#define VAL_PROBE_REPS 11  /* verifier iterations timed; their median */
 #define VAL_PINGS 40       /* pings timed; their mean */
-#define VAL_WAKE_REPS 5    /* passes timed after each pause; their median */
+#define VAL_WAKE_REPS 7    /* passes timed after each pause; their median */
 #define VAL_SEQ_MAX 1024   /* positions the models keep here: the grid's
 			      contexts and the points fit, and a slot's KV
 			      cache stays 47 MB for SmolLM2-135M (188 MB at
@@ -557,9 +557,10 @@ static const double wake_pause_s[VAL_WAKE_PAUSES] = { 0.0025, 0.005, 0.01,
 						      0.02, 0.04, 0.08, 0.16 };
 
 /* The median of reps iterations of the verifier's probe shape, each after a
- * pause of pause_s (spin: awake); one untimed first. */
+ * pause of pause_s (spin: awake); one untimed first. *upper_s (unless
+ * NULL): their upper quartile. */
 static double probe_after_s(const struct val *v, double pause_s, bool spin,
-			    int reps)
+			    int reps, double *upper_s)
 {
 	struct verifier ver;
 	struct viter it;
@@ -580,6 +581,8 @@ static double probe_after_s(const struct val *v, double pause_s, bool spin,
 	}
 	qsort(t, (size_t)reps, sizeof(double), cmp_double);
 	med = t[reps / 2];
+	if (upper_s)
+		*upper_s = t[(3 * reps) / 4];
 	free(t);
 	verifier_release(&ver);
 	return med;
@@ -590,26 +593,27 @@ void val_wake(struct val *v, const struct cfg *c, struct val_point *p)
 	int ctx = v->np + v->nout / 2;
 	bool spin = edges_spin(v, c), server_spin = v->server_cpu >= 0;
 	struct llama_state st;
-	double hot;
+	double hot; /* the back-to-back passes' upper quartile */
 
 	memset(p->draft_wake_s, 0, sizeof(p->draft_wake_s));
 	if (edge_count(c) <= v->edge_cpus) { /* else not the CPU that pauses */
 		pin(v, SIDE_EDGE);
 		llama_state_init(&st, &v->dm.m.c, 1);
-		hot = calib_draft_after_s(&v->dm, &st, ctx, 0, spin,
-					  VAL_WAKE_REPS);
+		calib_draft_after_s(&v->dm, &st, ctx, 0, spin, VAL_WAKE_REPS,
+				    &hot);
 		for (int i = 0; i < VAL_WAKE_PAUSES; i++)
 			p->draft_wake_s[i] = fmax(0, calib_draft_after_s(&v->dm,
-				&st, ctx, wake_pause_s[i], spin,
-				VAL_WAKE_REPS) - hot);
+				&st, ctx, wake_pause_s[i], spin, VAL_WAKE_REPS,
+				NULL) - hot);
 		llama_state_release(&st);
 	}
 	pin(v, SIDE_SERVER);
-	hot = probe_after_s(v, 0, server_spin, VAL_WAKE_REPS);
+	probe_after_s(v, 0, server_spin, VAL_WAKE_REPS, &hot);
 	for (int i = 0; i < VAL_WAKE_PAUSES; i++) {
 		p->wake_pause_s[i] = wake_pause_s[i];
 		p->verify_wake_s[i] = fmax(0, probe_after_s(v, wake_pause_s[i],
-					   server_spin, VAL_WAKE_REPS) - hot);
+					   server_spin, VAL_WAKE_REPS, NULL) -
+					   hot);
 	}
 	pin(v, SIDE_ALL);
 }

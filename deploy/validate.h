@@ -136,9 +136,10 @@ struct val_point {
  * verifier's probe shape (val_retime's) back to back and after each of
  * VAL_WAKE_PAUSES pauses from 2.5 to 160 ms, each side on its CPU and
  * waiting as config c's point would (the edges polling or asleep, the
- * server polling when it has a CPU of its own), the median of
- * VAL_WAKE_REPS: into p, the extra seconds of a pass after each pause
- * (none below 0), the simulator's device/wake and cloud/gpu/wake. On the
+ * server polling when it has a CPU of its own), VAL_WAKE_REPS at each:
+ * into p, the extra seconds of a pass after each pause, its median over
+ * the back-to-back passes' upper quartile (so that noise alone adds
+ * nothing; none below 0), the simulator's device/wake and cloud/gpu/wake. On the
  * shared development machine a verifier iteration of the 656K model took
  * 0.47 ms back to back and 1.5 ms after 80 ms of polling. Where c's edges
  * share a CPU, one edge's pause is not its CPU's (the others run): the
