@@ -510,4 +510,3 @@ int edge_ping(int fd, uint32_t tenant, const uint8_t *secret, double rtt_s,
 	*over_s = sum / n;
 	return r;
 }
-
