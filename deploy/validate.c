@@ -531,25 +531,6 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 /* ---- costs timed again before a point ---- */
 
 
-void val_retime(struct val *v, double *draft_ratio, double *verify_ratio)
-{
-	int ctx = v->np + v->nout / 2, tok[2] = { v->probe_tokens, 0 };
-	int cx[2] = { v->probe_ctx, 0 };
-	double med;
-	struct vgrid vg = { .tok = tok, .ctx = cx, .nt = 1, .nc = 1,
-			    .med = &med };
-	struct llama_state st;
-
-	pin(v, SIDE_EDGE); /* the draft step as the edge profile timed it */
-	llama_state_init(&st, &v->dm.m.c, 1);
-	*draft_ratio = calib_draft_s(&v->dm, &st, ctx, VAL_PROBE_PASSES, 0) /
-		       (v->edge.draft_base_s + v->edge.draft_per_ctx_s * ctx);
-	llama_state_release(&st);
-	pin(v, SIDE_SERVER);
-	verify_grid(&v->tm.m, v->text, v->gamma, VAL_PROBE_REPS, &vg);
-	*verify_ratio = med / v->probe_verify_s;
-	pin(v, SIDE_ALL);
-}
 
 /* The pauses after which val_wake times a pass (the points' round trips
  * lie among them) */
@@ -586,6 +567,22 @@ static double probe_after_s(const struct val *v, double pause_s, bool spin,
 	free(t);
 	verifier_release(&ver);
 	return med;
+}
+
+void val_retime(struct val *v, double *draft_ratio, double *verify_ratio)
+{
+	int ctx = v->np + v->nout / 2;
+	struct llama_state st;
+
+	pin(v, SIDE_EDGE); /* the draft step as the edge profile timed it */
+	llama_state_init(&st, &v->dm.m.c, 1);
+	*draft_ratio = calib_draft_s(&v->dm, &st, ctx, VAL_PROBE_PASSES, 0) /
+		       (v->edge.draft_base_s + v->edge.draft_per_ctx_s * ctx);
+	llama_state_release(&st);
+	pin(v, SIDE_SERVER);
+	*verify_ratio = probe_after_s(v, 0, false, VAL_PROBE_REPS, NULL) /
+			v->probe_verify_s;
+	pin(v, SIDE_ALL);
 }
 
 void val_wake(struct val *v, const struct cfg *c, struct val_point *p)
