@@ -4,9 +4,9 @@
 #include "cfg.h"
 #include "outdir.h"
 #include "mem.h"
+#include "mload.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -25,18 +25,6 @@ int cli_fail(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return CLI_BAD_INPUT;
-}
-
-void cli_sets_add(struct cli_sets *s, const char *arg)
-{
-	s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
-	s->v[s->n++] = arg;
-}
-
-void cli_sets_release(struct cli_sets *s)
-{
-	free(s->v);
-	*s = (struct cli_sets){ 0 };
 }
 
 int cli_long(const char *name, const char *text, long long lo, long long hi,
@@ -70,81 +58,91 @@ int cli_double(const char *name, const char *text, double lo, double *out)
 	return 0;
 }
 
+int cli_parse_group(const char *arg, void *dest, char why[OPT_WHY_BYTES])
+{
+	if (strcmp(arg, "32") && strcmp(arg, "64") && strcmp(arg, "128")) {
+		snprintf(why, OPT_WHY_BYTES, "expected 32, 64 or 128, got \"%s\"",
+			 arg);
+		return -1;
+	}
+	*(int *)dest = atoi(arg);
+	return 0;
+}
+
+int cli_parse_block_acts(const char *arg, void *dest, char why[OPT_WHY_BYTES])
+{
+	if (strcmp(arg, "int8") && strcmp(arg, "fp16")) {
+		snprintf(why, OPT_WHY_BYTES, "expected int8 or fp16, got \"%s\"",
+			 arg);
+		return -1;
+	}
+	*(bool *)dest = !strcmp(arg, "int8");
+	return 0;
+}
+
+int cli_parse_quant(const char *arg, void *dest, char why[OPT_WHY_BYTES])
+{
+	struct err e;
+
+	if (quant_parse(arg, dest, &e) < 0) {
+		snprintf(why, OPT_WHY_BYTES, "%s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
 int cli_group(const char *text, int *out)
 {
-	if (strcmp(text, "32") && strcmp(text, "64") && strcmp(text, "128"))
-		return cli_fail("--group: expected 32, 64 or 128, got '%s'", text);
-	*out = atoi(text);
-	return 0;
+	char why[OPT_WHY_BYTES];
+
+	return cli_parse_group(text, out, why) < 0 ? cli_fail("--group: %s", why) : 0;
 }
 
 int cli_block_acts(const char *text, bool *int8)
 {
-	if (strcmp(text, "int8") && strcmp(text, "fp16"))
-		return cli_fail("--block-acts: expected int8 or fp16, got '%s'",
-				text);
-	*int8 = !strcmp(text, "int8");
-	return 0;
+	char why[OPT_WHY_BYTES];
+
+	return cli_parse_block_acts(text, int8, why) < 0
+		       ? cli_fail("--block-acts: %s", why) : 0;
 }
 
-static const char config_help[] =
-	"usage: hybridspec config CONFIG [--set POINTER=VALUE]... [-o DIR]\n"
-	"\n"
-	"Reads CONFIG strictly (an unknown key or a bad value is an error that\n"
-	"names the file and the JSON pointer), applies the --set overrides, fills\n"
-	"in every default and prints the resolved config. With -o, writes it to\n"
-	"DIR/" OD_MARKER " instead (DIR appears whole or not at all).\n"
-	"\n"
-	"  --set POINTER=VALUE  override a value, e.g. --set /cloud/replicas=2\n"
-	"                       (VALUE is read as JSON, else as a string)\n"
-	"  -o, --out DIR        write DIR/" OD_MARKER "\n"
-	"  -h, --help           this text\n"
-	"\nexit status: 0 valid, 2 bad usage or bad config\n";
+static const struct opt_cmd config_cmd = {
+	.name = "config",
+	.usage = "CONFIG [--set POINTER=VALUE]... [-o DIR]",
+	.about = "Reads CONFIG strictly (an unknown key or a bad value is an error that\n"
+		 "names the file and the JSON pointer), applies the --set overrides, fills\n"
+		 "in every default and prints the resolved config. With -o, writes it to\n"
+		 "DIR/" OD_MARKER " instead (DIR appears whole or not at all).\n",
+	.exit_status = "0 valid, 2 bad usage or bad config",
+	.operands = "CONFIG",
+	.min_operands = 1,
+	.max_operands = 1,
+};
 
 int cli_config(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "set", required_argument, NULL, 's' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct cli_sets sets = { 0 };
+	struct opt_list sets = { 0 };
 	const char *out = NULL;
+	struct opt rows[] = {
+		CLI_OPT_SET(&sets),
+		OPT_STR("out", 'o', &out, "DIR", "write DIR/" OD_MARKER),
+		OPT_END,
+	};
 	struct err e;
 	struct cfg c;
 	struct od o;
 	char *text;
-	int ch, rc = CLI_OK;
+	int rc;
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 's':
-			cli_sets_add(&sets, optarg);
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'h':
-			fputs(config_help, stdout);
-			cli_sets_release(&sets);
-			return CLI_OK;
-		default:
-			cli_sets_release(&sets);
-			fputs(config_help, stderr);
-			return CLI_BAD_INPUT;
-		}
+	if ((rc = opt_parse(&config_cmd, rows, &argc, argv)) != OPT_GO) {
+		opt_list_release(&sets);
+		return rc;
 	}
-	if (optind != argc - 1) {
-		cli_sets_release(&sets);
-		fputs(config_help, stderr);
-		return CLI_BAD_INPUT;
-	}
-	if (cfg_load(&c, argv[optind], sets.v, sets.n, &e) < 0) {
-		cli_sets_release(&sets);
+	if (cfg_load(&c, argv[0], sets.v, sets.n, &e) < 0) {
+		opt_list_release(&sets);
 		return cli_fail("%s", e.msg);
 	}
+	rc = CLI_OK;
 	text = cfg_resolved(&c);
 	if (!out) {
 		fputs(text, stdout);
@@ -156,6 +154,6 @@ int cli_config(int argc, char **argv)
 	}
 	free(text);
 	cfg_release(&c);
-	cli_sets_release(&sets);
+	opt_list_release(&sets);
 	return rc;
 }

@@ -7,8 +7,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
+#include <math.h>
 
-enum { CLI_OK = 0, CLI_FAILED = 1, CLI_BAD_INPUT = 2 };
+#include "opt.h"
+
+enum { CLI_OK = OPT_OK, CLI_FAILED = 1, CLI_BAD_INPUT = OPT_BAD_INPUT };
 
 int cli_config(int argc, char **argv);
 int cli_run(int argc, char **argv);
@@ -29,23 +33,32 @@ int cli_bench_gpu(int argc, char **argv);     /* "bench gpu" */
 /* Prints "hybridspec: <msg>" to stderr and returns CLI_BAD_INPUT. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Collects repeated --set arguments. */
-struct cli_sets {
-	const char **v; /* (n) borrowed from argv; the array is owned */
-	size_t n;
-};
-void cli_sets_add(struct cli_sets *s, const char *arg);
-void cli_sets_release(struct cli_sets *s);
+/* Option rows that several commands share (opt.h), each defined once. */
+#define CLI_OPT_SET(d) \
+	OPT_LIST("set", 0, d, "POINTER=VALUE", \
+		 "override a config value, e.g. --set /cloud/replicas=2\n" \
+		 "(VALUE is read as JSON, else as a string)")
+#define CLI_OPT_SEED(d, h) OPT_INT("seed", 0, d, "N", 0, LLONG_MAX, h)
+#define CLI_OPT_TEMPERATURE(d, h) OPT_NUM("temperature", 0, d, "T", 0, INFINITY, h)
+#define CLI_OPT_JSON(d, h) OPT_FLAG("json", 0, d, h)
+#define CLI_OPT_QUIET(d) OPT_FLAG("quiet", 0, d, "print nothing on success")
+#define CLI_OPT_GROUP(d, h) OPT_PARSE("group", 0, d, "G", cli_parse_group, h)
+#define CLI_OPT_BLOCK_ACTS(d, h) \
+	OPT_PARSE("block-acts", 0, d, "int8|fp16", cli_parse_block_acts, h)
+#define CLI_OPT_QUANT(n, d, h) OPT_PARSE(n, 0, d, "Q", cli_parse_quant, h)
 
-/* Option values: "--name" and its text; an integer in [lo, hi] or a
- * number >= lo. 0, or CLI_BAD_INPUT after printing
- * "--name: expected ..., got 'text'". */
+/* OPT_KIND_PARSE functions: a group size (int *), 32, 64 or 128; int8
+ * (true) or fp16 (false) (bool *); a weight format (struct quant *). */
+int cli_parse_group(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
+int cli_parse_block_acts(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
+int cli_parse_quant(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
+
+/* TRANSITION (removed once every command parses by opt.h): "--name" and
+ * its text; an integer in [lo, hi] or a number >= lo. */
 int cli_long(const char *name, const char *text, long long lo, long long hi,
 	     long long *out);
 int cli_double(const char *name, const char *text, double lo, double *out);
-/* --group: a W4A16 group size, 32, 64 or 128 */
 int cli_group(const char *text, int *out);
-/* --block-acts: "int8" (true) or "fp16" (false) */
 int cli_block_acts(const char *text, bool *int8);
 
 #endif

@@ -801,7 +801,7 @@ int cli_formulas(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct cli_sets sets = { 0 };
+	struct opt_list sets = { 0 };
 	bool check = false, tab = false, json = false;
 	struct checks cs = { 0 };
 	struct err e;
@@ -821,29 +821,29 @@ int cli_formulas(int argc, char **argv)
 			json = true;
 			break;
 		case 's':
-			cli_sets_add(&sets, optarg);
+			opt_list_add(&sets, optarg);
 			break;
 		case 'h':
 			fputs(formulas_help, stdout);
-			cli_sets_release(&sets);
+			opt_list_release(&sets);
 			return CLI_OK;
 		default:
 			fputs(formulas_help, stderr);
-			cli_sets_release(&sets);
+			opt_list_release(&sets);
 			return CLI_BAD_INPUT;
 		}
 	}
 	if ((check || tab) ? optind != argc : optind != argc - 1) {
 		fputs(formulas_help, stderr);
-		cli_sets_release(&sets);
+		opt_list_release(&sets);
 		return CLI_BAD_INPUT;
 	}
 	if (tab) {
-		cli_sets_release(&sets);
+		opt_list_release(&sets);
 		return print_table(&e) < 0 ? cli_fail("%s", e.msg) : CLI_OK;
 	}
 	if (check) {
-		cli_sets_release(&sets);
+		opt_list_release(&sets);
 		if (run_checks(&cs, &e) < 0) {
 			free(cs.v);
 			return cli_fail("%s", e.msg);
@@ -853,11 +853,11 @@ int cli_formulas(int argc, char **argv)
 		return rc;
 	}
 	if (cfg_load(&c, argv[optind], sets.v, sets.n, &e) < 0) {
-		cli_sets_release(&sets);
+		opt_list_release(&sets);
 		return cli_fail("%s", e.msg);
 	}
 	print_config(&c, json);
 	cfg_release(&c);
-	cli_sets_release(&sets);
+	opt_list_release(&sets);
 	return CLI_OK;
 }

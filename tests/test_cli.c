@@ -459,7 +459,7 @@ static void calib_bad_input(void)
 	      strstr(out, "a mixture of 4 experts"));
 	CHECK(t_run("calib cpu --shape llama2-7b --block-acts int4", out,
 		    sizeof(out)) == 2 &&
-	      strstr(out, "--block-acts: expected int8 or fp16, got 'int4'"));
+	      strstr(out, "--block-acts: expected int8 or fp16, got \"int4\""));
 	CHECK(t_run("bench kernels --batch 3", out, sizeof(out)) == 2 &&
 	      strstr(out, "--batch: expected 1, 4, 16, 64 or 512, got 3"));
 	CHECK(t_run("bench kernels --shape 4096", out, sizeof(out)) == 2 &&
