@@ -17,19 +17,19 @@ ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(SAN) -MMD -MP \
-           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Ibase -Ikernels -Imodels -Isim -Icalib -Ideploy
+           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Ibase -Ikernels -Imodels -Isim -Icalib -Ideploy -Istudy
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
 	     echo -lgsl -lgslcblas -ljansson) -lm -lpthread -ldl
 LDFLAGS += $(SAN)
 
 KERN_SRC = kernels/q4.c kernels/q8.c kernels/kern.c kernels/pool.c
 # The layers, each a library over the ones before it (docs/design.md):
-# base, kernels, models, sim, calib, deploy; cli (the command line) on top,
+# base, kernels, models, sim, calib, deploy, study; cli (the command line) on top,
 # the only folder whose headers the others cannot see.
 LIB_SRC  = $(wildcard base/*.c) $(KERN_SRC) \
            kernels/kern_avx2.c kernels/kern_avx512.c kernels/kbench.c \
            kernels/gk.c kernels/gbench.c \
-           $(wildcard models/*.c sim/*.c calib/*.c deploy/*.c)
+           $(wildcard models/*.c sim/*.c calib/*.c deploy/*.c study/*.c)
 CLI_SRC  = $(wildcard cli/*.c)
 TEST_SRC = $(filter-out tests/kmain.c, $(wildcard tests/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)

@@ -1,5 +1,5 @@
 /* cli_claims.c: "hybridspec claims", the verdicts on the paper's claims
- * (sim/claims.h) from a results folder, for scripts/report.sh. */
+ * (study/claims.h) from a results folder, for scripts/report.sh. */
 #include "cli.h"
 
 #include "claims.h"

@@ -1,7 +1,7 @@
 /* cli_validate.c: "hybridspec validate": the real deployment on loopback
  * against the simulator, point by point, for a sweep file (docs/sweep.md)
  * whose points use the sync or async protocol (the work of each point:
- * deploy/validate.h). It checks every point first, measures the profiles
+ * study/validate.h). It checks every point first, measures the profiles
  * once, runs the points, prints the table and writes the results whole or
  * not at all. */
 #define _GNU_SOURCE /* realpath */

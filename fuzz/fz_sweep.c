@@ -1,4 +1,4 @@
-/* fz_sweep.c: the sweep reader (sweep_load, sim/sweep.h) over a small base
+/* fz_sweep.c: the sweep reader (sweep_load, study/sweep.h) over a small base
  * config named small.json or base.json beside it; then what a sweep
  * derives from the file: the resolved sweep, the overrides and folder of
  * the first runs, the metrics' column names. */

@@ -2,7 +2,7 @@
 # layers.sh [--graph]: checks the include graph of the C sources against the
 # layers of docs/design.md, bottom to top:
 #
-#   base  kernels (with kernels/cuda)  models  sim  calib  deploy  cli
+#   base  kernels (with kernels/cuda)  models  sim  calib  deploy  study  cli
 #
 # A file may include headers of its own layer and of the layers below, never
 # of one above; and no two modules (a .c/.h pair) depend on each other in a
@@ -11,7 +11,7 @@
 # --graph, first prints which folder includes which, and how often.
 set -eu
 cd "$(dirname "$0")/.."
-layers="base kernels models sim calib deploy cli"
+layers="base kernels models sim calib deploy study cli"
 
 rank() {
 	r=0

@@ -8,7 +8,7 @@
 set -eu
 dir=$1
 
-# The verdicts and their evidence: `hybridspec claims` (sim/claims.c, where
+# The verdicts and their evidence: `hybridspec claims` (study/claims.c, where
 # every threshold is) wrote them into DIR/claims.json (scripts/run.sh runs
 # it before the plots, which use claim (a)'s shares too).
 claims=$dir/claims.json
@@ -191,7 +191,7 @@ trap 'rm -f "$tmp"' EXIT
 	printf 'Written by `make run` (scripts/run.sh, scripts/report.sh) on %s from %s. ' \
 		"$(date -u '+%Y-%m-%d %H:%M UTC')" \
 		"$(git describe --always --dirty 2>/dev/null || echo 'a tree without git')"
-	echo 'Every number and verdict below is computed from the runs, sweeps and profiles named beside it; the verdicts use the thresholds stated in each section (hybridspec claims, sim/claims.c).'
+	echo 'Every number and verdict below is computed from the runs, sweeps and profiles named beside it; the verdicts use the thresholds stated in each section (hybridspec claims, study/claims.c).'
 	echo
 	echo '## The paper'"'"'s setting'
 	echo

@@ -1,4 +1,4 @@
-/* test_claims.c: the verdicts on the paper's claims (sim/claims.h), each
+/* test_claims.c: the verdicts on the paper's claims (study/claims.h), each
  * on small fixture results where it holds, where it does not, and with its
  * inputs missing. */
 #include "harness.h"
