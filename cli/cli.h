@@ -41,6 +41,9 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define CLI_OPT_SEED(d, h) OPT_INT("seed", 0, d, "N", 0, LLONG_MAX, h)
 #define CLI_OPT_TEMPERATURE(d, h) OPT_NUM("temperature", 0, d, "T", 0, INFINITY, h)
 #define CLI_OPT_JSON(d, h) OPT_FLAG("json", 0, d, h)
+#define CLI_OPT_JOBS(d) \
+	OPT_INT("jobs", 'j', d, "N", 1, 4096, \
+		"worker processes (default: the online CPUs)")
 #define CLI_OPT_QUIET(d) OPT_FLAG("quiet", 0, d, "print nothing on success")
 #define CLI_OPT_GROUP(d, h) OPT_PARSE("group", 0, d, "G", cli_parse_group, h)
 #define CLI_OPT_BLOCK_ACTS(d, h) \

@@ -391,7 +391,7 @@ static void usage(void)
 	      strstr(out, "--resume") && strstr(out, "sweep.csv"));
 	CHECK(t_run("sweep", out, sizeof(out)) == 2 && strstr(out, "usage:"));
 	CHECK(t_run("sweep x.json -j 0", out, sizeof(out)) == 2 &&
-	      strstr(out, "--jobs: expected an integer in [1, 4096], got '0'"));
+	      strstr(out, "--jobs: expected an integer in [1, 4096], got \"0\""));
 	CHECK(t_run("--help", out, sizeof(out)) == 0 && strstr(out, "sweep"));
 }
 

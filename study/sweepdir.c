@@ -1,0 +1,257 @@
+/* sweepdir.c: a sweep's results folder (sweepdir.h).
+ *
+ * A task is a run: a point and a seed, numbered point-major (task k is
+ * point k / n_seeds, seed k mod n_seeds). A run's directory is written
+ * whole (outdir.h) and is the only record of it: a run whose directory
+ * exists is done, which is what resume relies on, and the table is read
+ * back from the summaries once every worker has exited. Invariant:
+ * DIR/sweep.csv exists only when every run of DIR/sweep.json is done. */
+#include "sweepdir.h"
+
+#include "cfg.h"
+#include "farm.h"
+#include "fs.h"
+#include "mem.h"
+#include "outdir.h"
+#include "rundir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct job {
+	const struct sweep *s;
+	const char *dir;
+};
+
+/* One run: its config, the simulation, its directory written whole. */
+static int run_one(const struct sweep *s, const char *dir, size_t point,
+		   size_t seed_i, struct err *e)
+{
+	char *out = sweep_run_dir(s, dir, point, seed_i);
+	size_t n;
+	char **sets = sweep_sets(s, point, s->seeds[seed_i], &n);
+	struct rundir_opts o = { 0 };
+	struct rundir_result r;
+	struct cfg c;
+	int rc;
+
+	rc = cfg_load(&c, s->base, (const char *const *)sets, n, e);
+	sweep_sets_free(sets, n);
+	if (rc == 0) {
+		rc = rundir_write(&c, out, &o, &r, e);
+		json_decref(r.summary);
+		cfg_release(&c);
+	}
+	if (rc < 0)
+		err_prefix(e, "%s", out);
+	free(out);
+	return rc;
+}
+
+static int run_task(void *ctx, size_t k, struct err *e)
+{
+	const struct job *j = ctx;
+
+	return run_one(j->s, j->dir, k / j->s->n_seeds, k % j->s->n_seeds, e);
+}
+
+static size_t task_point(void *ctx, size_t k)
+{
+	return k / ((const struct job *)ctx)->s->n_seeds;
+}
+
+static bool is_litter(const char *name)
+{
+	return name[0] == '.' && (strstr(name, ".tmp-") || strstr(name, ".old-"));
+}
+
+/* Removes what killed runs leave: the hidden temporary directories beside
+ * the run directories, and temporary files beside sweep.json. */
+static void clean_litter(const char *dir)
+{
+	size_t n = strlen(dir) + 300;
+	char *p = xmalloc(n), *q = xmalloc(n + 300);
+	DIR *d, *pd;
+	struct dirent *de, *pe;
+
+	if ((d = opendir(dir))) {
+		while ((de = readdir(d)))
+			if (is_litter(de->d_name)) {
+				snprintf(p, n, "%s/%s", dir, de->d_name);
+				od_rm_tree(p);
+			}
+		closedir(d);
+	}
+	snprintf(p, n, "%s/points", dir);
+	if ((d = opendir(p))) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(q, n + 300, "%s/points/%s", dir, de->d_name);
+			if (!(pd = opendir(q)))
+				continue;
+			while ((pe = readdir(pd)))
+				if (is_litter(pe->d_name)) {
+					snprintf(q, n + 300, "%s/points/%s/%s", dir,
+						 de->d_name, pe->d_name);
+					od_rm_tree(q);
+				}
+			closedir(pd);
+		}
+		closedir(d);
+	}
+	free(p);
+	free(q);
+}
+
+static bool run_done(const struct sweep *s, const char *dir, size_t point,
+		     size_t seed_i)
+{
+	char *run = sweep_run_dir(s, dir, point, seed_i);
+	size_t n = strlen(run) + 64;
+	char *marker = xmalloc(n);
+	bool yes;
+
+	snprintf(marker, n, "%s/%s", run, OD_MARKER);
+	yes = access(marker, F_OK) == 0;
+	free(marker);
+	free(run);
+	return yes;
+}
+
+/* A finished run is kept only if the sweep still gives it the same
+ * config: else the sweep file or its base changed since it ran. */
+static int check_kept(const struct sweep *s, const char *dir, size_t point,
+		      size_t seed_i, struct err *e)
+{
+	char *run = sweep_run_dir(s, dir, point, seed_i);
+	size_t n = strlen(run) + 64;
+	char *path = xmalloc(n), *had, *want, **sets;
+	struct cfg c;
+	size_t n_sets;
+	int rc;
+
+	snprintf(path, n, "%s/%s", run, OD_MARKER);
+	sets = sweep_sets(s, point, s->seeds[seed_i], &n_sets);
+	rc = cfg_load(&c, s->base, (const char *const *)sets, n_sets, e);
+	sweep_sets_free(sets, n_sets);
+	if (rc == 0) {
+		had = fs_slurp(path, NULL);
+		want = cfg_resolved(&c);
+		if (!had || strcmp(had, want))
+			rc = err_set(e, "'%s' was run with another config than "
+				     "the sweep now gives it (the sweep file or "
+				     "its base changed): remove '%s' or choose "
+				     "another -o", run, dir);
+		free(had);
+		free(want);
+		cfg_release(&c);
+	}
+	free(path);
+	free(run);
+	return rc;
+}
+
+/* Readies dir: new (or empty), or with --resume a sweep's directory whose
+ * finished runs still match. Writes sweep.json. */
+static int prepare(const struct sweep *s, const char *dir, bool resume,
+		   struct err *e)
+{
+	size_t n = strlen(dir) + 64;
+	char *path = xmalloc(n), *text;
+	bool empty = true, has_sweep;
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	if ((d = opendir(dir))) {
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				empty = false;
+		closedir(d);
+	} else if (errno != ENOENT) {
+		rc = err_set(e, "cannot use '%s' as the results directory: %s",
+			     dir, strerror(errno));
+		goto out;
+	}
+	snprintf(path, n, "%s/sweep.json", dir);
+	has_sweep = access(path, F_OK) == 0;
+	if (!empty && !resume) {
+		rc = err_set(e, "'%s' exists and is not empty: add --resume to "
+			     "finish the sweep in it, or choose another -o", dir);
+		goto out;
+	}
+	if (!empty && !has_sweep) {
+		rc = err_set(e, "'%s' exists and holds no sweep.json: refusing to "
+			     "write into it", dir);
+		goto out;
+	}
+	if (!empty) {
+		for (size_t p = 0; p < s->n_points && rc == 0; p++)
+			for (size_t k = 0; k < s->n_seeds && rc == 0; k++)
+				if (run_done(s, dir, p, k))
+					rc = check_kept(s, dir, p, k, e);
+		if (rc < 0)
+			goto out;
+		clean_litter(dir);
+		snprintf(path, n, "%s/sweep.csv", dir);
+		remove(path);
+	}
+	if ((rc = fs_mkdirs(dir, e)) < 0)
+		goto out;
+	text = sweep_resolved(s);
+	snprintf(path, n, "%s/sweep.json", dir);
+	rc = fs_write_atomic(path, text, e);
+	free(text);
+out:
+	free(path);
+	return rc;
+}
+
+static bool task_done(void *ctx, size_t k)
+{
+	const struct job *j = ctx;
+
+	return run_done(j->s, j->dir, k / j->s->n_seeds, k % j->s->n_seeds);
+}
+
+void sweepdir_run(const struct sweep *s, const struct sweepdir_opts *o,
+		  struct sweepdir_result *r, struct err *e)
+{
+	struct job j = { s, o->dir };
+	struct farm f = {
+		.n_tasks = s->n_points * s->n_seeds, .ctx = &j, .run = run_task,
+		.done = task_done, .point = task_point, .n_points = s->n_points,
+		.label = o->size > 1 ? "rank 0" : s->name, .what = "runs",
+		.jobs = o->jobs, .progress = o->progress, .quiet = o->quiet,
+		.rank = o->rank, .size = o->size,
+	};
+	struct farm_result fr;
+	size_t counts[2];
+
+	*r = (struct sweepdir_result){ 0 };
+	if (o->rank == 0 && prepare(s, o->dir, o->resume, e) < 0)
+		r->status = FARM_BAD;
+	farm_mpi_share(&r->status, e->msg, sizeof(e->msg));
+	if (r->status)
+		return;
+	farm_run(&f, &fr);
+	if (fr.status) {
+		clean_litter(o->dir);
+		if (fr.status < 128)
+			err_set(e, "%s", fr.msg[0] ? fr.msg : "a run failed");
+	}
+	r->status = farm_mpi_max(fr.status);
+	counts[0] = fr.done;
+	counts[1] = fr.kept;
+	farm_mpi_sum(counts, 2);
+	r->runs = counts[0];
+	r->kept = counts[1];
+	r->workers = o->size > 1 ? o->size : fr.jobs;
+	if (r->status == 0 && o->rank == 0 && sweep_csv(s, o->dir, e) < 0)
+		r->status = FARM_BAD;
+}
