@@ -266,6 +266,18 @@ static size_t *list_tasks(const struct farm *f, struct shared *sh,
 	return tasks;
 }
 
+int farm_workers(const struct farm *f, size_t todo)
+{
+	int jobs = f->jobs > 0 ? f->jobs : f->size > 1 ? 1
+		   : (int)sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (jobs < 1)
+		jobs = 1;
+	if ((size_t)jobs > todo)
+		jobs = todo > 0 ? (int)todo : 1;
+	return jobs;
+}
+
 void farm_run(const struct farm *f, struct farm_result *r)
 {
 	size_t n_points = f->point ? f->n_points : f->n_tasks;
@@ -290,13 +302,7 @@ void farm_run(const struct farm *f, struct farm_result *r)
 		.points = points, .tasks = r->todo + r->kept,
 		.todo = r->todo, .kept = r->kept,
 	};
-	jobs = f->jobs > 0 ? f->jobs : f->size > 1 ? 1
-		: (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (jobs < 1)
-		jobs = 1;
-	if ((size_t)jobs > r->todo)
-		jobs = r->todo > 0 ? (int)r->todo : 1;
-	r->jobs = jobs;
+	r->jobs = jobs = farm_workers(f, r->todo);
 	progress_show(&c);
 	if (r->todo > 0 && (f->in_process || (f->size > 1 && jobs == 1)))
 		r->status = work(&c, true) < 0 ? FARM_BAD : 0;

@@ -49,6 +49,10 @@ struct farm_result {
 };
 void farm_run(const struct farm *f, struct farm_result *r);
 
+/* The workers farm_run uses for todo tasks: f->jobs, else one under MPI,
+ * else the online CPUs; never more than todo, at least one. */
+int farm_workers(const struct farm *f, size_t todo);
+
 /* MPI: joins the ranks (rank 0 of 1 without MPI); the status every rank
  * agrees on (the largest); rank 0's status and buffer given to every rank;
  * sums over the ranks; the end. */

@@ -1,0 +1,356 @@
+/* plandir.c: a plan's search in the farm and its results folder
+ * (plandir.h).
+ *
+ * Task k is the k-th used candidate: its search is written to
+ * cand-<index>.json in the folder being made (the folder's temporary, which
+ * every worker and rank sees), and rank 0 reads them all back, in the
+ * candidates' order, once every task is done; so the answer does not
+ * depend on which worker searched what. */
+#include "plandir.h"
+
+#include "cfg.h"
+#include "farm.h"
+#include "outdir.h"
+#include "rt.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* the folder being made, and its files' paths (room for the name) */
+#define DIR_MAX 4096
+#define PATH_IN_DIR (DIR_MAX + 64)
+
+struct job {
+	const struct plan *p;
+	const size_t *cands; /* (n) the used candidates */
+	size_t n;
+	const char *tmp;     /* the folder being made */
+	bool quiet;
+};
+
+static void say_search(const struct job *j, size_t k, const char *name,
+		       const struct plan_search *r, double t0)
+{
+	if (j->quiet)
+		return;
+	if (r->replicas)
+		fprintf(stderr, "plan: [%zu/%zu] %s: %lld replicas (bound %lld), "
+			"attainment %.4f +- %.4f, %zu simulated, %.1f s\n", k + 1,
+			j->n, name, r->replicas, r->lower_bound,
+			r->best.attain_mean, r->best.attain_ci95, r->n_points,
+			rt_now_s() - t0);
+	else
+		fprintf(stderr, "plan: [%zu/%zu] %s: none up to the maximum (best "
+			"attainment %.4f at %lld), %zu simulated, %.1f s\n", k + 1,
+			j->n, name, r->best.attain_mean, r->best.replicas,
+			r->n_points, rt_now_s() - t0);
+}
+
+/* One candidate's search, written to the folder being made. */
+static int search_task(void *ctx, size_t k, struct err *e)
+{
+	const struct job *j = ctx;
+	size_t c = j->cands[k];
+	struct plan_search r;
+	char name[256], path[PATH_IN_DIR];
+	json_t *pts, *doc;
+	double t0 = rt_now_s();
+	int rc = 0;
+
+	plan_candidate_name(j->p, c, name, sizeof(name));
+	if (plan_search_run(j->p, c, &r, e) < 0) {
+		err_prefix(e, "plan: %s", name);
+		return -1;
+	}
+	pts = json_array();
+	for (size_t i = 0; i < r.n_points; i++)
+		json_array_append_new(pts, plan_point_json(j->p, &r.points[i]));
+	doc = json_pack("{s:I,s:I,s:I,s:o}", "index", (json_int_t)c,
+			"lower_bound", (json_int_t)r.lower_bound,
+			"replicas", (json_int_t)r.replicas, "points", pts);
+	snprintf(path, sizeof(path), "%s/cand-%zu.json", j->tmp, c);
+	if (json_dump_file(doc, path, JSON_COMPACT) < 0)
+		rc = err_set(e, "plan: cannot write %s", path);
+	else
+		say_search(j, k, name, &r, t0);
+	json_decref(doc);
+	plan_search_release(&r);
+	return rc;
+}
+
+/* The resolved config of candidate c at replicas r (seed: the plan's
+ * first), written as name. */
+static int write_config(const struct plan *p, struct od *o, size_t c,
+			long long r, const char *name, struct err *e)
+{
+	size_t n;
+	char **sets = plan_sets(p, c, r, p->seeds[0], &n);
+	struct cfg cf;
+	char *text;
+	int rc = cfg_load(&cf, p->base, (const char *const *)sets, n, e);
+
+	plan_sets_free(sets, n);
+	if (rc < 0)
+		return -1;
+	text = cfg_resolved(&cf);
+	rc = od_write(o, name, text, e);
+	free(text);
+	cfg_release(&cf);
+	return rc;
+}
+
+static void csv_points(FILE *f, const struct plan *p,
+		       const struct plan_point *pts, size_t n, const bool *front,
+		       bool front_only)
+{
+	fputs("candidate,replicas,usd_per_hour,attainment,attainment_ci95,"
+	      "ttft_attainment,tpot_attainment,tpot_p99_s,usd_per_mtok,meets,"
+	      "pareto\n", f);
+	for (size_t i = 0; i < n; i++) {
+		char name[256];
+
+		if (front_only && !front[i])
+			continue;
+		plan_candidate_name(p, pts[i].candidate, name, sizeof(name));
+		fprintf(f, "\"%s\",%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d\n",
+			name, pts[i].replicas, pts[i].usd_per_hour,
+			pts[i].attain_mean, pts[i].attain_ci95, pts[i].ttft_attain,
+			pts[i].tpot_attain, pts[i].tpot_p99_s, pts[i].usd_per_mtok,
+			pts[i].meets, front[i]);
+	}
+}
+
+static const char front_gp[] =
+	"# The Pareto front of plan's points: $/hour against p99 TPOT.\n"
+	"# gnuplot front.gp (in this folder) writes front.png\n"
+	"term = strstrt(GPVAL_TERMINALS, 'pngcairo') ? 'pngcairo noenhanced' "
+	": 'png noenhanced'\n"
+	"set terminal @term size 900,560\n"
+	"set output 'front.png'\n"
+	"set datafile separator ','\n"
+	"set key autotitle columnhead top right\n"
+	"set xlabel 'provisioned cost, $ per hour'\n"
+	"set ylabel 'p99 TPOT over requests, ms'\n"
+	"set grid\n"
+	"set logscale x 2\n"
+	"plot 'points.csv' using ($10 == 1 ? $3 : 1/0):($8 * 1000) with points "
+	"pt 7 lc rgb '#999999' title 'meets the SLO', \\\n"
+	"     'front.csv' using 3:($8 * 1000) with linespoints pt 7 lw 2 "
+	"title 'Pareto front'\n";
+
+/* The answer among the points (the cheapest that meets the SLO, then the
+ * fastest), the one below it, the best attainment. */
+static void choose(const struct plan_point *pts, size_t n,
+		   struct plandir_result *r)
+{
+	const struct plan_point *ans = NULL, *best = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!best || pts[i].attain_mean > best->attain_mean)
+			best = &pts[i];
+		if (!pts[i].meets)
+			continue;
+		if (!ans || pts[i].usd_per_hour < ans->usd_per_hour ||
+		    (pts[i].usd_per_hour == ans->usd_per_hour &&
+		     pts[i].tpot_p99_s < ans->tpot_p99_s))
+			ans = &pts[i];
+	}
+	r->answer = ans != NULL;
+	if (ans)
+		r->best = *ans;
+	else if (best)
+		r->best = *best;
+	for (size_t i = 0; ans && i < n; i++)
+		if (pts[i].candidate == ans->candidate &&
+		    pts[i].replicas == ans->replicas - 1) {
+			r->below = pts[i];
+			r->below_known = true;
+		}
+	r->binds = ans ? "none" : !best ? "none" :
+		   best->tpot_attain < best->ttft_attain ? "TPOT" : "TTFT";
+}
+
+/* Writes the folder's files: the points, the front, the answer and its
+ * evidence; 0 or -1. */
+static int report(const struct plan *p, struct od *o, json_t *searches,
+		  struct plan_point *pts, size_t n, struct plandir_result *r,
+		  struct err *e)
+{
+	bool *front = calloc(n ? n : 1, sizeof(*front));
+	const struct plan_point *b = &r->best;
+	json_t *doc;
+	char *text;
+	int rc = 0;
+	FILE *f;
+
+	plan_pareto(pts, n, front);
+	choose(pts, n, r);
+	for (int k = 0; k < 2 && rc == 0; k++) {
+		const char *csv = k ? "front.csv" : "points.csv";
+
+		if (!(f = od_open(o, csv, e))) {
+			rc = -1;
+			break;
+		}
+		csv_points(f, p, pts, n, front, k == 1);
+		if (fclose(f) != 0)
+			rc = err_set(e, "plan: cannot write %s", csv);
+	}
+	if (rc == 0)
+		rc = od_write(o, "front.gp", front_gp, e);
+	doc = json_pack("{s:O,s:o}", "plan", p->doc, "searches", searches);
+	if (r->answer) {
+		json_object_set_new(doc, "answer", plan_point_json(p, b));
+		json_object_set_new(doc, "one_fewer", r->below_known ?
+				    plan_point_json(p, &r->below) : json_null());
+		if (rc == 0)
+			rc = write_config(p, o, b->candidate, b->replicas,
+					  OD_MARKER, e);
+		if (rc == 0 && b->replicas > 1)
+			rc = write_config(p, o, b->candidate, b->replicas - 1,
+					  "one_fewer.json", e);
+	} else {
+		json_object_set_new(doc, "answer", json_null());
+		json_object_set_new(doc, "best", n ? plan_point_json(p, b)
+						   : json_null());
+		json_object_set_new(doc, "binding", json_string(r->binds));
+		if (rc == 0 && n)
+			rc = write_config(p, o, b->candidate, b->replicas,
+					  OD_MARKER, e);
+	}
+	text = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+	if (od_write(o, "plan.json", text, e) < 0)
+		rc = -1;
+	free(text);
+	json_decref(doc);
+	free(front);
+	return rc;
+}
+
+/* Draws dir/front.png with gnuplot, where it is installed; whether it
+ * did. */
+static bool draw_front(const char *dir)
+{
+	int st = -1;
+	pid_t pid;
+
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		if (chdir(dir) == 0) {
+			if (!freopen("/dev/null", "w", stdout) ||
+			    !freopen("/dev/null", "w", stderr))
+				_exit(127);
+			execlp("gnuplot", "gnuplot", "front.gp", (char *)NULL);
+		}
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Reads the workers' files into one list of points and one of searches. */
+static int collect(const struct job *j, json_t *searches,
+		   struct plan_point **pts, size_t *n_pts, struct err *e)
+{
+	*pts = NULL;
+	*n_pts = 0;
+	for (size_t i = 0; i < j->n; i++) {
+		char path[PATH_IN_DIR], name[256];
+		json_t *d, *arr;
+
+		snprintf(path, sizeof(path), "%s/cand-%zu.json", j->tmp,
+			 j->cands[i]);
+		if (!(d = json_load_file(path, 0, NULL)))
+			return err_set(e, "plan: a worker left no %s", path);
+		arr = json_object_get(d, "points");
+		*pts = realloc(*pts, (*n_pts + json_array_size(arr)) * sizeof(**pts));
+		for (size_t k = 0; k < json_array_size(arr); k++)
+			if (plan_point_read(json_array_get(arr, k),
+					    &(*pts)[(*n_pts)++]) < 0) {
+				json_decref(d);
+				return err_set(e, "plan: %s: a bad point", path);
+			}
+		plan_candidate_name(j->p, j->cands[i], name, sizeof(name));
+		json_object_set_new(d, "candidate", json_string(name));
+		json_array_append_new(searches, d);
+		remove(path);
+	}
+	return 0;
+}
+
+/* Rank 0: the searches read back and the folder written and put in
+ * place, or dropped. */
+static void finish(const struct job *j, struct od *o, const char *dir,
+		   struct plandir_result *r, struct err *e)
+{
+	json_t *searches = json_array();
+	struct plan_point *pts = NULL;
+	size_t n_pts = 0;
+
+	if (collect(j, searches, &pts, &n_pts, e) < 0) {
+		json_decref(searches);
+		od_abort(o);
+		r->status = 2;
+	} else if (report(j->p, o, searches, pts, n_pts, r, e) < 0) {
+		od_abort(o); /* report took searches */
+		r->status = 2;
+	} else if (od_commit(o, e) < 0) {
+		r->status = 2;
+	} else {
+		r->status = r->answer ? 0 : 1;
+		r->front_drawn = r->answer && draw_front(dir);
+	}
+	r->n_points = n_pts;
+	free(pts);
+}
+
+void plandir_run(const struct plan *p, const struct plandir_opts *o,
+		 struct plandir_result *r, struct err *e)
+{
+	size_t *cands = calloc(p->n_candidates ? p->n_candidates : 1,
+			       sizeof(*cands));
+	char tmp[DIR_MAX] = "";
+	struct od od = { 0 };
+	struct job j = { .p = p, .cands = cands, .tmp = tmp, .quiet = o->quiet };
+	struct farm f = { .ctx = &j, .run = search_task, .label = "plan",
+			  .what = "candidates", .jobs = o->jobs, .quiet = true,
+			  .rank = o->rank, .size = o->size };
+	struct farm_result fr;
+
+	*r = (struct plandir_result){ .binds = "none" };
+	for (size_t c = 0; c < p->n_candidates; c++)
+		if (plan_candidate_used(p, c))
+			cands[j.n++] = c;
+	f.n_tasks = r->n_candidates = j.n;
+	if (o->rank == 0) {
+		if (od_begin(&od, o->dir, e) < 0)
+			r->status = 2;
+		else
+			snprintf(tmp, sizeof(tmp), "%s", od.tmp);
+	}
+	farm_mpi_share(&r->status, tmp, sizeof(tmp));
+	if (r->status == 0) {
+		r->workers = farm_workers(&f, (j.n + (size_t)f.size - 1) /
+						(size_t)(f.size > 0 ? f.size : 1));
+		if (!o->quiet && o->rank == 0)
+			fprintf(stderr, "plan: %zu candidates x %zu seeds, %d "
+				"worker%s%s\n", j.n, p->n_seeds, r->workers,
+				r->workers > 1 ? "s" : "",
+				o->size > 1 ? " a rank" : "");
+		farm_run(&f, &fr);
+		if (fr.status)
+			err_set(e, "%s", fr.msg[0] ? fr.msg : "plan: a worker failed");
+		if (farm_mpi_max(fr.status))
+			r->status = 2;
+		if (r->status)
+			od_abort(&od);
+		else if (o->rank == 0)
+			finish(&j, &od, o->dir, r, e);
+	}
+	free(cands);
+}
