@@ -243,10 +243,12 @@ static int check_after(const struct opt_cmd *cmd, const struct opt *rows,
 {
 	char n[32];
 
-	for (const struct opt *r = rows; r->name; r++)
-		if (r->given && r->conflicts && opt_given(rows, r->conflicts))
+	for (int i = 0; i < 4 && cmd->conflicts[i][0]; i++)
+		if (opt_given(rows, cmd->conflicts[i][0]) &&
+		    opt_given(rows, cmd->conflicts[i][1]))
 			return usage_fail(cmd, "--%s and --%s cannot be given "
-					  "together", r->name, r->conflicts);
+					  "together", cmd->conflicts[i][0],
+					  cmd->conflicts[i][1]);
 	if (operands >= cmd->min_operands &&
 	    (cmd->max_operands < 0 || operands <= cmd->max_operands))
 		return OPT_GO;

@@ -48,7 +48,6 @@ struct opt {
 	/* why: "expected ..., got ..." (the option's name is put before it) */
 	int (*parse)(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 	void (*show)(FILE *f);
-	const char *conflicts; /* the long name of an option it excludes */
 	const char *help;      /* lines separated by '\n' */
 	bool given;	       /* set by opt_parse */
 };
@@ -91,6 +90,7 @@ struct opt_cmd {
 	const char *about; /* the paragraphs between the usage and the options */
 	const char *exit_status; /* after "exit status: " */
 	int min_operands, max_operands; /* max -1: any number */
+	const char *conflicts[4][2]; /* pairs of long names not to give together */
 	void (*more_help)(FILE *f);	/* printed after the options, or NULL */
 };
 

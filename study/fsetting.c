@@ -1,0 +1,289 @@
+/* fsetting.c: the closed forms for a config's setting (fsetting.h).
+ *
+ * One JSON object holds every figure (formulas --json prints it as it
+ * is); the text form is printed from it, with the few figures the object
+ * does not hold (the mean context, the ridge at peak figures, the cloud's
+ * draft step). */
+#include "fsetting.h"
+
+#include "cost.h"
+#include "formula.h"
+#include "jx.h"
+#include "link.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* What the text form shows beside the object. */
+struct extras {
+	double ctx;	   /* the mean context of a draft step, tokens */
+	double ridge_peak; /* the roofline's ridge at peak figures, tokens */
+	double td;	   /* cloud_spec's draft step, s (0: none) */
+};
+
+static double num(const json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+/* Requests a second the cloud carries, of group g's protocol at its mean
+ * lengths, into o. The GPU: one over the GPU time a request takes, its
+ * prompt and gamma + 1 tokens a round at the target's full-batch rate
+ * (cloud_spec's gamma draft steps and prompt at the draft's). The KV cache: slots of prompt + output tokens, each held
+ * from admission to the request's end. A request admitted at once holds
+ * its slot for its whole life L (its prefill, its tokens at t_token each, a
+ * round trip for the prompt and the DONE): past slots / L a second requests
+ * wait for a slot (an M/D/c queue of service L below it). A request of the
+ * edge that waits does so while its device prefills, so it then holds its
+ * slot the less: the queue grows without bound only past slots / H, H the
+ * hold of a request admitted as its device's prefill ends (the cloud's
+ * prefill, its tokens, a round trip). The smaller of the GPU's and the
+ * cache's bounds is the capacity. */
+static void request_capacity(const struct cfg *c, const struct cfg_group *g,
+			     const struct cost *cost, double cap_tokens_s,
+			     double cap_draft_tokens_s, double alpha,
+			     double t_token, double rtt, json_t *o)
+{
+	const struct proto_caps *k = &g->proto.caps;
+	double prompt = dist_mean(&g->workload.prompt_tokens);
+	double out = dist_mean(&g->workload.output_tokens);
+	double rounds = out / fm_expected_accepted(alpha, g->proto.gamma);
+	/* GPU seconds a request: the target's tokens at its full-batch rate,
+	 * and cloud_spec's draft steps and prompt at the draft's */
+	double gpu_s = (prompt + (k->speculates || k->cloud_drafts
+				  ? rounds * (g->proto.gamma + 1) : out)) /
+		       cap_tokens_s +
+		       (k->cloud_drafts ? (prompt + rounds * g->proto.gamma) /
+					  cap_draft_tokens_s : 0);
+	double cloud_prefill = cost_iter_s(cost, &(struct cost_batch){
+		(long)prompt, 1, 0, prompt * prompt / 2 }, NULL, NULL);
+	double hold = cloud_prefill + out * t_token + rtt;
+	double life = hold + (k->uses_edge ? g->device.prefill_base_s +
+			      g->device.prefill_per_token_s * prompt -
+			      cloud_prefill : 0);
+	double slots = floor((double)c->cloud.kv_capacity_tokens / (prompt + out));
+	double r = (double)c->cloud.replicas, kv = r * slots / hold;
+	double gpu = 1 / gpu_s;
+
+	json_object_set_new(o, "kv_slots", json_real(r * slots));
+	json_object_set_new(o, "request_lifetime_s", json_real(life));
+	json_object_set_new(o, "kv_hold_min_s", json_real(hold));
+	json_object_set_new(o, "kv_wait_onset_requests_per_s",
+			    json_real(r * slots / life));
+	json_object_set_new(o, "capacity_requests_per_s_kv", json_real(kv));
+	json_object_set_new(o, "capacity_requests_per_s_gpu", json_real(gpu));
+	json_object_set_new(o, "capacity_requests_per_s", json_real(fmin(kv, gpu)));
+	json_object_set_new(o, "capacity_bound", json_string(kv < gpu ? "KV cache"
+								  : "GPU"));
+}
+
+/* The formulas for group 0 of a config, at its mean lengths, and what
+ * the text form prints beside them. */
+static json_t *setting(const struct cfg *c, struct extras *x)
+{
+	const struct cfg_group *g = &c->groups[0];
+	const struct cfg_protocol *p = &g->proto;
+	struct cost cost;
+	double alpha, ctx, d, rtt, tnet, v, step, bw, fl, ridge, cap, demand;
+	double td = 0, cap_draft = 0;
+	int gamma = p->gamma;
+	json_t *o, *roof = json_array();
+
+	alpha = acc_alpha(&g->accept, &g->acc_trace);
+	cost_init(&cost, &c->cloud);
+	ctx = dist_mean(&g->workload.prompt_tokens) +
+	      dist_mean(&g->workload.output_tokens) / 2;
+	d = g->device.draft_base_s + g->device.draft_per_ctx_s * ctx;
+	rtt = dist_mean(&g->wan.rtt_s);
+	tnet = rtt + 8.0 * (g->wan.header_bytes + LINK_APP_HEADER_BYTES +
+			    LINK_TOKEN_BYTES * gamma) / g->wan.up_bps +
+	       8.0 * (g->wan.header_bytes + LINK_APP_HEADER_BYTES +
+		      2 * LINK_TOKEN_BYTES) / g->wan.down_bps;
+	v = cost_iter_s(&cost, &(struct cost_batch){ gamma + 1, 1, ctx,
+						     (gamma + 1) * ctx }, NULL, NULL);
+	step = cost_iter_s(&cost, &(struct cost_batch){ 1, 1, ctx, ctx }, NULL,
+			   NULL);
+	bw = cost.eta_bw * cost.peak_bw_Bps;
+	fl = cost.eta_flops * cost.peak_flops;
+	ridge = fl / bw * cost.bytes_per_weight / 2;
+	for (long b = 1; b <= 4096; b *= 2) {
+		double t = cost_iter_s(&cost, &(struct cost_batch){ b, 1, ctx,
+								    b * ctx },
+				       NULL, NULL);
+
+		json_array_append_new(roof, json_pack("{s:I,s:f}", "tokens",
+						      (json_int_t)b, "seconds", t));
+	}
+	{
+		long bmax = c->cloud.max_batch_tokens;
+		long packed = bmax / (gamma + 1) * (gamma + 1);
+		double tb = cost_iter_s(&cost, &(struct cost_batch){
+			packed, packed / (gamma + 1), ctx * (packed / (gamma + 1)),
+			packed * ctx }, NULL, NULL);
+
+		cap = c->cloud.replicas * packed / tb;
+		demand = (gamma + 1) /
+			 (fm_sync_s_per_token(alpha, gamma, d, tnet, tb) *
+			  fm_expected_accepted(alpha, gamma));
+	}
+	o = json_pack(
+		"{s:s,s:s,s:f,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:f,s:f,"
+		"s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:f,s:f,s:f,s:{s:f,s:f,s:f}}",
+		"group", g->name, "protocol", cfg_proto_names[p->kind],
+		"alpha", alpha, "gamma", gamma, "window", p->window,
+		"t_draft_s", d, "t_verify_s", v, "t_target_step_s", step,
+		"t_network_s", tnet,
+		"expected_accepted", fm_expected_accepted(alpha, gamma),
+		"c", d / step,
+		"leviathan_improvement", fm_leviathan_improvement(alpha, gamma,
+								  d / step),
+		"alpha_exceeds_c", alpha > d / step,
+		"t_sync_round_s", gamma * d + tnet + v,
+		"t_sync_s_per_token", fm_sync_s_per_token(alpha, gamma, d, tnet, v),
+		"t_async_paper_s_per_token",
+		fm_paper_async_s_per_token(gamma, d, tnet, v),
+		"t_async_renewal_s_per_token",
+		p->window >= 2 ? fm_async_renewal_s_per_token(alpha, gamma,
+							      p->window, d,
+							      tnet + v)
+			       : fm_sync_s_per_token(alpha, gamma, d, tnet, v),
+		"t_async_renewal_unbounded_window_s_per_token",
+		fm_async_renewal_s_per_token(alpha, gamma, 0, d, tnet + v),
+		"balance_two_stage_gamma_t_draft_s", fm_balance_two_stage(tnet, v),
+		"balance_paper_gamma_t_draft_s", fm_balance_paper(tnet, v),
+		"gamma_t_draft_s", gamma * d,
+		"roofline", roof,
+		"ridge_tokens", ridge,
+		"capacity_verify_tokens_per_s", cap,
+		"capacity_tenants", cap / demand,
+		"md1_wait_s", "rho_0.5", fm_md1_wait_s(0.5, v), "rho_0.8",
+		fm_md1_wait_s(0.8, v), "rho_0.9", fm_md1_wait_s(0.9, v));
+	if (cfg_proto_drafts(&p->caps)) {
+		/* the group's draft model run in the cloud instead */
+		struct cost dc;
+		long nseq;
+
+		cost_init_model(&dc, &c->cloud, &p->draft.model,
+				p->draft.weight_bytes, &p->draft.table);
+		td = cost_iter_s(&dc, &(struct cost_batch){ 1, 1, ctx, ctx }, NULL,
+				 NULL);
+		/* a draft step of each sequence of the target's full batch */
+		nseq = c->cloud.max_batch_tokens / (gamma + 1);
+		cap_draft = c->cloud.replicas * (double)nseq /
+			    cost_iter_s(&dc, &(struct cost_batch){ nseq, nseq,
+				    ctx * (double)nseq, ctx * (double)nseq },
+				    NULL, NULL);
+		json_object_set_new(o, "t_cloud_draft_s", json_real(td));
+		json_object_set_new(o, "t_cloud_spec_s_per_token", json_real(
+			fm_cloud_spec_s_per_token(alpha, gamma, td, v)));
+		json_object_set_new(o, "cloud_spec_capacity_ratio", json_real(
+			fm_cloud_spec_capacity_ratio(gamma, td, v)));
+	}
+	{
+		double tt = p->caps.cloud_drafts ? fm_cloud_spec_s_per_token(alpha,
+						   gamma, td, v)
+			  : !p->caps.uses_cloud ? d
+			  : !p->caps.speculates ? step
+			  : p->window >= 2 ? json_real_value(json_object_get(o,
+				"t_async_renewal_s_per_token"))
+			  : fm_sync_s_per_token(alpha, gamma, d, tnet, v);
+
+		if (p->caps.uses_cloud)
+			request_capacity(c, g, &cost, cap, cap_draft, alpha, tt,
+					 rtt, o);
+	}
+	*x = (struct extras){ .ctx = ctx, .td = td,
+			      .ridge_peak = cost.peak_flops / cost.peak_bw_Bps *
+					    cost.bytes_per_weight / 2 };
+	return o;
+}
+
+json_t *fset_json(const struct cfg *c)
+{
+	struct extras x;
+
+	return setting(c, &x);
+}
+
+void fset_print(const struct cfg *c, FILE *f)
+{
+	const struct cfg_group *g = &c->groups[0];
+	const struct cfg_protocol *p = &g->proto;
+	struct extras x;
+	json_t *o = setting(c, &x), *roof = json_object_get(o, "roofline");
+	double alpha = num(o, "alpha"), d = num(o, "t_draft_s");
+	double v = num(o, "t_verify_s"), step = num(o, "t_target_step_s");
+	double tnet = num(o, "t_network_s"), ctx = x.ctx, td = x.td;
+	double cap = num(o, "capacity_verify_tokens_per_s");
+	int gamma = p->gamma;
+
+	fprintf(f, "setting: group \"%s\" (%s), alpha %.3f, gamma %d, W %d\n"
+	       "  t_draft %.3f ms (mean context %.0f), t_verify %.3f ms "
+	       "(gamma + 1 tokens), target step %.3f ms, network %.3f ms\n",
+	       g->name, cfg_proto_names[p->kind], alpha, gamma, p->window,
+	       1e3 * d, ctx, 1e3 * v, 1e3 * step, 1e3 * tnet);
+	fprintf(f, "E[A] = (1 - a^(g+1)) / (1 - a)              %.4f tokens per "
+	       "verification\n", fm_expected_accepted(alpha, gamma));
+	fprintf(f, "Leviathan improvement E[A] / (g c + 1)      %.4f (c = %.3f; "
+	       "alpha > c: %s)\n", fm_leviathan_improvement(alpha, gamma, d / step),
+	       d / step, alpha > d / step ? "yes" : "no");
+	fprintf(f, "T_sync = g t_draft + t_net + t_verify       %.3f ms a round, "
+	       "%.3f ms a token\n", 1e3 * (gamma * d + tnet + v),
+	       1e3 * fm_sync_s_per_token(alpha, gamma, d, tnet, v));
+	fprintf(f, "T_async, paper: max(g t_draft, t_net + t_v) %.3f ms a token "
+	       "(rejections ignored)\n",
+	       1e3 * fm_paper_async_s_per_token(gamma, d, tnet, v));
+	fprintf(f, "T_async, renewal model (W = %d)             %.3f ms a token\n",
+	       p->window, 1e3 * json_real_value(json_object_get(o,
+			"t_async_renewal_s_per_token")));
+	fprintf(f, "T_async, renewal model (W unbounded)        %.3f ms a token\n",
+	       1e3 * fm_async_renewal_s_per_token(alpha, gamma, 0, d, tnet + v));
+	fprintf(f, "balance point, two-stage: g t_draft = t_net + t_verify = %.3f ms"
+	       "; paper: g t_draft = t_verify - t_net = %.3f ms; here g t_draft "
+	       "= %.3f ms\n", 1e3 * fm_balance_two_stage(tnet, v),
+	       1e3 * fm_balance_paper(tnet, v), 1e3 * gamma * d);
+	fprintf(f, "  (the simulator follows the two-stage form: formulas --check)\n");
+	fprintf(f, "roofline: ridge at %.0f tokens a batch (%.0f with peak figures)\n",
+	       num(o, "ridge_tokens"), x.ridge_peak);
+	for (size_t i = 0; i < json_array_size(roof); i++) {
+		json_t *r = json_array_get(roof, i);
+
+		fprintf(f, "  %5lld tokens  %8.3f ms\n",
+		       (long long)json_integer_value(json_object_get(r, "tokens")),
+		       1e3 * json_real_value(json_object_get(r, "seconds")));
+	}
+	fprintf(f, "capacity: %.0f verify tokens/s (%lld replicas, full batches), "
+	       "about %.0f sync tenants\n", cap, c->cloud.replicas,
+		num(o, "capacity_tenants"));
+	if (td > 0) {
+		fprintf(f, "cloud_spec (draft %s in the cloud, %.3f ms a step): "
+		       "(g t_d + t_v) / E[A] = %.3f ms a token\n",
+		       p->draft.model.name, 1e3 * td,
+		       1e3 * fm_cloud_spec_s_per_token(alpha, gamma, td, v));
+		fprintf(f, "  edge drafting carries 1 + g t_d / t_v = %.3f times the "
+		       "clients of cloud_spec on a saturated GPU (arXiv "
+		       "2606.25091; linear costs: formulas --check)\n",
+		       fm_cloud_spec_capacity_ratio(gamma, td, v));
+	}
+	if (json_object_get(o, "capacity_requests_per_s"))
+		fprintf(f, "requests: capacity %.3f a second (%s bound; the GPU's "
+		       "%.3f; the KV cache's %.0f slots, held %.1f s by a request "
+		       "admitted at once and %.1f s by one admitted as its device's "
+		       "prefill ends: requests wait from %.3f a second, without "
+		       "bound from %.3f)\n",
+		       json_real_value(json_object_get(o, "capacity_requests_per_s")),
+		       json_string_value(json_object_get(o, "capacity_bound")),
+		       json_real_value(json_object_get(o,
+				"capacity_requests_per_s_gpu")),
+		       json_real_value(json_object_get(o, "kv_slots")),
+		       json_real_value(json_object_get(o, "request_lifetime_s")),
+		       json_real_value(json_object_get(o, "kv_hold_min_s")),
+		       json_real_value(json_object_get(o,
+				"kv_wait_onset_requests_per_s")),
+		       json_real_value(json_object_get(o,
+				"capacity_requests_per_s_kv")));
+	fprintf(f, "M/D/1 wait rho v / 2(1 - rho) at load 0.5, 0.8, 0.9: %.3f, %.3f, "
+	       "%.3f ms\n", 1e3 * fm_md1_wait_s(0.5, v), 1e3 * fm_md1_wait_s(0.8, v),
+	       1e3 * fm_md1_wait_s(0.9, v));
+	json_decref(o);
+}

@@ -1,0 +1,55 @@
+/* valrun.h: the real deployment on loopback against the simulator, point
+ * by point, for a sweep file (docs/deploy.md): every point checked first,
+ * the profiles measured once, each point run as a task of the farm (in
+ * this process: the points are timed, one at a time), and the results
+ * folder written whole or not at all. The work of one point is
+ * validate.h's. */
+#ifndef HS_VALRUN_H
+#define HS_VALRUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "err.h"
+
+#define VALRUN_CLOSE 0.10 /* the first goal: sim within 10% of real */
+#define VALRUN_TIGHT 0.05 /* the goal now: within 5% */
+/* the default edge bound: the most of an edge CPU the simulated edges of
+ * a point may keep busy (drafting, prefilling) for it to run: beyond, the
+ * emulation's edge processes wait for each other's CPU, which the
+ * simulator (a processor per device) does not model (docs/deploy.md has
+ * the measurements) */
+#define VALRUN_EDGE_BOUND 0.4
+
+struct valrun_opts {
+	const char *sweep;	  /* borrowed: the sweep file */
+	const char *out;	  /* borrowed: the folder; NULL: the default */
+	const char *target, *draft; /* borrowed: models, NAME[:Q] */
+	const char *text;	  /* borrowed: the prompts' text; NULL: default */
+	double timeout_s;	  /* a point's processes killed after it */
+	double edge_bound;	  /* see VALRUN_EDGE_BOUND */
+	bool quick, quiet, edges_sleep, retime;
+	FILE *table;		  /* the table: its head once the profiles are
+				     measured, then a row a point as it ends;
+				     or NULL */
+	int argc;		  /* the command line, for the provenance */
+	char **argv;		  /* borrowed */
+};
+
+struct valrun_result {
+	int status;	     /* 0 every output lossless; 1 not, or a point
+				failed (e says); 2 bad input (e says) */
+	size_t points, not_run; /* the sweep's points, those over the bound */
+	long close, tight;   /* points run within VALRUN_CLOSE, _TIGHT */
+	long lossy;	     /* requests whose output was not the target's */
+	bool written;	     /* the folder was put in place */
+	char *json;	     /* owned: validate.json's text (when written) */
+	char out[4096];	     /* the results folder */
+};
+
+/* Validates o->sweep into its results folder. */
+void valrun_run(const struct valrun_opts *o, struct valrun_result *r,
+		struct err *e);
+void valrun_result_release(struct valrun_result *r);
+
+#endif
