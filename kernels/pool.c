@@ -149,11 +149,6 @@ void kpool_free(struct kpool *p)
 	free(p);
 }
 
-int kpool_threads(const struct kpool *p)
-{
-	return p ? p->n : 1;
-}
-
 void kpool_run(struct kpool *p, void (*fn)(void *ctx, int r0, int r1),
 	       void *ctx, int n, int align)
 {

@@ -25,7 +25,7 @@ void q8_release(struct q8_matrix *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static struct q8_block *blk(const struct q8_matrix *m, int row, int g)
+static struct q8_block *block_at(const struct q8_matrix *m, int row, int g)
 {
 	return (struct q8_block *)(m->data + (size_t)row * m->row_bytes) + g;
 }
@@ -34,7 +34,7 @@ void q8_quantize(struct q8_matrix *m, const float *w)
 {
 	for (int r = 0; r < m->n; r++) {
 		for (int g = 0; g < m->ngroups; g++) {
-			struct q8_block *b = blk(m, r, g);
+			struct q8_block *b = block_at(m, r, g);
 			const float *x = w + (size_t)r * m->k + (size_t)g * 32;
 			int len = m->k - g * 32 < 32 ? m->k - g * 32 : 32;
 			float amax = 0, s;
@@ -56,7 +56,7 @@ void q8_dequantize(const struct q8_matrix *m, float *w)
 {
 	for (int r = 0; r < m->n; r++)
 		for (int c = 0; c < m->k; c++) {
-			const struct q8_block *b = blk(m, r, c / 32);
+			const struct q8_block *b = block_at(m, r, c / 32);
 
 			w[(size_t)r * m->k + c] = f16_to_f32(b->scale) * b->q[c % 32];
 		}
@@ -70,7 +70,7 @@ void q8_gemm_ref(const struct q8_matrix *w, const uint16_t *x, int m, float *y,
 			float acc = 0;
 
 			for (int c = 0; c < w->k; c++) {
-				const struct q8_block *b = blk(w, r, c / 32);
+				const struct q8_block *b = block_at(w, r, c / 32);
 
 				acc += f16_to_f32(b->scale) * b->q[c % 32] *
 				       f16_to_f32(x[(size_t)i * w->k + c]);

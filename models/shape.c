@@ -67,16 +67,6 @@ const struct shape *shape_find(const char *name)
 	return NULL;
 }
 
-const char *const *shape_names(void)
-{
-	static const char *names[N_SHAPES + 1];
-
-	if (!names[0])
-		for (size_t i = 0; i < N_SHAPES; i++)
-			names[i] = shapes[i].name;
-	return names;
-}
-
 static int head_dim(const struct shape *s)
 {
 	return s->head_dim ? s->head_dim : s->dim / s->n_heads;
@@ -164,7 +154,7 @@ int shape_gemms(const struct shape *s, int gemm[SHAPE_GEMMS][2])
 /* ---- shapes from files ---- */
 
 /* What any shape must satisfy, whatever it was read from. */
-static int check(const struct shape *s, const char *file, struct err *e)
+static int well_formed(const struct shape *s, const char *file, struct err *e)
 {
 	if (s->n_heads % s->n_kv_heads)
 		return err_set(e, "%s: %d attention heads are not a multiple of "
@@ -282,7 +272,7 @@ static int load_hf(struct shape *s, const char *path, struct err *e)
 			  &s->hidden) < 0) {
 		goto out;
 	}
-	rc = check(s, path, e);
+	rc = well_formed(s, path, e);
 out:
 	json_decref(doc);
 	return rc;
@@ -372,7 +362,7 @@ static int load_gguf(struct shape *s, const char *path, struct err *e)
 		 ai == 0 && s->n_experts ? "mixtral" : arches[ai][1]);
 	s->tied = !gguf_tensor(&g, "output.weight");
 	s->qkv_bias = gguf_tensor(&g, "blk.0.attn_q.bias") != NULL;
-	rc = check(s, path, e);
+	rc = well_formed(s, path, e);
 out:
 	gguf_release(&g);
 	return rc;

@@ -33,8 +33,6 @@ struct shape {
 
 /* The built-in shape called name, or NULL. Borrowed from a static table. */
 const struct shape *shape_find(const char *name);
-/* NULL-terminated names, for "expected one of" messages. */
-const char *const *shape_names(void);
 
 /* A built-in name, or the path of a Hugging Face config.json (or a folder
  * holding one) or a GGUF file, whose metadata alone is read. The shape of

@@ -586,7 +586,8 @@ static void list_filter(struct eq *q, struct eq_list *l,
 }
 
 /* Calls keep on every node's place; keep returns false to drop the node. */
-static void sweep(struct eq *q, bool (*keep)(struct eq *, struct eq_node *))
+static void filter_nodes(struct eq *q,
+			 bool (*keep)(struct eq *, struct eq_node *))
 {
 	size_t m = 0;
 
@@ -689,7 +690,7 @@ bool eq_cancel(struct eq *q, uint64_t handle)
 		return false;
 	q->slot_state[s] |= 1;
 	if (++q->n_cancelled > 64 && q->n_cancelled > q->n_total / 2) {
-		sweep(q, keep_pending);
+		filter_nodes(q, keep_pending);
 		q->n_cancelled = 0;
 	}
 	return true;
