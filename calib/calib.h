@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "llama.h"
 #include "mload.h"
@@ -74,6 +75,35 @@ struct calib_cpu_opts {
  * copied). */
 json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 		  const json_t *prov, json_t **verify);
+
+/* The most values a list of contexts or token counts holds, its 0 included */
+#define CALIB_MAX_POINTS 64
+
+/* What `calib cpu` runs (calib_cpu_profile); strings borrowed. */
+struct calib_cpu_job {
+	const char *model, *shape; /* one of them, as calib_model_init's */
+	const char *quant;
+	int threads;
+	bool int8_blocks;          /* W4A16 layers take blocks of 4 or more
+				      tokens with int8 activations (where the
+				      kernel set has the integer path) */
+	const int *ctx, *prefill;  /* ascending, 0-terminated, at most
+				      CALIB_MAX_POINTS with the 0 */
+	int reps;                  /* at least, and at least 0.1 s, a point */
+	bool verify;               /* the verify table too: block forwards of
+				      1, 2, 4, 8 and 16 tokens */
+	const char *device;        /* the profile's device; NULL: the host name */
+};
+
+/* Loads the model or builds the shape's weights with room for the largest
+ * context, keeps the contexts and prefills it holds (stderr names those
+ * left out), measures it (calib_cpu, a line a point on stderr), sets the
+ * profile's device and prints the fit on stderr. Returns the profile and
+ * sets *verify as calib_cpu does (caller frees both); NULL with a message
+ * when the model does not load or holds too few positions for two
+ * contexts and a prefill. */
+json_t *calib_cpu_profile(const struct calib_cpu_job *j, const json_t *prov,
+			  json_t **verify, struct err *e);
 
 /* A verify table (the cost-table format of sim/cost.c, "calibrated":
  * true) of fn(arg, tokens, ctx) seconds over tokens x ctxs (both lists end
@@ -156,6 +186,20 @@ int calib_device_errors(const json_t *measured, const char *path,
 			const struct calib_device *d, const char *dir,
 			struct calib_error *out, struct err *e);
 
+/* `calib derive`: the measured profile at profile_path (read strictly)
+ * derived for device (a name in dir or a device file: calib_device_load).
+ * The derived profile (caller frees), or NULL with a message. */
+json_t *calib_derive_file(const char *profile_path, const char *device,
+			  const char *dir, const json_t *prov, struct err *e);
+
+/* `calib devices`: a header line, then a line a used figure of each
+ * device in dir with calib_device_errors' four errors (a device without
+ * a figure says why not), derived from the measured profile at
+ * profile_path, to f. 0, or -1 with a message (a bad profile or device
+ * file, no device in dir). */
+int calib_devices_print(const char *profile_path, const char *dir, FILE *f,
+			struct err *e);
+
 /* The roofline verify table of a GPU preset for a model shape (tokens x
  * context grid), marked "calibrated": false. */
 json_t *calib_gpu_roofline(const char *gpu, const char *shape,
@@ -193,5 +237,15 @@ struct calib_gpu_opts {
  * does not fit, or a CUDA call fails. */
 json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
 		  struct gk_device *dev, struct err *e);
+
+/* `calib gpu`: with preset (a GPU preset's name), the roofline of it for
+ * o->model (calib_gpu_roofline; stderr says so when o->progress), and
+ * path ""; else GPU 0 measured (calib_gpu), and path gets the table's
+ * default file, results/calib/verify-GPU-MODEL-QUANT.json. The table
+ * (caller frees), or NULL with a message that begins "calib gpu: ". */
+#define CALIB_PATH_BYTES 512
+json_t *calib_gpu_table(const struct calib_gpu_opts *o, const char *preset,
+			const json_t *prov, char path[CALIB_PATH_BYTES],
+			struct err *e);
 
 #endif

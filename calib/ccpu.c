@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int calib_model_init(struct calib_model *c, const char *model,
 		     const char *shape, const char *quant, int threads,
@@ -396,4 +397,85 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 	free(px);
 	free(pt);
 	return out;
+}
+
+/* The fit's terms on stderr, as `calib cpu` reports them */
+static void print_fit(const json_t *profile)
+{
+	static const char *const k[] = { "draft_base_s", "draft_per_ctx_s",
+		"prefill_base_s", "prefill_per_token_s", "draft_max_rel_residual",
+		"prefill_max_rel_residual" };
+	const json_t *fit = json_object_get(profile, "fit");
+	double v[6];
+
+	for (int i = 0; i < 6; i++)
+		v[i] = json_number_value(json_object_get(fit, k[i]));
+	fprintf(stderr, "calib: draft   %.4f ms + %.3f us x ctx (largest "
+		"residual %.1f%%)\ncalib: prefill %.4f ms + %.4f ms x tokens "
+		"(largest residual %.1f%%)\n", 1e3 * v[0], 1e6 * v[1], 100 * v[4],
+		1e3 * v[2], 1e3 * v[3], 100 * v[5]);
+}
+
+/* Cuts the lists at the first value the model does not hold (a step at
+ * ctx needs ctx + 1 positions, the verify table ctx + 16); -1 with a
+ * message when two contexts and a prefill are not left. */
+static int cut_lists(const struct calib_model *c, int *ctx, int *pre,
+		     struct err *e)
+{
+	int seq_len = c->m.c.seq_len;
+
+	for (int i = 0; ctx[i]; i++)
+		if (ctx[i] + 16 > seq_len) {
+			fprintf(stderr, "calib: %s holds %d positions: contexts "
+				"from %d on left out\n", c->name, seq_len, ctx[i]);
+			ctx[i] = 0;
+			break;
+		}
+	for (int i = 0; pre[i]; i++)
+		if (pre[i] > seq_len) {
+			pre[i] = 0;
+			break;
+		}
+	if (!ctx[0] || !ctx[1] || !pre[0])
+		return err_set(e, "calib cpu: %s holds too few positions for two "
+			       "contexts and a prefill", c->name);
+	return 0;
+}
+
+json_t *calib_cpu_profile(const struct calib_cpu_job *j, const json_t *prov,
+			  json_t **verify, struct err *e)
+{
+	static const int verify_tokens[] = { 1, 2, 4, 8, 16, 0 };
+	int ctx[CALIB_MAX_POINTS], pre[CALIB_MAX_POINTS], nctx = count(j->ctx);
+	struct calib_cpu_opts o = { .ctx = ctx, .prefill = pre, .reps = j->reps,
+				    .min_s = 0.1, .progress = true,
+				    .verify_tokens = j->verify ? verify_tokens
+							       : NULL };
+	char host[128] = "this machine";
+	struct calib_model c;
+	json_t *profile;
+
+	HS_ASSERT(nctx >= 1 && nctx < CALIB_MAX_POINTS &&
+		  count(j->prefill) < CALIB_MAX_POINTS);
+	memcpy(ctx, j->ctx, sizeof(int) * (size_t)(nctx + 1));
+	memcpy(pre, j->prefill, sizeof(int) * (size_t)(count(j->prefill) + 1));
+	*verify = NULL;
+	/* a synthetic model's cache only needs the largest context asked */
+	if (calib_model_init(&c, j->model, j->shape, j->quant, j->threads,
+			     ctx[nctx - 1] + 16, e) < 0)
+		return NULL;
+	c.m.int8_batches = j->int8_blocks;
+	llama_pack_a8(&c.m);
+	if (cut_lists(&c, ctx, pre, e) < 0) {
+		calib_model_release(&c);
+		return NULL;
+	}
+	profile = calib_cpu(&c, &o, prov, verify);
+	if (!j->device)
+		gethostname(host, sizeof(host) - 1);
+	json_object_set_new(profile, "device", json_string(j->device ? j->device
+								    : host));
+	print_fit(profile);
+	calib_model_release(&c);
+	return profile;
 }

@@ -320,3 +320,37 @@ json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
 	gk_close();
 	return table;
 }
+
+/* "NVIDIA H200" -> "NVIDIA-H200" for a file name */
+static void file_word(char *dst, size_t n, const char *src)
+{
+	size_t i = 0;
+
+	for (; src[i] && i + 1 < n; i++)
+		dst[i] = (src[i] == ' ' || src[i] == '/') ? '-' : src[i];
+	dst[i] = 0;
+}
+
+json_t *calib_gpu_table(const struct calib_gpu_opts *o, const char *preset,
+			const json_t *prov, char path[CALIB_PATH_BYTES],
+			struct err *e)
+{
+	struct gk_device dev;
+	char word[256];
+	json_t *t;
+
+	path[0] = 0;
+	if (preset && o->progress)
+		fprintf(stderr, "calib: the uncalibrated roofline of %s for %s\n",
+			preset, o->model);
+	if (preset)
+		t = calib_gpu_roofline(preset, o->model, prov, e);
+	else if ((t = calib_gpu(o, prov, &dev, e))) {
+		file_word(word, sizeof(word), dev.name);
+		snprintf(path, CALIB_PATH_BYTES, "results/calib/verify-%s-%s-%s.json",
+			 word, o->model, o->quant);
+	}
+	if (!t)
+		err_prefix(e, "calib gpu");
+	return t;
+}

@@ -283,12 +283,15 @@ int check_run(struct check *k, const struct check_opts *o, const json_t *prov,
 {
 	struct calib_model tm;
 	int *text, ntext, rc;
+	char excerpt[1100];
 
 	k->n = 0;
+	snprintf(excerpt, sizeof(excerpt), "%s/TinyStories-valid-excerpt.txt",
+		 mload_data_dir());
 	/* the prompt: real text, tokenized by the draft's tokenizer */
 	if (calib_model_init(&tm, o->draft, NULL, "f32", 1, 0, e) < 0)
 		return -1;
-	text = tok_encode_file(&tm.t, o->text, &ntext, e);
+	text = tok_encode_file(&tm.t, o->text ? o->text : excerpt, &ntext, e);
 	calib_model_release(&tm);
 	if (!text)
 		return -1;
@@ -296,4 +299,35 @@ int check_run(struct check *k, const struct check_opts *o, const json_t *prov,
 	     check_verify(k, o, prov, e) < 0 ? -1 : 0;
 	free(text);
 	return rc;
+}
+
+int check_print(const struct check *k, bool json, FILE *f)
+{
+	int missed = 0;
+
+	if (json)
+		fprintf(f, "{\"checks\": [");
+	else
+		fprintf(f, "%-44s %12s %12s %8s %7s\n", "check", "predicted_ms",
+			"measured_ms", "error", "bound");
+	for (int i = 0; i < k->n; i++) {
+		const struct check_row *r = &k->rows[i];
+		bool miss = r->rel_error > r->bound || r->rel_error < -r->bound;
+
+		missed += miss;
+		if (json)
+			fprintf(f, "%s{\"name\": \"%s\", \"predicted_s\": %.9g, "
+				"\"measured_s\": %.9g, \"rel_error\": %.6f, "
+				"\"bound\": %.3f, \"pass\": %s}", i ? ", " : "",
+				r->name, r->predicted_s, r->measured_s,
+				r->rel_error, r->bound, miss ? "false" : "true");
+		else
+			fprintf(f, "%-44s %12.4f %12.4f %+7.1f%% %6.0f%%%s\n",
+				r->name, 1e3 * r->predicted_s,
+				1e3 * r->measured_s, 100 * r->rel_error,
+				100 * r->bound, miss ? "  MISSED" : "");
+	}
+	if (json)
+		fprintf(f, "]}\n");
+	return missed;
 }

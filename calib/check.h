@@ -4,6 +4,7 @@
 #define HS_CHECK_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "calib.h"
 
@@ -24,7 +25,9 @@ struct check {
 struct check_opts {
 	const char *draft, *draft_quant;   /* the edge model */
 	const char *target, *target_quant; /* the CPU verifier */
-	const char *text;                  /* real text for the prompt */
+	const char *text;                  /* real text for the prompt; NULL:
+					      the TinyStories excerpt of
+					      mload_data_dir() */
 	int threads;
 	bool quick;    /* fewer repetitions, loose bounds (for make test) */
 	bool progress;
@@ -34,5 +37,11 @@ struct check_opts {
  * does not load. */
 int check_run(struct check *k, const struct check_opts *o, const json_t *prov,
 	      struct err *e);
+
+/* k's rows to f: a table (predicted and measured milliseconds, the error,
+ * the bound, MISSED where it is exceeded) or, with json, one object
+ * {"checks": [{"name", "predicted_s", "measured_s", "rel_error", "bound",
+ * "pass"}]}. Returns how many rows missed their bound. */
+int check_print(const struct check *k, bool json, FILE *f);
 
 #endif

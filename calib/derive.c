@@ -23,6 +23,7 @@
 
 #include "jx.h"
 #include "mem.h"
+#include "prof.h"
 #include "shape.h"
 
 #include <dirent.h>
@@ -524,4 +525,97 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 		json_object_get(measured, "provenance")));
 	json_object_set(out, "provenance", (json_t *)prov);
 	return out;
+}
+
+/* A measured profile read strictly (a bad field is named), then as JSON;
+ * NULL with the message. */
+static json_t *measured_load(const char *path, struct err *e)
+{
+	struct prof_edge pe;
+
+	if (prof_edge_load(path, &pe, e) < 0)
+		return NULL;
+	return jx_load(path, e);
+}
+
+json_t *calib_derive_file(const char *profile_path, const char *device,
+			  const char *dir, const json_t *prov, struct err *e)
+{
+	struct calib_device d;
+	json_t *measured, *derived;
+
+	if (!(measured = measured_load(profile_path, e)))
+		return NULL;
+	if (calib_device_load(&d, device, dir, e) < 0) {
+		json_decref(measured);
+		return NULL;
+	}
+	derived = calib_derive(measured, profile_path, &d, dir, prov, e);
+	calib_device_release(&d);
+	json_decref(measured);
+	return derived;
+}
+
+/* "+12%", or "-" for a NAN */
+static const char *pct(double v, char buf[16])
+{
+	if (isnan(v))
+		return "-";
+	snprintf(buf, 16, "%+.0f%%", 100 * v);
+	return buf;
+}
+
+/* d's figures against the derivation from measured, a line each */
+static int print_errors(const json_t *measured, const char *path,
+			const struct calib_device *d, const char *dir, FILE *f,
+			struct err *e)
+{
+	struct calib_error er[CALIB_MAX_FIGURES];
+	int n = calib_device_errors(measured, path, d, dir, er, e);
+
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		char a[16], b[16], c[16], g[16];
+
+		fprintf(f, "%-22s %-14s %-7s %s %8.2f  datasheet %6s  own %6s  "
+			"library %6s  derived %6s  %s\n", d->name, er[i].fig->model,
+			er[i].fig->quant, er[i].fig->prefill ? "pp" : "tg",
+			er[i].fig->tokens_per_s, pct(er[i].datasheet, a),
+			pct(er[i].own, b), pct(er[i].library, c),
+			pct(er[i].derived, g), er[i].fig->source);
+	}
+	if (!n)
+		fprintf(f, "%-22s (no CPU figure: %s)\n", d->name,
+			json_string_value(json_object_get(d->doc, "why_not")));
+	return 0;
+}
+
+int calib_devices_print(const char *profile_path, const char *dir, FILE *f,
+			struct err *e)
+{
+	json_t *measured;
+	char **names;
+	int rc = 0;
+
+	if (!(measured = measured_load(profile_path, e)))
+		return -1;
+	names = calib_device_names(dir);
+	fprintf(f, "# tokens/s derived from %s over published, less 1: from the "
+		"datasheet alone; corrected by the device's other figures (own) "
+		"or by the other devices' (library); the derived profile "
+		"(corrected by all the device's figures)\n", profile_path);
+	if (!*names)
+		rc = err_set(e, "calib devices: no device files in %s", dir);
+	for (char **p = names; *p && rc == 0; p++) {
+		struct calib_device d;
+
+		if ((rc = calib_device_load(&d, *p, dir, e)) == 0) {
+			rc = print_errors(measured, profile_path, &d, dir, f, e);
+			calib_device_release(&d);
+		}
+	}
+	calib_device_names_free(names);
+	json_decref(measured);
+	return rc;
 }

@@ -27,37 +27,6 @@ int cli_fail(const char *fmt, ...)
 	return CLI_BAD_INPUT;
 }
 
-int cli_long(const char *name, const char *text, long long lo, long long hi,
-	     long long *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(text, &end, 10);
-	if (!*text || *end || errno || v < lo || v > hi) {
-		if (hi == LLONG_MAX)
-			return cli_fail("%s: expected an integer >= %lld, got '%s'",
-					name, lo, text);
-		return cli_fail("%s: expected an integer in [%lld, %lld], got '%s'",
-				name, lo, hi, text);
-	}
-	*out = v;
-	return 0;
-}
-
-int cli_double(const char *name, const char *text, double lo, double *out)
-{
-	char *end;
-	double v = strtod(text, &end);
-
-	if (!*text || *end || !(v >= lo) || !isfinite(v))
-		return cli_fail("%s: expected a number >= %g, got '%s'", name, lo,
-				text);
-	*out = v;
-	return 0;
-}
-
 int cli_parse_group(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 {
 	if (strcmp(arg, "32") && strcmp(arg, "64") && strcmp(arg, "128")) {
@@ -83,27 +52,28 @@ int cli_parse_block_acts(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 int cli_parse_quant(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 {
 	struct err e;
+	const char *m;
 
 	if (quant_parse(arg, dest, &e) < 0) {
-		snprintf(why, OPT_WHY_BYTES, "%s", e.msg);
+		/* "--quant 'Q': expected ...": the option's name is put
+		 * before why already */
+		m = strstr(e.msg, "': ");
+		snprintf(why, OPT_WHY_BYTES, m ? "%s, got \"%s\"" : "%s",
+			 m ? m + 3 : e.msg, arg);
 		return -1;
 	}
 	return 0;
 }
 
-int cli_group(const char *text, int *out)
+int cli_parse_model_spec(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 {
-	char why[OPT_WHY_BYTES];
+	const char *colon = strrchr(arg, ':');
+	struct quant q;
 
-	return cli_parse_group(text, out, why) < 0 ? cli_fail("--group: %s", why) : 0;
-}
-
-int cli_block_acts(const char *text, bool *int8)
-{
-	char why[OPT_WHY_BYTES];
-
-	return cli_parse_block_acts(text, int8, why) < 0
-		       ? cli_fail("--block-acts: %s", why) : 0;
+	if (colon && cli_parse_quant(colon + 1, &q, why) < 0)
+		return -1;
+	*(const char **)dest = arg;
+	return 0;
 }
 
 static const struct opt_cmd config_cmd = {

@@ -49,19 +49,39 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define CLI_OPT_BLOCK_ACTS(d, h) \
 	OPT_PARSE("block-acts", 0, d, "int8|fp16", cli_parse_block_acts, h)
 #define CLI_OPT_QUANT(n, d, h) OPT_PARSE(n, 0, d, "Q", cli_parse_quant, h)
+/* threads of the kernels, 1 to max: 64 where a command times STREAM and the
+ * peaks (kernels/kbench.c runs at most 64), 256 elsewhere */
+#define CLI_OPT_THREADS(d, max, h) OPT_INT("threads", 0, d, "N", 1, max, h)
+#define CLI_OPT_REPS(d, max, h) OPT_INT("reps", 0, d, "N", 1, max, h)
+#define CLI_OPT_QUICK(d, h) OPT_FLAG("quick", 0, d, h)
+/* eval accept's, which calib accept passes on */
+#define CLI_OPT_GAMMA(d, h) OPT_INT("gamma", 0, d, "G", 0, 16, h)
+#define CLI_OPT_PROMPTS(d, h) OPT_INT("prompts", 0, d, "N", 1, 100000, h)
+#define CLI_OPT_WINDOW(d, h) OPT_INT("window", 0, d, "N", 0, 1 << 20, h)
+#define CLI_OPT_WINDOWS(d) \
+	OPT_INT("windows", 0, d, "W", 1, 1 << 30, \
+		"only the first W windows (default: all)")
+#define CLI_OPT_TEXT(d, h) OPT_STR("text", 0, d, "FILE", h)
+/* a model by name or path, its format another option's; a model with its
+ * format, NAME[:Q] (mload_spec; the NAME[:Q] is kept, borrowed) */
+#define CLI_OPT_MODEL(d, h) OPT_STR("model", 0, d, "NAME|PATH", h)
+#define CLI_OPT_MODEL_SPEC(n, d, h) \
+	OPT_PARSE(n, 0, d, "NAME[:Q]", cli_parse_model_spec, h)
+#define CLI_OPT_TOKEN_FILE(d) \
+	OPT_STR("token-file", 0, d, "FILE", \
+		"the shared secret, the file's first line\n" \
+		"(default $HYBRIDSPEC_TOKEN, else none)")
+#define CLI_OPT_LIBRARY(d) \
+	OPT_STR("library", 0, d, "DIR", \
+		"the device library (default $HYBRIDSPEC_DEVICES, else\n" \
+		"results/calib/devices)")
 
 /* OPT_KIND_PARSE functions: a group size (int *), 32, 64 or 128; int8
  * (true) or fp16 (false) (bool *); a weight format (struct quant *). */
 int cli_parse_group(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 int cli_parse_block_acts(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 int cli_parse_quant(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
-
-/* TRANSITION (removed once every command parses by opt.h): "--name" and
- * its text; an integer in [lo, hi] or a number >= lo. */
-int cli_long(const char *name, const char *text, long long lo, long long hi,
-	     long long *out);
-int cli_double(const char *name, const char *text, double lo, double *out);
-int cli_group(const char *text, int *out);
-int cli_block_acts(const char *text, bool *int8);
+/* NAME[:Q] with Q a weight format (const char **: the argument) */
+int cli_parse_model_spec(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 
 #endif

@@ -6,105 +6,98 @@
 #include "gbench.h"
 #include "shape.h"
 
-#include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static const char gbench_help[] =
-	"usage: hybridspec bench gpu [--json] [--models LIST] [--group G]\n"
-	"                            [--reps N] [--quick]\n"
-	"\n"
-	"On GPU 0: for each layer shape of the models (dim x dim, kv x dim,\n"
-	"hidden x dim, dim x hidden, vocab x dim) and M = 1, 2, 4, ..., 256\n"
-	"tokens: the W4A16 kernel (kernels/cuda) and cuBLAS FP16 (FP32\n"
-	"accumulation): seconds (median of N runs, CUDA events, L2 flushed\n"
-	"before each), GB/s of weights read, TFLOP/s, and the speedup over\n"
-	"cuBLAS; first the device's copy bandwidth (read + write) and its FP16\n"
-	"GEMM peak (8192^3, cuBLAS).\n"
-	"\n"
-	"  --models LIST  comma-separated shapes (default llama2-7b,llama2-13b,\n"
-	"                 llama2-70b)\n"
-	"  --group G      W4A16 group: 32, 64 or 128 (default 128)\n"
-	"  --reps N       timed runs a point (default 30)\n"
-	"  --quick        llama2-7b only, M = 1, 16, 256, 10 runs\n"
-	"  --json         {\"gpu\": NAME, \"copy_gbs\": X, \"f16_peak_tflops\": X,\n"
-	"                  \"rows\": [{\"kernel\": \"w4a16\", \"model\": ...,\n"
-	"                  \"shape\": \"11008x4096\", \"m\": 1, \"seconds\": S,\n"
-	"                  \"gbs\": G, \"tflops\": T, \"speedup\": X}, ...]}\n"
-	"\nexit status: 0 done, 2 bad usage, or no usable GPU, or a CUDA error (the\n"
-	"message says which)\n";
+enum { MODELS_MAX = 8 };
+
+static const struct opt_cmd gbench_cmd = {
+	.name = "bench gpu",
+	.usage = "[--json] [--models LIST] [--group G]\n"
+		 " [--reps N] [--quick]",
+	.about = "On GPU 0: for each layer shape of the models (dim x dim, kv x dim,\n"
+		 "hidden x dim, dim x hidden, vocab x dim) and M = 1, 2, 4, ..., 256\n"
+		 "tokens: the W4A16 kernel (kernels/cuda) and cuBLAS FP16 (FP32\n"
+		 "accumulation): seconds (median of N runs, CUDA events, L2 flushed\n"
+		 "before each), GB/s of weights read, TFLOP/s, and the speedup over\n"
+		 "cuBLAS; first the device's copy bandwidth (read + write) and its FP16\n"
+		 "GEMM peak (8192^3, cuBLAS).\n",
+	.exit_status = "0 done, 2 bad usage, or no usable GPU, or a CUDA error (the\n"
+		       "message says which)",
+};
+
+/* The layer GEMMs of the models named */
+struct gemms {
+	struct gbench_gemm v[MODELS_MAX * SHAPE_GEMMS];
+	int n;
+};
+
+/* "llama2-7b,llama2-13b" into the shapes' GEMMs (struct gemms *) */
+static int parse_models(const char *arg, void *dest, char why[OPT_WHY_BYTES])
+{
+	struct gemms *g = dest;
+	char name[64];
+	int models = 0;
+
+	g->n = 0;
+	for (const char *p = arg; *p; p += *p == ',') {
+		size_t len = strcspn(p, ",");
+		const struct shape *s;
+		int gemm[SHAPE_GEMMS][2], n;
+
+		snprintf(name, sizeof(name), "%.*s", (int)len, p);
+		p += len;
+		if (!(s = shape_find(name))) {
+			snprintf(why, OPT_WHY_BYTES, "expected shape names separated "
+				 "by commas, got \"%s\" (no shape is called \"%s\")",
+				 arg, name);
+			return -1;
+		}
+		if (models++ == MODELS_MAX) {
+			snprintf(why, OPT_WHY_BYTES, "expected at most %d shapes, got "
+				 "\"%s\"", MODELS_MAX, arg);
+			return -1;
+		}
+		n = shape_gemms(s, gemm);
+		for (int j = 0; j < n; j++)
+			g->v[g->n++] = (struct gbench_gemm){ s->name, gemm[j][0],
+							     gemm[j][1] };
+	}
+	return 0;
+}
 
 int cli_bench_gpu(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "models", required_argument, NULL, 'M' },
-		{ "group", required_argument, NULL, 'g' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	char models[256] = "llama2-7b,llama2-13b,llama2-70b";
-	struct gbench_gemm gemms[8 * SHAPE_GEMMS];
-	struct gbench_opts o = { gemms, 0, 128, 30, false, false };
-	int nm = 0, ch;
-	long long num;
+	struct gemms gemms = { .n = 0 };
+	struct gbench_opts o = { .group = 128 };
+	long long reps = 30;
+	char why[OPT_WHY_BYTES];
 	struct err e;
+	struct opt rows[] = {
+		OPT_PARSE("models", 0, &gemms, "LIST", parse_models,
+			  "at most 8 comma-separated shapes (default llama2-7b,\n"
+			  "llama2-13b,llama2-70b)"),
+		CLI_OPT_GROUP(&o.group, "W4A16 group: 32, 64 or 128 (default 128)"),
+		CLI_OPT_REPS(&reps, 100000, "timed runs a point, 1 to 100000 (default 30)"),
+		CLI_OPT_QUICK(&o.quick, "llama2-7b only, M = 1, 16, 256, 10 runs"),
+		CLI_OPT_JSON(&o.json,
+			     "{\"gpu\": NAME, \"copy_gbs\": X, \"f16_peak_tflops\": X,\n"
+			     " \"rows\": [{\"kernel\": \"w4a16\", \"model\": ...,\n"
+			     " \"shape\": \"11008x4096\", \"m\": 1, \"seconds\": S,\n"
+			     " \"gbs\": G, \"tflops\": T, \"speedup\": X}, ...]}"),
+		OPT_END,
+	};
+	int rc;
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'M':
-			if (strlen(optarg) >= sizeof(models))
-				return cli_fail("--models: list too long");
-			strcpy(models, optarg);
-			break;
-		case 'g':
-			if (cli_group(optarg, &o.group))
-				return CLI_BAD_INPUT;
-			break;
-		case 'r':
-			if (cli_long("--reps", optarg, 1, 100000, &num))
-				return CLI_BAD_INPUT;
-			o.reps = (int)num;
-			break;
-		case 'q':
-			o.quick = true;
-			break;
-		case 'j':
-			o.json = true;
-			break;
-		case 'h':
-			fputs(gbench_help, stdout);
-			return CLI_OK;
-		default:
-			fputs(gbench_help, stderr);
-			return CLI_BAD_INPUT;
-		}
-	}
-	if (optind != argc) {
-		fputs(gbench_help, stderr);
-		return CLI_BAD_INPUT;
-	}
-	if (o.quick) {
-		strcpy(models, "llama2-7b");
-		o.reps = 10;
-	}
-	for (char *tok = strtok(models, ","); tok; tok = strtok(NULL, ",")) {
-		const struct shape *s = shape_find(tok);
-		int g[SHAPE_GEMMS][2], n;
-
-		if (!s)
-			return cli_fail("--models: unknown shape '%s'", tok);
-		if (nm++ == 8)
-			return cli_fail("--models: at most 8");
-		n = shape_gemms(s, g);
-		for (int j = 0; j < n; j++)
-			gemms[o.n_gemms++] = (struct gbench_gemm){ s->name, g[j][0],
-								   g[j][1] };
-	}
+	if ((rc = opt_parse(&gbench_cmd, rows, &argc, argv)) != OPT_GO)
+		return rc;
+	if ((o.quick || !opt_given(rows, "models")) &&
+	    parse_models(o.quick ? "llama2-7b" : "llama2-7b,llama2-13b,llama2-70b",
+			 &gemms, why) < 0)
+		HS_ASSERT(!"the default models are shapes");
+	o.gemms = gemms.v;
+	o.n_gemms = gemms.n;
+	o.reps = o.quick ? 10 : (int)reps;
 	if (gbench_run(&o, &e) < 0)
 		return cli_fail("bench gpu: %s", e.msg);
 	return CLI_OK;

@@ -9,7 +9,11 @@
  * lost_s >= 0 while the cloud is lost: since when, with no verdict since;
  * backoff_s is the next dial's mean wait. The connection and the emulated
  * WAN are net's thread's (deploy/netem.h): the edge hands it what it sends
- * and takes the verdicts that have arrived between its forward passes. */
+ * and takes the verdicts that have arrived between its forward passes.
+ *
+ * An edge_proc holds what the program's edge_run borrows (the draft and
+ * its tokenizer, the secret, each request's copy of the prompt), so it is
+ * set up in place and released only after edge_run has returned. */
 #include "edge.h"
 
 #include <math.h>
@@ -20,9 +24,11 @@
 #include "adapt.h"
 #include "rt.h"
 #include "dist.h"
+#include "mload.h"
 #include "rng.h"
 #include "spec.h"
 #include "netem.h"
+#include "serve.h"
 #include "wire.h"
 #include "mem.h"
 
@@ -509,4 +515,61 @@ int edge_ping(int fd, uint32_t tenant, const uint8_t *secret, double rtt_s,
 	free(m);
 	*over_s = sum / n;
 	return r;
+}
+
+/* p's prompts: s->o.requests copies of s->prompt encoded; -1 with e's
+ * message when a request would not fit the draft's context. */
+static int proc_prompts(struct edge_proc *p, const struct edge_setup *s,
+			struct err *e)
+{
+	int *one = xmalloc(sizeof(int) * (strlen(s->prompt) + 3));
+	int np = tok_encode(&p->t, s->prompt, 1, 0, one);
+
+	if (np + s->o.out_n > p->m.c.seq_len) {
+		free(one);
+		return err_set(e, "%d prompt + %d tokens: the model's context is %d",
+			       np, s->o.out_n, p->m.c.seq_len);
+	}
+	p->prompts = xmalloc(sizeof(int) * (size_t)np * (size_t)s->o.requests);
+	for (int r = 0; r < s->o.requests; r++)
+		memcpy(p->prompts + (size_t)r * np, one, sizeof(int) * (size_t)np);
+	free(one);
+	p->o.prompts = p->prompts;
+	p->o.prompt_n = np;
+	return 0;
+}
+
+int edge_proc_init(struct edge_proc *p, const struct edge_setup *s,
+		   struct err *e)
+{
+	struct quant q;
+	int have;
+
+	*p = (struct edge_proc){ .o = s->o };
+	if ((have = serve_secret(s->token_file, p->secret, e)) < 0 ||
+	    mload_spec(s->draft, "w4a16", &p->m, &p->t, &q, e) < 0)
+		return -1;
+	if (proc_prompts(p, s, e) < 0) {
+		tok_release(&p->t);
+		llama_release(&p->m);
+		return -1;
+	}
+	p->o.m = &p->m;
+	p->o.tk = s->ids ? NULL : &p->t;
+	p->o.fd = -1;
+	p->o.secret = have ? p->secret : NULL;
+	p->o.window = cfg_proto_caps(s->o.proto)->windowed ? s->o.window : 1;
+	/* adaptive: its bounds and weight as a config's defaults */
+	p->o.adapt = s->adaptive ? (struct cfg_adapt){ true, 1, 16, 0.05 }
+				 : (struct cfg_adapt){ 0 };
+	p->o.start_s = dist_constant(0);
+	p->o.t0_s = rt_now_s();
+	return 0;
+}
+
+void edge_proc_release(struct edge_proc *p)
+{
+	free(p->prompts);
+	tok_release(&p->t);
+	llama_release(&p->m);
 }

@@ -16,6 +16,7 @@
 #include "cfg.h"
 #include "llama.h"
 #include "tok.h"
+#include "wire.h"
 
 struct edge_opts {
 	const struct llama *m;      /* borrowed: the draft model */
@@ -58,6 +59,39 @@ struct edge_opts {
  * from t0_s. NULL with e's message when the cloud breaks the protocol,
  * refuses the edge, or stays unreachable for retry_s. */
 json_t *edge_run(const struct edge_opts *o, struct err *e);
+
+/* An edge as its program sets it up ("hybridspec edge"). */
+struct edge_setup {
+	const char *draft;      /* borrowed: NAME[:Q], w4a16 unless Q
+				   (mload_spec) */
+	const char *prompt;     /* borrowed: every request's prompt text */
+	const char *token_file; /* borrowed: the secret's file, or NULL
+				   (serve_secret: $HYBRIDSPEC_TOKEN, or none) */
+	bool ids;               /* o.text gets token ids, not text */
+	bool adaptive;          /* gamma chosen after every verdict in 1..16,
+				   the estimates' weight a config's default */
+	struct edge_opts o;     /* the rest; edge_proc_init sets m, tk, fd
+				   (-1: dial), secret, prompts, prompt_n,
+				   adapt, start_s (at once) and t0_s, and
+				   window to 1 unless the protocol is
+				   windowed */
+};
+
+/* An edge set up: the draft loaded, the secret found, the prompts
+ * encoded. Set up in place (o points into it): never moved. */
+struct edge_proc {
+	struct edge_opts o;     /* what edge_run takes */
+	struct llama m;         /* owned: the draft */
+	struct tok t;           /* owned: its tokenizer */
+	uint8_t secret[WIRE_SECRET_BYTES];
+	int *prompts;           /* (requests x prompt_n) owned */
+};
+
+/* 0, or -1 with e's message and nothing held (a missing model or secret,
+ * a prompt and output longer than the draft's context). */
+int edge_proc_init(struct edge_proc *p, const struct edge_setup *s,
+		   struct err *e);
+void edge_proc_release(struct edge_proc *p);
 
 /* Says hello on fd (which it owns and closes; secret as in edge_opts) and
  * pings the cloud n times, one at a time, through an emulated link of a

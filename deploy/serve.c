@@ -6,7 +6,11 @@
  * during it wait in the kernel's socket buffers and are read before the
  * next batch is formed. Each client's times (connected, last heard from or
  * answered, first byte of a frame not yet whole) drive the limits, checked
- * at most every LIMITS_EVERY_S. */
+ * at most every LIMITS_EVERY_S.
+ *
+ * A serve_proc is what the program holds around the loop: the target and
+ * its tokenizer, the secret and the log, which its o borrows, so it is set
+ * up in place and released only after serve_run has returned. */
 #include "serve.h"
 
 #include <arpa/inet.h>
@@ -21,6 +25,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "kern.h"
+#include "mload.h"
+#include "pool.h"
 #include "rt.h"
 #include "sketch.h"
 #include "verifier.h"
@@ -540,4 +547,85 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 	sk_release(&s.lat_log);
 	verifier_release(&s.v);
 	return stats;
+}
+
+int serve_secret(const char *file, uint8_t s[WIRE_SECRET_BYTES],
+		 struct err *e)
+{
+	const char *env = getenv("HYBRIDSPEC_TOKEN");
+
+	if (file)
+		return wire_secret_load(file, s, e) < 0 ? -1 : 1;
+	if (env)
+		return wire_secret_parse("$HYBRIDSPEC_TOKEN", env, s, e) < 0 ? -1 : 1;
+	return 0;
+}
+
+/* Whether an IPv4 address in dotted quads is this machine's loopback. */
+static bool loopback(const char *addr)
+{
+	return !strncmp(addr, "127.", 4);
+}
+
+/* p's secret and log from s (nothing else held yet). */
+static int proc_secret_log(struct serve_proc *p, const struct serve_setup *s,
+			   struct err *e)
+{
+	switch (serve_secret(s->token_file, p->secret, e)) {
+	case -1:
+		return -1;
+	case 1:
+		p->o.secret = p->secret;
+		break;
+	default:
+		if (!loopback(s->host))
+			return err_set(e, "--listen %s: a server reachable from "
+				       "other machines needs a shared secret "
+				       "(--token-file FILE or $HYBRIDSPEC_TOKEN)",
+				       s->host);
+	}
+	if (s->log_path && !(p->log = fopen(s->log_path, "w")))
+		return err_set(e, "--log %s: %s", s->log_path, strerror(errno));
+	p->o.log = p->log;
+	return 0;
+}
+
+int serve_proc_init(struct serve_proc *p, const struct serve_setup *s,
+		    struct err *e)
+{
+	struct quant q;
+
+	*p = (struct serve_proc){ .o = s->o, .port = s->port };
+	p->o.secret = NULL;
+	p->o.log = NULL;
+	if (proc_secret_log(p, s, e) < 0)
+		return -1;
+	if (mload_spec(s->model, "f32", &p->m, &p->t, &q, e) < 0) {
+		if (p->log)
+			fclose(p->log);
+		return -1;
+	}
+	p->o.listen_fd = serve_listen(s->host, &p->port, e);
+	if (p->o.listen_fd < 0) {
+		llama_release(&p->m);
+		tok_release(&p->t);
+		if (p->log)
+			fclose(p->log);
+		return -1;
+	}
+	if (s->threads > 1)
+		p->m.pool = kern_pool_new(s->threads);
+	p->o.m = &p->m;
+	p->o.t0_s = rt_now_s();
+	return 0;
+}
+
+void serve_proc_release(struct serve_proc *p)
+{
+	if (p->log)
+		fclose(p->log);
+	if (p->m.pool)
+		kpool_free(p->m.pool);
+	llama_release(&p->m);
+	tok_release(&p->t);
 }

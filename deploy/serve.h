@@ -20,6 +20,7 @@
 
 #include "cfg.h"
 #include "llama.h"
+#include "tok.h"
 #include "verifier.h"
 #include "wire.h"
 
@@ -84,5 +85,44 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 /* A listening TCP socket on host:port (port 0: any free one; *port gets
  * it). -1 with e's message. */
 int serve_listen(const char *host, int *port, struct err *e);
+
+/* The shared secret a server asks for and its edges bring: the first line
+ * of file, or with file NULL $HYBRIDSPEC_TOKEN's value. 1 with s filled,
+ * 0 for none, -1 with e's message. */
+int serve_secret(const char *file, uint8_t s[WIRE_SECRET_BYTES],
+		 struct err *e);
+
+/* A verifier as its program sets it up ("hybridspec serve"). */
+struct serve_setup {
+	const char *model;      /* borrowed: the target, NAME[:Q], f32 unless
+				   Q (mload_spec) */
+	int threads;            /* for its linear layers */
+	const char *host;       /* borrowed: the IPv4 address to listen on */
+	int port;               /* 0: any free one */
+	const char *token_file; /* borrowed: the secret's file, or NULL
+				   (serve_secret); only a loopback host
+				   (127.x.x.x) may go without a secret */
+	const char *log_path;   /* borrowed: the log lines' file, or NULL */
+	struct serve_opts o;    /* the policy and limits; serve_proc_init
+				   sets m, listen_fd, secret, log and t0_s */
+};
+
+/* A verifier set up: the target loaded, the secret found, the log open,
+ * the socket listening. Set up in place (o points into it): never moved. */
+struct serve_proc {
+	struct serve_opts o;    /* what serve_run takes (it owns listen_fd) */
+	int port;               /* the port listened on */
+	struct llama m;         /* owned: the target, and its m.pool */
+	struct tok t;           /* owned: its tokenizer */
+	uint8_t secret[WIRE_SECRET_BYTES];
+	FILE *log;              /* owned, or NULL */
+};
+
+/* 0, or -1 with e's message and nothing held (a missing model or secret,
+ * a secret needed, a log that cannot be opened, an address taken). */
+int serve_proc_init(struct serve_proc *p, const struct serve_setup *s,
+		    struct err *e);
+/* Releases all but the socket, which serve_run closes. */
+void serve_proc_release(struct serve_proc *p);
 
 #endif

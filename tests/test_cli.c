@@ -120,7 +120,8 @@ static void usage_errors(void)
 	      strstr(out, "--set POINTER=VALUE"));
 	CHECK(t_run("config", out, sizeof(out)) == 2);
 	CHECK(t_run("bench engine --steps 0", out, sizeof(out)) == 2 &&
-	      strstr(out, "--steps: expected an integer >= 1, got '0'"));
+	      strstr(out, "hybridspec bench engine: --steps: expected an "
+			  "integer >= 1, got \"0\""));
 	CHECK(t_run("bench nothing", out, sizeof(out)) == 2);
 }
 
@@ -131,7 +132,8 @@ static void version_and_help(void)
 	static const char *const cmds[] = {
 		"run", "calib", "sweep", "formulas", "generate", "eval", "serve",
 		"edge", "validate", "config", "bench", "bench engine",
-		"bench kernels", "bench gpu",
+		"bench kernels", "bench gpu", "calib cpu", "calib derive",
+		"calib devices", "calib accept", "calib gpu", "calib check",
 	};
 	char out[16384], args[64];
 
@@ -461,9 +463,56 @@ static void calib_bad_input(void)
 		    sizeof(out)) == 2 &&
 	      strstr(out, "--block-acts: expected int8 or fp16, got \"int4\""));
 	CHECK(t_run("bench kernels --batch 3", out, sizeof(out)) == 2 &&
-	      strstr(out, "--batch: expected 1, 4, 16, 64 or 512, got 3"));
+	      strstr(out, "--batch: expected 1, 4, 16, 64 or 512, got \"3\""));
 	CHECK(t_run("bench kernels --shape 4096", out, sizeof(out)) == 2 &&
 	      strstr(out, "--shape: expected ROWSxCOLUMNS"));
+}
+
+/* serve, edge, eval, generate and claims: a bad option is exit status 2
+ * and a message that names the command, the option and the value, before
+ * any model is loaded; the subcommands' --help end with exit statuses */
+static void model_commands_bad_options(void)
+{
+	static const struct {
+		const char *args, *want;
+	} cases[] = {
+		{ "serve --port x", "hybridspec serve: --port: expected an integer "
+		  "in [0, 65535], got \"x\"" },
+		{ "serve --policy fifo", "hybridspec serve: --policy: expected "
+		  "continuous or window, got \"fifo\"" },
+		{ "serve --model m:w5", "hybridspec serve: --model: expected f32, "
+		  "f16[-head]" },
+		{ "edge --gamma 0", "hybridspec edge: --gamma: expected an integer "
+		  "in [1, 64] or adaptive, got \"0\"" },
+		{ "edge --protocol edge_only", "hybridspec edge: --protocol: "
+		  "expected sync or async, got \"edge_only\"" },
+		{ "edge --connect nohost", "hybridspec edge: --connect: expected "
+		  "HOST:PORT" },
+		{ "edge --wan '{\"rtt\": 1}'", "hybridspec edge: --wan: /rtt: "
+		  "unknown key \"rtt\"" },
+		{ "eval ppl --model m --text t --windows 0", "hybridspec eval ppl: "
+		  "--windows: expected an integer in [1, 1073741824], got \"0\"" },
+		{ "eval accept --target m", "hybridspec eval accept: give --target, "
+		  "--draft and --text" },
+		{ "generate --model m --temperature -1", "hybridspec generate: "
+		  "--temperature: expected a number >= 0, got \"-1\"" },
+		{ "generate --steps 3", "hybridspec generate: give --model" },
+		{ "claims", "hybridspec claims: expected RESULTS_DIR" },
+	};
+	static const char *const helps[] = { "eval ppl", "eval accept", "claims" };
+	char out[8192], args[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_MSG(t_run(cases[i].args, out, sizeof(out)) == 2 &&
+			  strstr(out, cases[i].want), "%s: \"%s\"", cases[i].args,
+			  out);
+	CHECK(t_run("eval frobnicate", out, sizeof(out)) == 2);
+	for (size_t i = 0; i < sizeof(helps) / sizeof(helps[0]); i++) {
+		snprintf(args, sizeof(args), "%s --help", helps[i]);
+		CHECK_MSG(t_run(args, out, sizeof(out)) == 0 &&
+			  strstr(out, "\nexit status: 0 "),
+			  "'%s' gives no exit statuses", args);
+	}
 }
 
 const struct tcase cli_tests[] = {
@@ -484,5 +533,7 @@ const struct tcase cli_tests[] = {
 	{ "cli: bench engine --json prints its rows", bench_engine_json },
 	{ "cli: calib and bench kernels refuse bad shapes and options",
 	  calib_bad_input },
+	{ "cli: serve, edge, eval, generate and claims refuse bad options",
+	  model_commands_bad_options },
 	{ 0 },
 };

@@ -1,0 +1,30 @@
+/* cli_calib.h: what the files of "hybridspec calib" share. Each
+ * subcommand's argv[0] is its name and argv[-1] "calib" (cli_calib passes
+ * its own argv + 1). */
+#ifndef HS_CLI_CALIB_H
+#define HS_CLI_CALIB_H
+
+#include <jansson.h>
+
+#include "opt.h"
+
+struct err;
+
+#define CLI_CALIB_EXIT "0 done, 2 bad usage or bad input (a missing model, a bad file)"
+
+/* the subcommands of cli_calib_measure.c */
+int cli_calib_cpu(int argc, char **argv);   /* "calib cpu" */
+int cli_calib_gpu(int argc, char **argv);   /* "calib gpu" */
+int cli_calib_check(int argc, char **argv); /* "calib check" */
+
+/* opt_parse; with OPT_GO, *prov (new reference) is the provenance of the
+ * subcommand as typed, before opt_parse moved its words. */
+int cli_calib_parse(const struct opt_cmd *cmd, struct opt *rows, int *argc,
+		    char **argv, json_t **prov);
+
+/* Writes v (owned: released here) to path, stderr saying so, or to
+ * stdout without one; a NULL v is e's message. CLI_OK, or CLI_BAD_INPUT
+ * after the message. */
+int cli_calib_emit(json_t *v, const struct err *e, const char *path);
+
+#endif

@@ -1,0 +1,245 @@
+/* cli_calib_measure.c: the calib subcommands that time this machine:
+ * "calib cpu" (calib_cpu_profile), "calib gpu" (calib_gpu_table) and
+ * "calib check" (check_run). A list option (--ctx, --prefill, --tokens)
+ * is a struct counts: its row's limit and default set by the command,
+ * then the values given, increasing, in [1, max], and a 0 after them. */
+#include "calib.h"
+#include "check.h"
+
+#include "cli.h"
+#include "cli_calib.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* A list's value: increasing integers in [1, max], 0-terminated */
+struct counts {
+	int max;
+	int v[CALIB_MAX_POINTS];
+};
+
+/* "16,32,64" into a struct counts */
+static int parse_counts(const char *arg, void *dest, char why[OPT_WHY_BYTES])
+{
+	struct counts *c = dest;
+	const char *p = arg;
+	int n = 0;
+
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p || v < 1 || v > c->max || n == CALIB_MAX_POINTS - 1 ||
+		    (*end && *end != ',') || (n && v <= c->v[n - 1]))
+			break;
+		c->v[n++] = (int)v;
+		p = *end ? end + 1 : end;
+	}
+	c->v[n] = 0;
+	if (!*p && n)
+		return 0;
+	snprintf(why, OPT_WHY_BYTES, "expected at most %d increasing integers in "
+		 "[1, %d] separated by commas, got \"%s\"", CALIB_MAX_POINTS - 1,
+		 c->max, arg);
+	return -1;
+}
+
+static const struct opt_cmd cpu_cmd = {
+	.name = "calib cpu",
+	.usage = "(--model NAME|PATH | --shape SHAPE) [--quant Q]\n"
+		 " [--threads N] [--device NAME] [--ctx LIST]\n"
+		 " [--prefill LIST] [--reps N] [--verify FILE]\n"
+		 " [--block-acts int8|fp16] [-o PROFILE]",
+	.about = "Times the real draft forward (the project's kernels) on this CPU: one\n"
+		 "draft step at each context of --ctx and prompt prefills of each length\n"
+		 "of --prefill, beside STREAM bandwidth and the FMA peak measured in the\n"
+		 "same run; fits draft_base_s + draft_per_ctx_s * ctx and prefill_base_s\n"
+		 "+ prefill_per_token_s * n and prints the residuals. --shape times\n"
+		 "synthetic weights of a shape: a name (llama2-7b, ...), a Hugging Face\n"
+		 "config.json (or its folder) or a GGUF file (its metadata only); dense\n"
+		 "models. --block-acts: how W4A16 layers take blocks of 4 or more tokens\n"
+		 "(prefill, verification): int8 (default where the kernel set has an\n"
+		 "integer path: activations quantised to int8 a group, as llama.cpp's\n"
+		 "prefill does) or fp16 (W4A16's exact FP16 activations). The profile\n"
+		 "says which (prefill_activations). --verify FILE also writes a\n"
+		 "verify-cost table (block forwards of 1, 2, 4, 8, 16 tokens) the\n"
+		 "simulator reads as cloud/gpu/table.\n",
+	.exit_status = CLI_CALIB_EXIT,
+};
+
+int cli_calib_cpu(int argc, char **argv)
+{
+	struct calib_cpu_job j = { .int8_blocks = true };
+	struct counts ctx = { 1 << 20, { 16, 32, 64, 128, 256, 512, 1024, 2048 } },
+		      pre = { 1 << 20, { 16, 32, 64, 128 } };
+	const char *out = NULL, *verify_path = NULL;
+	long long threads = 2, reps = 3;
+	struct quant q;
+	struct opt rows[] = {
+		CLI_OPT_MODEL(&j.model, "a trained model, by name or path"),
+		OPT_STR("shape", 0, &j.shape, "SHAPE", "synthetic weights of a shape (above)"),
+		CLI_OPT_QUANT("quant", &q, "the weight format (default w4a16)"),
+		CLI_OPT_THREADS(&threads, 64, "threads, 1 to 64 (default 2)"),
+		OPT_STR("device", 0, &j.device, "NAME",
+			"the profile's device (default: this host's name)"),
+		OPT_PARSE("ctx", 0, &ctx, "LIST", parse_counts,
+			  "contexts of the draft steps, increasing, each at most\n"
+			  "1048576 (default 16,32,...,2048, capped by the model's\n"
+			  "seq_len)"),
+		OPT_PARSE("prefill", 0, &pre, "LIST", parse_counts,
+			  "prompt lengths of the prefills, increasing, each at\n"
+			  "most 1048576 (default 16,32,64,128)"),
+		CLI_OPT_REPS(&reps, 1000, "timed runs a point, 1 to 1000 (default 3), and\n"
+			     "runs for at least 0.1 s"),
+		OPT_STR("verify", 0, &verify_path, "FILE",
+			"also write the verify-cost table to FILE"),
+		CLI_OPT_BLOCK_ACTS(&j.int8_blocks, "how W4A16 layers take blocks of 4+ "
+				   "tokens\n(default int8)"),
+		OPT_STR("out", 'o', &out, "PROFILE", "write the profile to PROFILE "
+			"(default: stdout)"),
+		OPT_END,
+	};
+	json_t *prov, *verify;
+	char qn[32];
+	struct err e;
+	int rc;
+
+	if ((rc = cli_calib_parse(&cpu_cmd, rows, &argc, argv, &prov)) != OPT_GO)
+		return rc;
+	j.quant = opt_given(rows, "quant") ? quant_name(&q, qn) : "w4a16";
+	j.threads = (int)threads;
+	j.ctx = ctx.v;
+	j.prefill = pre.v;
+	j.reps = (int)reps;
+	j.verify = verify_path != NULL;
+	if (!j.model == !j.shape)
+		rc = opt_fail(&cpu_cmd, "give --model or --shape (one of them)");
+	else {
+		rc = cli_calib_emit(calib_cpu_profile(&j, prov, &verify, &e), &e,
+				    out);
+		if (rc == CLI_OK && verify)
+			rc = cli_calib_emit(verify, &e, verify_path);
+		else
+			json_decref(verify);
+	}
+	json_decref(prov);
+	return rc;
+}
+
+static const struct opt_cmd gpu_cmd = {
+	.name = "calib gpu",
+	.usage = "[--model SHAPE] [--quant f16|w4a16[-gG]]\n"
+		 " [--tokens LIST] [--ctx LIST] [--reps N] [-o TABLE]\n"
+		 "--roofline [--gpu PRESET] [--model SHAPE] [-o TABLE]",
+	.about = "The verify-cost table of GPU 0 for a model shape (default llama2-7b,\n"
+		 "FP16 through cuBLAS; w4a16 through the project's kernel): whole\n"
+		 "forwards of batches of ceil(t / 5) verify blocks for t in --tokens\n"
+		 "(default 1,2,4,...,512) at each context of --ctx (default\n"
+		 "128,256,512,1024,2048), median of --reps (20) runs; to -o, default\n"
+		 "results/calib/verify-GPU-SHAPE-QUANT.json. --roofline: no GPU needed:\n"
+		 "the roofline of a preset (--gpu, default H100-SXM) from datasheet\n"
+		 "constants, marked uncalibrated.\n",
+	.exit_status = CLI_CALIB_EXIT,
+};
+
+int cli_calib_gpu(int argc, char **argv)
+{
+	struct counts tokens = { 4096, { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512 } },
+		      ctx = { 1 << 17, { 128, 256, 512, 1024, 2048 } };
+	struct calib_gpu_opts o = { .model = "llama2-7b", .quant = "f16",
+				    .tokens = tokens.v, .ctx = ctx.v,
+				    .progress = true };
+	const char *gpu = NULL, *out = NULL;
+	long long reps = 20;
+	bool roofline = false;
+	struct opt rows[] = {
+		OPT_STR("model", 0, &o.model, "SHAPE", "the model's shape (default llama2-7b)"),
+		OPT_STR("quant", 0, &o.quant, "f16|w4a16[-gG]",
+			"the linear layers: FP16 through cuBLAS (default) or\n"
+			"W4A16 through the project's kernel"),
+		OPT_PARSE("tokens", 0, &tokens, "LIST", parse_counts,
+			  "tokens of a batch, increasing, each at most 4096\n"
+			  "(default 1,2,4,...,512)"),
+		OPT_PARSE("ctx", 0, &ctx, "LIST", parse_counts,
+			  "contexts, increasing, each at most 131072 (default\n"
+			  "128,256,512,1024,2048)"),
+		CLI_OPT_REPS(&reps, 100000, "timed runs a point, 1 to 100000, the median\n"
+			     "kept (default 20)"),
+		OPT_FLAG("roofline", 0, &roofline,
+			 "the uncalibrated roofline of a preset; no GPU needed"),
+		OPT_STR("gpu", 0, &gpu, "PRESET",
+			"the roofline's GPU preset (default H100-SXM)"),
+		OPT_STR("out", 'o', &out, "TABLE", "write the table to TABLE"),
+		OPT_END,
+	};
+	char path[CALIB_PATH_BYTES];
+	json_t *prov, *t;
+	struct err e;
+	int rc;
+
+	if ((rc = cli_calib_parse(&gpu_cmd, rows, &argc, argv, &prov)) != OPT_GO)
+		return rc;
+	o.reps = (int)reps;
+	if (!roofline && gpu)
+		rc = opt_fail(&gpu_cmd, "--gpu names a preset for --roofline; a "
+			      "measurement is of GPU 0");
+	else {
+		t = calib_gpu_table(&o, roofline ? (gpu ? gpu : "H100-SXM") : NULL,
+				    prov, path, &e);
+		rc = cli_calib_emit(t, &e, out ? out : *path ? path : NULL);
+	}
+	json_decref(prov);
+	return rc;
+}
+
+static const struct opt_cmd check_cmd = {
+	.name = "calib check",
+	.usage = "[--draft M] [--draft-quant Q] [--target M]\n"
+		 " [--text FILE] [--threads N] [--quick] [--json]",
+	.about = "The simulator with profiles measured here against the real models\n"
+		 "(default draft stories260K W4A16, target stories260K FP32): time per\n"
+		 "token within 5%, verify blocks within 10% (--quick: fewer\n"
+		 "repetitions, 50%).\n",
+	.exit_status = "0 every check within its bound, 1 a check missed its bound,\n"
+		       "2 bad usage or bad input (a missing model, a bad file)",
+};
+
+int cli_calib_check(int argc, char **argv)
+{
+	struct check_opts o = { .draft = "stories260K", .target = "stories260K",
+				.target_quant = "f32" };
+	long long threads = 1;
+	bool json = false;
+	struct quant dq;
+	struct opt rows[] = {
+		OPT_STR("draft", 0, &o.draft, "M", "the edge's model (default stories260K)"),
+		CLI_OPT_QUANT("draft-quant", &dq, "its weight format (default w4a16)"),
+		OPT_STR("target", 0, &o.target, "M",
+			"the verifier's model, FP32 (default stories260K)"),
+		CLI_OPT_TEXT(&o.text, "the prompts' text (default the TinyStories\n"
+			     "excerpt of the data folder)"),
+		CLI_OPT_THREADS(&threads, 64, "threads, 1 to 64 (default 1)"),
+		CLI_OPT_QUICK(&o.quick, "fewer repetitions, bounds of 50%"),
+		CLI_OPT_JSON(&json, "{\"checks\": [{\"name\", \"predicted_s\", "
+			     "\"measured_s\",\n\"rel_error\", \"bound\", \"pass\"}]}"),
+		OPT_END,
+	};
+	json_t *prov;
+	struct check k;
+	struct err e;
+	char qn[32];
+	int rc;
+
+	if ((rc = cli_calib_parse(&check_cmd, rows, &argc, argv, &prov)) != OPT_GO)
+		return rc;
+	o.draft_quant = opt_given(rows, "draft-quant") ? quant_name(&dq, qn)
+						       : "w4a16";
+	o.threads = (int)threads;
+	o.progress = !json && isatty(2);
+	rc = check_run(&k, &o, prov, &e);
+	json_decref(prov);
+	if (rc < 0)
+		return cli_fail("%s", e.msg);
+	return check_print(&k, json, stdout) ? CLI_FAILED : CLI_OK;
+}

@@ -1,0 +1,160 @@
+/* cli_serve.c: "hybridspec serve", the cloud verifier of the real
+ * deployment: options into a serve_setup, serve_proc_init, serve_run
+ * (deploy/serve.h). */
+#include "cli.h"
+
+#include "jx.h"
+#include "serve.h"
+
+#include <stdio.h>
+
+static const struct opt_cmd serve_cmd = {
+	.name = "serve",
+	.usage = "[--model NAME[:Q]] [--listen ADDR] [--port N]\n"
+		 " [--token-file FILE] [--policy continuous|window]\n"
+		 " [--max-batch-tokens N] [--prefill-chunk N]\n"
+		 " [--window-s X] [--max-clients N] [--max-per-addr N]\n"
+		 " [--hello-timeout-s X] [--frame-timeout-s X]\n"
+		 " [--idle-timeout-s X] [--drain-s X] [--exit-after N]\n"
+		 " [--threads N] [--stats FILE] [--log FILE]\n"
+		 " [--log-every-s X] [--spin] [--verbose]",
+	.about = "The cloud verifier: holds the target model (default tinystories656K in\n"
+		 "f32) and verifies the draft blocks of every connected edge in batches of\n"
+		 "at most N tokens (default 256), prompts prefilled in chunks (default\n"
+		 "64). Listens on ADDR:N (default 127.0.0.1:7070, this machine only; port\n"
+		 "0 picks one and prints it); any other ADDR needs a shared secret, the\n"
+		 "first line of --token-file FILE or $HYBRIDSPEC_TOKEN (1 to 32 bytes),\n"
+		 "which every edge's hello must carry.\n"
+		 "\n"
+		 "Limits (0: none): --max-clients slots (default 64; one more is told\n"
+		 "\"server full\"), --max-per-addr connections from one address (default\n"
+		 "0), hello within --hello-timeout-s of connecting (default 5), a frame\n"
+		 "whole within --frame-timeout-s of its first byte (default 10), a client\n"
+		 "neither sending nor owed a verdict cut off after --idle-timeout-s\n"
+		 "(default 300). On SIGINT or SIGTERM: new work is refused with the\n"
+		 "reason, the blocks already queued are answered, and the server exits\n"
+		 "once none is left or after --drain-s (default 5); a second signal stops\n"
+		 "it at once. --exit-after N: stop once N clients have come and gone.\n"
+		 "--stats FILE: the counters as JSON at exit; --log FILE: a JSON line of\n"
+		 "counters every --log-every-s (default 10): verdicts a second, verdict\n"
+		 "latency p50 and p99, RSS. --spin: poll without sleeping (keeps the CPU\n"
+		 "awake, as a GPU server's host thread spins; give it a CPU of its own).\n"
+		 "Wire protocol and threat model: docs/deploy.md.\n",
+	.exit_status = "0 stopped cleanly (SIGINT, SIGTERM or --exit-after), 1 it\n"
+		       "failed while serving (a socket error), 2 bad usage or bad input",
+};
+
+/* The options that are not a serve_setup's as they are given. */
+struct serve_args {
+	long long port, budget, chunk, clients, per_addr, after, threads;
+	const char *stats; /* borrowed: the counters' file, or NULL */
+};
+
+/* --policy: a policy the real verifier has (enum sched_policy *). */
+static int parse_policy(const char *arg, void *dest, char why[OPT_WHY_BYTES])
+{
+	int p = cfg_name_find(cfg_sched_names, arg);
+
+	if (p < 0 || !cfg_sched_deployed((enum sched_policy)p)) {
+		snprintf(why, OPT_WHY_BYTES,
+			 "expected continuous or window, got \"%s\"", arg);
+		return -1;
+	}
+	*(enum sched_policy *)dest = (enum sched_policy)p;
+	return 0;
+}
+
+/* argv into s and a: OPT_GO, or the exit status. */
+static int serve_parse(struct serve_setup *s, struct serve_args *a, int argc,
+		       char **argv)
+{
+	struct serve_opts *o = &s->o;
+	struct opt rows[] = {
+		CLI_OPT_MODEL_SPEC("model", &s->model, "the target (default "
+				   "tinystories656K; Q default f32)"),
+		OPT_STR("listen", 0, &s->host, "ADDR",
+			"the IPv4 address to listen on (default 127.0.0.1)"),
+		OPT_INT("port", 0, &a->port, "N", 0, 65535,
+			"the port (default 7070; 0: any free one)"),
+		CLI_OPT_TOKEN_FILE(&s->token_file),
+		OPT_PARSE("policy", 0, &o->policy, "continuous|window", parse_policy,
+			  "how batches form (default continuous)"),
+		OPT_INT("max-batch-tokens", 0, &a->budget, "N", 2, 1 << 20,
+			"tokens a batch at most (default 256)"),
+		OPT_INT("prefill-chunk", 0, &a->chunk, "N", 1, 1 << 20,
+			"a prompt's tokens a batch at most (default 64)"),
+		OPT_NUM("window-s", 0, &o->window_s, "X", 0, INFINITY,
+			"the window policy's wait for a batch (default 0.002)"),
+		OPT_INT("max-clients", 0, &a->clients, "N", 1, 4096,
+			"client slots (default 64)"),
+		OPT_INT("max-per-addr", 0, &a->per_addr, "N", 0, 4096,
+			"connections from one address (default 0: any)"),
+		OPT_NUM("hello-timeout-s", 0, &o->hello_s, "X", 0, INFINITY,
+			"a hello within X of connecting\n(default 5; 0: no limit)"),
+		OPT_NUM("frame-timeout-s", 0, &o->frame_s, "X", 0, INFINITY,
+			"a frame whole within X of its first byte\n"
+			"(default 10; 0: no limit)"),
+		OPT_NUM("idle-timeout-s", 0, &o->idle_s, "X", 0, INFINITY,
+			"cut off a client neither sending nor owed a\n"
+			"verdict for X (default 300; 0: never)"),
+		OPT_NUM("drain-s", 0, &o->drain_s, "X", 0, INFINITY,
+			"after SIGINT or SIGTERM, answer what is queued\n"
+			"for at most X (default 5; 0: stop at once)"),
+		OPT_INT("exit-after", 0, &a->after, "N", 0, LLONG_MAX,
+			"stop once N clients have come and gone\n"
+			"(default 0: at a signal)"),
+		CLI_OPT_THREADS(&a->threads, 256,
+				"the target's linear layers on N threads (default 1)"),
+		OPT_STR("stats", 0, &a->stats, "FILE", "the counters as JSON at exit"),
+		OPT_STR("log", 0, &s->log_path, "FILE",
+			"a JSON line of counters every --log-every-s"),
+		OPT_NUM("log-every-s", 0, &o->log_every_s, "X", 0.001, INFINITY,
+			"the log's period (default 10)"),
+		OPT_FLAG("spin", 0, &o->spin, "poll without sleeping"),
+		OPT_FLAG("verbose", 0, &o->verbose, "a line per client event on stderr"),
+		OPT_END,
+	};
+
+	return opt_parse(&serve_cmd, rows, &argc, argv);
+}
+
+int cli_serve(int argc, char **argv)
+{
+	struct serve_setup s = {
+		.model = "tinystories656K", .host = "127.0.0.1",
+		.o = { .policy = SCHED_CONTINUOUS, .window_s = 0.002, .hello_s = 5,
+		       .frame_s = 10, .idle_s = 300, .drain_s = 5,
+		       .log_every_s = 10 },
+	};
+	struct serve_args a = { .port = 7070, .budget = 256, .chunk = 64,
+				.clients = 64, .threads = 1 };
+	struct serve_proc p;
+	struct err e;
+	json_t *st;
+	int rc;
+
+	if ((rc = serve_parse(&s, &a, argc, argv)) != OPT_GO)
+		return rc;
+	s.port = (int)a.port;
+	s.threads = (int)a.threads;
+	s.o.budget = (int)a.budget;
+	s.o.chunk = (int)a.chunk;
+	s.o.max_clients = (int)a.clients;
+	s.o.max_per_addr = (int)a.per_addr;
+	s.o.exit_after = (int)a.after;
+	if (serve_proc_init(&p, &s, &e) < 0)
+		return cli_fail("%s", e.msg);
+	fprintf(stderr, "serve: %s on %s:%d, %s batches of %d tokens, %s\n",
+		s.model, s.host, p.port, cfg_sched_names[s.o.policy], s.o.budget,
+		p.o.secret ? "secret required" : "no secret");
+	st = serve_run(&p.o, &e);
+	if (st && a.stats && jx_save(a.stats, st, &e) < 0)
+		cli_fail("%s", e.msg);
+	serve_proc_release(&p);
+	if (!st) {
+		cli_fail("%s", e.msg);
+		return CLI_FAILED;
+	}
+	json_decref(st);
+	return CLI_OK;
+}
