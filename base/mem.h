@@ -14,9 +14,9 @@ char *hs_xstrdup_at(const char *s, const char *file, int line);
  * line, where vector loads must not straddle two (free with free). From
  * 2 MB up, on a 2 MB boundary and asked for transparent huge pages
  * (Linux): weights streamed from memory then cost one TLB miss per 2 MB,
- * not one per 4 KB page (measured: docs/performance.md, "W4A16 kernels"). Every
- * such block gets the hint, not only weights; a block glibc serves from
- * memory already touched keeps the pages it has. */
+ * not one per 4 KB page (measured: docs/performance.md, "W4A16
+ * kernels"). Every such block gets the hint, not only weights; a block
+ * glibc serves from memory already touched keeps the pages it has. */
 void *hs_xcalloc64_at(size_t n, const char *file, int line);
 #define xmalloc(n) hs_xmalloc_at((n), __FILE__, __LINE__)
 #define xcalloc64(n) hs_xcalloc64_at((n), __FILE__, __LINE__)
