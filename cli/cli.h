@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "opt.h"
+#include "optparse.h"
 
 enum { CLI_OK = OPT_OK, CLI_FAILED = 1, CLI_BAD_INPUT = OPT_BAD_INPUT };
 

@@ -1,5 +1,7 @@
 /* opt.h: a command's options as one table, in the spirit of git's
- * parse-options. Each option is a row (long name, short name, kind, where
+ * parse-options: the rows and the command they belong to, and what the
+ * command says about itself (--help, errors); optparse.h reads argv by
+ * them. Each option is a row (long name, short name, kind, where
  * its value goes, range or choices, help); parsing, range errors,
  * conflicts and the --help text all come from the rows.
  *
@@ -21,6 +23,7 @@
 #define HS_OPT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 enum { OPT_WHY_BYTES = 1280 }; /* room for a struct err's message */
@@ -108,17 +111,11 @@ struct opt_list {
 void opt_list_add(struct opt_list *l, const char *word);
 void opt_list_release(struct opt_list *l);
 
-/* Reads argv[1 .. *argc) (argv[0] is the command's name) into the rows'
- * destinations, checks ranges, conflicts and the operand count, and
- * leaves the operands in argv[0 .. *argc). "--name=VALUE", "--name
- * VALUE", "-x VALUE", "-xVALUE" and "--" (operands only after it) are
- * understood; options and operands may come in any order. */
-int opt_parse(const struct opt_cmd *cmd, struct opt *rows, int *argc,
-	      char **argv);
-
-/* Whether the row named name was given to opt_parse (a bug if no row has
- * that name). */
-bool opt_given(const struct opt *rows, const char *name);
+/* An error of usage: "hybridspec NAME: " and the message (fmt with a
+ * and b), the usage lines and where the rest is, on stderr; returns
+ * OPT_BAD_INPUT. */
+int opt_usage_fail(const struct opt_cmd *cmd, const char *fmt, const char *a,
+		   const char *b);
 
 /* The --help text: usage, about, the rows, more_help, exit status. */
 void opt_help(const struct opt_cmd *cmd, const struct opt *rows, FILE *f);

@@ -1,0 +1,19 @@
+/* optparse.h: argv read by a command's option rows (opt.h). */
+#ifndef HS_OPTPARSE_H
+#define HS_OPTPARSE_H
+
+#include "opt.h"
+
+/* Reads argv[1 .. *argc) (argv[0] is the command's name) into the rows'
+ * destinations, checks ranges, conflicts and the operand count, and
+ * leaves the operands in argv[0 .. *argc). "--name=VALUE", "--name
+ * VALUE", "-x VALUE", "-xVALUE" and "--" (operands only after it) are
+ * understood; options and operands may come in any order. */
+int opt_parse(const struct opt_cmd *cmd, struct opt *rows, int *argc,
+	      char **argv);
+
+/* Whether the row named name was given to opt_parse (a bug if no row has
+ * that name). */
+bool opt_given(const struct opt *rows, const char *name);
+
+#endif
