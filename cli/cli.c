@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "cfg.h"
+#include "jx.h"
 #include "outdir.h"
 #include "mem.h"
 #include "mload.h"
@@ -25,6 +26,14 @@ int cli_fail(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return CLI_BAD_INPUT;
+}
+
+void cli_print_json(const json_t *v)
+{
+	char *s = jx_dumps(v);
+
+	fputs(s, stdout);
+	free(s);
 }
 
 int cli_parse_group(const char *arg, void *dest, char why[OPT_WHY_BYTES])

@@ -10,6 +10,8 @@
 #include <limits.h>
 #include <math.h>
 
+#include <jansson.h>
+
 #include "opt.h"
 #include "optparse.h"
 
@@ -30,6 +32,9 @@ int cli_validate(int argc, char **argv);
 int cli_claims(int argc, char **argv);
 int cli_bench_kernels(int argc, char **argv); /* "bench kernels" */
 int cli_bench_gpu(int argc, char **argv);     /* "bench gpu" */
+
+/* v as JSON text on stdout, as jx_dumps writes it. */
+void cli_print_json(const json_t *v);
 
 /* Prints "hybridspec: <msg>" to stderr and returns CLI_BAD_INPUT. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -38,16 +38,12 @@ int cli_calib_emit(json_t *v, const struct err *e, const char *path)
 
 	if (!v)
 		return cli_fail("%s", e->msg);
-	if (!path) {
-		char *s = jx_dumps(v);
-
-		fputs(s, stdout);
-		free(s);
-	} else if (jx_save(path, v, &save) < 0) {
+	if (!path)
+		cli_print_json(v);
+	else if (jx_save(path, v, &save) < 0)
 		rc = cli_fail("%s", save.msg);
-	} else {
+	else
 		fprintf(stderr, "calib: wrote %s\n", path);
-	}
 	json_decref(v);
 	return rc;
 }

@@ -4,7 +4,6 @@
 
 #include "claims.h"
 #include "err.h"
-#include "jx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +63,6 @@ int cli_claims(int argc, char **argv)
 	struct stat st;
 	struct err e;
 	json_t *out;
-	char *text;
 	int rc;
 
 	if ((rc = opt_parse(&claims_cmd, rows, &argc, argv)) != OPT_GO)
@@ -74,13 +72,10 @@ int cli_claims(int argc, char **argv)
 				"results/paper)", argv[0]);
 	if (!(out = claims_compute(argv[0], calib, &e)))
 		return cli_fail("claims: %s", e.msg);
-	if (json) {
-		text = jx_dumps(out);
-		fputs(text, stdout);
-		free(text);
-	} else {
+	if (json)
+		cli_print_json(out);
+	else
 		print_claims(out);
-	}
 	json_decref(out);
 	return CLI_OK;
 }

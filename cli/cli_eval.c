@@ -5,7 +5,6 @@
 #include "cli_sub.h"
 
 #include "eval.h"
-#include "jx.h"
 #include "mem.h"
 #include "prov.h"
 
@@ -64,14 +63,6 @@ static const struct opt_cmd accept_cmd = {
 	.exit_status = EVAL_EXIT,
 };
 
-static void print_json(json_t *o)
-{
-	char *s = jx_dumps(o);
-
-	fputs(s, stdout);
-	free(s);
-}
-
 static int ppl_sub(int argc, char **argv)
 {
 	struct eval_ppl_opts o = { .q = { LIN_F32, 128, Q4_SYM, false, false } };
@@ -115,7 +106,7 @@ static int ppl_sub(int argc, char **argv)
 				      r.window, "score_from", (json_int_t)from,
 				      "block_activations", r.acts);
 
-		print_json(j);
+		cli_print_json(j);
 		json_decref(j);
 	} else {
 		printf("%s %s on %s: perplexity %.4f over %ld tokens (windows of "
@@ -167,7 +158,7 @@ static int accept_run(const struct eval_accept_opts *o, const char *out,
 		json_decref(prov);
 	}
 	if (json)
-		print_json(summary);
+		cli_print_json(summary);
 	else
 		print_accept(o, &r);
 	json_decref(summary);

@@ -7,7 +7,6 @@
 #include "cfg.h"
 #include "fcheck.h"
 #include "fsetting.h"
-#include "jx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,12 +29,10 @@ static const struct opt_cmd formulas_cmd = {
 	.conflicts = { { "check", "table" } },
 };
 
+/* o as JSON on stdout, then dropped. */
 static void print_json(json_t *o)
 {
-	char *s = jx_dumps(o);
-
-	fputs(s, stdout);
-	free(s);
+	cli_print_json(o);
 	json_decref(o);
 }
 

@@ -48,7 +48,7 @@ static int simulate(const struct cfg *c, const char *out, bool trace,
 				 .trace_tenants = (uint32_t)trace_tenants,
 				 .stop = &rt_signal };
 	struct rundir_result r;
-	char dir[1024], *text;
+	char dir[1024];
 
 	if (!out) {
 		snprintf(dir, sizeof(dir), "results/runs/%s", c->name);
@@ -58,9 +58,7 @@ static int simulate(const struct cfg *c, const char *out, bool trace,
 		return -1;
 	*committed = true;
 	if (json) {
-		text = jx_dumps(r.summary);
-		fputs(text, stdout);
-		free(text);
+		cli_print_json(r.summary);
 	} else if (!quiet) {
 		rep_print(r.summary, stdout);
 		printf("wall %.3f s, %.3g events/s; results in %s/\n", r.wall_s,
