@@ -64,6 +64,7 @@ static const struct opt_cmd derive_cmd = {
 	.operands = "PROFILE",
 	.min_operands = 1,
 	.max_operands = 1,
+	.required = { "device" },
 };
 
 static int derive_sub(int argc, char **argv)
@@ -83,11 +84,8 @@ static int derive_sub(int argc, char **argv)
 
 	if ((rc = cli_calib_parse(&derive_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
-	if (!device)
-		rc = opt_fail(&derive_cmd, "give --device NAME|FILE");
-	else
-		rc = cli_calib_emit(calib_derive_file(argv[0], device, dir, prov, &e),
-				    &e, out);
+	rc = cli_calib_emit(calib_derive_file(argv[0], device, dir, prov, &e), &e,
+			    out);
 	json_decref(prov);
 	return rc;
 }
@@ -128,6 +126,7 @@ static const struct opt_cmd accept_cmd = {
 		 "writes DIR/accept-T-Q.json (alpha, E[A] per gamma) and its bits;\n"
 		 "--window and --threads as eval's.\n",
 	.exit_status = CLI_CALIB_EXIT,
+	.required = { "target", "drafts", "text" },
 };
 
 static int accept_sub(int argc, char **argv)
@@ -156,8 +155,6 @@ static int accept_sub(int argc, char **argv)
 
 	if ((rc = opt_parse(&accept_cmd, rows, &argc, argv)) != OPT_GO)
 		return rc;
-	if (!target || !drafts || !text)
-		return opt_fail(&accept_cmd, "give --target, --drafts and --text");
 	snprintf(g, sizeof(g), "%lld", gamma);
 	snprintf(p, sizeof(p), "%lld", prompts);
 	snprintf(w, sizeof(w), "%lld", window);

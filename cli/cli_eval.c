@@ -43,6 +43,7 @@ static const struct opt_cmd ppl_cmd = {
 		 "integer path calib cpu's prefill takes by default); fp16 (default):\n"
 		 "exact FP16 activations.\n",
 	.exit_status = EVAL_EXIT,
+	.required = { "model", "text" },
 };
 
 static const struct opt_cmd accept_cmd = {
@@ -61,6 +62,7 @@ static const struct opt_cmd accept_cmd = {
 		 "T > 0. --out writes PROFILE (JSON) and PROFILE.bits, the accept/reject\n"
 		 "bits the simulator's trace model replays.\n",
 	.exit_status = EVAL_EXIT,
+	.required = { "target", "draft", "text" },
 };
 
 static int ppl_sub(int argc, char **argv)
@@ -87,8 +89,6 @@ static int ppl_sub(int argc, char **argv)
 
 	if ((rc = opt_parse(&ppl_cmd, rows, &argc, argv)) != OPT_GO)
 		return rc;
-	if (!o.model || !o.text)
-		return opt_fail(&ppl_cmd, "give --model and --text");
 	o.window = (int)window;
 	o.windows = windows;
 	o.score_from = (int)from;
@@ -197,8 +197,6 @@ static int accept_sub(int argc, char **argv)
 
 	memcpy(given, argv - 1, sizeof(*given) * (size_t)words);
 	rc = opt_parse(&accept_cmd, rows, &argc, argv);
-	if (rc == OPT_GO && (!o.target || !o.draft || !o.text))
-		rc = opt_fail(&accept_cmd, "give --target, --draft and --text");
 	if (rc == OPT_GO) {
 		o.window = (int)window;
 		o.windows = windows;

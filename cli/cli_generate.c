@@ -18,6 +18,7 @@ static const struct opt_cmd generate_cmd = {
 		 "the sequence or after N tokens (default 256).\n",
 	.exit_status = "0 done, 2 bad usage or bad input (a missing model, an\n"
 		       "unknown format)",
+	.required = { "model" },
 };
 
 int cli_generate(int argc, char **argv)
@@ -42,8 +43,6 @@ int cli_generate(int argc, char **argv)
 
 	if ((rc = opt_parse(&generate_cmd, rows, &argc, argv)) != OPT_GO)
 		return rc;
-	if (!g.model)
-		return opt_fail(&generate_cmd, "give --model");
 	g.steps = steps;
 	g.seed = (uint64_t)seed;
 	if (eval_generate(&g, stdout, &e) < 0)

@@ -4,6 +4,7 @@
  * changed; the help's columns are fixed (HELP_COLUMN). */
 #include "opt.h"
 
+#include "err.h"
 #include "mem.h"
 
 #include <stdarg.h>
@@ -65,6 +66,27 @@ int opt_usage_fail(const struct opt_cmd *cmd, const char *fmt, const char *a,
 	usage_lines(cmd, stderr);
 	fprintf(stderr, "(hybridspec %s --help for the options)\n", cmd->name);
 	return OPT_BAD_INPUT;
+}
+
+int opt_required(const struct opt_cmd *cmd, const struct opt *rows)
+{
+	char list[256];
+	size_t at = 0;
+	int n = 0, missing = 0;
+
+	for (; n < 4 && cmd->required[n]; n++) {
+		const struct opt *r = rows;
+
+		while (r->name && strcmp(r->name, cmd->required[n]))
+			r++;
+		HS_ASSERT(r->name); /* a required option is a row */
+		missing += !r->given;
+	}
+	for (int i = 0; i < n && missing; i++)
+		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s--%s",
+				       !i ? "" : i == n - 1 ? " and " : ", ",
+				       cmd->required[i]);
+	return missing ? opt_fail(cmd, "give %s", list) : OPT_GO;
 }
 
 /* "  -o, --out DIR" and the help's lines from HELP_COLUMN on. */

@@ -94,6 +94,7 @@ struct opt_cmd {
 	const char *exit_status; /* after "exit status: " */
 	int min_operands, max_operands; /* max -1: any number */
 	const char *conflicts[4][2]; /* pairs of long names not to give together */
+	const char *required[4];     /* long names that must be given */
 	void (*more_help)(FILE *f);	/* printed after the options, or NULL */
 };
 
@@ -110,6 +111,11 @@ struct opt_list {
 };
 void opt_list_add(struct opt_list *l, const char *word);
 void opt_list_release(struct opt_list *l);
+
+/* OPT_GO when every option cmd requires was given to rows, else
+ * "hybridspec NAME: give --a, --b and --c" (all it requires) and
+ * OPT_BAD_INPUT. */
+int opt_required(const struct opt_cmd *cmd, const struct opt *rows);
 
 /* An error of usage: "hybridspec NAME: " and the message (fmt with a
  * and b), the usage lines and where the rest is, on stderr; returns

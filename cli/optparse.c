@@ -191,7 +191,7 @@ static int check_after(const struct opt_cmd *cmd, const struct opt *rows,
 					  cmd->conflicts[i][1]);
 	if (operands >= cmd->min_operands &&
 	    (cmd->max_operands < 0 || operands <= cmd->max_operands))
-		return OPT_GO;
+		return opt_required(cmd, rows);
 	snprintf(n, sizeof(n), "%d", operands);
 	if (!cmd->max_operands)
 		return opt_usage_fail(cmd, "takes no arguments, got %s%s", n, "");

@@ -5,8 +5,8 @@
 #include "opt.h"
 
 /* Reads argv[1 .. *argc) (argv[0] is the command's name) into the rows'
- * destinations, checks ranges, conflicts and the operand count, and
- * leaves the operands in argv[0 .. *argc). "--name=VALUE", "--name
+ * destinations, checks ranges, conflicts, the operand count and the
+ * required options, and leaves the operands in argv[0 .. *argc). "--name=VALUE", "--name
  * VALUE", "-x VALUE", "-xVALUE" and "--" (operands only after it) are
  * understood; options and operands may come in any order. */
 int opt_parse(const struct opt_cmd *cmd, struct opt *rows, int *argc,
