@@ -88,9 +88,9 @@ static int plan_main(const char *file, struct plandir_opts *o)
 		o->dir = dir;
 	}
 	plandir_run(&p, o, &r, &e);
-	if (r.status == CLI_BAD_INPUT && o->rank == 0)
+	if (o->rank == 0 && r.status == PLANDIR_BAD) {
 		cli_fail("%s", e.msg);
-	if (r.status != CLI_BAD_INPUT && o->rank == 0) {
+	} else if (o->rank == 0) {
 		if (r.answer && !o->quiet)
 			say_answer(&p, &r);
 		if (!r.answer)

@@ -73,8 +73,8 @@ static int sweep_main(const char *file, const char *out,
 		       o->size > 1 ? "rank" : "worker", r.workers > 1 ? "s" : "",
 		       dir);
 	sweep_release(&s);
-	return r.status == FARM_FAILED ? CLI_FAILED : r.status ? (r.status >= 128
-		? r.status : CLI_BAD_INPUT) : CLI_OK;
+	return r.status; /* FARM_FAILED and FARM_BAD are CLI_FAILED and
+			    CLI_BAD_INPUT; 128 + N a signal */
 }
 
 int cli_sweep(int argc, char **argv)

@@ -100,13 +100,13 @@ int cli_validate(int argc, char **argv)
 	o.retime = !no_retime;
 	o.table = json ? NULL : stdout;
 	valrun_run(&o, &r, &e);
-	if (r.status == CLI_BAD_INPUT)
+	if (r.status == VALRUN_BAD)
 		return cli_fail("%s", e.msg);
 	if (json && r.written)
 		fputs(r.json, stdout);
 	else if (r.written)
 		say_done(&r);
-	if (r.status != CLI_OK)
+	if (r.status != VALRUN_LOSSLESS)
 		fprintf(stderr, "hybridspec: %s\n", e.msg);
 	valrun_result_release(&r);
 	return r.status;

@@ -39,7 +39,7 @@ struct farm {
 /* What farm_run did: status 0 every task done; FARM_FAILED a worker
  * crashed; FARM_BAD a task failed (msg says why); 128 + N stopped by
  * signal N (the workers stopped after their task or at once). */
-enum { FARM_FAILED = 1, FARM_BAD = 2 };
+enum { FARM_FAILED = 1, FARM_BAD = 2 }; /* the exit statuses 1 and 2 */
 struct farm_result {
 	int status;
 	int jobs;	   /* the workers used */

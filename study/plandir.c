@@ -295,14 +295,14 @@ static void finish(const struct job *j, struct od *o, const char *dir,
 	if (collect(j, searches, &pts, &n_pts, e) < 0) {
 		json_decref(searches);
 		od_abort(o);
-		r->status = 2;
+		r->status = PLANDIR_BAD;
 	} else if (report(j->p, o, searches, pts, n_pts, r, e) < 0) {
 		od_abort(o); /* report took searches */
-		r->status = 2;
+		r->status = PLANDIR_BAD;
 	} else if (od_commit(o, e) < 0) {
-		r->status = 2;
+		r->status = PLANDIR_BAD;
 	} else {
-		r->status = r->answer ? 0 : 1;
+		r->status = r->answer ? PLANDIR_ANSWER : PLANDIR_NONE;
 		r->front_drawn = r->answer && draw_front(dir);
 	}
 	r->n_points = n_pts;
@@ -329,7 +329,7 @@ void plandir_run(const struct plan *p, const struct plandir_opts *o,
 	f.n_tasks = r->n_candidates = j.n;
 	if (o->rank == 0) {
 		if (od_begin(&od, o->dir, e) < 0)
-			r->status = 2;
+			r->status = PLANDIR_BAD;
 		else
 			snprintf(tmp, sizeof(tmp), "%s", od.tmp);
 	}
@@ -346,7 +346,7 @@ void plandir_run(const struct plan *p, const struct plandir_opts *o,
 		if (fr.status)
 			err_set(e, "%s", fr.msg[0] ? fr.msg : "plan: a worker failed");
 		if (farm_mpi_max(fr.status))
-			r->status = 2;
+			r->status = PLANDIR_BAD;
 		if (r->status)
 			od_abort(&od);
 		else if (o->rank == 0)

@@ -18,9 +18,12 @@ struct plandir_opts {
 	int rank, size;	 /* MPI (farm_mpi_init); 0 and 1 without */
 };
 
+/* plandir_result's status, an exit status: an answer, none, bad input */
+enum { PLANDIR_ANSWER = 0, PLANDIR_NONE = 1, PLANDIR_BAD = 2 };
+
 /* What the search found (rank 0's; the others have only status). */
 struct plandir_result {
-	int status;	       /* 0 an answer; 1 none meets the SLO; 2 e says */
+	int status;	       /* PLANDIR_*: none meets the SLO; e says */
 	size_t n_candidates;   /* the candidates searched */
 	int workers;	       /* a rank's workers */
 	size_t n_points;       /* configurations simulated */

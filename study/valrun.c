@@ -610,7 +610,7 @@ static void validate(struct vrun *x, const char *text, int gamma, int budget,
 	x->rows = json_array();
 	x->skipped = json_array();
 	x->prov = prov_new(x->o->argc, x->o->argv);
-	x->r->status = 1;
+	x->r->status = VALRUN_FAILED;
 	if (begin(x, gamma, budget, e) < 0)
 		return;
 	farm_run(&f, &fr);
@@ -623,7 +623,7 @@ static void validate(struct vrun *x, const char *text, int gamma, int budget,
 	if (finish(x, text, e) < 0)
 		return;
 	x->r->written = true;
-	x->r->status = x->r->lossy ? 1 : 0;
+	x->r->status = x->r->lossy ? VALRUN_FAILED : VALRUN_LOSSLESS;
 	if (x->r->lossy)
 		err_set(e, "%ld requests were not lossless", x->r->lossy);
 }
@@ -636,7 +636,7 @@ void valrun_run(const struct valrun_opts *o, struct valrun_result *r,
 	const char *text = o->text;
 	int gamma = 1, budget = 2, np = 0, nout = 0;
 
-	*r = (struct valrun_result){ .status = 2 };
+	*r = (struct valrun_result){ .status = VALRUN_BAD };
 	if (sweep_load(&x.sw, o->sweep, e) < 0)
 		return;
 	r->points = x.sw.n_points;

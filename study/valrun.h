@@ -36,9 +36,12 @@ struct valrun_opts {
 	char **argv;		  /* borrowed */
 };
 
+/* valrun_result's status, an exit status */
+enum { VALRUN_LOSSLESS = 0, VALRUN_FAILED = 1, VALRUN_BAD = 2 };
+
 struct valrun_result {
-	int status;	     /* 0 every output lossless; 1 not, or a point
-				failed (e says); 2 bad input (e says) */
+	int status;	     /* VALRUN_*: FAILED an output not lossless, or a
+				point failed; BAD bad input (e says both) */
 	size_t points, not_run; /* the sweep's points, those over the bound */
 	long close, tight;   /* points run within VALRUN_CLOSE, _TIGHT */
 	long lossy;	     /* requests whose output was not the target's */
