@@ -123,6 +123,19 @@ int csv_col(const struct csv *c, const char *name, struct err *e)
 	return err_set(e, "%s: no column \"%s\"", c->file, name);
 }
 
+int csv_load_cols(struct csv *c, const char *path,
+		  const char *const *names, int *col, struct err *e)
+{
+	if (csv_load(c, path, e) < 0)
+		return -1;
+	for (int i = 0; names[i]; i++)
+		if ((col[i] = csv_col(c, names[i], e)) < 0) {
+			csv_release(c);
+			return -1;
+		}
+	return 0;
+}
+
 const char *csv_str(const struct csv *c, size_t r, int col)
 {
 	return c->cell[(r + 1) * c->ncol + (size_t)col];

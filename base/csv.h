@@ -22,6 +22,10 @@ void csv_release(struct csv *c);
 
 /* The column named name, or -1 with e's message naming the file. */
 int csv_col(const struct csv *c, const char *name, struct err *e);
+/* csv_load, then the column of each of names (NULL-terminated) into col;
+ * on error nothing stays loaded. */
+int csv_load_cols(struct csv *c, const char *path, const char *const *names,
+		  int *col, struct err *e);
 /* Row r's (0 .. nrow - 1) field in column col, as text and as a number
  * (strtod; 0 where it is no number). Borrowed. */
 const char *csv_str(const struct csv *c, size_t r, int col);

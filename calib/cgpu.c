@@ -51,7 +51,7 @@ json_t *calib_gpu_roofline(const char *gpu, const char *shape,
 		for (size_t j = 0; j < sizeof(ctxs) / sizeof(ctxs[0]); j++) {
 			struct cost_batch b = { toks[i], seqs,
 				(double)seqs * ctxs[j],
-				(double)toks[i] * ctxs[j] };
+				(double)toks[i] * ctxs[j], toks[i] };
 
 			json_array_append_new(row,
 					      json_real(cost_iter_s(&c, &b, NULL,

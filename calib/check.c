@@ -262,7 +262,7 @@ static int check_verify(struct check *k, const struct check_opts *o,
 	cost_init(&cost, &cl);
 	for (int q = 0; q < NG * NA; q++) {
 		int n = gammas[q / NA] + 1, cx = at[q % NA];
-		struct cost_batch b = { n, 1, cx, (double)n * cx };
+		struct cost_batch b = { n, 1, cx, (double)n * cx, n };
 
 		snprintf(name, sizeof(name), "verify %s %s: gamma %d, context %d",
 			 c.name, c.quant, gammas[q / NA], cx);

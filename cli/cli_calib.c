@@ -191,6 +191,8 @@ static const struct cli_sub calib_subs_table[] = {
 	{ "accept", accept_sub, "acceptance profiles of draft formats (eval accept)" },
 	{ "gpu", cli_calib_gpu, "the verify-cost table of GPU 0, or a preset's roofline" },
 	{ "check", cli_calib_check, "the simulator against the real models timed here" },
+	{ "import-profiles", cli_calib_import,
+	  "operator tables from measured GPU profiles (Vidur's layout)" },
 	{ NULL, NULL, NULL },
 };
 

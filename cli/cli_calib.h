@@ -16,6 +16,8 @@ struct err;
 int cli_calib_cpu(int argc, char **argv);   /* "calib cpu" */
 int cli_calib_gpu(int argc, char **argv);   /* "calib gpu" */
 int cli_calib_check(int argc, char **argv); /* "calib check" */
+/* cli_calib_import.c */
+int cli_calib_import(int argc, char **argv); /* "calib import-profiles" */
 
 /* opt_parse; with OPT_GO, *prov (new reference) is the provenance of the
  * subcommand as typed, before opt_parse moved its words. */

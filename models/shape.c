@@ -67,6 +67,17 @@ const struct shape *shape_find(const char *name)
 	return NULL;
 }
 
+const struct shape *shape_of_repo(const char *repo)
+{
+	static const char prefix[] = "config.json of huggingface.co/";
+
+	for (size_t i = 0; i < N_SHAPES; i++)
+		if (!strncmp(shapes[i].source, prefix, sizeof(prefix) - 1) &&
+		    !strcmp(shapes[i].source + sizeof(prefix) - 1, repo))
+			return &shapes[i];
+	return NULL;
+}
+
 static int head_dim(const struct shape *s)
 {
 	return s->head_dim ? s->head_dim : s->dim / s->n_heads;

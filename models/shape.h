@@ -33,6 +33,9 @@ struct shape {
 
 /* The built-in shape called name, or NULL. Borrowed from a static table. */
 const struct shape *shape_find(const char *name);
+/* The built-in shape read from Hugging Face repository repo ("org/name"),
+ * or NULL. */
+const struct shape *shape_of_repo(const char *repo);
 
 /* A built-in name, or the path of a Hugging Face config.json (or a folder
  * holding one) or a GGUF file, whose metadata alone is read. The shape of

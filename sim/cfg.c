@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PROTO_NAME(kind, name, ...) name,
 #define PROTO_CAPS(kind, name, edge, cloud, spec, win, cdraft) \
@@ -102,15 +103,37 @@ static int read_model(struct jx *x, json_t *v, const char *p, const char *key,
 	return 0;
 }
 
-/* A verify-cost table of model (a file, or given inline) at obj[key], which
- * must have been measured on the configured GPU, one GPU a replica. */
+/* The operator table ops (cloud_only's target: FP16 weights, the replica's
+ * tp) read from doc, named name. */
+static int read_ops(struct jx *x, json_t *doc, const char *name,
+		    const char *cp, const struct cfg_cloud *cloud,
+		    struct optab *ops)
+{
+	if (optab_parse(ops, doc, name, cloud->model.name, x->err) < 0)
+		return err_prefix(x->err, "%s: %s", x->file, cp);
+	if (ops->tp != cloud->tp || cloud->weight_bytes != 2) {
+		err_set(x->err, "%s: %s: the operator table is of FP16 weights "
+			"(2 bytes) on tp %d, but /cloud/weight_bytes is %g and "
+			"/cloud/tp %d (name the table for this tp, or remove it "
+			"to derive one)", x->file, cp, ops->tp,
+			cloud->weight_bytes, cloud->tp);
+		*ops = (struct optab){ 0 };
+		return -1;
+	}
+	return 0;
+}
+
+/* A cost table of model (a file, or given inline) at obj[key], which must
+ * have been measured on the configured GPU: an operator table (kind "ops",
+ * into ops when it is not NULL) or a verify table of one GPU a replica. */
 static int read_table(struct jx *x, json_t *v, const char *p, const char *key,
 		      const struct cfg_cloud *cloud, const char *model,
-		      struct vtab *out)
+		      struct vtab *out, struct optab *ops)
 {
-	json_t *t = json_object_get(v, key);
-	const char *path = NULL;
+	json_t *t = json_object_get(v, key), *doc;
+	const char *path = NULL, *name = "the inline table", *gpu, *kind;
 	char cp[JX_PTR_MAX];
+	int rc = -1;
 
 	*out = (struct vtab){ 0 };
 	if (!t)
@@ -118,25 +141,75 @@ static int read_table(struct jx *x, json_t *v, const char *p, const char *key,
 	jx_child(cp, p, key);
 	if (!json_is_object(t) && read_file_key(x, v, p, key, &path) < 0)
 		return -1;
-	if ((path ? vtab_load(out, path, model, x->err)
-		  : vtab_parse(out, t, "the inline table", model, x->err)) < 0)
+	if (!(doc = path ? jx_load(path, x->err) : json_incref(t)))
 		return err_prefix(x->err, "%s: %s", x->file, cp);
-	if (strcmp(out->gpu, cloud->gpu.spec.name)) {
+	name = path ? path : name;
+	kind = json_string_value(json_object_get(doc, "kind"));
+	if (ops && kind && !strcmp(kind, "ops")) {
+		rc = read_ops(x, doc, name, cp, cloud, ops);
+		gpu = ops->gpu;
+	} else {
+		if (vtab_parse(out, doc, name, model, x->err) < 0) {
+			err_prefix(x->err, "%s: %s", x->file, cp);
+			goto out;
+		}
+		rc = 0;
+		gpu = out->gpu;
+		if (cloud->tp > 1) {
+			err_set(x->err, "%s: %s: a verify table is of one GPU; "
+				"with /cloud/tp %d name an operator table (calib "
+				"import-profiles) or remove the table", x->file,
+				cp, cloud->tp);
+			rc = -1;
+		}
+	}
+	if (!rc && strcmp(gpu, cloud->gpu.spec.name)) {
 		err_set(x->err, "%s: %s: the table was measured on \"%s\", but "
 			"the GPU is %s (/cloud/gpu); name the GPU it was measured "
 			"on (/cloud/gpu/preset, or /cloud/gpu/name with its "
-			"figures)", x->file, cp, out->gpu, cloud->gpu.spec.name);
-		vtab_release(out);
-		return -1;
+			"figures)", x->file, cp, gpu, cloud->gpu.spec.name);
+		rc = -1;
 	}
-	if (cloud->tp > 1) {
-		err_set(x->err, "%s: %s: a measured table is of one GPU; with "
-			"/cloud/tp %d the cost comes from the roofline (remove "
-			"the table or set tp to 1)", x->file, cp, cloud->tp);
+out:
+	if (rc < 0) {
 		vtab_release(out);
-		return -1;
+		if (ops)
+			*ops = (struct optab){ 0 };
 	}
-	return 0;
+	json_decref(doc);
+	return rc;
+}
+
+/* Without a table: the operator table of the cloud's GPU, model and tp in
+ * the folder obj["tables"] (resolved against the document's), if it has
+ * one; FP16 weights only (other widths derive their cost). */
+static int read_tables(struct jx *x, json_t *v, const char *p,
+		       struct cfg_cloud *cloud)
+{
+	const char *dir;
+	char cp[JX_PTR_MAX], path[1024], file[1200];
+	json_t *doc;
+	int rc;
+
+	if (!json_object_get(v, "tables") || json_object_get(v, "table"))
+		return 0;
+	if (jx_str(x, v, p, "tables", NULL, &dir) < 0)
+		return -1;
+	jx_child(cp, p, "tables");
+	jx_path(x, dir, path, sizeof(path));
+	if (access(path, R_OK | X_OK) != 0)
+		return err_set(x->err, "%s: %s: cannot read the folder '%s'",
+			       x->file, cp, path);
+	json_object_set_new(v, "tables", json_string(path));
+	snprintf(file, sizeof(file), "%s/%s-%s-tp%d.json", path,
+		 cloud->gpu.spec.name, cloud->model.name, cloud->tp);
+	if (cloud->weight_bytes != 2 || access(file, R_OK) != 0)
+		return 0;
+	if (!(doc = jx_load(file, x->err)))
+		return err_prefix(x->err, "%s: %s", x->file, cp);
+	rc = read_ops(x, doc, file, cp, cloud, &cloud->gpu.ops);
+	json_decref(doc);
+	return rc;
 }
 
 /* The draft model of a protocol that drafts: by default the target's shape
@@ -155,7 +228,7 @@ static int read_draft(struct jx *x, json_t *v, const char *p,
 	       jx_num(x, v, p, "weight_bytes", JX_POS, 0.53,
 		      &out->weight_bytes) < 0 ||
 	       read_table(x, v, p, "table", cloud, out->model.name,
-			  &out->table) < 0 ? -1 : 0;
+			  &out->table, NULL) < 0 ? -1 : 0;
 }
 
 static json_t *object_or_new(json_t *obj, const char *key);
@@ -678,17 +751,20 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 {
 	static const char *const keys[] = { "preset", "name", "mem_bw_Bps",
 		"fp16_flops", "mem_bytes", "power_idle_w", "power_max_w",
-		"usd_per_hour", "eta_bw", "eta_flops", "overhead_s", "table",
-		"wake", NULL };
+		"usd_per_hour", "eta_bw", "eta_flops", "overhead_s", "pricing",
+		"table", "tables", "wake", NULL };
+	static const char *const pricings[] = { "derived", "roofline", NULL };
 	static const char *const figures[] = { "name", "mem_bw_Bps",
 		"fp16_flops", "mem_bytes", NULL };
 	const struct gpu_spec *base = NULL;
 	const char *name;
 	bool custom = false, market_given;
-	int preset;
+	int preset, pricing;
 
-	if (jx_object(x, v, p, keys) < 0 || wake_read(x, v, p, &out->wake) < 0)
+	if (jx_object(x, v, p, keys) < 0 || wake_read(x, v, p, &out->wake) < 0 ||
+	    jx_enum(x, v, p, "pricing", pricings, "derived", &pricing) < 0)
 		return -1;
+	out->pricing = (enum gpu_pricing)pricing;
 	market_given = json_object_get(v, "power_idle_w") ||
 		       json_object_get(v, "usd_per_hour");
 	for (int i = 0; figures[i] && !json_object_get(v, "preset"); i++)
@@ -722,7 +798,8 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 		   0.8, &out->eta_bw) < 0 ||
 	    jx_num(x, v, p, "eta_flops", (struct jx_range){ 0, 1, true, false },
 		   0.6, &out->eta_flops) < 0 ||
-	    jx_num(x, v, p, "overhead_s", JX_NONNEG, 0.0005,
+	    jx_num(x, v, p, "overhead_s", JX_NONNEG,
+		   out->pricing == PRICING_ROOFLINE ? 0.0005 : optab_overhead_s,
 		   &out->overhead_s) < 0)
 		return -1;
 	snprintf(out->spec.name, sizeof(out->spec.name), "%s", name);
@@ -845,7 +922,10 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 	/* the weights alone first: the groups' checks assume they fit */
 	return read_link(x, v, p, out) < 0 || check_fit(x, out, 0, 0, 0) < 0 ||
 	       read_table(x, json_object_get(v, "gpu"), jx_child(cp, p, "gpu"),
-			  "table", out, out->model.name, &out->gpu.vtab) < 0
+			  "table", out, out->model.name, &out->gpu.vtab,
+			  &out->gpu.ops) < 0 ||
+	       read_tables(x, json_object_get(v, "gpu"), jx_child(cp, p, "gpu"),
+			   out) < 0
 		       ? -1 : 0;
 }
 
@@ -1064,7 +1144,8 @@ int cfg_cloud_default(struct cfg_cloud *cl, const char *gpu,
 	const struct gpu_spec *g = gpu_preset_find(gpu);
 
 	*cl = (struct cfg_cloud){ .replicas = 1, .weight_bytes = 2, .tp = 1,
-		.gpu = { .eta_bw = 0.8, .eta_flops = 0.6, .overhead_s = 0.0005 } };
+		.gpu = { .eta_bw = 0.8, .eta_flops = 0.6, .overhead_s = 0.0005,
+			 .pricing = PRICING_ROOFLINE } };
 	if (!g)
 		return -1;
 	cl->model = *model;

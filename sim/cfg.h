@@ -19,6 +19,7 @@
 #include "err.h"
 #include "gpu.h"
 #include "shape.h"
+#include "optab.h"
 #include "vtab.h"
 #include "wake.h"
 #include "workload.h"
@@ -198,6 +199,9 @@ bool cfg_sched_deployed(enum sched_policy p);
  * cfg_sched_names), or -1. */
 int cfg_name_find(const char *const *names, const char *name);
 
+/* How a GPU without a measured table prices an iteration (cost.h). */
+enum gpu_pricing { PRICING_DERIVED, PRICING_ROOFLINE };
+
 struct cfg_gpu {
 	const char *preset;  /* borrowed: the preset its figures start from, or
 				NULL (all given) */
@@ -206,8 +210,10 @@ struct cfg_gpu {
 	double eta_bw;       /* achieved fraction of peak memory bandwidth */
 	double eta_flops;    /* achieved fraction of peak FP16 FLOP/s */
 	double overhead_s;   /* fixed cost of one iteration (launches, sync) */
+	enum gpu_pricing pricing;
 	const char *table;   /* borrowed: measured verify-cost table, or NULL */
 	struct vtab vtab;    /* the table read at load (nt 0: none) */
+	struct optab ops;    /* the operator table read at load (tp 0: none) */
 	struct wake wake;    /* an iteration after the GPU idled */
 };
 

@@ -1,5 +1,6 @@
-/* cost.c: the roofline, and interpolation in a measured table (vtab.h),
- * which the cost borrows from the config that read it. */
+/* cost.c: an iteration priced by operator (optab.h: a measured table the
+ * cost copies, or one it derives), by the roofline, or by interpolation in
+ * a measured verify table (vtab.h) it borrows from the config. */
 #include "cost.h"
 
 #include <stdlib.h>
@@ -7,7 +8,7 @@
 
 void cost_init_model(struct cost *c, const struct cfg_cloud *cloud,
 		     const struct shape *model, double bytes_per_weight,
-		     const struct vtab *table)
+		     const struct vtab *table, const struct optab *measured)
 {
 	*c = (struct cost){
 		.model = *model,
@@ -26,12 +27,26 @@ void cost_init_model(struct cost *c, const struct cfg_cloud *cloud,
 		.table = table && table->nt ? table : NULL,
 		.gpu = cloud->gpu.spec.name,
 	};
+	if (c->table)
+		return;
+	c->by_ops = measured || cloud->gpu.pricing == PRICING_DERIVED;
+	if (measured)
+		c->ops = *measured;
+	else if (c->by_ops) {
+		struct gcurve curve;
+
+		gcurve_for(&curve, &cloud->gpu.spec);
+		optab_derive(&c->ops, model, bytes_per_weight, &cloud->gpu.spec,
+			     cloud->tp, &cloud->link, &curve);
+	}
+	c->ops.overhead_s = cloud->gpu.overhead_s;
 }
 
 void cost_init(struct cost *c, const struct cfg_cloud *cloud)
 {
 	cost_init_model(c, cloud, &cloud->model, cloud->weight_bytes,
-			&cloud->gpu.vtab);
+			&cloud->gpu.vtab,
+			cloud->gpu.ops.tp ? &cloud->gpu.ops : NULL);
 }
 
 /* Index i with a[i] <= v < a[i+1] (clamped to [0, n-2]), and the weight of
@@ -67,6 +82,16 @@ double cost_table_s(const struct vtab *t, double tokens, double ctx)
 	return lo + (hi - lo) * wt;
 }
 
+const char *cost_pricing(const struct cost *c)
+{
+	if (c->table)
+		return "a verify table measured on the GPU (calib gpu)";
+	if (c->by_ops)
+		return c->ops.pricing;
+	return "the roofline: max(bytes / (eta_bw BW), FLOPs / (eta_flops "
+	       "F)) + overhead_s, from datasheet peaks";
+}
+
 double cost_allreduce_s(const struct cost *c, long tokens)
 {
 	return 2.0 * c->model.n_layers *
@@ -79,6 +104,30 @@ static double params_read(const struct cost *c, double tok)
 {
 	return c->model.n_experts ? shape_params_read(&c->model, tok)
 				  : c->dense_params;
+}
+
+/* The efficiencies are held at the grid's last point past it. */
+static double ops_iter_s(const struct cost *c, const struct cost_batch *b)
+{
+	const struct optab *t = &c->ops;
+	double tok = (double)b->tokens, last = gcurve_tok[GCURVE_N - 1];
+	double te = tok < last ? tok : last, s;
+
+	s = gcurve_at(t->layers_s, tok) + gcurve_at(t->allreduce_s, tok) +
+	    t->overhead_s +
+	    c->kv_bytes_per_tok * (b->ctx_sum + tok) /
+		    (t->curve.eta_bw * c->peak_bw_Bps) +
+	    c->attn_flops * b->tok_ctx_sum /
+		    (gcurve_at(t->curve.eta_flops, te) * c->peak_flops);
+	if (b->logits > 0) {
+		double vd = (double)c->model.vocab * c->model.dim;
+		double l = b->logits < last ? (double)b->logits : last;
+		double tb = vd * c->bytes_per_weight / c->peak_bw_Bps;
+		double tf = 2 * vd * (double)b->logits / c->peak_flops;
+
+		s += (tb > tf ? tb : tf) / gcurve_at(t->curve.eff, l);
+	}
+	return s;
 }
 
 double cost_iter_s(const struct cost *c, const struct cost_batch *b,
@@ -101,6 +150,8 @@ double cost_iter_s(const struct cost *c, const struct cost_batch *b,
 			       b->seqs ? b->ctx_sum / (double)b->seqs : 0);
 	if (b->tokens <= 0)
 		return 0;
+	if (c->by_ops)
+		return ops_iter_s(c, b);
 	t = by / (c->eta_bw * c->peak_bw_Bps);
 	if (fl / (c->eta_flops * c->peak_flops) > t)
 		t = fl / (c->eta_flops * c->peak_flops);

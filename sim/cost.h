@@ -1,7 +1,10 @@
 /* cost.h: how long one cloud iteration (a batch) takes on a replica of tp
  * GPUs, for one model.
  *
- * Roofline: max(bytes / (eta_bw BW), flops / (eta_flops F)) + overhead +
+ * By operator (the default): a measured operator table, or one derived
+ * from the fitted efficiency curves (optab.h says how it prices).
+ * Roofline (a config's /cloud/gpu/pricing "roofline"):
+ *   max(bytes / (eta_bw BW), flops / (eta_flops F)) + overhead +
  * all-reduces, with BW and F the replica's (tp GPUs), bytes = the weights
  * the batch reads once (a mixture of experts: the experts its tokens are
  * expected to touch) + the KV cache of every sequence in the batch + the
@@ -16,12 +19,15 @@
 #define HS_COST_H
 
 #include "cfg.h"
+#include "optab.h"
 
 struct cost_batch {
 	long tokens;         /* tokens processed in the iteration */
 	long seqs;           /* sequences (requests) in it */
 	double ctx_sum;      /* sum over sequences of their cached context */
 	double tok_ctx_sum;  /* sum over sequences of tokens x context */
+	long logits;         /* positions whose logits are computed: every
+				token verified or decoded, a prompt's last */
 };
 
 struct cost {
@@ -36,15 +42,19 @@ struct cost {
 	double eta_bw, eta_flops, overhead_s;
 	int tp;
 	struct gpu_link link;
-	const struct vtab *table; /* borrowed from the config; NULL: roofline */
+	const struct vtab *table; /* borrowed from the config; NULL: none */
+	bool by_ops;              /* priced by ops, not by the roofline */
+	struct optab ops;         /* when by_ops */
 	const char *gpu;          /* borrowed: the GPU's name, for reports */
 };
 
 /* The model on the cloud's replicas (a config's cloud, which must outlive
- * c), in bytes_per_weight, from table when not NULL (borrowed). */
+ * c), in bytes_per_weight: from table when it has points (borrowed), else
+ * from measured when not NULL (copied), else as the cloud's pricing says
+ * (derived operators or the roofline). */
 void cost_init_model(struct cost *c, const struct cfg_cloud *cloud,
 		     const struct shape *model, double bytes_per_weight,
-		     const struct vtab *table);
+		     const struct vtab *table, const struct optab *measured);
 /* The target: /cloud/model and the table the config read, if any. */
 void cost_init(struct cost *c, const struct cfg_cloud *cloud);
 
@@ -57,6 +67,9 @@ double cost_iter_s(const struct cost *c, const struct cost_batch *b,
  * ctx: interpolated in both, extrapolated in tokens past the last row (as
  * cost_iter_s reads the table). */
 double cost_table_s(const struct vtab *t, double tokens, double ctx);
+
+/* What prices c's iterations, for reports (borrowed from c, or static). */
+const char *cost_pricing(const struct cost *c);
 
 /* The all-reduce share of cost_iter_s for tokens (0 at tp 1). */
 double cost_allreduce_s(const struct cost *c, long tokens);

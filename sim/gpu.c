@@ -45,6 +45,10 @@ static const struct gpu_spec presets[] = {
 	  "idle: nvidia-smi at 0% use, 0-7 MiB in use, 42-57 W (median of "
 	  "five 50 W); price: Lambda on-demand 1x A100 SXM 40GB, "
 	  "lambda.ai/pricing as read 2026-09-25" },
+	{ "A40", 696e9, 149.7e12, 48e9, 0, 300, 0, "pcie4",
+	  NV "A40 datasheet: 696 GB/s, FP16 tensor 149.7 TFLOPS (299.4 with "
+	  "sparsity), 48 GB GDDR6, 300 W",
+	  "no idle power or dated price found: give them in the config" },
 	{ "L40S", 864e9, 362.05e12, 48e9, 33, 350, 1.09, "pcie4",
 	  NV "L40S datasheet: 864 GB/s, FP16 tensor 362.05 TFLOPS (733 with "
 	  "sparsity), 48 GB GDDR6, 350 W",

@@ -253,9 +253,9 @@ static json_t *cloud_json(const struct sim *s, double sim_s,
 		sk_merge(&qw, &r->queue_wait);
 		sk_merge(&aw, &r->admit_wait);
 	}
-	j = json_pack("{s:s,s:I,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:o,s:o,s:o,s:I,"
+	j = json_pack("{s:s,s:s,s:I,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:o,s:o,s:o,s:I,"
 		      "s:I,s:I}",
-		      "gpu", s->cost.gpu,
+		      "gpu", s->cost.gpu, "pricing", cost_pricing(&s->cost),
 		      "gpus", (json_int_t)s->n_replicas * s->cfg->cloud.tp,
 		      "busy_fraction", ratio(busy, sim_s * s->n_replicas),
 		      "achieved_bytes_per_s", ratio(bytes, busy),
@@ -605,6 +605,8 @@ void rep_print(const json_t *sum, FILE *f)
 		100 * num(cl, "mfu"), num(cl, "batch_tokens.mean"),
 		num(cl, "batch_tokens.p99"), 1e3 * num(cl, "queue_wait_s.p99"),
 		num(cl, "stale_blocks_dropped"));
+	fprintf(f, "cloud cost: %s\n",
+		json_string_value(json_object_get(cl, "pricing")));
 	fprintf(f, "run: %.3f s simulated, %.0f events, goodput %.1f tokens/s, "
 		"Jain fairness %.3f\n", num(sum, "sim_time_s"),
 		num(sum, "events"), num(sum, "all.goodput_tokens_per_s"),

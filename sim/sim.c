@@ -1036,10 +1036,13 @@ void sim_sched_form(struct sim *s, uint32_t ri)
 	s->sched->form_batch(s, &s->r[ri]);
 }
 
-/* One sequence of tokens at context ctx joins a model's batch. */
-static void batch_add(struct cost_batch *b, long tokens, double ctx)
+/* One sequence of tokens at context ctx, logits of them sampled, joins a
+ * model's batch. */
+static void batch_add(struct cost_batch *b, long tokens, double ctx,
+		      long logits)
 {
 	b->tokens += tokens;
+	b->logits += logits;
 	b->seqs++;
 	b->ctx_sum += ctx;
 	b->tok_ctx_sum += tokens * (ctx + (tokens + 1) / 2.0);
@@ -1080,6 +1083,9 @@ static void try_start(struct sim *s, uint32_t ri)
 		struct tenant *t = &s->t[it->tenant];
 		uint32_t d = s->draft_of[t->group];
 		double ctx = t->cloud.prompt - t->cloud.prefill_left;
+		/* a prompt samples at its last position, the rest at each */
+		long logits = it->kind != ITEM_PREFILL ? it->tokens
+			      : it->tokens == t->cloud.prefill_left;
 
 		if (it->kind == ITEM_VERIFY)
 			ctx = t->cloud.prompt + (t->cfg->proto.caps.cloud_drafts
@@ -1092,10 +1098,10 @@ static void try_start(struct sim *s, uint32_t ri)
 		/* the target runs all but draft steps; the cloud's draft model
 		 * its draft steps and the prompts it must also hold */
 		if (it->kind != ITEM_DRAFT)
-			batch_add(&cb, it->tokens, ctx);
+			batch_add(&cb, it->tokens, ctx, logits);
 		if (d != UINT32_MAX &&
 		    (it->kind == ITEM_DRAFT || it->kind == ITEM_PREFILL))
-			batch_add(&s->dbatch[d], it->tokens, ctx);
+			batch_add(&s->dbatch[d], it->tokens, ctx, logits);
 		tokens += it->tokens;
 		s->group_tok[t->group] += (uint64_t)it->tokens;
 		if (measured(s))
@@ -1300,7 +1306,8 @@ static void init_drafts(struct sim *s)
 		if (k == s->n_drafts) {
 			first[k] = g;
 			cost_init_model(&s->dcost[s->n_drafts++], &c->cloud,
-					&d->model, d->weight_bytes, &d->table);
+					&d->model, d->weight_bytes, &d->table,
+					NULL);
 		}
 		s->draft_of[g] = k;
 	}

@@ -1623,6 +1623,18 @@ static void setting(json_t *blocks, const char *dir)
 		cell(r, "%.1f%%", 100 * field(doc, "/all/slo_attainment"));
 		json_decref(doc);
 	}
+	{
+		char path[4096];
+		json_t *doc;
+
+		snprintf(path, sizeof(path), "%s/runs/cloud_only/summary.json",
+			 dir);
+		if ((doc = jx_load(path, NULL))) {
+			text(blocks, "The cloud's iteration costs: %s.",
+			     json_string_value(jx_at(doc, "/cloud/pricing")));
+			json_decref(doc);
+		}
+	}
 	if (empty)
 		text(blocks, "An empty cell: the protocol has no such figure "
 		     "(edge_only and cloud_only judge no drafts; edge_only sends "

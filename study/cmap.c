@@ -72,13 +72,8 @@ int cmap_load(struct cmap_grid *g, const char *dir, struct err *e)
 	if (!(f = fopen(path, "r")))
 		return 0;
 	fclose(f);
-	if (csv_load(&c, path, e) < 0)
+	if (csv_load_cols(&c, path, names, col, e) < 0)
 		return -1;
-	for (int i = 0; names[i]; i++)
-		if ((col[i] = csv_col(&c, names[i], e)) < 0) {
-			csv_release(&c);
-			return -1;
-		}
 	for (size_t r = 0; r < c.nrow; r++)
 		if (!axis_add(g->d, &g->nd, csv_num(&c, r, col[0])) ||
 		    !axis_add(g->alpha, &g->na, csv_num(&c, r, col[1])) ||

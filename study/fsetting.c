@@ -56,7 +56,7 @@ static void request_capacity(const struct cfg *c, const struct cfg_group *g,
 		       (k->cloud_drafts ? (prompt + rounds * g->proto.gamma) /
 					  cap_draft_tokens_s : 0);
 	double cloud_prefill = cost_iter_s(cost, &(struct cost_batch){
-		(long)prompt, 1, 0, prompt * prompt / 2 }, NULL, NULL);
+		(long)prompt, 1, 0, prompt * prompt / 2, 1 }, NULL, NULL);
 	double hold = cloud_prefill + out * t_token + rtt;
 	double life = hold + (k->uses_edge ? g->device.prefill_base_s +
 			      g->device.prefill_per_token_s * prompt -
@@ -100,15 +100,20 @@ static json_t *setting(const struct cfg *c, struct extras *x)
 	       8.0 * (g->wan.header_bytes + LINK_APP_HEADER_BYTES +
 		      2 * LINK_TOKEN_BYTES) / g->wan.down_bps;
 	v = cost_iter_s(&cost, &(struct cost_batch){ gamma + 1, 1, ctx,
-						     (gamma + 1) * ctx }, NULL, NULL);
-	step = cost_iter_s(&cost, &(struct cost_batch){ 1, 1, ctx, ctx }, NULL,
-			   NULL);
-	bw = cost.eta_bw * cost.peak_bw_Bps;
-	fl = cost.eta_flops * cost.peak_flops;
+						     (gamma + 1) * ctx, gamma + 1 },
+			NULL, NULL);
+	step = cost_iter_s(&cost, &(struct cost_batch){ 1, 1, ctx, ctx, 1 },
+			   NULL, NULL);
+	/* the efficiencies of what prices the cost: an operator table's at
+	 * one token and at its largest batch, or the roofline's */
+	bw = (cost.by_ops ? cost.ops.curve.eta_bw : cost.eta_bw) *
+	     cost.peak_bw_Bps;
+	fl = (cost.by_ops ? cost.ops.curve.eta_flops[GCURVE_N - 1]
+			  : cost.eta_flops) * cost.peak_flops;
 	ridge = fl / bw * cost.bytes_per_weight / 2;
 	for (long b = 1; b <= 4096; b *= 2) {
 		double t = cost_iter_s(&cost, &(struct cost_batch){ b, 1, ctx,
-								    b * ctx },
+								    b * ctx, b },
 				       NULL, NULL);
 
 		json_array_append_new(roof, json_pack("{s:I,s:f}", "tokens",
@@ -119,7 +124,7 @@ static json_t *setting(const struct cfg *c, struct extras *x)
 		long packed = bmax / (gamma + 1) * (gamma + 1);
 		double tb = cost_iter_s(&cost, &(struct cost_batch){
 			packed, packed / (gamma + 1), ctx * (packed / (gamma + 1)),
-			packed * ctx }, NULL, NULL);
+			packed * ctx, packed }, NULL, NULL);
 
 		cap = c->cloud.replicas * packed / tb;
 		demand = (gamma + 1) /
@@ -164,14 +169,15 @@ static json_t *setting(const struct cfg *c, struct extras *x)
 		long nseq;
 
 		cost_init_model(&dc, &c->cloud, &p->draft.model,
-				p->draft.weight_bytes, &p->draft.table);
-		td = cost_iter_s(&dc, &(struct cost_batch){ 1, 1, ctx, ctx }, NULL,
-				 NULL);
+				p->draft.weight_bytes, &p->draft.table, NULL);
+		td = cost_iter_s(&dc, &(struct cost_batch){ 1, 1, ctx, ctx, 1 },
+				 NULL, NULL);
 		/* a draft step of each sequence of the target's full batch */
 		nseq = c->cloud.max_batch_tokens / (gamma + 1);
 		cap_draft = c->cloud.replicas * (double)nseq /
 			    cost_iter_s(&dc, &(struct cost_batch){ nseq, nseq,
-				    ctx * (double)nseq, ctx * (double)nseq },
+				    ctx * (double)nseq, ctx * (double)nseq,
+				    nseq },
 				    NULL, NULL);
 		json_object_set_new(o, "t_cloud_draft_s", json_real(td));
 		json_object_set_new(o, "t_cloud_spec_s_per_token", json_real(

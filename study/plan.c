@@ -321,7 +321,8 @@ long long plan_lower_bound(const struct plan *p, size_t c, struct err *e)
 				 dist_mean(&g->workload.prompt_tokens));
 	}
 	cost_init(&k, &cf.cloud);
-	b = (struct cost_batch){ .tokens = cf.cloud.max_batch_tokens, .seqs = 1 };
+	b = (struct cost_batch){ .tokens = cf.cloud.max_batch_tokens, .seqs = 1,
+				 .logits = 1 };
 	per_token_s = cost_iter_s(&k, &b, &bytes, &flops) / (double)b.tokens;
 	cfg_release(&cf);
 	bound = ceil(tokens_per_s * per_token_s);

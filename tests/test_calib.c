@@ -260,7 +260,7 @@ static void test_gpu_roofline(void)
 	json_t *t = calib_gpu_roofline("H100-SXM", "llama2-7b", prov, NULL);
 	struct cfg_cloud cl;
 	struct cost roof, tab;
-	struct cost_batch b = { 64, 13, 13 * 1024.0, 64 * 1024.0 };
+	struct cost_batch b = { 64, 13, 13 * 1024.0, 64 * 1024.0, 64 };
 	struct err e;
 
 	cfg_cloud_default(&cl, "H100-SXM", shape_find("llama2-7b"));

@@ -118,7 +118,7 @@ static void bad_values(void)
 		  "/tenants/0/wan/blackout: missing required key \"for_s\"" },
 		{ "/cloud/gpu/preset=\"H300\"", "/cloud/gpu/preset: expected one "
 		  "of \"H100-SXM\", \"H100-PCIe\", \"H200\", \"B200\", "
-		  "\"A100-80G\", \"A100-40G\", \"L40S\", \"L4\", \"RTX-4090\", "
+		  "\"A100-80G\", \"A100-40G\", \"A40\", \"L40S\", \"L4\", \"RTX-4090\", "
 		  "\"MI300X\", got \"H300\"" },
 		{ "/tenants/0/device/draft_base_s=0", "/tenants/0/device/"
 		  "draft_base_s: expected a number > 0, got 0" },

@@ -183,7 +183,7 @@ static void cloud_refuses(void)
 		  "but the GPU is H100-SXM" },
 		{ "sync", "", "\"tp\": 2, \"gpu\": {\"table\": {\"gpu\": "
 		  "\"H100-SXM\", \"tokens\": [1], \"ctx\": [1], \"seconds\": "
-		  "[[0.01]]}}", "/cloud/gpu/table: a measured table is of one GPU" },
+		  "[[0.01]]}}", "/cloud/gpu/table: a verify table is of one GPU" },
 		{ "sync", "", "\"tp\": 2, \"gpu\": {\"name\": \"X2\", \"mem_bw_Bps\": "
 		  "1e12, \"fp16_flops\": 1e14, \"mem_bytes\": 4e10}",
 		  "c.json: /cloud/link: expected the link between the GPUs" },
@@ -272,21 +272,23 @@ static void gpu_given(void)
 	cfg_release(&c);
 }
 
-/* Tensor parallelism: the roofline on a tp-th of the bytes and FLOPs, and
+/* Tensor parallelism: the roofline (a config asks for it) on a tp-th of the bytes and FLOPs, and
  * two ring all-reduces a layer, against the hand computation. */
 static void tp_cost(void)
 {
 	struct cfg c1, c4;
 	struct cost k1, k4;
 	struct err e;
-	struct cost_batch b = { 16, 4, 4 * 512.0, 16 * 520.0 };
+	struct cost_batch b = { 16, 4, 4 * 512.0, 16 * 520.0, 16 };
 	double by, fl, t1, t4, ar;
 
 	CHECK_MSG(load(&c1, "sync", "\"acceptance\": {\"alpha\": 0.8}",
-		       "\"model\": \"llama2-70b\", \"tp\": 2", &e) == 0, "%s",
+		       "\"model\": \"llama2-70b\", \"tp\": 2, "
+		       "\"gpu\": {\"pricing\": \"roofline\"}", &e) == 0, "%s",
 		  e.msg);
 	CHECK_MSG(load(&c4, "sync", "\"acceptance\": {\"alpha\": 0.8}",
-		       "\"model\": \"llama2-70b\", \"tp\": 4", &e) == 0, "%s",
+		       "\"model\": \"llama2-70b\", \"tp\": 4, "
+		       "\"gpu\": {\"pricing\": \"roofline\"}", &e) == 0, "%s",
 		  e.msg);
 	cost_init(&k1, &c1.cloud);
 	cost_init(&k4, &c4.cloud);
