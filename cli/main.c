@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{ "config", cli_config, "check a config and print it resolved" },
 	{ "claims", cli_claims, "verdicts on the paper's claims from make run's results" },
 	{ "bench", cli_bench, "benchmarks: event queue, CPU and GPU kernels" },
+	{ "gpu", cli_gpu, "GPU costs: published serving figures against the simulator" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,106 @@
+/* cli_gpu.c: "hybridspec gpu", the GPU costs' commands: "gpu check",
+ * published serving figures against the simulator (study/gcheck.h). */
+#include "cli.h"
+#include "cli_sub.h"
+
+#include "gcheck.h"
+
+#include <stdio.h>
+
+static const struct opt_cmd check_cmd = {
+	.name = "gpu check",
+	.usage = "[REFS] [--tables DIR] [--gpu-only] [--json] [-o FILE]\n"
+		 " [--quiet]",
+	.about = "Simulates each point of REFS (default configs/gpu-check/refs.json), a\n"
+		 "figure a serving framework published for a model on a GPU, and compares\n"
+		 "the simulator's answer with it; nothing is fitted to the figures. A point\n"
+		 "runs cloud_only: a static batch (every request at t = 0) or a closed loop\n"
+		 "of clients (6 requests each, back to back), fixed lengths, prompts\n"
+		 "prefilled whole, a WAN of RTT 1 ns at 1 Pb/s, one replica of the point's\n"
+		 "GPU preset, tp and model in FP16, priced by DIR/GPU-MODEL-tpN.json when\n"
+		 "DIR has it (measured), else derived from the efficiency curves. Prints a\n"
+		 "row a point (published, predicted, their ratio, the source and what\n"
+		 "priced it), then for decode and prefill figures the median and worst\n"
+		 "|predicted/published - 1|, by GPU and by source, against the goals.\n"
+		 "A line a point on stderr as it runs. The REFS format: study/gcheck.h.\n",
+	.exit_status = "0 done (the goals are reported, not enforced; a point the\n"
+		       "simulator refuses is a row saying why), 2 bad usage or bad input",
+	.operands = "REFS",
+	.min_operands = 0,
+	.max_operands = 1,
+	.more_help = gcheck_legend,
+};
+
+/* The check of refs, shown as asked; the exit status. */
+static int check_refs(const char *refs, const struct gcheck_opts *o,
+		      const char *out, bool json, bool quiet)
+{
+	struct gcheck_refs r;
+	struct gcheck g;
+	struct err e;
+	int rc = CLI_OK;
+	json_t *j;
+
+	if (gcheck_refs_load(&r, refs, &e) < 0)
+		return cli_fail("gpu check: %s", e.msg);
+	if (gcheck_run(&g, &r, o, &e) < 0 ||
+	    (out && gcheck_save(&g, out, &e) < 0)) {
+		rc = cli_fail("gpu check: %s", e.msg);
+	} else if (json) {
+		cli_print_json(j = gcheck_json(&g));
+		json_decref(j);
+	} else if (!quiet) {
+		gcheck_print(&g, stdout);
+	}
+	gcheck_release(&g);
+	gcheck_refs_release(&r);
+	return rc;
+}
+
+static int gpu_check(int argc, char **argv)
+{
+	struct gcheck_opts o = { .tables = "results/calib/gpu",
+				 .progress = stderr };
+	const char *out = NULL;
+	bool json = false, quiet = false;
+	struct opt rows[] = {
+		OPT_FLAG("gpu-only", 0, &o.gpu_only,
+			 "the GPU's time alone: no step overhead of a server\n"
+			 "(/cloud/gpu/overhead_s 0; the default is vLLM's)"),
+		OPT_STR("tables", 0, &o.tables, "DIR",
+			"the operator tables (default results/calib/gpu)"),
+		CLI_OPT_JSON(&json, "the whole result as JSON: {\"refs\", \"tables\",\n"
+			     "\"points\": [ROW], \"summary\": {\"decode\", \"prefill\"}}"),
+		OPT_STR("out", 'o', &out, "FILE",
+			"also write the rows to FILE: JSON (as --json) when it\n"
+			"ends in .json, else CSV"),
+		CLI_OPT_QUIET(&quiet),
+		OPT_END,
+	};
+	int rc;
+
+	if ((rc = opt_parse(&check_cmd, rows, &argc, argv)) != OPT_GO)
+		return rc;
+	if (quiet)
+		o.progress = NULL;
+	return check_refs(argc ? argv[0] : "configs/gpu-check/refs.json", &o,
+			  out, json, quiet);
+}
+
+static const struct cli_sub gpu_subs_table[] = {
+	{ "check", gpu_check,
+	  "published serving figures against the simulator's GPU costs" },
+	{ NULL, NULL, NULL },
+};
+
+static const struct cli_subs gpu_subs = {
+	.name = "gpu",
+	.exit_status = "0 done, 2 bad usage or bad input (each SUB: hybridspec "
+		       "gpu SUB --help)",
+	.subs = gpu_subs_table,
+};
+
+int cli_gpu(int argc, char **argv)
+{
+	return cli_sub_run(&gpu_subs, argc, argv);
+}

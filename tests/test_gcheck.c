@@ -1,0 +1,209 @@
+/* test_gcheck.c: "gpu check" (study/gcheck.h) on small refs files of its
+ * own, never the real configs/gpu-check/refs.json: the strict reader, the
+ * pricing each point reports, a batch-1 decode step against the operator
+ * table's, the median and worst, and the command's exit statuses. */
+#define _DEFAULT_SOURCE /* realpath */
+#include "harness.h"
+
+#include "gcheck.h"
+#include "optab.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLES "results/calib/gpu"
+#define H100_7B TABLES "/H100-SXM-llama2-7b-tp1.json"
+
+/* A point of the refs format: its id, GPU and metric, and extra keys. */
+#define POINT(id, gpu, metric, extra)                                     \
+	"{\"id\": \"" id "\", \"gpu\": \"" gpu "\", \"tp\": 1, \"model\": "   \
+	"\"llama2-7b\", \"framework\": \"test\", \"dtype\": \"fp16\", "     \
+	"\"batch\": 1, \"concurrency\": null, \"prompt_tokens\": 16, "       \
+	"\"output_tokens\": 8, \"metric\": \"" metric "\", \"value\": 0.01, " \
+	"\"source\": \"s\", \"where\": \"w\", \"quote\": \"q\"" extra "}"
+
+static const char *refs_of(const char *points)
+{
+	static char text[4096];
+
+	snprintf(text, sizeof(text), "{\"about\": \"test\", \"points\": [%s]}",
+		 points);
+	return t_write("refs.json", text);
+}
+
+/* Loads refs from points and expects the error to hold want. */
+static void refused(const char *points, const char *want)
+{
+	struct gcheck_refs r;
+	struct err e;
+
+	CHECK(gcheck_refs_load(&r, refs_of(points), &e) < 0);
+	CHECK_MSG(strstr(e.msg, want), "expected \"%s\" in: %s", want, e.msg);
+}
+
+static void reader(void)
+{
+	struct gcheck_refs r;
+	struct err e;
+
+	CHECK_MSG(gcheck_refs_load(&r, refs_of(POINT("a", "H100-SXM", "tpot_s",
+		  ", \"repeat_range_s\": [0.009, 0.011]")), &e) == 0, "%s", e.msg);
+	CHECK(r.n == 1 && r.v[0].batch == 1 && r.v[0].concurrency == 0 &&
+	      r.v[0].metric == GCHECK_M_TPOT && r.v[0].value == 0.01);
+	gcheck_refs_release(&r);
+	refused(POINT("a", "H100-SXM", "tpot_s", "") ","
+		POINT("b", "H100-SXM", "latency", ""),
+		"refs.json: /points/1/metric: expected one of \"tpot_s\", "
+		"\"throughput_tok_s\"");
+	refused(POINT("a", "H200-SXM", "tpot_s", ""),
+		"/points/0/gpu: expected one of \"H100-SXM\"");
+	refused(POINT("a", "H100-SXM", "tpot_s", ", \"colour\": 1"),
+		"/points/0/colour: unknown key");
+	refused(POINT("a", "H100-SXM", "tpot_s", ", \"dtype_assumed\": 1"),
+		"/points/0/dtype_assumed: expected true or false, got 1");
+	refused(POINT("a", "H100-SXM", "tpot_s", "") ","
+		POINT("a", "H100-SXM", "tpot_s", ""),
+		"/points/1/id: expected an id no point before has");
+	refused(POINT("a", "H100-SXM", "tpot_s", "") ", {\"id\": \"b\", "
+		"\"gpu\": \"H100-SXM\", \"tp\": 1, \"model\": \"llama2-7b\", "
+		"\"dtype\": \"fp16\", \"batch\": 2, \"concurrency\": 2}",
+		"/points/1/batch: expected a static batch, or null with a "
+		"concurrency");
+}
+
+/* Runs points with the tables in tables (NULL: none); 0 on success. */
+static int run(const char *points, const char *tables, struct gcheck_refs *r,
+	       struct gcheck *g)
+{
+	struct gcheck_opts o = { .tables = tables };
+	struct err e;
+
+	CHECK_MSG(gcheck_refs_load(r, refs_of(points), &e) == 0, "%s", e.msg);
+	if (r->n == 0)
+		return -1;
+	CHECK_MSG(gcheck_run(g, r, &o, &e) == 0, "%s", e.msg);
+	return g->n == r->n ? 0 : -1;
+}
+
+/* The H100 has a table of llama2-7b at tp 1, the A100-40G none. */
+static void pricing(void)
+{
+	struct gcheck_refs r;
+	struct gcheck g;
+
+	if (run(POINT("h", "H100-SXM", "tpot_s", "") ","
+		POINT("a", "A100-40G", "ttft_s", ""), TABLES, &r, &g) == 0) {
+		CHECK(g.rows[0].priced_by && !strcmp(g.rows[0].priced_by,
+						     "measured") &&
+		      !strncmp(g.rows[0].pricing, "measured: ", 10));
+		CHECK(g.rows[1].priced_by && !strcmp(g.rows[1].priced_by,
+						     "derived") &&
+		      !strncmp(g.rows[1].pricing, "derived: ", 9));
+		CHECK(!g.rows[0].refused.msg[0] && isfinite(g.rows[1].predicted));
+		gcheck_release(&g);
+	}
+	gcheck_refs_release(&r);
+	if (run(POINT("h", "H100-SXM", "tpot_s", ""), NULL, &r, &g) == 0) {
+		CHECK(g.rows[0].priced_by &&
+		      !strcmp(g.rows[0].priced_by, "derived"));
+		gcheck_release(&g);
+	}
+	gcheck_refs_release(&r);
+}
+
+/* A batch of one decodes a token a step: about the table's layers at one
+ * token, plus what the step adds (overhead, KV, logits), not twice it. */
+static void decode_step(void)
+{
+	struct gcheck_refs r;
+	struct gcheck g;
+	struct optab t;
+	struct err e;
+
+	CHECK_MSG(optab_load(&t, H100_7B, "llama2-7b", &e) == 0, "%s", e.msg);
+	if (run(POINT("h", "H100-SXM", "tpot_s", ""), TABLES, &r, &g) == 0) {
+		double tpot = g.rows[0].predicted;
+
+		CHECK_MSG(tpot > t.layers_s[0] && tpot < 2 * t.layers_s[0],
+			  "TPOT %g s against the layers' %g s", tpot,
+			  t.layers_s[0]);
+		gcheck_release(&g);
+	}
+	gcheck_refs_release(&r);
+}
+
+static struct gcheck_row hand_row(const char *gpu, enum gcheck_metric m,
+				  double published, double predicted)
+{
+	return (struct gcheck_row){ .pt = { .id = "x", .gpu = gpu,
+		.framework = "f", .metric = m, .value = published },
+		.predicted = predicted };
+}
+
+/* |ratio - 1| of the decode rows: 0.05, 0.1, 0.3, 0.03 (and one not
+ * simulated, one prefill): median 0.075, worst 0.3 (over 25%). */
+static void stats(void)
+{
+	const struct gcheck_row rows[] = {
+		hand_row("A", GCHECK_M_TPOT, 0.02, 0.021),
+		hand_row("B", GCHECK_M_THROUGHPUT, 100, 90),
+		hand_row("A", GCHECK_M_E2E, 1, 1.3),
+		hand_row("B", GCHECK_M_TPOT, 0.1, 0.097),
+		hand_row("A", GCHECK_M_TPOT, 0.1, NAN),
+		hand_row("A", GCHECK_M_TTFT, 0.1, 0.14),
+	};
+	struct gcheck_stat s = gcheck_stat(rows, 6, GCHECK_DECODE, GCHECK_ALL,
+					   NULL);
+
+	CHECK(s.n == 4);
+	CHECK_NEAR(s.median, 0.075, 1e-12);
+	CHECK_NEAR(s.worst, 0.3, 1e-12);
+	CHECK(!gcheck_holds(GCHECK_DECODE, &s));
+	s = gcheck_stat(rows, 6, GCHECK_DECODE, GCHECK_BY_GPU, "A");
+	CHECK(s.n == 2 && fabs(s.median - 0.175) < 1e-12);
+	s = gcheck_stat(rows, 6, GCHECK_PREFILL, GCHECK_BY_SOURCE, "f");
+	CHECK(s.n == 1 && fabs(s.worst - 0.4) < 1e-12 &&
+	      !gcheck_holds(GCHECK_PREFILL, &s));
+	s = gcheck_stat(rows, 2, GCHECK_DECODE, GCHECK_ALL, NULL);
+	CHECK(gcheck_holds(GCHECK_DECODE, &s));
+	s = gcheck_stat(rows, 0, GCHECK_DECODE, GCHECK_ALL, NULL);
+	CHECK(s.n == 0 && isnan(s.median) && !gcheck_holds(GCHECK_DECODE, &s));
+}
+
+/* The command: 0 with the CSV written, 2 on a bad file. */
+static void command(void)
+{
+	char args[PATH_MAX + 64], out[8192], tables[PATH_MAX];
+	char *csv;
+
+	if (!realpath(TABLES, tables)) {
+		CHECK_MSG(0, "no %s", TABLES);
+		return;
+	}
+	refs_of(POINT("h", "H100-SXM", "tpot_s", ""));
+	snprintf(args, sizeof(args), "gpu check refs.json --tables '%s' -o "
+		 "rows.csv", tables);
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	CHECK(strstr(out, "gpu check: 1/1 h: tpot_s published 0.01") &&
+	      strstr(out, "decode (tpot_s, throughput_tok_s, e2e_s): 1 points"));
+	csv = t_slurp("rows.csv");
+	CHECK(csv && !strncmp(csv, "id,gpu,model,tp,batch,", 22) &&
+	      strstr(csv, "\nh,H100-SXM,llama2-7b,1,1,,16,8,test,tpot_s,0.01,"));
+	free(csv);
+	refs_of(POINT("h", "H100-SXM", "speed", ""));
+	CHECK(t_run("gpu check refs.json --quiet", out, sizeof(out)) == 2 &&
+	      strstr(out, "refs.json: /points/0/metric: expected one of"));
+}
+
+const struct tcase gcheck_tests[] = {
+	{ "gpu check: the refs reader refuses with the pointer", reader },
+	{ "gpu check: what priced each point, measured or derived", pricing },
+	{ "gpu check: a batch-1 TPOT against the table's one-token layers",
+	  decode_step },
+	{ "gpu check: median and worst on a hand-made list", stats },
+	{ "gpu check: the command's output and exit statuses", command },
+	{ 0 },
+};
