@@ -92,6 +92,13 @@ const char *cost_pricing(const struct cost *c)
 	       "F)) + overhead_s, from datasheet peaks";
 }
 
+const char *cost_pricing_kind(const struct cost *c)
+{
+	return c->table ? "verify table"
+	       : !c->by_ops ? "roofline"
+	       : c->ops.measured ? "measured" : "derived";
+}
+
 double cost_allreduce_s(const struct cost *c, long tokens)
 {
 	return 2.0 * c->model.n_layers *

@@ -68,8 +68,11 @@ double cost_iter_s(const struct cost *c, const struct cost_batch *b,
  * cost_iter_s reads the table). */
 double cost_table_s(const struct vtab *t, double tokens, double ctx);
 
-/* What prices c's iterations, for reports (borrowed from c, or static). */
+/* What prices c's iterations, for reports (borrowed from c, or static),
+ * and its kind in a word: "measured", "derived", "roofline" or "verify
+ * table" (static). */
 const char *cost_pricing(const struct cost *c);
+const char *cost_pricing_kind(const struct cost *c);
 
 /* The all-reduce share of cost_iter_s for tokens (0 at tp 1). */
 double cost_allreduce_s(const struct cost *c, long tokens);

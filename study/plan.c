@@ -45,11 +45,35 @@ static json_t *value(const struct plan *p, size_t c, int a)
 	return json_array_get(axis(p, a), digit(p, c, a));
 }
 
-/* A GPU candidate is a preset name or a /cloud/gpu object. */
-static json_t *gpu_object(const json_t *g)
+/* A GPU candidate is a preset name or a /cloud/gpu object; it keeps the
+ * server's keys of the base it does not give. */
+static json_t *gpu_object(const struct plan *p, const json_t *g)
 {
-	return json_is_string(g) ? json_pack("{s:O}", "preset", g)
-				 : json_deep_copy(g);
+	json_t *o = json_is_string(g) ? json_pack("{s:O}", "preset", g)
+				      : json_deep_copy(g);
+
+	json_object_update_missing(o, p->server);
+	return o;
+}
+
+/* The base's server keys (struct plan's server), or -1 with e's message
+ * when the base cannot be read. */
+static int read_server(struct plan *p, struct err *e)
+{
+	static const char *const keys[] = { "tables", "pricing", "overhead_s",
+					    NULL };
+	json_t *doc = jx_load(p->base, e), *gpu;
+
+	if (!doc)
+		return -1;
+	gpu = jx_at(doc, "/cloud/gpu");
+	p->server = json_object();
+	for (int i = 0; keys[i]; i++)
+		if (json_object_get(gpu, keys[i]))
+			json_object_set(p->server, keys[i],
+					json_object_get(gpu, keys[i]));
+	json_decref(doc);
+	return 0;
 }
 
 static int read_axis(struct jx *x, json_t *cand, const char *key,
@@ -131,6 +155,8 @@ int plan_load(struct plan *p, const char *path, struct err *e)
 		   &p->max_replicas) < 0)
 		goto fail;
 	p->base = xstrdup(jx_path(&x, base, buf, sizeof(buf)));
+	if (read_server(p, e) < 0)
+		goto fail;
 	slo = json_object_get(p->doc, "slo");
 	if (!json_is_object(slo)) {
 		jx_fail(&x, "/slo", "an object with \"ttft_s\", \"tpot_s\" and "
@@ -208,6 +234,7 @@ void plan_release(struct plan *p)
 	plan_sets_free(p->set, p->n_set);
 	free(p->seeds);
 	free(p->base);
+	json_decref(p->server);
 	free(p->file);
 	json_decref(p->doc);
 	*p = (struct plan){ 0 };
@@ -245,7 +272,7 @@ char **plan_sets(const struct plan *p, size_t c, long long replicas,
 		 long long seed, size_t *n)
 {
 	char **s = xcalloc(p->n_set + 10, sizeof(*s));
-	json_t *g = gpu_object(value(p, c, AX_GPU)), *v;
+	json_t *g = gpu_object(p, value(p, c, AX_GPU)), *v;
 	size_t k = 0;
 
 	for (; k < p->n_set; k++)
@@ -297,7 +324,8 @@ static double group_requests_per_s(const struct cfg_group *g,
 	return 0;
 }
 
-long long plan_lower_bound(const struct plan *p, size_t c, struct err *e)
+long long plan_lower_bound(const struct plan *p, size_t c,
+			   const char **pricing, struct err *e)
 {
 	size_t n;
 	char **sets = plan_sets(p, c, 1, -1, &n);
@@ -321,6 +349,7 @@ long long plan_lower_bound(const struct plan *p, size_t c, struct err *e)
 				 dist_mean(&g->workload.prompt_tokens));
 	}
 	cost_init(&k, &cf.cloud);
+	*pricing = cost_pricing_kind(&k);
 	b = (struct cost_batch){ .tokens = cf.cloud.max_batch_tokens, .seqs = 1,
 				 .logits = 1 };
 	per_token_s = cost_iter_s(&k, &b, &bytes, &flops) / (double)b.tokens;
@@ -405,7 +434,7 @@ int plan_search_run(const struct plan *p, size_t c, struct plan_search *r,
 	long long lo = 0, hi; /* lo fails (0: none seen), hi meets */
 
 	*r = (struct plan_search){ 0 };
-	if ((r->lower_bound = plan_lower_bound(p, c, e)) < 0)
+	if ((r->lower_bound = plan_lower_bound(p, c, &r->pricing, e)) < 0)
 		return -1;
 	hi = r->lower_bound;
 	/* up by doubling from the bound until one meets; stop when twice the

@@ -23,6 +23,9 @@ struct plan {
 	json_t *doc;          /* owned: the resolved plan document */
 	char *file;           /* owned: the path it was read from */
 	char *base;           /* owned: the base config, resolved */
+	json_t *server;       /* owned: the base's /cloud/gpu keys of the
+				 server rather than the GPU (tables, pricing,
+				 overhead_s), which every candidate GPU keeps */
 	char **set;           /* (n_set) owned: fixed "POINTER=VALUE" */
 	size_t n_set;
 	double ttft_s, tpot_s; /* the SLO a request must meet, both */
@@ -70,6 +73,7 @@ struct plan_point {
  * simulated on the way. */
 struct plan_search {
 	long long lower_bound;     /* the capacity bound it started from */
+	const char *pricing;       /* static: cost_pricing_kind of its GPU */
 	long long replicas;        /* the answer; 0: none up to the maximum */
 	struct plan_point best;    /* at the answer, else the best attainment */
 	struct plan_point below;   /* replicas - 1 (valid when replicas > 1) */
@@ -79,8 +83,10 @@ struct plan_search {
 
 /* Replicas the demand needs at the least: the requests' tokens per second
  * if every one met the SLO, times the least GPU-seconds a token costs (an
- * iteration of the whole token budget), at least 1. */
-long long plan_lower_bound(const struct plan *p, size_t c, struct err *e);
+ * iteration of the whole token budget), at least 1; *pricing says what
+ * priced the GPU (cost_pricing_kind). */
+long long plan_lower_bound(const struct plan *p, size_t c,
+			   const char **pricing, struct err *e);
 
 /* Searches candidate c. Returns 0 (r filled; release with
  * plan_search_release), or -1 with the message of a config that failed. */
