@@ -3,7 +3,8 @@
 # setting under each protocol (runs/), the sweeps of configs/sweeps/ on 2
 # workers (sweeps/), a traced async run (trace/), the formulas of the
 # setting (formulas.json; formulas-cloud-*.json for the cloud-spec
-# sweeps' targets), the verdicts on the paper's claims
+# sweeps' targets), the GPU costs against published serving figures
+# (gpu-check.json), the verdicts on the paper's claims
 # (claims.json), the figures (plots/), REPORT.md, and the event
 # queue's speed (bench/). A line "[i/N] ..." before each step.
 set -eu
@@ -13,7 +14,7 @@ out=results/paper
 sweeps="itl-vs-tenants itl-vs-rtt itl-vs-rtt-alpha batching itl-vs-gamma
 regions cloud-spec-itl cloud-spec-capacity adaptive adaptive-varying
 adaptive-step"
-n=$((9 + $(echo "$sweeps" | wc -w)))
+n=$((10 + $(echo "$sweeps" | wc -w)))
 i=0
 t0=$(date +%s)
 
@@ -77,6 +78,9 @@ done
 
 step "plan: the cheapest deployment of 256 phones under an SLO"
 "$bin" plan configs/plan/phones.json -j 2 -o "$out/plan"
+
+step "gpu check: the cloud's costs against published serving figures"
+"$bin" gpu check --quiet -o "$out/gpu-check.json"
 
 step "a traced async run: one request a tenant, tenant 0's tracks"
 "$bin" run configs/paper/async.json -o "$out/trace" --trace \
