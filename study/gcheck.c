@@ -12,9 +12,11 @@
  * when it has one (cfg.c; else the cost is derived). Prompts are prefilled
  * whole, a static batch's together, as the engines of these figures do:
  * the chunk is the prompt, and the token budget holds every prompt of the
- * group and a decode token of each. The rows keep the refs' order; a statistic is over the simulated
- * rows of one class. The metrics (GCHECK_METRICS), the classes' goals
- * (classes[]) and the rows' columns (COLUMNS) are each one table. */
+ * group and a decode token of each. The rows keep the refs' order; a
+ * statistic is over the simulated rows of one class. The metrics
+ * (GCHECK_METRICS), the classes' goals (classes[]) and the rows' columns
+ * (COLUMNS) are each one table. With gpu_only the server's step overhead
+ * is 0. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "gcheck.h"
 

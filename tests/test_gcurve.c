@@ -11,12 +11,14 @@
 #include "gpu.h"
 #include "jx.h"
 #include "optab.h"
+#include "plan.h"
 #include "shape.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define CURVES "results/calib/gpu/curves.json"
 #define H100_7B "results/calib/gpu/H100-SXM-llama2-7b-tp1.json"
@@ -257,7 +259,38 @@ static void tables_folder(void)
 		     "weights (2 bytes) on tp 1"));
 }
 
+/* A plan's candidate GPUs keep the base's tables folder: the H100 is
+ * priced by its measured table, the L40S derived. */
+static void plan_pricing(void)
+{
+	char text[2048], cwd[1024];
+	const char *kinds[2] = { NULL, NULL };
+	struct plan p;
+	struct err e;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		return;
+	snprintf(text, sizeof(text), "{\"base\": \"%s/configs/paper/async.json\","
+		 " \"slo\": {\"ttft_s\": 40, \"tpot_s\": 0.25, "
+		 "\"attainment\": 0.9}, \"candidates\": {\"gpus\": "
+		 "[\"H100-SXM\", \"L40S\"], \"protocols\": [\"cloud_only\"]}}",
+		 cwd);
+	if (plan_load(&p, t_write("p.json", text), &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	CHECK(p.n_candidates == 2);
+	for (size_t c = 0; c < 2; c++)
+		CHECK_MSG(plan_lower_bound(&p, c, &kinds[c], &e) >= 1, "%s",
+			  e.msg);
+	CHECK(kinds[0] && kinds[1] &&
+	      !strcmp(kinds[0], "measured") != !strcmp(kinds[1], "measured") &&
+	      (!strcmp(kinds[0], "derived") || !strcmp(kinds[1], "derived")));
+	plan_release(&p);
+}
+
 const struct tcase gcurve_tests[] = {
+	{ "gcurve: plan's candidate GPUs keep the base's tables", plan_pricing },
 	{ "gcurve: a config's tables folder", tables_folder },
 	{ "gcurve: the compiled curves are the committed curves.json", compiled_rows },
 	{ "gcurve: a GPU without profiles derives its curve", derived_curve },
