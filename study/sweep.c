@@ -428,21 +428,25 @@ static void point_label(const struct sweep *s, size_t point, char *buf,
 	}
 }
 
-/* Checks that every metric is a number in summary (what a run of the
- * point writes). */
+/* Checks that every metric is a figure of summary (what a run of the
+ * point writes, before it ran): a number, or null where the run does not
+ * define it (a cost before any token, a device's energy without one). */
 static int check_metrics(const struct sweep *s, json_t *summary, size_t point,
 			 struct err *e)
 {
 	char label[512];
 
 	for (size_t m = 0; m < s->n_metrics; m++) {
-		if (json_is_number(jx_at(summary, s->metrics[m])))
+		json_t *v = jx_at(summary, s->metrics[m]);
+
+		if (json_is_number(v) || json_is_null(v))
 			continue;
 		point_label(s, point, label, sizeof(label));
-		return err_set(e, "%s: /metrics/%zu: \"%s\" is not a number in "
-			       "the summary.json of point %zu%s%s%s", s->file, m,
-			       s->metrics[m], point, *label ? " (" : "", label,
-			       *label ? ")" : "");
+		return err_set(e, "%s: /metrics/%zu: \"%s\" is %s in the "
+			       "summary.json of point %zu%s%s%s (`run --columns` "
+			       "lists its figures)", s->file, m, s->metrics[m],
+			       v ? "not a number" : "not a figure", point,
+			       *label ? " (" : "", label, *label ? ")" : "");
 	}
 	return 0;
 }
@@ -648,16 +652,35 @@ static int read_run(const struct sweep *s, const char *dir, size_t point,
 	for (size_t m = 0; m < s->n_metrics && rc == 0; m++) {
 		json_t *v = jx_at(sum, s->metrics[m]);
 
-		if (json_is_number(v))
-			x[m * s->n_seeds + seed_i] = json_number_value(v);
+		if (json_is_number(v) || json_is_null(v))
+			x[m * s->n_seeds + seed_i] =
+				v && json_is_number(v) ? json_number_value(v) : NAN;
 		else
-			rc = err_set(e, "%s: %s: expected a number, got %s", path,
-				     s->metrics[m],
+			rc = err_set(e, "%s: %s: expected a number or null, got %s",
+				     path, s->metrics[m],
 				     v ? "another value" : "nothing");
 	}
 	json_decref(sum);
 	free(path);
 	return rc;
+}
+
+/* The mean and 95% interval of the seeds' figures that are defined (not
+ * NAN; x is reordered); two empty cells when none is. */
+static void csv_stats(FILE *f, double *x, size_t n)
+{
+	size_t k = 0;
+	double mean, ci;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(x[i]))
+			x[k++] = x[i];
+	if (!k) {
+		fputs(",,", f);
+		return;
+	}
+	sweep_stats(x, k, &mean, &ci);
+	fprintf(f, ",%.15g,%.15g", mean, ci);
 }
 
 int sweep_csv(const struct sweep *s, const char *dir, struct err *e)
@@ -691,12 +714,8 @@ int sweep_csv(const struct sweep *s, const char *dir, struct err *e)
 			free(text);
 		}
 		fprintf(f, ",%zu", s->n_seeds);
-		for (size_t m = 0; m < s->n_metrics; m++) {
-			double mean, ci;
-
-			sweep_stats(x + m * s->n_seeds, s->n_seeds, &mean, &ci);
-			fprintf(f, ",%.15g,%.15g", mean, ci);
-		}
+		for (size_t m = 0; m < s->n_metrics; m++)
+			csv_stats(f, x + m * s->n_seeds, s->n_seeds);
 		fputc('\n', f);
 	}
 	if (rc < 0)

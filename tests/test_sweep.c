@@ -167,6 +167,38 @@ static void end_to_end(void)
 	csv_free(&c);
 }
 
+/* Any figure of summary.json is a metric: costs and energies too (none
+ * is defined before a run, so the check takes null), and a figure a run
+ * leaves undefined (a device without power figures: battery) is an empty
+ * cell. */
+static void cost_metrics(void)
+{
+	char out[4096], text[2 * PATH_MAX];
+	struct csv c;
+
+	snprintf(text, sizeof(text), "{\"base\": \"%s\", \"grid\": "
+		 "{\"/protocol/kind\": [\"sync\", \"cloud_only\"]}, "
+		 "\"metrics\": [\"/all/usd_per_mtok\", "
+		 "\"/all/edge_j_per_token\", \"/all/tpot_s\"]}",
+		 data("small.json"));
+	t_write("s.json", text);
+	CHECK_MSG(t_run("sweep s.json -o out -j2 --quiet", out, sizeof(out)) == 0,
+		  "%s", out);
+	if (csv_read(&c, "out/sweep.csv") < 0) {
+		CHECK_MSG(0, "no readable out/sweep.csv");
+		return;
+	}
+	for (size_t r = 1; r < c.rows; r++) {
+		CHECK(atof(csv_get(&c, r, "all.usd_per_mtok_mean")) > 0);
+		CHECK(atof(csv_get(&c, r, "all.tpot_s_mean")) > 0);
+	}
+	/* cloud_only's device computes nothing: no energy a token */
+	CHECK(c.rows == 3 &&
+	      !strcmp(csv_get(&c, 2, "protocol.kind"), "cloud_only") &&
+	      !strcmp(csv_get(&c, 2, "all.edge_j_per_token_mean"), ""));
+	csv_free(&c);
+}
+
 /* A run directory holds the point's values and its seed. */
 static void run_configs(void)
 {
@@ -355,7 +387,11 @@ static void bad_sweeps(void)
 		  "s.json: /seeds/3: seed 1 is listed twice" },
 		{ "a metric not in the summary", "{\"base\": \"B\", \"metrics\": "
 		  "[\"/all/itl_s/mean\", \"/all/nope\"]}",
-		  "s.json: /metrics/1: \"/all/nope\" is not a number" },
+		  "s.json: /metrics/1: \"/all/nope\" is not a figure in the "
+		  "summary.json of point 0" },
+		{ "a metric that is no number", "{\"base\": \"B\", \"metrics\": "
+		  "[\"/all/ttft_s\"]}",
+		  "s.json: /metrics/0: \"/all/ttft_s\" is not a number" },
 		{ "no base", "{\"base\": \"nowhere.json\"}",
 		  "s.json: /base: nowhere.json: cannot read" },
 	};
@@ -569,6 +605,8 @@ static void mpi_two_ranks(void)
 }
 
 const struct tcase sweep_tests[] = {
+	{ "sweep: costs and energies are metrics; an undefined one is empty",
+	  cost_metrics },
 	{ "sweep: points, stats and overrides (library)", library },
 	{ "sweep: a small sweep end to end: rows, values, means, CIs",
 	  end_to_end },
