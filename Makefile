@@ -134,7 +134,7 @@ run: deps
 # about 5 minutes on 2 cores)
 validate: deps
 	@$(MAKE) --no-print-directory $(BIN)
-	$(BIN) validate configs/validate/loopback.json -o results/runs/validate-loopback
+	$(BIN) validate configs/validate/loopback.json -o results/runs/validate-loopback --overwrite
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
@@ -147,7 +147,7 @@ test-asan: deps
 # Rewrites the golden outputs the tests compare against (review the diff).
 golden: $(BIN)
 	@mkdir -p tests/golden
-	$(BIN) run tests/data/small.json -o $(BUILD)/golden --quiet
+	$(BIN) run tests/data/small.json -o $(BUILD)/golden --overwrite --quiet
 	cp $(BUILD)/golden/summary.json tests/golden/small.summary.json
 
 # Fuzzing with clang's libFuzzer (fuzz/README.md): build-fuzz/fz_* over the
@@ -175,9 +175,9 @@ VALGRIND = valgrind -q --error-exitcode=1 --leak-check=full
 valgrind: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	$(VALGRIND) $(BIN) run tests/data/small.json -o $(BUILD)/valgrind/small \
-		--quiet --trace
+		--overwrite --quiet --trace
 	$(VALGRIND) $(BIN) run configs/paper/multi_tenant.json \
-		-o $(BUILD)/valgrind/multi_tenant --quiet
+		-o $(BUILD)/valgrind/multi_tenant --overwrite --quiet
 
 clean:
 	rm -rf build build-asan build-fuzz

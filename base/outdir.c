@@ -2,8 +2,11 @@
  *
  * The temporary directory is "<parent>/.<name>.tmp-<pid>", on the same file
  * system as the target so that rename(2) is atomic. An existing target is
- * replaced only if it holds OD_MARKER: it is first renamed aside, the new
- * directory renamed in, and the old one removed. */
+ * replaced only when asked and only if it holds OD_MARKER and no file its
+ * OD_MANIFEST does not list: it is first renamed aside, the new directory
+ * renamed in, and the old one removed. The manifest is written last, from
+ * a walk of the temporary directory, so it lists whatever the command put
+ * there (its own writes and its workers'). */
 #define _XOPEN_SOURCE 700
 #include "outdir.h"
 #include "mem.h"
@@ -61,19 +64,92 @@ static int is_results_dir(const char *dir)
 	return yes;
 }
 
-int od_begin(struct od *o, const char *dir, struct err *e)
+/* The walk's state: nftw takes no argument, so one walk at a time. */
+static struct {
+	size_t root;      /* length of the walked directory's path + 1 */
+	char *listed;     /* the manifest, "\n"-framed: "\npath\n..." */
+	const char *foreign; /* the first file it does not list */
+	char *found;      /* owned copy of it */
+	FILE *out;        /* the manifest being written */
+} walk;
+
+static int check_entry(const char *path, const struct stat *sb, int flag,
+		       struct FTW *ftw)
+{
+	const char *rel = path + walk.root;
+	char *framed;
+	int unlisted;
+
+	(void)sb;
+	(void)ftw;
+	if (flag != FTW_F || !strcmp(rel, OD_MANIFEST))
+		return 0;
+	framed = xmalloc(strlen(rel) + 3);
+	sprintf(framed, "\n%s\n", rel);
+	unlisted = !strstr(walk.listed, framed);
+	free(framed);
+	if (unlisted)
+		walk.found = xstrdup(rel);
+	return unlisted;
+}
+
+static int list_entry(const char *path, const struct stat *sb, int flag,
+		      struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (flag == FTW_F && strcmp(path + walk.root, OD_MANIFEST))
+		fprintf(walk.out, "%s\n", path + walk.root);
+	return 0;
+}
+
+/* Whether dir (a results directory) may be replaced: every file in it
+ * listed in its manifest, or no manifest (a results directory written
+ * before them). */
+static int check_replace(const char *dir, struct err *e)
+{
+	char *path = join(dir, OD_MANIFEST), *text = fs_slurp(path, NULL);
+	int rc = 0;
+
+	free(path);
+	if (!text)
+		return 0;
+	walk.root = strlen(dir) + 1;
+	walk.listed = xmalloc(strlen(text) + 2);
+	sprintf(walk.listed, "\n%s", text);
+	walk.found = NULL;
+	if (nftw(dir, check_entry, 16, FTW_PHYS) != 0 && walk.found)
+		rc = err_set(e, "'%s/%s' was not written by hybridspec: refusing "
+			     "to replace '%s' (move the file out, or name another "
+			     "folder)", dir, walk.found, dir);
+	free(walk.found);
+	free(walk.listed);
+	free(text);
+	return rc;
+}
+
+int od_begin(struct od *o, const char *dir, bool replace, struct err *e)
 {
 	struct stat st;
 	char *trimmed = xstrdup(dir), *slash;
 	size_t n = strlen(trimmed);
+	bool exists;
 
 	while (n > 1 && trimmed[n - 1] == '/')
 		trimmed[--n] = '\0';
 	*o = (struct od){ 0 };
-	if (stat(trimmed, &st) == 0 && !(S_ISDIR(st.st_mode) &&
-					 is_results_dir(trimmed))) {
+	exists = stat(trimmed, &st) == 0;
+	if (exists && !(S_ISDIR(st.st_mode) && is_results_dir(trimmed))) {
 		err_set(e, "'%s' exists and is not a hybridspec results "
 			"directory: refusing to replace it", trimmed);
+		free(trimmed);
+		return -1;
+	}
+	if (exists && (!replace || check_replace(trimmed, e) < 0)) {
+		if (!replace)
+			err_set(e, "'%s' holds results already: add --overwrite "
+				"to replace them, or name another folder",
+				trimmed);
 		free(trimmed);
 		return -1;
 	}
@@ -122,12 +198,33 @@ int od_write(struct od *o, const char *name, const char *text, struct err *e)
 	return 0;
 }
 
+/* Lists every file of the temporary directory in its manifest. */
+static int write_manifest(struct od *o, struct err *e)
+{
+	char *path = join(o->tmp, OD_MANIFEST);
+	int rc = 0;
+
+	if (!(walk.out = fopen(path, "w")))
+		rc = err_set(e, "cannot write '%s': %s", path, strerror(errno));
+	else {
+		walk.root = strlen(o->tmp) + 1;
+		nftw(o->tmp, list_entry, 16, FTW_PHYS);
+		if (fclose(walk.out) != 0)
+			rc = err_set(e, "cannot write '%s': %s", path,
+				     strerror(errno));
+	}
+	free(path);
+	return rc;
+}
+
 int od_commit(struct od *o, struct err *e)
 {
 	char *old = NULL;
 	int rc = 0;
 
 	HS_ASSERT(o->tmp != NULL);
+	if (write_manifest(o, e) < 0)
+		goto out;
 	if (access(o->dir, F_OK) == 0) {
 		old = sibling(o->dir, "old");
 		od_rm_tree(old);

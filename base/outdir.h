@@ -1,26 +1,34 @@
 /* outdir.h: a results directory that appears whole or not at all.
  *
  * od_begin makes a hidden temporary sibling of the target; files are written
- * there; od_commit renames it into place (replacing an earlier results
- * directory of hybridspec's, never anything else); od_abort removes it. A
- * run that fails or is killed never leaves a half-written DIR. */
+ * there; od_commit lists them in OD_MANIFEST and renames the directory into
+ * place (replacing, when asked to, an earlier results directory of
+ * hybridspec's that holds no file but those its manifest lists: never a file
+ * the tool did not write); od_abort removes it. A run that fails or is
+ * killed never leaves a half-written DIR. */
 #ifndef HS_OUTDIR_H
 #define HS_OUTDIR_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "err.h"
 
-/* The file that marks a directory as hybridspec's results. */
+/* The file that marks a directory as hybridspec's results, and the list of
+ * the files hybridspec wrote in it (a path a line, relative). */
 #define OD_MARKER "config.resolved.json"
+#define OD_MANIFEST ".hybridspec-files"
 
 struct od {
 	char *dir; /* owned: the target path */
 	char *tmp; /* owned: the temporary directory, NULL once done */
 };
 
-/* Checks that dir can be (re)placed and makes the temporary directory. */
-int od_begin(struct od *o, const char *dir, struct err *e);
+/* Checks that dir can be placed and makes the temporary directory. An
+ * existing dir is refused unless replace; then it must be a results
+ * directory whose every file its manifest lists (one written before
+ * manifests: its marker is enough). The messages say what to do. */
+int od_begin(struct od *o, const char *dir, bool replace, struct err *e);
 /* Opens name for writing in the temporary directory. Caller fcloses. */
 FILE *od_open(struct od *o, const char *name, struct err *e);
 /* Writes a whole file from a string. */

@@ -87,7 +87,7 @@ int cli_parse_model_spec(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 
 static const struct opt_cmd config_cmd = {
 	.name = "config",
-	.usage = "CONFIG [--set POINTER=VALUE]... [-o DIR]",
+	.usage = "CONFIG [--set POINTER=VALUE]... [-o DIR [--overwrite]]",
 	.about = "Reads CONFIG strictly (an unknown key or a bad value is an error that\n"
 		 "names the file and the JSON pointer), applies the --set overrides, fills\n"
 		 "in every default and prints the resolved config. With -o, writes it to\n"
@@ -102,9 +102,11 @@ int cli_config(int argc, char **argv)
 {
 	struct opt_list sets = { 0 };
 	const char *out = NULL;
+	bool overwrite = false;
 	struct opt rows[] = {
 		CLI_OPT_SET(&sets),
 		OPT_STR("out", 'o', &out, "DIR", "write DIR/" OD_MARKER),
+		CLI_OPT_OVERWRITE(&overwrite),
 		OPT_END,
 	};
 	struct err e;
@@ -125,7 +127,7 @@ int cli_config(int argc, char **argv)
 	text = cfg_resolved(&c);
 	if (!out) {
 		fputs(text, stdout);
-	} else if (od_begin(&o, out, &e) < 0 ||
+	} else if (od_begin(&o, out, overwrite, &e) < 0 ||
 		   od_write(&o, OD_MARKER, text, &e) < 0 ||
 		   od_commit(&o, &e) < 0) {
 		od_abort(&o);

@@ -52,6 +52,10 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	OPT_INT("jobs", 'j', d, "N", 1, 4096, \
 		"worker processes (default: the online CPUs)")
 #define CLI_OPT_QUIET(d) OPT_FLAG("quiet", 0, d, "print nothing on success")
+#define CLI_OPT_OVERWRITE(d) \
+	OPT_FLAG("overwrite", 0, d, \
+		 "replace the results in DIR if it holds some (never a\n" \
+		 "file hybridspec did not write there)")
 #define CLI_OPT_GROUP(d, h) OPT_PARSE("group", 0, d, "G", cli_parse_group, h)
 #define CLI_OPT_BLOCK_ACTS(d, h) \
 	OPT_PARSE("block-acts", 0, d, "int8|fp16", cli_parse_block_acts, h)

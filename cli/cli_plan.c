@@ -86,6 +86,7 @@ static int plan_main(const char *file, struct plandir_opts *o)
 		snprintf(dir, sizeof(dir), "results/runs/plan-%.*s",
 			 (int)(dot ? dot - b : (long)strlen(b)), b);
 		o->dir = dir;
+		o->replace = true; /* the default folder is the tool's */
 	}
 	plandir_run(&p, o, &r, &e);
 	if (o->rank == 0 && r.status == PLANDIR_BAD) {
@@ -113,6 +114,7 @@ int cli_plan(int argc, char **argv)
 	struct opt rows[] = {
 		CLI_OPT_JOBS(&jobs),
 		OPT_STR("out", 'o', &o.dir, "DIR", "results folder"),
+		CLI_OPT_OVERWRITE(&o.replace),
 		OPT_FLAG("quiet", 'q', &o.quiet, "no progress on stderr"),
 		OPT_END,
 	};

@@ -40,21 +40,19 @@ static const struct opt_cmd run_cmd = {
 
 /* Runs the loaded config into out (default results/runs/NAME) and shows
  * the summary; *committed says whether the folder was put in place. */
-static int simulate(const struct cfg *c, const char *out, bool trace,
-		    long trace_tenants, bool json, bool quiet, bool *committed,
-		    struct err *e)
+static int simulate(const struct cfg *c, const char *out,
+		    struct rundir_opts *o, bool json, bool quiet,
+		    bool *committed, struct err *e)
 {
-	struct rundir_opts o = { .tables = true, .trace = trace,
-				 .trace_tenants = (uint32_t)trace_tenants,
-				 .stop = &rt_signal };
 	struct rundir_result r;
 	char dir[1024];
 
-	if (!out) {
+	if (!out) { /* the default folder is the tool's to replace */
 		snprintf(dir, sizeof(dir), "results/runs/%s", c->name);
 		out = dir;
+		o->replace = true;
 	}
-	if (rundir_write(c, out, &o, &r, e) < 0)
+	if (rundir_write(c, out, o, &r, e) < 0)
 		return -1;
 	*committed = true;
 	if (json) {
@@ -72,10 +70,11 @@ int cli_run(int argc, char **argv)
 {
 	struct opt_list sets = { 0 };
 	const char *out = NULL;
-	bool trace = false, json = false, quiet = false;
+	bool trace = false, json = false, quiet = false, overwrite = false;
 	long long seed = 0, trace_tenants = 16;
 	struct opt rows[] = {
 		OPT_STR("out", 'o', &out, "DIR", "results directory"),
+		CLI_OPT_OVERWRITE(&overwrite),
 		CLI_OPT_SEED(&seed, "the run seed (same as --set /seed=N)"),
 		CLI_OPT_SET(&sets),
 		OPT_FLAG("trace", 0, &trace,
@@ -112,8 +111,12 @@ int cli_run(int argc, char **argv)
 	if (cfg_load(&c, argv[0], sets.v, sets.n, &e) < 0) {
 		rc = cli_fail("%s", e.msg);
 	} else {
-		if (simulate(&c, out, trace, trace_tenants, json, quiet,
-			     &committed, &e) < 0 && !rt_signal)
+		struct rundir_opts o = { .tables = true, .trace = trace,
+			.trace_tenants = (uint32_t)trace_tenants,
+			.stop = &rt_signal, .replace = overwrite };
+
+		if (simulate(&c, out, &o, json, quiet, &committed, &e) < 0 &&
+		    !rt_signal)
 			rc = cli_fail("%s", e.msg);
 		cfg_release(&c);
 	}

@@ -66,6 +66,7 @@ int cli_validate(int argc, char **argv)
 	bool json = false, no_retime = false;
 	struct opt rows[] = {
 		OPT_STR("out", 'o', &o.out, "DIR", "results directory"),
+		CLI_OPT_OVERWRITE(&o.replace),
 		OPT_STR("target", 0, &o.target, "NAME[:Q]",
 			"the verifier's model (default tinystories656K, f32)"),
 		OPT_STR("draft", 0, &o.draft, "NAME[:Q]",

@@ -27,7 +27,7 @@ mkdir -p "$out"
 step "the paper's setting: 32 phones, LLaMA-2-7B W4A16 draft, FP16 target on an H100"
 for p in edge_only cloud_only cloud_spec sync async multi_tenant; do
 	echo "-- $p"
-	"$bin" run "configs/paper/$p.json" -o "$out/runs/$p"
+	"$bin" run "configs/paper/$p.json" -o "$out/runs/$p" --overwrite
 done
 "$bin" formulas configs/paper/async.json --json > "$out/formulas.json"
 # the cloud-spec sweeps' targets: LLaMA-2-7B on one GPU, 70B on 2 and 4
@@ -71,19 +71,19 @@ rm -rf "$out/sweeps/queueing"
 # the Pi has none) for the battery drained per hour.
 step "energy and cost: the paper's setting on Raspberry Pi 5s, by protocol"
 for p in edge_only cloud_only cloud_spec sync async; do
-	"$bin" run "configs/paper/$p.json" -o "$out/energy/$p" --quiet \
+	"$bin" run "configs/paper/$p.json" -o "$out/energy/$p" --overwrite --quiet \
 		--set /tenants/0/device/profile=../../results/calib/edge-raspberry-pi-5-llama2-7b-w4a16.json \
 		--set /tenants/0/device/battery_wh=12.70
 done
 
 step "plan: the cheapest deployment of 256 phones under an SLO"
-"$bin" plan configs/plan/phones.json -j 2 -o "$out/plan"
+"$bin" plan configs/plan/phones.json -j 2 -o "$out/plan" --overwrite
 
 step "gpu check: the cloud's costs against published serving figures"
 "$bin" gpu check --quiet -o "$out/gpu-check.json"
 
 step "a traced async run: one request a tenant, tenant 0's tracks"
-"$bin" run configs/paper/async.json -o "$out/trace" --trace \
+"$bin" run configs/paper/async.json -o "$out/trace" --overwrite --trace \
 	--trace-tenants 1 --set /tenants/0/workload/requests=1 --quiet
 
 step "the verdicts on the paper's claims (claims.json)"

@@ -16,6 +16,8 @@
 struct rundir_opts {
 	bool tables;            /* tenants.csv and requests.csv too */
 	bool trace;             /* trace.json of the first trace_tenants */
+	bool replace;           /* an existing results folder may be
+				   replaced (od_begin) */
 	uint32_t trace_tenants;
 	volatile sig_atomic_t *stop; /* borrowed, or NULL: nonzero stops the
 					run, and nothing is put in place */

@@ -13,6 +13,7 @@
 
 struct plandir_opts {
 	const char *dir; /* borrowed: the results folder */
+	bool replace;	 /* an existing results folder may be replaced */
 	int jobs;	 /* worker processes; 0: the online CPUs */
 	bool quiet;	 /* no line a candidate on stderr */
 	int rank, size;	 /* MPI (farm_mpi_init); 0 and 1 without */

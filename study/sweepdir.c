@@ -34,7 +34,7 @@ static int run_one(const struct sweep *s, const char *dir, size_t point,
 	char *out = sweep_run_dir(s, dir, point, seed_i);
 	size_t n;
 	char **sets = sweep_sets(s, point, s->seeds[seed_i], &n);
-	struct rundir_opts o = { 0 };
+	struct rundir_opts o = { .replace = true }; /* its own run folders */
 	struct rundir_result r;
 	struct cfg c;
 	int rc;

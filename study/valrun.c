@@ -543,7 +543,7 @@ static int begin(struct vrun *x, int gamma, int budget, struct err *e)
 {
 	const char *out = x->r->out;
 
-	if (od_begin(&x->od, out, e) < 0)
+	if (od_begin(&x->od, out, x->o->replace || !x->o->out, e) < 0)
 		return -1;
 	if (!realpath(x->od.tmp, x->tmp_abs))
 		return err_set(e, "%s: %s", x->od.tmp, strerror(errno));

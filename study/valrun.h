@@ -24,6 +24,8 @@
 struct valrun_opts {
 	const char *sweep;	  /* borrowed: the sweep file */
 	const char *out;	  /* borrowed: the folder; NULL: the default */
+	bool replace;		  /* an existing results folder may be replaced
+				     (always the default one) */
 	const char *target, *draft; /* borrowed: models, NAME[:Q] */
 	const char *text;	  /* borrowed: the prompts' text; NULL: default */
 	double timeout_s;	  /* a point's processes killed after it */

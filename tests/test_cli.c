@@ -89,9 +89,18 @@ static void writes_resolved(void)
 	snprintf(args, sizeof(args), "config %s --set /seed=3 -o res", small());
 	CHECK(t_run(args, out, sizeof(out)) == 0);
 	CHECK(t_exists("res/config.resolved.json"));
-	/* a second run replaces the results directory */
+	/* a second run refuses to replace them unless asked */
+	CHECK(t_run(args, out, sizeof(out)) == 2 &&
+	      strstr(out, "'res' holds results already: add --overwrite"));
+	strcat(args, " --overwrite");
 	CHECK(t_run(args, out, sizeof(out)) == 0);
-	CHECK(t_exists("res/config.resolved.json"));
+	CHECK(t_exists("res/config.resolved.json") &&
+	      t_exists("res/.hybridspec-files"));
+	/* and never a folder holding a file hybridspec did not write */
+	t_write("res/notes.txt", "mine\n");
+	CHECK(t_run(args, out, sizeof(out)) == 2 &&
+	      strstr(out, "'res/notes.txt' was not written by hybridspec"));
+	CHECK(t_exists("res/notes.txt"));
 	v = json_load_file(strcat(strcpy(out, t_tmpdir()),
 				  "/res/config.resolved.json"), 0, NULL);
 	CHECK(v && json_integer_value(json_object_get(v, "seed")) == 3);

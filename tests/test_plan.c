@@ -42,7 +42,7 @@ static double rerun_attainment(const char *config)
 		char args[PATH_MAX * 2];
 		json_t *sum;
 
-		snprintf(args, sizeof(args), "run %s/%s --seed %d -o %s/rerun --quiet",
+		snprintf(args, sizeof(args), "run %s/%s --seed %d -o %s/rerun --overwrite --quiet",
 			 t_tmpdir(), config, s + 1, t_tmpdir());
 		CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
 		sum = load("rerun/summary.json");
