@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum ev_kind {
 	EV_ARRIVE,       /* a request arrives at the tenant */
@@ -1314,6 +1315,24 @@ static void init_drafts(struct sim *s)
 	free(first);
 }
 
+/* Whether n tenants' state alone outgrows this machine's memory: then
+ * the run fails at once (sim_run returns -1), e saying so, instead of an
+ * allocation aborting it. */
+static bool too_many(struct sim *s, uint32_t n)
+{
+	double need = (double)n * sizeof(struct tenant);
+	double have = (double)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+
+	if (have <= 0 || need <= have)
+		return false;
+	err_set(s->err, "%u tenants need at least %.1f GB (%zu bytes "
+		"each before they run; a run grows to about 4 KB a tenant), "
+		"but this machine has %.1f GB: simulate fewer tenants",
+		n, need / 1e9, sizeof(struct tenant), have / 1e9);
+	s->failed = true;
+	return true;
+}
+
 void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 	      struct err *e)
 {
@@ -1333,6 +1352,8 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 		n += (uint32_t)cg->count;
 	}
 	s->group_first[c->n_groups] = n;
+	if (too_many(s, n))
+		return;
 	s->n_tenants = n;
 	s->t = xcalloc(n, sizeof(*s->t));
 	s->sched = &sched_ops[c->cloud.policy];

@@ -524,11 +524,32 @@ static void model_commands_bad_options(void)
 	}
 }
 
+/* More tenants than this machine can hold: refused before any is
+ * allocated, exit 2, nothing left behind (no results, no temporary). */
+static void too_many_tenants(void)
+{
+	char out[4096], args[2 * PATH_MAX];
+
+	if ((double)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) > 100e9) {
+		t_skip("this machine holds 10^8 tenants' state (over 100 GB)");
+		return;
+	}
+	snprintf(args, sizeof(args), "run %s -o big --set "
+		 "/tenants/0/count=100000000", small());
+	CHECK(t_run(args, out, sizeof(out)) == 2);
+	CHECK_MSG(strstr(out, "tenants need at least") &&
+		  strstr(out, "GB: simulate fewer tenants"), "%s", out);
+	snprintf(args, sizeof(args), "test -z \"$(ls -A '%s')\"", t_tmpdir());
+	CHECK_MSG(system(args) == 0, "something was left in the folder");
+}
+
 const struct tcase cli_tests[] = {
 	{ "cli: formulas --check passes within 1% in regime", formulas_check },
 	{ "cli: formulas for a config", formulas_for_config },
 	{ "cli: every committed config is valid", committed_configs },
 	{ "cli: bad simulation input exits 2 with no results", run_bad_input },
+	{ "cli: more tenants than the machine holds exit 2, nothing left",
+	  too_many_tenants },
 	{ "cli: run is byte-identical for a seed, trace included",
 	  run_deterministic },
 	{ "cli: run matches the golden summary", run_golden },
