@@ -15,6 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+void cli_warn(const char *cmd, const char *warnings)
+{
+	for (const char *l = warnings, *nl; l && *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		fprintf(stderr, "hybridspec %s: warning: %.*s\n", cmd,
+			(int)(nl - l), l);
+	}
+}
+
 int cli_fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -124,6 +133,7 @@ int cli_config(int argc, char **argv)
 		return cli_fail("%s", e.msg);
 	}
 	rc = CLI_OK;
+	cli_warn("config", c.warnings);
 	text = cfg_resolved(&c);
 	if (!out) {
 		fputs(text, stdout);

@@ -39,6 +39,9 @@ void cli_print_json(const json_t *v);
 
 /* Prints "hybridspec: <msg>" to stderr and returns CLI_BAD_INPUT. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints each line of warnings (a config's; NULL: none) on stderr as
+ * "hybridspec CMD: warning: LINE". */
+void cli_warn(const char *cmd, const char *warnings);
 
 /* Option rows that several commands share (opt.h), each defined once. */
 #define CLI_OPT_SET(d) \

@@ -111,6 +111,8 @@ int cli_run(int argc, char **argv)
 	if (cfg_load(&c, argv[0], sets.v, sets.n, &e) < 0) {
 		rc = cli_fail("%s", e.msg);
 	} else {
+		if (!quiet)
+			cli_warn("run", c.warnings);
 		struct rundir_opts o = { .tables = true, .trace = trace,
 			.trace_tenants = (uint32_t)trace_tenants,
 			.stop = &rt_signal, .replace = overwrite };

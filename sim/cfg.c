@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -1094,6 +1095,46 @@ int cfg_load(struct cfg *c, const char *path, const char *const *sets,
 	return cfg_parse(c, doc, path, sets, n_sets, e);
 }
 
+/* Adds a line to c's warnings. */
+static void warn(struct cfg *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warn(struct cfg *c, const char *fmt, ...)
+{
+	char line[512];
+	size_t have = c->warnings ? strlen(c->warnings) : 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	c->warnings = xrealloc(c->warnings, have + strlen(line) + 2);
+	sprintf(c->warnings + have, "%s\n", line);
+}
+
+/* A window a group's protocol is given that it does not keep: async with
+ * one block in flight runs as sync, and only async keeps more than one. */
+static void window_warnings(struct cfg *c)
+{
+	for (size_t i = 0; i < c->n_groups; i++) {
+		const struct cfg_protocol *pr = &c->groups[i].proto;
+		char p[JX_PTR_MAX];
+		json_t *w;
+
+		snprintf(p, sizeof(p), "/tenants/%zu/protocol/window", i);
+		if (!(w = jx_at(c->doc, p)))
+			continue;
+		if (pr->caps.windowed && pr->window == 1)
+			warn(c, "%s: 1 makes %s sync, event for event: give a "
+			     "window of 2 or more (its default is 4), or the "
+			     "kind sync", p, cfg_proto_names[pr->kind]);
+		else if (!pr->caps.windowed && json_integer_value(w) > 1)
+			warn(c, "%s: %lld is not used: %s keeps one block in "
+			     "flight (only async keeps more)", p,
+			     (long long)json_integer_value(w),
+			     cfg_proto_names[pr->kind]);
+	}
+}
+
 int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 	      const char *const *sets, size_t n_sets, struct err *e)
 {
@@ -1115,6 +1156,7 @@ int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 	}
 	if (read_top(c, &x) < 0)
 		goto fail;
+	window_warnings(c);
 	return 0;
 fail:
 	cfg_release(c);
@@ -1129,6 +1171,7 @@ void cfg_release(struct cfg *c)
 	vtab_release(&c->cloud.gpu.vtab);
 	wake_release(&c->cloud.gpu.wake);
 	free(c->file);
+	free(c->warnings);
 	json_decref(c->doc);
 	*c = (struct cfg){ 0 };
 }

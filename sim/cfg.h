@@ -246,10 +246,15 @@ struct cfg {
 	struct cfg_group *groups; /* (n_groups) owned */
 	size_t n_groups;
 	struct cfg_cloud cloud;
+	char *warnings;       /* owned: what the config asks that the
+				 simulator does not do, a line each
+				 ("POINTER: ..."), or NULL */
 };
 
 /* Loads path, applies the n_sets overrides "POINTER=VALUE" in order, and
- * checks everything. Returns 0, or -1 with e's message (and c released). */
+ * checks everything. Returns 0 (c->warnings says what it asks that is not
+ * done: a window async runs as sync, a window sync does not keep), or -1
+ * with e's message (and c released). */
 int cfg_load(struct cfg *c, const char *path, const char *const *sets,
 	     size_t n_sets, struct err *e);
 /* The same from a document in memory, which c takes (its reference is

@@ -240,7 +240,59 @@ static void files_read_at_load(void)
 		  strstr(e.msg, "bad.csv"), "%s", e.msg);
 }
 
+/* A window a protocol does not keep is a warning naming it: async with
+ * one block in flight is sync; sync keeps one. The committed paper
+ * configs ask for nothing of the kind, and a sync config switched to async
+ * gets async's window. */
+static void window_warnings(void)
+{
+	static const struct {
+		const char *kind, *window, *want;
+	} cases[] = {
+		{ "/protocol/kind=async", "/protocol/window=1",
+		  "/tenants/0/protocol/window: 1 makes async sync" },
+		{ "/protocol/kind=sync", "/protocol/window=8",
+		  "/tenants/0/protocol/window: 8 is not used: sync keeps one" },
+	};
+	const char *kinds[] = { "sync", "async", "cloud_only", "cloud_spec",
+				"edge_only", "multi_tenant" };
+	struct cfg c;
+	struct err e;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *sets[] = { cases[i].kind, cases[i].window };
+
+		if (cfg_load(&c, SMALL, sets, 2, &e) < 0) {
+			CHECK_MSG(0, "%s", e.msg);
+			continue;
+		}
+		CHECK_MSG(c.warnings && strstr(c.warnings, cases[i].want),
+			  "%s %s: warnings \"%s\"", cases[i].kind,
+			  cases[i].window, c.warnings ? c.warnings : "");
+		cfg_release(&c);
+	}
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char path[256];
+
+		snprintf(path, sizeof(path), "configs/paper/%s.json", kinds[i]);
+		if (cfg_load(&c, path, NULL, 0, &e) < 0) {
+			CHECK_MSG(0, "%s", e.msg);
+			continue;
+		}
+		CHECK_MSG(!c.warnings, "%s: %s", path, c.warnings);
+		cfg_release(&c);
+	}
+	{
+		const char *sets[] = { "/protocol/kind=async" };
+
+		CHECK(cfg_load(&c, "configs/paper/sync.json", sets, 1, &e) == 0 &&
+		      c.groups[0].proto.window == 4 && !c.warnings);
+		cfg_release(&c);
+	}
+}
+
 const struct tcase cfg_tests[] = {
+	{ "cfg: a window the protocol does not keep is a warning", window_warnings },
 	{ "cfg: the small config loads with its values", loads_small },
 	{ "cfg: the resolved config is complete and stable",
 	  resolved_is_complete },
