@@ -28,6 +28,7 @@ static const struct opt_cmd check_cmd = {
 	.operands = "REFS",
 	.min_operands = 0,
 	.max_operands = 1,
+	.conflicts = { { "json", "quiet" } }, /* print JSON, or nothing */
 	.more_help = gcheck_legend,
 };
 

@@ -21,8 +21,8 @@ static void run_legend(FILE *f)
 
 static const struct opt_cmd run_cmd = {
 	.name = "run",
-	.usage = "CONFIG [-o DIR] [--seed N] [--set POINTER=VALUE]... [--trace]\n"
-		 " [--trace-tenants N] [--json] [--quiet]\n"
+	.usage = "CONFIG [-o DIR [--overwrite]] [--seed N] [--set POINTER=VALUE]...\n"
+		 " [--trace] [--trace-tenants N] [--json | --quiet]\n"
 		 "--columns",
 	.about = "Simulates the config and writes DIR (default results/runs/NAME, NAME the\n"
 		 "config's name): summary.json, tenants.csv, requests.csv,\n"
@@ -35,6 +35,7 @@ static const struct opt_cmd run_cmd = {
 	.operands = "CONFIG",
 	.min_operands = 1,
 	.max_operands = 1,
+	.conflicts = { { "json", "quiet" } }, /* print JSON, or nothing */
 	.more_help = run_legend,
 };
 
@@ -102,6 +103,14 @@ int cli_run(int argc, char **argv)
 	}
 	rc = CLI_OK;
 	if (opt_given(rows, "seed")) {
+		for (size_t i = 0; i < sets.n; i++)
+			if (!strncmp(sets.v[i], "/seed=", 6)) {
+				rc = opt_fail(&run_cmd, "--seed %lld and --set %s "
+					      "both give the seed: give one",
+					      seed, sets.v[i]);
+				opt_list_release(&sets);
+				return rc;
+			}
 		snprintf(seed_set, sizeof(seed_set), "/seed=%lld", seed);
 		opt_list_add(&sets, seed_set);
 	}

@@ -45,6 +45,7 @@ static const struct opt_cmd validate_cmd = {
 	.operands = "SWEEP.json",
 	.min_operands = 1,
 	.max_operands = 1,
+	.conflicts = { { "json", "quiet" } }, /* print JSON, or nothing */
 };
 
 static void say_done(const struct valrun_result *r)

@@ -543,6 +543,22 @@ static void too_many_tenants(void)
 	CHECK_MSG(system(args) == 0, "something was left in the folder");
 }
 
+/* What run is asked twice, or both ways, it refuses: a seed by --seed
+ * and by --set, JSON and silence. */
+static void run_contradictions(void)
+{
+	char out[4096], args[2 * PATH_MAX];
+
+	snprintf(args, sizeof(args), "run %s -o r --seed 5 --set /seed=7",
+		 small());
+	CHECK(t_run(args, out, sizeof(out)) == 2 &&
+	      strstr(out, "--seed 5 and --set /seed=7 both give the seed"));
+	snprintf(args, sizeof(args), "run %s -o r --json --quiet", small());
+	CHECK(t_run(args, out, sizeof(out)) == 2 &&
+	      strstr(out, "--json and --quiet cannot be given together"));
+	CHECK(!t_exists("r"));
+}
+
 const struct tcase cli_tests[] = {
 	{ "cli: formulas --check passes within 1% in regime", formulas_check },
 	{ "cli: formulas for a config", formulas_for_config },
@@ -550,6 +566,8 @@ const struct tcase cli_tests[] = {
 	{ "cli: bad simulation input exits 2 with no results", run_bad_input },
 	{ "cli: more tenants than the machine holds exit 2, nothing left",
 	  too_many_tenants },
+	{ "cli: run refuses a seed given twice and --json with --quiet",
+	  run_contradictions },
 	{ "cli: run is byte-identical for a seed, trace included",
 	  run_deterministic },
 	{ "cli: run matches the golden summary", run_golden },
