@@ -1112,7 +1112,8 @@ static void warn(struct cfg *c, const char *fmt, ...)
 }
 
 /* A window a group's protocol is given that it does not keep: async with
- * one block in flight runs as sync, and only async keeps more than one. */
+ * one block in flight runs as sync, and of the protocols that draft only
+ * async keeps more than one (cloud_only and edge_only send no blocks). */
 static void window_warnings(struct cfg *c)
 {
 	for (size_t i = 0; i < c->n_groups; i++) {
@@ -1127,7 +1128,8 @@ static void window_warnings(struct cfg *c)
 			warn(c, "%s: 1 makes %s sync, event for event: give a "
 			     "window of 2 or more (its default is 4), or the "
 			     "kind sync", p, cfg_proto_names[pr->kind]);
-		else if (!pr->caps.windowed && json_integer_value(w) > 1)
+		else if (!pr->caps.windowed && cfg_proto_drafts(&pr->caps) &&
+			 json_integer_value(w) > 1)
 			warn(c, "%s: %lld is not used: %s keeps one block in "
 			     "flight (only async keeps more)", p,
 			     (long long)json_integer_value(w),
