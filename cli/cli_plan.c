@@ -45,9 +45,10 @@ static void say_answer(const struct plan *p, const struct plandir_result *r)
 	char name[256];
 
 	plan_candidate_name(p, a->candidate, name, sizeof(name));
-	printf("plan: %s x %lld replicas, $%.2f an hour ($%.3f a million "
+	printf("plan: %s x %lld replica%s, $%.2f an hour ($%.3f a million "
 	       "tokens): attainment %.4f +- %.4f (target %.4f) over %zu seeds; "
-	       "%s\n", name, a->replicas, a->usd_per_hour, a->usd_per_mtok,
+	       "%s\n", name, a->replicas, a->replicas == 1 ? "" : "s",
+	       a->usd_per_hour, a->usd_per_mtok,
 	       a->attain_mean, a->attain_ci95, p->attainment, p->n_seeds,
 	       a->replicas == 1 ? "one replica is the least"
 	       : r->below_known && !r->below.meets ? "a replica fewer fails"
@@ -63,10 +64,11 @@ static void say_none(const struct plan *p, const struct plandir_result *r)
 	plan_candidate_name(p, any ? b->candidate : 0, name, sizeof(name));
 	fprintf(stderr, "hybridspec: plan: no candidate meets the SLO (TTFT %g s, "
 		"TPOT %g s, for %.4f of requests): the best attainment is %.4f "
-		"(%s x %lld replicas); %s binds: %.4f met TTFT, %.4f met TPOT\n",
+		"(%s x %lld replica%s); %s binds: %.4f met TTFT, %.4f met TPOT\n",
 		p->ttft_s, p->tpot_s, p->attainment, any ? b->attain_mean : 0,
-		name, any ? b->replicas : 0, r->binds, any ? b->ttft_attain : 0,
-		any ? b->tpot_attain : 0);
+		name, any ? b->replicas : 0,
+		any && b->replicas == 1 ? "" : "s", r->binds,
+		any ? b->ttft_attain : 0, any ? b->tpot_attain : 0);
 }
 
 static int plan_main(const char *file, struct plandir_opts *o)

@@ -220,7 +220,7 @@ void fset_print(const struct cfg *c, FILE *f)
 	double alpha = num(o, "alpha"), d = num(o, "t_draft_s");
 	double v = num(o, "t_verify_s"), step = num(o, "t_target_step_s");
 	double tnet = num(o, "t_network_s"), ctx = x.ctx, td = x.td;
-	double cap = num(o, "capacity_verify_tokens_per_s");
+	double cap = num(o, "capacity_verify_tokens_per_s"), slots;
 	int gamma = p->gamma;
 
 	fprintf(f, "setting: group \"%s\" (%s), alpha %.3f, gamma %d, W %d\n"
@@ -258,9 +258,17 @@ void fset_print(const struct cfg *c, FILE *f)
 		       (long long)json_integer_value(json_object_get(r, "tokens")),
 		       1e3 * json_real_value(json_object_get(r, "seconds")));
 	}
-	fprintf(f, "capacity: %.0f verify tokens/s (%lld replicas, full batches), "
-	       "about %.0f sync tenants\n", cap, c->cloud.replicas,
-		num(o, "capacity_tenants"));
+	/* a tenant holds a request's KV cache while it is served: the
+	 * cache's slots bound the tenants as much as the compute does */
+	slots = json_object_get(o, "kv_slots") ? num(o, "kv_slots") : INFINITY;
+	fprintf(f, "capacity: %.0f verify tokens/s (%lld replica%s, full "
+	       "batches), about %.0f sync tenants", cap, c->cloud.replicas,
+	       c->cloud.replicas == 1 ? "" : "s",
+	       fmin(num(o, "capacity_tenants"), slots));
+	if (slots < num(o, "capacity_tenants"))
+		fprintf(f, " (the KV cache's slots, one request each; the "
+		       "compute's %.0f)", num(o, "capacity_tenants"));
+	fputc('\n', f);
 	if (td > 0) {
 		fprintf(f, "cloud_spec (draft %s in the cloud, %.3f ms a step): "
 		       "(g t_d + t_v) / E[A] = %.3f ms a token\n",

@@ -38,9 +38,10 @@ static void say_search(const struct job *j, size_t k, const char *name,
 	if (j->quiet)
 		return;
 	if (r->replicas)
-		fprintf(stderr, "plan: [%zu/%zu] %s (%s): %lld replicas (bound "
+		fprintf(stderr, "plan: [%zu/%zu] %s (%s): %lld replica%s (bound "
 			"%lld), attainment %.4f +- %.4f, %zu simulated, %.1f s\n",
-			k + 1, j->n, name, r->pricing, r->replicas, r->lower_bound,
+			k + 1, j->n, name, r->pricing, r->replicas,
+			r->replicas == 1 ? "" : "s", r->lower_bound,
 			r->best.attain_mean, r->best.attain_ci95, r->n_points,
 			rt_now_s() - t0);
 	else
