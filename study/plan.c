@@ -448,8 +448,8 @@ int plan_search_run(const struct plan *p, size_t c, struct plan_search *r,
 		if (pt.meets)
 			break;
 		lo = hi;
-		if (hi >= p->max_replicas ||
-		    (r->n_points > 1 && pt.attain_mean - before < PLATEAU))
+		r->plateau = r->n_points > 1 && pt.attain_mean - before < PLATEAU;
+		if (hi >= p->max_replicas || r->plateau)
 			return 0; /* none: r->best says how close it came */
 		hi = 2 * hi < p->max_replicas ? 2 * hi : p->max_replicas;
 	}

@@ -74,7 +74,12 @@ struct plan_point {
 struct plan_search {
 	long long lower_bound;     /* the capacity bound it started from */
 	const char *pricing;       /* static: cost_pricing_kind of its GPU */
-	long long replicas;        /* the answer; 0: none up to the maximum */
+	long long replicas;        /* the answer; 0: none up to the maximum,
+				      or none as more did not help */
+	bool plateau;              /* with none: it stopped because twice the
+				      replicas gained too little attainment
+				      (plan.c's PLATEAU: the SLO is bound
+				      elsewhere) */
 	struct plan_point best;    /* at the answer, else the best attainment */
 	struct plan_point below;   /* replicas - 1 (valid when replicas > 1) */
 	struct plan_point *points; /* (n_points) owned: all simulated */

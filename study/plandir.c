@@ -45,10 +45,13 @@ static void say_search(const struct job *j, size_t k, const char *name,
 			r->best.attain_mean, r->best.attain_ci95, r->n_points,
 			rt_now_s() - t0);
 	else
-		fprintf(stderr, "plan: [%zu/%zu] %s (%s): none up to the maximum "
-			"(best attainment %.4f at %lld), %zu simulated, %.1f s\n",
-			k + 1, j->n, name, r->pricing, r->best.attain_mean,
-			r->best.replicas,
+		fprintf(stderr, "plan: [%zu/%zu] %s (%s): none %s, best "
+			"attainment %.4f at %lld, %zu simulated, %.1f s\n",
+			k + 1, j->n, name, r->pricing,
+			r->plateau ? "(twice the replicas did not help: the SLO "
+				     "is bound elsewhere)"
+				   : "up to the maximum",
+			r->best.attain_mean, r->best.replicas,
 			r->n_points, rt_now_s() - t0);
 }
 
@@ -71,8 +74,9 @@ static int search_task(void *ctx, size_t k, struct err *e)
 	pts = json_array();
 	for (size_t i = 0; i < r.n_points; i++)
 		json_array_append_new(pts, plan_point_json(j->p, &r.points[i]));
-	doc = json_pack("{s:I,s:s,s:I,s:I,s:o}", "index", (json_int_t)c,
-			"pricing", r.pricing, "lower_bound", (json_int_t)r.lower_bound,
+	doc = json_pack("{s:I,s:s,s:b,s:I,s:I,s:o}", "index", (json_int_t)c,
+			"pricing", r.pricing, "plateau", r.plateau,
+			"lower_bound", (json_int_t)r.lower_bound,
 			"replicas", (json_int_t)r.replicas, "points", pts);
 	snprintf(path, sizeof(path), "%s/cand-%zu.json", j->tmp, c);
 	if (json_dump_file(doc, path, JSON_COMPACT) < 0)
