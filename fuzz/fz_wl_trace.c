@@ -8,7 +8,8 @@ static int fz_wl_trace(const uint8_t *data, size_t size)
 	struct wl_trace t;
 	struct err e;
 
-	if (wl_trace_load(&t, fz_put("arrivals-in.csv", data, size), &e) < 0)
+	if (wl_trace_load(&t, fz_put("arrivals-in.csv", data, size), "auto", 1,
+			  &e) < 0)
 		return -1;
 	wl_trace_release(&t);
 	return 0;

@@ -393,17 +393,34 @@ static int read_workload(struct jx *x, json_t *v, const char *p,
 {
 	static const char *const keys[] = { "arrival", "requests", "rate_per_s",
 		"prompt_tokens", "output_tokens", "think_s", "start_s", "trace",
-		NULL };
+		"trace_format", "trace_speed", NULL };
 	static const char *const arrivals[] = { "closed", "poisson", "trace",
 						NULL };
-	int arrival;
+	int arrival, format;
+	char cp[JX_PTR_MAX];
 
 	if (jx_object(x, v, p, keys) < 0 ||
 	    jx_enum(x, v, p, "arrival", arrivals, "closed", &arrival) < 0)
 		return -1;
 	out->arrival = (enum arrival_kind)arrival;
-	if (out->arrival == ARRIVAL_TRACE)
-		return read_file_key(x, v, p, "trace", &out->trace);
+	if (out->arrival == ARRIVAL_TRACE) {
+		if (read_file_key(x, v, p, "trace", &out->trace) < 0 ||
+		    jx_enum(x, v, p, "trace_format", wl_format_names(), "auto",
+			    &format) < 0 ||
+		    jx_num(x, v, p, "trace_speed", JX_POS, 1,
+			   &out->trace_speed) < 0)
+			return -1;
+		out->trace_format = wl_format_names()[format];
+		return 0;
+	}
+	for (int i = 0; i < 2; i++) {
+		const char *k = i ? "trace_speed" : "trace_format";
+
+		if (json_object_get(v, k))
+			return jx_fail(x, jx_child(cp, p, k), "nothing: it reads "
+				       "an arrival trace (\"arrival\": "
+				       "\"trace\")", json_object_get(v, k));
+	}
 	return jx_int(x, v, p, "requests", 1, LLONG_MAX, 1, &out->requests) < 0 ||
 	       (out->arrival == ARRIVAL_POISSON &&
 		jx_num(x, v, p, "rate_per_s", JX_POS, JX_REQUIRED,
@@ -731,7 +748,9 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 		     &g->wan) < 0)
 		return -1;
 	if (g->workload.arrival == ARRIVAL_TRACE &&
-	    wl_trace_load(&g->wl_trace, g->workload.trace, x->err) < 0)
+	    wl_trace_load(&g->wl_trace, g->workload.trace,
+			  g->workload.trace_format, g->workload.trace_speed,
+			  x->err) < 0)
 		return err_prefix(x->err, "%s: %s/workload/trace", x->file, p);
 	/* acceptance matters only where drafts are verified */
 	if (!cfg_proto_drafts(&g->proto.caps) &&

@@ -125,6 +125,9 @@ struct cfg_workload {
 	struct dist start_s;     /* first activity of each tenant */
 	const char *trace;       /* borrowed from doc: arrival trace, resolved
 				    path; NULL unless arrival is trace */
+	const char *trace_format; /* static: a name of wl_format_names */
+	double trace_speed;      /* the trace replayed this many times as
+				    fast (arrival times divided by it) */
 };
 
 struct cfg_wan {

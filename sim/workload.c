@@ -1,45 +1,245 @@
-/* workload.c: reads arrival traces, checking every field of every row. */
+/* workload.c: arrival traces in the formats of formats[] (a row and a
+ * function each), every field of every row checked.
+ *
+ * A reader turns its file into rows of (arrival_s, prompt, output), in file
+ * order; wl_trace_load then requires the arrival times non-decreasing,
+ * moves a trace of dates so that its first request arrives at 0, and
+ * divides the times by the replay speed. The CSV formats are
+ * read by their header's column names, so their columns may come in any
+ * order and others may sit between them. */
 #include "workload.h"
 #include "mem.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int field(const char *path, int line, const char *name, char **p,
-		 double lo, double *out, struct err *e)
+#define LINE_MAX_BYTES 4096
+#define TOKENS_MAX 1e7
+
+static void add_row(struct wl_trace *t, size_t *cap, double a, double pr,
+		    double out)
+{
+	if (t->n == *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		t->rows = xrealloc(t->rows, *cap * sizeof(*t->rows));
+	}
+	t->rows[t->n++] = (struct wl_row){ a, (int32_t)pr, (int32_t)out };
+}
+
+/* The number a field starts with, the field ending after it (blanks
+ * aside) at a comma or the line's end; false if it does not. */
+static bool number(const char *text, double *v)
 {
 	char *end;
-	double v;
 
 	errno = 0;
-	v = strtod(*p, &end);
-	if (end == *p || errno || !(v >= lo) || !isfinite(v))
-		return err_set(e, "%s:%d: %s: expected a number >= %g, got "
-			       "\"%.*s\"", path, line, name, lo,
-			       (int)strcspn(*p, ",\n"), *p);
-	*out = v;
+	*v = strtod(text, &end);
 	while (*end == ' ' || *end == '\t')
 		end++;
-	*p = *end == ',' ? end + 1 : end;
+	return end != text && (!*end || *end == ',') && !errno;
+}
+
+/* A token count at text: a whole number in [lo, TOKENS_MAX]. */
+static int tokens(const char *path, long line, const char *col,
+		  const char *text, double lo, double *out, struct err *e)
+{
+	double v;
+
+	if (!number(text, &v) || !(v >= lo) || v > TOKENS_MAX || v != floor(v))
+		return err_set(e, "%s:%ld: %s: expected a whole number of tokens "
+			       "in [%g, %g], got \"%.*s\"", path, line, col, lo,
+			       TOKENS_MAX, (int)strcspn(text, ",\n"), text);
+	*out = v;
 	return 0;
 }
 
-int wl_trace_load(struct wl_trace *t, const char *path, struct err *e)
+/* A time in seconds at text: a number >= 0 (in units of scale s). */
+static int seconds(const char *path, long line, const char *col,
+		   const char *text, double scale, double *out, struct err *e)
 {
-	FILE *f = fopen(path, "r");
-	char buf[512];
-	size_t cap = 0;
-	int line = 0;
+	double v;
 
-	*t = (struct wl_trace){ 0 };
-	if (!f)
-		return err_set(e, "%s: cannot read arrival trace: %s", path,
-			       strerror(errno));
-	while (fgets(buf, sizeof(buf), f)) {
+	if (!number(text, &v) || !(v >= 0) || !isfinite(v))
+		return err_set(e, "%s:%ld: %s: expected a time >= 0, got "
+			       "\"%.*s\"", path, line, col,
+			       (int)strcspn(text, ",\n"), text);
+	*out = v * scale;
+	return 0;
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant's
+ * days_from_civil). */
+static long days_from_civil(long y, long m, long d)
+{
+	long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* "YYYY-MM-DD HH:MM:SS[.frac]" (the Azure traces' TIMESTAMP; a "T" may
+ * stand for the space, a "Z" or "+00:00" may follow) as seconds since
+ * 1970. */
+static int date_time(const char *path, long line, const char *col,
+		     const char *text, double scale, double *out,
+		     struct err *e)
+{
+	int y, mo, d, h, mi, n = 0;
+	double s;
+	char sep;
+
+	(void)scale;
+	if (sscanf(text, "%4d-%2d-%2d%c%2d:%2d:%lf%n", &y, &mo, &d, &sep, &h,
+		   &mi, &s, &n) != 7 || (sep != ' ' && sep != 'T') ||
+	    mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+	    !(s >= 0 && s < 61) ||
+	    !strchr(",Z+\n", text[n] ? text[n] : '\n'))
+		return err_set(e, "%s:%ld: %s: expected a date and time "
+			       "YYYY-MM-DD HH:MM:SS[.fraction], got \"%.*s\"",
+			       path, line, col, (int)strcspn(text, ",\n"),
+			       text);
+	*out = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 +
+	       mi * 60.0 + s;
+	return 0;
+}
+
+typedef int time_fn(const char *path, long line, const char *col,
+		    const char *text, double scale, double *out,
+		    struct err *e);
+
+/* A CSV trace: the header's names of the time and the two token columns,
+ * how the time reads, and the rows that are no requests (a response of no
+ * tokens: a failed request, skipped and counted). */
+struct csv_format {
+	const char *time, *prompt, *output;
+	time_fn *read_time;
+	double time_scale;    /* the time column's unit in seconds */
+	bool skip_no_output;
+};
+
+/* The field number col of line (0-based), or NULL. */
+static const char *nth_field(const char *line, int col)
+{
+	for (int i = 0; i < col; i++) {
+		line = strchr(line, ',');
+		if (!line)
+			return NULL;
+		line++;
+	}
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return line;
+}
+
+/* The columns of header named as f names them, or -1 with e's message. */
+static int header_cols(const char *path, char *header,
+		       const struct csv_format *f, int col[3], struct err *e)
+{
+	const char *want[3] = { f->time, f->prompt, f->output };
+	int i = 0;
+
+	col[0] = col[1] = col[2] = -1;
+	for (char *p = header, *end; p; p = end ? end + 1 : NULL, i++) {
+		end = strchr(p, ',');
+		if (end)
+			*end = '\0';
+		while (*p == ' ')
+			p++;
+		for (int k = 0; k < 3; k++)
+			if (!strcmp(p, want[k]))
+				col[k] = i;
+	}
+	for (int k = 0; k < 3; k++)
+		if (col[k] < 0)
+			return err_set(e, "%s:1: expected a column \"%s\" in the "
+				       "header (%s, %s, %s), found none", path,
+				       want[k], f->time, f->prompt, f->output);
+	return 0;
+}
+
+static int read_csv(FILE *in, const char *path, const struct csv_format *f,
+		    struct wl_trace *t, struct err *e)
+{
+	char buf[LINE_MAX_BYTES];
+	size_t cap = 0;
+	long line = 1;
+	int col[3];
+
+	if (!fgets(buf, sizeof(buf), in))
+		return err_set(e, "%s: empty", path);
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (header_cols(path, buf, f, col, e) < 0)
+		return -1;
+	while (fgets(buf, sizeof(buf), in)) {
+		const char *v[3];
+		double a, pr, out;
+
+		line++;
+		buf[strcspn(buf, "\r\n")] = '\0';
+		if (!buf[0])
+			continue;
+		for (int k = 0; k < 3; k++)
+			if (!(v[k] = nth_field(buf, col[k])))
+				return err_set(e, "%s:%ld: expected a field in "
+					       "column %d, the row has fewer",
+					       path, line, col[k] + 1);
+		if (f->read_time(path, line, f->time, v[0], f->time_scale, &a,
+				 e) < 0 ||
+		    tokens(path, line, f->prompt, v[1], 1, &pr, e) < 0 ||
+		    tokens(path, line, f->output, v[2], 0, &out, e) < 0)
+			return -1;
+		if (out < 1 && f->skip_no_output) {
+			t->skipped++;
+			continue;
+		}
+		if (out < 1)
+			return err_set(e, "%s:%ld: %s: expected at least 1 token, "
+				       "got 0", path, line, f->output);
+		add_row(t, &cap, a, pr, out);
+	}
+	return 0;
+}
+
+static const struct csv_format azure = { "TIMESTAMP", "ContextTokens",
+	"GeneratedTokens", date_time, 1, false };
+static const struct csv_format burstgpt = { "Timestamp", "Request tokens",
+	"Response tokens", seconds, 1, true };
+static const struct csv_format own = { "arrival_s", "prompt_tokens",
+	"output_tokens", seconds, 1, false };
+
+static int read_azure(FILE *in, const char *path, struct wl_trace *t,
+		      struct err *e)
+{
+	return read_csv(in, path, &azure, t, e);
+}
+
+static int read_burstgpt(FILE *in, const char *path, struct wl_trace *t,
+			 struct err *e)
+{
+	return read_csv(in, path, &burstgpt, t, e);
+}
+
+/* The project's own CSV: a header naming its columns, or none (the three
+ * columns in order); '#' starts a comment. */
+static int read_own(FILE *in, const char *path, struct wl_trace *t,
+		    struct err *e)
+{
+	char buf[LINE_MAX_BYTES];
+	size_t cap = 0;
+	long line = 0;
+
+	while (fgets(buf, sizeof(buf), in)) {
 		char *p = buf;
+		const char *pr_text, *out_text;
 		double a, pr, out;
 
 		line++;
@@ -48,29 +248,191 @@ int wl_trace_load(struct wl_trace *t, const char *path, struct err *e)
 			p++;
 		if (!*p || (line == 1 && !strncmp(p, "arrival_s", 9)))
 			continue;
-		if (field(path, line, "arrival_s", &p, 0, &a, e) < 0 ||
-		    field(path, line, "prompt_tokens", &p, 1, &pr, e) < 0 ||
-		    field(path, line, "output_tokens", &p, 1, &out, e) < 0)
-			goto fail;
-		if (pr != floor(pr) || out != floor(out) || pr > 1e7 || out > 1e7) {
-			err_set(e, "%s:%d: token counts must be whole numbers "
-				"below 1e7", path, line);
-			goto fail;
-		}
-		if (t->n == cap) {
-			cap = cap ? 2 * cap : 256;
-			t->rows = xrealloc(t->rows, cap * sizeof(*t->rows));
-		}
-		t->rows[t->n++] = (struct wl_row){ a, (int32_t)pr, (int32_t)out };
+		if (!(pr_text = nth_field(p, 1)) || !(out_text = nth_field(p, 2)))
+			return err_set(e, "%s:%ld: expected arrival_s,"
+				       "prompt_tokens,output_tokens, got \"%s\"",
+				       path, line, p);
+		if (seconds(path, line, own.time, p, 1, &a, e) < 0 ||
+		    tokens(path, line, own.prompt, pr_text, 1, &pr, e) < 0 ||
+		    tokens(path, line, own.output, out_text, 1, &out, e) < 0)
+			return -1;
+		add_row(t, &cap, a, pr, out);
 	}
-	fclose(f);
+	return 0;
+}
+
+/* Mooncake's JSON lines: {"timestamp": ms, "input_length": N,
+ * "output_length": N, ...}. */
+static int read_mooncake(FILE *in, const char *path, struct wl_trace *t,
+			 struct err *e)
+{
+	static const char *const keys[] = { "timestamp", "input_length",
+					    "output_length" };
+	char buf[1 << 16];
+	size_t cap = 0;
+	long line = 0;
+
+	while (fgets(buf, sizeof(buf), in)) {
+		json_error_t je;
+		json_t *o;
+		double v[3];
+
+		line++;
+		if (!buf[strspn(buf, " \t\r\n")])
+			continue;
+		if (!(o = json_loads(buf, 0, &je)) || !json_is_object(o)) {
+			json_decref(o);
+			return err_set(e, "%s:%ld: expected a JSON object a line, "
+				       "got %s", path, line, je.text[0] ?
+				       je.text : "another value");
+		}
+		for (int k = 0; k < 3; k++) {
+			json_t *x = json_object_get(o, keys[k]);
+
+			v[k] = json_number_value(x);
+			if (!json_is_number(x) || !(v[k] >= (k ? 1 : 0)) ||
+			    (k && (v[k] != floor(v[k]) || v[k] > TOKENS_MAX))) {
+				json_decref(o);
+				return err_set(e, "%s:%ld: /%s: expected %s, got "
+					       "%s", path, line, keys[k],
+					       k ? "a whole number of tokens >= 1"
+						 : "a time in ms >= 0",
+					       x ? "another value" : "nothing");
+			}
+		}
+		json_decref(o);
+		add_row(t, &cap, v[0] / 1e3, v[1], v[2]);
+	}
+	return 0;
+}
+
+/* Whether first (the file's first line) looks like each format. */
+static bool is_azure(const char *first)
+{
+	return strstr(first, azure.time) && strstr(first, azure.prompt);
+}
+
+static bool is_burstgpt(const char *first)
+{
+	return strstr(first, burstgpt.prompt) && strstr(first, burstgpt.output);
+}
+
+static bool is_mooncake(const char *first)
+{
+	return first[strspn(first, " \t")] == '{';
+}
+
+static bool is_own(const char *first)
+{
+	(void)first;
+	return true;
+}
+
+static const struct wl_format {
+	const char *name;
+	const char *uses; /* what of the file it reads, for docs and --help */
+	bool (*detect)(const char *first);
+	int (*read)(FILE *in, const char *path, struct wl_trace *t,
+		    struct err *e);
+	bool dates;       /* times are dates: the first request is at 0 */
+} formats[] = {
+	{ "azure", "Azure LLM inference traces 2023/2024: TIMESTAMP "
+	  "(date-time; the first request at 0), ContextTokens, "
+	  "GeneratedTokens", is_azure, read_azure, true },
+	{ "burstgpt", "BurstGPT: Timestamp (s), Request tokens, Response "
+	  "tokens; rows of 0 response tokens (failures) skipped", is_burstgpt,
+	  read_burstgpt, false },
+	{ "mooncake", "Mooncake JSON lines: timestamp (ms), input_length, "
+	  "output_length", is_mooncake, read_mooncake, false },
+	{ "csv", "arrival_s,prompt_tokens,output_tokens (header optional, "
+	  "'#' comments)", is_own, read_own, false },
+};
+#define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
+
+const char *const *wl_format_names(void)
+{
+	static const char *names[N_FORMATS + 2] = { "auto" };
+
+	if (!names[1])
+		for (size_t i = 0; i < N_FORMATS; i++)
+			names[i + 1] = formats[i].name;
+	return names;
+}
+
+const char *wl_format_uses(const char *name)
+{
+	for (size_t i = 0; i < N_FORMATS; i++)
+		if (!strcmp(formats[i].name, name))
+			return formats[i].uses;
+	return NULL;
+}
+
+/* The format called name, or ("auto") the first whose detect takes the
+ * file's first line. */
+static const struct wl_format *format_of(FILE *in, const char *name)
+{
+	char first[LINE_MAX_BYTES] = "";
+
+	if (strcmp(name, "auto")) {
+		for (size_t i = 0; i < N_FORMATS; i++)
+			if (!strcmp(formats[i].name, name))
+				return &formats[i];
+		return NULL;
+	}
+	if (fgets(first, sizeof(first), in))
+		rewind(in);
+	for (size_t i = 0; i < N_FORMATS; i++)
+		if (formats[i].detect(first))
+			return &formats[i];
+	return NULL;
+}
+
+/* Arrival times non-decreasing, moved to start at 0 when they are dates,
+ * divided by speed. */
+static int settle(struct wl_trace *t, const char *path, bool dates,
+		  double speed, struct err *e)
+{
+	double t0;
+
 	if (t->n == 0)
 		return err_set(e, "%s: the arrival trace has no rows", path);
+	t0 = dates ? t->rows[0].arrive_s : 0;
+	for (size_t i = 1; i < t->n; i++)
+		if (t->rows[i].arrive_s < t->rows[i - 1].arrive_s)
+			return err_set(e, "%s: request %zu: expected an arrival "
+				       "time >= the one before (%.6f s), got "
+				       "%.6f s: sort the trace by time", path,
+				       i + 1, t->rows[i - 1].arrive_s - t0,
+				       t->rows[i].arrive_s - t0);
+	for (size_t i = 0; i < t->n; i++)
+		t->rows[i].arrive_s = (t->rows[i].arrive_s - t0) / speed;
 	return 0;
-fail:
+}
+
+int wl_trace_load(struct wl_trace *t, const char *path, const char *format,
+		  double speed, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	const struct wl_format *fmt;
+	int rc;
+
+	*t = (struct wl_trace){ 0 };
+	if (!f)
+		return err_set(e, "%s: cannot read arrival trace: %s", path,
+			       strerror(errno));
+	if (!(fmt = format_of(f, format))) {
+		fclose(f);
+		return err_set(e, "%s: unknown trace format \"%s\"", path,
+			       format);
+	}
+	t->format = fmt->name;
+	rc = fmt->read(f, path, t, e);
 	fclose(f);
-	wl_trace_release(t);
-	return -1;
+	if (rc < 0 || settle(t, path, fmt->dates, speed, e) < 0) {
+		wl_trace_release(t);
+		return -1;
+	}
+	return 0;
 }
 
 void wl_trace_release(struct wl_trace *t)

@@ -205,8 +205,8 @@ static void run_bad_input(void)
 		{ "trace with a negative length", NULL,
 		  "--set /tenants/0/workload='{\"arrival\":\"trace\","
 		  "\"trace\":\"arrivals.csv\"}'",
-		  "arrivals.csv:3: output_tokens: expected a number >= 1, got "
-		  "\"-5\"" },
+		  "arrivals.csv:3: output_tokens: expected a whole number of "
+		  "tokens in [1, 1e+07], got \"-5\"" },
 		{ "acceptance trace with a bad bit", NULL,
 		  "--set '/tenants/0/acceptance={\"model\":\"trace\","
 		  "\"file\":\"bits.txt\"}'",

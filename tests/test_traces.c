@@ -1,0 +1,133 @@
+/* test_traces.c: arrival traces in every format of sim/workload.c: each
+ * read by its header's names (auto-detected), dates made relative, times
+ * in ms made seconds, failures skipped and counted, replay speed, and
+ * every bad row named by file, line and column. */
+#include "harness.h"
+
+#include "cfg.h"
+#include "workload.h"
+
+#include <string.h>
+
+static void azure(void)
+{
+	struct wl_trace t;
+	struct err e;
+	const char *p = t_write("azure.csv",
+		"TIMESTAMP,ContextTokens,GeneratedTokens\n"
+		"2023-11-16 18:15:46.6805900,374,44\n"
+		"2023-11-16 18:15:47.1805900,396,109\n"
+		"2023-11-16 18:16:01.0000000,879,20\n");
+
+	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, &e) == 0, "%s", e.msg);
+	CHECK(t.n == 3 && !strcmp(t.format, "azure"));
+	if (t.n == 3) {
+		CHECK_NEAR(t.rows[0].arrive_s, 0, 1e-9);
+		CHECK_NEAR(t.rows[1].arrive_s, 0.5, 1e-6);
+		CHECK_NEAR(t.rows[2].arrive_s, 14.31941, 1e-6);
+		CHECK(t.rows[2].prompt == 879 && t.rows[2].output == 20);
+	}
+	wl_trace_release(&t);
+	/* twice as fast */
+	CHECK(wl_trace_load(&t, p, "azure", 2, &e) == 0 && t.n == 3 &&
+	      fabs(t.rows[1].arrive_s - 0.25) < 1e-6);
+	wl_trace_release(&t);
+	p = t_write("azure-bad.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+		    "2023-11-16 18:15:46,374,44\n16/11/2023 18:15,396,109\n");
+	CHECK(wl_trace_load(&t, p, "auto", 1, &e) < 0 &&
+	      strstr(e.msg, "azure-bad.csv:3: TIMESTAMP: expected a date and "
+		     "time YYYY-MM-DD HH:MM:SS[.fraction], got \"16/11/2023"));
+}
+
+static void burstgpt(void)
+{
+	struct wl_trace t;
+	struct err e;
+	const char *p = t_write("burst.csv",
+		"Timestamp,Model,Request tokens,Response tokens,Total tokens,"
+		"Log Type\n"
+		"5,ChatGPT,472,18,490,Conversation log\n"
+		"45,ChatGPT,1087,0,1087,Conversation log\n"
+		"118,GPT-4,417,276,693,API log\n");
+
+	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, &e) == 0, "%s", e.msg);
+	CHECK(t.n == 2 && t.skipped == 1 && !strcmp(t.format, "burstgpt"));
+	if (t.n == 2)
+		CHECK(t.rows[0].arrive_s == 5 && t.rows[1].arrive_s == 118 &&
+		      t.rows[1].prompt == 417 && t.rows[1].output == 276);
+	wl_trace_release(&t);
+	p = t_write("burst-cols.csv", "Timestamp,Model,Response tokens\n"
+		    "5,ChatGPT,18\n");
+	CHECK(wl_trace_load(&t, p, "burstgpt", 1, &e) < 0 &&
+	      strstr(e.msg, "burst-cols.csv:1: expected a column \"Request "
+		     "tokens\" in the header"));
+}
+
+static void mooncake(void)
+{
+	struct wl_trace t;
+	struct err e;
+	const char *p = t_write("moon.jsonl",
+		"{\"timestamp\": 0, \"input_length\": 6955, \"output_length\": 52,"
+		" \"hash_ids\": [46, 47]}\n"
+		"{\"timestamp\": 27482, \"input_length\": 6472, "
+		"\"output_length\": 26, \"hash_ids\": [46]}\n");
+
+	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, &e) == 0, "%s", e.msg);
+	CHECK(t.n == 2 && !strcmp(t.format, "mooncake") &&
+	      fabs(t.rows[1].arrive_s - 27.482) < 1e-9 &&
+	      t.rows[0].prompt == 6955);
+	wl_trace_release(&t);
+	p = t_write("moon-bad.jsonl", "{\"timestamp\": 0, \"input_length\": 5, "
+		    "\"output_length\": 1}\n{\"timestamp\": 1, \"input_length\": 5}\n");
+	CHECK(wl_trace_load(&t, p, "auto", 1, &e) < 0 &&
+	      strstr(e.msg, "moon-bad.jsonl:2: /output_length: expected a whole "
+		     "number of tokens >= 1, got nothing"));
+}
+
+/* The project's CSV: unsorted times are an error, not moved. */
+static void unsorted(void)
+{
+	struct wl_trace t;
+	struct err e;
+	const char *p = t_write("a.csv", "arrival_s,prompt_tokens,output_tokens\n"
+				"0.5,10,10\n2.0,10,10\n1.0,10,10\n");
+
+	CHECK(wl_trace_load(&t, p, "auto", 1, &e) < 0 &&
+	      strstr(e.msg, "a.csv: request 3: expected an arrival time >= the "
+		     "one before (2.000000 s), got 1.000000 s: sort the trace"));
+}
+
+/* A config names the format and the speed; with another arrival they
+ * are refused. */
+static void config_keys(void)
+{
+	const char *p = t_write("moon2.jsonl", "{\"timestamp\": 1000, "
+		"\"input_length\": 10, \"output_length\": 5}\n");
+	char set[1024];
+	const char *one[] = { set };
+	const char *bad[] = { "/tenants/0/workload/trace_speed=2" };
+	struct cfg c;
+	struct err e;
+
+	snprintf(set, sizeof(set), "/tenants/0/workload={\"arrival\": "
+		 "\"trace\", \"trace\": \"%s\", \"trace_format\": \"mooncake\", "
+		 "\"trace_speed\": 4}", p);
+	CHECK_MSG(cfg_load(&c, "tests/data/small.json", one, 1, &e) == 0, "%s",
+		  e.msg);
+	CHECK(c.groups[0].wl_trace.n == 1 &&
+	      c.groups[0].wl_trace.rows[0].arrive_s == 0.25);
+	cfg_release(&c);
+	CHECK(cfg_load(&c, "tests/data/small.json", bad, 1, &e) < 0 &&
+	      strstr(e.msg, "/tenants/0/workload/trace_speed: expected nothing: "
+		     "it reads an arrival trace"));
+}
+
+const struct tcase traces_tests[] = {
+	{ "traces: Azure's dates, made relative, at any speed", azure },
+	{ "traces: BurstGPT by its header, failures skipped", burstgpt },
+	{ "traces: Mooncake's JSON lines, ms to s", mooncake },
+	{ "traces: unsorted arrival times are an error", unsorted },
+	{ "traces: a config names the format and the speed", config_keys },
+	{ 0 },
+};
