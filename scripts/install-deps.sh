@@ -1,5 +1,5 @@
 #!/bin/sh
-# install-deps.sh [--check] [fuzz]: makes sure hybridspec's Debian packages
+# install-deps.sh [--check] [fuzz] [mpi]: makes sure hybridspec's Debian packages
 # are here and that the toolchains they make up work.
 #
 # First it installs the missing packages with apt-get (as root or through
@@ -7,25 +7,30 @@
 # each toolchain by use, not by package lists: a C program built against GSL
 # and jansson and run natively and under valgrind, a static C program built
 # for aarch64 and run under qemu-aarch64, a PNG with text drawn by gnuplot,
-# jq reading JSON, curl and unzip for fetch-models.sh, and with "fuzz" a libFuzzer target built by clang and run
-# once. A check that fails names the package that is missing and exits 1.
+# jq reading JSON, curl and unzip for fetch-models.sh, with "fuzz" a
+# libFuzzer target built by clang and run once, and with "mpi" a program
+# built by mpicc and run on two mpirun ranks. A check that fails names the
+# package that is missing and exits 1.
 # Quiet when all is well.
 #
 #   --check  install nothing, only check (what a fresh machine lacks shows)
 #   fuzz     also what `make fuzz` needs (clang and its libFuzzer runtime)
+#   mpi      also what `make MPI=1` and its tests need (OpenMPI; CI runs them)
 set -eu
 
 check_only=0
 fuzz=0
+mpi=0
 for a in "$@"; do
 	case $a in
 	--check) check_only=1 ;;
 	fuzz) fuzz=1 ;;
+	mpi) mpi=1 ;;
 	-h | --help)
-		sed -n '2,15s/^# \{0,1\}//p' "$0"
+		sed -n '2,18s/^# \{0,1\}//p' "$0"
 		exit 0 ;;
 	*)
-		echo "install-deps: unknown argument '$a' (expected --check or fuzz)" >&2
+		echo "install-deps: unknown argument '$a' (expected --check, fuzz or mpi)" >&2
 		exit 2 ;;
 	esac
 done
@@ -40,6 +45,7 @@ need="build-essential pkg-config libgsl-dev libjansson-dev \
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind \
 gnuplot-nox fonts-dejavu-core jq curl unzip"
 [ $fuzz -eq 1 ] && need="$need clang libclang-rt-dev"
+[ $mpi -eq 1 ] && need="$need openmpi-bin libopenmpi-dev"
 
 # the GPU path is built only where the CUDA toolkit is (not a Debian
 # package of this archive): say so, do not fail
@@ -168,6 +174,21 @@ if [ $fuzz -eq 1 ]; then
 	tool clang clang &&
 		check "clang's libFuzzer" libclang-rt-dev sh -c \
 			'clang -fsanitize=fuzzer,address,undefined -o fz fz.c && ./fz -runs=1' || :
+fi
+
+if [ $mpi -eq 1 ]; then
+	printf '%s\n' '#include <mpi.h>' \
+		'int main(int argc, char **argv) {' \
+		'	int n = 0;' \
+		'	MPI_Init(&argc, &argv);' \
+		'	MPI_Comm_size(MPI_COMM_WORLD, &n);' \
+		'	MPI_Finalize();' \
+		'	return n != 2;' \
+		'}' >mpi.c
+	tool mpicc libopenmpi-dev && tool mpirun openmpi-bin &&
+		check "an MPI program on two ranks" "openmpi-bin libopenmpi-dev" \
+			sh -c 'mpicc -o mpi mpi.c && mpirun --allow-run-as-root \
+				--oversubscribe -np 2 ./mpi' || :
 fi
 
 if [ $bad -ne 0 ]; then

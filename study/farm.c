@@ -338,7 +338,7 @@ void farm_mpi_share(int *status, char *buf, size_t n)
 
 void farm_mpi_sum(size_t *v, int n)
 {
-	unsigned long long mine[8], all[8];
+	unsigned long long mine[8] = { 0 }, all[8];
 
 	HS_ASSERT(n <= 8);
 	for (int i = 0; i < n; i++)
