@@ -291,7 +291,7 @@ static int collect(const struct job *j, json_t *searches,
 
 /* Rank 0: the searches read back and the folder written and put in
  * place, or dropped. */
-static void finish(const struct job *j, struct od *o, const char *dir,
+static void finish(const struct job *j, struct od *o,
 		   struct plandir_result *r, struct err *e)
 {
 	json_t *searches = json_array();
@@ -305,11 +305,12 @@ static void finish(const struct job *j, struct od *o, const char *dir,
 	} else if (report(j->p, o, searches, pts, n_pts, r, e) < 0) {
 		od_abort(o); /* report took searches */
 		r->status = PLANDIR_BAD;
-	} else if (od_commit(o, e) < 0) {
-		r->status = PLANDIR_BAD;
 	} else {
-		r->status = r->answer ? PLANDIR_ANSWER : PLANDIR_NONE;
-		r->front_drawn = r->answer && draw_front(dir);
+		/* drawn before the folder is put in place: its manifest lists
+		 * the picture too */
+		r->front_drawn = r->answer && draw_front(o->tmp);
+		r->status = od_commit(o, e) < 0 ? PLANDIR_BAD
+			    : r->answer ? PLANDIR_ANSWER : PLANDIR_NONE;
 	}
 	r->n_points = n_pts;
 	free(pts);
@@ -356,7 +357,7 @@ void plandir_run(const struct plan *p, const struct plandir_opts *o,
 		if (r->status)
 			od_abort(&od);
 		else if (o->rank == 0)
-			finish(&j, &od, o->dir, r, e);
+			finish(&j, &od, r, e);
 	}
 	free(cands);
 }
