@@ -21,35 +21,45 @@
 static const struct shape shapes[] = {
 	{ .name = "llama2-7b", .arch = "llama", .dim = 4096, .hidden = 11008,
 	  .n_layers = 32, .n_heads = 32, .n_kv_heads = 32, .vocab = 32000,
+	  .context = 4096,
 	  .source = HF("meta-llama/Llama-2-7b-hf") },
 	{ .name = "llama2-13b", .arch = "llama", .dim = 5120, .hidden = 13824,
 	  .n_layers = 40, .n_heads = 40, .n_kv_heads = 40, .vocab = 32000,
+	  .context = 4096,
 	  .source = HF("meta-llama/Llama-2-13b-hf") },
 	{ .name = "llama2-70b", .arch = "llama", .dim = 8192, .hidden = 28672,
 	  .n_layers = 80, .n_heads = 64, .n_kv_heads = 8, .vocab = 32000,
+	  .context = 4096,
 	  .source = HF("meta-llama/Llama-2-70b-hf") },
 	{ .name = "llama3-8b", .arch = "llama", .dim = 4096, .hidden = 14336,
 	  .n_layers = 32, .n_heads = 32, .n_kv_heads = 8, .vocab = 128256,
+	  .context = 8192,
 	  .source = HF("meta-llama/Meta-Llama-3-8B") },
 	{ .name = "llama3-70b", .arch = "llama", .dim = 8192, .hidden = 28672,
 	  .n_layers = 80, .n_heads = 64, .n_kv_heads = 8, .vocab = 128256,
+	  .context = 8192,
 	  .source = HF("meta-llama/Meta-Llama-3-70B") },
 	{ .name = "qwen2.5-7b", .arch = "qwen2", .dim = 3584, .hidden = 18944,
 	  .n_layers = 28, .n_heads = 28, .n_kv_heads = 4, .vocab = 152064,
-	  .qkv_bias = true, .source = HF("Qwen/Qwen2.5-7B") },
+	  .qkv_bias = true, .context = 131072,
+	  .source = HF("Qwen/Qwen2.5-7B") },
 	{ .name = "mistral-7b", .arch = "mistral", .dim = 4096, .hidden = 14336,
 	  .n_layers = 32, .n_heads = 32, .n_kv_heads = 8, .vocab = 32000,
+	  .context = 32768,
 	  .source = HF("mistralai/Mistral-7B-v0.1") },
 	{ .name = "mixtral-8x7b", .arch = "mixtral", .dim = 4096,
 	  .hidden = 14336, .n_layers = 32, .n_heads = 32, .n_kv_heads = 8,
 	  .vocab = 32000, .n_experts = 8, .n_active = 2,
+	  .context = 32768,
 	  .source = HF("mistralai/Mixtral-8x7B-v0.1") },
 	{ .name = "smollm2-135m", .arch = "llama", .dim = 576, .hidden = 1536,
 	  .n_layers = 30, .n_heads = 9, .n_kv_heads = 3, .vocab = 49152,
-	  .tied = true, .source = HF("HuggingFaceTB/SmolLM2-135M-Instruct") },
+	  .tied = true, .context = 8192,
+	  .source = HF("HuggingFaceTB/SmolLM2-135M-Instruct") },
 	{ .name = "smollm2-1.7b", .arch = "llama", .dim = 2048, .hidden = 8192,
 	  .n_layers = 24, .n_heads = 32, .n_kv_heads = 32, .vocab = 49152,
-	  .tied = true, .source = HF("HuggingFaceTB/SmolLM2-1.7B") },
+	  .tied = true, .context = 8192,
+	  .source = HF("HuggingFaceTB/SmolLM2-1.7B") },
 	{ .name = "stories260K", .arch = "llama", .dim = 64, .hidden = 172,
 	  .n_layers = 5, .n_heads = 8, .n_kv_heads = 4, .vocab = 512,
 	  .tied = true, .source = "the header of llama2.c's stories260K.bin" },
@@ -217,6 +227,15 @@ static int hf_int(struct jx *x, json_t *doc, const char *key, long long def,
 	return 0;
 }
 
+/* max_position_embeddings, when the file says (else 0: not known). */
+static int hf_context(struct jx *x, json_t *doc, int *out)
+{
+	*out = 0;
+	if (!json_is_integer(json_object_get(doc, "max_position_embeddings")))
+		return 0;
+	return hf_int(x, doc, "max_position_embeddings", 0, out);
+}
+
 static int load_hf(struct shape *s, const char *path, struct err *e)
 {
 	static const char *const types[] = { "llama", "mistral", "qwen2",
@@ -241,6 +260,7 @@ static int load_hf(struct shape *s, const char *path, struct err *e)
 		   &s->n_kv_heads) < 0 ||
 	    hf_int(&x, doc, "head_dim", s->dim / s->n_heads, &s->head_dim) < 0 ||
 	    hf_int(&x, doc, "vocab_size", JX_REQUIRED_INT, &s->vocab) < 0 ||
+	    hf_context(&x, doc, &s->context) < 0 ||
 	    jx_bool(&x, doc, "", "tie_word_embeddings", 0, &s->tied) < 0 ||
 	    jx_bool(&x, doc, "", "attention_bias", type == 2 || type == 4,
 		    &s->qkv_bias) < 0)
@@ -339,7 +359,8 @@ static int load_gguf(struct shape *s, const char *path, struct err *e)
 		     &s->n_kv_heads, e) < 0 ||
 	    gguf_dim(&g, arch, "attention.key_length", s->dim / s->n_heads,
 		     &s->head_dim, e) < 0 ||
-	    gguf_dim(&g, arch, "expert_count", 0, &s->n_experts, e) < 0)
+	    gguf_dim(&g, arch, "expert_count", 0, &s->n_experts, e) < 0 ||
+	    gguf_dim(&g, arch, "context_length", 0, &s->context, e) < 0)
 		goto out;
 	/* the vocabulary: the metadata's, else the tokenizer's length */
 	if ((toks = gguf_get(&g, "tokenizer.ggml.tokens")) &&

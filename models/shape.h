@@ -22,6 +22,9 @@ struct shape {
 	int n_kv_heads;
 	int head_dim;    /* width of one head; dim / n_heads unless given */
 	int vocab;
+	int context;     /* positions it was trained for (config.json's
+			    max_position_embeddings, GGUF's context_length);
+			    0: not known */
 	bool tied;       /* the classifier is the embedding table */
 	bool qkv_bias;   /* Q, K and V projections carry biases (Qwen2) */
 	int n_experts;   /* experts per MoE layer; 0: dense */

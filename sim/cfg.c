@@ -911,8 +911,8 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 {
 	static const char *const keys[] = { "replicas", "router", "policy",
 		"max_batch_tokens", "prefill_chunk_tokens", "window_s",
-		"kv_capacity_tokens", "model", "weight_bytes", "tp", "link",
-		"gpu", NULL };
+		"kv_capacity_tokens", "context_tokens", "model", "weight_bytes",
+		"tp", "link", "gpu", NULL };
 	static const char *const routers[] = { "round_robin", "least_loaded",
 					       NULL };
 	char cp[JX_PTR_MAX];
@@ -931,6 +931,11 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 	    jx_num(x, v, p, "window_s", JX_NONNEG, 0.002, &out->window_s) < 0 ||
 	    read_model(x, v, p, "model", shape_find("llama2-7b"), "llama2-7b",
 		       &out->model) < 0 ||
+	    ((out->model.context > 0 || json_object_get(v, "context_tokens")) &&
+	     jx_int(x, v, p, "context_tokens", 1, 1LL << 32,
+		    out->model.context > 0 ? out->model.context
+					   : JX_REQUIRED_INT,
+		    &out->context_tokens) < 0) ||
 	    jx_num(x, v, p, "weight_bytes", JX_POS, 2, &out->weight_bytes) < 0 ||
 	    jx_int(x, v, p, "tp", 1, 64, 1, &tp) < 0 ||
 	    read_gpu(x, object_or_new(v, "gpu"), jx_child(cp, p, "gpu"),
@@ -1011,6 +1016,17 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 		kvd = fmax(kvd, 2 * shape_kv_elems_per_token(&d->model));
 	}
 	kv += kvd;
+	if (big && longest && cl->context_tokens > 0 &&
+	    need > (double)cl->context_tokens)
+		return err_set(x->err, "%s: /tenants/%zu/workload: its longest "
+			       "request, %.0f tokens (prompt and output%s), "
+			       "exceeds the %lld positions of /cloud/"
+			       "context_tokens (%s's context): shorten it, or "
+			       "give a model with a longer context", x->file,
+			       (size_t)(big - c->groups), need,
+			       big->workload.arrival == ARRIVAL_TRACE
+				       ? ", a row of its trace" : "",
+			       cl->context_tokens, cl->model.name);
 	if (check_fit(x, cl, wd, kv, need) < 0)
 		return -1;
 	holds = floor((cl->tp * mem - w - wd) / kv);

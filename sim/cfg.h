@@ -228,6 +228,9 @@ struct cfg_cloud {
 	long long prefill_chunk_tokens; /* largest prefill piece per iteration */
 	double window_s;              /* window policy: wait to fill a batch */
 	long long kv_capacity_tokens; /* per replica */
+	long long context_tokens; /* the positions a request may span: the
+				     model's context unless given; 0: not
+				     known (no limit) */
 	struct shape model;           /* the target model */
 	double weight_bytes;          /* bytes per target weight (2: FP16) */
 	int tp;                       /* GPUs a replica, tensor-parallel */

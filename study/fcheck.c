@@ -3,8 +3,10 @@
  * A check builds a config (JSON text) with a verification-cost table that
  * makes every iteration cost exactly v where the formula assumes a
  * constant, runs the simulator in-process and compares one figure of its
- * summary with the formula's. The list grows by doubling; its rows keep
- * the order the checks ran in. */
+ * summary with the formula's. Its requests run long (tens of thousands of
+ * tokens: the steady state), so each config states a context that holds
+ * them. The list grows by doubling; its rows keep the order the checks
+ * ran in. */
 #define _XOPEN_SOURCE 700
 #include "fcheck.h"
 
@@ -100,7 +102,8 @@ static json_t *run_spec(const struct spec_case *k, struct err *e)
 		 " 1e-5, \"passes\": \"ideal\"}, \"workload\": {\"requests\": 1, \"prompt_tokens\": 16,"
 		 " \"output_tokens\": %ld}, \"acceptance\": {\"alpha\": %.17g},"
 		 " \"wan\": {\"rtt_s\": %.17g, \"up_bps\": %g, \"down_bps\": %g}}],"
-		 " \"cloud\": {\"policy\": \"dedicated\", \"gpu\": %s}}", k->kind,
+		 " \"cloud\": {\"context_tokens\": 1000000, \"policy\": \"dedicated\","
+		 " \"gpu\": %s}}", k->kind,
 		 k->gamma, k->window, strcmp(k->kind, "cloud_spec") ? ""
 		 : check_draft(k->d, 0), k->tenants, k->d,
 		 k->out_tokens, k->alpha, k->rtt, BPS, BPS, check_gpu(k->v, 0));
@@ -303,7 +306,8 @@ static int check_queueing(struct fcheck_list *cs, struct err *e)
 			 " %.17g, \"requests\": 1000000, \"prompt_tokens\": 16,"
 			 " \"output_tokens\": 1}, \"wan\": {\"rtt_s\": %g,"
 			 " \"up_bps\": %g, \"down_bps\": %g}}],"
-			 " \"cloud\": {\"max_batch_tokens\": 16, \"gpu\":"
+			 " \"cloud\": {\"context_tokens\": 1000000,"
+			 " \"max_batch_tokens\": 16, \"gpu\":"
 			 " %s}}", n, rhos[i] / (v * n), rtt, BPS,
 			 BPS, check_gpu(v, 0));
 		if (!(sum = simulate(text, e)))
@@ -338,7 +342,8 @@ static double saturated(const char *kind, int gamma, double t0, double t1,
 		 "\"prefill_per_token_s\": 1e-5}, \"workload\": {\"requests\": 1,"
 		 " \"prompt_tokens\": 1, \"output_tokens\": 100000},"
 		 " \"acceptance\": {\"alpha\": 0.8}, \"wan\": {\"rtt_s\": 0.05}}],"
-		 " \"cloud\": {\"max_batch_tokens\": 64, \"kv_capacity_tokens\":"
+		 " \"cloud\": {\"context_tokens\": 1000000,"
+		 " \"max_batch_tokens\": 64, \"kv_capacity_tokens\":"
 		 " 100000000, \"gpu\": %s}}", horizon, kind, gamma,
 		 strcmp(kind, "cloud_spec") ? "" : check_draft(d0, d1),
 		 check_gpu(t0, t1));

@@ -570,7 +570,7 @@ static void adaptive_converges(void)
 		"                \"output_tokens\": 6000},"
 		"   \"acceptance\": {\"model\": \"iid\", \"alpha\": 0.8},"
 		"   \"wan\": {\"rtt_s\": 0.1}}],"
-		" \"cloud\": {\"replicas\": 1,"
+		" \"cloud\": {\"replicas\": 1, \"context_tokens\": 8192,"
 		"   \"gpu\": {\"pricing\": \"roofline\"}}}";
 	const char *kinds[] = { "/protocol/kind=sync", "/protocol/kind=async" };
 

@@ -123,11 +123,38 @@ static void config_keys(void)
 		     "it reads an arrival trace"));
 }
 
+/* A request longer than the model's context is refused, from a trace or
+ * from the lengths; /cloud/context_tokens states a longer one. */
+static void context(void)
+{
+	char set[1024];
+	const char *trace[] = { set };
+	const char *lengths[] = { "/tenants/0/workload/prompt_tokens=30000" };
+	const char *longer[] = { "/tenants/0/workload/prompt_tokens=30000",
+				 "/cloud/context_tokens=32768" };
+	struct cfg c;
+	struct err e;
+
+	snprintf(set, sizeof(set), "/tenants/0/workload={\"arrival\": "
+		 "\"trace\", \"trace\": \"%s\"}", t_write("long.csv",
+		 "0,100,10\n1,4000,200\n"));
+	CHECK(cfg_load(&c, "configs/paper/cloud_only.json", trace, 1, &e) < 0 &&
+	      strstr(e.msg, "/tenants/0/workload: its longest request, 4200 "
+		     "tokens (prompt and output, a row of its trace), exceeds "
+		     "the 4096 positions of /cloud/context_tokens (llama2-7b's"));
+	CHECK(cfg_load(&c, "configs/paper/cloud_only.json", lengths, 1, &e) < 0 &&
+	      strstr(e.msg, "its longest request, 30256 tokens"));
+	CHECK_MSG(cfg_load(&c, "configs/paper/cloud_only.json", longer, 2, &e) == 0,
+		  "%s", e.msg);
+	cfg_release(&c);
+}
+
 const struct tcase traces_tests[] = {
 	{ "traces: Azure's dates, made relative, at any speed", azure },
 	{ "traces: BurstGPT by its header, failures skipped", burstgpt },
 	{ "traces: Mooncake's JSON lines, ms to s", mooncake },
 	{ "traces: unsorted arrival times are an error", unsorted },
 	{ "traces: a config names the format and the speed", config_keys },
+	{ "traces: a request beyond the model's context is refused", context },
 	{ 0 },
 };
