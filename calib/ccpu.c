@@ -15,6 +15,7 @@
 #include "spec.h"
 #include "synth.h"
 #include "mem.h"
+#include "order.h"
 
 #include <gsl/gsl_fit.h>
 #include <math.h>
@@ -78,13 +79,6 @@ void calib_model_release(struct calib_model *c)
 	if (c->pool)
 		kpool_free(c->pool);
 	memset(c, 0, sizeof(*c));
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* What is timed: a draft step, a block, or a prefill of n tokens. */
@@ -151,7 +145,7 @@ static double median_s(struct calib_model *c, struct llama_state *st,
 		if (k >= 100000)
 			break;
 	}
-	qsort(t, (size_t)k, sizeof(double), cmp_double);
+	qsort(t, (size_t)k, sizeof(double), order_cmp_double);
 	med = k % 2 ? t[k / 2] : 0.5 * (t[k / 2 - 1] + t[k / 2]);
 	if (upper_s)
 		*upper_s = t[(3 * k) / 4];

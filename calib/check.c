@@ -21,6 +21,7 @@
 #include "spec.h"
 #include "synth.h"
 #include "mem.h"
+#include "order.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -99,13 +100,6 @@ static int sim_itl_s(json_t *profile, int np, int steps, double *itl,
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The profile's draft points and the real generation are timed in rounds
  * (each point once, then one generation), each the median over the rounds,
  * for the reason time_rounds gives; the profile's draft table and fit are
@@ -149,7 +143,7 @@ static int check_edge(struct check *k, const struct check_opts *o,
 	llama_state_release(&st);
 	sec = json_array();
 	for (int i = 0; i < NCTX; i++) {
-		qsort(td[i], (size_t)rounds, sizeof(double), cmp_double);
+		qsort(td[i], (size_t)rounds, sizeof(double), order_cmp_double);
 		cx[i] = ctx[i];
 		ct[i] = td[i][rounds / 2];
 		json_array_append_new(sec, json_real(ct[i]));
@@ -159,7 +153,7 @@ static int check_edge(struct check *k, const struct check_opts *o,
 
 		for (int r = 0; r < rounds; r++)
 			v[r] = tg[r][j];
-		qsort(v, (size_t)rounds, sizeof(double), cmp_double);
+		qsort(v, (size_t)rounds, sizeof(double), order_cmp_double);
 		meas += v[rounds / 2];
 	}
 	meas /= steps - 1;
@@ -207,7 +201,7 @@ static void time_rounds(struct calib_model *c, struct llama_state *st,
 	for (int i = 0; i < CELLS; i++) {
 		double *v = t + (size_t)i * rounds;
 
-		qsort(v, (size_t)rounds, sizeof(double), cmp_double);
+		qsort(v, (size_t)rounds, sizeof(double), order_cmp_double);
 		med[i] = v[rounds / 2];
 	}
 	free(t);

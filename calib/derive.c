@@ -25,6 +25,7 @@
 #include "mem.h"
 #include "prof.h"
 #include "shape.h"
+#include "order.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -295,18 +296,6 @@ static double predict_s(const struct calib_figure *f, const double fit[4],
 	return (fit[0] + FIGURE_CTX * fit[1]) * f->weight_bytes / pm->bytes;
 }
 
-static double median(double *v, int n)
-{
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-			double t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The device's correction for prefill (which 1) or decode (0): the median
  * of published over datasheet-predicted seconds over its used figures but
  * `skip` (-1: none); 0 when it has none */
@@ -320,7 +309,7 @@ static double own_factor(const struct calib_device *d, int which,
 		if (d->fig[i].used && d->fig[i].prefill == which && i != skip)
 			v[n++] = 1 / d->fig[i].tokens_per_s /
 				 predict_s(&d->fig[i], fit, pm);
-	return n ? median(v, n) : 0;
+	return n ? order_median(v, (size_t)n) : 0;
 }
 
 /* fit[] of `measured` scaled by the ratios */
@@ -372,7 +361,7 @@ static void library_factor(const json_t *measured, const char *path,
 		}
 	calib_device_names_free(names);
 	for (int w = 0; w < 2; w++)
-		out[w] = n[w] ? median(v[w], n[w]) : 0;
+		out[w] = n[w] ? order_median(v[w], (size_t)n[w]) : 0;
 }
 
 /* a copy of {axis, seconds} with every time multiplied by r */

@@ -29,6 +29,7 @@
 #include "report.h"
 #include "shape.h"
 #include "sweep.h"
+#include "order.h"
 
 #include <errno.h>
 #include <math.h>
@@ -416,13 +417,6 @@ static bool counts(const struct gcheck_row *row, enum gcheck_class cls,
 	       (by == GCHECK_ALL || !strcmp(by_key[by](row), value));
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 struct gcheck_stat gcheck_stat(const struct gcheck_row *rows, size_t n,
 			       enum gcheck_class cls, enum gcheck_by by,
 			       const char *value)
@@ -434,9 +428,7 @@ struct gcheck_stat gcheck_stat(const struct gcheck_row *rows, size_t n,
 		if (counts(&rows[i], cls, by, value))
 			d[s.n++] = fabs(gcheck_ratio(&rows[i]) - 1);
 	if (s.n) {
-		qsort(d, s.n, sizeof(double), cmp_double);
-		s.median = s.n % 2 ? d[s.n / 2]
-				   : (d[s.n / 2 - 1] + d[s.n / 2]) / 2;
+		s.median = order_median(d, s.n); /* d sorted */
 		s.worst = d[s.n - 1];
 	}
 	free(d);

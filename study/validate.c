@@ -22,6 +22,7 @@
 #include "verifier.h"
 #include "wire.h"
 #include "mem.h"
+#include "order.h"
 
 #include <errno.h>
 #include <math.h>
@@ -354,13 +355,6 @@ struct vgrid {
 	double *med;           /* (nt x nc) seconds */
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void queue_blocks(struct verifier *v, int tokens, const int *text)
 {
 	struct err e;
@@ -424,7 +418,7 @@ static void verify_grid(const struct llama *m, const int *text, int gamma,
 			}
 	for (int p = 0; p < np; p++) {
 		qsort(s + (size_t)p * reps, (size_t)reps, sizeof(double),
-		      cmp_double);
+		      order_cmp_double);
 		g->med[p] = s[(size_t)p * reps + reps / 2];
 		if (p >= g->nc && g->med[p] < g->med[p - g->nc])
 			g->med[p] = g->med[p - g->nc];
@@ -560,7 +554,7 @@ static double probe_after_s(const struct val *v, double pause_s, bool spin,
 			t[r] = rt_now_s() - t0;
 		HS_ASSERT(it.tokens == v->probe_tokens);
 	}
-	qsort(t, (size_t)reps, sizeof(double), cmp_double);
+	qsort(t, (size_t)reps, sizeof(double), order_cmp_double);
 	med = t[reps / 2];
 	if (upper_s)
 		*upper_s = t[(3 * reps) / 4];
