@@ -18,6 +18,7 @@
 #include "jx.h"
 #include "mem.h"
 #include "optab.h"
+#include "order.h"
 #include "shape.h"
 
 #include <dirent.h>
@@ -68,17 +69,10 @@ static void series_release(struct series *s)
 	*s = (struct series){ 0 };
 }
 
-/* Linear in x over the series (clamped below, extrapolated above). */
+/* One of the series' arrays at x (gcurve_interp over its tokens). */
 static double series_at(const struct series *s, const double *v, double x)
 {
-	size_t i = 0;
-
-	if (s->n == 1 || x <= s->tok[0])
-		return v[0];
-	while (i + 2 < s->n && x >= s->tok[i + 1])
-		i++;
-	return v[i] + (v[i + 1] - v[i]) * (x - s->tok[i]) /
-		      (s->tok[i + 1] - s->tok[i]);
+	return gcurve_interp(s->tok, v, s->n, x);
 }
 
 /* Adds (x, a, b, c) to s kept ascending in x, averaging a repeated x
@@ -260,19 +254,6 @@ static void profile_curve(const struct model_prof *m,
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The GPU's curve: the median over its gated models at tp 1 but skip (an
  * index, or -1 for none). 0, or -1 when no model is left. */
 static int gpu_curve(const struct model_prof *m, size_t nm, long skip,
@@ -300,14 +281,14 @@ static int gpu_curve(const struct model_prof *m, size_t nm, long skip,
 	for (size_t i = 0; i < GCURVE_N; i++) {
 		for (size_t j = 0; j < k; j++)
 			v[j] = c[j].eff[i];
-		out->eff[i] = median(v, k);
+		out->eff[i] = order_median(v, k);
 		for (size_t j = 0; j < k; j++)
 			v[j] = c[j].eta_flops[i];
-		out->eta_flops[i] = median(v, k);
+		out->eta_flops[i] = order_median(v, k);
 	}
 	for (size_t j = 0; j < k; j++)
 		v[j] = c[j].eta_bw;
-	out->eta_bw = median(v, k);
+	out->eta_bw = order_median(v, k);
 	return 0;
 }
 
@@ -363,7 +344,7 @@ static void table_error(const struct optab *d, const struct optab *m,
 		v[i] = fabs(d->layers_s[i] / m->layers_s[i] - 1);
 		*worst = fmax(*worst, v[i]);
 	}
-	*med = median(v, GCURVE_N);
+	*med = order_median(v, GCURVE_N);
 }
 
 struct gpu_prof {

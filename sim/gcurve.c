@@ -54,17 +54,20 @@ const struct gcurve *gcurve_fitted(void)
 	return fitted;
 }
 
-double gcurve_at(const double *arr, double tokens)
+double gcurve_interp(const double *x, const double *y, size_t n, double v)
 {
 	size_t i = 0;
-	double w;
 
-	if (tokens <= gcurve_tok[0])
-		return arr[0];
-	while (i + 2 < GCURVE_N && tokens >= gcurve_tok[i + 1])
+	if (n == 1 || v <= x[0])
+		return y[0];
+	while (i + 2 < n && v >= x[i + 1])
 		i++;
-	w = (tokens - gcurve_tok[i]) / (gcurve_tok[i + 1] - gcurve_tok[i]);
-	return arr[i] + (arr[i + 1] - arr[i]) * w;
+	return y[i] + (y[i + 1] - y[i]) * (v - x[i]) / (x[i + 1] - x[i]);
+}
+
+double gcurve_at(const double *arr, double tokens)
+{
+	return gcurve_interp(gcurve_tok, arr, GCURVE_N, tokens);
 }
 
 static double ridge(const struct gpu_spec *g)

@@ -5,6 +5,8 @@
 #ifndef HS_GCURVE_H
 #define HS_GCURVE_H
 
+#include <stddef.h>
+
 struct gpu_spec;
 struct shape;
 
@@ -35,8 +37,10 @@ void gcurve_average(struct gcurve *c, const struct gpu_spec *g,
 /* g's fitted curve, or gcurve_average of the fitted ones. */
 void gcurve_for(struct gcurve *c, const struct gpu_spec *g);
 
-/* Interpolated at tokens in one of a curve's arrays over gcurve_tok
- * (linear, clamped below 1, extrapolated past the last point). */
+/* y (n >= 1 values over x, increasing) at v: linear, held at y[0] below
+ * x[0], extrapolated past the last point. */
+double gcurve_interp(const double *x, const double *y, size_t n, double v);
+/* gcurve_interp of one of a curve's arrays over gcurve_tok at tokens. */
 double gcurve_at(const double *arr, double tokens);
 
 /* Bytes and FLOPs of a model's layers (no embedding, no classifier) on one
