@@ -1,7 +1,8 @@
 /* ring.h: a growing FIFO ring of values of one type.
  *
  * RING_DEFINE(name, type) defines struct name { type *v; uint32_t head, n,
- * cap; } and static inline name_push, name_at, name_pop and name_release.
+ * cap; } and static inline name_push, name_push_front, name_at, name_pop
+ * and name_release.
  * The ring holds n values from v[head], wrapping at cap, a power of two
  * (or 0 before the first push), so a position is (head + i) & (cap - 1);
  * a push into a full ring doubles it, keeping the order. A zeroed struct is
@@ -21,7 +22,8 @@
 		uint32_t head, n, cap;                                        \
 	};                                                                    \
                                                                               \
-	static inline void name##_push(struct name *r, type x)               \
+	/* room for one more value */                                        \
+	static inline void name##_room(struct name *r)                       \
 	{                                                                     \
 		if (r->n == r->cap) {                                         \
 			uint32_t cap = r->cap ? 2 * r->cap : 8;               \
@@ -34,7 +36,21 @@
 			r->head = 0;                                          \
 			r->cap = cap;                                         \
 		}                                                             \
+	}                                                                     \
+                                                                              \
+	static inline void name##_push(struct name *r, type x)               \
+	{                                                                     \
+		name##_room(r);                                               \
 		r->v[(r->head + r->n++) & (r->cap - 1)] = x;                  \
+	}                                                                     \
+                                                                              \
+	/* x becomes the oldest value */                                     \
+	static inline void name##_push_front(struct name *r, type x)         \
+	{                                                                     \
+		name##_room(r);                                               \
+		r->head = (r->head - 1) & (r->cap - 1);                       \
+		r->v[r->head] = x;                                            \
+		r->n++;                                                       \
 	}                                                                     \
                                                                               \
 	/* the i-th oldest value, i < n; borrowed until the next push */     \

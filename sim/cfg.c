@@ -32,6 +32,10 @@ static const bool sched_deployed[] = { SCHED_LIST(SCHED_DEPLOYED) };
 #undef SCHED_NAME
 #undef SCHED_DEPLOYED
 
+#define KV_NAME(policy, name, ...) name,
+const char *const cfg_kv_names[] = { KV_LIST(KV_NAME) NULL };
+#undef KV_NAME
+
 const struct proto_caps *cfg_proto_caps(enum proto_kind k)
 {
 	HS_ASSERT(k < PROTO_N);
@@ -770,7 +774,7 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 {
 	static const char *const keys[] = { "preset", "name", "mem_bw_Bps",
-		"fp16_flops", "mem_bytes", "power_idle_w", "power_max_w",
+		"fp16_flops", "fp8_flops", "mem_bytes", "power_idle_w", "power_max_w",
 		"usd_per_hour", "eta_bw", "eta_flops", "overhead_s", "pricing",
 		"table", "tables", "wake", NULL };
 	static const char *const pricings[] = { "derived", "roofline", NULL };
@@ -805,6 +809,8 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 	    jx_num(x, v, p, "fp16_flops", JX_POS,
 		   base ? base->fp16_flops : JX_REQUIRED,
 		   &out->spec.fp16_flops) < 0 ||
+	    jx_num(x, v, p, "fp8_flops", JX_NONNEG, base ? base->fp8_flops : 0,
+		   &out->spec.fp8_flops) < 0 ||
 	    jx_num(x, v, p, "mem_bytes", JX_POS,
 		   base ? base->mem_bytes : JX_REQUIRED,
 		   &out->spec.mem_bytes) < 0 ||
@@ -906,18 +912,34 @@ static int check_fit(struct jx *x, const struct cfg_cloud *cl, double wd,
 		       GB(mem), fix[0] ? fix : "a GPU with more memory");
 }
 
+/* A GPU's activations at the largest step the budget allows (derived,
+ * not measured): max_batch_tokens tokens through a layer's widest
+ * tensors (the MLP's two projections, split over tp, and four of the
+ * width) in FP16, and FP32 logits for max_num_seqs sequences. The server's
+ * own runtime (CUDA context, graphs) is not in it. */
+static double activation_bytes(const struct cfg_cloud *cl)
+{
+	const struct shape *m = &cl->model;
+
+	return (double)cl->max_batch_tokens *
+		       (2.0 * m->hidden / cl->tp + 4.0 * m->dim) * 2 +
+	       (double)cl->max_num_seqs * m->vocab * 4;
+}
+
 static int read_cloud(struct jx *x, json_t *v, const char *p,
 		      struct cfg_cloud *out)
 {
 	static const char *const keys[] = { "replicas", "router", "policy",
-		"max_batch_tokens", "prefill_chunk_tokens", "window_s",
-		"kv_capacity_tokens", "context_tokens", "model", "weight_bytes",
-		"tp", "link", "gpu", NULL };
+		"max_batch_tokens", "prefill_chunk_tokens", "max_num_seqs",
+		"window_s", "kv_capacity_tokens", "kv_policy", "block_tokens",
+		"watermark", "gpu_memory_utilization", "activation_bytes",
+		"context_tokens", "model", "weight_dtype", "weight_bytes",
+		"kv_dtype", "tp", "link", "gpu", NULL };
 	static const char *const routers[] = { "round_robin", "least_loaded",
 					       NULL };
 	char cp[JX_PTR_MAX];
 	long long tp;
-	int router, policy;
+	int router, policy, kv, wd, kd;
 
 	if (jx_object(x, v, p, keys) < 0 ||
 	    jx_int(x, v, p, "replicas", 1, 1000000, 1, &out->replicas) < 0 ||
@@ -928,22 +950,42 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 		   &out->max_batch_tokens) < 0 ||
 	    jx_int(x, v, p, "prefill_chunk_tokens", 1, 1 << 24, 512,
 		   &out->prefill_chunk_tokens) < 0 ||
+	    jx_int(x, v, p, "max_num_seqs", 1, 1 << 24, 256,
+		   &out->max_num_seqs) < 0 ||
 	    jx_num(x, v, p, "window_s", JX_NONNEG, 0.002, &out->window_s) < 0 ||
+	    jx_enum(x, v, p, "kv_policy", cfg_kv_names, "paged", &kv) < 0 ||
+	    jx_int(x, v, p, "block_tokens", 1, 1 << 16, 16,
+		   &out->block_tokens) < 0 ||
+	    jx_num(x, v, p, "watermark", (struct jx_range){ 0, 1, false, false },
+		   0.01, &out->watermark) < 0 ||
+	    jx_num(x, v, p, "gpu_memory_utilization",
+		   (struct jx_range){ 0, 1, true, false }, 0.9,
+		   &out->gpu_memory_utilization) < 0 ||
 	    read_model(x, v, p, "model", shape_find("llama2-7b"), "llama2-7b",
 		       &out->model) < 0 ||
+	    jx_enum(x, v, p, "weight_dtype", gpu_dtype_names(), "fp16", &wd) < 0 ||
+	    jx_enum(x, v, p, "kv_dtype", gpu_dtype_names(), "fp16", &kd) < 0 ||
 	    ((out->model.context > 0 || json_object_get(v, "context_tokens")) &&
 	     jx_int(x, v, p, "context_tokens", 1, 1LL << 32,
 		    out->model.context > 0 ? out->model.context
 					   : JX_REQUIRED_INT,
 		    &out->context_tokens) < 0) ||
-	    jx_num(x, v, p, "weight_bytes", JX_POS, 2, &out->weight_bytes) < 0 ||
+	    jx_num(x, v, p, "weight_bytes", JX_POS,
+		   gpu_dtype_find(gpu_dtype_names()[wd])->bytes,
+		   &out->weight_bytes) < 0 ||
 	    jx_int(x, v, p, "tp", 1, 64, 1, &tp) < 0 ||
 	    read_gpu(x, object_or_new(v, "gpu"), jx_child(cp, p, "gpu"),
 		     &out->gpu) < 0)
 		return -1;
 	out->router = (enum router_kind)router;
 	out->policy = (enum sched_policy)policy;
+	out->kv_policy = (enum kv_policy)kv;
+	out->weight_dtype = gpu_dtype_find(gpu_dtype_names()[wd]);
+	out->kv_dtype = gpu_dtype_find(gpu_dtype_names()[kd]);
 	out->tp = (int)tp;
+	if (jx_num(x, v, p, "activation_bytes", JX_NONNEG,
+		   activation_bytes(out), &out->activation_bytes) < 0)
+		return -1;
 	/* the weights alone first: the groups' checks assume they fit */
 	return read_link(x, v, p, out) < 0 || check_fit(x, out, 0, 0, 0) < 0 ||
 	       read_table(x, json_object_get(v, "gpu"), jx_child(cp, p, "gpu"),
@@ -988,8 +1030,9 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 {
 	struct cfg_cloud *cl = &c->cloud;
 	double w = shape_params(&cl->model) * cl->weight_bytes, wd = 0;
-	double kv = 2 * shape_kv_elems_per_token(&cl->model), kvd = 0;
-	double need = 0, mem = cl->gpu.spec.mem_bytes, holds;
+	double kb = cl->kv_dtype->bytes;
+	double kv = kb * shape_kv_elems_per_token(&cl->model), kvd = 0;
+	double need = 0, mem = cl->gpu.spec.mem_bytes, holds, B;
 	const struct cfg_group *big = NULL;
 	bool longest = true;
 
@@ -1013,9 +1056,10 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 				cfg_draft_same(&c->groups[j].proto.draft, d);
 		if (!seen)
 			wd += shape_params(&d->model) * d->weight_bytes;
-		kvd = fmax(kvd, 2 * shape_kv_elems_per_token(&d->model));
+		kvd = fmax(kvd, kb * shape_kv_elems_per_token(&d->model));
 	}
 	kv += kvd;
+	cl->kv_token_bytes = kv;
 	if (big && longest && cl->context_tokens > 0 &&
 	    need > (double)cl->context_tokens)
 		return err_set(x->err, "%s: /tenants/%zu/workload: its longest "
@@ -1029,16 +1073,26 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 			       cl->context_tokens, cl->model.name);
 	if (check_fit(x, cl, wd, kv, need) < 0)
 		return -1;
-	holds = floor((cl->tp * mem - w - wd) / kv);
+	/* whole blocks of what the server's share of memory holds beside the
+	 * weights and the activations */
+	B = (double)cl->block_tokens;
+	holds = B * floor(fmax(0, cl->tp * (mem * cl->gpu_memory_utilization -
+					    cl->activation_bytes) - w - wd) /
+			  kv / B);
 	if (jx_int(x, v, "/cloud", "kv_capacity_tokens", 1, LLONG_MAX,
 		   (long long)holds, &cl->kv_capacity_tokens) < 0)
 		return -1;
 	if ((double)cl->kv_capacity_tokens > holds)
 		return err_set(x->err, "%s: /cloud/kv_capacity_tokens: %lld "
-			       "tokens do not fit: %d x %.1f GB beside %.1f GB of "
-			       "weights holds %.0f tokens of %.0f bytes each",
-			       x->file, cl->kv_capacity_tokens, cl->tp, GB(mem),
-			       GB(w + wd), holds, kv);
+			       "tokens do not fit: %d x %.1f GB x %g "
+			       "(gpu_memory_utilization), less %.2f GB of "
+			       "activations a GPU and %.1f GB of weights, "
+			       "holds %.0f tokens of %.0f bytes each in blocks "
+			       "of %lld", x->file, cl->kv_capacity_tokens, cl->tp,
+			       GB(mem), cl->gpu_memory_utilization,
+			       GB(cl->activation_bytes), GB(w + wd), holds, kv,
+			       cl->block_tokens);
+
 	if (big && (double)cl->kv_capacity_tokens < need)
 		return err_set(x->err, "%s: /cloud/kv_capacity_tokens: %lld "
 			       "tokens are fewer than one request of group \"%s\" "
@@ -1224,6 +1278,8 @@ int cfg_cloud_default(struct cfg_cloud *cl, const char *gpu,
 	const struct gpu_spec *g = gpu_preset_find(gpu);
 
 	*cl = (struct cfg_cloud){ .replicas = 1, .weight_bytes = 2, .tp = 1,
+		.weight_dtype = gpu_dtype_find("fp16"),
+		.kv_dtype = gpu_dtype_find("fp16"),
 		.gpu = { .eta_bw = 0.8, .eta_flops = 0.6, .overhead_s = 0.0005,
 			 .pricing = PRICING_ROOFLINE } };
 	if (!g)

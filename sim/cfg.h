@@ -202,6 +202,21 @@ bool cfg_sched_deployed(enum sched_policy p);
  * cfg_sched_names), or -1. */
 int cfg_name_find(const char *const *names, const char *name);
 
+/* How a replica holds the KV cache, a row each: X(POLICY, name, blocks,
+ * grow). The pool is kv_capacity_tokens in blocks of block_tokens; blocks
+ * (sim.c) is what a request needs to be admitted, grow whether a sequence
+ * takes blocks as its tokens arrive (preempting when none are free) or
+ * holds them from admission. docs/config.md says what each does. */
+#define KV_LIST(X)                                                        \
+	X(PAGED, "paged", kv_admit_paged, true)                           \
+	X(RESERVE, "reserve", kv_admit_reserve, false)
+
+#define KV_ENUM(policy, ...) KV_##policy,
+enum kv_policy { KV_LIST(KV_ENUM) KV_N };
+#undef KV_ENUM
+
+extern const char *const cfg_kv_names[]; /* by enum kv_policy */
+
 /* How a GPU without a measured table prices an iteration (cost.h). */
 enum gpu_pricing { PRICING_DERIVED, PRICING_ROOFLINE };
 
@@ -227,12 +242,27 @@ struct cfg_cloud {
 	long long max_batch_tokens;   /* token budget of one iteration */
 	long long prefill_chunk_tokens; /* largest prefill piece per iteration */
 	double window_s;              /* window policy: wait to fill a batch */
-	long long kv_capacity_tokens; /* per replica */
+	long long max_num_seqs;       /* sequences a replica holds at once */
+	long long kv_capacity_tokens; /* per replica: the KV pool (its whole
+					 blocks) */
+	enum kv_policy kv_policy;
+	long long block_tokens;       /* tokens a KV block */
+	double watermark;             /* paged: share of the pool an admission
+					 leaves free */
+	double gpu_memory_utilization; /* share of each GPU's memory the
+					  server takes */
+	double activation_bytes;      /* a GPU's memory kept for activations
+					 and the runtime */
+	const struct gpu_dtype *weight_dtype; /* static: the target's */
+	const struct gpu_dtype *kv_dtype;     /* static: the KV cache's */
+	double kv_token_bytes;        /* K and V of a token, every model the
+					 cloud runs for it (a draft's too) */
 	long long context_tokens; /* the positions a request may span: the
 				     model's context unless given; 0: not
 				     known (no limit) */
 	struct shape model;           /* the target model */
-	double weight_bytes;          /* bytes per target weight (2: FP16) */
+	double weight_bytes;          /* bytes per target weight (its
+					 dtype's unless given) */
 	int tp;                       /* GPUs a replica, tensor-parallel */
 	struct gpu_link link;         /* between them */
 	struct cfg_gpu gpu;

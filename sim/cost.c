@@ -8,17 +8,24 @@
 
 void cost_init_model(struct cost *c, const struct cfg_cloud *cloud,
 		     const struct shape *model, double bytes_per_weight,
-		     const struct vtab *table, const struct optab *measured)
+		     const struct gpu_dtype *dtype, const struct vtab *table,
+		     const struct optab *measured)
 {
+	/* the GPU as the weights' products see it: at the FP8 rate where
+	 * they are FP8 and it has one */
+	struct gpu_spec spec = cloud->gpu.spec;
+
+	spec.fp16_flops = gpu_dtype_flops(dtype, &cloud->gpu.spec);
 	*c = (struct cost){
 		.model = *model,
 		.bytes_per_weight = bytes_per_weight,
-		.kv_bytes_per_tok = 2 * shape_kv_elems_per_token(model),
+		.kv_bytes_per_tok = cloud->kv_dtype->bytes *
+				    shape_kv_elems_per_token(model),
 		.attn_flops = shape_attn_flops(model),
 		.active_params = shape_active_params(model),
 		.dense_params = shape_params(model),
 		.peak_bw_Bps = cloud->tp * cloud->gpu.spec.mem_bw_Bps,
-		.peak_flops = cloud->tp * cloud->gpu.spec.fp16_flops,
+		.peak_flops = cloud->tp * spec.fp16_flops,
 		.eta_bw = cloud->gpu.eta_bw,
 		.eta_flops = cloud->gpu.eta_flops,
 		.overhead_s = cloud->gpu.overhead_s,
@@ -35,8 +42,8 @@ void cost_init_model(struct cost *c, const struct cfg_cloud *cloud,
 	else if (c->by_ops) {
 		struct gcurve curve;
 
-		gcurve_for(&curve, &cloud->gpu.spec);
-		optab_derive(&c->ops, model, bytes_per_weight, &cloud->gpu.spec,
+		gcurve_for(&curve, &spec);
+		optab_derive(&c->ops, model, bytes_per_weight, &spec,
 			     cloud->tp, &cloud->link, &curve);
 	}
 	c->ops.overhead_s = cloud->gpu.overhead_s;
@@ -45,8 +52,17 @@ void cost_init_model(struct cost *c, const struct cfg_cloud *cloud,
 void cost_init(struct cost *c, const struct cfg_cloud *cloud)
 {
 	cost_init_model(c, cloud, &cloud->model, cloud->weight_bytes,
-			&cloud->gpu.vtab,
+			cloud->weight_dtype, &cloud->gpu.vtab,
 			cloud->gpu.ops.tp ? &cloud->gpu.ops : NULL);
+}
+
+void cost_init_draft(struct cost *c, const struct cfg_cloud *cloud,
+		     const struct cfg_draft *d)
+{
+	cost_init_model(c, cloud, &d->model, d->weight_bytes, NULL, &d->table,
+			NULL);
+	c->overhead_s = 0;
+	c->ops.overhead_s = 0;
 }
 
 /* Index i with a[i] <= v < a[i+1] (clamped to [0, n-2]), and the weight of

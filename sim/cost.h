@@ -33,12 +33,13 @@ struct cost_batch {
 struct cost {
 	struct shape model;
 	double bytes_per_weight;
-	double kv_bytes_per_tok;  /* K and V of one token, all layers, FP16 */
+	double kv_bytes_per_tok;  /* K and V of one token, all layers */
 	double attn_flops;        /* per token per context position */
 	double active_params;     /* the model's, a token (shape.h) */
 	double dense_params;      /* all its parameters, read by any batch
 				     of a dense model (no experts) */
-	double peak_bw_Bps, peak_flops; /* of the replica: tp GPUs */
+	double peak_bw_Bps, peak_flops; /* of the replica: tp GPUs (FLOP/s
+					   at the weights' format) */
 	double eta_bw, eta_flops, overhead_s;
 	int tp;
 	struct gpu_link link;
@@ -49,14 +50,22 @@ struct cost {
 };
 
 /* The model on the cloud's replicas (a config's cloud, which must outlive
- * c), in bytes_per_weight: from table when it has points (borrowed), else
- * from measured when not NULL (copied), else as the cloud's pricing says
- * (derived operators or the roofline). */
+ * c), in bytes_per_weight, its products at dtype's FLOP rate on the GPU
+ * (gpu.h; NULL: FP16), its KV cache in the cloud's kv_dtype: from table when it has
+ * points (borrowed), else from measured when not NULL (copied), else as
+ * the cloud's pricing says (derived operators or the roofline). */
 void cost_init_model(struct cost *c, const struct cfg_cloud *cloud,
 		     const struct shape *model, double bytes_per_weight,
-		     const struct vtab *table, const struct optab *measured);
+		     const struct gpu_dtype *dtype, const struct vtab *table,
+		     const struct optab *measured);
 /* The target: /cloud/model and the table the config read, if any. */
 void cost_init(struct cost *c, const struct cfg_cloud *cloud);
+/* A draft model on the cloud's replicas (cloud_spec: d, which must outlive
+ * c), its products in FP16: its passes run inside the target's iteration
+ * (the proposer steps of one engine step), so they pay no fixed overhead
+ * of their own (a measured table keeps what it measured). */
+void cost_init_draft(struct cost *c, const struct cfg_cloud *cloud,
+		     const struct cfg_draft *d);
 
 /* Seconds of one iteration; bytes and flops moved (roofline terms, for
  * MBU and MFU) are stored when the pointers are not NULL. */

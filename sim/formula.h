@@ -41,18 +41,21 @@ double fm_async_renewal_s_per_token(double alpha, int gamma, int window,
 double fm_balance_two_stage(double tnet, double v);
 double fm_balance_paper(double tnet, double v);
 
-/* cloud_spec, one request alone on its GPU: a round of gamma draft steps
- * of t_draft each on the cloud's draft model, then a verification of
- * gamma + 1 tokens taking t_verify, commits E[A] tokens:
- * (gamma t_draft + t_verify) / E[A] seconds a token. */
+/* cloud_spec in lockstep (vLLM's speculative decoding): the n sequences of
+ * an iteration advance together, gamma draft steps of the cloud's draft
+ * model over all n (t_draft each), then one scoring pass of n (gamma + 1)
+ * tokens (t_verify), which commits E[A] tokens a sequence:
+ * (gamma t_draft + t_verify) / E[A] seconds a token, both costs those of
+ * the iteration's n sequences (one request alone: of one). */
 double fm_cloud_spec_s_per_token(double alpha, int gamma, double t_draft,
 				 double t_verify);
 
 /* How many more clients a saturated GPU carries when the edge drafts than
- * when it drafts itself (arXiv 2606.25091): the GPU time of a round is
- * t_verify against gamma t_draft + t_verify, so 1 + gamma t_draft /
- * t_verify. Exact when the costs grow linearly from zero with the tokens
- * of a batch; not when a batch pays a fixed cost (weights read once). */
+ * when it drafts itself (arXiv 2606.25091's 1 + gamma t_draft /
+ * t_verify): an iteration of n rounds costs t_verify when the edges
+ * drafted them and gamma t_draft + t_verify in lockstep, both at the
+ * iteration's n sequences (n (gamma + 1) tokens scored), so exact with a
+ * fixed cost an iteration too. */
 double fm_cloud_spec_capacity_ratio(int gamma, double t_draft,
 				    double t_verify);
 

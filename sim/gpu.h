@@ -8,6 +8,9 @@ struct gpu_spec {
 	char name[64];
 	double mem_bw_Bps;   /* peak HBM/GDDR bandwidth, bytes per second */
 	double fp16_flops;   /* peak dense FP16 tensor FLOP/s (no sparsity) */
+	double fp8_flops;    /* peak dense FP8 tensor FLOP/s; 0: no FP8 tensor
+				cores (FP8 weights run weight-only at the
+				FP16 rate) */
 	double mem_bytes;    /* device memory */
 	double power_idle_w; /* drawn idle; 0: not known */
 	double power_max_w;  /* board power limit (TDP/TBP); 0: not known */
@@ -21,6 +24,23 @@ struct gpu_spec {
 /* The named preset, or NULL. Borrowed from a static table. */
 const struct gpu_spec *gpu_preset_find(const char *name);
 const char *const *gpu_preset_names(void); /* NULL-terminated */
+
+/* A number format of weights or of the KV cache: its bytes an element
+ * (scales included) and whether its matrix products run at the GPU's FP8
+ * rate (where it has one) or at FP16 (4-bit weights are widened to FP16:
+ * W4A16). A row of gpu.c's table. */
+struct gpu_dtype {
+	char name[8];
+	double bytes;
+	int fp8_math;
+	const char *meaning; /* static */
+};
+
+const struct gpu_dtype *gpu_dtype_find(const char *name); /* or NULL */
+const char *const *gpu_dtype_names(void); /* NULL-terminated */
+/* The dense FLOP/s one GPU g reaches on weights of format d (NULL:
+ * products in FP16). */
+double gpu_dtype_flops(const struct gpu_dtype *d, const struct gpu_spec *g);
 
 /* A link between the GPUs of a tensor-parallel replica. A ring all-reduce
  * of B bytes over tp GPUs takes

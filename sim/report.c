@@ -234,7 +234,8 @@ static json_t *cloud_json(const struct sim *s, double sim_s,
 	const struct gpu_spec *g = &s->cfg->cloud.gpu.spec;
 	struct sketch bt, qw, aw;
 	double busy = 0, bytes = 0, flops = 0;
-	uint64_t batches = 0, tokens = 0, peak = 0;
+	uint64_t batches = 0, tokens = 0, peak = 0, preempt = 0;
+	int64_t peak_blocks = 0;
 	json_t *j;
 
 	sk_init(&bt);
@@ -249,6 +250,9 @@ static json_t *cloud_json(const struct sim *s, double sim_s,
 		batches += r->batches;
 		tokens += r->tokens;
 		peak = r->peak_active > peak ? r->peak_active : peak;
+		if (r->peak_blocks > peak_blocks)
+			peak_blocks = r->peak_blocks;
+		preempt += r->preemptions;
 		sk_merge(&bt, &r->batch_tokens);
 		sk_merge(&qw, &r->queue_wait);
 		sk_merge(&aw, &r->admit_wait);
@@ -276,6 +280,15 @@ static json_t *cloud_json(const struct sim *s, double sim_s,
 	/* tensor parallelism: GPUs a replica (absent at one) */
 	if (s->cfg->cloud.tp > 1)
 		json_object_set_new(j, "tp", json_integer(s->cfg->cloud.tp));
+	/* the KV cache: its policy, a replica's pool and its fullest, the
+	 * preemptions after the warm-up */
+	json_object_set_new(j, "kv", json_pack("{s:s,s:I,s:I,s:I,s:f,s:I}",
+		"policy", cfg_kv_names[s->cfg->cloud.kv_policy],
+		"block_tokens", (json_int_t)s->cfg->cloud.block_tokens,
+		"blocks_per_replica", (json_int_t)s->kv_blocks,
+		"peak_blocks", (json_int_t)peak_blocks,
+		"peak_share", ratio((double)peak_blocks, (double)s->kv_blocks),
+		"preemptions", (json_int_t)preempt));
 	json_object_set_new(j, "gpu_hours", json_real(b->gpu_h));
 	json_object_set_new(j, "energy_j", number_or_null(b->j));
 	json_object_set_new(j, "mean_power_w_per_gpu",

@@ -599,43 +599,207 @@ static void on_edge_prefill(struct sim *s, struct tenant *t)
 
 static void try_start(struct sim *s, uint32_t ri);
 
-static void admit(struct sim *s, struct tenant *t)
+/* ---- the KV cache: its policies, a row each in KV_LIST ---- */
+
+/* A KV policy's parts: whether a waiting request t fits the pool (*take:
+ * the blocks it takes when admitted), and whether a sequence takes blocks
+ * as its tokens arrive (kv_grow) rather than holding them from admission.
+ * Indexed by enum kv_policy; s->kv is the config's. */
+struct kv_ops {
+	bool (*admits)(const struct sim *s, const struct replica *r,
+		       const struct tenant *t, int64_t *take);
+	bool grows;
+};
+
+static int64_t blocks_for(const struct sim *s, int64_t tokens)
+{
+	int64_t b = s->cfg->cloud.block_tokens;
+
+	return (tokens + b - 1) / b;
+}
+
+/* paged: the blocks of what its prefill computes, if the pool keeps the
+ * watermark free after them (vLLM 0.6's BlockSpaceManager.can_allocate) */
+static bool kv_admit_paged(const struct sim *s, const struct replica *r,
+			   const struct tenant *t, int64_t *take)
+{
+	*take = blocks_for(s, t->cloud.fill);
+	return r->blocks_used + *take + s->kv_watermark <= s->kv_blocks;
+}
+
+/* reserve: its whole prompt and output, held to its end */
+static bool kv_admit_reserve(const struct sim *s, const struct replica *r,
+			     const struct tenant *t, int64_t *take)
+{
+	*take = blocks_for(s, (int64_t)t->cloud.prompt + t->cloud.out);
+	return r->blocks_used + *take <= s->kv_blocks;
+}
+
+#define KV_OPS(policy, name, admits, grows) [KV_##policy] = { admits, grows },
+static const struct kv_ops kv_ops[KV_N] = { KV_LIST(KV_OPS) };
+#undef KV_OPS
+
+/* Removes tenant id from f, keeping the order of the rest. */
+static void fifo_remove(struct fifo *f, uint32_t id)
+{
+	uint32_t n = f->n;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t x = fifo_pop(f);
+
+		if (x != id)
+			fifo_push(f, x);
+	}
+}
+
+static void kv_take(struct replica *r, struct tenant *t, int64_t blocks)
+{
+	t->cloud.blocks += (int32_t)blocks;
+	r->blocks_used += blocks;
+	if (r->blocks_used > r->peak_blocks)
+		r->peak_blocks = r->blocks_used;
+}
+
+/* Frees t's blocks and takes it off the replica's admitted list. */
+static void unadmit(struct sim *s, struct replica *r, struct tenant *t)
+{
+	uint32_t last = r->run[--r->active];
+
+	HS_ASSERT(t->cloud.admitted);
+	t->cloud.admitted = false;
+	r->blocks_used -= t->cloud.blocks;
+	t->cloud.blocks = 0;
+	r->run[t->cloud.run_at] = last;
+	s->t[last].cloud.run_at = t->cloud.run_at;
+}
+
+/* Admits a waiting request that took blocks: its prefill is queued. */
+static void admit(struct sim *s, struct tenant *t, int64_t blocks)
 {
 	struct replica *r = &s->r[t->cloud.replica];
 
-	t->cloud.admitted = true;
-	if (measured(s))
+	if (measured(s) && t->rq.preemptions == 0)
 		sk_add(&r->admit_wait, s->q.now_s - t->cloud.prompt_s);
-	t->cloud.kv_reserved = (int64_t)t->cloud.prompt + t->cloud.out;
-	r->kv_used += t->cloud.kv_reserved;
-	r->active++;
+	t->cloud.admitted = true;
+	if (r->active == r->run_cap) {
+		r->run_cap = r->run_cap ? 2 * r->run_cap : 16;
+		r->run = xrealloc(r->run, r->run_cap * sizeof(*r->run));
+	}
+	t->cloud.run_at = r->active;
+	r->run[r->active++] = t->id;
 	if (r->active > r->peak_active)
 		r->peak_active = r->active;
-	t->cloud.prefill_left = t->cloud.prompt;
-	t->cloud.pos = 0;
+	kv_take(r, t, blocks);
+	t->cloud.prefill_left = t->cloud.fill;
 	t->cloud.kv_whole = false;
-	t->cloud.drafted = 0;
 	t->cloud.in_prefill = true;
 	t->cloud.queued_s = s->q.now_s;
 	fifo_push(&r->prefill, t->id);
 }
 
+/* The request's end: its blocks return to the pool (a preempted one
+ * leaves the waiting queue instead). */
 static void release_kv(struct sim *s, struct tenant *t)
 {
 	struct replica *r = &s->r[t->cloud.replica];
 
-	HS_ASSERT(t->cloud.admitted);
-	t->cloud.admitted = false;
-	r->kv_used -= t->cloud.kv_reserved;
-	r->active--;
-	while (r->admit.n) {
+	if (!t->cloud.admitted) {
+		fifo_remove(&r->admit, t->id);
+		return;
+	}
+	unadmit(s, r, t);
+}
+
+/* Recompute preemption: t's blocks are freed and it waits at the front of
+ * the queue, to prefill its prompt and its output so far again. */
+static void preempt(struct sim *s, struct replica *r, struct tenant *t)
+{
+	unadmit(s, r, t);
+	if (t->cloud.in_prefill)
+		fifo_remove(&r->prefill, t->id);
+	t->cloud.in_prefill = false;
+	t->cloud.fill = t->cloud.prompt + t->cloud.pos;
+	t->rq.preemptions++;
+	if (measured(s))
+		r->preemptions++;
+	fifo_push_front(&r->admit, t->id);
+	if (traced(s, t->id))
+		trace_span(s->opt.trace, TRACE_QUEUE, t->id, "preempted",
+			   s->q.now_s, s->q.now_s, NULL, 0, 0);
+}
+
+/* The admitted request that arrived last of those with no item in the
+ * forming batch, other than t; t if there is none (vLLM preempts from the
+ * tail of its running queue, itself last). */
+static struct tenant *victim(struct sim *s, struct replica *r,
+			     struct tenant *t)
+{
+	struct tenant *v = t;
+
+	for (uint32_t i = 0; i < r->active; i++) {
+		struct tenant *u = &s->t[r->run[i]];
+
+		if (u == t || u->cloud.in_batch)
+			continue;
+		if (v == t || u->cloud.prompt_s > v->cloud.prompt_s ||
+		    (u->cloud.prompt_s == v->cloud.prompt_s && u->id > v->id))
+			v = u;
+	}
+	return v;
+}
+
+/* Blocks for t's KV cache to hold tokens, under a policy that grows,
+ * preempting while the pool is short; false when t itself was preempted. */
+static bool kv_grow(struct sim *s, struct replica *r, struct tenant *t,
+		    int64_t tokens)
+{
+	int64_t want = blocks_for(s, tokens) - t->cloud.blocks;
+
+	if (!s->kv->grows || want <= 0)
+		return true;
+	while (r->blocks_used + want > s->kv_blocks) {
+		struct tenant *v = victim(s, r, t);
+
+		preempt(s, r, v);
+		if (v == t)
+			return false;
+	}
+	kv_take(r, t, want);
+	return true;
+}
+
+/* After an iteration a growing policy keeps the blocks of what t's KV
+ * cache holds: the prompt and the output verified so far (rejected drafts
+ * are never appended). */
+static void kv_trim(struct sim *s, struct replica *r, struct tenant *t)
+{
+	int64_t keep = blocks_for(s, (int64_t)t->cloud.prompt + t->cloud.pos);
+
+	if (s->kv->grows && t->cloud.blocks > keep) {
+		r->blocks_used -= t->cloud.blocks - keep;
+		t->cloud.blocks = (int32_t)keep;
+	}
+}
+
+static void take_prefill(struct sim *s, struct replica *r, uint32_t ti,
+			 long *budget);
+
+/* Admits waiting requests in order while the replica runs fewer than
+ * max_num_seqs, the budget has room and the policy finds their blocks;
+ * each one's first prefill chunk joins the batch. */
+static void admit_waiting(struct sim *s, struct replica *r, long *budget)
+{
+	int64_t take;
+
+	while (r->admit.n && *budget > 0 &&
+	       r->active < s->cfg->cloud.max_num_seqs) {
 		struct tenant *w = &s->t[*fifo_at(&r->admit, 0)];
 
-		if (r->kv_used + w->cloud.prompt + w->cloud.out >
-		    s->cfg->cloud.kv_capacity_tokens)
+		if (!s->kv->admits(s, r, w, &take))
 			break;
 		fifo_pop(&r->admit);
-		admit(s, w);
+		admit(s, w, take);
+		take_prefill(s, r, w->id, budget);
 	}
 }
 
@@ -705,23 +869,24 @@ static void on_up(struct sim *s, struct tenant *t)
 	case MSG_PROMPT:
 		t->cloud.prompt = (int32_t)m.a;
 		t->cloud.out = (int32_t)m.b;
-		t->cloud.prompt_s = s->q.now_s;
-		if (t->cloud.prompt + t->cloud.out > cl->kv_capacity_tokens) {
+		t->cloud.prompt_s = t->cloud.queued_s = s->q.now_s;
+		if (blocks_for(s, (int64_t)t->cloud.prompt + t->cloud.out) +
+		    (s->kv->grows ? s->kv_watermark : 0) > s->kv_blocks) {
 			err_set(s->err, "/cloud/kv_capacity_tokens: %lld tokens "
-				"are fewer than one request needs (prompt %d + "
-				"output %d tokens, group \"%s\")",
-				cl->kv_capacity_tokens, t->cloud.prompt, t->cloud.out,
-				t->cfg->name);
+				"(%lld blocks of %lld%s) are fewer than one "
+				"request needs (prompt %d + output %d tokens, "
+				"group \"%s\")", cl->kv_capacity_tokens,
+				(long long)s->kv_blocks, cl->block_tokens,
+				s->kv->grows ? ", less the watermark" : "",
+				t->cloud.prompt, t->cloud.out, t->cfg->name);
 			s->failed = true;
 			return;
 		}
 		t->cloud.replica = s->sched->route(s, t);
 		t->cloud.epoch = m.epoch;
-		if (s->r[t->cloud.replica].kv_used + t->cloud.prompt + t->cloud.out <=
-		    cl->kv_capacity_tokens)
-			admit(s, t);
-		else
-			fifo_push(&s->r[t->cloud.replica].admit, t->id);
+		t->cloud.fill = t->cloud.prompt;
+		t->cloud.pos = 0;
+		fifo_push(&s->r[t->cloud.replica].admit, t->id);
 		break;
 	case MSG_BLOCK:
 		if (m.epoch < t->cloud.epoch) {
@@ -790,8 +955,9 @@ static double deadline(const struct tenant *t)
 	return t->rq.last_s + t->cfg->slo.tpot_s;
 }
 
-static void add_item(struct replica *r, struct item it)
+static void add_item(struct sim *s, struct replica *r, struct item it)
 {
+	s->t[it.tenant].cloud.in_batch = true;
 	if (r->nbatch == r->batch_cap) {
 		r->batch_cap = r->batch_cap ? 2 * r->batch_cap : 16;
 		r->batch = xrealloc(r->batch, r->batch_cap * sizeof(*r->batch));
@@ -818,13 +984,10 @@ static int32_t ready_item(struct sim *s, struct tenant *t, long budget,
 	*it = (struct item){ .tenant = t->id, .kind = ITEM_DECODE,
 			     .tokens = 1 };
 	if (caps->cloud_drafts) {
-		/* a round: gamma draft steps, then one verification */
-		if (t->cloud.drafted < round_gamma(t)) {
-			it->kind = ITEM_DRAFT;
-		} else {
-			it->kind = ITEM_VERIFY;
-			it->tokens = t->cloud.drafted + 1;
-		}
+		/* a round: the draft model's steps in the iteration (try_start
+		 * prices them), then the target judges them and its own next */
+		it->kind = ITEM_VERIFY;
+		it->tokens = round_gamma(t) + 1;
 		return it->tokens <= budget || empty ? it->tokens : 0;
 	}
 	if (!caps->speculates) /* the cloud decodes */
@@ -849,17 +1012,25 @@ static int32_t ready_item(struct sim *s, struct tenant *t, long budget,
 	return it->blocks ? tok : 0;
 }
 
-/* Adds tenant ti's ready item to the batch if it fits; returns whether. */
-static bool take_ready(struct sim *s, struct replica *r, uint32_t ti,
-		       long *budget)
+/* Adds tenant ti's ready item to the batch if it fits and its KV cache
+ * gets the blocks: 1; 0 when it does not fit; -1 when the tenant has no
+ * item to run (preempted, now or before): it leaves the ready FIFO. */
+static int take_ready(struct sim *s, struct replica *r, uint32_t ti,
+		      long *budget)
 {
+	struct tenant *t = &s->t[ti];
 	struct item it;
 
-	if (!ready_item(s, &s->t[ti], *budget, r->nbatch == 0, &it))
-		return false;
-	add_item(r, it);
+	if (!t->cloud.admitted)
+		return -1;
+	if (!ready_item(s, t, *budget, r->nbatch == 0, &it))
+		return 0;
+	if (!kv_grow(s, r, t, (int64_t)t->cloud.prompt + t->cloud.pos +
+				      it.tokens))
+		return -1;
+	add_item(s, r, it);
 	*budget -= it.tokens;
-	return true;
+	return 1;
 }
 
 static void take_prefill(struct sim *s, struct replica *r, uint32_t ti,
@@ -872,8 +1043,8 @@ static void take_prefill(struct sim *s, struct replica *r, uint32_t ti,
 		chunk = s->cfg->cloud.prefill_chunk_tokens;
 	if (chunk > *budget)
 		chunk = *budget;
-	add_item(r, (struct item){ .tenant = ti, .tokens = (int32_t)chunk,
-				   .kind = ITEM_PREFILL });
+	add_item(s, r, (struct item){ .tenant = ti, .tokens = (int32_t)chunk,
+				      .kind = ITEM_PREFILL });
 	*budget -= chunk;
 }
 
@@ -887,7 +1058,7 @@ static int by_deadline(const void *a, const void *b)
 }
 
 /* Removes from the ready FIFO the tenants left with nothing to verify (all
- * their queued blocks were stale, or their request ended). */
+ * their queued blocks were stale, or their request ended) or preempted. */
 static void purge_ready(struct sim *s, struct replica *r)
 {
 	uint32_t n = r->ready.n;
@@ -896,6 +1067,10 @@ static void purge_ready(struct sim *s, struct replica *r)
 		uint32_t ti = fifo_pop(&r->ready);
 		struct tenant *t = &s->t[ti];
 
+		if (!t->cloud.admitted) {
+			t->cloud.in_ready = false;
+			continue;
+		}
 		if (t->cfg->proto.caps.speculates) {
 			drop_stale(s, t);
 			if (t->cloud.cq.n == 0) {
@@ -918,57 +1093,71 @@ static long form_begin(struct sim *s, struct replica *r)
 	return s->cfg->cloud.max_batch_tokens;
 }
 
-/* slo: least slack first over both queues, by (deadline, position) */
+/* slo: least slack first over both queues, by (deadline, position);
+ * then waiting requests are admitted */
 static void form_least_slack(struct sim *s, struct replica *r)
 {
 	long budget = form_begin(s, r);
 	uint32_t nr = r->ready.n, n = nr + r->prefill.n, left = 0;
 	double *keys = xmalloc(2 * n * sizeof(double));
+	uint32_t *ids = xmalloc((n ? n : 1) * sizeof(uint32_t));
 	uint32_t *keep = xmalloc((nr ? nr : 1) * sizeof(uint32_t));
-	bool *taken = xcalloc(n, sizeof(bool));
+	bool *taken = xcalloc(n ? n : 1, sizeof(bool));
 
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t ti = i < nr ? *fifo_at(&r->ready, i)
-				     : *fifo_at(&r->prefill, i - nr);
-
-		keys[2 * i] = deadline(&s->t[ti]);
+		ids[i] = i < nr ? *fifo_at(&r->ready, i)
+				: *fifo_at(&r->prefill, i - nr);
+		keys[2 * i] = deadline(&s->t[ids[i]]);
 		keys[2 * i + 1] = i;
 	}
 	qsort(keys, n, 2 * sizeof(double), by_deadline);
 	for (uint32_t i = 0; i < n && budget > 0; i++) {
 		uint32_t j = (uint32_t)keys[2 * i + 1];
+		int got;
 
 		if (j >= nr) {
-			take_prefill(s, r, *fifo_at(&r->prefill, j - nr),
-				     &budget);
+			/* preempted by an item before it: no longer there */
+			if (s->t[ids[j]].cloud.in_prefill)
+				take_prefill(s, r, ids[j], &budget);
 			continue;
 		}
-		if (!take_ready(s, r, *fifo_at(&r->ready, j), &budget))
+		if ((got = take_ready(s, r, ids[j], &budget)) == 0)
 			break;
 		taken[j] = true;
+		if (got < 0)
+			s->t[ids[j]].cloud.in_ready = false;
 	}
 	for (uint32_t j = 0; j < nr; j++)
 		if (!taken[j])
-			keep[left++] = *fifo_at(&r->ready, j);
+			keep[left++] = ids[j];
 	r->ready.n = 0;
 	for (uint32_t j = 0; j < left; j++)
 		fifo_push(&r->ready, keep[j]);
+	admit_waiting(s, r, &budget);
 	free(keys);
+	free(ids);
 	free(keep);
 	free(taken);
 }
 
 /* continuous, window, dedicated: verify and decode first (FIFO), then
- * prefill chunks fill what is left of the budget */
+ * prefill chunks fill what is left of the budget, the admitted requests'
+ * before the waiting ones' (vLLM 0.6's scheduler with chunked prefill) */
 static void form_fifo(struct sim *s, struct replica *r)
 {
 	long budget = form_begin(s, r);
+	int got;
 
 	while (r->ready.n && budget > 0 &&
-	       take_ready(s, r, *fifo_at(&r->ready, 0), &budget))
-		fifo_pop(&r->ready);
+	       (got = take_ready(s, r, *fifo_at(&r->ready, 0), &budget))) {
+		uint32_t ti = fifo_pop(&r->ready);
+
+		if (got < 0)
+			s->t[ti].cloud.in_ready = false;
+	}
 	for (uint32_t i = 0; i < r->prefill.n && budget > 0; i++)
 		take_prefill(s, r, *fifo_at(&r->prefill, i), &budget);
+	admit_waiting(s, r, &budget);
 }
 
 /* Tokens ready to run on a replica (for the window policy). */
@@ -985,10 +1174,11 @@ static long queued_tokens(struct sim *s, struct replica *r, double *oldest_s)
 		if (t->cloud.queued_s < *oldest_s)
 			*oldest_s = t->cloud.queued_s;
 	}
-	for (uint32_t i = 0; i < r->prefill.n; i++) {
-		struct tenant *t = &s->t[*fifo_at(&r->prefill, i)];
+	for (uint32_t i = 0; i < r->prefill.n + r->admit.n; i++) {
+		struct tenant *t = &s->t[i < r->prefill.n ? *fifo_at(&r->prefill, i)
+					   : *fifo_at(&r->admit, i - r->prefill.n)];
 
-		tok += t->cloud.prefill_left;
+		tok += i < r->prefill.n ? t->cloud.prefill_left : t->cloud.fill;
 		if (t->cloud.queued_s < *oldest_s)
 			*oldest_s = t->cloud.queued_s;
 	}
@@ -1059,6 +1249,54 @@ static void share_gpu(struct sim *s, double t_s, long tokens)
 	}
 }
 
+/* The cloud's draft models in an iteration (cloud_spec in lockstep, as
+ * vLLM's speculative decoding runs its proposer): step j runs each draft
+ * model once over every sequence of the batch with more than j drafts to
+ * make, a token each; the first step also takes the prefill chunks of
+ * their prompts. Their seconds; their bytes and FLOPs join *bytes and
+ * *flops. */
+static double draft_passes_s(struct sim *s, struct replica *r, double *bytes,
+			     double *flops)
+{
+	double t_s = 0;
+	int32_t steps = 1;
+
+	if (s->n_drafts == 0)
+		return 0;
+	for (uint32_t i = 0; i < r->nbatch; i++)
+		if (r->batch[i].kind == ITEM_VERIFY &&
+		    s->t[r->batch[i].tenant].cfg->proto.caps.cloud_drafts &&
+		    r->batch[i].tokens - 1 > steps)
+			steps = r->batch[i].tokens - 1;
+	for (int32_t j = 0; j < steps; j++) {
+		for (uint32_t d = 0; d < s->n_drafts; d++)
+			s->dbatch[d] = (struct cost_batch){ 0 };
+		for (uint32_t i = 0; i < r->nbatch; i++) {
+			const struct item *it = &r->batch[i];
+			const struct tenant *t = &s->t[it->tenant];
+			uint32_t d = s->draft_of[t->group];
+
+			if (d == UINT32_MAX)
+				continue;
+			if (it->kind == ITEM_PREFILL && j == 0)
+				batch_add(&s->dbatch[d], it->tokens,
+					  t->cloud.fill - t->cloud.prefill_left,
+					  it->tokens == t->cloud.prefill_left);
+			else if (it->kind == ITEM_VERIFY && j < it->tokens - 1)
+				batch_add(&s->dbatch[d], 1,
+					  t->cloud.prompt + t->cloud.pos + j, 1);
+		}
+		for (uint32_t d = 0; d < s->n_drafts; d++) {
+			double db, df;
+
+			t_s += cost_iter_s(&s->dcost[d], &s->dbatch[d], &db, &df);
+			*bytes += db;
+			*flops += df;
+		}
+	}
+	return t_s;
+}
+
 static void try_start(struct sim *s, uint32_t ri)
 {
 	struct replica *r = &s->r[ri];
@@ -1066,7 +1304,8 @@ static void try_start(struct sim *s, uint32_t ri)
 	double now = s->q.now_s, t_s, bytes, flops;
 	long tokens = 0;
 
-	if (r->busy || s->failed || (r->ready.n == 0 && r->prefill.n == 0))
+	if (r->busy || s->failed ||
+	    (r->ready.n == 0 && r->prefill.n == 0 && r->admit.n == 0))
 		return;
 	if (s->sched->hold(s, ri))
 		return;
@@ -1077,13 +1316,10 @@ static void try_start(struct sim *s, uint32_t ri)
 	s->sched->form_batch(s, r);
 	if (r->nbatch == 0)
 		return;
-	for (uint32_t d = 0; d < s->n_drafts; d++)
-		s->dbatch[d] = (struct cost_batch){ 0 };
 	for (uint32_t i = 0; i < r->nbatch; i++) {
 		const struct item *it = &r->batch[i];
 		struct tenant *t = &s->t[it->tenant];
-		uint32_t d = s->draft_of[t->group];
-		double ctx = t->cloud.prompt - t->cloud.prefill_left;
+		double ctx = t->cloud.fill - t->cloud.prefill_left;
 		/* a prompt samples at its last position, the rest at each */
 		long logits = it->kind != ITEM_PREFILL ? it->tokens
 			      : it->tokens == t->cloud.prefill_left;
@@ -1094,15 +1330,7 @@ static void try_start(struct sim *s, uint32_t ri)
 						 : blk_ring_at(&t->cloud.cq, 0)->base);
 		else if (it->kind == ITEM_DECODE)
 			ctx = t->cloud.prompt + t->cloud.pos;
-		else if (it->kind == ITEM_DRAFT)
-			ctx = t->cloud.prompt + t->cloud.pos + t->cloud.drafted;
-		/* the target runs all but draft steps; the cloud's draft model
-		 * its draft steps and the prompts it must also hold */
-		if (it->kind != ITEM_DRAFT)
-			batch_add(&cb, it->tokens, ctx, logits);
-		if (d != UINT32_MAX &&
-		    (it->kind == ITEM_DRAFT || it->kind == ITEM_PREFILL))
-			batch_add(&s->dbatch[d], it->tokens, ctx, logits);
+		batch_add(&cb, it->tokens, ctx, logits);
 		tokens += it->tokens;
 		s->group_tok[t->group] += (uint64_t)it->tokens;
 		if (measured(s))
@@ -1115,14 +1343,8 @@ static void try_start(struct sim *s, uint32_t ri)
 			t->cloud.queued_s = now; /* the rest waits from now on */
 	}
 	t_s = cost_iter_s(&s->cost, &cb, &bytes, &flops) +
-	      wake_extra_s(&s->cfg->cloud.gpu.wake, now - r->idle_from_s);
-	for (uint32_t d = 0; d < s->n_drafts; d++) {
-		double db, df;
-
-		t_s += cost_iter_s(&s->dcost[d], &s->dbatch[d], &db, &df);
-		bytes += db;
-		flops += df;
-	}
+	      wake_extra_s(&s->cfg->cloud.gpu.wake, now - r->idle_from_s) +
+	      draft_passes_s(s, r, &bytes, &flops);
 	r->busy = true;
 	r->batch_start_s = now;
 	if (measured(s)) { /* the GPU is measured after the warm-up */
@@ -1169,11 +1391,10 @@ static void verify(struct sim *s, struct tenant *t, int32_t nblocks)
 
 /* cloud_spec: the target judges the round's drafts; the verdict's tokens
  * (the accepted drafts and the target's own next one) stream down. */
-static void verify_own(struct sim *s, struct tenant *t)
+static void verify_own(struct sim *s, struct tenant *t, int32_t g)
 {
 	struct req_stat *q = &t->rq;
-	int32_t g = t->cloud.drafted,
-		k = acc_draw(&t->acc, t->cloud.pos, g);
+	int32_t k = acc_draw(&t->acc, t->cloud.pos, g);
 	int32_t c = k + 1 <= t->cloud.out - t->cloud.pos ? k + 1
 							 : t->cloud.out - t->cloud.pos;
 
@@ -1181,7 +1402,6 @@ static void verify_own(struct sim *s, struct tenant *t)
 	q->judged += (uint64_t)(k < g ? k + 1 : g);
 	q->accepted += (uint64_t)k;
 	q->wasted += (uint64_t)(g - k);
-	t->cloud.drafted = 0;
 	t->cloud.pos += c;
 	send(s, t, false, MSG_TOKEN, c, 0, c);
 }
@@ -1203,6 +1423,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 		/* the cloud makes the tokens (cloud_only, cloud_spec) */
 		bool decodes = !t->cfg->proto.caps.speculates;
 
+		t->cloud.in_batch = false;
 		switch ((enum item_kind)it->kind) {
 		case ITEM_PREFILL:
 			t->cloud.prefill_left -= it->tokens;
@@ -1218,8 +1439,9 @@ static void on_batch(struct sim *s, uint32_t ri)
 				break;
 			}
 			if (decodes) {
-				/* the prefill's last position gives token 1 */
-				t->cloud.pos = 1;
+				/* the prefill's last position gives the next
+				 * token (the first, unless it was preempted) */
+				t->cloud.pos++;
 				send(s, t, false, MSG_TOKEN, 1, 0, 1);
 				if (t->cloud.pos < t->cloud.out)
 					enqueue_ready(s, t);
@@ -1232,6 +1454,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 		case ITEM_DECODE:
 			t->cloud.in_ready = false;
 			t->cloud.pos++;
+			kv_trim(s, r, t);
 			send(s, t, false, MSG_TOKEN, 1, 0, 1);
 			if (t->cloud.pos < t->cloud.out)
 				enqueue_ready(s, t);
@@ -1242,20 +1465,17 @@ static void on_batch(struct sim *s, uint32_t ri)
 			t->cloud.in_ready = false;
 			if (!t->cfg->proto.caps.cloud_drafts) {
 				verify(s, t, it->blocks);
+				kv_trim(s, r, t);
 				if (t->cloud.cq.n)
 					enqueue_ready(s, t);
 				break;
 			}
-			verify_own(s, t);
+			verify_own(s, t, it->tokens - 1);
+			kv_trim(s, r, t);
 			if (t->cloud.pos < t->cloud.out)
 				enqueue_ready(s, t);
 			else
 				release_kv(s, t);
-			break;
-		case ITEM_DRAFT:
-			t->cloud.in_ready = false;
-			t->cloud.drafted++;
-			enqueue_ready(s, t);
 			break;
 		}
 	}
@@ -1306,9 +1526,7 @@ static void init_drafts(struct sim *s)
 			k++;
 		if (k == s->n_drafts) {
 			first[k] = g;
-			cost_init_model(&s->dcost[s->n_drafts++], &c->cloud,
-					&d->model, d->weight_bytes, &d->table,
-					NULL);
+			cost_init_draft(&s->dcost[s->n_drafts++], &c->cloud, d);
 		}
 		s->draft_of[g] = k;
 	}
@@ -1357,6 +1575,10 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 	s->n_tenants = n;
 	s->t = xcalloc(n, sizeof(*s->t));
 	s->sched = &sched_ops[c->cloud.policy];
+	s->kv = &kv_ops[c->cloud.kv_policy];
+	s->kv_blocks = c->cloud.kv_capacity_tokens / c->cloud.block_tokens;
+	/* vLLM 0.6: int(watermark x the pool's blocks) */
+	s->kv_watermark = (int64_t)(c->cloud.watermark * (double)s->kv_blocks);
 	s->n_replicas = s->sched->replica_per_tenant ? n
 						     : (uint32_t)c->cloud.replicas;
 	s->r = xcalloc(s->n_replicas, sizeof(*s->r));
@@ -1417,6 +1639,7 @@ void sim_release(struct sim *s)
 		fifo_release(&s->r[i].ready);
 		fifo_release(&s->r[i].prefill);
 		fifo_release(&s->r[i].admit);
+		free(s->r[i].run);
 		free(s->r[i].batch);
 		sk_release(&s->r[i].batch_tokens);
 		sk_release(&s->r[i].queue_wait);

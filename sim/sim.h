@@ -55,7 +55,9 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 	X(blocks_sent, "draft blocks sent")                               \
 	X(draft_sent, "draft tokens sent")                                \
 	X(verdict_msgs, "verdict messages received")                      \
-	X(token_msgs, "token messages received")
+	X(token_msgs, "token messages received")                          \
+	X(preemptions, "times the cloud preempted it (freed its KV cache, " \
+	  "to compute it again)")
 
 /* The counters a tenant keeps beside its requests' sums. */
 #define TENANT_COUNTERS(X)                                                \
@@ -173,13 +175,16 @@ struct tenant_edge {
  * PROMPT message, its replica, KV cache and queues. */
 struct tenant_cloud {
 	int32_t prompt, out;       /* the request's lengths */
-	int64_t kv_reserved;       /* tokens of KV cache held for it */
+	int32_t blocks;            /* KV blocks it holds */
 	uint32_t replica;
+	uint32_t run_at;           /* admitted: its place in the replica's run[] */
 	uint32_t epoch;            /* the newest epoch it has seen */
-	int32_t prefill_left;      /* prompt tokens yet to prefill */
+	int32_t fill;              /* tokens its prefill computes: the prompt,
+				      and the output so far after a preemption */
+	int32_t prefill_left;      /* of fill, tokens yet to prefill */
 	int32_t pos;               /* output position it has reached */
-	int32_t drafted;           /* cloud_spec: draft steps of this round */
 	bool admitted, in_ready, in_prefill;
+	bool in_batch;             /* an item of the forming or running batch */
 	bool kv_whole;             /* its last verification accepted every
 				      block: the target's own next token at
 				      pos judges a block that starts there,
@@ -215,10 +220,10 @@ struct tenant {
 /* The bytes of a tenant that its events touch (prefetched ahead). */
 #define TENANT_HOT (offsetof(struct tenant, st) + sizeof(struct sketch))
 
-/* What a batch does for a tenant: verify blocks (the edge's, or the
- * cloud's own drafts in cloud_spec), decode a token on the target, prefill
- * a prompt chunk, or make one token on the cloud's draft model. */
-enum item_kind { ITEM_VERIFY, ITEM_DECODE, ITEM_PREFILL, ITEM_DRAFT };
+/* What a batch does for a tenant: verify blocks (the edge's, or, in
+ * cloud_spec, the drafts the cloud's draft model makes for it in the same
+ * iteration), decode a token on the target, or prefill a prompt chunk. */
+enum item_kind { ITEM_VERIFY, ITEM_DECODE, ITEM_PREFILL };
 
 struct item {
 	uint32_t tenant;
@@ -230,15 +235,19 @@ struct item {
 struct replica {
 	bool busy;
 	uint64_t window_ev;        /* EQ_NONE when no window is open */
-	struct fifo ready, prefill, admit;
-	int64_t kv_used;           /* tokens reserved */
+	struct fifo ready, prefill;
+	struct fifo admit;         /* requests waiting for admission, in order */
+	uint32_t *run;             /* (active, in run_cap) owned: the admitted */
+	uint32_t run_cap;
+	int64_t blocks_used;       /* KV blocks its admitted requests hold */
 	struct item *batch;        /* (batch_cap) the running iteration */
 	uint32_t nbatch, batch_cap;
 	double batch_start_s;
 	double idle_from_s;        /* when its last batch ended */
 	/* stats */
 	double busy_s, bytes, flops;
-	uint64_t batches, tokens, peak_active;
+	uint64_t batches, tokens, peak_active, preemptions;
+	int64_t peak_blocks;
 	uint32_t active;
 	struct sketch batch_tokens, queue_wait;
 	struct sketch admit_wait;  /* PROMPT's arrival to admission */
@@ -254,6 +263,7 @@ struct sim_opts {
 };
 
 struct sched_ops;
+struct kv_ops;
 
 struct sim {
 	const struct cfg *cfg;     /* borrowed */
@@ -271,6 +281,9 @@ struct sim {
 	struct replica *r;         /* (n_replicas) owned */
 	uint32_t n_replicas, rr_next;
 	const struct sched_ops *sched; /* the policy's (sim.c's table) */
+	const struct kv_ops *kv;   /* the KV policy's (sim.c's table) */
+	int64_t kv_blocks;         /* a replica's pool */
+	int64_t kv_watermark;      /* paged: blocks an admission leaves free */
 	uint32_t *group_first;     /* (n_groups + 1) first tenant of each */
 	/* GPU-seconds of each group's work (measured), an iteration's time
 	 * shared among its items by their tokens; the tokens of an

@@ -371,10 +371,29 @@ static int check_capacity(struct fcheck_list *cs, struct err *e)
 	return 0;
 }
 
-/* cloud_spec: the time per token of one request alone, and the capacity
- * against edge drafting (arXiv 2606.25091's 1 + gamma t_d / t_v): exact
- * where costs grow linearly from zero, shown beside a case with a fixed
- * cost per iteration, where it is not. */
+/* cloud_spec under load: n tenants on one replica whose requests start
+ * together, each iteration a lockstep round of all n (draft steps d0 + d1
+ * n, scoring t0 + t1 n (gamma + 1)). */
+static json_t *run_lockstep(int n, int gamma, double alpha, double t0,
+			    double t1, double d0, double d1, struct err *e)
+{
+	char text[3072];
+
+	snprintf(text, sizeof(text),
+		 "{\"seed\": 13, \"protocol\": {\"kind\": \"cloud_spec\", "
+		 "\"gamma\": %d%s}, \"tenants\": [{\"name\": \"t\", \"count\":"
+		 " %d, \"workload\": {\"requests\": 1, \"prompt_tokens\": 16,"
+		 " \"output_tokens\": 60000}, \"acceptance\": {\"alpha\": "
+		 "%.17g}, \"wan\": {\"rtt_s\": 0.02, \"up_bps\": %g, "
+		 "\"down_bps\": %g}}], \"cloud\": {\"context_tokens\": 1000000,"
+		 " \"max_batch_tokens\": 4096, \"gpu\": %s}}", gamma,
+		 check_draft(d0, d1), n, alpha, BPS, BPS, check_gpu(t0, t1));
+	return simulate(text, e);
+}
+
+/* cloud_spec: the time per token of one request alone and of n in
+ * lockstep, and the capacity against edge drafting, all with the costs of
+ * the iteration's sequences. */
 static int check_cloud_spec(struct fcheck_list *cs, struct err *e)
 {
 	static const double alphas[] = { 0.6, 0.8, 0.95 };
@@ -401,9 +420,23 @@ static int check_cloud_spec(struct fcheck_list *cs, struct err *e)
 			json_decref(sum);
 		}
 	}
-	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+	for (int n = 8; n <= 32; n *= 4) {
 		const int gamma = 4;
-		bool linear = caps[i].t0 == 0 && caps[i].d0 == 0;
+		const double t0 = 0.006, t1 = 20e-6, d0 = 0.0015, d1 = 10e-6;
+		json_t *sum = run_lockstep(n, gamma, 0.8, t0, t1, d0, d1, e);
+
+		if (!sum)
+			return -1;
+		add(cs, "cloud_spec lockstep", true,
+		    fm_cloud_spec_s_per_token(0.8, gamma, d0 + d1 * n,
+					      t0 + t1 * n * (gamma + 1)),
+		    get(sum, "all", "itl_s", "mean"),
+		    "%d requests in lockstep, alpha 0.80, gamma 4, t_d 1.5 ms + "
+		    "10 us a sequence, t_v 6 ms + 20 us a token", n);
+		json_decref(sum);
+	}
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		const int gamma = 4, n = 64 / (gamma + 1);
 		double edge = saturated("sync", gamma, caps[i].t0, caps[i].t1, 0,
 					0, e);
 		double own = edge < 0 ? -1 : saturated("cloud_spec", gamma,
@@ -412,16 +445,15 @@ static int check_cloud_spec(struct fcheck_list *cs, struct err *e)
 
 		if (own < 0)
 			return -1;
-		/* rounds a second: gamma + 1 batch tokens each at the edge's,
-		 * 2 gamma + 1 (drafts and verification) at cloud_spec's */
-		add(cs, "cloud_spec capacity ratio", linear,
-		    fm_cloud_spec_capacity_ratio(gamma,
-						 caps[i].d0 + caps[i].d1,
-						 caps[i].t0 + caps[i].t1 * (gamma + 1)),
-		    (edge / (gamma + 1)) / (own / (2 * gamma + 1)),
-		    "saturated GPU, gamma 4: t_v %.3g + %.3g B, t_d %.3g + %.3g B"
-		    "%s", caps[i].t0, caps[i].t1, caps[i].d0, caps[i].d1,
-		    linear ? "" : " (fixed cost an iteration)");
+		/* rounds a second: gamma + 1 batch tokens each at both */
+		add(cs, "cloud_spec capacity ratio", true,
+		    fm_cloud_spec_capacity_ratio(gamma, caps[i].d0 + caps[i].d1 * n,
+						 caps[i].t0 + caps[i].t1 * n *
+								      (gamma + 1)),
+		    edge / own,
+		    "saturated GPU, gamma 4, %d sequences an iteration: t_v %.3g "
+		    "+ %.3g B, t_d %.3g + %.3g B", n, caps[i].t0, caps[i].t1,
+		    caps[i].d0, caps[i].d1);
 	}
 	return 0;
 }

@@ -77,6 +77,25 @@ static void request_capacity(const struct cfg *c, const struct cfg_group *g,
 								  : "GPU"));
 }
 
+/* A step of a draft model over n sequences at context ctx, a token each. */
+static double draft_step_s(const struct cost *dc, long n, double ctx)
+{
+	return cost_iter_s(dc, &(struct cost_batch){ n, n, ctx * (double)n,
+						     ctx * (double)n, n },
+			   NULL, NULL);
+}
+
+/* The target scoring gamma drafts and its own next token of n sequences
+ * at context ctx. */
+static double scoring_s(const struct cost *c, long n, int gamma, double ctx)
+{
+	long tok = n * (gamma + 1);
+
+	return cost_iter_s(c, &(struct cost_batch){ tok, n, ctx * (double)n,
+						    (double)tok * ctx, tok },
+			   NULL, NULL);
+}
+
 /* The formulas for group 0 of a config, at its mean lengths, and what
  * the text form prints beside them. */
 static json_t *setting(const struct cfg *c, struct extras *x)
@@ -166,24 +185,35 @@ static json_t *setting(const struct cfg *c, struct extras *x)
 	if (cfg_proto_drafts(&p->caps)) {
 		/* the group's draft model run in the cloud instead */
 		struct cost dc;
-		long nseq;
+		/* in lockstep: the group's tenants at once, and the
+		 * sequences of a full batch (the budget's rounds, at most
+		 * max_num_seqs) */
+		long n = (long)fmin((double)g->count,
+				    (double)c->cloud.max_num_seqs),
+		     nseq = (long)fmin((double)(c->cloud.max_batch_tokens /
+						(gamma + 1)),
+				       (double)c->cloud.max_num_seqs);
+		double tdn, tvn, tdf, tvf;
 
-		cost_init_model(&dc, &c->cloud, &p->draft.model,
-				p->draft.weight_bytes, &p->draft.table, NULL);
-		td = cost_iter_s(&dc, &(struct cost_batch){ 1, 1, ctx, ctx, 1 },
-				 NULL, NULL);
-		/* a draft step of each sequence of the target's full batch */
-		nseq = c->cloud.max_batch_tokens / (gamma + 1);
-		cap_draft = c->cloud.replicas * (double)nseq /
-			    cost_iter_s(&dc, &(struct cost_batch){ nseq, nseq,
-				    ctx * (double)nseq, ctx * (double)nseq,
-				    nseq },
-				    NULL, NULL);
+		cost_init_draft(&dc, &c->cloud, &p->draft);
+		td = draft_step_s(&dc, 1, ctx);
+		tdn = draft_step_s(&dc, n, ctx);
+		tvn = scoring_s(&cost, n, gamma, ctx);
+		tdf = draft_step_s(&dc, nseq, ctx);
+		tvf = scoring_s(&cost, nseq, gamma, ctx);
+		cap_draft = c->cloud.replicas * (double)nseq / tdf;
 		json_object_set_new(o, "t_cloud_draft_s", json_real(td));
 		json_object_set_new(o, "t_cloud_spec_s_per_token", json_real(
 			fm_cloud_spec_s_per_token(alpha, gamma, td, v)));
+		json_object_set_new(o, "lockstep_sequences", json_integer(n));
+		json_object_set_new(o, "t_cloud_draft_lockstep_s", json_real(tdn));
+		json_object_set_new(o, "t_scoring_lockstep_s", json_real(tvn));
+		json_object_set_new(o, "t_cloud_spec_lockstep_s_per_token",
+			json_real(fm_cloud_spec_s_per_token(alpha, gamma, tdn,
+							    tvn)));
+		json_object_set_new(o, "full_batch_sequences", json_integer(nseq));
 		json_object_set_new(o, "cloud_spec_capacity_ratio", json_real(
-			fm_cloud_spec_capacity_ratio(gamma, td, v)));
+			fm_cloud_spec_capacity_ratio(gamma, tdf, tvf)));
 	}
 	{
 		double tt = p->caps.cloud_drafts ? fm_cloud_spec_s_per_token(alpha,
@@ -274,10 +304,22 @@ void fset_print(const struct cfg *c, FILE *f)
 		       "(g t_d + t_v) / E[A] = %.3f ms a token\n",
 		       p->draft.model.name, 1e3 * td,
 		       1e3 * fm_cloud_spec_s_per_token(alpha, gamma, td, v));
+		fprintf(f, "  in lockstep, %lld sequences at once (the group's): "
+		       "draft step %.3f ms, scoring %lld tokens %.3f ms: %.3f ms "
+		       "a token\n",
+		       (long long)json_integer_value(json_object_get(o,
+				"lockstep_sequences")),
+		       1e3 * num(o, "t_cloud_draft_lockstep_s"),
+		       (long long)json_integer_value(json_object_get(o,
+				"lockstep_sequences")) * (gamma + 1),
+		       1e3 * num(o, "t_scoring_lockstep_s"),
+		       1e3 * num(o, "t_cloud_spec_lockstep_s_per_token"));
 		fprintf(f, "  edge drafting carries 1 + g t_d / t_v = %.3f times the "
 		       "clients of cloud_spec on a saturated GPU (arXiv "
-		       "2606.25091; linear costs: formulas --check)\n",
-		       fm_cloud_spec_capacity_ratio(gamma, td, v));
+		       "2606.25091, at full batches of %lld sequences: "
+		       "formulas --check)\n", num(o, "cloud_spec_capacity_ratio"),
+		       (long long)json_integer_value(json_object_get(o,
+				"full_batch_sequences")));
 	}
 	if (json_object_get(o, "capacity_requests_per_s"))
 		fprintf(f, "requests: capacity %.3f a second (%s bound; the GPU's "

@@ -172,7 +172,9 @@ static void cloud_refuses(void)
 		{ "sync", "\"acceptance\": {\"alpha\": 0.8}",
 		  "\"kv_capacity_tokens\": 200000",
 		  "c.json: /cloud/kv_capacity_tokens: 200000 tokens do not fit: "
-		  "1 x 80.0 GB beside 13.5 GB of weights holds 126882 tokens" },
+		  "1 x 80.0 GB x 0.9 (gpu_memory_utilization), less 0.35 GB of "
+		  "activations a GPU and 13.5 GB of weights, holds 110960 "
+		  "tokens" },
 		{ "sync", "\"acceptance\": {\"alpha\": 0.8}",
 		  "\"kv_capacity_tokens\": 100",
 		  "/cloud/kv_capacity_tokens: 100 tokens are fewer than one "
@@ -258,10 +260,13 @@ static void gpu_given(void)
 	CHECK(!strcmp(k.gpu, "lab-gpu") && k.peak_bw_Bps == 1e12 &&
 	      k.peak_flops == 2e14 && c.cloud.gpu.spec.usd_per_hour == 1.5 &&
 	      !c.cloud.gpu.preset && !c.cloud.gpu.spec.source);
-	/* default KV: (48 GB - 2 x 6.74e9) / 512 KiB a token */
+	/* default KV: (0.9 x 48 GB - activations - 2 x 6.74e9) / 512 KiB a
+	 * token, whole blocks of 16 */
 	CHECK(c.cloud.kv_capacity_tokens ==
-	      (long long)floor((48e9 - 2 * shape_params(&c.cloud.model)) /
-			       (2 * shape_kv_elems_per_token(&c.cloud.model))));
+	      16 * (long long)floor((0.9 * 48e9 - c.cloud.activation_bytes -
+				     2 * shape_params(&c.cloud.model)) /
+				    (2 * shape_kv_elems_per_token(&c.cloud.model)) /
+				    16));
 	cfg_release(&c);
 	CHECK(load(&c, "sync", "\"acceptance\": {\"alpha\": 0.8}",
 		   "\"gpu\": {\"preset\": \"H200\", \"mem_bw_Bps\": 4e12}",

@@ -66,10 +66,26 @@ static int invariants(const struct sim *s, const char *what)
 		}                                                       \
 	} while (0)
 	INV(eq_size(&s->q) == 0, "%zu events left", eq_size(&s->q));
+	uint64_t preempted = 0, preemptions = 0;
+
+	for (uint32_t i = 0; i < s->n_replicas; i++) {
+		preemptions += s->r[i].preemptions;
+		INV(s->r[i].peak_blocks <= s->kv_blocks &&
+		    s->r[i].peak_active <= (uint64_t)c->cloud.max_num_seqs,
+		    "replica %u held %lld of %lld blocks, %llu sequences", i,
+		    (long long)s->r[i].peak_blocks, (long long)s->kv_blocks,
+		    (unsigned long long)s->r[i].peak_active);
+	}
+	for (uint32_t i = 0; i < s->n_tenants; i++)
+		preempted += s->t[i].st.preemptions;
+	INV(c->warmup_s > 0 || preempted == preemptions,
+	    "%llu preemptions by request, %llu by replica",
+	    (unsigned long long)preempted, (unsigned long long)preemptions);
 	for (uint32_t i = 0; i < s->n_replicas; i++)
-		INV(s->r[i].kv_used == 0 && s->r[i].active == 0 && !s->r[i].busy,
-		    "replica %u holds %lld KV tokens", i,
-		    (long long)s->r[i].kv_used);
+		INV(s->r[i].blocks_used == 0 && s->r[i].active == 0 &&
+		    s->r[i].admit.n == 0 && !s->r[i].busy,
+		    "replica %u holds %lld KV blocks", i,
+		    (long long)s->r[i].blocks_used);
 	for (uint32_t i = 0; i < s->n_tenants; i++) {
 		const struct tenant *t = &s->t[i];
 		const struct tenant_stat *x = &t->st;
@@ -214,14 +230,17 @@ static void random_configs(void)
 				 "{\"replicas\": %lu, \"policy\": \"%s\", "
 				 "\"router\": \"%s\", \"max_batch_tokens\": %lu, "
 				 "\"prefill_chunk_tokens\": %lu, "
-				 "\"kv_capacity_tokens\": %lu}}",
+				 "\"kv_capacity_tokens\": %lu, "
+				 "\"kv_policy\": \"%s\", \"max_num_seqs\": %lu}}",
 				 n, groups, 1 + gsl_rng_uniform_int(r, 3),
 				 policies[gsl_rng_uniform_int(r, 4)],
 				 gsl_rng_uniform(r) < 0.5 ? "round_robin"
 							  : "least_loaded",
 				 4 + gsl_rng_uniform_int(r, 600),
 				 1 + gsl_rng_uniform_int(r, 256),
-				 600 + gsl_rng_uniform_int(r, 2000));
+				 600 + gsl_rng_uniform_int(r, 2000),
+				 gsl_rng_uniform(r) < 0.7 ? "paged" : "reserve",
+				 1 + gsl_rng_uniform_int(r, 12));
 			snprintf(what, sizeof(what), "random config %d", n);
 			if (load(&c, text, NULL, 0) < 0) {
 				bad++;
@@ -388,19 +407,55 @@ static void determinism(void)
 	fclose(f3);
 }
 
-/* Requests that do not fit the KV cache wait for admission, and all end. */
+/* Whole reservations: requests that do not fit the KV cache wait for
+ * admission, and all end. */
 static void admission_queue(void)
 {
 	const char *sets[] = { "/cloud/kv_capacity_tokens=300",
-			       "/tenants/0/count=5" };
+			       "/tenants/0/count=5", "/cloud/kv_policy=reserve" };
 	struct cfg c;
 	struct sim s;
 
-	if (load(&c, base_cfg, sets, 2) < 0)
+	if (load(&c, base_cfg, sets, 3) < 0)
 		return;
 	CHECK(simulate(&c, &s, NULL) == 0);
 	CHECK(invariants(&s, "admission") == 0);
 	CHECK(s.r[0].peak_active == 1); /* 232 tokens each: one at a time */
+	CHECK(s.r[0].preemptions == 0);
+	sim_release(&s);
+	cfg_release(&c);
+}
+
+/* Paged: the same requests share the 18 blocks, a sequence that cannot
+ * get its next block preempts the latest-arrived, and every request still
+ * ends with all its tokens; a larger pool needs no preemption, and
+ * max_num_seqs caps the requests held at once. */
+static void paged_preempts(void)
+{
+	const char *small[] = { "/cloud/kv_capacity_tokens=300",
+				"/tenants/0/count=5" };
+	const char *large[] = { "/cloud/kv_capacity_tokens=30000",
+				"/tenants/0/count=5", "/cloud/max_num_seqs=3" };
+	struct cfg c;
+	struct sim s;
+
+	if (load(&c, base_cfg, small, 2) < 0)
+		return;
+	CHECK(simulate(&c, &s, NULL) == 0);
+	CHECK(invariants(&s, "paged") == 0);
+	CHECK_MSG(s.r[0].peak_active >= 3, "%llu",
+		  (unsigned long long)s.r[0].peak_active);
+	CHECK_MSG(s.r[0].preemptions > 0, "no preemption");
+	CHECK(s.r[0].peak_blocks <= 18);
+	for (uint32_t i = 0; i < s.n_tenants; i++)
+		CHECK(s.t[i].st.tokens == 3 * 200);
+	sim_release(&s);
+	cfg_release(&c);
+	if (load(&c, base_cfg, large, 3) < 0)
+		return;
+	CHECK(simulate(&c, &s, NULL) == 0);
+	CHECK(invariants(&s, "paged, large") == 0);
+	CHECK(s.r[0].peak_active == 3 && s.r[0].preemptions == 0);
 	sim_release(&s);
 	cfg_release(&c);
 }
@@ -421,8 +476,9 @@ static void kv_below_one_request(void)
 		return;
 	sim_init(&s, &c, (struct sim_opts){ 0 }, &e);
 	CHECK(sim_run(&s) < 0);
-	CHECK_MSG(strstr(e.msg, "/cloud/kv_capacity_tokens: 300 tokens are "
-			 "fewer than one request needs (prompt 32 + output"),
+	CHECK_MSG(strstr(e.msg, "/cloud/kv_capacity_tokens: 300 tokens (18 "
+			 "blocks of 16, less the watermark) are fewer than "
+			 "one request needs (prompt 32 + output"),
 		  "%s", e.msg);
 	sim_release(&s);
 	cfg_release(&c);
@@ -976,6 +1032,8 @@ const struct tcase sim_tests[] = {
 	{ "sim: equal seeds give equal rows; groups keep their draws",
 	  determinism },
 	{ "sim: KV admission queues requests, all finish", admission_queue },
+	{ "sim: a paged KV cache preempts when full; all requests finish",
+	  paged_preempts },
 	{ "sim: a request larger than the KV cache is an error",
 	  kv_below_one_request },
 	{ 0 },
