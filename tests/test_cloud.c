@@ -313,6 +313,58 @@ static void tp_cost(void)
 	cfg_release(&c4);
 }
 
+/* Number formats: FP8 weights are 1 byte and run at the FP8 rate where
+ * the GPU has one (H100: 1,979 TFLOPS), at FP16 where not (A100); FP8 KV
+ * halves a token's bytes and so about doubles the pool; 4-bit weights are
+ * 4.25 bits and run at FP16. */
+static void dtypes(void)
+{
+	struct cfg h8, a8, k8, k16, w4;
+	struct cost c;
+	struct err e;
+	char cloud[1400], cwd[1024];
+
+	CHECK_MSG(load(&h8, "cloud_only", "", "\"weight_dtype\": \"fp8\", "
+		       "\"gpu\": {\"pricing\": \"roofline\"}", &e) == 0, "%s",
+		  e.msg);
+	cost_init(&c, &h8.cloud);
+	CHECK(h8.cloud.weight_bytes == 1 && c.bytes_per_weight == 1 &&
+	      c.peak_flops == 1978.9e12);
+	CHECK_MSG(load(&a8, "cloud_only", "", "\"weight_dtype\": \"fp8\", "
+		       "\"gpu\": {\"preset\": \"A100-80G\", \"pricing\": "
+		       "\"roofline\"}", &e) == 0, "%s", e.msg);
+	cost_init(&c, &a8.cloud);
+	CHECK(c.peak_flops == 312e12);
+	CHECK_MSG(load(&k8, "cloud_only", "", "\"kv_dtype\": \"fp8\"", &e) == 0,
+		  "%s", e.msg);
+	CHECK_MSG(load(&k16, "cloud_only", "", "\"replicas\": 1", &e) == 0, "%s",
+		  e.msg);
+	cost_init(&c, &k8.cloud);
+	CHECK(c.kv_bytes_per_tok == shape_kv_elems_per_token(&k8.cloud.model));
+	CHECK(k8.cloud.kv_capacity_tokens >= 2 * k16.cloud.kv_capacity_tokens - 16 &&
+	      k8.cloud.kv_capacity_tokens <= 2 * k16.cloud.kv_capacity_tokens + 16);
+	/* the committed tables price FP16 weights, not other formats */
+	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+	snprintf(cloud, sizeof(cloud), "\"gpu\": {\"tables\": "
+		 "\"%s/results/calib/gpu\"}", cwd);
+	cost_init(&c, &k16.cloud);
+	cfg_release(&k16);
+	CHECK_MSG(load(&k16, "cloud_only", "", cloud, &e) == 0, "%s", e.msg);
+	cost_init(&c, &k16.cloud);
+	CHECK(c.ops.measured);
+	snprintf(cloud, sizeof(cloud), "\"weight_dtype\": \"int4\", \"gpu\": "
+		 "{\"tables\": \"%s/results/calib/gpu\"}", cwd);
+	CHECK_MSG(load(&w4, "cloud_only", "", cloud, &e) == 0, "%s", e.msg);
+	cost_init(&c, &w4.cloud);
+	CHECK(w4.cloud.weight_bytes == 0.53125 && c.peak_flops == 989.4e12 &&
+	      !c.ops.measured);
+	cfg_release(&h8);
+	cfg_release(&a8);
+	cfg_release(&k8);
+	cfg_release(&k16);
+	cfg_release(&w4);
+}
+
 /* A group's own SLO judges its requests; the others keep the config's. */
 static void group_slo(void)
 {
@@ -361,6 +413,7 @@ const struct tcase cloud_tests[] = {
 	  proxy_accepted },
 	{ "cloud: a given GPU's figures make the roofline", gpu_given },
 	{ "cloud: tensor parallelism's roofline and all-reduces", tp_cost },
+	{ "cloud: FP8 and 4-bit weights and KV: bytes and FLOP rates", dtypes },
 	{ "cloud: a group's own SLO judges its requests", group_slo },
 	{ 0 },
 };

@@ -460,6 +460,42 @@ static void paged_preempts(void)
 	cfg_release(&c);
 }
 
+/* cloud_spec in lockstep: a round is one iteration (its draft steps
+ * inside it), so a lone request's iterations are its prefill and its
+ * rounds; requests that start together share their rounds' iterations. */
+static void cloud_spec_lockstep(void)
+{
+	const char *alone[] = { "/protocol/kind=cloud_spec",
+				"/tenants/0/count=1",
+				"/tenants/0/workload/requests=1" };
+	const char *two[] = { "/protocol/kind=cloud_spec",
+			      "/tenants/0/count=4",
+			      "/tenants/0/workload/requests=1",
+			      "/tenants/0/workload/think_s=0" };
+	struct cfg c;
+	struct sim s;
+
+	if (load(&c, base_cfg, alone, 3) < 0)
+		return;
+	CHECK(simulate(&c, &s, NULL) == 0);
+	CHECK(invariants(&s, "cloud_spec alone") == 0);
+	/* the prefill's first token comes in a token message of its own */
+	CHECK_MSG(s.r[0].batches == s.t[0].st.verdicts, "%llu batches, "
+		  "%llu verdicts", (unsigned long long)s.r[0].batches,
+		  (unsigned long long)s.t[0].st.verdicts);
+	sim_release(&s);
+	cfg_release(&c);
+	if (load(&c, base_cfg, two, 4) < 0)
+		return;
+	CHECK(simulate(&c, &s, NULL) == 0);
+	CHECK(invariants(&s, "cloud_spec, four") == 0);
+	/* the four start together: their rounds ride the same iterations */
+	CHECK_MSG(s.r[0].batches < s.t[0].st.verdicts + s.t[1].st.verdicts,
+		  "%llu batches", (unsigned long long)s.r[0].batches);
+	sim_release(&s);
+	cfg_release(&c);
+}
+
 /* A request drawn longer than the KV cache (lengths with no bound, so the
  * config's check takes their mean) stops the run with a message. */
 static void kv_below_one_request(void)
@@ -1034,6 +1070,8 @@ const struct tcase sim_tests[] = {
 	{ "sim: KV admission queues requests, all finish", admission_queue },
 	{ "sim: a paged KV cache preempts when full; all requests finish",
 	  paged_preempts },
+	{ "sim: cloud_spec runs a round's draft steps in one iteration",
+	  cloud_spec_lockstep },
 	{ "sim: a request larger than the KV cache is an error",
 	  kv_below_one_request },
 	{ 0 },
