@@ -13,6 +13,8 @@ static const struct opt_cmd serve_cmd = {
 	.usage = "[--model NAME[:Q]] [--listen ADDR] [--port N]\n"
 		 " [--token-file FILE] [--policy continuous|window]\n"
 		 " [--max-batch-tokens N] [--prefill-chunk N]\n"
+		 " [--kv-blocks N] [--block-tokens N] [--watermark-blocks N]\n"
+		 " [--max-num-seqs N]\n"
 		 " [--window-s X] [--max-clients N] [--max-per-addr N]\n"
 		 " [--hello-timeout-s X] [--frame-timeout-s X]\n"
 		 " [--idle-timeout-s X] [--drain-s X] [--exit-after N]\n"
@@ -21,8 +23,14 @@ static const struct opt_cmd serve_cmd = {
 	.about = "The cloud verifier: holds the target model (default tinystories656K in\n"
 		 "f32) and verifies the draft blocks of every connected edge in batches of\n"
 		 "at most N tokens (default 256), prompts prefilled in chunks (default\n"
-		 "64). Listens on ADDR:N (default 127.0.0.1:7070, this machine only; port\n"
-		 "0 picks one and prints it); any other ADDR needs a shared secret, the\n"
+		 "64). --kv-blocks N pages the KV cache as the simulator's paged policy\n"
+		 "does (docs/protocols.md): a pool of N blocks of --block-tokens (default\n"
+		 "16), admissions leaving --watermark-blocks free (default 0), at most\n"
+		 "--max-num-seqs requests at once (default: the slots), preemption by\n"
+		 "recompute; without it every slot holds its whole context.\n"
+		 "\n"
+		 "Listens on ADDR:N (default 127.0.0.1:7070, this machine only; port 0\n"
+		 "picks one and prints it); any other ADDR needs a shared secret, the\n"
 		 "first line of --token-file FILE or $HYBRIDSPEC_TOKEN (1 to 32 bytes),\n"
 		 "which every edge's hello must carry.\n"
 		 "\n"
@@ -47,6 +55,7 @@ static const struct opt_cmd serve_cmd = {
 /* The options that are not a serve_setup's as they are given. */
 struct serve_args {
 	long long port, budget, chunk, clients, per_addr, after, threads;
+	long long kv_blocks, block_tokens, watermark, max_seqs;
 	const char *stats; /* borrowed: the counters' file, or NULL */
 };
 
@@ -83,6 +92,14 @@ static int serve_parse(struct serve_setup *s, struct serve_args *a, int argc,
 			"tokens a batch at most (default 256)"),
 		OPT_INT("prefill-chunk", 0, &a->chunk, "N", 1, 1 << 20,
 			"a prompt's tokens a batch at most (default 64)"),
+		OPT_INT("kv-blocks", 0, &a->kv_blocks, "N", 0, 1LL << 40,
+			"the paged KV pool (default 0: unpaged)"),
+		OPT_INT("block-tokens", 0, &a->block_tokens, "N", 1, 1 << 16,
+			"tokens a KV block (default 16)"),
+		OPT_INT("watermark-blocks", 0, &a->watermark, "N", 0, 1 << 30,
+			"blocks an admission leaves free (default 0)"),
+		OPT_INT("max-num-seqs", 0, &a->max_seqs, "N", 0, 4096,
+			"requests admitted at once (default 0: the slots)"),
 		OPT_NUM("window-s", 0, &o->window_s, "X", 0, INFINITY,
 			"the window policy's wait for a batch (default 0.002)"),
 		OPT_INT("max-clients", 0, &a->clients, "N", 1, 4096,
@@ -127,7 +144,7 @@ int cli_serve(int argc, char **argv)
 		       .log_every_s = 10 },
 	};
 	struct serve_args a = { .port = 7070, .budget = 256, .chunk = 64,
-				.clients = 64, .threads = 1 };
+				.clients = 64, .threads = 1, .block_tokens = 16 };
 	struct serve_proc p;
 	struct err e;
 	json_t *st;
@@ -142,6 +159,10 @@ int cli_serve(int argc, char **argv)
 	s.o.max_clients = (int)a.clients;
 	s.o.max_per_addr = (int)a.per_addr;
 	s.o.exit_after = (int)a.after;
+	s.o.kv_blocks = (long)a.kv_blocks;
+	s.o.block_tokens = (int)a.block_tokens;
+	s.o.watermark = (int)a.watermark;
+	s.o.max_seqs = (int)(a.max_seqs ? a.max_seqs : a.clients);
 	if (serve_proc_init(&p, &s, &e) < 0)
 		return cli_fail("%s", e.msg);
 	fprintf(stderr, "serve: %s on %s:%d, %s batches of %d tokens, %s\n",

@@ -335,6 +335,8 @@ static void iterate(struct server *s)
 	double t = rt_now_s(), now;
 
 	verifier_iterate(&s->v, &it);
+	if (!it.seqs) /* every sequence preempted: nothing ran */
+		return;
 	t = rt_now_s() - t;
 	s->busy_s += t;
 	if (s->iters)
@@ -448,6 +450,9 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 
 	verifier_init(&s.v, o->m, o->policy, o->budget, o->chunk, o->window_s,
 		      o->max_clients);
+	if (o->kv_blocks > 0)
+		verifier_kv(&s.v, o->kv_blocks, o->block_tokens, o->watermark,
+			    o->max_seqs);
 	sk_init(&s.lat);
 	sk_init(&s.lat_log);
 	s.pfd = xcalloc((size_t)n, sizeof(*s.pfd));
@@ -533,6 +538,9 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 				      json_real(s.signal_s),
 			  "drained_verdicts", (json_int_t)s.drained,
 			  "unanswered_blocks", (json_int_t)verifier_queued(&s.v));
+	json_object_set_new(stats, "preemptions", json_integer(s.v.preemptions));
+	json_object_set_new(stats, "kv_blocks", json_integer(s.v.kv_blocks));
+	json_object_set_new(stats, "kv_peak_blocks", json_integer(s.v.kv_peak));
 	if (s.iters)
 		json_object_set_new(stats, "iteration_log", s.iters);
 	for (int i = 0; i < o->max_clients; i++)

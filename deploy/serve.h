@@ -29,6 +29,9 @@ struct serve_opts {
 	int listen_fd;           /* a listening socket; serve_run owns it */
 	enum sched_policy policy;
 	int budget, chunk;       /* max batch tokens, prefill chunk */
+	long kv_blocks;          /* the paged KV pool (verifier_kv); 0: every
+				    slot's whole context */
+	int block_tokens, watermark, max_seqs; /* with kv_blocks */
 	double window_s;
 	int max_clients;
 	int max_per_addr;        /* connections from one address; 0: any */
@@ -62,7 +65,8 @@ struct serve_opts {
  * its verdict's sending), "max_buffered_bytes" (all connections' buffers
  * at their fullest), "rss_kb", "max_rss_kb", "signal_s" (null without
  * one), "drained_verdicts" (sent after it), "unanswered_blocks" (queued at
- * exit), and with o->log_iterations "iteration_log": [tokens, sequences,
+ * exit), "preemptions", "kv_blocks" (the pool), "kv_peak_blocks", and
+ * with o->log_iterations "iteration_log": [tokens, sequences,
  * their cached context summed, seconds] an iteration. NULL with e's
  * message when the server itself fails. */
 json_t *serve_run(const struct serve_opts *o, struct err *e);

@@ -7,7 +7,10 @@
  * took the bonus pred, which is committed when that block arrives);
  * sum(qb) == qn. A segment feeds seq[kv_len .. len) and then the
  * drafts, from position kv_len, so row r of its logits predicts position
- * kv_len + r + 1. */
+ * kv_len + r + 1. An admitted request holds blocks >= ceil(kv_len /
+ * block_tokens) of the pool, kv_used their sum <= kv_blocks, running the
+ * admitted; one waiting for admission holds none (a preempted one has
+ * kv_len 0: its prefill computes its committed tokens again). */
 #include "verifier.h"
 
 #include <math.h>
@@ -36,6 +39,7 @@ void verifier_init(struct verifier *v, const struct llama *m,
 		.order = xcalloc((size_t)slots, sizeof(int)),
 		.out = xcalloc((size_t)slots, sizeof(struct vverdict)),
 	};
+	verifier_kv(v, (long)slots * ((seq_len + 15) / 16), 16, 0, slots);
 	llama_state_init(&v->scratch, &m->c, budget);
 	for (int i = 0; i < slots; i++) {
 		struct vreq *r = &v->t[i];
@@ -70,6 +74,41 @@ void verifier_release(struct verifier *v)
 	*v = (struct verifier){ 0 };
 }
 
+void verifier_kv(struct verifier *v, long blocks, int block_tokens,
+		 int watermark, int max_seqs)
+{
+	HS_ASSERT(blocks >= 1 && block_tokens >= 1 && watermark >= 0 &&
+		  max_seqs >= 1 && v->kv_used == 0);
+	v->kv_blocks = blocks;
+	v->block_tokens = block_tokens;
+	v->watermark = watermark;
+	v->max_seqs = max_seqs;
+}
+
+static long blocks_of(const struct verifier *v, long tokens)
+{
+	return (tokens + v->block_tokens - 1) / v->block_tokens;
+}
+
+static void kv_take(struct verifier *v, struct vreq *r, long blocks)
+{
+	r->blocks += (int)blocks;
+	v->kv_used += blocks;
+	if (v->kv_used > v->kv_peak)
+		v->kv_peak = v->kv_used;
+}
+
+/* Frees r's blocks: it no longer holds a place. */
+static void kv_free(struct verifier *v, struct vreq *r)
+{
+	if (!r->admitted)
+		return;
+	v->kv_used -= r->blocks;
+	r->blocks = 0;
+	r->admitted = false;
+	v->running--;
+}
+
 static int check_tokens(const struct verifier *v, const int32_t *tok, int n,
 			struct err *e)
 {
@@ -94,6 +133,11 @@ int verifier_prompt(struct verifier *v, int slot, uint32_t id,
 			       "model's context is %d", n, out, v->m->c.seq_len);
 	if (check_tokens(v, prompt, n, e) < 0)
 		return -1;
+	if (blocks_of(v, (long)n + out) + v->watermark > v->kv_blocks)
+		return err_set(e, "request of %d prompt + %d output tokens: the "
+			       "KV pool holds %ld blocks of %d tokens%s", n, out,
+			       v->kv_blocks, v->block_tokens,
+			       v->watermark ? ", less its watermark" : "");
 	if (!r->has_state) {
 		llama_state_init(&r->st, &v->m->c, 1);
 		r->has_state = true;
@@ -109,6 +153,9 @@ int verifier_prompt(struct verifier *v, int slot, uint32_t id,
 	r->epoch = 0;
 	r->qn = r->nqb = 0;
 	r->prompt_s = now_s;
+	r->admitted = r->in_batch = false;
+	r->blocks = 0;
+	r->preemptions = 0;
 	return 0;
 }
 
@@ -173,6 +220,7 @@ void verifier_drop(struct verifier *v, int slot)
 {
 	struct vreq *r = &v->t[slot];
 
+	kv_free(v, r);
 	r->active = false;
 	r->qn = r->nqb = 0;
 }
@@ -189,19 +237,43 @@ long verifier_queued(const struct verifier *v)
 
 static bool prefilling(const struct vreq *r)
 {
-	return r->active && r->kv_len < r->len - 1;
+	return r->active && r->admitted && r->kv_len < r->len - 1;
+}
+
+static bool waiting(const struct vreq *r)
+{
+	return r->active && !r->admitted;
 }
 
 bool verifier_owes(const struct verifier *v, int slot)
 {
 	const struct vreq *r = &v->t[slot];
 
-	return prefilling(r) || (r->active && r->nqb > 0);
+	return r->active && (!r->admitted || prefilling(r) || r->nqb > 0);
 }
 
 static bool verifiable(const struct vreq *r)
 {
-	return r->active && r->nqb > 0 && !prefilling(r);
+	return r->active && r->admitted && r->nqb > 0 && !prefilling(r);
+}
+
+/* Whether r, waiting, fits now: under max_seqs, its blocks leaving the
+ * watermark free. */
+static bool admissible(const struct verifier *v, const struct vreq *r)
+{
+	return v->running < v->max_seqs &&
+	       v->kv_used + blocks_of(v, r->len) + v->watermark <= v->kv_blocks;
+}
+
+/* The waiting request that came first, or NULL. */
+static const struct vreq *first_waiting(const struct verifier *v)
+{
+	const struct vreq *w = NULL;
+
+	for (int i = 0; i < v->slots; i++)
+		if (waiting(&v->t[i]) && (!w || v->t[i].prompt_s < w->prompt_s))
+			w = &v->t[i];
+	return w;
 }
 
 bool verifier_ready(const struct verifier *v, double now_s, double *wait_s)
@@ -209,7 +281,13 @@ bool verifier_ready(const struct verifier *v, double now_s, double *wait_s)
 	double oldest = INFINITY;
 	long tokens = 0;
 
+	const struct vreq *w = first_waiting(v);
+
 	*wait_s = INFINITY;
+	if (w && admissible(v, w)) {
+		tokens += w->len;
+		oldest = w->prompt_s;
+	}
 	for (int i = 0; i < v->slots; i++) {
 		const struct vreq *r = &v->t[i];
 
@@ -315,6 +393,55 @@ static void judge(struct verifier *v, int slot, int nblocks, int nd,
 	r->nqb -= nblocks;
 }
 
+/* The admitted request that came last of those not in the forming
+ * iteration, other than r; r when there is none. */
+static struct vreq *victim(struct verifier *v, struct vreq *r)
+{
+	struct vreq *x = r;
+
+	for (int i = 0; i < v->slots; i++) {
+		struct vreq *u = &v->t[i];
+
+		if (u == r || !u->admitted || u->in_batch)
+			continue;
+		if (x == r || u->prompt_s >= x->prompt_s)
+			x = u;
+	}
+	return x;
+}
+
+/* Blocks for r's cache to hold tokens, preempting (recompute) while the
+ * pool is short; false when r itself was preempted. */
+static bool kv_grow(struct verifier *v, struct vreq *r, long tokens)
+{
+	long want = blocks_of(v, tokens) - r->blocks;
+
+	while (want > 0 && v->kv_used + want > v->kv_blocks) {
+		struct vreq *x = victim(v, r);
+
+		kv_free(v, x);
+		x->kv_len = 0;
+		x->preemptions++;
+		v->preemptions++;
+		if (x == r)
+			return false;
+	}
+	if (want > 0)
+		kv_take(v, r, want);
+	return true;
+}
+
+/* After a verdict r keeps the blocks of what its cache holds. */
+static void kv_trim(struct verifier *v, struct vreq *r)
+{
+	long keep = blocks_of(v, r->kv_len);
+
+	if (r->blocks > keep) {
+		v->kv_used -= r->blocks - keep;
+		r->blocks = (int)keep;
+	}
+}
+
 /* Adds slot's next n tokens from feed position kv_len to the batch. */
 static void add_seq(struct verifier *v, struct viter *it, int slot,
 		    int nblocks, int nd, int n)
@@ -336,17 +463,37 @@ static void add_seq(struct verifier *v, struct viter *it, int slot,
 	it->tokens += n;
 }
 
+/* A chunk of r's prefill (slot i) while the budget has room. */
+static void add_chunk(struct verifier *v, struct viter *it, int i)
+{
+	struct vreq *r = &v->t[i];
+	int c = r->len - 1 - r->kv_len;
+
+	if (c > v->chunk)
+		c = v->chunk;
+	if (c > v->budget - it->tokens)
+		c = v->budget - it->tokens;
+	add_seq(v, it, i, 0, 0, c);
+	r->in_batch = true;
+	it->prefill_tokens += c;
+}
+
 void verifier_iterate(struct verifier *v, struct viter *it)
 {
 	int n;
 
 	*it = (struct viter){ 0 };
-	/* verify segments in the order their blocks came, while they fit */
+	for (int i = 0; i < v->slots; i++)
+		v->t[i].in_batch = false;
+	/* verify segments in the order their blocks came, while they fit and
+	 * get their blocks */
 	n = sorted(v, verifiable, 0);
 	for (int i = 0; i < n; i++) {
 		struct vreq *r = &v->t[v->order[i]];
 		int tok = r->len - r->kv_len, b = 0, nd = 0;
 
+		if (!verifiable(r)) /* preempted by one before it */
+			continue;
 		while (b < r->nqb &&
 		       (it->tokens + tok + r->qb[b] <= v->budget ||
 			(!b && !it->seqs))) {
@@ -355,22 +502,31 @@ void verifier_iterate(struct verifier *v, struct viter *it)
 		}
 		if (!b)
 			break;
+		if (!kv_grow(v, r, (long)r->kv_len + tok))
+			continue;
+		r->in_batch = true;
 		add_seq(v, it, v->order[i], b, nd, tok);
 	}
-	/* then a chunk of each waiting prompt, in arrival order */
+	/* then a chunk of each admitted prompt, in arrival order */
 	n = sorted(v, prefilling, 1);
+	for (int i = 0; i < n && it->tokens < v->budget; i++)
+		add_chunk(v, it, v->order[i]);
+	/* then waiting prompts are admitted, in arrival order, while they
+	 * fit */
+	n = sorted(v, waiting, 1);
 	for (int i = 0; i < n && it->tokens < v->budget; i++) {
 		struct vreq *r = &v->t[v->order[i]];
-		int c = r->len - 1 - r->kv_len;
 
-		if (c > v->chunk)
-			c = v->chunk;
-		if (c > v->budget - it->tokens)
-			c = v->budget - it->tokens;
-		add_seq(v, it, v->order[i], 0, 0, c);
-		it->prefill_tokens += c;
+		if (!admissible(v, r))
+			break;
+		r->admitted = true;
+		kv_take(v, r, blocks_of(v, r->len));
+		v->running++;
+		if (prefilling(r))
+			add_chunk(v, it, v->order[i]);
 	}
-	HS_ASSERT(it->seqs > 0);
+	if (it->seqs == 0)
+		return;
 	llama_forward_batch(v->m, &v->scratch, v->seqs, it->seqs, v->logits);
 	for (int i = 0; i < it->seqs; i++) {
 		const struct vseg *g = &v->seg[i];
@@ -382,5 +538,6 @@ void verifier_iterate(struct verifier *v, struct viter *it)
 		judge(v, g->slot, g->nblocks, g->nd,
 		      v->logits + (size_t)g->row * v->m->c.vocab,
 		      &v->out[it->nverdicts++]);
+		kv_trim(v, &v->t[g->slot]);
 	}
 }

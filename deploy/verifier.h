@@ -3,9 +3,20 @@
  * (its committed tokens, its KV cache, its epoch and its queued draft
  * blocks); an iteration takes queued work in the simulator's order
  * (docs/protocols.md, "The cloud's iterations": verify segments in FIFO
- * order while they fit the token budget, then prefill chunks) and runs it
- * as one batch through llama_forward_batch, then judges every segment
- * greedily (a draft token is accepted iff it is the target's arg max).
+ * order while they fit the token budget, then prefill chunks, then newly
+ * admitted prompts) and runs it as one batch through llama_forward_batch,
+ * then judges every segment greedily (a draft token is accepted iff it is
+ * the target's arg max).
+ *
+ * The KV cache is paged as the simulator's `paged` policy pages it
+ * (docs/protocols.md, "The KV cache"): a pool of blocks of block_tokens, a
+ * request's block count (its block table's length) grown as its K and V
+ * are appended and cut back to what a verdict keeps, admission in prompt
+ * order under max_seqs and a watermark, and preemption by recompute of the
+ * latest-arrived admitted request when a segment cannot get its blocks.
+ * The K and V themselves stay in each slot's own cache (the pool bounds
+ * what may be held; the models here are small): the blocks are the
+ * ledger that admits and preempts.
  *
  * serve (deploy/serve.c) feeds it from the network; calibration times
  * verifier_iterate itself, so the simulator's cost table is the cost of
@@ -38,6 +49,10 @@ struct vreq {
 	double *qs;         /* (seq_len) owned: when each queued block came */
 	double queued_s;    /* arrival of the oldest queued block */
 	double prompt_s;    /* arrival of the prompt (prefill order) */
+	bool admitted;      /* holds blocks; else it waits for admission */
+	bool in_batch;      /* a sequence of the forming iteration */
+	int blocks;         /* KV blocks it holds */
+	long preemptions;   /* of its request */
 	bool has_state;
 	struct llama_state st; /* KV cache, kept between requests */
 };
@@ -71,6 +86,10 @@ struct verifier {
 	int chunk;              /* max prefill tokens of a prompt per iteration */
 	double window_s;
 	int slots;
+	/* the KV pool (verifier_kv; by default every slot's whole context) */
+	long kv_blocks, kv_used, kv_peak;
+	int block_tokens, watermark, max_seqs, running;
+	long preemptions;
 	struct vreq *t;         /* (slots) owned */
 	struct llama_state scratch; /* activations for budget tokens */
 	int *feed;              /* (budget) owned: the batch's input tokens */
@@ -87,9 +106,16 @@ void verifier_init(struct verifier *v, const struct llama *m,
 		   double window_s, int slots);
 void verifier_release(struct verifier *v);
 
-/* Starts request id on slot from prompt[0..n) with out more tokens to come.
- * -1 with e's message for a slot already busy, a token outside the
- * vocabulary or a request longer than the model's context. */
+/* Pages the KV cache: a pool of blocks of block_tokens, admissions leaving
+ * watermark blocks free, at most max_seqs requests admitted at once. Before
+ * any prompt. */
+void verifier_kv(struct verifier *v, long blocks, int block_tokens,
+		 int watermark, int max_seqs);
+
+/* Starts request id on slot from prompt[0..n) with out more tokens to come;
+ * it waits for admission. -1 with e's message for a slot already busy, a
+ * token outside the vocabulary, a request longer than the model's context
+ * or one the KV pool cannot hold. */
 int verifier_prompt(struct verifier *v, int slot, uint32_t id,
 		    const int32_t *prompt, int n, int out, double now_s,
 		    struct err *e);
@@ -120,7 +146,8 @@ long verifier_queued(const struct verifier *v);
 bool verifier_ready(const struct verifier *v, double now_s, double *wait_s);
 
 /* Runs one iteration (verifier_ready must be true). Verdicts are in
- * v->out[0 .. it->nverdicts). */
+ * v->out[0 .. it->nverdicts); an iteration whose every sequence was
+ * preempted runs nothing (it->seqs 0). */
 void verifier_iterate(struct verifier *v, struct viter *it);
 
 #endif

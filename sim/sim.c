@@ -718,7 +718,7 @@ static void preempt(struct sim *s, struct replica *r, struct tenant *t)
 	if (t->cloud.in_prefill)
 		fifo_remove(&r->prefill, t->id);
 	t->cloud.in_prefill = false;
-	t->cloud.fill = t->cloud.prompt + t->cloud.pos;
+	t->cloud.fill = t->cloud.prompt + t->cloud.kv_out;
 	t->rq.preemptions++;
 	if (measured(s))
 		r->preemptions++;
@@ -769,12 +769,14 @@ static bool kv_grow(struct sim *s, struct replica *r, struct tenant *t,
 }
 
 /* After an iteration a growing policy keeps the blocks of what t's KV
- * cache holds: the prompt and the output verified so far (rejected drafts
- * are never appended). */
-static void kv_trim(struct sim *s, struct replica *r, struct tenant *t)
+ * cache holds: the prompt and the output whose K and V it computed and
+ * kept, kv_out (rejected drafts are never appended). */
+static void kv_trim(struct sim *s, struct replica *r, struct tenant *t,
+		    int32_t kv_out)
 {
-	int64_t keep = blocks_for(s, (int64_t)t->cloud.prompt + t->cloud.pos);
+	int64_t keep = blocks_for(s, (int64_t)t->cloud.prompt + kv_out);
 
+	t->cloud.kv_out = kv_out;
 	if (s->kv->grows && t->cloud.blocks > keep) {
 		r->blocks_used -= t->cloud.blocks - keep;
 		t->cloud.blocks = (int32_t)keep;
@@ -885,6 +887,7 @@ static void on_up(struct sim *s, struct tenant *t)
 		t->cloud.replica = s->sched->route(s, t);
 		t->cloud.epoch = m.epoch;
 		t->cloud.fill = t->cloud.prompt;
+		t->cloud.kv_out = 0;
 		t->cloud.pos = 0;
 		fifo_push(&s->r[t->cloud.replica].admit, t->id);
 		break;
@@ -1025,7 +1028,7 @@ static int take_ready(struct sim *s, struct replica *r, uint32_t ti,
 		return -1;
 	if (!ready_item(s, t, *budget, r->nbatch == 0, &it))
 		return 0;
-	if (!kv_grow(s, r, t, (int64_t)t->cloud.prompt + t->cloud.pos +
+	if (!kv_grow(s, r, t, (int64_t)t->cloud.prompt + t->cloud.kv_out +
 				      it.tokens))
 		return -1;
 	add_item(s, r, it);
@@ -1363,10 +1366,13 @@ static void try_start(struct sim *s, uint32_t ri)
 	push(s, now + t_s, EV_BATCH, ri);
 }
 
-static void verify(struct sim *s, struct tenant *t, int32_t nblocks)
+/* The edge's queued blocks: nblocks of them judged in order to the first
+ * rejection. Returns the output positions whose K and V the cloud then
+ * holds: to the last accepted draft. */
+static int32_t verify(struct sim *s, struct tenant *t, int32_t nblocks)
 {
 	uint32_t nfull = 0;
-	int32_t k = 0;
+	int32_t k = 0, held = t->cloud.pos;
 
 	for (int32_t i = 0; i < nblocks; i++) {
 		struct blk b = blk_ring_pop(&t->cloud.cq);
@@ -1375,6 +1381,7 @@ static void verify(struct sim *s, struct tenant *t, int32_t nblocks)
 		k = acc_draw(&t->acc, b.base, b.g);
 		t->cloud.kv_whole = k == b.g;
 		if (k < b.g) {
+			held = b.base + k;
 			/* the rest of the segment is computed but not judged */
 			s->segment_discarded += (uint64_t)(nblocks - i - 1);
 			for (int32_t j = i + 1; j < nblocks; j++)
@@ -1384,9 +1391,10 @@ static void verify(struct sim *s, struct tenant *t, int32_t nblocks)
 			break;
 		}
 		nfull++;
-		t->cloud.pos = b.base + b.g;
+		held = t->cloud.pos = b.base + b.g;
 	}
 	send(s, t, false, MSG_VERDICT, (int64_t)nblocks << 32 | nfull, k, 2);
+	return held;
 }
 
 /* cloud_spec: the target judges the round's drafts; the verdict's tokens
@@ -1454,7 +1462,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 		case ITEM_DECODE:
 			t->cloud.in_ready = false;
 			t->cloud.pos++;
-			kv_trim(s, r, t);
+			kv_trim(s, r, t, t->cloud.pos);
 			send(s, t, false, MSG_TOKEN, 1, 0, 1);
 			if (t->cloud.pos < t->cloud.out)
 				enqueue_ready(s, t);
@@ -1464,14 +1472,13 @@ static void on_batch(struct sim *s, uint32_t ri)
 		case ITEM_VERIFY:
 			t->cloud.in_ready = false;
 			if (!t->cfg->proto.caps.cloud_drafts) {
-				verify(s, t, it->blocks);
-				kv_trim(s, r, t);
+				kv_trim(s, r, t, verify(s, t, it->blocks));
 				if (t->cloud.cq.n)
 					enqueue_ready(s, t);
 				break;
 			}
 			verify_own(s, t, it->tokens - 1);
-			kv_trim(s, r, t);
+			kv_trim(s, r, t, t->cloud.pos);
 			if (t->cloud.pos < t->cloud.out)
 				enqueue_ready(s, t);
 			else

@@ -183,6 +183,7 @@ struct tenant_cloud {
 				      and the output so far after a preemption */
 	int32_t prefill_left;      /* of fill, tokens yet to prefill */
 	int32_t pos;               /* output position it has reached */
+	int32_t kv_out;            /* output positions whose K and V it keeps */
 	bool admitted, in_ready, in_prefill;
 	bool in_batch;             /* an item of the forming or running batch */
 	bool kv_whole;             /* its last verification accepted every

@@ -657,15 +657,21 @@ static int edge_child(struct val *v, const struct cfg *c, size_t g, int idx,
 	return 0;
 }
 
-/* The server of a point: config c's cloud, clients edges, times from t0;
- * spinning where it has a CPU of its own. */
+/* The server of a point: config c's cloud (its paged KV pool as the
+ * simulator's: the same blocks, watermark and max_num_seqs), clients
+ * edges, times from t0; spinning where it has a CPU of its own. */
 static struct serve_opts server_opts(const struct val *v, const struct cfg *c,
 				     int lfd, int clients, double t0)
 {
+	long blocks = (long)(c->cloud.kv_capacity_tokens / c->cloud.block_tokens);
+
 	return (struct serve_opts){
 		.m = &v->tm.m, .listen_fd = lfd, .policy = c->cloud.policy,
 		.budget = (int)c->cloud.max_batch_tokens,
 		.chunk = (int)c->cloud.prefill_chunk_tokens,
+		.kv_blocks = blocks, .block_tokens = (int)c->cloud.block_tokens,
+		.watermark = (int)(c->cloud.watermark * (double)blocks),
+		.max_seqs = (int)fmin((double)c->cloud.max_num_seqs, clients),
 		.window_s = c->cloud.window_s, .max_clients = clients,
 		.exit_after = clients, .t0_s = t0, .spin = v->server_cpu >= 0,
 	};
@@ -857,6 +863,8 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 		.busy = end > 0 ? json_number_value(json_object_get(st, "busy_s")) /
 				  end : 0,
 		.ttft_s = p->requests ? ttft / (double)p->requests : 0,
+		.preemptions = (double)json_integer_value(json_object_get(st,
+							"preemptions")),
 	};
 	p->draft_step_s = drafted > paired ? (draft_s - pair_s) /
 					     (drafted - paired) : 0;
@@ -936,6 +944,7 @@ int val_simulate(const struct sweep *sw, size_t point, char **extra,
 			sum.alpha += AT("/all/alpha");
 			sum.busy += AT("/cloud/busy_fraction");
 			sum.ttft_s += AT("/all/ttft_s/mean");
+			sum.preemptions += AT("/cloud/kv/preemptions");
 			demand += AT("/all/edge_busy_fraction") * AT("/all/tenants");
 #undef AT
 			if (k == 0) {
@@ -954,7 +963,8 @@ int val_simulate(const struct sweep *sw, size_t point, char **extra,
 	p->sim = (struct val_side){ sum.itl_s / sw->n_seeds,
 				sum.tokens_per_s / sw->n_seeds,
 				sum.alpha / sw->n_seeds, sum.busy / sw->n_seeds,
-				sum.ttft_s / sw->n_seeds };
+				sum.ttft_s / sw->n_seeds,
+				sum.preemptions / sw->n_seeds };
 	p->edge_demand = demand / (double)sw->n_seeds;
 	return 0;
 }

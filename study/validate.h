@@ -104,6 +104,7 @@ double val_verify_ratio(const char *pdir, const char *table,
 /* One side's figures at a point. */
 struct val_side {
 	double itl_s, tokens_per_s, alpha, busy, ttft_s;
+	double preemptions;        /* of the cloud's KV cache, a run */
 };
 
 struct val_point {

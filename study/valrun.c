@@ -40,6 +40,9 @@ static int check_point(const struct cfg *c, int *np, int *nout, struct err *e)
 	if (c->cloud.replicas != 1 || !cfg_sched_deployed(c->cloud.policy))
 		return err_set(e, "/cloud: the deployment has one replica with "
 			       "continuous or window batching");
+	if (c->cloud.kv_policy != KV_PAGED)
+		return err_set(e, "/cloud/kv_policy: the deployment pages its KV "
+			       "cache (\"paged\")");
 	for (size_t g = 0; g < c->n_groups; g++) {
 		const struct cfg_group *G = &c->groups[g];
 		int p = 0, o = 0;
@@ -97,9 +100,10 @@ static void point_label(const struct sweep *sw, size_t point, char *buf,
 
 static json_t *side_json(const struct val_side *s)
 {
-	return json_pack("{s:f,s:f,s:f,s:f,s:f}", "itl_s", s->itl_s,
+	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "itl_s", s->itl_s,
 			 "tokens_per_s", s->tokens_per_s, "alpha", s->alpha,
-			 "busy_fraction", s->busy, "ttft_s", s->ttft_s);
+			 "busy_fraction", s->busy, "ttft_s", s->ttft_s,
+			 "preemptions", s->preemptions);
 }
 
 /* Ends the JSON object of "POINTER=VALUE" at buf (cap bytes, at of them
@@ -277,6 +281,8 @@ struct row {
 	X(busy_sim, "%.4f", p->sim.busy) \
 	X(ttft_real_s, "%.6g", p->real.ttft_s) \
 	X(ttft_sim_s, "%.6g", p->sim.ttft_s) \
+	X(preemptions_real, "%.6g", p->real.preemptions) \
+	X(preemptions_sim, "%.6g", p->sim.preemptions) \
 	X(lossless, "%.0f", (double)!p->mismatched) \
 	X(draft_step_real_s, "%.6g", p->draft_step_s) \
 	X(draft_step_profile_s, "%.6g", w->prof_s) \

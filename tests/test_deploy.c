@@ -463,6 +463,85 @@ out_model:
 	tok_release(&t);
 }
 
+#define P_BLOCKS 6   /* the paged pool: 96 tokens for three 50-token requests */
+#define P_GAMMA 4
+
+/* The verifier with a paged KV pool too small for its three requests at
+ * once: they are admitted as their prompts fit, one that cannot get its
+ * next block preempts the latest-arrived (recomputed later), the pool is
+ * never overdrawn, and every output is still the target's greedy one. */
+static void verifier_paged(void)
+{
+	const char *texts[V_SLOTS] = { v_text, v_text2, v_text };
+	struct llama m;
+	struct tok t;
+	struct quant q;
+	struct err e = { "" };
+	struct verifier v;
+	int p[V_SLOTS][V_PROMPT], g[V_SLOTS][V_OUT], n = V_PROMPT, left = V_SLOTS;
+	int iters = 0;
+	long peak = 0;
+
+	if (!t_need_models())
+		return;
+	if (mload_spec(TARGET, "f32", &m, &t, &q, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	verifier_init(&v, &m, SCHED_CONTINUOUS, V_BUDGET, V_CHUNK, 0, V_SLOTS);
+	verifier_kv(&v, P_BLOCKS, 16, 0, V_SLOTS);
+	for (int i = 0; i < V_SLOTS; i++) {
+		CHECK(prompt_of(&t, texts[i], V_PROMPT, p[i]) == 0);
+		spec_greedy(&m, p[i], n, V_OUT, g[i]);
+		CHECK_MSG(verifier_prompt(&v, i, (uint32_t)i, p[i], n, V_OUT, i,
+					  &e) == 0, "%s", e.msg);
+	}
+	/* a request of 97 tokens is more than the pool */
+	verifier_drop(&v, 2);
+	CHECK(verifier_prompt(&v, 2, 9, p[2], n, 77, 2, &e) == -1 &&
+	      strstr(e.msg, "KV pool holds 6 blocks of 16 tokens"));
+	CHECK(verifier_prompt(&v, 2, 2, p[2], n, V_OUT, 2, &e) == 0);
+	while (left && iters < 400) {
+		double wait;
+
+		for (int i = 0; i < V_SLOTS; i++) {
+			struct vreq *r = &v.t[i];
+			int pos = r->len, k = r->limit - pos;
+
+			if (!r->active || r->nqb)
+				continue;
+			if (pos + (r->pred >= 0) >= r->limit) {
+				CHECK(verifier_done(&v, i, r->id, &e) == 0);
+				left--;
+				continue;
+			}
+			if (k > P_GAMMA)
+				k = P_GAMMA;
+			block(&v, i, r->id, r->epoch, pos, g[i] + pos - n, k, 0);
+		}
+		if (!left || !verifier_ready(&v, 0, &wait))
+			continue;
+		verifier_iterate(&v, &(struct viter){ 0 });
+		CHECK(v.kv_used <= P_BLOCKS && v.running <= V_SLOTS);
+		if (v.kv_used > peak)
+			peak = v.kv_used;
+		iters++;
+	}
+	CHECK_MSG(left == 0, "%d requests left after %d iterations", left, iters);
+	CHECK_MSG(v.preemptions > 0, "no preemption");
+	CHECK(peak == P_BLOCKS && v.kv_used == 0 && v.running == 0);
+	for (int i = 0; i < V_SLOTS; i++)
+		CHECK(v.t[i].len >= n + V_OUT - 1);
+	for (int i = 0; i < V_SLOTS; i++)
+		for (int j = n; j < v.t[i].len; j++)
+			CHECK_MSG(v.t[i].seq[j] == g[i][j - n], "request %d position "
+				  "%d: %d, the target's greedy %d", i, j,
+				  v.t[i].seq[j], g[i][j - n]);
+	verifier_release(&v);
+	llama_release(&m);
+	tok_release(&t);
+}
+
 #define LB_EDGES 5 /* every kind of e_kinds */
 
 /* Three edges (sync and async) over loopback TCP: every output is the
@@ -954,6 +1033,8 @@ const struct tcase deploy_tests[] = {
 	{ "deploy: validate refuses points it cannot run", t_validate_refuses },
 	{ "deploy: wire round trip and prefixes", wire_round_trip },
 	{ "deploy: wire rejects malformed frames", wire_rejects },
+	{ "deploy: a paged verifier preempts and recomputes, losslessly",
+	  verifier_paged },
 	{ "deploy: verifier verdicts, epochs and protocol errors",
 	  verifier_protocol },
 	{ "deploy: loopback edges are lossless", loopback_lossless },
