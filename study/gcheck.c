@@ -7,16 +7,18 @@
  * LOOP_REQUESTS back to back (a closed loop, in lockstep, so every round
  * is the steady state and the whole run is measured); fixed lengths; a WAN
  * of RTT 1 ns at 1 Pb/s, so that only the server is timed; one replica of
- * the point's GPU preset, tp and model in FP16, and the tables folder,
- * whose operator table of that GPU, model and tp prices the iterations
- * when it has one (cfg.c; else the cost is derived). Prompts are prefilled
- * whole, a static batch's together, as the engines of these figures do:
- * the chunk is the prompt, and the token budget holds every prompt of the
- * group and a decode token of each. The rows keep the refs' order; a
- * statistic is over the simulated rows of one class. The metrics
- * (GCHECK_METRICS), the classes' goals (classes[]) and the rows' columns
- * (COLUMNS) are each one table. With gpu_only the server's step overhead
- * is 0. */
+ * the point's GPU preset, tp and model, its weights and KV cache in the
+ * point's formats and its KV policy (paged unless the point says), and
+ * the tables folder, whose operator table of that GPU, model and tp prices
+ * the iterations when it has one (cfg.c; else the cost is derived).
+ * Prompts are prefilled whole, as the engines of these figures do: the
+ * chunk is the prompt; a static batch's together (its token budget holds
+ * every prompt and a decode token of each), a closed loop's within
+ * CLOSED_BUDGET tokens an iteration (or one prompt and a decode token of
+ * each client, when more). The rows keep the refs' order; a statistic is
+ * over the simulated rows of one class. The metrics (GCHECK_METRICS), the
+ * classes' goals (classes[]) and the rows' columns (COLUMNS) are each one
+ * table. With gpu_only the server's step overhead is 0. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "gcheck.h"
 
@@ -38,6 +40,10 @@
 #include <sys/stat.h>
 
 #define LOOP_REQUESTS 6   /* per client of a closed loop */
+#define CLOSED_BUDGET 8192 /* a closed loop's token budget an iteration:
+			      the default of TensorRT-LLM's max_num_tokens,
+			      LMDeploy's max_prefill_token_num and vLLM 1's
+			      max_num_batched_tokens on a large GPU */
 #define WAN_BPS 1e15
 #define WAN_RTT_S 1e-9    /* the smallest a config takes is > 0 */
 
@@ -95,7 +101,14 @@ static const struct {
 } classes[GCHECK_CLASS_N] = {
 	[GCHECK_DECODE] = { "decode", 0.10, 0.25 },
 	[GCHECK_PREFILL] = { "prefill", INFINITY, 0.35 },
+	[GCHECK_BOUND] = { "concurrency-bound", INFINITY, 0.25 },
 };
+
+/* Whether metric k's figures may be of class cls. */
+static bool metric_in(size_t k, enum gcheck_class cls)
+{
+	return metrics[k].cls == (cls == GCHECK_BOUND ? GCHECK_DECODE : cls);
+}
 
 /* ---- reading REFS ---- */
 
@@ -116,10 +129,11 @@ static int read_count(struct jx *x, json_t *v, const char *p, const char *key,
 static int read_setting(struct jx *x, json_t *v, const char *p,
 			struct gcheck_point *pt)
 {
-	static const char *const dtypes[] = { "fp16", "bf16", NULL };
+	static const char *const dtypes[] = { "fp16", "bf16", "fp8", NULL };
+	static const char *const kv_dtypes[] = { "fp16", "fp8", NULL };
 	char cp[JX_PTR_MAX];
 	long long tp;
-	int gpu, dtype;
+	int gpu, dtype, kv_dtype, kv_policy;
 
 	if (jx_enum(x, v, p, "gpu", gpu_preset_names(), NULL, &gpu) < 0 ||
 	    jx_int(x, v, p, "tp", 1, 64, JX_REQUIRED_INT, &tp) < 0 ||
@@ -132,9 +146,15 @@ static int read_setting(struct jx *x, json_t *v, const char *p,
 			       "built-in model (models/shape.c)",
 			       json_object_get(v, "model"));
 	if (jx_enum(x, v, p, "dtype", dtypes, NULL, &dtype) < 0 ||
+	    jx_enum(x, v, p, "kv_dtype", kv_dtypes, "fp16", &kv_dtype) < 0 ||
+	    jx_enum(x, v, p, "kv_policy", cfg_kv_names, "paged",
+		    &kv_policy) < 0 ||
 	    read_count(x, v, p, "batch", &pt->batch) < 0 ||
 	    read_count(x, v, p, "concurrency", &pt->concurrency) < 0)
 		return -1;
+	pt->weight_dtype = !strcmp(dtypes[dtype], "fp8") ? "fp8" : "fp16";
+	pt->kv_dtype = kv_dtypes[kv_dtype];
+	pt->kv_policy = cfg_kv_names[kv_policy];
 	if (!pt->batch == !pt->concurrency)
 		return jx_fail(x, jx_child(cp, p, "batch"), "a static batch, or "
 			       "null with a concurrency (one of the two)",
@@ -179,6 +199,7 @@ static int read_figure(struct jx *x, json_t *v, const char *p,
 	    jx_str(x, v, p, "where", NULL, &s) < 0 ||
 	    jx_str(x, v, p, "quote", NULL, &s) < 0 ||
 	    jx_str(x, v, p, "note", "", &s) < 0 ||
+	    jx_str(x, v, p, "kv_note", "", &s) < 0 ||
 	    jx_str(x, v, p, "model_note", "", &s) < 0 ||
 	    jx_bool(x, v, p, "dtype_assumed", 0, &assumed) < 0)
 		return -1;
@@ -190,7 +211,8 @@ static int read_point(struct jx *x, json_t *v, const char *p,
 		      struct gcheck_point *pt)
 {
 	static const char *const keys[] = { "id", "gpu", "tp", "model",
-		"model_note", "framework", "dtype", "dtype_assumed", "batch",
+		"model_note", "framework", "dtype", "dtype_assumed", "kv_dtype",
+		"kv_policy", "kv_note", "batch",
 		"concurrency", "prompt_tokens", "output_tokens", "metric",
 		"value", "repeat_range_s", "source", "where", "quote", "note",
 		NULL };
@@ -276,7 +298,9 @@ static json_t *point_doc(const struct gcheck_point *p,
 			 const struct gcheck_opts *o, const char *tables)
 {
 	long long n = p->batch ? p->batch : p->concurrency;
-	long long budget = n * (p->prompt_tokens + 1);
+	long long budget = p->batch ? n * (p->prompt_tokens + 1)
+			   : CLOSED_BUDGET > n + p->prompt_tokens + 1
+			   ? CLOSED_BUDGET : n + p->prompt_tokens + 1;
 	json_t *gpu = json_pack("{s:s}", "preset", p->gpu);
 
 	if (o->gpu_only)
@@ -285,7 +309,7 @@ static json_t *point_doc(const struct gcheck_point *p,
 		json_object_set_new(gpu, "tables", json_string(tables));
 	return json_pack("{s:s, s:i, s:{s:s}, s:[{s:s, s:I, s:{s:s, s:I, s:I,"
 			 " s:I, s:i, s:i}, s:{s:f, s:f, s:f}}], s:{s:i, s:I, s:I,"
-			 " s:s, s:i, s:i, s:o}}",
+			 " s:I, s:I, s:s, s:s, s:s, s:s, s:i, s:o}}",
 			 "name", p->id, "seed", 1, "protocol", "kind", "cloud_only",
 			 "tenants", "name", "clients", "count", (json_int_t)n,
 			 "workload", "arrival", "closed", "requests",
@@ -298,8 +322,13 @@ static json_t *point_doc(const struct gcheck_point *p,
 			 "cloud", "replicas", 1, "max_batch_tokens",
 			 (json_int_t)budget,
 			 "prefill_chunk_tokens", (json_int_t)p->prompt_tokens,
-			 "model", p->model, "weight_bytes", 2, "tp", p->tp,
-			 "gpu", gpu);
+			 "max_num_seqs", (json_int_t)(n > 256 ? n : 256),
+			 /* the engines served these lengths */
+			 "context_tokens",
+			 (json_int_t)(p->prompt_tokens + p->output_tokens),
+			 "model", p->model, "weight_dtype", p->weight_dtype,
+			 "kv_dtype", p->kv_dtype, "kv_policy", p->kv_policy,
+			 "tp", p->tp, "gpu", gpu);
 }
 
 /* Simulates row's point, the config named name in messages. */
@@ -309,10 +338,13 @@ static void run_point(struct gcheck_row *row, const char *name,
 	struct cfg c;
 	struct cost k;
 	json_t *sum;
+	long long kv_tokens;
 
+	row->cls = metrics[row->pt.metric].cls;
 	if (cfg_parse(&c, point_doc(&row->pt, o, tables), name, NULL, 0,
 		      &row->refused) < 0)
 		return;
+	kv_tokens = c.cloud.kv_capacity_tokens;
 	cost_init(&k, &c.cloud);
 	HS_ASSERT(k.by_ops && !k.table); /* the configs above name no table */
 	snprintf(row->pricing, sizeof(row->pricing), "%s", cost_pricing(&k));
@@ -321,6 +353,9 @@ static void run_point(struct gcheck_row *row, const char *name,
 	if (!sum)
 		return;
 	row->priced_by = k.ops.measured ? "measured" : "derived";
+	if (row->cls == GCHECK_DECODE && row->pt.concurrency *
+	    (row->pt.prompt_tokens + row->pt.output_tokens) > kv_tokens)
+		row->cls = GCHECK_BOUND;
 	row->predicted = metrics[row->pt.metric].predict(
 		json_object_get(sum, "all"), &row->pt);
 	json_decref(sum);
@@ -413,7 +448,7 @@ static key_fn *const by_key[] = { [GCHECK_BY_GPU] = key_gpu,
 static bool counts(const struct gcheck_row *row, enum gcheck_class cls,
 		   enum gcheck_by by, const char *value)
 {
-	return !isnan(row->predicted) && metrics[row->pt.metric].cls == cls &&
+	return !isnan(row->predicted) && row->cls == cls &&
 	       (by == GCHECK_ALL || !strcmp(by_key[by](row), value));
 }
 
@@ -583,7 +618,7 @@ static json_t *class_json(const struct gcheck *g, enum gcheck_class cls)
 	json_t *o = stat_json(&s), *m = json_array();
 
 	for (size_t k = 0; k < GCHECK_METRIC_N; k++)
-		if (metrics[k].cls == cls)
+		if (metric_in(k, cls))
 			json_array_append_new(m, json_string(metrics[k].name));
 	json_object_set_new(o, "metrics", m);
 	json_object_set_new(o, "goal", json_pack("{s:o, s:o}", "median",
@@ -698,7 +733,7 @@ static void print_class(const struct gcheck *g, enum gcheck_class cls,
 
 	fprintf(f, "%s (", classes[cls].name);
 	for (size_t k = 0, n = 0; k < GCHECK_METRIC_N; k++)
-		if (metrics[k].cls == cls)
+		if (metric_in(k, cls))
 			fprintf(f, "%s%s", n++ ? ", " : "", metrics[k].name);
 	if (!s.n) {
 		fputs("): no points simulated\n", f);

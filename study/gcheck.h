@@ -28,8 +28,11 @@
 
 /* The classes of figures the goals are stated for (gcheck.c's table):
  * decode, median and worst |predicted/published - 1| <= 10% and 25%;
- * prefill, worst <= 35%. */
-enum gcheck_class { GCHECK_DECODE, GCHECK_PREFILL, GCHECK_CLASS_N };
+ * prefill, worst <= 35%; concurrency-bound, the decode figures of points
+ * whose clients' requests (clients x (prompt + output) tokens) outgrow the
+ * simulated KV pool, each within 25% (they count there, not in decode). */
+enum gcheck_class { GCHECK_DECODE, GCHECK_PREFILL, GCHECK_BOUND,
+		    GCHECK_CLASS_N };
 
 /* The metrics a point may publish: X(KIND, name, class, predict,
  * meaning); predict is gcheck.c's function reading the figure from a
@@ -54,6 +57,11 @@ enum gcheck_metric { GCHECK_METRICS(GCHECK_METRIC_ENUM) GCHECK_METRIC_N };
  * GPU's from the preset table). */
 struct gcheck_point {
 	const char *id, *gpu, *model, *framework;
+	const char *weight_dtype, *kv_dtype; /* static: number formats
+						 (gpu.h's names) */
+	const char *kv_policy; /* static: how the server holds the KV cache
+				  (cfg.h's names; "kv_policy", default
+				  paged) */
 	int tp;
 	long long batch;       /* a static batch: every request at t = 0; or 0 */
 	long long concurrency; /* a closed loop of as many clients; or 0 */
@@ -77,6 +85,8 @@ void gcheck_refs_release(struct gcheck_refs *r);
 /* A point and what the simulator answers. */
 struct gcheck_row {
 	struct gcheck_point pt; /* strings borrowed from the refs */
+	enum gcheck_class cls;  /* its metric's; GCHECK_BOUND for a decode
+				   figure of a point that outgrows the pool */
 	double predicted;       /* NAN: not simulated (refused says why) */
 	const char *priced_by;  /* static: "measured" (an operator table of
 				   the folder) or "derived"; NULL when not

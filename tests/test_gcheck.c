@@ -136,26 +136,63 @@ static void decode_step(void)
 }
 
 static struct gcheck_row hand_row(const char *gpu, enum gcheck_metric m,
-				  double published, double predicted)
+				  enum gcheck_class cls, double published,
+				  double predicted)
 {
 	return (struct gcheck_row){ .pt = { .id = "x", .gpu = gpu,
 		.framework = "f", .metric = m, .value = published },
-		.predicted = predicted };
+		.cls = cls, .predicted = predicted };
+}
+
+#define LOOP(id, clients, extra)                                          \
+	"{\"id\": \"" id "\", \"gpu\": \"L4\", \"tp\": 1, \"model\": "        \
+	"\"llama2-7b\", \"framework\": \"test\", \"dtype\": \"fp16\", "     \
+	"\"batch\": null, \"concurrency\": " clients ", \"prompt_tokens\": " \
+	"2000, \"output_tokens\": 1000, \"metric\": \"tpot_s\", \"value\": " \
+	"0.05, \"source\": \"s\", \"where\": \"w\", \"quote\": \"q\"" extra "}"
+
+/* An L4 holds about 14,000 tokens of llama2-7b's FP16 KV beside its
+ * weights: 8 clients of 3,000-token requests outgrow it (a
+ * concurrency-bound point), 2 do not, nor 8 with an FP8 KV cache. */
+static void bound(void)
+{
+	struct gcheck_refs r;
+	struct gcheck g;
+
+	if (run(LOOP("c8", "8", "") "," LOOP("c2", "2", "") ","
+		LOOP("c8-fp8", "8", ", \"kv_dtype\": \"fp8\"") ","
+		LOOP("c8-reserve", "8", ", \"kv_policy\": \"reserve\""),
+		NULL, &r, &g) == 0) {
+		CHECK(g.rows[0].cls == GCHECK_BOUND &&
+		      g.rows[1].cls == GCHECK_DECODE &&
+		      g.rows[2].cls == GCHECK_DECODE &&
+		      g.rows[3].cls == GCHECK_BOUND);
+		for (int i = 0; i < 4; i++)
+			CHECK_MSG(isfinite(g.rows[i].predicted), "%s",
+				  g.rows[i].refused.msg);
+		/* fewer requests at once, each alone the faster */
+		CHECK(g.rows[3].predicted < g.rows[0].predicted);
+		gcheck_release(&g);
+	}
+	gcheck_refs_release(&r);
 }
 
 /* |ratio - 1| of the decode rows: 0.05, 0.1, 0.3, 0.03 (and one not
- * simulated, one prefill): median 0.075, worst 0.3 (over 25%). */
+ * simulated, one prefill, one concurrency-bound): median 0.075, worst 0.3
+ * (over 25%). */
 static void stats(void)
 {
+	const enum gcheck_class D = GCHECK_DECODE;
 	const struct gcheck_row rows[] = {
-		hand_row("A", GCHECK_M_TPOT, 0.02, 0.021),
-		hand_row("B", GCHECK_M_THROUGHPUT, 100, 90),
-		hand_row("A", GCHECK_M_E2E, 1, 1.3),
-		hand_row("B", GCHECK_M_TPOT, 0.1, 0.097),
-		hand_row("A", GCHECK_M_TPOT, 0.1, NAN),
-		hand_row("A", GCHECK_M_TTFT, 0.1, 0.14),
+		hand_row("A", GCHECK_M_TPOT, D, 0.02, 0.021),
+		hand_row("B", GCHECK_M_THROUGHPUT, D, 100, 90),
+		hand_row("A", GCHECK_M_E2E, D, 1, 1.3),
+		hand_row("B", GCHECK_M_TPOT, D, 0.1, 0.097),
+		hand_row("A", GCHECK_M_TPOT, D, 0.1, NAN),
+		hand_row("A", GCHECK_M_TTFT, GCHECK_PREFILL, 0.1, 0.14),
+		hand_row("A", GCHECK_M_TPOT, GCHECK_BOUND, 0.1, 0.12),
 	};
-	struct gcheck_stat s = gcheck_stat(rows, 6, GCHECK_DECODE, GCHECK_ALL,
+	struct gcheck_stat s = gcheck_stat(rows, 7, GCHECK_DECODE, GCHECK_ALL,
 					   NULL);
 
 	CHECK(s.n == 4);
@@ -167,6 +204,9 @@ static void stats(void)
 	s = gcheck_stat(rows, 6, GCHECK_PREFILL, GCHECK_BY_SOURCE, "f");
 	CHECK(s.n == 1 && fabs(s.worst - 0.4) < 1e-12 &&
 	      !gcheck_holds(GCHECK_PREFILL, &s));
+	s = gcheck_stat(rows, 7, GCHECK_BOUND, GCHECK_ALL, NULL);
+	CHECK(s.n == 1 && fabs(s.worst - 0.2) < 1e-12 &&
+	      gcheck_holds(GCHECK_BOUND, &s));
 	s = gcheck_stat(rows, 2, GCHECK_DECODE, GCHECK_ALL, NULL);
 	CHECK(gcheck_holds(GCHECK_DECODE, &s));
 	s = gcheck_stat(rows, 0, GCHECK_DECODE, GCHECK_ALL, NULL);
@@ -204,6 +244,8 @@ const struct tcase gcheck_tests[] = {
 	{ "gpu check: a batch-1 TPOT against the table's one-token layers",
 	  decode_step },
 	{ "gpu check: median and worst on a hand-made list", stats },
+	{ "gpu check: points that outgrow the KV pool are concurrency-bound",
+	  bound },
 	{ "gpu check: the command's output and exit statuses", command },
 	{ 0 },
 };
