@@ -29,7 +29,9 @@ static double num(const json_t *o, const char *key)
 /* Requests a second the cloud carries, of group g's protocol at its mean
  * lengths, into o. The GPU: one over the GPU time a request takes, its
  * prompt and gamma + 1 tokens a round at the target's full-batch rate
- * (cloud_spec's gamma draft steps and prompt at the draft's). The KV cache: slots of prompt + output tokens, each held
+ * (cloud_spec's gamma draft steps and prompt at the draft's). The KV
+ * cache: slots of prompt + output tokens (reserve), or of the prompt and
+ * half the output (paged: what a request holds on average), each held
  * from admission to the request's end. A request admitted at once holds
  * its slot for its whole life L (its prefill, its tokens at t_token each, a
  * round trip for the prompt and the DONE): past slots / L a second requests
@@ -61,7 +63,12 @@ static void request_capacity(const struct cfg *c, const struct cfg_group *g,
 	double life = hold + (k->uses_edge ? g->device.prefill_base_s +
 			      g->device.prefill_per_token_s * prompt -
 			      cloud_prefill : 0);
-	double slots = floor((double)c->cloud.kv_capacity_tokens / (prompt + out));
+	/* reserve: a request's whole length a slot; paged: the tokens it
+	 * holds on average, its prompt and half its output (which grows from
+	 * none to all while it holds its blocks) */
+	double held = c->cloud.kv_policy == KV_PAGED ? prompt + out / 2
+						      : prompt + out;
+	double slots = floor((double)c->cloud.kv_capacity_tokens / held);
 	double r = (double)c->cloud.replicas, kv = r * slots / hold;
 	double gpu = 1 / gpu_s;
 
