@@ -611,13 +611,19 @@ void rep_print(const json_t *sum, FILE *f)
 	if (json_object_get(cl, "tp"))
 		snprintf(tp, sizeof(tp), " (tp %.0f a replica)", num(cl, "tp"));
 	fprintf(f, "cloud: %s x %.0f%s, busy %.1f%%, MBU %.1f%%, MFU %.1f%%, "
-		"batch %.1f tokens (p99 %.0f), KV admission wait p99 %.3g s, "
-		"queue wait p99 %.2f ms, stale blocks dropped %.0f\n",
+		"batch %.1f tokens (p99 %.0f), queue wait p99 %.2f ms, stale "
+		"blocks dropped %.0f\n",
 		json_string_value(json_object_get(cl, "gpu")), num(cl, "gpus"), tp,
 		100 * num(cl, "busy_fraction"), 100 * num(cl, "mbu"),
 		100 * num(cl, "mfu"), num(cl, "batch_tokens.mean"),
-		num(cl, "batch_tokens.p99"), num(cl, "admission_wait_s.p99"),
-		1e3 * num(cl, "queue_wait_s.p99"), num(cl, "stale_blocks_dropped"));
+		num(cl, "batch_tokens.p99"), 1e3 * num(cl, "queue_wait_s.p99"),
+		num(cl, "stale_blocks_dropped"));
+	fprintf(f, "cloud KV: %s, %.0f blocks of %.0f tokens a replica, "
+		"fullest %.1f%%, admission wait p99 %.3g s, preemptions %.0f\n",
+		json_string_value(at(cl, "kv.policy")),
+		num(cl, "kv.blocks_per_replica"), num(cl, "kv.block_tokens"),
+		100 * num(cl, "kv.peak_share"), num(cl, "admission_wait_s.p99"),
+		num(cl, "kv.preemptions"));
 	fprintf(f, "cloud cost: %s\n",
 		json_string_value(json_object_get(cl, "pricing")));
 	fprintf(f, "run: %.3f s simulated, %.0f events, goodput %.1f tokens/s, "
