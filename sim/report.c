@@ -125,6 +125,9 @@ static double ratio(double a, double b)
 	  "bytes sent to the edge per output token")                       \
 	X(prompt_tokens_sent, I, x->prompt_sent,                            \
 	  "prompt tokens sent to the cloud")                               \
+	X(preemptions, I, x->preemptions,                                   \
+	  "times the cloud preempted a request (its KV cache computed "    \
+	  "again), of the requests finished")                              \
 	X(slo_attainment, F, ratio((double)x->slo_met, (double)x->requests),\
 	  "share of requests that met both SLOs")                          \
 	X(ttft_attainment, F, ratio((double)x->ttft_met, (double)x->requests),\
@@ -415,6 +418,8 @@ json_t *rep_summary(const struct sim *s)
 	  "bytes down per output token")                                   \
 	X(prompt_tokens_sent, "%llu", (unsigned long long)x->prompt_sent,   \
 	  "prompt tokens sent to the cloud")                               \
+	X(preemptions, "%llu", (unsigned long long)x->preemptions,          \
+	  "times the cloud preempted its requests")                        \
 	X(slo_met, "%llu", (unsigned long long)x->slo_met,                  \
 	  "requests that met both SLOs")                                   \
 	X(edge_compute_s, "%.9g", x->compute_s, "seconds the edge computed " \

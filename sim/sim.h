@@ -115,6 +115,8 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 	  "bytes sent from the edge to the cloud")                         \
 	X(bytes_down, "%llu", (unsigned long long)q->bytes_down,            \
 	  "bytes sent from the cloud to the edge")                         \
+	X(preemptions, "%llu", (unsigned long long)q->preemptions,          \
+	  "times the cloud preempted it (its KV cache computed again)")    \
 	X(slo_met, "%d", meets_slo(t, q), "1 if it met both SLOs, else 0")
 
 /* What a request's edge spends, which its tenant, group and run sum:
