@@ -2,8 +2,9 @@
  *
  * The temporary directory is "<parent>/.<name>.tmp-<pid>", on the same file
  * system as the target so that rename(2) is atomic. An existing target is
- * replaced only when asked and only if it holds OD_MARKER and no file its
- * OD_MANIFEST does not list: it is first renamed aside, the new directory
+ * replaced only when asked and only if it holds OD_MARKER (or a manifest)
+ * and no file that its OD_MANIFEST, or the manifest of a results directory
+ * nested in it, does not list: it is first renamed aside, the new directory
  * renamed in, and the old one removed. The manifest is written last, from
  * a walk of the temporary directory, so it lists whatever the command put
  * there (its own writes and its workers'). */
@@ -55,12 +56,45 @@ static char *join(const char *dir, const char *name)
 	return s;
 }
 
+/* A results directory: its marker, or a manifest (a folder of results
+ * with no config, such as plot's). */
 static int is_results_dir(const char *dir)
 {
-	char *path = join(dir, OD_MARKER);
-	int yes = access(path, F_OK) == 0;
+	char *path = join(dir, OD_MARKER), *list = join(dir, OD_MANIFEST);
+	int yes = access(path, F_OK) == 0 || access(list, F_OK) == 0;
 
 	free(path);
+	free(list);
+	return yes;
+}
+
+/* Whether a results directory nested in the walked one, between it and
+ * the file at rel (its path from the walked root, at path), lists the
+ * file in its own manifest: plots written into a run's folder are the
+ * tool's too. */
+static int nested_listed(const char *path, const char *rel)
+{
+	size_t root = (size_t)(rel - path);
+	char *dir = xstrdup(path), *slash;
+	int yes = 0;
+
+	while (!yes && (slash = strrchr(dir, '/')) && (size_t)(slash - dir) >
+							 root) {
+		char *list, *text, *framed;
+
+		*slash = '\0';
+		list = join(dir, OD_MANIFEST);
+		if ((text = fs_slurp(list, NULL))) {
+			framed = xmalloc(strlen(path) + 3);
+			sprintf(framed, "\n%s\n", path + strlen(dir) + 1);
+			yes = strstr(text, framed + 1) == text ||
+			      strstr(text, framed) != NULL;
+			free(framed);
+			free(text);
+		}
+		free(list);
+	}
+	free(dir);
 	return yes;
 }
 
@@ -81,12 +115,11 @@ static int check_entry(const char *path, const struct stat *sb, int flag,
 	int unlisted;
 
 	(void)sb;
-	(void)ftw;
-	if (flag != FTW_F || !strcmp(rel, OD_MANIFEST))
-		return 0;
+	if (flag != FTW_F || !strcmp(path + ftw->base, OD_MANIFEST))
+		return 0; /* its manifest, or a nested results folder's */
 	framed = xmalloc(strlen(rel) + 3);
 	sprintf(framed, "\n%s\n", rel);
-	unlisted = !strstr(walk.listed, framed);
+	unlisted = !strstr(walk.listed, framed) && !nested_listed(path, rel);
 	free(framed);
 	if (unlisted)
 		walk.found = xstrdup(rel);

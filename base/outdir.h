@@ -3,8 +3,9 @@
  * od_begin makes a hidden temporary sibling of the target; files are written
  * there; od_commit lists them in OD_MANIFEST and renames the directory into
  * place (replacing, when asked to, an earlier results directory of
- * hybridspec's that holds no file but those its manifest lists: never a file
- * the tool did not write); od_abort removes it. A run that fails or is
+ * hybridspec's that holds no file but those its manifest, or a nested
+ * results directory's, lists: never a file the tool did not write);
+ * od_abort removes it. A run that fails or is
  * killed never leaves a half-written DIR. */
 #ifndef HS_OUTDIR_H
 #define HS_OUTDIR_H

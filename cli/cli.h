@@ -31,6 +31,7 @@ int cli_edge(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_claims(int argc, char **argv);
 int cli_gpu(int argc, char **argv);
+int cli_plot(int argc, char **argv);
 int cli_bench_kernels(int argc, char **argv); /* "bench kernels" */
 int cli_bench_gpu(int argc, char **argv);     /* "bench gpu" */
 

@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "calib", cli_calib, "measure edge, verify and acceptance profiles" },
 	{ "sweep", cli_sweep, "a grid of configs x seeds, in parallel; a CSV" },
 	{ "plan", cli_plan, "the cheapest deployment that meets an SLO" },
+	{ "plot", cli_plot, "figures of your own run or sweep (gnuplot)" },
 	{ "formulas", cli_formulas, "the paper's formulas, checked against runs" },
 	{ "generate", cli_generate, "text from a real model, in any weight format" },
 	{ "eval", cli_eval, "perplexity and acceptance of real models" },

@@ -7,6 +7,7 @@
  * candidates' order, once every task is done; so the answer does not
  * depend on which worker searched what. */
 #include "plandir.h"
+#include "plot.h"
 
 #include "cfg.h"
 #include "farm.h"
@@ -237,28 +238,6 @@ static int report(const struct plan *p, struct od *o, json_t *searches,
 	return rc;
 }
 
-/* Draws dir/front.png with gnuplot, where it is installed; whether it
- * did. */
-static bool draw_front(const char *dir)
-{
-	int st = -1;
-	pid_t pid;
-
-	fflush(NULL);
-	if ((pid = fork()) == 0) {
-		if (chdir(dir) == 0) {
-			if (!freopen("/dev/null", "w", stdout) ||
-			    !freopen("/dev/null", "w", stderr))
-				_exit(127);
-			execlp("gnuplot", "gnuplot", "front.gp", (char *)NULL);
-		}
-		_exit(127);
-	}
-	if (pid > 0)
-		waitpid(pid, &st, 0);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
 /* Reads the workers' files into one list of points and one of searches. */
 static int collect(const struct job *j, json_t *searches,
 		   struct plan_point **pts, size_t *n_pts, struct err *e)
@@ -308,7 +287,7 @@ static void finish(const struct job *j, struct od *o,
 	} else {
 		/* drawn before the folder is put in place: its manifest lists
 		 * the picture too */
-		r->front_drawn = r->answer && draw_front(o->tmp);
+		r->front_drawn = r->answer && plot_gnuplot(o->tmp, "front.gp");
 		r->status = od_commit(o, e) < 0 ? PLANDIR_BAD
 			    : r->answer ? PLANDIR_ANSWER : PLANDIR_NONE;
 	}

@@ -604,7 +604,78 @@ static void mpi_two_ranks(void)
 	free(b);
 }
 
+/* Whether t_tmpdir()/name starts with PNG's 8-byte signature. */
+static bool is_png(const char *name)
+{
+	static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n',
+					      0x1a, '\n' };
+	char *text = t_slurp(name);
+	bool yes = text && !memcmp(text, sig, sizeof(sig));
+
+	free(text);
+	return yes;
+}
+
+/* hybridspec plot: a run's three CDFs into RUN/plots (drawn again in
+ * place; a foreign file there stops it; the run folder stays replaceable
+ * with its plots in it), a sweep's metric against a parameter, and the
+ * refusals naming what there is. */
+static void plot_command(void)
+{
+	char out[4096], args[2 * PATH_MAX];
+
+	snprintf(args, sizeof(args), "run %s -o r --quiet", data("small.json"));
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	CHECK_MSG(t_run("plot r", out, sizeof(out)) == 0, "%s", out);
+	CHECK_MSG(strstr(out, "r/plots/ttft-cdf.png (and .svg)") &&
+		  strstr(out, "r/plots/itl-cdf.png"), "%s", out);
+	CHECK(is_png("r/plots/ttft-cdf.png") && is_png("r/plots/tpot-cdf.png") &&
+	      t_exists("r/plots/tpot-cdf.svg") && t_exists("r/plots/plot.gp") &&
+	      t_exists("r/plots/ttft-cdf.dat"));
+	CHECK_MSG(t_run("plot r --quiet", out, sizeof(out)) == 0 && !out[0],
+		  "%s", out);
+	snprintf(args, sizeof(args), "run %s -o r --overwrite --quiet",
+		 data("small.json"));
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	CHECK(t_run("plot r", out, sizeof(out)) == 0);
+	t_write("r/plots/mine.txt", "a note\n");
+	CHECK(t_run("plot r", out, sizeof(out)) == 2 &&
+	      strstr(out, "mine.txt' was not written by hybridspec"));
+	CHECK(t_exists("r/plots/mine.txt"));
+	snprintf(args, sizeof(args), "run %s -o r --overwrite --quiet",
+		 data("small.json"));
+	CHECK(t_run(args, out, sizeof(out)) == 2 &&
+	      strstr(out, "'r/plots/mine.txt' was not written by hybridspec"));
+	CHECK(t_run("plot r --x a", out, sizeof(out)) == 2 &&
+	      strstr(out, "--x, --y and --by are a sweep's"));
+	CHECK(t_run("plot nowhere", out, sizeof(out)) == 2 &&
+	      strstr(out, "neither a run's results"));
+
+	snprintf(args, sizeof(args), "sweep %s -o s -j2 --quiet",
+		 data("sweep-small.json"));
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	CHECK_MSG(t_run("plot s --x tenants.0.wan.rtt_s --y all.itl_s.mean "
+			"--by protocol.kind -o f", out, sizeof(out)) == 0,
+		  "%s", out);
+	CHECK(is_png("f/all.itl_s.mean-vs-tenants.0.wan.rtt_s.png"));
+	{
+		char *dat = t_slurp("f/all.itl_s.mean-vs-tenants.0.wan.rtt_s.dat");
+
+		/* a line a series, protocol first in its label */
+		CHECK_MSG(dat && strstr(dat, "\"protocol.kind=sync, tenants.0.count="),
+			  "%s", dat ? dat : "no data");
+		free(dat);
+	}
+	CHECK(t_run("plot s --y all.nope", out, sizeof(out)) == 2 &&
+	      strstr(out, "no metric \"all.nope\" (its metrics: all.itl_s.mean"));
+	CHECK(t_run("plot s --x nope", out, sizeof(out)) == 2 &&
+	      strstr(out, "no parameter \"nope\" (its parameters: "
+		     "tenants.0.count, protocol.kind"));
+}
+
 const struct tcase sweep_tests[] = {
+	{ "plot: a run's CDFs and a sweep's lines, drawn and refused",
+	  plot_command },
 	{ "sweep: costs and energies are metrics; an undefined one is empty",
 	  cost_metrics },
 	{ "sweep: points, stats and overrides (library)", library },
