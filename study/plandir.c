@@ -131,23 +131,52 @@ static void csv_points(FILE *f, const struct plan *p,
 	}
 }
 
-static const char front_gp[] =
-	"# The Pareto front of plan's points: $/hour against p99 TPOT.\n"
-	"# gnuplot front.gp (in this folder) writes front.png\n"
-	"term = strstrt(GPVAL_TERMINALS, 'pngcairo') ? 'pngcairo noenhanced' "
-	": 'png noenhanced'\n"
-	"set terminal @term size 900,560\n"
-	"set output 'front.png'\n"
-	"set datafile separator ','\n"
-	"set key autotitle columnhead top right\n"
-	"set xlabel 'provisioned cost, $ per hour'\n"
-	"set ylabel 'p99 TPOT over requests, ms'\n"
-	"set grid\n"
-	"set logscale x 2\n"
-	"plot 'points.csv' using ($10 == 1 ? $3 : 1/0):($8 * 1000) with points "
-	"pt 7 lc rgb '#999999' title 'meets the SLO', \\\n"
-	"     'front.csv' using 3:($8 * 1000) with linespoints pt 7 lw 2 "
-	"title 'Pareto front'\n";
+/* front.gp: $/hour against p99 TPOT, every configuration simulated (those
+ * that miss the SLO apart), the Pareto front labelled (candidate x
+ * replicas), the answer marked, the TPOT SLO a dashed reference. */
+static void front_gp(FILE *f, const struct plan *p,
+		     const struct plandir_result *r)
+{
+	char name[256];
+
+	fprintf(f, "# The points plan simulated: $/hour against p99 TPOT.\n"
+		"# gnuplot front.gp (in this folder) writes front.png\n"
+		"term = strstrt(GPVAL_TERMINALS, 'pngcairo') ? 'pngcairo "
+		"noenhanced' : 'png noenhanced'\n"
+		"set terminal @term size 1000,640\n"
+		"set output 'front.png'\n"
+		"set datafile separator ','\n"
+		"set key top right box opaque\n"
+		"set xlabel 'provisioned cost, $ per hour'\n"
+		"set ylabel 'p99 TPOT over requests, ms'\n"
+		"set grid\n"
+		"set logscale x 2\n"
+		"set offsets graph 0.05, graph 0.25, graph 0.08, graph 0.05\n"
+		"set arrow from graph 0, first %.9g to graph 1, first %.9g "
+		"nohead dashtype 2 linecolor rgb '#555555'\n"
+		"set label 'TPOT SLO %.0f ms (each request; %.0f%% of them must "
+		"meet it)' at graph 0.01, first %.9g offset 0, 0.6 font ',9'\n",
+		1e3 * p->tpot_s, 1e3 * p->tpot_s, 1e3 * p->tpot_s,
+		100 * p->attainment, 1e3 * p->tpot_s);
+	if (r->answer) {
+		plan_candidate_name(p, r->best.candidate, name, sizeof(name));
+		fprintf(f, "set label 'answer: %s x %lld' at first %.9g, first "
+			"%.9g point pointtype 3 pointsize 3 linecolor rgb "
+			"'#d55e00' offset 1.5, -2.2 font ',10'\n", name,
+			r->best.replicas, r->best.usd_per_hour,
+			1e3 * r->best.tpot_p99_s);
+	}
+	fprintf(f, "plot 'points.csv' using ($10 == 0 ? $3 : 1/0):($8 * 1000) "
+		"with points pt 2 lc rgb '#bbbbbb' title 'misses the SLO', \\\n"
+		"     'points.csv' using ($10 == 1 ? $3 : 1/0):($8 * 1000) with "
+		"points pt 7 lc rgb '#777777' title 'meets the SLO', \\\n"
+		"     'front.csv' using 3:($8 * 1000) with linespoints pt 7 lw 2 "
+		"lc rgb '#0072b2' title 'Pareto front (of those that meet it)', "
+		"\\\n"
+		"     'front.csv' using 3:($8 * 1000):(sprintf('%%s x %%d', "
+		"stringcolumn(1), int($2))) with labels left offset 1, 0.4 "
+		"font ',8' notitle\n");
+}
 
 /* The answer among the points (the cheapest that meets the SLO, then the
  * fastest), the one below it, the best attainment. */
@@ -207,8 +236,13 @@ static int report(const struct plan *p, struct od *o, json_t *searches,
 		if (fclose(f) != 0)
 			rc = err_set(e, "plan: cannot write %s", csv);
 	}
-	if (rc == 0)
-		rc = od_write(o, "front.gp", front_gp, e);
+	if (rc == 0 && !(f = od_open(o, "front.gp", e)))
+		rc = -1;
+	if (rc == 0) {
+		front_gp(f, p, r);
+		if (fclose(f) != 0)
+			rc = err_set(e, "plan: cannot write front.gp");
+	}
 	doc = json_pack("{s:O,s:o}", "plan", p->doc, "searches", searches);
 	if (r->answer) {
 		json_object_set_new(doc, "answer", plan_point_json(p, b));

@@ -92,7 +92,17 @@ static void answer_is_minimal(void)
 		}
 	}
 	CHECK(t_exists("p/front.csv") && t_exists("p/points.csv") &&
-	      t_exists("p/front.gp"));
+	      t_exists("p/front.gp") && t_exists("p/front.png"));
+	{
+		/* the figure marks the answer, the SLO and the failing points */
+		char *gp = t_slurp("p/front.gp");
+
+		CHECK_MSG(gp && strstr(gp, "set label 'answer: ") &&
+			  strstr(gp, "TPOT SLO ") &&
+			  strstr(gp, "title 'misses the SLO'"), "%s",
+			  gp ? gp : "no front.gp");
+		free(gp);
+	}
 	json_decref(doc);
 }
 
