@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 json_t *jx_load(const char *path, struct err *e)
 {
@@ -277,12 +278,20 @@ int jx_enum(struct jx *x, json_t *obj, const char *ptr, const char *key,
 char *jx_path(const struct jx *x, const char *path, char *buf, size_t n)
 {
 	const char *slash = strrchr(x->file, '/');
+	char cwd[2048];
 
-	if (path[0] == '/' || !slash)
+	if (path[0] == '/')
 		snprintf(buf, n, "%s", path);
-	else
+	else if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(buf, n, "%.*s%s%s", slash ? (int)(slash - x->file) : 0,
+			 x->file, slash ? "/" : "", path);
+	else if (x->file[0] == '/')
 		snprintf(buf, n, "%.*s/%s", (int)(slash - x->file), x->file,
 			 path);
+	else
+		snprintf(buf, n, "%s/%.*s%s%s", cwd,
+			 slash ? (int)(slash - x->file) : 0, x->file,
+			 slash ? "/" : "", path);
 	return buf;
 }
 

@@ -85,7 +85,9 @@ const char *jx_range_str(char *buf, struct jx_range r);
 bool jx_in_range(double v, struct jx_range r);
 
 /* Resolves path (as written in the document) against the document's
- * folder: absolute paths stay, relative ones are joined. Returns buf. */
+ * folder: absolute paths stay, relative ones are joined to it and made
+ * absolute (so that a resolved document reads the same files from
+ * anywhere). Returns buf. */
 char *jx_path(const struct jx *x, const char *path, char *buf, size_t n);
 
 /* Sets the value at ptr in root to value_text, read as JSON (a bare word

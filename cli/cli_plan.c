@@ -25,7 +25,13 @@ static const struct opt_cmd plan_cmd = {
 		 "  points.csv            every configuration simulated, the front marked\n"
 		 "  front.csv, front.gp   the Pareto front of $/hour against p99 TPOT, and\n"
 		 "                        its gnuplot script (front.png where gnuplot is)\n"
-		 "docs/plan.md gives the file's keys.\n"
+		 "With \"rate\": {\"replicas\": R, \"step\": S} it answers the other\n"
+		 "question: the highest load each candidate at R replicas sustains at the\n"
+		 "SLO (goodput: the base's Poisson rates, closed-loop tenants or trace\n"
+		 "speed scaled by a factor, by doubling or halving, then bisection until\n"
+		 "the next load up, which fails, is within 1 + S), the answer the\n"
+		 "candidate with the most requests a second; one_more.json is the next\n"
+		 "load up. docs/plan.md gives the file's keys.\n"
 #ifdef HS_MPI
 		 "\nBuilt with MPI: under mpirun, each rank searches every N-th candidate\n"
 		 "(in -j workers of its own), rank 0 writes DIR; DIR must be on a file\n"
@@ -45,6 +51,22 @@ static void say_answer(const struct plan *p, const struct plandir_result *r)
 	char name[256];
 
 	plan_candidate_name(p, a->candidate, name, sizeof(name));
+	if (p->rate_replicas) {
+		printf("plan: %s x %lld replica%s sustains %.4g requests a "
+		       "second at the SLO (load %.4g of the base's): attainment "
+		       "%.4f +- %.4f (target %.4f) over %zu seeds; ", name,
+		       a->replicas, a->replicas == 1 ? "" : "s",
+		       a->requests_per_s, a->load, a->attain_mean,
+		       a->attain_ci95, p->attainment, p->n_seeds);
+		if (r->below_known)
+			printf("at load %.4g (%.4g requests a second) it fails: "
+			       "attainment %.4f\n", r->below.load,
+			       r->below.requests_per_s, r->below.attain_mean);
+		else
+			printf("the load no longer binds (1024 times the base's "
+			       "meets it)\n");
+		return;
+	}
 	printf("plan: %s x %lld replica%s, $%.2f an hour ($%.3f a million "
 	       "tokens): attainment %.4f +- %.4f (target %.4f) over %zu seeds; "
 	       "%s\n", name, a->replicas, a->replicas == 1 ? "" : "s",

@@ -210,6 +210,13 @@ int dist_read(struct jx *x, json_t *obj, const char *ptr, const char *key,
 			dist_release(&d);
 			return -1;
 		}
+		{
+			/* the resolved document names the file it read */
+			char path[1024];
+
+			json_object_set_new(v, "file", json_string(jx_path(
+				x, file, path, sizeof(path))));
+		}
 		break;
 	}
 	if (check_support(x, p, v, r, &d) < 0) {

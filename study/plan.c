@@ -97,6 +97,30 @@ static int read_axis(struct jx *x, json_t *cand, const char *key,
 
 /* Every value of every axis, each with the base config, must load, and
  * every GPU must have a price: the search compares them by it. */
+/* The base's groups as the fixed overrides leave them: what a load
+ * scales. */
+static int read_groups(struct plan *p, struct err *e)
+{
+	struct cfg cf;
+
+	if (cfg_load(&cf, p->base, (const char *const *)p->set, p->n_set,
+		     e) < 0)
+		return err_prefix(e, "%s: base", p->file);
+	p->n_groups = cf.n_groups;
+	p->arrival = xcalloc(cf.n_groups, sizeof(*p->arrival));
+	p->count = xcalloc(cf.n_groups, sizeof(*p->count));
+	p->rate_per_s = xcalloc(cf.n_groups, sizeof(*p->rate_per_s));
+	for (size_t i = 0; i < cf.n_groups; i++) {
+		p->arrival[i] = (int)cf.groups[i].workload.arrival;
+		p->count[i] = (double)cf.groups[i].count;
+		p->rate_per_s[i] = cf.groups[i].workload.arrival == ARRIVAL_TRACE
+					   ? cf.groups[i].workload.trace_speed
+					   : cf.groups[i].workload.rate_per_s;
+	}
+	cfg_release(&cf);
+	return 0;
+}
+
 static int check_axes(const struct plan *p, struct err *e)
 {
 	static const char *const names[N_AX] = { "gpus", "tps", "policies",
@@ -112,7 +136,7 @@ static int check_axes(const struct plan *p, struct err *e)
 			for (int k = 0; k < N_AX; k++)
 				c = c * json_array_size(axis(p, k)) +
 				    (k == a ? i : 0);
-			sets = plan_sets(p, c, 1, -1, &n);
+			sets = plan_sets(p, c, 1, 1, -1, &n);
 			rc = cfg_load(&cf, p->base, (const char *const *)sets, n, e);
 			plan_sets_free(sets, n);
 			if (rc < 0)
@@ -135,13 +159,14 @@ static int check_axes(const struct plan *p, struct err *e)
 int plan_load(struct plan *p, const char *path, struct err *e)
 {
 	static const char *const keys[] = { "base", "set", "slo", "seeds",
-		"candidates", "max_replicas", NULL };
+		"candidates", "max_replicas", "rate", NULL };
+	static const char *const rate_keys[] = { "replicas", "step", NULL };
 	static const char *const slo_keys[] = { "ttft_s", "tpot_s",
 		"attainment", NULL };
 	static const char *const cand_keys[] = { "gpus", "tps", "policies",
 		"protocols", "gammas", NULL };
 	struct jx x = { .file = path, .err = e };
-	json_t *slo, *cand, *set, *seeds, *v;
+	json_t *slo, *cand, *set, *seeds, *rate, *v;
 	const char *base, *key;
 	char buf[1024];
 
@@ -218,10 +243,18 @@ int plan_load(struct plan *p, const char *path, struct err *e)
 		      &p->protocols) < 0 ||
 	    read_axis(&x, cand, "gammas", json_pack("[i]", 4), &p->gammas) < 0)
 		goto fail;
+	rate = json_object_get(p->doc, "rate");
+	if (rate && (jx_object(&x, rate, "/rate", rate_keys) < 0 ||
+		     jx_int(&x, rate, "/rate", "replicas", 1, p->max_replicas,
+			    1, &p->rate_replicas) < 0 ||
+		     jx_num(&x, rate, "/rate", "step",
+			    (struct jx_range){ 0.001, 1, true, true }, 0.05,
+			    &p->rate_step) < 0))
+		goto fail;
 	p->n_candidates = 1;
 	for (int a = 0; a < N_AX; a++)
 		p->n_candidates *= json_array_size(axis(p, a));
-	if (check_axes(p, e) < 0)
+	if (read_groups(p, e) < 0 || check_axes(p, e) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -231,6 +264,9 @@ fail:
 
 void plan_release(struct plan *p)
 {
+	free(p->arrival);
+	free(p->count);
+	free(p->rate_per_s);
 	plan_sets_free(p->set, p->n_set);
 	free(p->seeds);
 	free(p->base);
@@ -268,10 +304,37 @@ void plan_candidate_name(const struct plan *p, size_t c, char *buf, size_t n)
 			 (long long)json_integer_value(value(p, c, AX_GAMMA)));
 }
 
-char **plan_sets(const struct plan *p, size_t c, long long replicas,
-		 long long seed, size_t *n)
+/* Group g's override at load times its base load, into s[*k]. */
+static void load_set(const struct plan *p, size_t g, double load, char **s,
+		     size_t *k)
 {
-	char **s = xcalloc(p->n_set + 10, sizeof(*s));
+	char ptr[96];
+	json_t *v;
+
+	switch ((enum arrival_kind)p->arrival[g]) {
+	case ARRIVAL_POISSON:
+		snprintf(ptr, sizeof(ptr), "/tenants/%zu/workload/rate_per_s", g);
+		v = json_real(load * p->rate_per_s[g]);
+		break;
+	case ARRIVAL_CLOSED:
+		snprintf(ptr, sizeof(ptr), "/tenants/%zu/count", g);
+		v = json_integer((json_int_t)fmax(1, round(load * p->count[g])));
+		break;
+	case ARRIVAL_TRACE:
+		snprintf(ptr, sizeof(ptr), "/tenants/%zu/workload/trace_speed", g);
+		v = json_real(load * p->rate_per_s[g]);
+		break;
+	default:
+		return;
+	}
+	s[(*k)++] = sweep_set_text(ptr, v);
+	json_decref(v);
+}
+
+char **plan_sets(const struct plan *p, size_t c, long long replicas,
+		 double load, long long seed, size_t *n)
+{
+	char **s = xcalloc(p->n_set + 10 + p->n_groups, sizeof(*s));
 	json_t *g = gpu_object(p, value(p, c, AX_GPU)), *v;
 	size_t k = 0;
 
@@ -293,6 +356,8 @@ char **plan_sets(const struct plan *p, size_t c, long long replicas,
 		s[k++] = sweep_set_text("/seed", v = json_integer(seed));
 		json_decref(v);
 	}
+	for (size_t i = 0; load != 1 && i < p->n_groups; i++)
+		load_set(p, i, load, s, &k);
 	json_decref(g);
 	*n = k;
 	return s;
@@ -328,7 +393,7 @@ long long plan_lower_bound(const struct plan *p, size_t c,
 			   const char **pricing, struct err *e)
 {
 	size_t n;
-	char **sets = plan_sets(p, c, 1, -1, &n);
+	char **sets = plan_sets(p, c, 1, 1, -1, &n);
 	struct cfg cf;
 	struct cost k;
 	struct cost_batch b;
@@ -369,15 +434,16 @@ static double num_at(const json_t *sum, const char *ptr)
 }
 
 static int evaluate(const struct plan *p, size_t c, long long replicas,
-		    struct plan_point *pt, struct err *e)
+		    double load, struct plan_point *pt, struct err *e)
 {
 	double *att = xcalloc(p->n_seeds, sizeof(*att)), ci;
 	int rc = 0;
 
-	*pt = (struct plan_point){ .candidate = c, .replicas = replicas };
+	*pt = (struct plan_point){ .candidate = c, .replicas = replicas,
+				   .load = load };
 	for (size_t i = 0; i < p->n_seeds && rc == 0; i++) {
 		size_t n;
-		char **sets = plan_sets(p, c, replicas, p->seeds[i], &n);
+		char **sets = plan_sets(p, c, replicas, load, p->seeds[i], &n);
 		struct cfg cf;
 		json_t *sum = NULL;
 
@@ -398,6 +464,9 @@ static int evaluate(const struct plan *p, size_t c, long long replicas,
 		pt->tpot_p99_s += num_at(sum, "/all/tpot_quantiles_s/p99") /
 				  p->n_seeds;
 		pt->usd_per_mtok += num_at(sum, "/all/usd_per_mtok") / p->n_seeds;
+		pt->requests_per_s += num_at(sum, "/all/requests") /
+			fmax(1e-9, num_at(sum, "/sim_time_s") - cf.warmup_s) /
+			p->n_seeds;
 		json_decref(sum);
 		cfg_release(&cf);
 	}
@@ -411,14 +480,16 @@ static int evaluate(const struct plan *p, size_t c, long long replicas,
 }
 
 static int probe(const struct plan *p, size_t c, long long replicas,
-		 struct plan_search *r, struct plan_point *out, struct err *e)
+		 double load, struct plan_search *r, struct plan_point *out,
+		 struct err *e)
 {
 	for (size_t i = 0; i < r->n_points; i++)
-		if (r->points[i].replicas == replicas) {
+		if (r->points[i].replicas == replicas &&
+		    r->points[i].load == load) {
 			*out = r->points[i];
 			return 0;
 		}
-	if (evaluate(p, c, replicas, out, e) < 0)
+	if (evaluate(p, c, replicas, load, out, e) < 0)
 		return -1;
 	r->points = xrealloc(r->points, (r->n_points + 1) * sizeof(*r->points));
 	r->points[r->n_points++] = *out;
@@ -443,7 +514,7 @@ int plan_search_run(const struct plan *p, size_t c, struct plan_search *r,
 	for (;;) {
 		double before = r->best.attain_mean;
 
-		if (probe(p, c, hi, r, &pt, e) < 0)
+		if (probe(p, c, hi, 1, r, &pt, e) < 0)
 			return -1;
 		if (pt.meets)
 			break;
@@ -455,7 +526,7 @@ int plan_search_run(const struct plan *p, size_t c, struct plan_search *r,
 	}
 	/* down from a bound that already meets, until one fails */
 	while (lo == 0 && hi > 1) {
-		if (probe(p, c, hi - 1, r, &pt, e) < 0)
+		if (probe(p, c, hi - 1, 1, r, &pt, e) < 0)
 			return -1;
 		if (!pt.meets)
 			lo = hi - 1;
@@ -466,7 +537,7 @@ int plan_search_run(const struct plan *p, size_t c, struct plan_search *r,
 	while (hi - lo > 1) {
 		long long mid = lo + (hi - lo) / 2;
 
-		if (probe(p, c, mid, r, &pt, e) < 0)
+		if (probe(p, c, mid, 1, r, &pt, e) < 0)
 			return -1;
 		if (pt.meets)
 			hi = mid;
@@ -483,6 +554,61 @@ int plan_search_run(const struct plan *p, size_t c, struct plan_search *r,
 	return 0;
 }
 
+#define RATE_FLOOR (1.0 / 1024) /* of the base's load: below, none */
+
+/* The rate search's bracket: the highest load seen to meet the SLO and
+ * the lowest seen to fail (0: none yet), with their points. */
+struct rate_bracket {
+	double lo, hi;
+	struct plan_point lo_pt, hi_pt;
+};
+
+/* Simulates load (at the rate question's replicas) into the bracket. */
+static int rate_probe(const struct plan *p, size_t c, double load,
+		      struct plan_search *r, struct rate_bracket *b, struct err *e)
+{
+	struct plan_point pt;
+
+	if (probe(p, c, p->rate_replicas, load, r, &pt, e) < 0)
+		return -1;
+	if (pt.meets) {
+		b->lo = load;
+		b->lo_pt = pt;
+	} else {
+		b->hi = load;
+		b->hi_pt = pt;
+	}
+	return 0;
+}
+
+int plan_rate_search(const struct plan *p, size_t c, struct plan_search *r,
+		     struct err *e)
+{
+	struct rate_bracket b = { 0 };
+
+	*r = (struct plan_search){ .replicas = p->rate_replicas };
+	if (plan_lower_bound(p, c, &r->pricing, e) < 0)
+		return -1;
+	for (double load = 1;; load = b.lo > 0 ? 2 * load : load / 2) {
+		if (rate_probe(p, c, load, r, &b, e) < 0)
+			return -1;
+		if (b.lo > 0 && b.hi > 0)
+			break;
+		if (b.hi > 0 && load / 2 < RATE_FLOOR)
+			return 0; /* none: r->best says how close it came */
+		if (b.lo > 0 && load >= 1 / RATE_FLOOR)
+			break; /* the load no longer binds */
+	}
+	/* bisect (lo, hi) geometrically until hi is within 1 + step */
+	while (b.hi > 0 && b.hi > b.lo * (1 + p->rate_step))
+		if (rate_probe(p, c, sqrt(b.lo * b.hi), r, &b, e) < 0)
+			return -1;
+	r->load = b.lo;
+	r->best = b.lo_pt;
+	r->above = b.hi_pt;
+	return 0;
+}
+
 void plan_search_release(struct plan_search *r)
 {
 	free(r->points);
@@ -496,7 +622,8 @@ json_t *plan_point_json(const struct plan *p, const struct plan_point *pt)
 	char name[256];
 
 	plan_candidate_name(p, pt->candidate, name, sizeof(name));
-	return json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:b}",
+	return json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,"
+			 "s:b}",
 			 "candidate", name, "index", (json_int_t)pt->candidate,
 			 "replicas", (json_int_t)pt->replicas,
 			 "usd_per_hour", pt->usd_per_hour,
@@ -507,6 +634,7 @@ json_t *plan_point_json(const struct plan *p, const struct plan_point *pt)
 			 "tpot_p99_s", pt->tpot_p99_s,
 			 "usd_per_mtok", isfinite(pt->usd_per_mtok) ?
 				 pt->usd_per_mtok : -1,
+			 "load", pt->load, "requests_per_s", pt->requests_per_s,
 			 "meets", pt->meets);
 }
 
@@ -516,13 +644,15 @@ int plan_point_read(const json_t *j, struct plan_point *pt)
 	int meets;
 
 	*pt = (struct plan_point){ 0 };
-	if (json_unpack((json_t *)j, "{s:I,s:I,s:F,s:F,s:F,s:F,s:F,s:F,s:F,s:b}",
+	if (json_unpack((json_t *)j, "{s:I,s:I,s:F,s:F,s:F,s:F,s:F,s:F,s:F,s:F,"
+			"s:F,s:b}",
 			"index", &cand, "replicas", &rep, "usd_per_hour",
 			&pt->usd_per_hour, "attainment", &pt->attain_mean,
 			"attainment_ci95", &pt->attain_ci95, "ttft_attainment",
 			&pt->ttft_attain, "tpot_attainment", &pt->tpot_attain,
 			"tpot_p99_s", &pt->tpot_p99_s, "usd_per_mtok",
-			&pt->usd_per_mtok, "meets", &meets) < 0)
+			&pt->usd_per_mtok, "load", &pt->load, "requests_per_s",
+			&pt->requests_per_s, "meets", &meets) < 0)
 		return -1;
 	pt->candidate = (size_t)cand;
 	pt->replicas = rep;

@@ -33,6 +33,17 @@ struct plan {
 	long long *seeds;     /* (n_seeds) owned */
 	size_t n_seeds;
 	long long max_replicas;
+	/* the rate question ("rate": {"replicas", "step"}): the highest load
+	 * a candidate at rate_replicas sustains, to within a factor of 1 +
+	 * rate_step; 0: the replicas question */
+	long long rate_replicas;
+	double rate_step;
+	/* the base's groups, which a load scales: (n_groups) owned */
+	size_t n_groups;
+	int *arrival;         /* enum arrival_kind of each */
+	double *count;        /* tenants */
+	double *rate_per_s;   /* a Poisson group's rate of a tenant, a
+				 trace's replay speed */
 	/* the candidates' axes, borrowed from doc: arrays */
 	json_t *gpus, *tps, *policies, *protocols, *gammas;
 	size_t n_candidates;  /* the product of the axes' lengths */
@@ -51,10 +62,12 @@ bool plan_candidate_used(const struct plan *p, size_t c);
  * buf (n bytes). */
 void plan_candidate_name(const struct plan *p, size_t c, char *buf, size_t n);
 
-/* The overrides of candidate c at replicas r and seed (seed < 0: none),
- * the plan's fixed ones first. Caller frees with plan_sets_free. */
+/* The overrides of candidate c at replicas r, the base's load times load
+ * (a Poisson group's rate, a closed loop's tenants, a trace's replay
+ * speed) and seed (seed < 0: none), the plan's fixed ones first. Caller
+ * frees with plan_sets_free. */
 char **plan_sets(const struct plan *p, size_t c, long long replicas,
-		 long long seed, size_t *n);
+		 double load, long long seed, size_t *n);
 void plan_sets_free(char **sets, size_t n);
 
 /* One configuration simulated over the seeds. */
@@ -66,6 +79,8 @@ struct plan_point {
 	double ttft_attain, tpot_attain; /* shares meeting each (means) */
 	double tpot_p99_s;         /* p99 over requests of TPOT, mean */
 	double usd_per_mtok;       /* mean over the seeds */
+	double load;               /* of the base's load (1: as given) */
+	double requests_per_s;     /* finished after the warm-up, a second */
 	bool meets;                /* attain_mean - attain_ci95 >= target */
 };
 
@@ -82,6 +97,8 @@ struct plan_search {
 				      elsewhere) */
 	struct plan_point best;    /* at the answer, else the best attainment */
 	struct plan_point below;   /* replicas - 1 (valid when replicas > 1) */
+	double load;               /* the rate question's answer; 0: none */
+	struct plan_point above;   /* the load above it, which fails */
 	struct plan_point *points; /* (n_points) owned: all simulated */
 	size_t n_points;
 };
@@ -98,6 +115,12 @@ long long plan_lower_bound(const struct plan *p, size_t c,
 int plan_search_run(const struct plan *p, size_t c, struct plan_search *r,
 		    struct err *e);
 void plan_search_release(struct plan_search *r);
+/* The rate question for candidate c at p->rate_replicas: the highest load
+ * that meets the SLO, by doubling or halving from the base's, then
+ * bisection until the next one up (which fails) is within 1 + rate_step;
+ * none (r->load 0) below 1/1024 of the base's. As plan_search_run. */
+int plan_rate_search(const struct plan *p, size_t c, struct plan_search *r,
+		     struct err *e);
 
 /* A point as JSON, and back (workers hand their points to the parent). */
 json_t *plan_point_json(const struct plan *p, const struct plan_point *pt);

@@ -38,7 +38,22 @@ static void say_search(const struct job *j, size_t k, const char *name,
 {
 	if (j->quiet)
 		return;
-	if (r->replicas)
+	if (j->p->rate_replicas && r->load > 0)
+		fprintf(stderr, "plan: [%zu/%zu] %s (%s) x %lld: sustains %.4g "
+			"requests/s (load %.4g of the base's, attainment %.4f "
+			"+- %.4f)%s, %zu simulated, %.1f s\n", k + 1, j->n,
+			name, r->pricing, r->replicas, r->best.requests_per_s,
+			r->load, r->best.attain_mean, r->best.attain_ci95,
+			r->above.load > 0 ? "; the next load up fails" :
+			"; the load no longer binds", r->n_points,
+			rt_now_s() - t0);
+	else if (j->p->rate_replicas)
+		fprintf(stderr, "plan: [%zu/%zu] %s (%s) x %lld: none down to "
+			"1/1024 of the base's load, best attainment %.4f, %zu "
+			"simulated, %.1f s\n", k + 1, j->n, name, r->pricing,
+			r->replicas, r->best.attain_mean, r->n_points,
+			rt_now_s() - t0);
+	else if (r->replicas)
 		fprintf(stderr, "plan: [%zu/%zu] %s (%s): %lld replica%s (bound "
 			"%lld), attainment %.4f +- %.4f, %zu simulated, %.1f s\n",
 			k + 1, j->n, name, r->pricing, r->replicas,
@@ -68,17 +83,19 @@ static int search_task(void *ctx, size_t k, struct err *e)
 	int rc = 0;
 
 	plan_candidate_name(j->p, c, name, sizeof(name));
-	if (plan_search_run(j->p, c, &r, e) < 0) {
+	if ((j->p->rate_replicas ? plan_rate_search(j->p, c, &r, e)
+				 : plan_search_run(j->p, c, &r, e)) < 0) {
 		err_prefix(e, "plan: %s", name);
 		return -1;
 	}
 	pts = json_array();
 	for (size_t i = 0; i < r.n_points; i++)
 		json_array_append_new(pts, plan_point_json(j->p, &r.points[i]));
-	doc = json_pack("{s:I,s:s,s:b,s:I,s:I,s:o}", "index", (json_int_t)c,
+	doc = json_pack("{s:I,s:s,s:b,s:I,s:I,s:f,s:o}", "index", (json_int_t)c,
 			"pricing", r.pricing, "plateau", r.plateau,
 			"lower_bound", (json_int_t)r.lower_bound,
-			"replicas", (json_int_t)r.replicas, "points", pts);
+			"replicas", (json_int_t)r.replicas, "load", r.load,
+			"points", pts);
 	snprintf(path, sizeof(path), "%s/cand-%zu.json", j->tmp, c);
 	if (json_dump_file(doc, path, JSON_COMPACT) < 0)
 		rc = err_set(e, "plan: cannot write %s", path);
@@ -89,13 +106,15 @@ static int search_task(void *ctx, size_t k, struct err *e)
 	return rc;
 }
 
-/* The resolved config of candidate c at replicas r (seed: the plan's
- * first), written as name. */
-static int write_config(const struct plan *p, struct od *o, size_t c,
-			long long r, const char *name, struct err *e)
+/* The resolved config of point pt (seed: the plan's first), written as
+ * name. */
+static int write_config(const struct plan *p, struct od *o,
+			const struct plan_point *pt, const char *name,
+			struct err *e)
 {
 	size_t n;
-	char **sets = plan_sets(p, c, r, p->seeds[0], &n);
+	char **sets = plan_sets(p, pt->candidate, pt->replicas, pt->load,
+				p->seeds[0], &n);
 	struct cfg cf;
 	char *text;
 	int rc = cfg_load(&cf, p->base, (const char *const *)sets, n, e);
@@ -116,18 +135,20 @@ static void csv_points(FILE *f, const struct plan *p,
 {
 	fputs("candidate,replicas,usd_per_hour,attainment,attainment_ci95,"
 	      "ttft_attainment,tpot_attainment,tpot_p99_s,usd_per_mtok,meets,"
-	      "pareto\n", f);
+	      "pareto,load,requests_per_s\n", f);
 	for (size_t i = 0; i < n; i++) {
 		char name[256];
 
 		if (front_only && !front[i])
 			continue;
 		plan_candidate_name(p, pts[i].candidate, name, sizeof(name));
-		fprintf(f, "\"%s\",%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d\n",
+		fprintf(f, "\"%s\",%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d,"
+			"%.9g,%.9g\n",
 			name, pts[i].replicas, pts[i].usd_per_hour,
 			pts[i].attain_mean, pts[i].attain_ci95, pts[i].ttft_attain,
 			pts[i].tpot_attain, pts[i].tpot_p99_s, pts[i].usd_per_mtok,
-			pts[i].meets, front[i]);
+			pts[i].meets, front[i], pts[i].load,
+			pts[i].requests_per_s);
 	}
 }
 
@@ -178,21 +199,30 @@ static void front_gp(FILE *f, const struct plan *p,
 		"font ',8' notitle\n");
 }
 
-/* The answer among the points (the cheapest that meets the SLO, then the
- * fastest), the one below it, the best attainment. */
-static void choose(const struct plan_point *pts, size_t n,
-		   struct plandir_result *r)
+/* Whether a beats b, both meeting the SLO: the replicas question's
+ * cheaper, then faster; the rate question's more requests a second, then
+ * cheaper. */
+static bool better(const struct plan *p, const struct plan_point *a,
+		   const struct plan_point *b)
+{
+	if (p->rate_replicas && a->requests_per_s != b->requests_per_s)
+		return a->requests_per_s > b->requests_per_s;
+	if (a->usd_per_hour != b->usd_per_hour)
+		return a->usd_per_hour < b->usd_per_hour;
+	return a->tpot_p99_s < b->tpot_p99_s;
+}
+
+/* The answer among the points, the one that proves it (a replica fewer,
+ * or the next load up: each fails), the best attainment. */
+static void choose(const struct plan *p, const struct plan_point *pts,
+		   size_t n, struct plandir_result *r)
 {
 	const struct plan_point *ans = NULL, *best = NULL;
 
 	for (size_t i = 0; i < n; i++) {
 		if (!best || pts[i].attain_mean > best->attain_mean)
 			best = &pts[i];
-		if (!pts[i].meets)
-			continue;
-		if (!ans || pts[i].usd_per_hour < ans->usd_per_hour ||
-		    (pts[i].usd_per_hour == ans->usd_per_hour &&
-		     pts[i].tpot_p99_s < ans->tpot_p99_s))
+		if (pts[i].meets && (!ans || better(p, &pts[i], ans)))
 			ans = &pts[i];
 	}
 	r->answer = ans != NULL;
@@ -200,12 +230,19 @@ static void choose(const struct plan_point *pts, size_t n,
 		r->best = *ans;
 	else if (best)
 		r->best = *best;
-	for (size_t i = 0; ans && i < n; i++)
-		if (pts[i].candidate == ans->candidate &&
-		    pts[i].replicas == ans->replicas - 1) {
+	for (size_t i = 0; ans && i < n; i++) {
+		bool proof = pts[i].candidate == ans->candidate &&
+			     (p->rate_replicas
+				      ? pts[i].load > ans->load &&
+					(!r->below_known ||
+					 pts[i].load < r->below.load)
+				      : pts[i].replicas == ans->replicas - 1);
+
+		if (proof) {
 			r->below = pts[i];
 			r->below_known = true;
 		}
+	}
 	r->binds = ans ? "none" : !best ? "none" :
 		   best->tpot_attain < best->ttft_attain ? "TPOT" : "TTFT";
 }
@@ -224,7 +261,7 @@ static int report(const struct plan *p, struct od *o, json_t *searches,
 	FILE *f;
 
 	plan_pareto(pts, n, front);
-	choose(pts, n, r);
+	choose(p, pts, n, r);
 	for (int k = 0; k < 2 && rc == 0; k++) {
 		const char *csv = k ? "front.csv" : "points.csv";
 
@@ -246,22 +283,22 @@ static int report(const struct plan *p, struct od *o, json_t *searches,
 	doc = json_pack("{s:O,s:o}", "plan", p->doc, "searches", searches);
 	if (r->answer) {
 		json_object_set_new(doc, "answer", plan_point_json(p, b));
-		json_object_set_new(doc, "one_fewer", r->below_known ?
+		json_object_set_new(doc, p->rate_replicas ? "one_more"
+				    : "one_fewer", r->below_known ?
 				    plan_point_json(p, &r->below) : json_null());
 		if (rc == 0)
-			rc = write_config(p, o, b->candidate, b->replicas,
-					  OD_MARKER, e);
-		if (rc == 0 && b->replicas > 1)
-			rc = write_config(p, o, b->candidate, b->replicas - 1,
-					  "one_fewer.json", e);
+			rc = write_config(p, o, b, OD_MARKER, e);
+		if (rc == 0 && r->below_known)
+			rc = write_config(p, o, &r->below, p->rate_replicas
+					  ? "one_more.json" : "one_fewer.json",
+					  e);
 	} else {
 		json_object_set_new(doc, "answer", json_null());
 		json_object_set_new(doc, "best", n ? plan_point_json(p, b)
 						   : json_null());
 		json_object_set_new(doc, "binding", json_string(r->binds));
 		if (rc == 0 && n)
-			rc = write_config(p, o, b->candidate, b->replicas,
-					  OD_MARKER, e);
+			rc = write_config(p, o, b, OD_MARKER, e);
 	}
 	text = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	if (od_write(o, "plan.json", text, e) < 0)

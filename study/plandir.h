@@ -30,8 +30,9 @@ struct plandir_result {
 	size_t n_points;       /* configurations simulated */
 	bool answer;	       /* a candidate meets the SLO */
 	struct plan_point best;  /* the answer, else the best attainment */
-	bool below_known;      /* the answer's count less one was simulated */
-	struct plan_point below; /* it (when below_known) */
+	bool below_known;      /* the answer's proof was simulated: */
+	struct plan_point below; /* a replica fewer (the replicas question) or
+				    the next load up (the rate question) */
 	const char *binds;     /* static: "TPOT", "TTFT" or "none" (no answer) */
 	bool front_drawn;      /* gnuplot drew front.png */
 };

@@ -181,6 +181,25 @@ static void bench_engine_json(void)
 }
 
 /* Bad simulation input: exit 2, the message, and no results directory. */
+/* config.resolved.json names the files its config named by absolute
+ * paths: rerun from its results folder, it reads the same ones. */
+static void resolved_reruns(void)
+{
+	char out[4096];
+
+	t_write("rtt.txt", "0.04\n0.05\n0.06\n");
+	t_write("c.json", "{\"tenants\": [{\"name\": \"g\", \"count\": 2, "
+		"\"protocol\": {\"kind\": \"cloud_only\"}, \"workload\": "
+		"{\"requests\": 2, \"prompt_tokens\": 16, \"output_tokens\": 8},"
+		" \"wan\": {\"rtt_s\": {\"dist\": \"empirical\", \"file\": "
+		"\"rtt.txt\"}}}]}");
+	CHECK_MSG(t_run("run c.json -o out/r --quiet", out, sizeof(out)) == 0,
+		  "%s", out);
+	CHECK_MSG(t_run("run out/r/config.resolved.json -o r2 --quiet", out,
+			sizeof(out)) == 0, "%s", out);
+	CHECK(t_exists("r2/summary.json"));
+}
+
 static void run_bad_input(void)
 {
 	static const struct bad_case cases[] = {
@@ -564,6 +583,8 @@ const struct tcase cli_tests[] = {
 	{ "cli: formulas for a config", formulas_for_config },
 	{ "cli: every committed config is valid", committed_configs },
 	{ "cli: bad simulation input exits 2 with no results", run_bad_input },
+	{ "cli: a results folder's config reruns from anywhere",
+	  resolved_reruns },
 	{ "cli: more tenants than the machine holds exit 2, nothing left",
 	  too_many_tenants },
 	{ "cli: run refuses a seed given twice and --json with --quiet",

@@ -113,11 +113,49 @@ static int plan_of(const char *name, const char *rest, char *out, size_t n)
 {
 	char args[PATH_MAX * 2], text[PATH_MAX + 512];
 
+	if (!repo[0] && !getcwd(repo, sizeof(repo)))
+		abort();
 	snprintf(text, sizeof(text), "{\"base\": \"%s/tests/data/plan-base.json\", "
 		 "%s}", repo, rest);
 	snprintf(args, sizeof(args), "plan %s -o %s/%s.out --quiet",
 		 t_write(name, text), t_tmpdir(), name);
 	return t_run(args, out, n);
+}
+
+/* The rate question: the highest load one A100 sustains meets the SLO, the
+ * next load up (within the step) fails, and both configs are written;
+ * a closed loop's load is its tenants. */
+static void rate_question(void)
+{
+	static char out[16384];
+	json_t *doc, *ans, *more;
+	double la, lm;
+
+	CHECK_MSG(plan_of("rate.json", "\"slo\": {\"ttft_s\": 2, \"tpot_s\": "
+			  "0.2, \"attainment\": 0.9}, \"seeds\": [1, 2], "
+			  "\"rate\": {\"replicas\": 1, \"step\": 0.1}, "
+			  "\"candidates\": {\"gpus\": [\"A100-80G\"], \"protocols\": "
+			  "[\"cloud_only\"]}", out, sizeof(out)) == 0, "%s", out);
+	doc = load("rate.json.out/plan.json");
+	ans = json_object_get(doc, "answer");
+	more = json_object_get(doc, "one_more");
+	la = json_number_value(json_object_get(ans, "load"));
+	lm = json_number_value(json_object_get(more, "load"));
+	CHECK(json_is_true(json_object_get(ans, "meets")) &&
+	      json_is_false(json_object_get(more, "meets")));
+	CHECK_MSG(la > 0 && lm > la && lm <= la * 1.1 + 1e-9, "%g, %g", la, lm);
+	CHECK(json_integer_value(json_object_get(ans, "replicas")) == 1 &&
+	      json_number_value(json_object_get(ans, "requests_per_s")) > 0);
+	CHECK(t_exists("rate.json.out/one_more.json") &&
+	      t_exists("rate.json.out/config.resolved.json"));
+	json_decref(doc);
+	{
+		/* the answer's config holds the scaled tenants */
+		char *cfg = t_slurp("rate.json.out/config.resolved.json");
+
+		CHECK(cfg && !strstr(cfg, "\"count\": 24,"));
+		free(cfg);
+	}
 }
 
 static void impossible_slo(void)
@@ -176,6 +214,8 @@ static void mpi_two_ranks(void)
 
 const struct tcase plan_tests[] = {
 	{ "plan: two MPI ranks find what one process finds", mpi_two_ranks },
+	{ "plan: the rate question's answer meets the SLO, the next load up "
+	  "does not", rate_question },
 	{ "plan: the answer meets the SLO, one replica fewer does not, and it "
 	  "is the cheapest", answer_is_minimal },
 	{ "plan: an SLO nothing meets exits 1 with the reason; bad input, a "

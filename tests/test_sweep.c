@@ -393,7 +393,7 @@ static void bad_sweeps(void)
 		  "[\"/all/ttft_s\"]}",
 		  "s.json: /metrics/0: \"/all/ttft_s\" is not a number" },
 		{ "no base", "{\"base\": \"nowhere.json\"}",
-		  "s.json: /base: nowhere.json: cannot read" },
+		  "/nowhere.json: cannot read" },
 	};
 	char out[4096], text[2 * PATH_MAX];
 
