@@ -68,9 +68,10 @@ static void say_answer(const struct plan *p, const struct plandir_result *r)
 		return;
 	}
 	printf("plan: %s x %lld replica%s, $%.2f an hour ($%.3f a million "
-	       "tokens): attainment %.4f +- %.4f (target %.4f) over %zu seeds; "
-	       "%s\n", name, a->replicas, a->replicas == 1 ? "" : "s",
+	       "tokens, %s): attainment %.4f +- %.4f (target %.4f) over %zu "
+	       "seeds; %s\n", name, a->replicas, a->replicas == 1 ? "" : "s",
 	       a->usd_per_hour, a->usd_per_mtok,
+	       a->steady ? "steady window" : "whole run: no steady window",
 	       a->attain_mean, a->attain_ci95, p->attainment, p->n_seeds,
 	       a->replicas == 1 ? "one replica is the least"
 	       : r->below_known && !r->below.meets ? "a replica fewer fails"

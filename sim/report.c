@@ -328,6 +328,51 @@ static void agg_release(struct agg *a)
 	sk_release(&a->st.tpot);
 }
 
+/* The steady window: from when every tenant has made its first request
+ * (and the warm-up is over) to when the first has made its last (or the
+ * run's end), whole seconds: the workload's whole load is on. Over it,
+ * the tokens a second, the GPUs' busy share and the cost of a token; it
+ * is steady when it spans half the measured run or more. */
+static json_t *steady_json(const struct sim *s, const struct bill *b)
+{
+	const struct cfg *c = s->cfg;
+	double from = c->warmup_s, to = s->end_s, tok = 0, gpu_s = 0, len;
+	double run = s->end_s - (s->end_s > c->warmup_s ? c->warmup_s : 0);
+	size_t lo, hi;
+
+	for (uint32_t i = 0; i < s->n_tenants; i++) {
+		const struct tenant *t = &s->t[i];
+
+		if (t->issued && t->first_arrive_s > from)
+			from = t->first_arrive_s;
+		if (t->issued_all && t->last_arrive_s < to)
+			to = t->last_arrive_s;
+	}
+	lo = (size_t)ceil(from);
+	hi = to > 0 ? (size_t)floor(to) : 0;
+	if (hi > s->n_secs)
+		hi = s->n_secs;
+	len = hi > lo ? (double)(hi - lo) : 0;
+	for (size_t k = lo; k < hi; k++) {
+		tok += s->sec_tokens[k];
+		gpu_s += s->sec_gpu_s[k];
+	}
+	return json_pack("{s:b,s:f,s:f,s:f,s:o,s:o,s:o}",
+			 "steady", len >= 1 && len >= run / 2,
+			 "from_s", (double)lo, "to_s", len > 0 ? (double)hi
+							      : (double)lo,
+			 "share_of_run", ratio(len, run),
+			 "tokens_per_s", number_or_null(len > 0 ? tok / len : NAN),
+			 "gpu_busy_fraction", number_or_null(
+				 len > 0 && b->gpus > 0 ? gpu_s / (b->gpus * len)
+							: NAN),
+			 "usd_per_mtok", number_or_null(
+				 len > 0 && tok > 0 && b->gpus > 0
+					 ? c->cloud.gpu.spec.usd_per_hour *
+						   b->gpus * len / 3600 / tok * 1e6
+					 : NAN));
+}
+
 json_t *rep_summary(const struct sim *s)
 {
 	const struct cfg *c = s->cfg;
@@ -374,6 +419,7 @@ json_t *rep_summary(const struct sim *s)
 				"cloud", cloud_json(s, sim_s, &bill),
 				"slo", "ttft_s", c->slo.ttft_s, "tpot_s",
 				c->slo.tpot_s);
+	json_object_set_new(sum, "steady", steady_json(s, &bill));
 	agg_release(&all);
 	HS_ASSERT(sum != NULL);
 	return sum;
@@ -466,6 +512,28 @@ void rep_columns(FILE *f)
 	fprintf(f, "  %-22s %s\n", "protocol", "the protocol its tenants run");
 	fprintf(f, "  %-22s %s\n", "acceptance", "where its acceptance comes "
 		"from: a profile's draft, target and text, or the model");
+	fputs("summary.json, /steady: the window from when every tenant has "
+	      "made its first request\n(and the warm-up is over) to when the "
+	      "first has made its last, whole seconds:\n", f);
+	fprintf(f, "  %-22s %s\n", "steady", "true when it spans half the "
+		"measured run or more (else ramp and drain weigh on the rates)");
+	fprintf(f, "  %-22s %s\n", "from_s, to_s", "the window");
+	fprintf(f, "  %-22s %s\n", "share_of_run", "its share of the measured "
+		"run");
+	fprintf(f, "  %-22s %s\n", "tokens_per_s", "tokens committed in it a "
+		"second");
+	fprintf(f, "  %-22s %s\n", "gpu_busy_fraction", "the GPUs' busy share "
+		"in it (iterations begun in it)");
+	fprintf(f, "  %-22s %s\n", "usd_per_mtok", "the provisioned GPUs' cost "
+		"over it a million tokens (null: no price)");
+	fputs("summary.json, /cloud/kv: the KV cache:\n", f);
+	fprintf(f, "  %-22s %s\n", "policy", "paged or reserve");
+	fprintf(f, "  %-22s %s\n", "block_tokens, blocks_per_replica",
+		"its blocks and a replica's pool");
+	fprintf(f, "  %-22s %s\n", "peak_blocks, peak_share", "the fullest a "
+		"replica's pool was, and its share");
+	fprintf(f, "  %-22s %s\n", "preemptions", "requests preempted (recompute) "
+		"after the warm-up");
 	fputs("requests.csv, a row per finished request:\n", f);
 	REQ_CSV_COLUMNS(DOC)
 	fputs("tenants.csv, a row per tenant:\n", f);
@@ -635,6 +703,16 @@ void rep_print(const json_t *sum, FILE *f)
 		"Jain fairness %.3f\n", num(sum, "sim_time_s"),
 		num(sum, "events"), num(sum, "all.goodput_tokens_per_s"),
 		num(sum, "all.jain_fairness"));
+	fprintf(f, "steady window: %.0f-%.0f s, %.0f%% of the run%s: %.1f "
+		"tokens/s, GPU busy %.1f%%, $%.3f a million tokens%s\n",
+		num(sum, "steady.from_s"), num(sum, "steady.to_s"),
+		100 * num(sum, "steady.share_of_run"),
+		json_is_true(at(sum, "steady.steady")) ? "" : " (not steady: "
+		"ramp and drain take half of it)", num(sum, "steady.tokens_per_s"),
+		100 * num(sum, "steady.gpu_busy_fraction"),
+		num(sum, "steady.usd_per_mtok"),
+		json_is_number(at(sum, "steady.usd_per_mtok")) ? ""
+		: " (no price)");
 	fputs("energy and cost:\n", f);
 	print_table(f, energy, N_OF(energy), sum);
 }

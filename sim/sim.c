@@ -246,7 +246,12 @@ static void on_arrive(struct sim *s, struct tenant *t)
 		r.prompt = draw_len(&g->workload.prompt_tokens, rw);
 		r.output = draw_len(&g->workload.output_tokens, rw);
 	}
-	t->issued++;
+	if (t->issued++ == 0)
+		t->first_arrive_s = s->q.now_s;
+	t->last_arrive_s = s->q.now_s;
+	t->issued_all = g->workload.arrival == ARRIVAL_TRACE
+		? t->gindex + t->issued * g->count >= g->wl_trace.n
+		: t->issued >= (uint64_t)g->workload.requests;
 	wl_ring_push(&t->pending, r);
 	schedule_arrival(s, t);
 	if (!t->busy)
@@ -382,10 +387,36 @@ static void count_request(struct sim *s, struct tenant *t)
 }
 
 /* Commits c tokens of the current request at now. */
+/* The bins of second now (grown as time goes on). */
+static size_t sec_of(struct sim *s, double now)
+{
+	size_t k = (size_t)now;
+
+	if (k >= s->secs_cap) {
+		size_t cap = s->secs_cap ? s->secs_cap : 1024;
+
+		while (cap <= k)
+			cap *= 2;
+		s->sec_tokens = xrealloc(s->sec_tokens, cap * sizeof(double));
+		s->sec_gpu_s = xrealloc(s->sec_gpu_s, cap * sizeof(double));
+		memset(s->sec_tokens + s->secs_cap, 0,
+		       (cap - s->secs_cap) * sizeof(double));
+		memset(s->sec_gpu_s + s->secs_cap, 0,
+		       (cap - s->secs_cap) * sizeof(double));
+		s->secs_cap = cap;
+	}
+	if (k + 1 > s->n_secs)
+		s->n_secs = k + 1;
+	return k;
+}
+
 static void commit(struct sim *s, struct tenant *t, int32_t c)
 {
 	struct req_stat *q = &t->rq;
 	double now = s->q.now_s;
+	size_t sec = sec_of(s, now);
+
+	s->sec_tokens[sec] += c;
 
 	HS_ASSERT(c >= 1 && q->committed + c <= q->n_out);
 	if (q->committed == 0) {
@@ -1306,6 +1337,7 @@ static void try_start(struct sim *s, uint32_t ri)
 	struct cost_batch cb = { 0 };
 	double now = s->q.now_s, t_s, bytes, flops;
 	long tokens = 0;
+	size_t sec;
 
 	if (r->busy || s->failed ||
 	    (r->ready.n == 0 && r->prefill.n == 0 && r->admit.n == 0))
@@ -1348,6 +1380,8 @@ static void try_start(struct sim *s, uint32_t ri)
 	t_s = cost_iter_s(&s->cost, &cb, &bytes, &flops) +
 	      wake_extra_s(&s->cfg->cloud.gpu.wake, now - r->idle_from_s) +
 	      draft_passes_s(s, r, &bytes, &flops);
+	sec = sec_of(s, now);
+	s->sec_gpu_s[sec] += t_s * s->cfg->cloud.tp;
 	r->busy = true;
 	r->batch_start_s = now;
 	if (measured(s)) { /* the GPU is measured after the warm-up */
@@ -1629,6 +1663,8 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 
 void sim_release(struct sim *s)
 {
+	free(s->sec_tokens);
+	free(s->sec_gpu_s);
 	for (uint32_t i = 0; s->t && i < s->n_tenants; i++) {
 		struct tenant *t = &s->t[i];
 

@@ -217,6 +217,9 @@ struct tenant {
 	/* what only a request's start and end touch */
 	uint32_t gindex;           /* its number in its group */
 	uint64_t issued;           /* requests issued so far */
+	double first_arrive_s;     /* its first request's arrival (issued) */
+	double last_arrive_s;      /* its latest request's arrival */
+	bool issued_all;           /* its workload has no request left */
 	struct wl_ring pending;    /* requests waiting to start */
 };
 
@@ -293,6 +296,10 @@ struct sim {
 	 * iteration's items by group, while it forms (else 0) */
 	double *group_gpu_s;       /* (n_groups) owned */
 	uint64_t *group_tok;       /* (n_groups) owned */
+	/* tokens committed and GPU-seconds begun in each second of simulated
+	 * time, for the steady window (report.h) */
+	double *sec_tokens, *sec_gpu_s; /* (n_secs, in secs_cap) owned */
+	size_t n_secs, secs_cap;
 	uint64_t events, stale_dropped, segment_discarded, requests_done;
 	double end_s;              /* time of the last event */
 	struct err *err;           /* borrowed: a run-time input error */

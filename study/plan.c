@@ -437,6 +437,7 @@ static int evaluate(const struct plan *p, size_t c, long long replicas,
 		    double load, struct plan_point *pt, struct err *e)
 {
 	double *att = xcalloc(p->n_seeds, sizeof(*att)), ci;
+	bool steady = true;
 	int rc = 0;
 
 	*pt = (struct plan_point){ .candidate = c, .replicas = replicas,
@@ -463,7 +464,11 @@ static int evaluate(const struct plan *p, size_t c, long long replicas,
 		pt->tpot_attain += num_at(sum, "/all/tpot_attainment") / p->n_seeds;
 		pt->tpot_p99_s += num_at(sum, "/all/tpot_quantiles_s/p99") /
 				  p->n_seeds;
-		pt->usd_per_mtok += num_at(sum, "/all/usd_per_mtok") / p->n_seeds;
+		/* a token's cost over the steady window where there is one */
+		steady &= json_is_true(jx_at(sum, "/steady/steady"));
+		pt->usd_per_mtok += num_at(sum, json_is_true(jx_at(sum,
+			"/steady/steady")) ? "/steady/usd_per_mtok"
+					    : "/all/usd_per_mtok") / p->n_seeds;
 		pt->requests_per_s += num_at(sum, "/all/requests") /
 			fmax(1e-9, num_at(sum, "/sim_time_s") - cf.warmup_s) /
 			p->n_seeds;
@@ -471,6 +476,7 @@ static int evaluate(const struct plan *p, size_t c, long long replicas,
 		cfg_release(&cf);
 	}
 	if (rc == 0) {
+		pt->steady = steady;
 		sweep_stats(att, p->n_seeds, &pt->attain_mean, &ci);
 		pt->attain_ci95 = ci;
 		pt->meets = pt->attain_mean - ci >= p->attainment;
@@ -622,7 +628,7 @@ json_t *plan_point_json(const struct plan *p, const struct plan_point *pt)
 	char name[256];
 
 	plan_candidate_name(p, pt->candidate, name, sizeof(name));
-	return json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,"
+	json_t *o = json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,"
 			 "s:b}",
 			 "candidate", name, "index", (json_int_t)pt->candidate,
 			 "replicas", (json_int_t)pt->replicas,
@@ -636,11 +642,15 @@ json_t *plan_point_json(const struct plan *p, const struct plan_point *pt)
 				 pt->usd_per_mtok : -1,
 			 "load", pt->load, "requests_per_s", pt->requests_per_s,
 			 "meets", pt->meets);
+	json_object_set_new(o, "usd_per_mtok_over", json_string(
+		pt->steady ? "the steady window" : "the whole run"));
+	return o;
 }
 
 int plan_point_read(const json_t *j, struct plan_point *pt)
 {
 	json_int_t cand, rep;
+	const char *over;
 	int meets;
 
 	*pt = (struct plan_point){ 0 };
@@ -657,6 +667,8 @@ int plan_point_read(const json_t *j, struct plan_point *pt)
 	pt->candidate = (size_t)cand;
 	pt->replicas = rep;
 	pt->meets = meets;
+	over = json_string_value(json_object_get(j, "usd_per_mtok_over"));
+	pt->steady = over && !strcmp(over, "the steady window");
 	return 0;
 }
 

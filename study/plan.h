@@ -78,7 +78,10 @@ struct plan_point {
 	double attain_mean, attain_ci95; /* share meeting the SLO */
 	double ttft_attain, tpot_attain; /* shares meeting each (means) */
 	double tpot_p99_s;         /* p99 over requests of TPOT, mean */
-	double usd_per_mtok;       /* mean over the seeds */
+	double usd_per_mtok;       /* mean over the seeds, over each run's
+				      steady window when all have one
+				      (report.h), else the whole run */
+	bool steady;               /* usd_per_mtok is the steady window's */
 	double load;               /* of the base's load (1: as given) */
 	double requests_per_s;     /* finished after the warm-up, a second */
 	bool meets;                /* attain_mean - attain_ci95 >= target */

@@ -496,6 +496,51 @@ static void cloud_spec_lockstep(void)
 	cfg_release(&c);
 }
 
+/* The steady window: with many requests a tenant it spans most of the
+ * run and its cost a token is below the whole run's (the drain's idle GPU
+ * left out); with one request a tenant there is none to speak of. */
+static void steady_window(void)
+{
+	const char *many[] = { "/protocol/kind=cloud_only",
+			       "/tenants/0/count=8",
+			       "/tenants/0/workload/requests=40",
+			       "/tenants/0/workload/think_s={\"dist\": "
+			       "\"exponential\", \"mean\": 2}" };
+	const char *one[] = { "/protocol/kind=cloud_only",
+			      "/tenants/0/workload/requests=1" };
+	struct cfg c;
+	struct sim s;
+	json_t *sum;
+
+	if (load(&c, base_cfg, many, 4) < 0)
+		return;
+	CHECK(simulate(&c, &s, NULL) == 0);
+	sum = rep_summary(&s);
+	CHECK_MSG(json_is_true(jx_at(sum, "/steady/steady")) &&
+		  json_number_value(jx_at(sum, "/steady/share_of_run")) > 0.6,
+		  "%g", json_number_value(jx_at(sum, "/steady/share_of_run")));
+	CHECK_MSG(json_number_value(jx_at(sum, "/steady/usd_per_mtok")) <
+		  json_number_value(jx_at(sum, "/all/usd_per_mtok")), "%g, %g",
+		  json_number_value(jx_at(sum, "/steady/usd_per_mtok")),
+		  json_number_value(jx_at(sum, "/all/usd_per_mtok")));
+	/* the drain, with fewer tenants left, makes fewer tokens a second */
+	CHECK_MSG(json_number_value(jx_at(sum, "/steady/tokens_per_s")) >
+		  json_number_value(jx_at(sum, "/all/tokens_per_s")), "%g, %g",
+		  json_number_value(jx_at(sum, "/steady/tokens_per_s")),
+		  json_number_value(jx_at(sum, "/all/tokens_per_s")));
+	json_decref(sum);
+	sim_release(&s);
+	cfg_release(&c);
+	if (load(&c, base_cfg, one, 2) < 0)
+		return;
+	CHECK(simulate(&c, &s, NULL) == 0);
+	sum = rep_summary(&s);
+	CHECK(json_is_false(jx_at(sum, "/steady/steady")));
+	json_decref(sum);
+	sim_release(&s);
+	cfg_release(&c);
+}
+
 /* A request drawn longer than the KV cache (lengths with no bound, so the
  * config's check takes their mean) stops the run with a message. */
 static void kv_below_one_request(void)
@@ -1072,6 +1117,7 @@ const struct tcase sim_tests[] = {
 	  paged_preempts },
 	{ "sim: cloud_spec runs a round's draft steps in one iteration",
 	  cloud_spec_lockstep },
+	{ "sim: the steady window and its cost a token", steady_window },
 	{ "sim: a request larger than the KV cache is an error",
 	  kv_below_one_request },
 	{ 0 },
