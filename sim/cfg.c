@@ -396,8 +396,8 @@ static int read_workload(struct jx *x, json_t *v, const char *p,
 			 struct cfg_workload *out)
 {
 	static const char *const keys[] = { "arrival", "requests", "rate_per_s",
-		"prompt_tokens", "output_tokens", "think_s", "start_s", "trace",
-		"trace_format", "trace_speed", NULL };
+		"rate_scale", "prompt_tokens", "output_tokens", "think_s",
+		"start_s", "trace", "trace_format", "trace_speed", NULL };
 	static const char *const arrivals[] = { "closed", "poisson", "trace",
 						NULL };
 	int arrival, format;
@@ -425,10 +425,12 @@ static int read_workload(struct jx *x, json_t *v, const char *p,
 				       "an arrival trace (\"arrival\": "
 				       "\"trace\")", json_object_get(v, k));
 	}
+	if (out->arrival == ARRIVAL_POISSON) {
+		if (rate_read(x, v, p, &out->rate) < 0)
+			return -1;
+		out->rate_per_s = rate_mean(&out->rate);
+	}
 	return jx_int(x, v, p, "requests", 1, LLONG_MAX, 1, &out->requests) < 0 ||
-	       (out->arrival == ARRIVAL_POISSON &&
-		jx_num(x, v, p, "rate_per_s", JX_POS, JX_REQUIRED,
-		       &out->rate_per_s) < 0) ||
 	       dist_read(x, v, p, "prompt_tokens", JX_POS, NULL,
 			 &out->prompt_tokens) < 0 ||
 	       dist_read(x, v, p, "output_tokens", JX_POS, NULL,
@@ -615,6 +617,7 @@ static void group_release(struct cfg_group *g)
 	dist_release(&g->workload.output_tokens);
 	dist_release(&g->workload.think_s);
 	dist_release(&g->workload.start_s);
+	rate_release(&g->workload.rate);
 	cfg_wan_release(&g->wan);
 	acc_trace_release(&g->acc_trace);
 	wl_trace_release(&g->wl_trace);

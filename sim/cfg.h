@@ -18,6 +18,7 @@
 #include "energy.h"
 #include "err.h"
 #include "gpu.h"
+#include "rate.h"
 #include "shape.h"
 #include "optab.h"
 #include "vtab.h"
@@ -119,7 +120,8 @@ enum arrival_kind { ARRIVAL_CLOSED, ARRIVAL_POISSON, ARRIVAL_TRACE };
 struct cfg_workload {
 	enum arrival_kind arrival;
 	long long requests;      /* per tenant (closed and poisson) */
-	double rate_per_s;       /* poisson: request rate of one tenant */
+	struct rate_table rate;  /* poisson: request rate of one tenant */
+	double rate_per_s;       /* poisson: its mean (rate_mean) */
 	struct dist prompt_tokens, output_tokens; /* draws rounded, >= 1 */
 	struct dist think_s;     /* closed: pause after each request */
 	struct dist start_s;     /* first activity of each tenant */

@@ -208,12 +208,13 @@ static void schedule_arrival(struct sim *s, struct tenant *t)
 	switch (w->arrival) {
 	case ARRIVAL_CLOSED:
 		break; /* a closed-loop tenant asks again when it is done */
-	case ARRIVAL_POISSON:
-		if (t->issued < (uint64_t)w->requests)
-			push(s, now + gsl_ran_exponential(&t->work_rng.gen,
-							  1 / w->rate_per_s),
-			     EV_ARRIVE, t->id);
+	case ARRIVAL_POISSON: {
+		double at = rate_next_s(&w->rate, now, &t->work_rng.gen);
+
+		if (t->issued < (uint64_t)w->requests && isfinite(at))
+			push(s, at, EV_ARRIVE, t->id);
 		break;
+	}
 	case ARRIVAL_TRACE: {
 		const struct wl_trace *tr = &t->cfg->wl_trace;
 		uint64_t row = t->gindex + t->issued * t->cfg->count;
@@ -1716,10 +1717,12 @@ int sim_run(struct sim *s)
 
 		if (w->arrival == ARRIVAL_TRACE)
 			schedule_arrival(s, tn);
+		else if (w->arrival == ARRIVAL_POISSON &&
+			 isfinite(t = rate_next_s(&w->rate,
+						  dist_sample(&w->start_s, r), r)))
+			push(s, t, EV_ARRIVE, i);
 		else if (w->arrival == ARRIVAL_POISSON)
-			push(s, dist_sample(&w->start_s, r) +
-				   gsl_ran_exponential(r, 1 / w->rate_per_s),
-			     EV_ARRIVE, i);
+			continue; /* the rate is 0 for ever from its start */
 		else
 			push(s, dist_sample(&w->start_s, r), EV_ARRIVE, i);
 	}

@@ -109,13 +109,13 @@ static int read_groups(struct plan *p, struct err *e)
 	p->n_groups = cf.n_groups;
 	p->arrival = xcalloc(cf.n_groups, sizeof(*p->arrival));
 	p->count = xcalloc(cf.n_groups, sizeof(*p->count));
-	p->rate_per_s = xcalloc(cf.n_groups, sizeof(*p->rate_per_s));
+	p->rate_scale = xcalloc(cf.n_groups, sizeof(*p->rate_scale));
 	for (size_t i = 0; i < cf.n_groups; i++) {
 		p->arrival[i] = (int)cf.groups[i].workload.arrival;
 		p->count[i] = (double)cf.groups[i].count;
-		p->rate_per_s[i] = cf.groups[i].workload.arrival == ARRIVAL_TRACE
+		p->rate_scale[i] = cf.groups[i].workload.arrival == ARRIVAL_TRACE
 					   ? cf.groups[i].workload.trace_speed
-					   : cf.groups[i].workload.rate_per_s;
+					   : cf.groups[i].workload.rate.scale;
 	}
 	cfg_release(&cf);
 	return 0;
@@ -266,7 +266,7 @@ void plan_release(struct plan *p)
 {
 	free(p->arrival);
 	free(p->count);
-	free(p->rate_per_s);
+	free(p->rate_scale);
 	plan_sets_free(p->set, p->n_set);
 	free(p->seeds);
 	free(p->base);
@@ -313,8 +313,8 @@ static void load_set(const struct plan *p, size_t g, double load, char **s,
 
 	switch ((enum arrival_kind)p->arrival[g]) {
 	case ARRIVAL_POISSON:
-		snprintf(ptr, sizeof(ptr), "/tenants/%zu/workload/rate_per_s", g);
-		v = json_real(load * p->rate_per_s[g]);
+		snprintf(ptr, sizeof(ptr), "/tenants/%zu/workload/rate_scale", g);
+		v = json_real(load * p->rate_scale[g]);
 		break;
 	case ARRIVAL_CLOSED:
 		snprintf(ptr, sizeof(ptr), "/tenants/%zu/count", g);
@@ -322,7 +322,7 @@ static void load_set(const struct plan *p, size_t g, double load, char **s,
 		break;
 	case ARRIVAL_TRACE:
 		snprintf(ptr, sizeof(ptr), "/tenants/%zu/workload/trace_speed", g);
-		v = json_real(load * p->rate_per_s[g]);
+		v = json_real(load * p->rate_scale[g]);
 		break;
 	default:
 		return;

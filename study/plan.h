@@ -42,8 +42,8 @@ struct plan {
 	size_t n_groups;
 	int *arrival;         /* enum arrival_kind of each */
 	double *count;        /* tenants */
-	double *rate_per_s;   /* a Poisson group's rate of a tenant, a
-				 trace's replay speed */
+	double *rate_scale;   /* a Poisson group's rate_scale, a trace's
+				 replay speed */
 	/* the candidates' axes, borrowed from doc: arrays */
 	json_t *gpus, *tps, *policies, *protocols, *gammas;
 	size_t n_candidates;  /* the product of the axes' lengths */

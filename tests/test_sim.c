@@ -541,6 +541,79 @@ static void steady_window(void)
 	cfg_release(&c);
 }
 
+/* Arrival times of the finished requests in a run's requests.csv (its
+ * 4th column), into t (at most cap); their count. */
+static size_t arrivals(FILE *f, double *t, size_t cap)
+{
+	char line[1024];
+	size_t n = 0;
+
+	rewind(f);
+	if (!fgets(line, sizeof(line), f))
+		return 0;
+	while (n < cap && fgets(line, sizeof(line), f)) {
+		const char *p = line;
+
+		for (int k = 0; k < 3 && p; k++)
+			if ((p = strchr(p, ',')))
+				p++;
+		if (p)
+			t[n++] = strtod(p, NULL);
+	}
+	return n;
+}
+
+/* A rate table: Poisson arrivals only where its rate is above 0, about
+ * rate x time of them, repeating with its period; rate_scale scales it;
+ * a bad table names its pointer. */
+static void rate_table(void)
+{
+	static double t[4096];
+	const char *base[] = { "/protocol/kind=cloud_only", "/horizon_s=400",
+			       "/tenants/0/count=4",
+			       "/tenants/0/workload/arrival=\"poisson\"",
+			       "/tenants/0/workload/requests=100000",
+			       "/tenants/0/workload/think_s=0",
+			       "/tenants/0/workload/output_tokens=4",
+			       "/tenants/0/workload/rate_per_s={\"at_s\": [0, 50],"
+			       " \"per_s\": [0.5, 0], \"period_s\": 100}", NULL };
+	const char *sets[9];
+	struct cfg c;
+	struct sim s;
+	struct err e;
+	size_t n[2] = { 0 }, bad = 0;
+
+	for (int k = 0; k < 2; k++) {
+		FILE *f = tmpfile();
+
+		for (int i = 0; i < 8; i++)
+			sets[i] = base[i];
+		sets[8] = "/tenants/0/workload/rate_scale=2";
+		if (load(&c, base_cfg, sets, k ? 9 : 8) < 0)
+			return;
+		CHECK(simulate(&c, &s, f) == 0);
+		n[k] = arrivals(f, t, sizeof(t) / sizeof(t[0]));
+		for (size_t i = 0; i < n[k]; i++)
+			bad += fmod(t[i], 100) >= 50;
+		sim_release(&s);
+		cfg_release(&c);
+		fclose(f);
+	}
+	/* 4 tenants x 0.5 a second x 50 s of each 100 x 4 periods: 400 */
+	CHECK_MSG(n[0] > 300 && n[0] < 500, "%zu arrivals", n[0]);
+	CHECK_MSG(n[1] > 650 && n[1] < 950, "%zu arrivals at twice", n[1]);
+	CHECK_MSG(bad == 0, "%zu arrivals where the rate is 0", bad);
+	sets[7] = "/tenants/0/workload/rate_per_s={\"at_s\": [5], "
+		  "\"per_s\": [1]}";
+	CHECK(cfg_load(&c, t_write("sim.json", base_cfg), sets, 8, &e) < 0 &&
+	      strstr(e.msg, "/tenants/0/workload/rate_per_s: expected at_s "
+		     "starting at 0"));
+	sets[7] = "/tenants/0/workload/rate_per_s={\"at_s\": [0, 10], "
+		  "\"per_s\": [1, 0], \"period_s\": 10}";
+	CHECK(cfg_load(&c, t_write("sim.json", base_cfg), sets, 8, &e) < 0 &&
+	      strstr(e.msg, "expected a period_s past the last at_s"));
+}
+
 /* A request drawn longer than the KV cache (lengths with no bound, so the
  * config's check takes their mean) stops the run with a message. */
 static void kv_below_one_request(void)
@@ -1118,6 +1191,8 @@ const struct tcase sim_tests[] = {
 	{ "sim: cloud_spec runs a round's draft steps in one iteration",
 	  cloud_spec_lockstep },
 	{ "sim: the steady window and its cost a token", steady_window },
+	{ "sim: a rate table's arrivals: where, how many, scaled",
+	  rate_table },
 	{ "sim: a request larger than the KV cache is an error",
 	  kv_below_one_request },
 	{ 0 },

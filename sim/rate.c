@@ -1,0 +1,100 @@
+/* rate.c: piecewise-constant rates (rate.h). The table holds segments in
+ * order of their start; a time past the period wraps into it, so the
+ * segment of t is the last whose start is at or before t mod period. */
+#include "rate.h"
+#include "mem.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+
+int rate_read(struct jx *x, json_t *obj, const char *ptr,
+	      struct rate_table *out)
+{
+	static const char *const keys[] = { "at_s", "per_s", "period_s", NULL };
+	json_t *v = json_object_get(obj, "rate_per_s");
+	char p[JX_PTR_MAX];
+	size_t n = 0;
+	bool any = false;
+
+	*out = (struct rate_table){ .scale = 1 };
+	if (jx_num(x, obj, ptr, "rate_scale", JX_POS, 1, &out->scale) < 0)
+		return -1;
+	if (!json_is_object(v)) {
+		out->n = 1;
+		out->at_s = xcalloc(1, sizeof(double));
+		out->per_s = xcalloc(1, sizeof(double));
+		return jx_num(x, obj, ptr, "rate_per_s", JX_POS, JX_REQUIRED,
+			      out->per_s);
+	}
+	jx_child(p, ptr, "rate_per_s");
+	if (jx_object(x, v, p, keys) < 0 ||
+	    jx_nums(x, v, p, "at_s", JX_NONNEG, 1, &out->at_s, &out->n) < 0 ||
+	    jx_nums(x, v, p, "per_s", JX_NONNEG, -1, &out->per_s, &n) < 0 ||
+	    jx_num(x, v, p, "period_s", JX_NONNEG, 0, &out->period_s) < 0) {
+		rate_release(out);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		any |= out->per_s[i] > 0;
+	if (out->at_s[0] != 0 || n != out->n || !any ||
+	    (out->period_s > 0 && out->period_s <= out->at_s[out->n - 1])) {
+		const char *want = out->at_s[0] != 0 ? "at_s starting at 0"
+			: n != out->n ? "as many per_s as at_s"
+			: !any ? "a rate above 0 somewhere"
+			: "a period_s past the last at_s";
+
+		rate_release(out);
+		return jx_fail(x, p, want, v);
+	}
+	return 0;
+}
+
+void rate_release(struct rate_table *r)
+{
+	free(r->at_s);
+	free(r->per_s);
+	*r = (struct rate_table){ 0 };
+}
+
+double rate_mean(const struct rate_table *r)
+{
+	double sum = 0, span;
+
+	if (r->period_s == 0 && r->per_s[r->n - 1] > 0)
+		return r->scale * r->per_s[r->n - 1];
+	span = r->period_s > 0 ? r->period_s : r->at_s[r->n - 1];
+	for (size_t i = 0; i + 1 < r->n || (i < r->n && r->period_s > 0); i++)
+		sum += r->per_s[i] * ((i + 1 < r->n ? r->at_s[i + 1]
+						    : r->period_s) - r->at_s[i]);
+	return span > 0 ? r->scale * sum / span : r->scale * r->per_s[0];
+}
+
+double rate_next_s(const struct rate_table *r, double now, gsl_rng *g)
+{
+	double t = now;
+
+	for (;;) {
+		double base = r->period_s > 0 ? r->period_s * floor(t / r->period_s)
+					      : 0;
+		double u = t - base, end = INFINITY, rate;
+		size_t k = 0;
+
+		while (k + 1 < r->n && r->at_s[k + 1] <= u)
+			k++;
+		if (k + 1 < r->n)
+			end = base + r->at_s[k + 1];
+		else if (r->period_s > 0)
+			end = base + r->period_s;
+		rate = r->scale * r->per_s[k];
+		if (rate > 0) {
+			double next = t + gsl_ran_exponential(g, 1 / rate);
+
+			if (next < end)
+				return next;
+		}
+		if (!isfinite(end))
+			return INFINITY;
+		t = end;
+	}
+}

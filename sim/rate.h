@@ -1,0 +1,40 @@
+/* rate.h: a Poisson group's request rate, constant or piecewise constant
+ * over time (a rate table over the day, repeating with a period), times a
+ * scale; the next arrival of the non-homogeneous Poisson process it makes.
+ * Config: "rate_per_s": X, or {"at_s": [0, ...], "per_s": [...],
+ * "period_s": P}; "rate_scale": S (docs/config.md). */
+#ifndef HS_RATE_H
+#define HS_RATE_H
+
+#include <gsl/gsl_rng.h>
+#include <stddef.h>
+
+#include "jx.h"
+
+struct rate_table {
+	size_t n;          /* segments */
+	double *at_s;      /* (n) owned: each one's start, at_s[0] = 0,
+			      increasing */
+	double *per_s;     /* (n) owned: its rate of one tenant, >= 0 */
+	double period_s;   /* the table repeats with it; 0: the last rate
+			      holds for ever */
+	double scale;      /* every rate times it */
+};
+
+/* obj's "rate_per_s" (required) and "rate_scale" (default 1), as the
+ * header says. 0, or -1 with x's error (pointer, expected, got). */
+int rate_read(struct jx *x, json_t *obj, const char *ptr,
+	      struct rate_table *out);
+void rate_release(struct rate_table *r);
+
+/* The mean rate of one tenant: over a period, over the table's span when
+ * the last rate is 0, else the last rate (what lasts). */
+double rate_mean(const struct rate_table *r);
+
+/* The first arrival after now (INFINITY: none, the rate 0 for ever),
+ * drawn from g: an exponential gap at each segment's rate, restarted at
+ * its end (the process is memoryless). A constant rate draws exactly one
+ * exponential. */
+double rate_next_s(const struct rate_table *r, double now, gsl_rng *g);
+
+#endif
