@@ -110,15 +110,15 @@ claim_f() {
 energy() {
 	echo '## Energy and cost by protocol'
 	echo
-	echo 'The paper'"'"'s setting with Raspberry Pi 5s as the edge (7.7 W computing, 2.1 W idle, the library'"'"'s one device with both published; WiFi radio from AT&T ARO'"'"'s profile), their draw taken from a 12.70 Wh battery (an iPhone 15 Pro'"'"'s, as a scale: the Pi has none); the cloud an H100 at 70 W idle, 700 W busy and $3.49 an hour (sim/gpu.c gives the sources). Joules are per output token; the GPU is paid by the provisioned hour (docs/design.md, section 8).'
+	echo 'The paper'"'"'s setting with Raspberry Pi 5s as the edge (7.7 W computing, 2.1 W idle, the library'"'"'s one device with both published; WiFi radio from AT&T ARO'"'"'s profile), their draw taken from a 12.70 Wh battery (an iPhone 15 Pro'"'"'s, as a scale: the Pi has none); the cloud an H100 at 70 W idle, 700 W busy and $3.49 an hour (sim/gpu.c gives the sources). Joules are per answer (a finished request) and per output token; the GPU is paid by the provisioned hour (docs/design.md, section 8).'
 	echo
-	echo '| protocol | TPOT ms | edge mJ/token | computing | prefill | waiting | radio | battery %/h | cloud mJ/token | $/M tokens | GPU-h per 1,000 tenants |'
-	echo '|---|---|---|---|---|---|---|---|---|---|---|'
+	echo '| protocol | TPOT ms | edge J/answer | battery % per 100 answers | edge mJ/token | computing | prefill | waiting | radio | cloud mJ/token | $/M tokens | GPU-h per 1,000 tenants |'
+	echo '|---|---|---|---|---|---|---|---|---|---|---|---|'
 	for p in edge_only cloud_only cloud_spec sync async; do
 		f=$dir/energy/$p/summary.json
 		[ -f "$f" ] || { echo "| $p | (not run) |"; continue; }
 		jq -r --arg p "$p" '.all as $a | def n(x; s): if x == null then "-" else (x * s * 100 | round / 100 | tostring) end;
-			"| \($p) | \(n($a.tpot_s; 1000)) | \(n($a.edge_j_per_token; 1000)) | \(n($a.edge_compute_j_per_token; 1000)) | \(n($a.edge_prefill_j_per_token; 1000)) | \(n($a.edge_wait_j_per_token; 1000)) | \(n($a.radio_j_per_token; 1000)) | \(n($a.battery_pct_per_hour; 1)) | \(n($a.cloud_j_per_token; 1000)) | \(n($a.usd_per_mtok; 1)) | \(n($a.gpu_hours_per_1000_tenants; 1)) |"' "$f"
+			"| \($p) | \(n($a.tpot_s; 1000)) | \(n($a.edge_j_per_request; 1)) | \(n($a.battery_pct_per_request; 100)) | \(n($a.edge_j_per_token; 1000)) | \(n($a.edge_compute_j_per_token; 1000)) | \(n($a.edge_prefill_j_per_token; 1000)) | \(n($a.edge_wait_j_per_token; 1000)) | \(n($a.radio_j_per_token; 1000)) | \(n($a.cloud_j_per_token; 1000)) | \(n($a.usd_per_mtok; 1)) | \(n($a.gpu_hours_per_1000_tenants; 1)) |"' "$f"
 	done
 	echo
 	echo 'The battery argument, measured: a device that drafts a 7B model computes almost all the time a request is open, so its battery drains at nearly its busy power; one that leaves the tokens to the cloud waits at its idle power. Whether the hybrid wins on the device depends on that ratio, not on the WAN.'

@@ -146,6 +146,12 @@ static double ratio(double a, double b)
 	  "busy")                                                          \
 	X(edge_j, N, a->edge.total, "joules the edge devices spent on the " \
 	  "requests: computing, prefilling, waiting and the radio")        \
+	X(edge_j_per_request, N, a->edge.total / (double)x->requests,       \
+	  "edge joules per answer (a finished request): its computing, "   \
+	  "prefilling, waiting and radio")                                 \
+	X(battery_pct_per_request, N, 100 * a->edge.battery / 3600 /        \
+	  (double)x->requests, "battery drained per answer, % (null: no "   \
+	  "battery given)")                                                \
 	X(edge_j_per_token, N, a->edge.total / tok,                         \
 	  "edge joules per output token")                                  \
 	X(edge_compute_j_per_token, N, a->edge.compute / tok,               \
@@ -158,7 +164,8 @@ static double ratio(double a, double b)
 	  "of which the radio: transfers and their tails")                 \
 	X(battery_pct_per_hour, N, 100 * a->edge.battery / x->busy_s,       \
 	  "battery drained per hour with a request open, % (null: no "      \
-	  "battery given)")                                                \
+	  "battery given; short requests spread a radio's tail: compare "  \
+	  "per answer)")                                                   \
 	X(cloud_j, N, a->cloud_j, "joules of the cloud's GPUs, the "        \
 	  "group's share (by GPU-seconds of its work)")                    \
 	X(cloud_j_per_token, N, a->cloud_j / tok,                           \
@@ -595,6 +602,11 @@ static const struct column latency[] = {
 };
 
 static const struct column energy[] = {
+	{ "edge_J/ans", "edge_j_per_request", 1, "%10.2f",
+	  "edge energy per answer (a finished request), J (-: a power not "
+	  "known)" },
+	{ "batt%/ans", "battery_pct_per_request", 1, "%9.4f",
+	  "battery drained per answer, % (-: none given)" },
 	{ "edge_mJ/t", "edge_j_per_token", 1e3, "%10.1f",
 	  "edge energy per output token, mJ (-: a power not known)" },
 	{ "comp_mJ", "edge_compute_j_per_token", 1e3, "%9.1f",
@@ -605,8 +617,6 @@ static const struct column energy[] = {
 	  "of which waiting with a request open, mJ a token" },
 	{ "radio_mJ", "radio_j_per_token", 1e3, "%9.2f",
 	  "of which the radio, mJ a token" },
-	{ "batt%/h", "battery_pct_per_hour", 1, "%8.2f",
-	  "battery drained per hour with a request open, % (-: none given)" },
 	{ "cloud_mJ", "cloud_j_per_token", 1e3, "%9.1f",
 	  "cloud GPU energy per output token, the group's share, mJ" },
 	{ "$/Mtok", "usd_per_mtok", 1, "%8.3f",

@@ -238,6 +238,14 @@ static void energy_from_trace(void)
 		/* the battery: group sp's 15 Wh; the others give none */
 		CHECK_NEAR(group_num(sum, 0, "battery_pct_per_hour"),
 			   100 * edge_j[0] / 15 / busy[0], 1e-6);
+		/* per answer: the joules of a finished request, and their
+		 * share of 15 Wh */
+		CHECK_NEAR(group_num(sum, 0, "edge_j_per_request") *
+			   group_num(sum, 0, "requests"), edge_j[0],
+			   1e-6 * edge_j[0]);
+		CHECK_NEAR(group_num(sum, 0, "battery_pct_per_request"),
+			   100 * edge_j[0] / (15 * 3600) /
+			   group_num(sum, 0, "requests"), 1e-12);
 		CHECK(json_is_null(json_object_get(json_array_get(
 			json_object_get(sum, "groups"), 1), "battery_pct_per_hour")));
 		/* edge_only sends nothing; cloud_only computes nothing */
