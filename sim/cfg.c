@@ -759,6 +759,8 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 			  g->workload.trace_format, g->workload.trace_speed,
 			  x->err) < 0)
 		return err_prefix(x->err, "%s: %s/workload/trace", x->file, p);
+	if (g->workload.arrival == ARRIVAL_TRACE)
+		wl_trace_assign(&g->wl_trace, (uint32_t)g->count);
 	/* acceptance matters only where drafts are verified */
 	if (!cfg_proto_drafts(&g->proto.caps) &&
 	    !json_object_get(v, "acceptance"))

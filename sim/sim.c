@@ -216,12 +216,11 @@ static void schedule_arrival(struct sim *s, struct tenant *t)
 		break;
 	}
 	case ARRIVAL_TRACE: {
-		const struct wl_trace *tr = &t->cfg->wl_trace;
-		uint64_t row = t->gindex + t->issued * t->cfg->count;
+		const struct wl_row *row = wl_trace_row(&t->cfg->wl_trace,
+							t->gindex, t->issued);
 
-		if (row < tr->n)
-			push(s, tr->rows[row].arrive_s > now ?
-				   tr->rows[row].arrive_s : now,
+		if (row)
+			push(s, row->arrive_s > now ? row->arrive_s : now,
 			     EV_ARRIVE, t->id);
 		break;
 	}
@@ -236,8 +235,8 @@ static void on_arrive(struct sim *s, struct tenant *t)
 	struct wl_row r = { .arrive_s = s->q.now_s };
 
 	if (g->workload.arrival == ARRIVAL_TRACE) {
-		const struct wl_row *row = &t->cfg->wl_trace.rows[
-			t->gindex + t->issued * g->count];
+		const struct wl_row *row = wl_trace_row(&g->wl_trace, t->gindex,
+							t->issued);
 
 		r.prompt = row->prompt;
 		r.output = row->output;
@@ -251,7 +250,7 @@ static void on_arrive(struct sim *s, struct tenant *t)
 		t->first_arrive_s = s->q.now_s;
 	t->last_arrive_s = s->q.now_s;
 	t->issued_all = g->workload.arrival == ARRIVAL_TRACE
-		? t->gindex + t->issued * g->count >= g->wl_trace.n
+		? !wl_trace_row(&g->wl_trace, t->gindex, t->issued)
 		: t->issued >= (uint64_t)g->workload.requests;
 	wl_ring_push(&t->pending, r);
 	schedule_arrival(s, t);

@@ -28,7 +28,69 @@ static void add_row(struct wl_trace *t, size_t *cap, double a, double pr,
 		*cap = *cap ? 2 * *cap : 256;
 		t->rows = xrealloc(t->rows, *cap * sizeof(*t->rows));
 	}
-	t->rows[t->n++] = (struct wl_row){ a, (int32_t)pr, (int32_t)out };
+	t->rows[t->n++] = (struct wl_row){ a, (int32_t)pr, (int32_t)out, -1 };
+}
+
+/* The users seen so far: an open-addressing table of their names (a power
+ * of two of slots, at most half full), each with its number. */
+struct users {
+	char **name;   /* (cap) owned */
+	int32_t *id;   /* (cap) owned */
+	size_t cap, n;
+};
+
+static uint64_t hash_str(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The number of the user named s[0 .. len), a new one if unseen. */
+static int32_t user_id(struct users *u, const char *s, size_t len)
+{
+	size_t i;
+
+	if (2 * (u->n + 1) > u->cap) {
+		struct users big = { .cap = u->cap ? 2 * u->cap : 1024 };
+
+		big.name = xcalloc(big.cap, sizeof(char *));
+		big.id = xcalloc(big.cap, sizeof(int32_t));
+		for (size_t k = 0; k < u->cap; k++) {
+			if (!u->name[k])
+				continue;
+			i = hash_str(u->name[k], strlen(u->name[k])) & (big.cap - 1);
+			while (big.name[i])
+				i = (i + 1) & (big.cap - 1);
+			big.name[i] = u->name[k];
+			big.id[i] = u->id[k];
+		}
+		big.n = u->n;
+		free(u->name);
+		free(u->id);
+		*u = big;
+	}
+	i = hash_str(s, len) & (u->cap - 1);
+	while (u->name[i] && (strlen(u->name[i]) != len ||
+			      memcmp(u->name[i], s, len)))
+		i = (i + 1) & (u->cap - 1);
+	if (!u->name[i]) {
+		u->name[i] = xmalloc(len + 1);
+		memcpy(u->name[i], s, len);
+		u->name[i][len] = '\0';
+		u->id[i] = (int32_t)u->n++;
+	}
+	return u->id[i];
+}
+
+static void users_release(struct users *u)
+{
+	for (size_t k = 0; k < u->cap; k++)
+		free(u->name[k]);
+	free(u->name);
+	free(u->id);
 }
 
 /* The number a field starts with, the field ending after it (blanks
@@ -229,17 +291,20 @@ static int read_burstgpt(FILE *in, const char *path, struct wl_trace *t,
 }
 
 /* The project's own CSV: a header naming its columns, or none (the three
- * columns in order); '#' starts a comment. */
+ * columns in order, and an optional fourth, the user); '#' starts a
+ * comment. */
 static int read_own(FILE *in, const char *path, struct wl_trace *t,
 		    struct err *e)
 {
 	char buf[LINE_MAX_BYTES];
 	size_t cap = 0;
 	long line = 0;
+	struct users u = { 0 };
+	int rc = 0;
 
-	while (fgets(buf, sizeof(buf), in)) {
+	while (rc == 0 && fgets(buf, sizeof(buf), in)) {
 		char *p = buf;
-		const char *pr_text, *out_text;
+		const char *pr_text, *out_text, *user;
 		double a, pr, out;
 
 		line++;
@@ -248,17 +313,33 @@ static int read_own(FILE *in, const char *path, struct wl_trace *t,
 			p++;
 		if (!*p || (line == 1 && !strncmp(p, "arrival_s", 9)))
 			continue;
-		if (!(pr_text = nth_field(p, 1)) || !(out_text = nth_field(p, 2)))
-			return err_set(e, "%s:%ld: expected arrival_s,"
-				       "prompt_tokens,output_tokens, got \"%s\"",
-				       path, line, p);
+		if (!(pr_text = nth_field(p, 1)) || !(out_text = nth_field(p, 2))) {
+			rc = err_set(e, "%s:%ld: expected arrival_s,"
+				     "prompt_tokens,output_tokens[,user], got "
+				     "\"%s\"", path, line, p);
+			break;
+		}
 		if (seconds(path, line, own.time, p, 1, &a, e) < 0 ||
 		    tokens(path, line, own.prompt, pr_text, 1, &pr, e) < 0 ||
-		    tokens(path, line, own.output, out_text, 1, &out, e) < 0)
-			return -1;
+		    tokens(path, line, own.output, out_text, 1, &out, e) < 0) {
+			rc = -1;
+			break;
+		}
 		add_row(t, &cap, a, pr, out);
+		user = nth_field(p, 3);
+		if ((user != NULL) != (t->n == 1 ? user != NULL : u.n > 0)) {
+			rc = err_set(e, "%s:%ld: user: expected %s, as every row "
+				     "has", path, line, user ? "no fourth field"
+							 : "a user");
+			break;
+		}
+		if (user)
+			t->rows[t->n - 1].user = user_id(&u, user,
+							 strcspn(user, ", \t"));
 	}
-	return 0;
+	t->users = (int32_t)u.n;
+	users_release(&u);
+	return rc;
 }
 
 /* Mooncake's JSON lines: {"timestamp": ms, "input_length": N,
@@ -344,8 +425,9 @@ static const struct wl_format {
 	  read_burstgpt, false },
 	{ "mooncake", "Mooncake JSON lines: timestamp (ms), input_length, "
 	  "output_length", is_mooncake, read_mooncake, false },
-	{ "csv", "arrival_s,prompt_tokens,output_tokens (header optional, "
-	  "'#' comments)", is_own, read_own, false },
+	{ "csv", "arrival_s,prompt_tokens,output_tokens[,user] (header "
+	  "optional, '#' comments; a user's requests go to one tenant)",
+	  is_own, read_own, false },
 };
 #define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
 
@@ -435,8 +517,31 @@ int wl_trace_load(struct wl_trace *t, const char *path, const char *format,
 	return 0;
 }
 
+void wl_trace_assign(struct wl_trace *t, uint32_t tenants)
+{
+	size_t *fill = xcalloc((size_t)tenants + 1, sizeof(size_t));
+
+	free(t->first);
+	free(t->of);
+	t->first = xcalloc((size_t)tenants + 1, sizeof(size_t));
+	t->of = xcalloc(t->n ? t->n : 1, sizeof(size_t));
+	/* counts, their running sums, then the rows in file (time) order */
+	for (size_t i = 0; i < t->n; i++)
+		t->first[(t->users ? (size_t)t->rows[i].user : i) % tenants + 1]++;
+	for (uint32_t k = 0; k < tenants; k++)
+		t->first[k + 1] += t->first[k];
+	for (size_t i = 0; i < t->n; i++) {
+		size_t k = (t->users ? (size_t)t->rows[i].user : i) % tenants;
+
+		t->of[t->first[k] + fill[k]++] = i;
+	}
+	free(fill);
+}
+
 void wl_trace_release(struct wl_trace *t)
 {
+	free(t->first);
+	free(t->of);
 	free(t->rows);
 	*t = (struct wl_trace){ 0 };
 }

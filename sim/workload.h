@@ -3,7 +3,7 @@
  * workload.c's table (docs/config.md): the project's CSV
  * "arrival_s,prompt_tokens,output_tokens", the Azure LLM inference traces,
  * BurstGPT, Mooncake's JSON lines. Row i goes to tenant i mod count of its
- * group. */
+ * group, or a user's rows to one tenant (the CSV's optional user column). */
 #ifndef HS_WORKLOAD_H
 #define HS_WORKLOAD_H
 
@@ -15,12 +15,19 @@
 struct wl_row {
 	double arrive_s;
 	int32_t prompt, output;
+	int32_t user;        /* the row's user, numbered by first row; -1:
+				none given */
 };
 
 struct wl_trace {
 	struct wl_row *rows; /* (n) owned, in file order, times
 				non-decreasing */
 	size_t n;
+	int32_t users;       /* distinct users given (0: no user column) */
+	/* wl_trace_assign's: tenant k's rows are rows[of[first[k]]] ..
+	 * rows[of[first[k + 1] - 1]], in time order */
+	size_t *first;       /* (tenants + 1) owned */
+	size_t *of;          /* (n) owned */
 	size_t skipped;      /* rows that are no requests (BurstGPT's
 				failures) */
 	const char *format;  /* static: the format it was read as */
@@ -33,6 +40,19 @@ struct wl_trace {
 int wl_trace_load(struct wl_trace *t, const char *path, const char *format,
 		  double speed, struct err *e);
 void wl_trace_release(struct wl_trace *t);
+
+/* Gives the rows to tenants 0 .. tenants - 1: by user when the trace
+ * names users (user u to tenant u mod tenants, all its requests to it),
+ * else row i to tenant i mod tenants. */
+void wl_trace_assign(struct wl_trace *t, uint32_t tenants);
+
+/* Tenant k's row j (0-based), or NULL when it has no more. */
+static inline const struct wl_row *wl_trace_row(const struct wl_trace *t,
+						uint32_t k, uint64_t j)
+{
+	return t->first[k] + j < t->first[k + 1] ? &t->rows[t->of[t->first[k] + j]]
+						 : NULL;
+}
 
 /* "auto" and the formats' names, NULL-terminated; what a format reads of
  * its file (NULL for an unknown name). Both static. */

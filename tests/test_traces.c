@@ -86,6 +86,42 @@ static void mooncake(void)
 }
 
 /* The project's CSV: unsorted times are an error, not moved. */
+/* The CSV's user column: a user's requests go to one tenant (user u to
+ * tenant u mod count, users numbered as they first come), in time order;
+ * without it row i goes to tenant i mod count; every row has a user or
+ * none does. */
+static void users(void)
+{
+	struct wl_trace t;
+	struct err e;
+	const char *p = t_write("users.csv",
+		"arrival_s,prompt_tokens,output_tokens,user\n"
+		"0.0,10,5,alice\n0.5,11,5,bob\n1.0,12,5,alice\n"
+		"1.5,13,5,carol\n2.0,14,5,bob\n2.5,15,5,alice\n");
+
+	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, &e) == 0, "%s", e.msg);
+	CHECK(t.n == 6 && t.users == 3);
+	wl_trace_assign(&t, 2);
+	/* tenant 0: alice (0) and carol (2); tenant 1: bob (1) */
+	CHECK(wl_trace_row(&t, 0, 0)->prompt == 10 &&
+	      wl_trace_row(&t, 0, 1)->prompt == 12 &&
+	      wl_trace_row(&t, 0, 2)->prompt == 13 &&
+	      wl_trace_row(&t, 0, 3)->prompt == 15 && !wl_trace_row(&t, 0, 4));
+	CHECK(wl_trace_row(&t, 1, 0)->prompt == 11 &&
+	      wl_trace_row(&t, 1, 1)->prompt == 14 && !wl_trace_row(&t, 1, 2));
+	wl_trace_release(&t);
+	p = t_write("rows.csv", "0,10,5\n1,11,5\n2,12,5\n");
+	CHECK(wl_trace_load(&t, p, "csv", 1, &e) == 0 && t.users == 0);
+	wl_trace_assign(&t, 2);
+	CHECK(wl_trace_row(&t, 0, 1)->prompt == 12 &&
+	      wl_trace_row(&t, 1, 0)->prompt == 11 && !wl_trace_row(&t, 1, 1));
+	wl_trace_release(&t);
+	p = t_write("mixed.csv", "0,10,5,alice\n1,11,5\n");
+	CHECK(wl_trace_load(&t, p, "csv", 1, &e) < 0 &&
+	      strstr(e.msg, "mixed.csv:2: user: expected a user, as every row "
+		     "has"));
+}
+
 static void unsorted(void)
 {
 	struct wl_trace t;
@@ -153,6 +189,7 @@ const struct tcase traces_tests[] = {
 	{ "traces: Azure's dates, made relative, at any speed", azure },
 	{ "traces: BurstGPT by its header, failures skipped", burstgpt },
 	{ "traces: Mooncake's JSON lines, ms to s", mooncake },
+	{ "traces: a user's requests go to one tenant", users },
 	{ "traces: unsorted arrival times are an error", unsorted },
 	{ "traces: a config names the format and the speed", config_keys },
 	{ "traces: a request beyond the model's context is refused", context },
