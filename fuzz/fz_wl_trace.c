@@ -8,7 +8,7 @@ static int fz_wl_trace(const uint8_t *data, size_t size)
 	struct wl_trace t;
 	struct err e;
 
-	if (wl_trace_load(&t, fz_put("arrivals-in.csv", data, size), "auto", 1,
+	if (wl_trace_load(&t, fz_put("arrivals-in.csv", data, size), "auto", 1, NULL,
 			  &e) < 0)
 		return -1;
 	wl_trace_release(&t);

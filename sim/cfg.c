@@ -397,7 +397,8 @@ static int read_workload(struct jx *x, json_t *v, const char *p,
 {
 	static const char *const keys[] = { "arrival", "requests", "rate_per_s",
 		"rate_scale", "prompt_tokens", "output_tokens", "think_s",
-		"start_s", "trace", "trace_format", "trace_speed", NULL };
+		"start_s", "trace", "trace_format", "trace_speed",
+		"trace_tokenizer", "trace_rate_per_s", NULL };
 	static const char *const arrivals[] = { "closed", "poisson", "trace",
 						NULL };
 	int arrival, format;
@@ -412,13 +413,20 @@ static int read_workload(struct jx *x, json_t *v, const char *p,
 		    jx_enum(x, v, p, "trace_format", wl_format_names(), "auto",
 			    &format) < 0 ||
 		    jx_num(x, v, p, "trace_speed", JX_POS, 1,
-			   &out->trace_speed) < 0)
+			   &out->trace_speed) < 0 ||
+		    jx_str(x, v, p, "trace_tokenizer", "", &out->trace_tokenizer) < 0 ||
+		    jx_num(x, v, p, "trace_rate_per_s", JX_NONNEG, 0,
+			   &out->trace_rate_per_s) < 0)
 			return -1;
+		if (!out->trace_tokenizer[0])
+			out->trace_tokenizer = NULL;
 		out->trace_format = wl_format_names()[format];
 		return 0;
 	}
-	for (int i = 0; i < 2; i++) {
-		const char *k = i ? "trace_speed" : "trace_format";
+	for (int i = 0; i < 4; i++) {
+		static const char *const tk[] = { "trace_format", "trace_speed",
+			"trace_tokenizer", "trace_rate_per_s" };
+		const char *k = tk[i];
 
 		if (json_object_get(v, k))
 			return jx_fail(x, jx_child(cp, p, k), "nothing: it reads "
@@ -757,7 +765,9 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 	if (g->workload.arrival == ARRIVAL_TRACE &&
 	    wl_trace_load(&g->wl_trace, g->workload.trace,
 			  g->workload.trace_format, g->workload.trace_speed,
-			  x->err) < 0)
+			  &(struct wl_text){ g->workload.trace_tokenizer,
+					     g->workload.trace_rate_per_s,
+					     c->seed }, x->err) < 0)
 		return err_prefix(x->err, "%s: %s/workload/trace", x->file, p);
 	if (g->workload.arrival == ARRIVAL_TRACE)
 		wl_trace_assign(&g->wl_trace, (uint32_t)g->count);

@@ -130,6 +130,11 @@ struct cfg_workload {
 	const char *trace_format; /* static: a name of wl_format_names */
 	double trace_speed;      /* the trace replayed this many times as
 				    fast (arrival times divided by it) */
+	const char *trace_tokenizer; /* borrowed: a model whose tokenizer
+					counts a text trace's tokens, or
+					NULL */
+	double trace_rate_per_s; /* a trace without times: Poisson arrivals
+				    at this rate (0: not given) */
 };
 
 struct cfg_wan {

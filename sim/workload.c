@@ -8,7 +8,13 @@
  * read by their header's column names, so their columns may come in any
  * order and others may sit between them. */
 #include "workload.h"
+#include "llama.h"
 #include "mem.h"
+#include "mload.h"
+#include "rng.h"
+#include "tok.h"
+
+#include <gsl/gsl_randist.h>
 
 #include <errno.h>
 #include <jansson.h>
@@ -278,23 +284,25 @@ static const struct csv_format burstgpt = { "Timestamp", "Request tokens",
 static const struct csv_format own = { "arrival_s", "prompt_tokens",
 	"output_tokens", seconds, 1, false };
 
-static int read_azure(FILE *in, const char *path, struct wl_trace *t,
-		      struct err *e)
+static int read_azure(FILE *in, const char *path, const struct wl_text *x,
+		      struct wl_trace *t, struct err *e)
 {
+	(void)x;
 	return read_csv(in, path, &azure, t, e);
 }
 
-static int read_burstgpt(FILE *in, const char *path, struct wl_trace *t,
-			 struct err *e)
+static int read_burstgpt(FILE *in, const char *path, const struct wl_text *x,
+			 struct wl_trace *t, struct err *e)
 {
+	(void)x;
 	return read_csv(in, path, &burstgpt, t, e);
 }
 
 /* The project's own CSV: a header naming its columns, or none (the three
  * columns in order, and an optional fourth, the user); '#' starts a
  * comment. */
-static int read_own(FILE *in, const char *path, struct wl_trace *t,
-		    struct err *e)
+static int read_own(FILE *in, const char *path, const struct wl_text *x,
+		    struct wl_trace *t, struct err *e)
 {
 	char buf[LINE_MAX_BYTES];
 	size_t cap = 0;
@@ -302,6 +310,7 @@ static int read_own(FILE *in, const char *path, struct wl_trace *t,
 	struct users u = { 0 };
 	int rc = 0;
 
+	(void)x;
 	while (rc == 0 && fgets(buf, sizeof(buf), in)) {
 		char *p = buf;
 		const char *pr_text, *out_text, *user;
@@ -344,8 +353,8 @@ static int read_own(FILE *in, const char *path, struct wl_trace *t,
 
 /* Mooncake's JSON lines: {"timestamp": ms, "input_length": N,
  * "output_length": N, ...}. */
-static int read_mooncake(FILE *in, const char *path, struct wl_trace *t,
-			 struct err *e)
+static int read_mooncake(FILE *in, const char *path, const struct wl_text *x,
+			 struct wl_trace *t, struct err *e)
 {
 	static const char *const keys[] = { "timestamp", "input_length",
 					    "output_length" };
@@ -353,6 +362,7 @@ static int read_mooncake(FILE *in, const char *path, struct wl_trace *t,
 	size_t cap = 0;
 	long line = 0;
 
+	(void)x;
 	while (fgets(buf, sizeof(buf), in)) {
 		json_error_t je;
 		json_t *o;
@@ -368,22 +378,121 @@ static int read_mooncake(FILE *in, const char *path, struct wl_trace *t,
 				       je.text : "another value");
 		}
 		for (int k = 0; k < 3; k++) {
-			json_t *x = json_object_get(o, keys[k]);
+			json_t *f = json_object_get(o, keys[k]);
 
-			v[k] = json_number_value(x);
-			if (!json_is_number(x) || !(v[k] >= (k ? 1 : 0)) ||
+			v[k] = json_number_value(f);
+			if (!json_is_number(f) || !(v[k] >= (k ? 1 : 0)) ||
 			    (k && (v[k] != floor(v[k]) || v[k] > TOKENS_MAX))) {
 				json_decref(o);
 				return err_set(e, "%s:%ld: /%s: expected %s, got "
 					       "%s", path, line, keys[k],
 					       k ? "a whole number of tokens >= 1"
 						 : "a time in ms >= 0",
-					       x ? "another value" : "nothing");
+					       f ? "another value" : "nothing");
 			}
 		}
 		json_decref(o);
 		add_row(t, &cap, v[0] / 1e3, v[1], v[2]);
 	}
+	return 0;
+}
+
+/* Whether a ShareGPT turn's speaker is the user's, or the model's. */
+static bool asks(const char *from)
+{
+	return from && (!strcmp(from, "human") || !strcmp(from, "user"));
+}
+
+static bool answers(const char *from)
+{
+	return from && (!strcmp(from, "gpt") || !strcmp(from, "assistant") ||
+			!strcmp(from, "chatgpt") || !strcmp(from, "bard"));
+}
+
+/* A ShareGPT conversation's first question and the answer after it (as
+ * vLLM's serving benchmark takes them), into *q and *a; false if it has
+ * none. */
+static bool first_exchange(json_t *conv, const char **q, const char **a)
+{
+	json_t *turns = json_object_get(conv, "conversations");
+
+	for (size_t k = 0; k + 1 < json_array_size(turns); k++) {
+		json_t *u = json_array_get(turns, k), *v = json_array_get(turns,
+								       k + 1);
+
+		if (asks(json_string_value(json_object_get(u, "from"))) &&
+		    answers(json_string_value(json_object_get(v, "from"))) &&
+		    (*q = json_string_value(json_object_get(u, "value"))) &&
+		    (*a = json_string_value(json_object_get(v, "value"))))
+			return true;
+	}
+	return false;
+}
+
+/* ShareGPT: a JSON list of conversations ({"conversations": [{"from",
+ * "value"}, ...]}); a request is each one's first question and answer,
+ * their lengths in the named tokenizer's tokens (the question as a
+ * document's start); the file has no times, so the arrivals are Poisson at
+ * x->rate_per_s from x->seed. A conversation with no exchange, or an empty
+ * side, is skipped and counted. */
+static int read_sharegpt(FILE *in, const char *path, const struct wl_text *x,
+			 struct wl_trace *t, struct err *e)
+{
+	json_error_t je;
+	json_t *doc, *conv;
+	struct llama m;
+	struct tok tk;
+	struct quant qt;
+	size_t i, cap = 0, ids_cap = 0;
+	int *ids = NULL;
+	double at = 0;
+	gsl_rng *r;
+
+	if (!x || !x->tokenizer || !(x->rate_per_s > 0))
+		return err_set(e, "%s: ShareGPT holds text and no times: give "
+			       "the workload's trace_tokenizer (a model whose "
+			       "tokenizer counts the tokens) and "
+			       "trace_rate_per_s (the arrivals' Poisson rate)",
+			       path);
+	if (!(doc = json_loadf(in, 0, &je)) || !json_is_array(doc)) {
+		json_decref(doc);
+		return err_set(e, "%s:%d: expected a JSON list of conversations, "
+			       "got %s", path, je.line, doc ? "another value"
+							   : je.text);
+	}
+	if (mload_spec(x->tokenizer, "f32", &m, &tk, &qt, e) < 0) {
+		json_decref(doc);
+		return err_prefix(e, "%s: trace_tokenizer", path);
+	}
+	llama_release(&m);
+	r = rng_new(x->seed, rng_stream_id("workload/sharegpt"));
+	json_array_foreach(doc, i, conv) {
+		const char *q, *a;
+		int nq, na;
+		size_t need;
+
+		if (!first_exchange(conv, &q, &a)) {
+			t->skipped++;
+			continue;
+		}
+		need = (strlen(q) > strlen(a) ? strlen(q) : strlen(a)) + 3;
+		if (need > ids_cap) {
+			ids_cap = 2 * need;
+			ids = xrealloc(ids, ids_cap * sizeof(int));
+		}
+		nq = tok_encode(&tk, q, 1, 0, ids);
+		na = tok_encode(&tk, a, 0, 0, ids);
+		if (nq < 1 || na < 1 || nq > TOKENS_MAX || na > TOKENS_MAX) {
+			t->skipped++;
+			continue;
+		}
+		at += gsl_ran_exponential(r, 1 / x->rate_per_s);
+		add_row(t, &cap, at, nq, na);
+	}
+	rng_free(r);
+	free(ids);
+	tok_release(&tk);
+	json_decref(doc);
 	return 0;
 }
 
@@ -403,6 +512,11 @@ static bool is_mooncake(const char *first)
 	return first[strspn(first, " \t")] == '{';
 }
 
+static bool is_sharegpt(const char *first)
+{
+	return first[strspn(first, " \t\r\n")] == '[';
+}
+
 static bool is_own(const char *first)
 {
 	(void)first;
@@ -413,8 +527,8 @@ static const struct wl_format {
 	const char *name;
 	const char *uses; /* what of the file it reads, for docs and --help */
 	bool (*detect)(const char *first);
-	int (*read)(FILE *in, const char *path, struct wl_trace *t,
-		    struct err *e);
+	int (*read)(FILE *in, const char *path, const struct wl_text *x,
+		    struct wl_trace *t, struct err *e);
 	bool dates;       /* times are dates: the first request is at 0 */
 } formats[] = {
 	{ "azure", "Azure LLM inference traces 2023/2024: TIMESTAMP "
@@ -425,6 +539,9 @@ static const struct wl_format {
 	  read_burstgpt, false },
 	{ "mooncake", "Mooncake JSON lines: timestamp (ms), input_length, "
 	  "output_length", is_mooncake, read_mooncake, false },
+	{ "sharegpt", "ShareGPT conversations (a JSON list): each one's first "
+	  "human turn and the reply, in trace_tokenizer's tokens; arrivals "
+	  "Poisson at trace_rate_per_s", is_sharegpt, read_sharegpt, false },
 	{ "csv", "arrival_s,prompt_tokens,output_tokens[,user] (header "
 	  "optional, '#' comments; a user's requests go to one tenant)",
 	  is_own, read_own, false },
@@ -492,7 +609,7 @@ static int settle(struct wl_trace *t, const char *path, bool dates,
 }
 
 int wl_trace_load(struct wl_trace *t, const char *path, const char *format,
-		  double speed, struct err *e)
+		  double speed, const struct wl_text *text, struct err *e)
 {
 	FILE *f = fopen(path, "r");
 	const struct wl_format *fmt;
@@ -508,7 +625,7 @@ int wl_trace_load(struct wl_trace *t, const char *path, const char *format,
 			       format);
 	}
 	t->format = fmt->name;
-	rc = fmt->read(f, path, t, e);
+	rc = fmt->read(f, path, text, t, e);
 	fclose(f);
 	if (rc < 0 || settle(t, path, fmt->dates, speed, e) < 0) {
 		wl_trace_release(t);

@@ -33,12 +33,23 @@ struct wl_trace {
 	const char *format;  /* static: the format it was read as */
 };
 
+/* What a trace without times or token counts needs (ShareGPT's
+ * conversations): a tokenizer to count tokens, and a Poisson rate (with
+ * its seed) to draw the arrivals. */
+struct wl_text {
+	const char *tokenizer; /* borrowed: a model name or path (mload), or
+				  NULL */
+	double rate_per_s;     /* requests a second; 0: not given */
+	uint64_t seed;
+};
+
 /* Reads path in format (a name of wl_format_names: "auto" picks by the
  * first line), arrival times divided by speed (> 0: 2 replays twice as
- * fast). 0, or -1 with "PATH:LINE: COLUMN: expected ..., got ..." (or
- * "PATH: request N: expected an arrival time >= ..." when unsorted). */
+ * fast); text (NULL: none) serves the formats of text. 0, or -1 with
+ * "PATH:LINE: COLUMN: expected ..., got ..." (or "PATH: request N:
+ * expected an arrival time >= ..." when unsorted). */
 int wl_trace_load(struct wl_trace *t, const char *path, const char *format,
-		  double speed, struct err *e);
+		  double speed, const struct wl_text *text, struct err *e);
 void wl_trace_release(struct wl_trace *t);
 
 /* Gives the rows to tenants 0 .. tenants - 1: by user when the trace

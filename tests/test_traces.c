@@ -19,7 +19,7 @@ static void azure(void)
 		"2023-11-16 18:15:47.1805900,396,109\n"
 		"2023-11-16 18:16:01.0000000,879,20\n");
 
-	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, &e) == 0, "%s", e.msg);
+	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, NULL, &e) == 0, "%s", e.msg);
 	CHECK(t.n == 3 && !strcmp(t.format, "azure"));
 	if (t.n == 3) {
 		CHECK_NEAR(t.rows[0].arrive_s, 0, 1e-9);
@@ -29,12 +29,12 @@ static void azure(void)
 	}
 	wl_trace_release(&t);
 	/* twice as fast */
-	CHECK(wl_trace_load(&t, p, "azure", 2, &e) == 0 && t.n == 3 &&
+	CHECK(wl_trace_load(&t, p, "azure", 2, NULL, &e) == 0 && t.n == 3 &&
 	      fabs(t.rows[1].arrive_s - 0.25) < 1e-6);
 	wl_trace_release(&t);
 	p = t_write("azure-bad.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n"
 		    "2023-11-16 18:15:46,374,44\n16/11/2023 18:15,396,109\n");
-	CHECK(wl_trace_load(&t, p, "auto", 1, &e) < 0 &&
+	CHECK(wl_trace_load(&t, p, "auto", 1, NULL, &e) < 0 &&
 	      strstr(e.msg, "azure-bad.csv:3: TIMESTAMP: expected a date and "
 		     "time YYYY-MM-DD HH:MM:SS[.fraction], got \"16/11/2023"));
 }
@@ -50,7 +50,7 @@ static void burstgpt(void)
 		"45,ChatGPT,1087,0,1087,Conversation log\n"
 		"118,GPT-4,417,276,693,API log\n");
 
-	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, &e) == 0, "%s", e.msg);
+	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, NULL, &e) == 0, "%s", e.msg);
 	CHECK(t.n == 2 && t.skipped == 1 && !strcmp(t.format, "burstgpt"));
 	if (t.n == 2)
 		CHECK(t.rows[0].arrive_s == 5 && t.rows[1].arrive_s == 118 &&
@@ -58,7 +58,7 @@ static void burstgpt(void)
 	wl_trace_release(&t);
 	p = t_write("burst-cols.csv", "Timestamp,Model,Response tokens\n"
 		    "5,ChatGPT,18\n");
-	CHECK(wl_trace_load(&t, p, "burstgpt", 1, &e) < 0 &&
+	CHECK(wl_trace_load(&t, p, "burstgpt", 1, NULL, &e) < 0 &&
 	      strstr(e.msg, "burst-cols.csv:1: expected a column \"Request "
 		     "tokens\" in the header"));
 }
@@ -73,14 +73,14 @@ static void mooncake(void)
 		"{\"timestamp\": 27482, \"input_length\": 6472, "
 		"\"output_length\": 26, \"hash_ids\": [46]}\n");
 
-	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, &e) == 0, "%s", e.msg);
+	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, NULL, &e) == 0, "%s", e.msg);
 	CHECK(t.n == 2 && !strcmp(t.format, "mooncake") &&
 	      fabs(t.rows[1].arrive_s - 27.482) < 1e-9 &&
 	      t.rows[0].prompt == 6955);
 	wl_trace_release(&t);
 	p = t_write("moon-bad.jsonl", "{\"timestamp\": 0, \"input_length\": 5, "
 		    "\"output_length\": 1}\n{\"timestamp\": 1, \"input_length\": 5}\n");
-	CHECK(wl_trace_load(&t, p, "auto", 1, &e) < 0 &&
+	CHECK(wl_trace_load(&t, p, "auto", 1, NULL, &e) < 0 &&
 	      strstr(e.msg, "moon-bad.jsonl:2: /output_length: expected a whole "
 		     "number of tokens >= 1, got nothing"));
 }
@@ -99,7 +99,7 @@ static void users(void)
 		"0.0,10,5,alice\n0.5,11,5,bob\n1.0,12,5,alice\n"
 		"1.5,13,5,carol\n2.0,14,5,bob\n2.5,15,5,alice\n");
 
-	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, &e) == 0, "%s", e.msg);
+	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, NULL, &e) == 0, "%s", e.msg);
 	CHECK(t.n == 6 && t.users == 3);
 	wl_trace_assign(&t, 2);
 	/* tenant 0: alice (0) and carol (2); tenant 1: bob (1) */
@@ -111,15 +111,57 @@ static void users(void)
 	      wl_trace_row(&t, 1, 1)->prompt == 14 && !wl_trace_row(&t, 1, 2));
 	wl_trace_release(&t);
 	p = t_write("rows.csv", "0,10,5\n1,11,5\n2,12,5\n");
-	CHECK(wl_trace_load(&t, p, "csv", 1, &e) == 0 && t.users == 0);
+	CHECK(wl_trace_load(&t, p, "csv", 1, NULL, &e) == 0 && t.users == 0);
 	wl_trace_assign(&t, 2);
 	CHECK(wl_trace_row(&t, 0, 1)->prompt == 12 &&
 	      wl_trace_row(&t, 1, 0)->prompt == 11 && !wl_trace_row(&t, 1, 1));
 	wl_trace_release(&t);
 	p = t_write("mixed.csv", "0,10,5,alice\n1,11,5\n");
-	CHECK(wl_trace_load(&t, p, "csv", 1, &e) < 0 &&
+	CHECK(wl_trace_load(&t, p, "csv", 1, NULL, &e) < 0 &&
 	      strstr(e.msg, "mixed.csv:2: user: expected a user, as every row "
 		     "has"));
+}
+
+/* ShareGPT: each conversation's first question and answer, counted in a
+ * named tokenizer's tokens, arriving at a Poisson rate from the seed;
+ * without a tokenizer or a rate it says what to give. */
+static void sharegpt(void)
+{
+	struct wl_trace t, t2;
+	struct err e;
+	const char *p = t_write("sg.json",
+		"[{\"id\": \"a\", \"conversations\": [{\"from\": \"human\", "
+		"\"value\": \"Once upon a time\"}, {\"from\": \"gpt\", "
+		"\"value\": \"there was a little girl named Lily.\"}]},\n"
+		" {\"id\": \"b\", \"conversations\": [{\"from\": \"human\", "
+		"\"value\": \"Hello\"}]},\n"
+		" {\"id\": \"c\", \"conversations\": [{\"from\": \"system\", "
+		"\"value\": \"x\"}, {\"from\": \"human\", \"value\": \"Tom had "
+		"a dog\"}, {\"from\": \"gpt\", \"value\": \"The dog was big\"}]}]");
+	struct wl_text text = { "stories260K", 2, 7 };
+
+	CHECK(wl_trace_load(&t, p, "auto", 1, NULL, &e) < 0 &&
+	      strstr(e.msg, "give the workload's trace_tokenizer"));
+	if (!t_need_models())
+		return;
+	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, &text, &e) == 0, "%s", e.msg);
+	CHECK(!strcmp(t.format, "sharegpt") && t.n == 2 && t.skipped == 1);
+	if (t.n == 2) {
+		/* the question starts a document: its start token counts */
+		CHECK(t.rows[0].prompt >= 4 && t.rows[0].output >= 8 &&
+		      t.rows[1].prompt >= 4);
+		CHECK(t.rows[0].arrive_s > 0 &&
+		      t.rows[1].arrive_s > t.rows[0].arrive_s);
+	}
+	/* the same seed, the same arrivals; another, others */
+	CHECK(wl_trace_load(&t2, p, "sharegpt", 1, &text, &e) == 0 &&
+	      t2.n == 2 && t2.rows[1].arrive_s == t.rows[1].arrive_s);
+	wl_trace_release(&t2);
+	text.seed = 8;
+	CHECK(wl_trace_load(&t2, p, "sharegpt", 1, &text, &e) == 0 &&
+	      t2.n == 2 && t2.rows[1].arrive_s != t.rows[1].arrive_s);
+	wl_trace_release(&t2);
+	wl_trace_release(&t);
 }
 
 static void unsorted(void)
@@ -129,7 +171,7 @@ static void unsorted(void)
 	const char *p = t_write("a.csv", "arrival_s,prompt_tokens,output_tokens\n"
 				"0.5,10,10\n2.0,10,10\n1.0,10,10\n");
 
-	CHECK(wl_trace_load(&t, p, "auto", 1, &e) < 0 &&
+	CHECK(wl_trace_load(&t, p, "auto", 1, NULL, &e) < 0 &&
 	      strstr(e.msg, "a.csv: request 3: expected an arrival time >= the "
 		     "one before (2.000000 s), got 1.000000 s: sort the trace"));
 }
@@ -190,6 +232,7 @@ const struct tcase traces_tests[] = {
 	{ "traces: BurstGPT by its header, failures skipped", burstgpt },
 	{ "traces: Mooncake's JSON lines, ms to s", mooncake },
 	{ "traces: a user's requests go to one tenant", users },
+	{ "traces: ShareGPT's conversations through a tokenizer", sharegpt },
 	{ "traces: unsorted arrival times are an error", unsorted },
 	{ "traces: a config names the format and the speed", config_keys },
 	{ "traces: a request beyond the model's context is refused", context },
