@@ -364,7 +364,12 @@ static json_t *steady_json(const struct sim *s, const struct bill *b)
 		tok += s->sec_tokens[k];
 		gpu_s += s->sec_gpu_s[k];
 	}
-	return json_pack("{s:b,s:f,s:f,s:f,s:o,s:o,s:o}",
+	const struct gpu_spec *g = &c->cloud.gpu.spec;
+	double cloud_j = len > 0 && b->gpus > 0 && g->power_idle_w > 0 &&
+			 g->power_max_w > 0
+		? gpu_energy_j(g->power_idle_w, g->power_max_w, b->gpus, len,
+			       gpu_s) : NAN;
+	json_t *o = json_pack("{s:b,s:f,s:f,s:f,s:o,s:o,s:o}",
 			 "steady", len >= 1 && len >= run / 2,
 			 "from_s", (double)lo, "to_s", len > 0 ? (double)hi
 							      : (double)lo,
@@ -378,6 +383,14 @@ static json_t *steady_json(const struct sim *s, const struct bill *b)
 					 ? c->cloud.gpu.spec.usd_per_hour *
 						   b->gpus * len / 3600 / tok * 1e6
 					 : NAN));
+
+	/* the cloud's share a token over the window (the edge's joules are
+	 * its requests', whatever the window) */
+	json_object_set_new(o, "gpu_hours_per_mtok", number_or_null(
+		tok > 0 && b->gpus > 0 ? b->gpus * len / 3600 / tok * 1e6 : NAN));
+	json_object_set_new(o, "cloud_j_per_token", number_or_null(
+		tok > 0 ? cloud_j / tok : NAN));
+	return o;
 }
 
 json_t *rep_summary(const struct sim *s)
@@ -533,6 +546,11 @@ void rep_columns(FILE *f)
 		"in it (iterations begun in it)");
 	fprintf(f, "  %-22s %s\n", "usd_per_mtok", "the provisioned GPUs' cost "
 		"over it a million tokens (null: no price)");
+	fprintf(f, "  %-22s %s\n", "gpu_hours_per_mtok", "provisioned GPU-hours "
+		"over it a million tokens");
+	fprintf(f, "  %-22s %s\n", "cloud_j_per_token", "the GPUs' joules over "
+		"it a token (null: a power not known; an edge's joules are its "
+		"requests', in /all)");
 	fputs("summary.json, /cloud/kv: the KV cache:\n", f);
 	fprintf(f, "  %-22s %s\n", "policy", "paged or reserve");
 	fprintf(f, "  %-22s %s\n", "block_tokens, blocks_per_replica",

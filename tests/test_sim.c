@@ -523,6 +523,11 @@ static void steady_window(void)
 		  json_number_value(jx_at(sum, "/all/usd_per_mtok")), "%g, %g",
 		  json_number_value(jx_at(sum, "/steady/usd_per_mtok")),
 		  json_number_value(jx_at(sum, "/all/usd_per_mtok")));
+	/* a million tokens' GPU-hours at the GPU's price are their dollars */
+	CHECK_NEAR(json_number_value(jx_at(sum, "/steady/gpu_hours_per_mtok")) *
+		   c.cloud.gpu.spec.usd_per_hour,
+		   json_number_value(jx_at(sum, "/steady/usd_per_mtok")), 1e-9);
+	CHECK(json_number_value(jx_at(sum, "/steady/cloud_j_per_token")) > 0);
 	/* the drain, with fewer tenants left, makes fewer tokens a second */
 	CHECK_MSG(json_number_value(jx_at(sum, "/steady/tokens_per_s")) >
 		  json_number_value(jx_at(sum, "/all/tokens_per_s")), "%g, %g",
