@@ -884,6 +884,32 @@ static void enqueue_ready(struct sim *s, struct tenant *t)
 	fifo_push(&s->r[t->cloud.replica].ready, t->id);
 }
 
+/* Queues t, with blocks waiting (after its prefill, or left after a
+ * verification), in the ready FIFO's order of waiting: after the tenants
+ * queued before its oldest block came (the real verifier orders segments
+ * by their waiting, not by when they were last served). */
+static void enqueue_ready_by_block(struct sim *s, struct tenant *t)
+{
+	struct fifo *f = &s->r[t->cloud.replica].ready;
+	double key = blk_ring_at(&t->cloud.cq, 0)->t_s;
+	uint32_t n = f->n;
+	bool placed = false;
+
+	t->cloud.in_ready = true;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t x = fifo_pop(f);
+
+		if (!placed && s->t[x].cloud.queued_s > key) {
+			fifo_push(f, t->id);
+			placed = true;
+		}
+		fifo_push(f, x);
+	}
+	if (!placed)
+		fifo_push(f, t->id);
+	t->cloud.queued_s = key;
+}
+
 /* Drops the blocks at the head of the cloud queue that are stale. */
 static void drop_stale(struct sim *s, struct tenant *t)
 {
@@ -1489,8 +1515,8 @@ static void on_batch(struct sim *s, uint32_t ri)
 					enqueue_ready(s, t);
 				else
 					release_kv(s, t);
-			} else if (t->cloud.cq.n) {
-				enqueue_ready(s, t);
+			} else if (t->cloud.cq.n && !t->cloud.in_ready) {
+				enqueue_ready_by_block(s, t);
 			}
 			break;
 		case ITEM_DECODE:
@@ -1508,7 +1534,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 			if (!t->cfg->proto.caps.cloud_drafts) {
 				kv_trim(s, r, t, verify(s, t, it->blocks));
 				if (t->cloud.cq.n)
-					enqueue_ready(s, t);
+					enqueue_ready_by_block(s, t);
 				break;
 			}
 			verify_own(s, t, it->tokens - 1);
