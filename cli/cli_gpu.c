@@ -17,10 +17,13 @@ static const struct opt_cmd check_cmd = {
 		 "runs cloud_only: a static batch (every request at t = 0) or a closed loop\n"
 		 "of clients (6 requests each, back to back), fixed lengths, prompts\n"
 		 "prefilled whole, a WAN of RTT 1 ns at 1 Pb/s, one replica of the point's\n"
-		 "GPU preset, tp and model in FP16, priced by DIR/GPU-MODEL-tpN.json when\n"
-		 "DIR has it (measured), else derived from the efficiency curves. Prints a\n"
-		 "row a point (published, predicted, their ratio, the source and what\n"
-		 "priced it), then for decode and prefill figures the median and worst\n"
+		 "GPU preset, tp and model, its weights and KV cache in the point's formats\n"
+		 "and its KV policy (paged unless it says), priced by DIR/GPU-MODEL-tpN.json\n"
+		 "when DIR has it (measured: FP16 weights), else derived from the efficiency\n"
+		 "curves. Prints a row a point (published, predicted, their ratio, the\n"
+		 "source and what priced it), then for decode, prefill and\n"
+		 "concurrency-bound figures (decode figures of points whose requests\n"
+		 "outgrow the simulated KV pool) the median and worst\n"
 		 "|predicted/published - 1|, by GPU and by source, against the goals.\n"
 		 "A line a point on stderr as it runs. The REFS format: study/gcheck.h.\n",
 	.exit_status = "0 done (the goals are reported, not enforced; a point the\n"
@@ -71,7 +74,8 @@ static int gpu_check(int argc, char **argv)
 		OPT_STR("tables", 0, &o.tables, "DIR",
 			"the operator tables (default results/calib/gpu)"),
 		CLI_OPT_JSON(&json, "the whole result as JSON: {\"refs\", \"tables\",\n"
-			     "\"points\": [ROW], \"summary\": {\"decode\", \"prefill\"}}"),
+			     "\"points\": [ROW], \"summary\": {\"decode\", \"prefill\",\n"
+			     "\"concurrency-bound\"}}"),
 		OPT_STR("out", 'o', &out, "FILE",
 			"also write the rows to FILE: JSON (as --json) when it\n"
 			"ends in .json, else CSV"),

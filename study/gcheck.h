@@ -9,12 +9,14 @@
  * REFS: {"about": TEXT, "points": [POINT], "overhead": [OBJECT]} with
  * "overhead" optional (published figures kept beside the points, not
  * simulated). POINT: "id" (unique), "gpu" (a preset), "tp", "model" (a
- * built-in shape), "framework", "dtype" ("fp16" or "bf16"), "batch" (a
- * static batch) or "concurrency" (a closed loop), the other null or
- * absent, "prompt_tokens", "output_tokens", "metric" (GCHECK_METRICS),
- * "value" (> 0), "source", "where", "quote"; optional "note",
- * "model_note", "dtype_assumed" (true when the source does not state
- * the precision) and "repeat_range_s" ([lo, hi] of the source's repeated
+ * built-in shape), "framework", "dtype" ("fp16", "bf16" or "fp8": the
+ * weights), "batch" (a static batch) or "concurrency" (a closed loop), the
+ * other null or absent, "prompt_tokens", "output_tokens", "metric"
+ * (GCHECK_METRICS), "value" (> 0), "source", "where", "quote"; optional
+ * "note", "model_note", "dtype_assumed" (true when the source does not
+ * state the precision), "kv_dtype" ("fp16", the default, or "fp8"),
+ * "kv_policy" (cfg.h's KV_LIST names; default "paged"), "kv_note" (why
+ * those) and "repeat_range_s" ([lo, hi] of the source's repeated
  * measurements). */
 #ifndef HS_GCHECK_H
 #define HS_GCHECK_H
