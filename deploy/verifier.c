@@ -155,7 +155,6 @@ int verifier_prompt(struct verifier *v, int slot, uint32_t id,
 	r->prompt_s = now_s;
 	r->admitted = r->in_batch = false;
 	r->blocks = 0;
-	r->preemptions = 0;
 	return 0;
 }
 
@@ -421,7 +420,6 @@ static bool kv_grow(struct verifier *v, struct vreq *r, long tokens)
 
 		kv_free(v, x);
 		x->kv_len = 0;
-		x->preemptions++;
 		v->preemptions++;
 		if (x == r)
 			return false;
@@ -456,6 +454,7 @@ static void add_seq(struct verifier *v, struct viter *it, int slot,
 	} else {
 		memcpy(f, r->seq + r->kv_len, sizeof(int) * (size_t)n);
 	}
+	r->in_batch = true;
 	v->seqs[it->seqs] = (struct llama_seq){ &r->st, f, n, r->kv_len };
 	v->seg[it->seqs] = (struct vseg){ slot, nblocks, nd, it->tokens, n };
 	it->ctx_sum += r->kv_len;
@@ -474,7 +473,6 @@ static void add_chunk(struct verifier *v, struct viter *it, int i)
 	if (c > v->budget - it->tokens)
 		c = v->budget - it->tokens;
 	add_seq(v, it, i, 0, 0, c);
-	r->in_batch = true;
 	it->prefill_tokens += c;
 }
 
@@ -504,7 +502,6 @@ void verifier_iterate(struct verifier *v, struct viter *it)
 			break;
 		if (!kv_grow(v, r, (long)r->kv_len + tok))
 			continue;
-		r->in_batch = true;
 		add_seq(v, it, v->order[i], b, nd, tok);
 	}
 	/* then a chunk of each admitted prompt, in arrival order */

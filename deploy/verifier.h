@@ -52,7 +52,6 @@ struct vreq {
 	bool admitted;      /* holds blocks; else it waits for admission */
 	bool in_batch;      /* a sequence of the forming iteration */
 	int blocks;         /* KV blocks it holds */
-	long preemptions;   /* of its request */
 	bool has_state;
 	struct llama_state st; /* KV cache, kept between requests */
 };

@@ -63,10 +63,14 @@ double rate_mean(const struct rate_table *r)
 
 	if (r->period_s == 0 && r->per_s[r->n - 1] > 0)
 		return r->scale * r->per_s[r->n - 1];
+	/* segment i lasts to the next one's start, the last to the period's
+	 * end (without a period the last is 0 here: it adds nothing) */
 	span = r->period_s > 0 ? r->period_s : r->at_s[r->n - 1];
-	for (size_t i = 0; i + 1 < r->n || (i < r->n && r->period_s > 0); i++)
-		sum += r->per_s[i] * ((i + 1 < r->n ? r->at_s[i + 1]
-						    : r->period_s) - r->at_s[i]);
+	for (size_t i = 0; i < r->n; i++) {
+		double end = i + 1 < r->n ? r->at_s[i + 1] : span;
+
+		sum += r->per_s[i] * (end - r->at_s[i]);
+	}
 	return span > 0 ? r->scale * sum / span : r->scale * r->per_s[0];
 }
 

@@ -343,8 +343,10 @@ static void agg_release(struct agg *a)
 static json_t *steady_json(const struct sim *s, const struct bill *b)
 {
 	const struct cfg *c = s->cfg;
+	const struct gpu_spec *g = &c->cloud.gpu.spec;
 	double from = c->warmup_s, to = s->end_s, tok = 0, gpu_s = 0, len;
 	double run = s->end_s - (s->end_s > c->warmup_s ? c->warmup_s : 0);
+	double gpu_h, cloud_j;
 	size_t lo, hi;
 
 	for (uint32_t i = 0; i < s->n_tenants; i++) {
@@ -364,12 +366,15 @@ static json_t *steady_json(const struct sim *s, const struct bill *b)
 		tok += s->sec_tokens[k];
 		gpu_s += s->sec_gpu_s[k];
 	}
-	const struct gpu_spec *g = &c->cloud.gpu.spec;
-	double cloud_j = len > 0 && b->gpus > 0 && g->power_idle_w > 0 &&
-			 g->power_max_w > 0
+	/* the provisioned GPU-hours a million tokens; their price and the
+	 * GPUs' joules follow (the edge's joules are its requests', whatever
+	 * the window) */
+	gpu_h = tok > 0 && b->gpus > 0 ? b->gpus * len / 3600 / tok * 1e6 : NAN;
+	cloud_j = len > 0 && b->gpus > 0 && g->power_idle_w > 0 &&
+		  g->power_max_w > 0
 		? gpu_energy_j(g->power_idle_w, g->power_max_w, b->gpus, len,
 			       gpu_s) : NAN;
-	json_t *o = json_pack("{s:b,s:f,s:f,s:f,s:o,s:o,s:o}",
+	return json_pack("{s:b,s:f,s:f,s:f,s:o,s:o,s:o,s:o,s:o}",
 			 "steady", len >= 1 && len >= run / 2,
 			 "from_s", (double)lo, "to_s", len > 0 ? (double)hi
 							      : (double)lo,
@@ -378,19 +383,12 @@ static json_t *steady_json(const struct sim *s, const struct bill *b)
 			 "gpu_busy_fraction", number_or_null(
 				 len > 0 && b->gpus > 0 ? gpu_s / (b->gpus * len)
 							: NAN),
-			 "usd_per_mtok", number_or_null(
-				 len > 0 && tok > 0 && b->gpus > 0
-					 ? c->cloud.gpu.spec.usd_per_hour *
-						   b->gpus * len / 3600 / tok * 1e6
-					 : NAN));
-
-	/* the cloud's share a token over the window (the edge's joules are
-	 * its requests', whatever the window) */
-	json_object_set_new(o, "gpu_hours_per_mtok", number_or_null(
-		tok > 0 && b->gpus > 0 ? b->gpus * len / 3600 / tok * 1e6 : NAN));
-	json_object_set_new(o, "cloud_j_per_token", number_or_null(
-		tok > 0 ? cloud_j / tok : NAN));
-	return o;
+			 "usd_per_mtok", number_or_null(g->usd_per_hour > 0
+							? g->usd_per_hour * gpu_h
+							: NAN),
+			 "gpu_hours_per_mtok", number_or_null(gpu_h),
+			 "cloud_j_per_token", number_or_null(
+				 tok > 0 ? cloud_j / tok : NAN));
 }
 
 json_t *rep_summary(const struct sim *s)

@@ -386,7 +386,6 @@ static void count_request(struct sim *s, struct tenant *t)
 	write_request(s, t);
 }
 
-/* Commits c tokens of the current request at now. */
 /* The bins of second now (grown as time goes on). */
 static size_t sec_of(struct sim *s, double now)
 {
@@ -410,6 +409,7 @@ static size_t sec_of(struct sim *s, double now)
 	return k;
 }
 
+/* Commits c tokens of the current request at now. */
 static void commit(struct sim *s, struct tenant *t, int32_t c)
 {
 	struct req_stat *q = &t->rq;
@@ -875,39 +875,46 @@ static uint32_t route_shared(struct sim *s, const struct tenant *t)
 	return best;
 }
 
-static void enqueue_ready(struct sim *s, struct tenant *t)
-{
-	if (t->cloud.in_ready)
-		return;
-	t->cloud.in_ready = true;
-	t->cloud.queued_s = s->q.now_s;
-	fifo_push(&s->r[t->cloud.replica].ready, t->id);
-}
-
-/* Queues t, with blocks waiting (after its prefill, or left after a
- * verification), in the ready FIFO's order of waiting: after the tenants
- * queued before its oldest block came (the real verifier orders segments
- * by their waiting, not by when they were last served). */
-static void enqueue_ready_by_block(struct sim *s, struct tenant *t)
+/* Queues t in its replica's ready FIFO, kept in the order of when each
+ * began to wait (queued_s): since_s is now for new work (the tail, at
+ * once), its oldest block's arrival for blocks that waited through a
+ * prefill or stayed after a verification (the real verifier orders
+ * segments by their waiting, not by when they were last served). */
+static void enqueue_ready_since(struct sim *s, struct tenant *t,
+				double since_s)
 {
 	struct fifo *f = &s->r[t->cloud.replica].ready;
-	double key = blk_ring_at(&t->cloud.cq, 0)->t_s;
 	uint32_t n = f->n;
 	bool placed = false;
 
+	if (t->cloud.in_ready)
+		return;
 	t->cloud.in_ready = true;
+	t->cloud.queued_s = since_s;
+	if (n == 0 || s->t[*fifo_at(f, n - 1)].cloud.queued_s <= since_s) {
+		fifo_push(f, t->id);
+		return;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t x = fifo_pop(f);
 
-		if (!placed && s->t[x].cloud.queued_s > key) {
+		if (!placed && s->t[x].cloud.queued_s > since_s) {
 			fifo_push(f, t->id);
 			placed = true;
 		}
 		fifo_push(f, x);
 	}
-	if (!placed)
-		fifo_push(f, t->id);
-	t->cloud.queued_s = key;
+}
+
+static void enqueue_ready(struct sim *s, struct tenant *t)
+{
+	enqueue_ready_since(s, t, s->q.now_s);
+}
+
+/* Queues t, whose blocks waited, by its oldest one. */
+static void enqueue_ready_by_block(struct sim *s, struct tenant *t)
+{
+	enqueue_ready_since(s, t, blk_ring_at(&t->cloud.cq, 0)->t_s);
 }
 
 /* Drops the blocks at the head of the cloud queue that are stale. */
@@ -1515,7 +1522,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 					enqueue_ready(s, t);
 				else
 					release_kv(s, t);
-			} else if (t->cloud.cq.n && !t->cloud.in_ready) {
+			} else if (t->cloud.cq.n) {
 				enqueue_ready_by_block(s, t);
 			}
 			break;

@@ -112,23 +112,32 @@ static size_t cdf_blocks(FILE *f, const struct csv *c, int gcol, int col,
 			 int col99, bool *logx)
 {
 	double *v = xcalloc(c->nrow ? c->nrow : 1, sizeof(double));
+	/* each group's first row, in the order the groups come */
+	size_t *first = xcalloc(c->nrow ? c->nrow : 1, sizeof(size_t));
+	size_t groups = 0, blocks = 0;
 	double lo = INFINITY, hi = 0;
 	char label[256];
-	size_t blocks = 0;
 
 	for (size_t r = 0; r < c->nrow; r++) {
-		bool first = true;
+		size_t g = 0;
 
-		for (size_t q = 0; q < r && first; q++)
-			first = strcmp(csv_str(c, q, gcol), csv_str(c, r, gcol));
-		for (int k = 0; first && k < (col99 >= 0 ? 2 : 1); k++) {
+		while (g < groups && strcmp(csv_str(c, first[g], gcol),
+					    csv_str(c, r, gcol)))
+			g++;
+		if (g == groups)
+			first[groups++] = r;
+	}
+	for (size_t g = 0; g < groups; g++) {
+		const char *name = csv_str(c, first[g], gcol);
+
+		for (int k = 0; k < (col99 >= 0 ? 2 : 1); k++) {
 			int cc = k ? col99 : col;
 			size_t n = 0;
 
-			for (size_t q = r; q < c->nrow; q++) {
+			for (size_t q = first[g]; q < c->nrow; q++) {
 				double x = csv_num(c, q, cc);
 
-				if (!strcmp(csv_str(c, q, gcol), csv_str(c, r, gcol)) &&
+				if (!strcmp(csv_str(c, q, gcol), name) &&
 				    isfinite(x) && x > 0)
 					v[n++] = x;
 			}
@@ -138,7 +147,7 @@ static size_t cdf_blocks(FILE *f, const struct csv *c, int gcol, int col,
 			lo = fmin(lo, v[0]);
 			hi = fmax(hi, v[n - 1]);
 			fprintf(f, "%s\"%s%s\"\n", blocks ? "\n\n" : "",
-				quoted(csv_str(c, r, gcol), label, sizeof(label)),
+				quoted(name, label, sizeof(label)),
 				col99 < 0 ? "" : k ? ", p99" : ", median");
 			for (size_t i = 0; i < n; i++)
 				fprintf(f, "%.9g %.9g\n", v[i],
@@ -147,6 +156,7 @@ static size_t cdf_blocks(FILE *f, const struct csv *c, int gcol, int col,
 		}
 	}
 	*logx = hi > 50 * lo;
+	free(first);
 	free(v);
 	return blocks;
 }
