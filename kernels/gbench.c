@@ -1,5 +1,6 @@
 /* gbench.c: the GPU benchmark ("hybridspec bench gpu"): the W4A16
- * tensor-core GEMM against cuBLAS FP16 on the layer shapes it is given,
+ * tensor-core GEMM (and, at m <= GK_GEMV_MAX, its CUDA-core GEMV) against
+ * cuBLAS FP16 on the layer shapes it is given,
  * beside the device's copy bandwidth and FP16 GEMM peak measured in the
  * same run.
  *
@@ -45,6 +46,13 @@ static int run_q4(void *arg, char *msg)
 	struct gemm *g = arg;
 
 	return g->api->q4_gemm(g->q4, g->x, g->m, g->y, msg);
+}
+
+static int run_gemv(void *arg, char *msg)
+{
+	struct gemm *g = arg;
+
+	return g->api->q4_gemv(g->q4, g->x, g->m, g->y, msg);
 }
 
 static int run_f16(void *arg, char *msg)
@@ -178,6 +186,12 @@ static int bench_shape(const struct gk_api *api, const char *model, int n,
 		    (tq = api->median_s(run_q4, &g, 3, reps, 1, msg)) < 0)
 			goto out;
 		row(o, "w4a16", model, n, k, g.m, tq, qbytes, tf);
+		if (g.m <= GK_GEMV_MAX) {
+			if ((tq = api->median_s(run_gemv, &g, 3, reps, 1,
+						msg)) < 0)
+				goto out;
+			row(o, "w4a16-gemv", model, n, k, g.m, tq, qbytes, tf);
+		}
 		row(o, "cublas-f16", model, n, k, g.m, tf, 2.0 * cnt, tf);
 	}
 	rc = 0;

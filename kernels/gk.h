@@ -40,7 +40,8 @@ extern "C" {
 
 #define GK_TILE_N 64
 #define GK_TILE_K 128
-#define GK_ABI 1
+#define GK_GEMV_MAX 4 /* the largest m of q4_gemv */
+#define GK_ABI 2
 #define GK_API_SYMBOL "gk_api_v1"
 
 /* W4A16 weights in the GPU layout; on the host (gk_q4_pack) or on the
@@ -144,6 +145,10 @@ struct gk_api {
 	/* y (m x n, FP32) = x (m x w->kpad, FP16, device) times W^T, with the
 	 * project's tensor-core W4A16 kernel; every element of y written. */
 	int (*q4_gemm)(const struct gk_q4 *w, const uint16_t *x, int m,
+		       float *y, char *msg);
+	/* The same product for m <= GK_GEMV_MAX on CUDA cores, reading each
+	 * weight tile straight into registers (no shared tile). */
+	int (*q4_gemv)(const struct gk_q4 *w, const uint16_t *x, int m,
 		       float *y, char *msg);
 	/* The baseline: cuBLAS FP16 GEMM, FP32 accumulation, of w (n x k FP16
 	 * row-major) with x (m rows of ldx >= k columns); yf32 (m x n FP32) or,

@@ -1,43 +1,88 @@
 #!/bin/sh
 # gpu-check.sh [OUT]: everything the GPU path needs a GPU for, in one run,
-# for a machine lent with one (docs/gpu.md): builds, runs the GPU tests
-# (the kernels and the model forward against the CPU reference), then
-# `bench gpu` and `calib gpu` for LLaMA-2 7B in FP16 and W4A16. Writes
+# for a machine lent with one (docs/gpu.md): the binaries (built there, or
+# when that fails the ones scripts/gpu-prep.sh built here), the GPU tests
+# (the kernels and the model forwards against the CPU reference), `bench
+# gpu`, `calib gpu` for LLaMA-2 7B and 13B in FP16 and W4A16, and a
+# counter profile of the W4A16 kernels at M = 1 where ncu works. Writes
 # OUT (default results/runs/gpu): nvidia-smi.txt, tests.txt,
-# bench-gpu.json, verify-*.json, and times.txt (seconds a step). A bare
-# machine takes GSL, jansson and the test models from .gpu/ (made here by
-# scripts/gpu-prep.sh and carried).
-set -eu
+# bench-gpu.json, verify-*.json, ncu.txt, and times.txt (seconds a step;
+# each step has a time limit, so that one lease brings back everything).
+# With GPU_CHECK_TAR=FILE, OUT is packed into FILE after every step (a
+# device call brings back 8 files at most, and what a killed call had).
+# A bare machine takes GSL, jansson and the test models from .gpu/ (made
+# here by scripts/gpu-prep.sh and carried).
+set -u
 out=${1:-results/runs/gpu}
 mkdir -p "$out"
 if ! pkg-config --exists gsl jansson 2>/dev/null && [ -d .gpu/debs ]; then
 	for f in .gpu/debs/*.deb; do dpkg -x "$f" /tmp/hsdeps; done
 	lib=/tmp/hsdeps/usr/lib/x86_64-linux-gnu
-	export CPATH=/tmp/hsdeps/usr/include LIBRARY_PATH=$lib LD_LIBRARY_PATH=$lib
+	export CPATH=/tmp/hsdeps/usr/include LIBRARY_PATH=$lib
+	export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
+# cuBLAS: the toolkit's, else the one PyPI's nvidia-cublas put there
+blas=$(python3 -c 'import nvidia.cublas as b; print(b.__path__[0])' 2>/dev/null)
+export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64${blas:+:$blas/lib}
 [ -d .gpu/models ] && export HYBRIDSPEC_MODELS="$PWD/.gpu/models"
-# NAME COMMAND...: runs it; "NAME SECONDS STATUS" into times.txt. A failed
-# step does not stop the rest: one lease must bring back everything
+pack() {
+	[ -z "${GPU_CHECK_TAR:-}" ] ||
+		{ tar czf "$GPU_CHECK_TAR.tmp" -C "$out" . &&
+			mv "$GPU_CHECK_TAR.tmp" "$GPU_CHECK_TAR"; }
+}
+# NAME LIMIT COMMAND...: runs it for at most LIMIT seconds; "NAME SECONDS
+# STATUS" into times.txt. A failed step does not stop the rest
 step() {
 	name=$1
-	shift
+	limit=$2
+	shift 2
 	t0=$(date +%s)
 	rc=0
-	"$@" || rc=$?
+	timeout "$limit" "$@" || rc=$?
 	echo "$name $(($(date +%s) - t0)) s, exit $rc" >> "$out/times.txt"
+	pack
+	return $rc
 }
 : > "$out/times.txt"
-nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || true
-step build make -j"$(nproc)" all build/hybridspec-tests
-[ -x build/hybridspec-cuda.so ] || { echo "gpu-check: no CUDA plugin built" >&2; exit 1; }
-# the GPU cases and the repacking against the CPU references
-step tests sh -c "build/hybridspec-tests gpu 2>&1 | tee '$out/tests.txt';
+nvidia-smi > "$out/nvidia-smi.txt" 2>&1
+uname -a >> "$out/nvidia-smi.txt"
+cat /etc/os-release >> "$out/nvidia-smi.txt" 2>&1
+# this machine's build from .gpu/bin (no minutes of nvcc on the lease);
+# built there only where it does not run
+mkdir -p build
+cp .gpu/bin/* build/ 2>/dev/null
+if ! build/hybridspec --version > "$out/version.txt" 2>&1; then
+	rm -f build/hybridspec build/hybridspec-tests build/hybridspec-cuda.so
+	step build 240 make -j"$(nproc)" all build/hybridspec-tests \
+		> "$out/build.txt" 2>&1
+	build/hybridspec --version > "$out/version.txt" 2>&1
+fi
+ldd build/hybridspec-cuda.so >> "$out/version.txt" 2>&1
+pack
+step tests 150 sh -c "build/hybridspec-tests gpu 2>&1 | tee '$out/tests.txt';
 	build/hybridspec-tests gk_pack 2>&1 | tee -a '$out/tests.txt';
 	! grep -q '^FAIL\|^skip gpu_' '$out/tests.txt'"
-step bench build/hybridspec bench gpu --json > "$out/bench-gpu.json"
-for q in f16 w4a16; do
-	step "calib-$q" build/hybridspec calib gpu --model llama2-7b --quant "$q" \
-		-o "$out/verify-llama2-7b-$q.json"
-done
+step bench 150 sh -c "build/hybridspec bench gpu --json > '$out/bench-gpu.json'"
+# NAME LIMIT MODEL QUANT: a verify table
+calib() {
+	step "calib-$1" "$2" build/hybridspec calib gpu --model "$3" \
+		--quant "$4" -o "$out/verify-$3-$4.json"
+}
+calib 7b-f16 75 llama2-7b f16
+calib 7b-w4a16 75 llama2-7b w4a16
+# the counters of both W4A16 kernels on 4096 x 4096: M = 1 (GEMM and
+# GEMV, 13 launches each), then the GEMM at M = 16
+ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+if [ -n "$ncu" ]; then
+	step ncu 60 sh -c "'$ncu' --clock-control none --kernel-name regex:q4_ \
+		--launch-count 39 --section SpeedOfLight --section Occupancy \
+		--section LaunchStats --section MemoryWorkloadAnalysis \
+		build/hybridspec bench gpu --quick > '$out/ncu.txt' 2>&1"
+fi
+calib 13b-f16 60 llama2-13b f16
+calib 13b-w4a16 60 llama2-13b w4a16
+step bench-g32 40 sh -c "build/hybridspec bench gpu --json --models llama2-7b \
+	--group 32 > '$out/bench-gpu-g32.json'"
+pack
 cat "$out/times.txt"
 echo "gpu-check: wrote $out"

@@ -42,6 +42,8 @@ int gk_fail(char *msg, const char *what, const char *file, int line,
 void *gk_alloc(size_t bytes, char *msg);
 int gk_upload(void *dev, const void *host, size_t bytes, char *msg);
 void gk_q4_dev_free(struct gk_q4 *dev);
+int gk_q4_gemv(const struct gk_q4 *w, const uint16_t *x, int m, float *y,
+	       char *msg);
 int gk_q4_gemm(const struct gk_q4 *w, const uint16_t *x, int m, float *y,
 	       char *msg);
 int gk_f16_gemm(const uint16_t *w, int n, int k, const uint16_t *x, int ldx,

@@ -166,12 +166,194 @@ q4_gemm_kernel(const uint4 *codes, const uint32_t *sb, int gpt, int ktiles,
 	}
 }
 
+/* The small-batch path (m <= GK_GEMV_MAX): no tensor cores and no shared
+ * tile. A block of 4 warps owns a row tile (64 rows) over a range of K
+ * tiles, warp w taking every 4th from the range's w-th; in a K tile, lane l
+ * reads chunks l + 32 i (i < 8: rows l / 4 + 8 i, columns 32 (l % 4) ..
+ * + 31), so the warp's eight 16-byte loads a lane cover the tile's 4 KB at
+ * once. A chunk lies in one group (groups of 32 or more, chunks of 32
+ * aligned): it adds s sum(q x) + b sum(x), q from the nibble OR'd into the
+ * mantissa of 2^23 (exact in FP32). The 4 lanes of a row, then the 4 warps,
+ * are summed; splits add into y, zeroed first. */
+template <int M>
+__global__ void __launch_bounds__(128)
+q4_gemv_kernel(const uint4 *codes, const uint32_t *sb, int gpt, int ktiles,
+	       int kt_per_split, const half *x, int ldx, float *y, int n,
+	       int add)
+{
+	__shared__ float red[4][GK_TILE_N][M];
+	const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, j = lane % 4;
+	const int kt0 = blockIdx.y * kt_per_split;
+	const int kt1 = min(kt0 + kt_per_split, ktiles);
+	const size_t tile0 = (size_t)blockIdx.x * ktiles;
+	float acc[8][M];
+
+	#pragma unroll
+	for (int i = 0; i < 8; i++)
+		#pragma unroll
+		for (int t = 0; t < M; t++)
+			acc[i][t] = 0.0f;
+	for (int kt = kt0 + warp; kt < kt1; kt += 4) {
+		const uint4 *ct = codes + (tile0 + kt) * 256 + lane;
+		const uint32_t *st = sb + (tile0 + kt) * GK_TILE_N * gpt +
+				     (lane / 4) * gpt + j * 32 * gpt / GK_TILE_K;
+		const half *xt = x + (size_t)kt * GK_TILE_K + 32 * j;
+		uint4 q[8];
+		float dq[8][M], sx[M];
+
+		#pragma unroll
+		for (int i = 0; i < 8; i++)
+			q[i] = __ldg(ct + 32 * i);
+		#pragma unroll
+		for (int t = 0; t < M; t++) {
+			sx[t] = 0.0f;
+			#pragma unroll
+			for (int i = 0; i < 8; i++)
+				dq[i][t] = 0.0f;
+		}
+		#pragma unroll
+		for (int w = 0; w < 4; w++) {
+			float xv[M][8];
+
+			#pragma unroll
+			for (int t = 0; t < M; t++) {
+				uint4 raw = __ldg(reinterpret_cast<const uint4 *>(
+					xt + (size_t)t * ldx + 8 * w));
+				const half2 *h2 = reinterpret_cast<const half2 *>(&raw);
+
+				#pragma unroll
+				for (int e = 0; e < 4; e++) {
+					float2 f = __half22float2(h2[e]);
+
+					xv[t][2 * e] = f.x;
+					xv[t][2 * e + 1] = f.y;
+					sx[t] += f.x + f.y;
+				}
+			}
+			#pragma unroll
+			for (int i = 0; i < 8; i++) {
+				uint32_t word = (&q[i].x)[w];
+
+				#pragma unroll
+				for (int e = 0; e < 8; e++) {
+					/* weight e of the word: bits 4 (e / 2)
+					 * (+ 16 when e is odd) */
+					uint32_t b = ((word >> (4 * (e / 2) +
+								16 * (e % 2))) &
+						      0xfu) | 0x4b000000u;
+					float qv = __uint_as_float(b) - 8388608.0f;
+
+					#pragma unroll
+					for (int t = 0; t < M; t++)
+						dq[i][t] += qv * xv[t][e];
+				}
+			}
+		}
+		#pragma unroll
+		for (int i = 0; i < 8; i++) {
+			uint32_t p = __ldg(st + 8 * i * gpt);
+			float2 f = __half22float2(*reinterpret_cast<half2 *>(&p));
+
+			#pragma unroll
+			for (int t = 0; t < M; t++)
+				acc[i][t] += f.x * dq[i][t] + f.y * sx[t];
+		}
+	}
+	#pragma unroll
+	for (int i = 0; i < 8; i++)
+		#pragma unroll
+		for (int t = 0; t < M; t++) {
+			float v = acc[i][t];
+
+			v += __shfl_xor_sync(0xffffffffu, v, 1);
+			v += __shfl_xor_sync(0xffffffffu, v, 2);
+			if (j == 0)
+				red[warp][lane / 4 + 8 * i][t] = v;
+		}
+	__syncthreads();
+	for (int idx = threadIdx.x; idx < GK_TILE_N * M; idx += 128) {
+		int r = idx % GK_TILE_N, t = idx / GK_TILE_N;
+		int row = blockIdx.x * GK_TILE_N + r;
+		float v = red[0][r][t] + red[1][r][t] + red[2][r][t] +
+			  red[3][r][t];
+
+		if (row < n) {
+			if (add)
+				atomicAdd(y + (size_t)t * n + row, v);
+			else
+				y[(size_t)t * n + row] = v;
+		}
+	}
+}
+
+/* K tiles a split so that blocks x splits fill the GPU (four resident
+ * blocks an SM), at least min_per a split */
+static int k_per_split(int blocks, int ktiles, int min_per)
+{
+	int per = ktiles;
+
+	if (blocks < 4 * gk_ctx.sms) {
+		int want = (4 * gk_ctx.sms + blocks - 1) / blocks;
+
+		per = (ktiles + std::min(want, ktiles) - 1) /
+		      std::min(want, ktiles);
+	}
+	return std::min(ktiles, std::max(per, min_per));
+}
+
+int gk_q4_gemv(const struct gk_q4 *w, const uint16_t *x, int m, float *y,
+	       char *msg)
+{
+	int rtiles = w->npad / GK_TILE_N, ktiles = w->kpad / GK_TILE_K;
+	int per = k_per_split(rtiles, ktiles, 4), splits = (ktiles + per - 1) / per;
+	int gpt = GK_TILE_K / w->group;
+	const half *xh = reinterpret_cast<const half *>(x);
+	const uint4 *codes = reinterpret_cast<const uint4 *>(w->codes);
+	const uint32_t *sb = reinterpret_cast<const uint32_t *>(w->sb);
+	dim3 grid(rtiles, splits);
+
+	if (m < 1 || m > GK_GEMV_MAX) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "m %d out of range 1 .. %d", m,
+			 GK_GEMV_MAX);
+		return gk_fail(msg, "q4_gemv", __FILE__, __LINE__, why);
+	}
+	if (splits > 1)
+		CU(cudaMemsetAsync(y, 0, sizeof(float) * (size_t)m * w->n,
+				   gk_ctx.stream));
+	switch (m) {
+	case 1:
+		q4_gemv_kernel<1><<<grid, 128, 0, gk_ctx.stream>>>(
+			codes, sb, gpt, ktiles, per, xh, w->kpad, y, w->n,
+			splits > 1);
+		break;
+	case 2:
+		q4_gemv_kernel<2><<<grid, 128, 0, gk_ctx.stream>>>(
+			codes, sb, gpt, ktiles, per, xh, w->kpad, y, w->n,
+			splits > 1);
+		break;
+	case 3:
+		q4_gemv_kernel<3><<<grid, 128, 0, gk_ctx.stream>>>(
+			codes, sb, gpt, ktiles, per, xh, w->kpad, y, w->n,
+			splits > 1);
+		break;
+	default:
+		q4_gemv_kernel<4><<<grid, 128, 0, gk_ctx.stream>>>(
+			codes, sb, gpt, ktiles, per, xh, w->kpad, y, w->n,
+			splits > 1);
+		break;
+	}
+	CU(cudaGetLastError());
+	return 0;
+}
+
 int gk_q4_gemm(const struct gk_q4 *w, const uint16_t *x, int m, float *y,
 	       char *msg)
 {
 	int rtiles = w->npad / GK_TILE_N, ktiles = w->kpad / GK_TILE_K;
 	int bm = m <= 16 ? 16 : m <= 32 ? 32 : 64, mtiles = (m + bm - 1) / bm;
-	int blocks = rtiles * mtiles, per = ktiles, splits, gpt;
+	int blocks = rtiles * mtiles, per, splits, gpt;
 	const half *xh = reinterpret_cast<const half *>(x);
 	const uint4 *codes = reinterpret_cast<const uint4 *>(w->codes);
 	const uint32_t *sb = reinterpret_cast<const uint32_t *>(w->sb);
@@ -179,13 +361,7 @@ int gk_q4_gemm(const struct gk_q4 *w, const uint16_t *x, int m, float *y,
 	if (m < 1 || mtiles > 65535)
 		return gk_fail(msg, "q4_gemm", __FILE__, __LINE__,
 			       "m out of range 1 .. 4194240");
-	/* four resident blocks an SM; each split at least one K tile */
-	if (blocks < 4 * gk_ctx.sms) {
-		int want = (4 * gk_ctx.sms + blocks - 1) / blocks;
-
-		per = (ktiles + std::min(want, ktiles) - 1) /
-		      std::min(want, ktiles);
-	}
+	per = k_per_split(blocks, ktiles, 1);
 	splits = (ktiles + per - 1) / per;
 	gpt = GK_TILE_K / w->group;
 	if (splits > 1)
@@ -434,6 +610,7 @@ static const struct gk_api table = {
 	q4_upload,
 	gk_q4_dev_free,
 	gk_q4_gemm,
+	gk_q4_gemv,
 	gk_f16_gemm,
 	median_s,
 	gk_model_new,
