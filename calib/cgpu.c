@@ -83,7 +83,7 @@ static int put_linear(const struct gk_api *api, struct gk_model *gm,
 
 	if (w4a16 != (l->format == LIN_W4A16))
 		return err_set(e, "the GPU model takes FP32, FP16 or W4A16 "
-			       "layers, all of one kind");
+			       "layers, a block's seven alike");
 	if (l->format == LIN_W4A16) {
 		gk_q4_pack(&q, &l->q4);
 		w.q4 = &q;
@@ -128,7 +128,8 @@ static int upload(const struct gk_api *api, struct gk_model *gm,
 				       lin[j], w4a16, e) < 0)
 				return -1;
 	}
-	return put_linear(api, gm, GK_CLS, 0, &m->cls, w4a16, e);
+	return put_linear(api, gm, GK_CLS, 0, &m->cls,
+			  m->cls.format == LIN_W4A16, e);
 }
 
 struct gk_model *calib_gpu_model(const struct gk_api *api,
@@ -137,9 +138,14 @@ struct gk_model *calib_gpu_model(const struct gk_api *api,
 				 int group, int max_tokens, int caches,
 				 struct err *e)
 {
+	/* the classifier as the weights have it (a W4A16 model keeps it in
+	 * FP32 unless quantised with -head), W4A16 with the layers when the
+	 * weights are the GPU's random ones */
 	struct gk_model_desc d = { c->dim, c->hidden, c->n_layers, c->n_heads,
 		c->n_kv_heads, c->vocab, c->seq_len, c->norm_eps,
-		c->rope_theta, c->rope_half, w4a16, group, max_tokens, caches };
+		c->rope_theta, c->rope_half, w4a16, group,
+		weights ? weights->cls.format == LIN_W4A16 : w4a16, max_tokens,
+		caches };
 	char msg[GK_MSG];
 	struct gk_model *gm = api->model_new(&d, msg);
 

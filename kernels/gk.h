@@ -95,6 +95,7 @@ struct gk_model_desc {
 	float norm_eps, rope_theta;
 	int rope_half;      /* 1: rotate dims (i, i + head/2); 0: pairs */
 	int w4a16, group;   /* linear layers in W4A16 of that group, else FP16 */
+	int cls_w4a16;      /* the classifier likewise */
 	int max_tokens;     /* tokens in one forward, all sequences */
 	int caches;         /* KV caches (sequences a forward can address) */
 };

@@ -1,5 +1,5 @@
 #!/bin/sh
-# gpu-check.sh [OUT]: everything the GPU path needs a GPU for, in one run,
+# gpu-check.sh [OUT [STEP...]]: everything the GPU path needs a GPU for, in one run,
 # for a machine lent with one (docs/gpu.md): the binaries (built there, or
 # when that fails the ones scripts/gpu-prep.sh built here), the GPU tests
 # (the kernels and the model forwards against the CPU reference), `bench
@@ -10,10 +10,15 @@
 # each step has a time limit, so that one lease brings back everything).
 # With GPU_CHECK_TAR=FILE, OUT is packed into FILE after every step (a
 # device call brings back 8 files at most, and what a killed call had).
+# STEPs (default all): tests bench calib-7b-f16 calib-7b-w4a16 ncu
+# calib-13b-f16 calib-13b-w4a16 bench-g32, for a rerun of some.
 # A bare machine takes GSL, jansson and the test models from .gpu/ (made
 # here by scripts/gpu-prep.sh and carried).
 set -u
 out=${1:-results/runs/gpu}
+[ $# -gt 0 ] && shift
+steps=${*:-tests bench calib-7b-f16 calib-7b-w4a16 ncu calib-13b-f16 \
+	calib-13b-w4a16 bench-g32}
 mkdir -p "$out"
 if ! pkg-config --exists gsl jansson 2>/dev/null && [ -d .gpu/debs ]; then
 	for f in .gpu/debs/*.deb; do dpkg -x "$f" /tmp/hsdeps; done
@@ -36,6 +41,7 @@ step() {
 	name=$1
 	limit=$2
 	shift 2
+	case " build $steps " in *" $name "*) ;; *) return 0 ;; esac
 	t0=$(date +%s)
 	rc=0
 	timeout "$limit" "$@" || rc=$?
@@ -70,12 +76,12 @@ calib() {
 }
 calib 7b-f16 75 llama2-7b f16
 calib 7b-w4a16 75 llama2-7b w4a16
-# the counters of both W4A16 kernels on 4096 x 4096: M = 1 (GEMM and
-# GEMV, 13 launches each), then the GEMM at M = 16
+# the counters of both W4A16 kernels on 4096 x 4096 at M = 1 (GEMM and
+# GEMV, 13 launches each)
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 if [ -n "$ncu" ]; then
 	step ncu 60 sh -c "'$ncu' --clock-control none --kernel-name regex:q4_ \
-		--launch-count 39 --section SpeedOfLight --section Occupancy \
+		--launch-count 26 --section SpeedOfLight --section Occupancy \
 		--section LaunchStats --section MemoryWorkloadAnalysis \
 		build/hybridspec bench gpu --quick > '$out/ncu.txt' 2>&1"
 fi

@@ -168,13 +168,15 @@ q4_gemm_kernel(const uint4 *codes, const uint32_t *sb, int gpt, int ktiles,
 
 /* The small-batch path (m <= GK_GEMV_MAX): no tensor cores and no shared
  * tile. A block of 4 warps owns a row tile (64 rows) over a range of K
- * tiles, warp w taking every 4th from the range's w-th; in a K tile, lane l
- * reads chunks l + 32 i (i < 8: rows l / 4 + 8 i, columns 32 (l % 4) ..
- * + 31), so the warp's eight 16-byte loads a lane cover the tile's 4 KB at
- * once. A chunk lies in one group (groups of 32 or more, chunks of 32
- * aligned): it adds s sum(q x) + b sum(x), q from the nibble OR'd into the
- * mantissa of 2^23 (exact in FP32). The 4 lanes of a row, then the 4 warps,
- * are summed; splits add into y, zeroed first. */
+ * tiles, warp w taking every 4th from the range's w-th and loading the next
+ * one while it works on this one; in a K tile, lane l reads chunks
+ * l + 32 i (i < 8: rows l / 4 + 8 i, columns 32 (l % 4) .. + 31), so the
+ * warp's eight 16-byte loads a lane cover the tile's 4 KB at once. Two
+ * weights at a time as in the tensor-core kernel (the nibbles OR'd into
+ * 1024.0, then (h - 1024) s + b in half2, one rounding), multiplied by the
+ * activations in half2 over the 8 weights of a word and added into FP32.
+ * The 4 lanes of a row, then the 4 warps, are summed; splits add into y,
+ * zeroed first. */
 template <int M>
 __global__ void __launch_bounds__(128)
 q4_gemv_kernel(const uint4 *codes, const uint32_t *sb, int gpt, int ktiles,
@@ -182,86 +184,92 @@ q4_gemv_kernel(const uint4 *codes, const uint32_t *sb, int gpt, int ktiles,
 	       int add)
 {
 	__shared__ float red[4][GK_TILE_N][M];
+	const half2 k1024 = __half2half2(__ushort_as_half(0x6400));
 	const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, j = lane % 4;
 	const int kt0 = blockIdx.y * kt_per_split;
 	const int kt1 = min(kt0 + kt_per_split, ktiles);
 	const size_t tile0 = (size_t)blockIdx.x * ktiles;
+	const size_t sb_lane = (size_t)(lane / 4) * gpt + j * 32 * gpt / GK_TILE_K;
 	float acc[8][M];
+	uint4 q[8], qn[8];
+	uint32_t sbw[8], sbn[8];
 
-	#pragma unroll
+#pragma unroll
 	for (int i = 0; i < 8; i++)
-		#pragma unroll
+#pragma unroll
 		for (int t = 0; t < M; t++)
 			acc[i][t] = 0.0f;
-	for (int kt = kt0 + warp; kt < kt1; kt += 4) {
-		const uint4 *ct = codes + (tile0 + kt) * 256 + lane;
-		const uint32_t *st = sb + (tile0 + kt) * GK_TILE_N * gpt +
-				     (lane / 4) * gpt + j * 32 * gpt / GK_TILE_K;
-		const half *xt = x + (size_t)kt * GK_TILE_K + 32 * j;
-		uint4 q[8];
-		float dq[8][M], sx[M];
-
-		#pragma unroll
-		for (int i = 0; i < 8; i++)
-			q[i] = __ldg(ct + 32 * i);
-		#pragma unroll
-		for (int t = 0; t < M; t++) {
-			sx[t] = 0.0f;
-			#pragma unroll
-			for (int i = 0; i < 8; i++)
-				dq[i][t] = 0.0f;
+	if (kt0 + warp < kt1)
+#pragma unroll
+		for (int i = 0; i < 8; i++) {
+			qn[i] = __ldg(codes + (tile0 + kt0 + warp) * 256 + lane +
+				      32 * i);
+			sbn[i] = __ldg(sb + (tile0 + kt0 + warp) * GK_TILE_N * gpt +
+				       sb_lane + 8 * i * gpt);
 		}
-		#pragma unroll
-		for (int w = 0; w < 4; w++) {
-			float xv[M][8];
+	for (int kt = kt0 + warp; kt < kt1; kt += 4) {
+		const half *xt = x + (size_t)kt * GK_TILE_K + 32 * j;
 
-			#pragma unroll
-			for (int t = 0; t < M; t++) {
-				uint4 raw = __ldg(reinterpret_cast<const uint4 *>(
-					xt + (size_t)t * ldx + 8 * w));
-				const half2 *h2 = reinterpret_cast<const half2 *>(&raw);
-
-				#pragma unroll
-				for (int e = 0; e < 4; e++) {
-					float2 f = __half22float2(h2[e]);
-
-					xv[t][2 * e] = f.x;
-					xv[t][2 * e + 1] = f.y;
-					sx[t] += f.x + f.y;
-				}
+#pragma unroll
+		for (int i = 0; i < 8; i++) {
+			q[i] = qn[i];
+			sbw[i] = sbn[i];
+		}
+		if (kt + 4 < kt1) /* the next tile's loads fly during this one */
+#pragma unroll
+			for (int i = 0; i < 8; i++) {
+				qn[i] = __ldg(codes + (tile0 + kt + 4) * 256 +
+					      lane + 32 * i);
+				sbn[i] = __ldg(sb + (tile0 + kt + 4) * GK_TILE_N *
+						       gpt + sb_lane + 8 * i * gpt);
 			}
-			#pragma unroll
+#pragma unroll
+		for (int w = 0; w < 4; w++) {
+			uint4 xr[M];
+
+#pragma unroll
+			for (int t = 0; t < M; t++)
+				xr[t] = __ldg(reinterpret_cast<const uint4 *>(
+					xt + (size_t)t * ldx + 8 * w));
+#pragma unroll
 			for (int i = 0; i < 8; i++) {
 				uint32_t word = (&q[i].x)[w];
+				half2 sb2 = *reinterpret_cast<half2 *>(&sbw[i]);
+				half2 sc = __half2half2(__low2half(sb2));
+				half2 bi = __half2half2(__high2half(sb2));
+				half2 part[M];
 
-				#pragma unroll
-				for (int e = 0; e < 8; e++) {
-					/* weight e of the word: bits 4 (e / 2)
-					 * (+ 16 when e is odd) */
-					uint32_t b = ((word >> (4 * (e / 2) +
-								16 * (e % 2))) &
-						      0xfu) | 0x4b000000u;
-					float qv = __uint_as_float(b) - 8388608.0f;
+#pragma unroll
+				for (int t = 0; t < M; t++)
+					part[t] = __float2half2_rn(0.0f);
+#pragma unroll
+				for (int e = 0; e < 4; e++) {
+					/* weights 8w + 2e and 8w + 2e + 1,
+					 * in the columns of x's half2 e */
+					uint32_t p = ((word >> (4 * e)) &
+						      0x000f000fu) | 0x64006400u;
+					half2 wv = __hfma2(__hsub2(
+						*reinterpret_cast<half2 *>(&p),
+						k1024), sc, bi);
 
-					#pragma unroll
+#pragma unroll
 					for (int t = 0; t < M; t++)
-						dq[i][t] += qv * xv[t][e];
+						part[t] = __hfma2(wv,
+							reinterpret_cast<const half2 *>(
+								&xr[t])[e], part[t]);
+				}
+#pragma unroll
+				for (int t = 0; t < M; t++) {
+					float2 f = __half22float2(part[t]);
+
+					acc[i][t] += f.x + f.y;
 				}
 			}
 		}
-		#pragma unroll
-		for (int i = 0; i < 8; i++) {
-			uint32_t p = __ldg(st + 8 * i * gpt);
-			float2 f = __half22float2(*reinterpret_cast<half2 *>(&p));
-
-			#pragma unroll
-			for (int t = 0; t < M; t++)
-				acc[i][t] += f.x * dq[i][t] + f.y * sx[t];
-		}
 	}
-	#pragma unroll
+#pragma unroll
 	for (int i = 0; i < 8; i++)
-		#pragma unroll
+#pragma unroll
 		for (int t = 0; t < M; t++) {
 			float v = acc[i][t];
 

@@ -24,7 +24,7 @@
 #define NLIN 7 /* wq wk wv wo w1 w2 w3 a layer */
 
 struct lin {
-	int n, k;
+	int n, k, w4a16; /* w4a16: q4 holds it, else f16 */
 	uint16_t *f16;   /* (n x k) device, FP16 layers */
 	struct gk_q4 q4; /* device, W4A16 layers */
 };
@@ -279,11 +279,12 @@ static struct lin *lin_at(struct gk_model *m, enum gk_tensor t, int layer)
 }
 
 static int lin_alloc(struct gk_model *m, struct lin *l, int n, int k,
-		     uint64_t seed, char *msg)
+		     int w4a16, uint64_t seed, char *msg)
 {
 	l->n = n;
 	l->k = k;
-	if (!m->d.w4a16) {
+	l->w4a16 = w4a16;
+	if (!w4a16) {
 		size_t cnt = (size_t)n * k;
 
 		if (!(l->f16 = (uint16_t *)grab(m, 2 * cnt, msg)))
@@ -345,10 +346,11 @@ static int model_alloc(struct gk_model *m, char *msg)
 				d->dim, d->hidden, d->dim };
 
 			if (lin_alloc(m, &m->lin[l * NLIN + j], n[j], k[j],
-				      seed++, msg) < 0)
+				      d->w4a16, seed++, msg) < 0)
 				return -1;
 		}
-	if (lin_alloc(m, &m->lin[L * NLIN], d->vocab, d->dim, seed++, msg) < 0 ||
+	if (lin_alloc(m, &m->lin[L * NLIN], d->vocab, d->dim, d->cls_w4a16,
+		      seed++, msg) < 0 ||
 	    !(m->kc = (half *)grab(m, 2 * cache, msg)) ||
 	    !(m->vc = (half *)grab(m, 2 * cache, msg)))
 		return -1;
@@ -388,7 +390,7 @@ struct gk_model *gk_model_new(const struct gk_model_desc *d, char *msg)
 	    d->n_kv_heads * head > 12288 || d->hidden < 1 ||
 	    d->n_layers < 1 || d->vocab < 1 || d->seq_len < 1 ||
 	    d->max_tokens < 1 || d->caches < 1 ||
-	    (d->w4a16 && d->group != 32 && d->group != 64 && d->group != 128)) {
+	    ((d->w4a16 || d->cls_w4a16) && d->group != 32 && d->group != 64 && d->group != 128)) {
 		gk_fail(msg, "model_new", __FILE__, __LINE__,
 			"a shape this forward does not take");
 		return NULL;
@@ -476,7 +478,7 @@ int gk_model_set(struct gk_model *m, enum gk_tensor t, int layer,
 		break;
 	}
 	struct lin *l = lin_at(m, t, layer);
-	if (!d->w4a16) {
+	if (!l->w4a16) {
 		if (!lin->f16)
 			return gk_fail(msg, "model_set", __FILE__, __LINE__,
 				       "an FP16 model takes FP16 weights");
@@ -491,12 +493,14 @@ int gk_model_set(struct gk_model *m, enum gk_tensor t, int layer,
 	return gk_upload(l->q4.sb, q->sb, gk_q4_sb_bytes(q), msg);
 }
 
-/* y (T x n FP32) = x (T rows of kpad FP16) W^T */
-static int lin_apply(const struct gk_model *m, const struct lin *l,
-		     const half *x, int T, float *y, char *msg)
+/* y (T x n FP32) = x (T rows of kpad FP16) W^T; W4A16 through the GEMV at
+ * one token, where bench gpu measured it faster on every shape */
+static int lin_apply(const struct lin *l, const half *x, int T, float *y,
+		     char *msg)
 {
-	if (m->d.w4a16)
-		return gk_q4_gemm(&l->q4, (const uint16_t *)x, T, y, msg);
+	if (l->w4a16)
+		return (T == 1 ? gk_q4_gemv : gk_q4_gemm)(
+			&l->q4, (const uint16_t *)x, T, y, msg);
 	return gk_f16_gemm(l->f16, l->n, l->k, (const uint16_t *)x,
 			   (l->k + GK_TILE_K - 1) / GK_TILE_K * GK_TILE_K, T, y,
 			   NULL, msg);
@@ -519,9 +523,9 @@ static int layer_forward(struct gk_model *m, int l, int T, char *msg)
 	rmsnorm<<<T, 256, 0, s>>>(m->x, m->rms_att + (size_t)l * d->dim, d->dim,
 				  d->norm_eps, m->xb, m->ldd);
 	CU(cudaGetLastError());
-	if (lin_apply(m, &w[0], m->xb, T, m->q, msg) < 0 ||
-	    lin_apply(m, &w[1], m->xb, T, m->k, msg) < 0 ||
-	    lin_apply(m, &w[2], m->xb, T, m->v, msg) < 0)
+	if (lin_apply(&w[0], m->xb, T, m->q, msg) < 0 ||
+	    lin_apply(&w[1], m->xb, T, m->k, msg) < 0 ||
+	    lin_apply(&w[2], m->xb, T, m->v, msg) < 0)
 		return -1;
 	rope_store<<<T, 128, sizeof(float) * m->kv_dim, s>>>(
 		m->q, m->k, m->v, m->rows, *d, m->head, m->kc + coff,
@@ -531,18 +535,18 @@ static int layer_forward(struct gk_model *m, int l, int T, char *msg)
 		m->q, m->rows, *d, m->head, m->kc + coff, m->vc + coff, m->xb,
 		m->ldd);
 	CU(cudaGetLastError());
-	if (lin_apply(m, &w[3], m->xb, T, m->o, msg) < 0 ||
+	if (lin_apply(&w[3], m->xb, T, m->o, msg) < 0 ||
 	    residual(m->x, m->o, (size_t)T * d->dim, msg) < 0)
 		return -1;
 	rmsnorm<<<T, 256, 0, s>>>(m->x, m->rms_ffn + (size_t)l * d->dim, d->dim,
 				  d->norm_eps, m->xb, m->ldd);
 	CU(cudaGetLastError());
-	if (lin_apply(m, &w[4], m->xb, T, m->h1, msg) < 0 ||
-	    lin_apply(m, &w[6], m->xb, T, m->h3, msg) < 0)
+	if (lin_apply(&w[4], m->xb, T, m->h1, msg) < 0 ||
+	    lin_apply(&w[6], m->xb, T, m->h3, msg) < 0)
 		return -1;
 	silu_mul<<<T, 256, 0, s>>>(m->h1, m->h3, d->hidden, m->hb, m->ldh);
 	CU(cudaGetLastError());
-	if (lin_apply(m, &w[5], m->hb, T, m->o, msg) < 0)
+	if (lin_apply(&w[5], m->hb, T, m->o, msg) < 0)
 		return -1;
 	return residual(m->x, m->o, (size_t)T * d->dim, msg);
 }
@@ -587,7 +591,7 @@ int gk_model_forward(struct gk_model *m, const struct gk_seq *seqs, int nseq,
 	rmsnorm<<<T, 256, 0, gk_ctx.stream>>>(m->x, m->rms_final, d->dim,
 					      d->norm_eps, m->xb, m->ldd);
 	CU(cudaGetLastError());
-	if (lin_apply(m, &m->lin[d->n_layers * NLIN], m->xb, T, m->logits,
+	if (lin_apply(&m->lin[d->n_layers * NLIN], m->xb, T, m->logits,
 		      msg) < 0)
 		return -1;
 	if (logits) {
