@@ -43,6 +43,13 @@ static void git_commit(char *buf, size_t n)
 		snprintf(buf, n, "unknown");
 }
 
+static const char *build_commit; /* prov_set_build's, or NULL */
+
+void prov_set_build(const char *commit)
+{
+	build_commit = commit;
+}
+
 json_t *prov_new(int argc, char **argv)
 {
 	char host[256] = "unknown", cpu[256], commit[128], date[32],
@@ -63,6 +70,11 @@ json_t *prov_new(int argc, char **argv)
 	for (int i = 0; i < argc && at + 1 < sizeof(cmd); i++)
 		at += (size_t)snprintf(cmd + at, sizeof(cmd) - at, " %s",
 				       argv[i]);
-	return json_pack("{s:s,s:s,s:s,s:s,s:s}", "machine", machine, "cpu", cpu,
-			 "date", date, "commit", commit, "command", cmd);
+	json_t *p = json_pack("{s:s,s:s,s:s,s:s,s:s}", "machine", machine,
+			      "cpu", cpu, "date", date, "commit", commit,
+			      "command", cmd);
+
+	if (build_commit)
+		json_object_set_new(p, "build", json_string(build_commit));
+	return p;
 }

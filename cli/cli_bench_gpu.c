@@ -17,7 +17,8 @@ static const struct opt_cmd gbench_cmd = {
 		 " [--reps N] [--quick]",
 	.about = "On GPU 0: for each layer shape of the models (dim x dim, kv x dim,\n"
 		 "hidden x dim, dim x hidden, vocab x dim) and M = 1, 2, 4, ..., 256\n"
-		 "tokens: the W4A16 kernel (kernels/cuda) and cuBLAS FP16 (FP32\n"
+		 "tokens: the W4A16 kernels (kernels/cuda: tensor cores, \"w4a16\", and\n"
+		 "at M <= 4 the GEMV, \"w4a16-gemv\") and cuBLAS FP16 (FP32\n"
 		 "accumulation): seconds (median of N runs, CUDA events, L2 flushed\n"
 		 "before each), GB/s of weights read, TFLOP/s, and the speedup over\n"
 		 "cuBLAS; first the device's copy bandwidth (read + write) and its FP16\n"

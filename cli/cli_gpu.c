@@ -1,9 +1,11 @@
 /* cli_gpu.c: "hybridspec gpu", the GPU costs' commands: "gpu check",
- * published serving figures against the simulator (study/gcheck.h). */
+ * published serving figures against the simulator (study/gcheck.h), and
+ * "gpu compare", a measured verify table against it (study/gcompare.h). */
 #include "cli.h"
 #include "cli_sub.h"
 
 #include "gcheck.h"
+#include "gcompare.h"
 
 #include <stdio.h>
 
@@ -92,9 +94,69 @@ static int gpu_check(int argc, char **argv)
 			  out, json, quiet);
 }
 
+static const struct opt_cmd compare_cmd = {
+	.name = "gpu compare",
+	.usage = "TABLE [--against PRESET] [--gpu PRESET] [--tables DIR]\n"
+		 " [--json]",
+	.about = "TABLE, a verify table that `calib gpu` measured (results/calib/\n"
+		 "verify-H200-*.json), point by point against what the simulator charges\n"
+		 "for the same forwards (ceil(tokens / 5) sequences at the context; no\n"
+		 "step overhead, as calib gpu times the GPU alone): priced by the\n"
+		 "operator table of PRESET in DIR, another GPU of the same class measured\n"
+		 "by others (derived when DIR has none), and by the derived costs of the\n"
+		 "measured GPU's own preset. Prints each point's milliseconds and\n"
+		 "differences, then the median and worst |difference| of each.\n",
+	.exit_status = "0 done, 2 bad usage or bad input (a table calib gpu did not\n"
+		       "write, an unknown preset)",
+	.operands = "TABLE",
+	.min_operands = 1,
+	.max_operands = 1,
+};
+
+static int gpu_compare(int argc, char **argv)
+{
+	const char *against = "H100-SXM", *gpu = NULL,
+		   *tables = "results/calib/gpu";
+	bool json = false;
+	struct opt rows[] = {
+		OPT_STR("against", 0, &against, "PRESET",
+			"the GPU priced by its operator table (default H100-SXM,\n"
+			"the Hopper whose profiles DIR holds)"),
+		OPT_STR("gpu", 0, &gpu, "PRESET",
+			"the measured GPU's preset (default: the table's GPU name\n"
+			"less \"NVIDIA \")"),
+		OPT_STR("tables", 0, &tables, "DIR",
+			"the operator tables (default results/calib/gpu)"),
+		CLI_OPT_JSON(&json, "{\"gpu\", \"model\", \"dtype\", \"against\",\n"
+			     "\"against_pricing\", \"own_pricing\", \"rows\": [{\"tokens\",\n"
+			     "\"ctx\", \"measured_s\", \"against_s\", \"own_s\"}], \"summary\"}"),
+		OPT_END,
+	};
+	struct gcompare g;
+	struct err e;
+	int rc;
+
+	if ((rc = opt_parse(&compare_cmd, rows, &argc, argv)) != OPT_GO)
+		return rc;
+	if (gcompare_run(&g, argv[0], gpu, against, tables, &e) < 0)
+		return cli_fail("gpu compare: %s", e.msg);
+	if (json) {
+		json_t *j = gcompare_json(&g);
+
+		cli_print_json(j);
+		json_decref(j);
+	} else {
+		gcompare_print(&g, stdout);
+	}
+	gcompare_release(&g);
+	return CLI_OK;
+}
+
 static const struct cli_sub gpu_subs_table[] = {
 	{ "check", gpu_check,
 	  "published serving figures against the simulator's GPU costs" },
+	{ "compare", gpu_compare,
+	  "a table calib gpu measured against the simulator's GPU costs" },
 	{ NULL, NULL, NULL },
 };
 

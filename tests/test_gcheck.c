@@ -6,6 +6,7 @@
 #include "harness.h"
 
 #include "gcheck.h"
+#include "gcompare.h"
 #include "optab.h"
 
 #include <limits.h>
@@ -238,6 +239,63 @@ static void command(void)
 	      strstr(out, "refs.json: /points/0/metric: expected one of"));
 }
 
+/* gpu compare: a measured table's points priced in its order, by the
+ * other GPU's operator table (FP16) or derived (INT4), dearer at longer
+ * contexts and for more tokens; what it refuses. */
+#define H200_TABLE(cal, quant) \
+	"{\"kind\": \"verify\", \"gpu\": \"NVIDIA H200\", \"model\": " \
+	"\"llama2-7b\", \"calibrated\": " cal ", \"tokens\": [1, 64], " \
+	"\"ctx\": [128, 2048], \"seconds\": [[0.008, 0.02], [0.01, 0.04]], " \
+	"\"provenance\": {\"quant\": \"" quant "\"}}"
+
+static void compare(void)
+{
+	struct gcompare g;
+	struct err e;
+	char out[8192], m[4096], q[4096], rf[4096], tables[PATH_MAX], args[5000];
+
+	snprintf(m, sizeof(m), "%s", t_write("m.json", H200_TABLE("true", "f16")));
+	snprintf(q, sizeof(q), "%s", t_write("q.json", H200_TABLE("true",
+								  "w4a16-g128-sym")));
+	snprintf(rf, sizeof(rf), "%s", t_write("r.json", H200_TABLE("false", "f16")));
+	if (!realpath(TABLES, tables)) {
+		CHECK_MSG(0, "no %s", TABLES);
+		return;
+	}
+	CHECK_MSG(gcompare_run(&g, m, NULL, "H100-SXM", TABLES,
+			       &e) == 0, "%s", e.msg);
+	CHECK(g.n == 4 && !strcmp(g.gpu, "H200") && !strcmp(g.dtype, "fp16"));
+	CHECK(!strncmp(g.against_pricing, "measured", 8) &&
+	      !strncmp(g.own_pricing, "derived", 7));
+	for (size_t i = 0; g.n == 4 && i < 4; i++) {
+		const struct gcompare_row *r = &g.rows[i];
+
+		CHECK(r->tokens == (i < 2 ? 1 : 64) &&
+		      r->ctx == (i % 2 ? 2048 : 128) && r->against_s > 0 &&
+		      r->own_s > 0);
+		if (i % 2)
+			CHECK(r->against_s > g.rows[i - 1].against_s &&
+			      r->own_s > g.rows[i - 1].own_s);
+	}
+	CHECK(g.n == 4 && g.rows[1].measured_s == 0.02 &&
+	      g.rows[2].against_s > g.rows[0].against_s);
+	gcompare_release(&g);
+	CHECK_MSG(gcompare_run(&g, q, NULL, "H100-SXM", TABLES,
+			       &e) == 0, "%s", e.msg);
+	CHECK(!strcmp(g.dtype, "int4") && !strncmp(g.against_pricing,
+						    "derived", 7));
+	gcompare_release(&g);
+	CHECK(gcompare_run(&g, rf, NULL, "H100-SXM", TABLES,
+			   &e) < 0 && strstr(e.msg, "calib gpu measured"));
+	CHECK(gcompare_run(&g, m, NULL, "H300", TABLES, &e) < 0 &&
+	      strstr(e.msg, "H300"));
+	CHECK(t_run("gpu compare r.json", out, sizeof(out)) == 2 &&
+	      strstr(out, "r.json: expected a table"));
+	snprintf(args, sizeof(args), "gpu compare m.json --tables '%s'", tables);
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0 &&
+		  strstr(out, "H100-SXM: median |diff|"), "%s", out);
+}
+
 const struct tcase gcheck_tests[] = {
 	{ "gpu check: the refs reader refuses with the pointer", reader },
 	{ "gpu check: what priced each point, measured or derived", pricing },
@@ -247,5 +305,6 @@ const struct tcase gcheck_tests[] = {
 	{ "gpu check: points that outgrow the KV pool are concurrency-bound",
 	  bound },
 	{ "gpu check: the command's output and exit statuses", command },
+	{ "gpu compare: a measured table against both pricings", compare },
 	{ 0 },
 };
