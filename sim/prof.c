@@ -20,7 +20,7 @@
 static int read_provenance(struct jx *x, json_t *doc)
 {
 	static const char *const keys[] = { "machine", "cpu", "date", "commit",
-		"command", "note", NULL };
+		"command", "note", "build", NULL };
 	json_t *v = json_object_get(doc, "provenance");
 	const char *s;
 
@@ -31,7 +31,8 @@ static int read_provenance(struct jx *x, json_t *doc)
 	       jx_str(x, v, "/provenance", "machine", NULL, &s) < 0 ||
 	       jx_str(x, v, "/provenance", "date", NULL, &s) < 0 ||
 	       jx_str(x, v, "/provenance", "commit", NULL, &s) < 0 ||
-	       jx_str(x, v, "/provenance", "command", NULL, &s) < 0 ? -1 : 0;
+	       jx_str(x, v, "/provenance", "command", NULL, &s) < 0 ||
+	       jx_str(x, v, "/provenance", "build", "", &s) < 0 ? -1 : 0;
 }
 
 /* /model: its dimensions must be those of its name when the name is a
