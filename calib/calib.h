@@ -135,11 +135,13 @@ char **calib_device_names(const char *dir);
 void calib_device_names_free(char **names);
 
 #define CALIB_MAX_FIGURES 32
+#define CALIB_CLASSES { "phone", "laptop", "board", "desktop", NULL }
 
 /* A published figure: strings borrowed from the device's doc */
 struct calib_figure {
 	const char *model, *quant, *backend, *source;
 	double params, weight_bytes, tokens_per_s;
+	int threads;
 	bool prefill; /* pp, else tg (decode) */
 	bool used;    /* a CPU figure the correction takes */
 };
@@ -148,6 +150,7 @@ struct calib_device {
 	json_t *doc;          /* owned: the file */
 	char path[1024];
 	const char *name;     /* borrowed from doc */
+	int cls;              /* CALIB_CLASSES' index: phone, laptop, ... */
 	int threads;
 	double peak_gbs, sustained_gbs; /* sustained 0: not measured */
 	double fp32_gflops, int8_gops;  /* int8 0: none */

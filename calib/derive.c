@@ -93,7 +93,7 @@ static int read_figure(struct jx *x, json_t *v, const char *ptr,
 {
 	static const char *const keys[] = { "model", "params", "weight_bytes",
 		"quant", "backend", "threads", "test", "tokens_per_s", "source",
-		"note", "use", NULL };
+		"quote", "note", "use", NULL };
 	static const char *const tests[] = { "pp", "tg", NULL };
 	const char *s;
 	long long th;
@@ -114,6 +114,7 @@ static int read_figure(struct jx *x, json_t *v, const char *ptr,
 		   &f->tokens_per_s) < 0 ||
 	    jx_str(x, v, ptr, "source", NULL, &f->source) < 0 ||
 	    jx_str(x, v, ptr, "note", "", &s) < 0 ||
+	    jx_str(x, v, ptr, "quote", "", &s) < 0 ||
 	    jx_bool(x, v, ptr, "use", 1, &f->used) < 0)
 		return -1;
 	if (!*f->source) {
@@ -123,6 +124,7 @@ static int read_figure(struct jx *x, json_t *v, const char *ptr,
 			       "where the figure was published", NULL);
 	}
 	f->prefill = test == 0;
+	f->threads = (int)th;
 	f->used = f->used && !strcmp(f->backend, "cpu");
 	return 0;
 }
@@ -135,8 +137,7 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 		"int8_gops", "power_busy_w", "power_idle_w", "sources",
 		"published", "notes", "why_not", NULL };
 	static const char *const kinds[] = { "device", NULL };
-	static const char *const classes[] = { "phone", "laptop", "board",
-					       "desktop", NULL };
+	static const char *const classes[] = CALIB_CLASSES;
 	struct jx x = { .file = d->path, .err = e };
 	json_t *pub, *v;
 	long long th;
@@ -171,7 +172,7 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 	if (jx_object(&x, v, "", keys) < 0 ||
 	    jx_enum(&x, v, "", "kind", kinds, NULL, &k) < 0 ||
 	    jx_str(&x, v, "", "name", NULL, &d->name) < 0 ||
-	    jx_enum(&x, v, "", "class", classes, NULL, &k) < 0 ||
+	    jx_enum(&x, v, "", "class", classes, NULL, &d->cls) < 0 ||
 	    jx_int(&x, v, "", "threads", 1, 1024, JX_REQUIRED_INT, &th) < 0 ||
 	    jx_num(&x, v, "", "peak_gbs", JX_POS, JX_REQUIRED, &d->peak_gbs) < 0 ||
 	    opt_pos(&x, v, "", "sustained_gbs", &d->sustained_gbs) < 0 ||

@@ -6,12 +6,14 @@
 #include "harness.h"
 
 #include "calib.h"
+#include "dfit.h"
 #include "cfg.h"
 #include "cost.h"
 #include "jx.h"
 #include "prof.h"
 #include "prov.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -348,6 +350,80 @@ static void test_check_quick(void)
 		  strstr(out, "\"name\": \"verify stories260K"), "%s", out);
 }
 
+/* A library made from the device model itself (beta 0.5, kappa 0.1, eta
+ * 0.2; dfit.h): each device held out is predicted within the fit's grid
+ * (2.8% a step), and a device whose figures break the model is found
+ * wrong without pulling the others' fit. */
+static void synth_device(const char *name, double gbs, double gops,
+			 double scale)
+{
+	char text[2048];
+	double p7 = 6.74e9, w7 = 3.79e9, p1 = 1.1e9, w1 = 1.17e9;
+	double c = gops * 1e9;
+	double tg7 = 1 / fmax(w7 / (0.5 * gbs * 1e9), 2 * p7 / (0.1 * c));
+	double tg1 = 1 / fmax(w1 / (0.5 * gbs * 1e9), 2 * p1 / (0.1 * c));
+	double pp7 = 0.2 * c / (2 * p7);
+
+	snprintf(text, sizeof(text),
+		 "{\"kind\": \"device\", \"name\": \"%s\", \"class\": "
+		 "\"board\", \"threads\": 4, \"peak_gbs\": %g, "
+		 "\"fp32_gflops\": %g, \"int8_gops\": %g, \"sources\": {}, "
+		 "\"published\": ["
+		 "{\"model\": \"7B\", \"params\": %g, \"weight_bytes\": %g, "
+		 "\"quant\": \"Q4_0\", \"backend\": \"cpu\", \"threads\": 4, "
+		 "\"test\": \"tg\", \"tokens_per_s\": %.9g, \"source\": \"s\"},"
+		 "{\"model\": \"1B\", \"params\": %g, \"weight_bytes\": %g, "
+		 "\"quant\": \"Q8_0\", \"backend\": \"cpu\", \"threads\": 4, "
+		 "\"test\": \"tg\", \"tokens_per_s\": %.9g, \"source\": \"s\"},"
+		 "{\"model\": \"7B\", \"params\": %g, \"weight_bytes\": %g, "
+		 "\"quant\": \"Q4_0\", \"backend\": \"cpu\", \"threads\": 4, "
+		 "\"test\": \"pp\", \"tokens_per_s\": %.9g, \"source\": \"s\"}]}",
+		 name, gbs, gops / 4, gops, p7, w7, scale * tg7, p1, w1,
+		 scale * tg1, p7, w7, scale * pp7);
+	snprintf(text + 1500, 64, "%s.json", name);
+	t_write(text + 1500, text);
+}
+
+static void test_blind(void)
+{
+	static const struct { const char *name; double gbs, gops; } devs[] = {
+		{ "a", 17, 600 }, { "b", 34, 400 }, { "c", 68, 2000 },
+		{ "d", 100, 300 }, { "e", 51, 1200 },
+	};
+	struct err e;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	for (size_t i = 0; i < 5; i++)
+		synth_device(devs[i].name, devs[i].gbs, devs[i].gops, 1);
+	f = open_memstream(&out, &len);
+	CHECK_MSG(dfit_blind_print(t_tmpdir(), f, &e) == 0, "%s", e.msg);
+	fclose(f);
+	{
+		static const char head[] = "decode: 10 figures, held-out "
+					   "|error| median ";
+		const char *dline = out ? strstr(out, head) : NULL;
+		double med = 99, worst = 99;
+
+		CHECK_MSG(dline && sscanf(dline + sizeof(head) - 1, "%lf%%, worst %lf%%", &med,
+					  &worst) == 2 && worst < 2.8 &&
+			  strstr(out, "prefill: 5 figures, held-out |error| "
+				 "median 0.0%"), "%s", out);
+	}
+	free(out);
+	/* the device with figures twice the model's: its own error is about
+	 * -50%, and the others stay within the grid */
+	synth_device("e", 51, 1200, 2);
+	out = NULL;
+	f = open_memstream(&out, &len);
+	CHECK_MSG(dfit_blind_print(t_tmpdir(), f, &e) == 0, "%s", e.msg);
+	fclose(f);
+	CHECK_MSG(out && strstr(out, "e                      board   7B") &&
+		  strstr(out, "-50%") && strstr(out, "worst 50.0%"), "%s", out);
+	free(out);
+}
+
 const struct tcase calib_tests[] = {
 	{ "calib: a measured profile is what the config's device gets",
 	  test_profile_roundtrip },
@@ -362,5 +438,6 @@ const struct tcase calib_tests[] = {
 	  test_accept_profile },
 	{ "calib: the quick fidelity check runs within its loose bounds",
 	  test_check_quick },
+	{ "calib: the device model held out device by device", test_blind },
 	{ 0 },
 };
