@@ -18,6 +18,13 @@
 
 static const char *const classes[] = CALIB_CLASSES;
 
+/* the model's parameters for a class, and whether each pair was fitted on
+ * every class (too few peers in its own) */
+struct dfit_params {
+	double beta, kappa, eta;
+	int decode_pool, prefill_pool;
+};
+
 /* the arithmetic peak, G/s, on the figure's threads: llama.cpp's CPU
  * products of quantised weights run on int8 dot products (the activations
  * quantised to 8 bits), of F16 and F32 weights in floating point */
@@ -42,8 +49,10 @@ static double decode_rate(double beta, double kappa,
 	return 1 / fmax(mem, ops);
 }
 
-double dfit_predict(const struct dfit_params *p, const struct calib_device *d,
-		    const struct calib_figure *f)
+/* tokens/s the parameters predict for figure f of device d */
+static double predict(const struct dfit_params *p,
+		      const struct calib_device *d,
+		      const struct calib_figure *f)
 {
 	return f->prefill ? p->eta * compute_g(d, f) * 1e9 / (2 * f->params)
 			  : decode_rate(p->beta, p->kappa, d, f);
@@ -132,8 +141,9 @@ static void fit_prefill(const struct calib_device *devs, int n, int skip,
 	free(v);
 }
 
-void dfit_fit(const struct calib_device *devs, int n, int skip, int cls,
-	      struct dfit_params *p)
+/* the parameters fitted on devs[0..n) less devs[skip], for class cls */
+static void fit(const struct calib_device *devs, int n, int skip, int cls,
+		struct dfit_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->decode_pool = peers(devs, n, skip, cls, false, false) <
@@ -202,14 +212,14 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 				classes[d->cls]);
 			continue;
 		}
-		dfit_fit(devs, n, i, d->cls, &p);
+		fit(devs, n, i, d->cls, &p);
 		for (int j = 0; j < d->nfig; j++) {
 			const struct calib_figure *g = &d->fig[j];
 			double pred, r;
 
 			if (!g->used)
 				continue;
-			pred = dfit_predict(&p, d, g);
+			pred = predict(&p, d, g);
 			r = pred / g->tokens_per_s - 1;
 			err[g->prefill][k[g->prefill]++] = fabs(r);
 			fprintf(f, "%-22s %-7s %-16.16s %-7s %s t%-2d %8.2f %8.2f "

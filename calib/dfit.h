@@ -23,20 +23,6 @@
 
 #define DFIT_MIN_PEERS 2
 
-struct dfit_params {
-	double beta, kappa, eta;
-	int decode_pool, prefill_pool; /* 1: fitted on every class */
-};
-
-/* The parameters fitted on devs[0..n) less devs[skip] (skip -1: none),
- * for a device of class cls. */
-void dfit_fit(const struct calib_device *devs, int n, int skip, int cls,
-	      struct dfit_params *p);
-
-/* tokens/s the parameters predict for figure f of device d */
-double dfit_predict(const struct dfit_params *p, const struct calib_device *d,
-		    const struct calib_figure *f);
-
 /* Every used figure of the library in dir predicted by the parameters
  * fitted without its device, to f, then the median and worst |error| of
  * decode and of prefill against the goals. 0, or -1 with a message. */

@@ -1,7 +1,8 @@
 #!/bin/sh
-# gpu-check.sh [OUT [STEP...]]: everything the GPU path needs a GPU for, in one run,
-# for a machine lent with one (docs/gpu.md): the binaries (built there, or
-# when that fails the ones scripts/gpu-prep.sh built here), the GPU tests
+# gpu-check.sh [OUT [STEP...]]: everything the GPU path needs a GPU for, in
+# one run, for a machine lent with one (docs/gpu.md): the binaries (the
+# ones scripts/gpu-prep.sh built here, or built there where those do not
+# run), the GPU tests
 # (the kernels and the model forwards against the CPU reference), `bench
 # gpu`, `calib gpu` for LLaMA-2 7B and 13B in FP16 and W4A16, and a
 # counter profile of the W4A16 kernels at M = 1 where ncu works. Writes
@@ -53,25 +54,26 @@ step() {
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 uname -a >> "$out/nvidia-smi.txt"
 cat /etc/os-release >> "$out/nvidia-smi.txt" 2>&1
-# this machine's build from .gpu/bin (no minutes of nvcc on the lease);
-# built there only where it does not run
-mkdir -p build
-cp .gpu/bin/* build/ 2>/dev/null
-if ! build/hybridspec --version > "$out/version.txt" 2>&1; then
-	rm -f build/hybridspec build/hybridspec-tests build/hybridspec-cuda.so
+# the binaries: this machine's build in .gpu/bin, run where it lies (no
+# minutes of nvcc on the lease, and no build/ overwritten); built there
+# only where those do not run
+bin=.gpu/bin
+if ! "$bin/hybridspec" --version > "$out/version.txt" 2>&1; then
+	bin=build
 	step build 240 make -j"$(nproc)" all build/hybridspec-tests \
 		> "$out/build.txt" 2>&1
 	build/hybridspec --version > "$out/version.txt" 2>&1
 fi
-ldd build/hybridspec-cuda.so >> "$out/version.txt" 2>&1
+export HYBRIDSPEC_BIN="$PWD/$bin/hybridspec" # what the tests run
+ldd "$bin/hybridspec-cuda.so" >> "$out/version.txt" 2>&1
 pack
-step tests 150 sh -c "build/hybridspec-tests gpu 2>&1 | tee '$out/tests.txt';
-	build/hybridspec-tests gk_pack 2>&1 | tee -a '$out/tests.txt';
+step tests 150 sh -c "$bin/hybridspec-tests gpu 2>&1 | tee '$out/tests.txt';
+	$bin/hybridspec-tests gk_pack 2>&1 | tee -a '$out/tests.txt';
 	! grep -q '^FAIL\|^skip gpu_' '$out/tests.txt'"
-step bench 150 sh -c "build/hybridspec bench gpu --json > '$out/bench-gpu.json'"
+step bench 150 sh -c "$bin/hybridspec bench gpu --json > '$out/bench-gpu.json'"
 # NAME LIMIT MODEL QUANT: a verify table
 calib() {
-	step "calib-$1" "$2" build/hybridspec calib gpu --model "$3" \
+	step "calib-$1" "$2" "$bin/hybridspec" calib gpu --model "$3" \
 		--quant "$4" -o "$out/verify-$3-$4.json"
 }
 calib 7b-f16 75 llama2-7b f16
@@ -83,11 +85,11 @@ if [ -n "$ncu" ]; then
 	step ncu 60 sh -c "'$ncu' --clock-control none --kernel-name regex:q4_ \
 		--launch-count 26 --section SpeedOfLight --section Occupancy \
 		--section LaunchStats --section MemoryWorkloadAnalysis \
-		build/hybridspec bench gpu --quick > '$out/ncu.txt' 2>&1"
+		$bin/hybridspec bench gpu --quick > '$out/ncu.txt' 2>&1"
 fi
 calib 13b-f16 60 llama2-13b f16
 calib 13b-w4a16 60 llama2-13b w4a16
-step bench-g32 40 sh -c "build/hybridspec bench gpu --json --models llama2-7b \
+step bench-g32 40 sh -c "$bin/hybridspec bench gpu --json --models llama2-7b \
 	--group 32 > '$out/bench-gpu-g32.json'"
 pack
 cat "$out/times.txt"

@@ -8,7 +8,8 @@
 #            weigh 45 MB (the cut: gguf-py, PyPI's "gguf", in a scratch
 #            virtual environment)
 #   bin/     this machine's build of the binaries and the CUDA plugin,
-#            stripped: what gpu-check.sh runs when it cannot build there
+#            stripped: what gpu-check.sh runs on a bare machine (it builds
+#            there only where these do not run)
 # Carry .gpu to the machine and run scripts/gpu-check.sh there (docs/gpu.md).
 set -eu
 cd "$(dirname "$0")/.."

@@ -9,6 +9,7 @@
 
 #include "cfg.h"
 #include "cost.h"
+#include "jx.h"
 #include "mem.h"
 #include "order.h"
 #include "vtab.h"
@@ -63,25 +64,25 @@ static double price_s(const struct cost *k, double tokens, double ctx)
 int gcompare_run(struct gcompare *g, const char *path, const char *gpu,
 		 const char *against, const char *tables, struct err *e)
 {
-	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je), *prov;
+	json_t *doc = jx_load(path, e), *prov;
 	const char *name, *model, *quant;
 	struct vtab t = { 0 };
 	struct cfg ca, co;
 	struct cost ka, ko;
 	char dir[PATH_MAX];
+	int sides = 0, rc = -1;
 
 	memset(g, 0, sizeof(*g));
 	if (!doc)
-		return err_set(e, "%s:%d: %s", path, je.line, je.text);
+		return -1;
 	name = json_string_value(json_object_get(doc, "gpu"));
 	model = json_string_value(json_object_get(doc, "model"));
 	prov = json_object_get(doc, "provenance");
 	quant = json_string_value(json_object_get(prov, "quant"));
 	if (!name || !model || !json_is_true(json_object_get(doc, "calibrated"))) {
-		json_decref(doc);
-		return err_set(e, "%s: expected a table that calib gpu measured "
-			       "(\"gpu\", \"model\", \"calibrated\": true)", path);
+		err_set(e, "%s: expected a table that calib gpu measured "
+			"(\"gpu\", \"model\", \"calibrated\": true)", path);
+		goto out;
 	}
 	snprintf(g->gpu, sizeof(g->gpu), "%s", gpu ? gpu
 		 : strncmp(name, "NVIDIA ", 7) ? name : name + 7);
@@ -90,24 +91,17 @@ int gcompare_run(struct gcompare *g, const char *path, const char *gpu,
 	snprintf(g->dtype, sizeof(g->dtype), "%s",
 		 quant && !strncmp(quant, "w4a16", 5) ? "int4" : "fp16");
 	if (tables && !realpath(tables, dir)) {
-		json_decref(doc);
-		return err_set(e, "--tables %s: no such folder", tables);
+		err_set(e, "--tables %s: no such folder", tables);
+		goto out;
 	}
-	if (vtab_parse(&t, doc, path, model, e) < 0) {
-		json_decref(doc);
-		return -1;
-	}
-	json_decref(doc);
-	if (side_init(&ca, &ka, against, g->model, g->dtype,
-		      tables ? dir : NULL, e) < 0) {
-		vtab_release(&t);
-		return -1;
-	}
-	if (side_init(&co, &ko, g->gpu, g->model, g->dtype, NULL, e) < 0) {
-		cfg_release(&ca);
-		vtab_release(&t);
-		return -1;
-	}
+	if (vtab_parse(&t, doc, path, model, e) < 0 ||
+	    side_init(&ca, &ka, against, g->model, g->dtype,
+		      tables ? dir : NULL, e) < 0)
+		goto out;
+	sides = 1;
+	if (side_init(&co, &ko, g->gpu, g->model, g->dtype, NULL, e) < 0)
+		goto out;
+	sides = 2;
 	snprintf(g->against_pricing, sizeof(g->against_pricing), "%s",
 		 cost_pricing(&ka));
 	snprintf(g->own_pricing, sizeof(g->own_pricing), "%s",
@@ -119,10 +113,17 @@ int gcompare_run(struct gcompare *g, const char *path, const char *gpu,
 				t.tok[i], t.ctx[j], t.sec[i * t.nc + j],
 				price_s(&ka, t.tok[i], t.ctx[j]),
 				price_s(&ko, t.tok[i], t.ctx[j]) };
-	cfg_release(&ca);
-	cfg_release(&co);
+	rc = 0;
+out:
+	if (sides > 0)
+		cfg_release(&ca);
+	if (sides > 1)
+		cfg_release(&co);
 	vtab_release(&t);
-	return 0;
+	json_decref(doc);
+	if (rc < 0)
+		gcompare_release(g);
+	return rc;
 }
 
 void gcompare_release(struct gcompare *g)

@@ -390,7 +390,8 @@ struct gk_model *gk_model_new(const struct gk_model_desc *d, char *msg)
 	    d->n_kv_heads * head > 12288 || d->hidden < 1 ||
 	    d->n_layers < 1 || d->vocab < 1 || d->seq_len < 1 ||
 	    d->max_tokens < 1 || d->caches < 1 ||
-	    ((d->w4a16 || d->cls_w4a16) && d->group != 32 && d->group != 64 && d->group != 128)) {
+	    ((d->w4a16 || d->cls_w4a16) && d->group != 32 &&
+	     d->group != 64 && d->group != 128)) {
 		gk_fail(msg, "model_new", __FILE__, __LINE__,
 			"a shape this forward does not take");
 		return NULL;
