@@ -7,6 +7,7 @@
 #include "mem.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -117,4 +118,29 @@ int fs_write_atomic(const char *path, const char *text, struct err *e)
 		return -1;
 	fputs(text, a.f);
 	return fs_atomic_commit(&a, e);
+}
+
+int fs_exe_dir(char *buf, size_t n)
+{
+	ssize_t len = readlink("/proc/self/exe", buf, n - 1);
+	char *slash;
+
+	if (len < 0 || (size_t)len >= n - 1)
+		return -1;
+	buf[len] = 0;
+	if ((slash = strrchr(buf, '/')))
+		*slash = 0;
+	return 0;
+}
+
+const char *fs_repo_dir(const char *rel, char *buf, size_t n)
+{
+	char exe[4096];
+	struct stat st;
+
+	if (stat(rel, &st) == 0 || fs_exe_dir(exe, sizeof(exe)) < 0)
+		snprintf(buf, n, "%s", rel);
+	else
+		snprintf(buf, n, "%s/../%s", exe, rel);
+	return buf;
 }

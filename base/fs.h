@@ -1,6 +1,7 @@
 /* fs.h: files whole: read at once, folders made with their parents, and
  * files written so that a reader sees the old one or the new one, never a
- * part (a temporary beside the target, then rename(2)). */
+ * part (a temporary beside the target, then rename(2)); and where the
+ * running binary lies. */
 #ifndef HS_FS_H
 #define HS_FS_H
 
@@ -28,6 +29,17 @@ struct fs_atomic {
 FILE *fs_atomic_open(struct fs_atomic *a, const char *path, struct err *e);
 int fs_atomic_commit(struct fs_atomic *a, struct err *e);
 void fs_atomic_abort(struct fs_atomic *a);
+
+/* The folder of the running binary (/proc/self/exe without its last
+ * component) into buf. 0, or -1 where it cannot be read or is longer than
+ * n - 1. */
+int fs_exe_dir(char *buf, size_t n);
+
+/* A folder of the repository, rel (as "results/calib"): rel itself where
+ * the working directory has it, else DIR/../rel for the running binary's
+ * folder DIR (the binary lies in build/), so that a command finds the
+ * committed files from any directory. Into buf; returns buf. */
+const char *fs_repo_dir(const char *rel, char *buf, size_t n);
 
 /* text into path through fs_atomic. 0, or -1 with e's message. */
 int fs_write_atomic(const char *path, const char *text, struct err *e);

@@ -124,11 +124,18 @@ json_t *calib_verify_table(const char *gpu, const char *model, int seq_len,
 double calib_fit(const double *x, const double *t, int n, double *a,
 		 double *b);
 
+/* The committed profiles: results/calib under the working directory where
+ * it has one, else beside the folder of the running binary (build/), so
+ * that a command finds them from any directory. Borrowed. */
+const char *calib_results_dir(void);
 /* The device library (calib/derive.c, docs/calib.md): a file a device,
  * DIR/NAME.json, with its datasheet constants, their sources, and the
  * llama.cpp figures published for it. DIR is $HYBRIDSPEC_DEVICES, else
- * results/calib/devices. */
+ * calib_results_dir()/devices. Borrowed. */
 const char *calib_device_dir(void);
+/* The edge profile measured here that derivations take their shape from
+ * by default, in calib_results_dir(). Borrowed. */
+const char *calib_measured_profile(void);
 /* The names in dir, sorted, NULL-terminated; free with
  * calib_device_names_free. */
 char **calib_device_names(const char *dir);
@@ -152,7 +159,7 @@ struct calib_device {
 	const char *name;     /* borrowed from doc */
 	int cls;              /* CALIB_CLASSES' index: phone, laptop, ... */
 	int threads;
-	double peak_gbs, sustained_gbs; /* sustained 0: not measured */
+	double peak_gbs;      /* the DRAM's */
 	double fp32_gflops, int8_gops;  /* int8 0: none */
 	double power_busy_w, power_idle_w; /* 0: not known */
 	int nfig;
@@ -167,41 +174,23 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 		      const char *dir, struct err *e);
 void calib_device_release(struct calib_device *d);
 
-/* A device profile derived from a measured one by the device's datasheet
- * and corrected by published llama.cpp figures (derive.c: the device's
- * own, else the median of the library in dir). NULL with a message for a
- * profile that is itself derived or lacks what the method needs. */
+/* A device profile derived for d (derive.c): its level from the device
+ * model fitted on the library in dir with d's figures (dfit.h), its shape
+ * from the measured profile; for model (a shape), or the measured
+ * profile's model where NULL. NULL with a message for a profile that is
+ * itself derived or lacks what the method needs. */
+struct shape;
 json_t *calib_derive(const json_t *measured, const char *from_path,
-		     const struct calib_device *d, const char *dir,
-		     const json_t *prov, struct err *e);
-
-/* How far the derivation lands from each used figure of d, as derived
- * tokens/s over published less 1: from the datasheet alone; with the
- * device's own correction from its other figures (NAN: none); with the
- * library's correction from the other devices (NAN: none); and the
- * derived profile itself (its own correction from all its figures). Fills
- * up to CALIB_MAX_FIGURES of out; their count, or -1 with the message. */
-struct calib_error {
-	const struct calib_figure *fig;
-	double datasheet, own, library, derived;
-};
-int calib_device_errors(const json_t *measured, const char *path,
-			const struct calib_device *d, const char *dir,
-			struct calib_error *out, struct err *e);
+		     const struct calib_device *d, const struct shape *model,
+		     const char *dir, const json_t *prov, struct err *e);
 
 /* `calib derive`: the measured profile at profile_path (read strictly)
- * derived for device (a name in dir or a device file: calib_device_load).
+ * derived for device (a name in dir or a device file: calib_device_load)
+ * and model (a shape's name or file: shape_load; NULL: the profile's).
  * The derived profile (caller frees), or NULL with a message. */
 json_t *calib_derive_file(const char *profile_path, const char *device,
-			  const char *dir, const json_t *prov, struct err *e);
-
-/* `calib devices`: a header line, then a line a used figure of each
- * device in dir with calib_device_errors' four errors (a device without
- * a figure says why not), derived from the measured profile at
- * profile_path, to f. 0, or -1 with a message (a bad profile or device
- * file, no device in dir). */
-int calib_devices_print(const char *profile_path, const char *dir, FILE *f,
-			struct err *e);
+			  const char *model, const char *dir,
+			  const json_t *prov, struct err *e);
 
 /* The roofline verify table of a GPU preset for a model shape (tokens x
  * context grid), marked "calibrated": false. */

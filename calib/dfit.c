@@ -1,6 +1,7 @@
 /* dfit.c: the device model of dfit.h and its leave-one-device-out check.
- * The fit reads the used figures of the devices it is given; a device is
- * held out by index, so a prediction never sees its own figures. */
+ * A fit reads the used figures of a set of loaded devices (the library,
+ * with the device a derivation is for); a device is held out by its index
+ * in the set, so a held-out prediction never sees its own figures. */
 #include "dfit.h"
 
 #include "mem.h"
@@ -18,44 +19,52 @@
 
 static const char *const classes[] = CALIB_CLASSES;
 
-/* the model's parameters for a class, and whether each pair was fitted on
- * every class (too few peers in its own) */
-struct dfit_params {
-	double beta, kappa, eta;
-	int decode_pool, prefill_pool;
-};
-
-/* the arithmetic peak, G/s, on the figure's threads: llama.cpp's CPU
- * products of quantised weights run on int8 dot products (the activations
- * quantised to 8 bits), of F16 and F32 weights in floating point */
-static double compute_g(const struct calib_device *d,
-			const struct calib_figure *f)
+/* G/s of the peak (int8 dot products, else FP32 FMA) on threads of d */
+static double peak_g(const struct calib_device *d, int threads, bool int8)
 {
-	bool fp = !strcmp(f->quant, "F16") || !strcmp(f->quant, "F32");
-	double peak = d->int8_gops > 0 && !fp ? d->int8_gops : d->fp32_gflops;
-	int t = f->threads > 0 && f->threads < d->threads ? f->threads
-							  : d->threads;
+	double peak = int8 && d->int8_gops > 0 ? d->int8_gops : d->fp32_gflops;
+	int t = threads > 0 && threads < d->threads ? threads : d->threads;
 
 	return peak * t / d->threads;
 }
 
 static double decode_rate(double beta, double kappa,
-			  const struct calib_device *d,
-			  const struct calib_figure *f)
+			  const struct calib_device *d, double params,
+			  double bytes, int threads)
 {
-	double mem = f->weight_bytes / (beta * d->peak_gbs * 1e9);
-	double ops = 2 * f->params / (kappa * compute_g(d, f) * 1e9);
+	double mem = bytes / (beta * d->peak_gbs * 1e9);
+	double ops = 2 * params / (kappa * peak_g(d, threads, false) * 1e9);
 
 	return 1 / fmax(mem, ops);
 }
 
-/* tokens/s the parameters predict for figure f of device d */
-static double predict(const struct dfit_params *p,
-		      const struct calib_device *d,
+/* llama.cpp's CPU products of quantised weights run on int8 dot products
+ * (the activations quantised to 8 bits), of F16 and F32 in floating point */
+static bool fig_int8(const struct calib_figure *f)
+{
+	return strcmp(f->quant, "F16") && strcmp(f->quant, "F32");
+}
+
+double dfit_decode_tps(const struct dfit *m, const struct calib_device *d,
+		       double params, double weight_bytes, int threads)
+{
+	return decode_rate(m->beta, m->kappa, d, params, weight_bytes, threads);
+}
+
+double dfit_prefill_tps(const struct dfit *m, const struct calib_device *d,
+			double params, int threads, bool int8)
+{
+	return m->eta * peak_g(d, threads, int8) * 1e9 / (2 * params);
+}
+
+/* tokens/s the model predicts for figure f of device d */
+static double predict(const struct dfit *m, const struct calib_device *d,
 		      const struct calib_figure *f)
 {
-	return f->prefill ? p->eta * compute_g(d, f) * 1e9 / (2 * f->params)
-			  : decode_rate(p->beta, p->kappa, d, f);
+	return f->prefill ? dfit_prefill_tps(m, d, f->params, f->threads,
+					     fig_int8(f))
+			  : dfit_decode_tps(m, d, f->params, f->weight_bytes,
+					    f->threads);
 }
 
 /* whether device i joins a fit for class cls (pooled: any class) */
@@ -65,21 +74,23 @@ static bool member(const struct calib_device *devs, int i, int skip, int cls,
 	return i != skip && (pooled || devs[i].cls == cls);
 }
 
+static bool has_kind(const struct calib_device *d, bool prefill)
+{
+	for (int j = 0; j < d->nfig; j++)
+		if (d->fig[j].used && d->fig[j].prefill == prefill)
+			return true;
+	return false;
+}
+
 /* devices of the set with a used figure of the kind */
 static int peers(const struct calib_device *devs, int n, int skip, int cls,
 		 bool pooled, bool prefill)
 {
 	int k = 0;
 
-	for (int i = 0; i < n; i++) {
-		bool has = false;
-
-		if (!member(devs, i, skip, cls, pooled))
-			continue;
-		for (int j = 0; j < devs[i].nfig; j++)
-			has |= devs[i].fig[j].used && devs[i].fig[j].prefill == prefill;
-		k += has;
-	}
+	for (int i = 0; i < n; i++)
+		k += member(devs, i, skip, cls, pooled) &&
+		     has_kind(&devs[i], prefill);
 	return k;
 }
 
@@ -89,7 +100,7 @@ static double grid_at(double lo, double hi, int i)
 }
 
 static void fit_decode(const struct calib_device *devs, int n, int skip,
-		       int cls, bool pooled, struct dfit_params *p)
+		       int cls, bool pooled, struct dfit *p)
 {
 	double best = INFINITY;
 
@@ -107,8 +118,9 @@ static void fit_decode(const struct calib_device *devs, int n, int skip,
 
 					if (!f->used || f->prefill)
 						continue;
-					r = log(decode_rate(beta, kappa, &devs[i], f) /
-						f->tokens_per_s);
+					r = log(decode_rate(beta, kappa, &devs[i],
+							    f->params, f->weight_bytes,
+							    f->threads) / f->tokens_per_s);
 					ss += r * r;
 				}
 			}
@@ -121,7 +133,7 @@ static void fit_decode(const struct calib_device *devs, int n, int skip,
 }
 
 static void fit_prefill(const struct calib_device *devs, int n, int skip,
-			int cls, bool pooled, struct dfit_params *p)
+			int cls, bool pooled, struct dfit *p)
 {
 	double *v = xmalloc(sizeof(double) * (size_t)n * CALIB_MAX_FIGURES);
 	size_t k = 0;
@@ -134,7 +146,8 @@ static void fit_prefill(const struct calib_device *devs, int n, int skip,
 
 			if (f->used && f->prefill)
 				v[k++] = log(f->tokens_per_s * 2 * f->params /
-					     (compute_g(&devs[i], f) * 1e9));
+					     (peak_g(&devs[i], f->threads,
+						     fig_int8(f)) * 1e9));
 		}
 	}
 	p->eta = k ? exp(order_median(v, k)) : 0;
@@ -143,7 +156,7 @@ static void fit_prefill(const struct calib_device *devs, int n, int skip,
 
 /* the parameters fitted on devs[0..n) less devs[skip], for class cls */
 static void fit(const struct calib_device *devs, int n, int skip, int cls,
-		struct dfit_params *p)
+		struct dfit *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->decode_pool = peers(devs, n, skip, cls, false, false) <
@@ -154,7 +167,8 @@ static void fit(const struct calib_device *devs, int n, int skip, int cls,
 	fit_prefill(devs, n, skip, cls, p->prefill_pool, p);
 }
 
-/* the library in dir, every file loaded (n set), or NULL with e */
+/* the library in dir, every file loaded, and one slot more (n set to the
+ * files), or NULL with e */
 static struct calib_device *library_load(const char *dir, int *n,
 					 struct err *e)
 {
@@ -164,7 +178,7 @@ static struct calib_device *library_load(const char *dir, int *n,
 
 	while (names[k])
 		k++;
-	devs = xcalloc(k ? (size_t)k : 1, sizeof(*devs));
+	devs = xcalloc((size_t)k + 1, sizeof(*devs));
 	*n = 0;
 	for (int i = 0; i < k; i++) {
 		if (calib_device_load(&devs[i], names[i], dir, e) < 0) {
@@ -185,6 +199,93 @@ static struct calib_device *library_load(const char *dir, int *n,
 	return devs;
 }
 
+static void library_free(struct calib_device *devs, int n)
+{
+	for (int i = 0; i < n; i++)
+		calib_device_release(&devs[i]);
+	free(devs);
+}
+
+/* device i's used figures of the kind predicted by the model fitted
+ * without it, their errors appended to err[*k]; the model in p */
+static void held_out(const struct calib_device *devs, int n, int i,
+		     bool prefill, struct dfit *p, double *err, size_t *k)
+{
+	const struct calib_device *d = &devs[i];
+
+	fit(devs, n, i, d->cls, p);
+	for (int j = 0; j < d->nfig; j++)
+		if (d->fig[j].used && d->fig[j].prefill == prefill)
+			err[(*k)++] = predict(p, d, &d->fig[j]) /
+				      d->fig[j].tokens_per_s - 1;
+}
+
+static void band_set(struct dfit_band *b, const double *err, size_t k,
+		     const char *from)
+{
+	double *a = xmalloc(sizeof(double) * (k ? k : 1));
+
+	*b = (struct dfit_band){ .n = (int)k, .lo = INFINITY, .hi = -INFINITY };
+	for (size_t i = 0; i < k; i++) {
+		b->lo = fmin(b->lo, err[i]);
+		b->hi = fmax(b->hi, err[i]);
+		a[i] = fabs(err[i]);
+	}
+	b->median_abs = k ? order_median(a, k) : NAN;
+	if (!k)
+		b->lo = b->hi = NAN;
+	snprintf(b->from, sizeof(b->from), "%s", from);
+	free(a);
+}
+
+int dfit_fit(struct dfit *m, const struct calib_device *d, const char *dir,
+	     struct err *e)
+{
+	int n, at;
+	struct calib_device *devs = library_load(dir, &n, e);
+	struct dfit_band band[2];
+	double *err;
+
+	if (!devs)
+		return -1;
+	for (at = 0; at < n && strcmp(devs[at].name, d->name); at++)
+		;
+	if (at < n)
+		calib_device_release(&devs[at]);
+	devs[at] = *d; /* borrowed: its doc is d's, never released here */
+	devs[at].doc = NULL;
+	n += at == n;
+	err = xmalloc(sizeof(double) * (size_t)n * CALIB_MAX_FIGURES);
+	for (int w = 0; w < 2; w++) {
+		struct dfit p;
+		char from[160];
+		size_t k = 0;
+		bool own = has_kind(d, w), pooled;
+
+		if (own) {
+			held_out(devs, n, at, w, &p, err, &k);
+			snprintf(from, sizeof(from), "the device's own figures, "
+				 "the model fitted without them");
+		} else {
+			pooled = peers(devs, n, -1, d->cls, false, w) == 0;
+			for (int i = 0; i < n; i++)
+				if (member(devs, i, -1, d->cls, pooled) &&
+				    has_kind(&devs[i], w))
+					held_out(devs, n, i, w, &p, err, &k);
+			snprintf(from, sizeof(from), "no figure of its own: %s "
+				 "devices' figures, each fitted without its device",
+				 pooled ? "every" : classes[d->cls]);
+		}
+		band_set(&band[w], err, k, from);
+	}
+	fit(devs, n, -1, d->cls, m);
+	memcpy(m->band, band, sizeof(band));
+	free(err);
+	devs[at] = (struct calib_device){ 0 };
+	library_free(devs, n);
+	return 0;
+}
+
 int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 {
 	int n;
@@ -202,27 +303,24 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 		"were fitted on (its class's other devices, or every other)\n");
 	for (int i = 0; i < n; i++) {
 		const struct calib_device *d = &devs[i];
-		struct dfit_params p;
-		int used = 0;
 
-		for (int j = 0; j < d->nfig; j++)
-			used += d->fig[j].used;
-		if (!used) {
+		if (!has_kind(d, false) && !has_kind(d, true)) {
 			fprintf(f, "%-22s %-7s (no used CPU figure)\n", d->name,
 				classes[d->cls]);
 			continue;
 		}
-		fit(devs, n, i, d->cls, &p);
 		for (int j = 0; j < d->nfig; j++) {
 			const struct calib_figure *g = &d->fig[j];
+			struct dfit p;
 			double pred, r;
 
 			if (!g->used)
 				continue;
+			fit(devs, n, i, d->cls, &p);
 			pred = predict(&p, d, g);
 			r = pred / g->tokens_per_s - 1;
 			err[g->prefill][k[g->prefill]++] = fabs(r);
-			fprintf(f, "%-22s %-7s %-16.16s %-7s %s t%-2d %8.2f %8.2f "
+			fprintf(f, "%-22s %-7s %-16.16s %-7.7s %s t%-2d %8.2f %8.2f "
 				"%+6.0f%%  ", d->name, classes[d->cls], g->model,
 				g->quant, g->prefill ? "pp" : "tg", g->threads,
 				g->tokens_per_s, pred, 100 * r);
@@ -245,9 +343,7 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 			k[t] ? 100 * order_median(err[t], k[t]) : 0, 100 * worst,
 			t ? "worst 40%" : "median 15%, worst 30%");
 	}
-	for (int i = 0; i < n; i++)
-		calib_device_release(&devs[i]);
-	free(devs);
+	library_free(devs, n);
 	free(err[0]);
 	free(err[1]);
 	return 0;

@@ -1,13 +1,18 @@
 /* dfit.h: what limits a device's llama.cpp speed, fitted on the device
  * library's published CPU figures and measured by leave-one-device-out
- * ("calib devices --blind"; docs/calib.md).
+ * ("calib devices"; docs/calib.md); and the model for one device, which
+ * derived profiles take their level from (dfit_fit).
  *
  * A figure of a model of P parameters and W weight bytes, run on t threads
- * of a device with a DRAM peak of B GB/s and an arithmetic peak of C G/s on
- * its d threads (the int8 dot-product peak for quantised weights where it
- * has one, else the FP32 FMA peak), C_t = C min(t, d) / d:
- *   decode tokens/s  = 1 / max(W / (beta B), 2 P / (kappa C_t))
- *   prefill tokens/s = eta C_t / (2 P)
+ * of a device of d threads with a DRAM peak of B GB/s, an FP32 FMA peak of
+ * F GFLOP/s and an int8 dot-product peak of I GOP/s (F where it has none),
+ * each scaled to the threads (X_t = X min(t, d) / d):
+ *   decode tokens/s  = 1 / max(W / (beta B), 2 P / (kappa F_t))
+ *   prefill tokens/s = eta I_t / (2 P)   (F_t for F16 and F32 weights)
+ * Decode's compute term takes the FP32 peak: of the variants tried (int8 or
+ * FP32 peak, with or without the compute term, by class or pooled) it had
+ * the least held-out error, so that choice saw the figures it is checked on
+ * (docs/calib.md).
  * beta is the share of the DRAM peak the CPU cluster streams, kappa and
  * eta the shares of its arithmetic peak a decode and a prefill reach. They
  * are fitted for a device class (phone, laptop, board, desktop) on the
@@ -17,11 +22,46 @@
 #ifndef HS_DFIT_H
 #define HS_DFIT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "calib.h"
 
 #define DFIT_MIN_PEERS 2
+
+/* How far the model lands on figures it was not fitted on: predicted over
+ * published tokens/s less 1 (the time a token is (1 + error) times the
+ * predicted one) */
+struct dfit_band {
+	int n;             /* held-out figures; 0: none to measure on */
+	double lo, hi;     /* the lowest and highest error */
+	double median_abs; /* the median |error| */
+	char from[160];    /* which figures, in words */
+};
+
+/* The model for one device */
+struct dfit {
+	double beta, kappa, eta;
+	bool decode_pool, prefill_pool; /* fitted on every class */
+	struct dfit_band band[2];       /* [0] decode, [1] prefill */
+};
+
+/* The model for device d, fitted on the library in dir with d's figures in
+ * (d stands for the library's device of its name, or joins the library),
+ * and its held-out band for each kind: d's own figures predicted by the
+ * model fitted without d, where d has figures of the kind; else every
+ * figure of its class's devices, each predicted without its device (of
+ * every device where its class has none). 0, or -1 with e. */
+int dfit_fit(struct dfit *m, const struct calib_device *d, const char *dir,
+	     struct err *e);
+
+/* Tokens/s the model predicts on threads of d (0: all of them) for a
+ * model of params weights weighing weight_bytes; prefill on int8 dot
+ * products where int8 (else in FP32). */
+double dfit_decode_tps(const struct dfit *m, const struct calib_device *d,
+		       double params, double weight_bytes, int threads);
+double dfit_prefill_tps(const struct dfit *m, const struct calib_device *d,
+			double params, int threads, bool int8);
 
 /* Every used figure of the library in dir predicted by the parameters
  * fitted without its device, to f, then the median and worst |error| of

@@ -1,7 +1,7 @@
 /* cli_calib.c: "hybridspec calib", a table of subcommands (the timings on
  * this machine are in cli_calib_measure.c), what they share, and the
  * subcommands over the device library, "calib derive" (calib_derive_file)
- * and "calib devices" (calib_devices_print), and "calib accept" (eval
+ * and "calib devices" (dfit_blind_print), and "calib accept" (eval
  * accept for each draft format). Each writes its profile with provenance
  * through a temporary file, so an interrupted run leaves nothing
  * half-written. */
@@ -51,29 +51,34 @@ int cli_calib_emit(json_t *v, const struct err *e, const char *path)
 
 static const struct opt_cmd derive_cmd = {
 	.name = "calib derive",
-	.usage = "PROFILE --device NAME|FILE [--library DIR]\n"
-		 " [-o OUT]",
-	.about = "A profile for a device that cannot be run here, from a measured one:\n"
-		 "scaled by the ratios of bandwidth and of the peaks of the arithmetic\n"
-		 "its prefill ran (the device file's datasheet figures), then corrected\n"
-		 "by the llama.cpp CPU figures published for the device, or by the\n"
-		 "median correction of the library's devices (docs/calib.md); marked\n"
-		 "derived. A device is a name in the library (--library,\n"
-		 "$HYBRIDSPEC_DEVICES, else results/calib/devices) or a device file of\n"
-		 "your own.\n",
+	.usage = "[PROFILE] --device NAME|FILE [--model NAME|FILE]\n"
+		 " [--library DIR] [-o OUT]",
+	.about = "An edge profile for a device that cannot be run here: its level from\n"
+		 "the device model fitted on the library's published llama.cpp figures\n"
+		 "(with the device's own), its shape (how a step grows with the context,\n"
+		 "the fixed part of a prefill) from PROFILE, measured here (default: the\n"
+		 "committed one); for --model (a built-in shape or a config.json or GGUF\n"
+		 "file), else PROFILE's model. It carries the model's held-out error band\n"
+		 "and how far the model lies from the device's figures (docs/calib.md).\n"
+		 "A device is a name in the library (--library, $HYBRIDSPEC_DEVICES,\n"
+		 "else results/calib/devices, found from any directory) or a device\n"
+		 "file of your own.\n",
 	.exit_status = CLI_CALIB_EXIT,
 	.operands = "PROFILE",
-	.min_operands = 1,
+	.min_operands = 0,
 	.max_operands = 1,
 	.required = { "device" },
 };
 
 static int derive_sub(int argc, char **argv)
 {
-	const char *device = NULL, *out = NULL, *dir = calib_device_dir();
+	const char *device = NULL, *out = NULL, *model = NULL;
+	const char *dir = calib_device_dir();
 	struct opt rows[] = {
 		OPT_STR("device", 0, &device, "NAME|FILE",
 			"the device: a name in the library or a device file"),
+		OPT_STR("model", 0, &model, "NAME|FILE", "the model drafting "
+			"(default: PROFILE's)"),
 		CLI_OPT_LIBRARY(&dir),
 		OPT_STR("out", 'o', &out, "OUT", "write the derived profile to OUT "
 			"(default: stdout)"),
@@ -85,38 +90,29 @@ static int derive_sub(int argc, char **argv)
 
 	if ((rc = cli_calib_parse(&derive_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
-	rc = cli_calib_emit(calib_derive_file(argv[0], device, dir, prov, &e), &e,
-			    out);
+	rc = cli_calib_emit(calib_derive_file(argc ? argv[0] :
+					      calib_measured_profile(), device,
+					      model, dir, prov, &e), &e, out);
 	json_decref(prov);
 	return rc;
 }
 
 static const struct opt_cmd devices_cmd = {
 	.name = "calib devices",
-	.usage = "PROFILE [--library DIR]\n"
-		 "       hybridspec calib devices --blind [--library DIR]",
-	.about = "The library's published figures against what the derivation from\n"
-		 "PROFILE predicts for them: the error of the datasheet alone, of the\n"
-		 "device's own correction from its other figures, and of the library's\n"
-		 "from the other devices. --blind: no profile; each device's figures\n"
-		 "predicted by the device model (what share of its DRAM peak and of its\n"
-		 "arithmetic peak the CPU cluster reaches, by class) fitted on the other\n"
-		 "devices alone (leave-one-device-out), then the held-out errors'\n"
-		 "median and worst for decode and prefill (docs/calib.md).\n",
+	.usage = "[--library DIR]",
+	.about = "The device model's held-out errors: each device's published figures\n"
+		 "predicted by the model (what share of its DRAM peak and of its\n"
+		 "arithmetic peaks the CPU cluster reaches, by class) fitted on the\n"
+		 "other devices alone (leave-one-device-out), then the errors' median\n"
+		 "and worst for decode and prefill (docs/calib.md).\n",
 	.exit_status = CLI_CALIB_EXIT,
-	.operands = "PROFILE",
-	.min_operands = 0,
-	.max_operands = 1,
 };
 
 static int devices_sub(int argc, char **argv)
 {
 	const char *dir = calib_device_dir();
-	bool blind = false;
 	struct opt rows[] = {
 		CLI_OPT_LIBRARY(&dir),
-		OPT_FLAG("blind", 0, &blind, "the held-out errors of the device "
-			 "model; no PROFILE"),
 		OPT_END,
 	};
 	struct err e;
@@ -124,12 +120,7 @@ static int devices_sub(int argc, char **argv)
 
 	if ((rc = opt_parse(&devices_cmd, rows, &argc, argv)) != OPT_GO)
 		return rc;
-	if (blind != !argc)
-		return opt_usage_fail(&devices_cmd, "%s%s", blind ? "--blind "
-				      "takes no PROFILE" : "expected PROFILE (or "
-				      "--blind)", "");
-	if ((blind ? dfit_blind_print(dir, stdout, &e)
-		   : calib_devices_print(argv[0], dir, stdout, &e)) < 0)
+	if (dfit_blind_print(dir, stdout, &e) < 0)
 		return cli_fail("%s", e.msg);
 	return CLI_OK;
 }

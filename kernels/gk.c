@@ -7,6 +7,7 @@
 #include "gk.h"
 
 #include "f16.h"
+#include "fs.h"
 #include "mem.h"
 
 #include <dlfcn.h>
@@ -23,23 +24,16 @@ static int plugin_path(char *path, size_t n, struct err *e)
 {
 	const char *env = getenv("HYBRIDSPEC_CUDA");
 	char exe[4096];
-	ssize_t len;
-	char *slash;
 
 	if (env && *env) {
 		if ((size_t)snprintf(path, n, "%s", env) >= n)
 			return err_set(e, "$HYBRIDSPEC_CUDA: path too long");
 		return 0;
 	}
-	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len < 0)
+	if (fs_exe_dir(exe, sizeof(exe)) < 0)
 		return err_set(e, "cannot find the running binary "
 			       "(/proc/self/exe) to find hybridspec-cuda.so "
 			       "beside it; set $HYBRIDSPEC_CUDA");
-	exe[len] = 0;
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = 0;
 	if ((size_t)snprintf(path, n, "%s/hybridspec-cuda.so", exe) >= n)
 		return err_set(e, "'%s': path too long", exe);
 	return 0;

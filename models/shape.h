@@ -21,7 +21,9 @@ struct shape {
 	int n_heads;
 	int n_kv_heads;
 	int head_dim;    /* width of one head; dim / n_heads unless given */
-	int vocab;
+	int vocab;       /* the classifier's rows: the tokenizer's tokens,
+			    often padded up (Qwen2.5's 151,936 and 152,064
+			    rows hold one tokenizer's 151,665) */
 	int context;     /* positions it was trained for (config.json's
 			    max_position_embeddings, GGUF's context_length);
 			    0: not known */
@@ -30,6 +32,9 @@ struct shape {
 	int n_experts;   /* experts per MoE layer; 0: dense */
 	int n_active;    /* experts each token is routed to */
 	int shared_hidden; /* Qwen-MoE: the shared expert's width; 0: none */
+	const char *tokenizer; /* static: the tokenizer's family, shared by
+				  every model that has it (built-in shapes),
+				  or NULL (not known) */
 	const char *source; /* static: where the figures come from (built-in
 			       shapes), or NULL (read from a file) */
 };
@@ -46,6 +51,10 @@ const struct shape *shape_of_repo(const char *repo);
  * without .gguf). 0, or -1 with "PATH: /hidden_size: expected ..." (or
  * "PATH: key llama.block_count: ...") in e. */
 int shape_load(struct shape *s, const char *name_or_path, struct err *e);
+
+/* Whether a draft of shape a can propose tokens to target b: the same
+ * tokenizer where both name theirs, else the same vocabulary. */
+bool shape_same_tokens(const struct shape *a, const struct shape *b);
 
 /* Every weight (all experts, the classifier unless tied). */
 double shape_params(const struct shape *s);

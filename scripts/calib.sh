@@ -21,14 +21,27 @@ EDGE="$OUT/edge-$DEV-llama2-7b-w4a16.json"
 	--device "$DEV" --ctx 16,64,256,512,1024,2048 --prefill 16,32,64 \
 	--reps 3 --block-acts int8 -o "$EDGE"
 
-# every device of the library (results/calib/devices), derived from it and
-# corrected by published llama.cpp figures; the table of their errors
+# the paper's devices, derived from it: the level from the device model
+# fitted on the library's published llama.cpp figures (results/calib/devices),
+# the shape from the profile; and the model's held-out errors
+derive() { # DEVICE MODEL OUT
+	"$H" calib derive "$EDGE" --device "$1" --model "$2" -o "$3"
+}
+for d in snapdragon-8-gen3 apple-a17-pro raspberry-pi-5 jetson-orin-nano \
+	laptop-m2-pro laptop-core-i3-1315u; do
+	derive "$d" llama2-7b "$OUT/edge-$d-llama2-7b-w4a16.json"
+done
+"$H" calib devices > "$OUT/devices/blind.txt"
+# the pairs planners use, on every device of the library: 7-8B targets
+# and 0.5-1.7B drafts, W4A16
+mkdir -p "$OUT/pairs"
 for f in "$OUT"/devices/*.json; do
 	d=$(basename "$f" .json)
-	"$H" calib derive "$EDGE" --device "$d" \
-		-o "$OUT/edge-$d-llama2-7b-w4a16.json"
+	for m in llama3.1-8b qwen2.5-7b llama3.2-1b qwen2.5-0.5b qwen2.5-1.5b \
+		smollm2-1.7b; do
+		derive "$d" "$m" "$OUT/pairs/edge-$d-$m-w4a16.json"
+	done
 done
-"$H" calib devices "$EDGE" > "$OUT/devices/errors.txt"
 
 # acceptance of quantised drafts against the FP32 target on real text
 "$H" calib accept --target stories260K \

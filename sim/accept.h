@@ -27,9 +27,11 @@ struct cfg_accept {
 	char source[256];    /* where the acceptance comes from, for reports:
 				the profile's draft, target and text, else
 				the model and its parameter */
-	char target[64], draft[64]; /* the profile's models ("" without
-				       one; the draft's name without its
-				       format) */
+	char target[64], draft[64]; /* the profile's or published figure's
+				       models ("" without one; the draft's
+				       name without its format) */
+	const char *from;    /* static: the key target and draft came from,
+				"profile" or "published" (NULL: neither) */
 	bool proxy;          /* the profile stands in for another pair */
 	bool by_request;     /* trace: a line a request, bits by position */
 };

@@ -449,43 +449,66 @@ static int read_workload(struct jx *x, json_t *v, const char *p,
 }
 
 /* An acceptance profile (`calib accept`) makes the trace model and its bits
- * file, or the iid model and its alpha, the defaults. */
+ * file, or the iid model and its alpha, the defaults; a published figure
+ * (prof_published_load) makes the iid model and its alpha the default. */
 static int read_accept(struct jx *x, json_t *v, const char *p,
 		       struct cfg_accept *out)
 {
 	static const char *const models[] = { "iid", "trace", "markov", NULL };
 	static const char *const replays[] = { "stream", "request", NULL };
-	static const char *const keys[][6] = {
-		[ACCEPT_IID] = { "model", "alpha", "profile", "proxy" },
+	static const char *const keys[][7] = {
+		[ACCEPT_IID] = { "model", "alpha", "profile", "published",
+				 "proxy" },
 		[ACCEPT_TRACE] = { "model", "file", "profile", "proxy",
 				   "replay" },
 		[ACCEPT_MARKOV] = { "model", "p_after_accept", "p_after_reject" },
 	};
 	struct prof_accept pa = { .alpha = JX_REQUIRED };
-	const char *profile = NULL;
+	struct prof_published pp = { 0 };
+	const char *profile = NULL, *published = NULL;
 	int model, replay;
+	bool given;
 
 	if (!json_is_object(v))
 		return jx_fail(x, p, "an object", v);
+	if (json_object_get(v, "profile") && json_object_get(v, "published"))
+		return jx_fail(x, p, "a profile or a published figure, not both",
+			       v);
 	if (json_object_get(v, "profile")) {
 		if (read_file_key(x, v, p, "profile", &profile) < 0)
 			return -1;
 		if (prof_accept_load(profile, &pa, x->err) < 0)
 			return err_prefix(x->err, "%s: %s/profile", x->file, p);
+		out->from = "profile";
+	}
+	if (json_object_get(v, "published")) {
+		if (jx_str(x, v, p, "published", NULL, &published) < 0)
+			return -1;
+		if (prof_published_load(published, &pp, x->err) < 0)
+			return err_prefix(x->err, "%s: %s/published", x->file, p);
+		pa.alpha = pp.alpha;
+		memcpy(pa.target, pp.target, sizeof(pa.target));
+		memcpy(pa.draft, pp.draft, sizeof(pa.draft));
+		out->from = "published";
 	}
 	if (jx_enum(x, v, p, "model", models, profile ? "trace" : "iid",
 		    &model) < 0 ||
 	    jx_object(x, v, p, keys[model]) < 0 ||
-	    (profile && jx_bool(x, v, p, "proxy", 0, &out->proxy) < 0))
+	    ((profile || published) &&
+	     jx_bool(x, v, p, "proxy", 0, &out->proxy) < 0))
 		return -1;
 	out->model = (enum accept_model)model;
 	memcpy(out->target, pa.target, sizeof(out->target));
 	memcpy(out->draft, pa.draft, sizeof(out->draft));
 	switch (out->model) {
 	case ACCEPT_IID:
+		given = json_object_get(v, "alpha") != NULL;
 		if (jx_num(x, v, p, "alpha", JX_UNIT, pa.alpha, &out->alpha) < 0)
 			return -1;
-		if (profile && !json_object_get(v, "alpha"))
+		if (published && !given)
+			snprintf(out->source, sizeof(out->source), "iid at the alpha "
+				 "of %.230s", pp.source);
+		else if (profile && !given)
 			snprintf(out->source, sizeof(out->source), "iid at the alpha "
 				 "of %.200s", pa.source);
 		else
@@ -656,7 +679,8 @@ static int read_slo(struct jx *x, json_t *v, const char *p,
 }
 
 /* What the group's drafts are checked against: the draft shares the
- * target's vocabulary; a device profile was measured with the draft; an
+ * target's tokenizer (shape_same_tokens: padded vocabularies of one
+ * tokenizer pass); a device profile was measured with the draft; an
  * acceptance profile was measured with this target and draft, or is
  * declared a proxy for them. */
 static int check_models(struct jx *x, const char *p, struct cfg_group *g,
@@ -667,25 +691,21 @@ static int check_models(struct jx *x, const char *p, struct cfg_group *g,
 
 	if (!cfg_proto_drafts(&g->proto.caps))
 		return 0;
-	if (d->vocab != t->vocab) {
+	if (!shape_same_tokens(d, t)) {
 		char from[JX_PTR_MAX + 32] = "";
 
 		if (!strcmp(g->device.model, d->name))
 			snprintf(from, sizeof(from), " (the model of %s/device/"
 				 "profile)", p);
-		return err_set(x->err, "%s: %s/protocol/draft/model: %s%s has a "
-			       "vocabulary of %d, the target %s (/cloud/model) "
-			       "has %d; a draft must share its target's "
-			       "vocabulary", x->file, p, d->name, from, d->vocab,
-			       t->name, t->vocab);
-	}
-	if (g->proto.caps.speculates && g->device.vocab &&
-	    g->device.vocab != t->vocab)
-		return err_set(x->err, "%s: %s/device/profile: the profile's "
-			       "draft model has a vocabulary of %d, /cloud/model "
-			       "%s has %d; a draft must share its target's "
-			       "vocabulary", x->file, p, g->device.vocab, t->name,
+		return err_set(x->err, "%s: %s/protocol/draft/model: %s%s has "
+			       "the tokenizer %s (vocabulary %d), the target %s "
+			       "(/cloud/model) %s (vocabulary %d); a draft must "
+			       "share its target's tokenizer", x->file, p, d->name,
+			       from, d->tokenizer ? d->tokenizer : "(not known)",
+			       d->vocab, t->name,
+			       t->tokenizer ? t->tokenizer : "(not known)",
 			       t->vocab);
+	}
 	if (g->proto.caps.speculates && g->device.model[0] &&
 	    strcmp(g->device.model, d->name))
 		return err_set(x->err, "%s: %s/device/profile: measured drafting "
@@ -709,12 +729,12 @@ static int check_models(struct jx *x, const char *p, struct cfg_group *g,
 		if (pt)
 			snprintf(vocab, sizeof(vocab), " (vocabulary %d)",
 				 pt->vocab);
-		return err_set(x->err, "%s: %s/acceptance/profile: measured with "
+		return err_set(x->err, "%s: %s/acceptance/%s: measured with "
 			       "%s against %s%s, but the group drafts with %s "
 			       "against %s (vocabulary %d); set %s/acceptance/"
 			       "proxy to true to use it as a stand-in", x->file,
-			       p, a->draft[0] ? a->draft : "a draft", a->target,
-			       vocab, d->name, t->name, t->vocab, p);
+			       p, a->from, a->draft[0] ? a->draft : "a draft",
+			       a->target, vocab, d->name, t->name, t->vocab, p);
 	}
 	return 0;
 }

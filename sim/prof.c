@@ -9,13 +9,16 @@
 #include "prof.h"
 
 #include "accept.h"
+#include "fs.h"
 #include "jx.h"
 #include "shape.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <glob.h>
 #include <string.h>
+#include <unistd.h>
 
 static int read_provenance(struct jx *x, json_t *doc)
 {
@@ -41,7 +44,8 @@ static int read_model(struct jx *x, json_t *doc, struct prof_edge *p)
 {
 	static const char *const keys[] = { "name", "dim", "hidden", "layers",
 		"heads", "kv_heads", "vocab", "weights", "path", NULL };
-	static const char *const weights[] = { "trained", "synthetic", NULL };
+	static const char *const weights[] = { "trained", "synthetic", "none",
+					       NULL };
 	static const char *const dims[] = { "dim", "hidden", "layers", "heads",
 		"kv_heads", "vocab" };
 	json_t *v = json_object_get(doc, "model");
@@ -174,6 +178,7 @@ int prof_kind_check(const char *file, const json_t *doc, const char *want,
 		{ "edge", "an edge profile" },
 		{ "acceptance", "an acceptance profile" },
 		{ "verify", "a verify-cost table" },
+		{ "published-acceptance", "a published acceptance figure" },
 	};
 	const char *got = json_string_value(json_object_get(doc, "kind"));
 	const char *got_what = NULL, *want_what = NULL;
@@ -339,6 +344,90 @@ int prof_accept_load(const char *path, struct prof_accept *p, struct err *e)
 			json_object_get(doc, "alpha_greedy"));
 		goto out;
 	}
+	rc = 0;
+out:
+	json_decref(doc);
+	return rc;
+}
+
+const char *prof_published_dir(void)
+{
+	static char dir[4200];
+	const char *d = getenv("HYBRIDSPEC_ACCEPTANCE");
+
+	return d && *d ? d : fs_repo_dir("results/calib/acceptance", dir,
+					 sizeof(dir));
+}
+
+/* ", NAME" for each figure in dir, into buf */
+static void published_names(const char *dir, char *buf, size_t n)
+{
+	char pat[4300];
+	size_t at = 0;
+	glob_t gl;
+
+	*buf = 0;
+	snprintf(pat, sizeof(pat), "%s/*.json", dir);
+	if (glob(pat, 0, NULL, &gl) != 0)
+		return;
+	for (size_t i = 0; i < gl.gl_pathc && at + 80 < n; i++) {
+		const char *b = strrchr(gl.gl_pathv[i], '/') + 1;
+
+		at += (size_t)snprintf(buf + at, n - at, "%s%.*s", i ? ", " : "",
+				       (int)(strlen(b) - 5), b);
+	}
+	globfree(&gl);
+}
+
+int prof_published_load(const char *name, struct prof_published *p,
+			struct err *e)
+{
+	static const char *const keys[] = { "kind", "name", "target", "draft",
+		"target_shape", "draft_shape", "draft_quant", "dataset",
+		"sampling", "metric", "value", "gamma", "alpha", "alpha_from",
+		"source", "quote", "tier", NULL };
+	static const char *const kinds[] = { "published-acceptance", NULL };
+	const char *dir = prof_published_dir(), *target, *draft, *src, *ts, *ds;
+	char path[4300], known[1024];
+	struct jx x = { .file = path, .err = e };
+	json_t *doc;
+	int kind, rc = -1;
+
+	*p = (struct prof_published){ 0 };
+	if (!*name || strchr(name, '/') || strlen(name) >= sizeof(p->name))
+		return err_set(e, "'%s': expected the name of a published figure "
+			       "in %s", name, dir);
+	snprintf(path, sizeof(path), "%s/%s.json", dir, name);
+	if (access(path, F_OK) != 0) {
+		published_names(dir, known, sizeof(known));
+		return err_set(e, "no published acceptance figure '%s' (known in "
+			       "%s: %s)", name, dir, *known ? known : "none");
+	}
+	if (!(doc = jx_load(path, e)))
+		return -1;
+	if (jx_object(&x, doc, "", keys) < 0 ||
+	    jx_enum(&x, doc, "", "kind", kinds, NULL, &kind) < 0 ||
+	    jx_num(&x, doc, "", "alpha", JX_UNIT, JX_REQUIRED, &p->alpha) < 0 ||
+	    jx_str(&x, doc, "", "target", NULL, &target) < 0 ||
+	    jx_str(&x, doc, "", "draft", NULL, &draft) < 0 ||
+	    jx_str(&x, doc, "", "source", NULL, &src) < 0 ||
+	    jx_str(&x, doc, "", "alpha_from", NULL, &ts) < 0 ||
+	    jx_str(&x, doc, "", "quote", NULL, &ts) < 0)
+		goto out;
+	ts = json_string_value(json_object_get(doc, "target_shape"));
+	ds = json_string_value(json_object_get(doc, "draft_shape"));
+	if ((ts && !shape_find(ts)) || (ds && !shape_find(ds))) {
+		jx_fail(&x, ts && !shape_find(ts) ? "/target_shape" :
+			"/draft_shape", "a built-in shape's name or null",
+			json_object_get(doc, ts && !shape_find(ts) ?
+					"target_shape" : "draft_shape"));
+		goto out;
+	}
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	snprintf(p->target, sizeof(p->target), "%s", ts ? ts : target);
+	snprintf(p->draft, sizeof(p->draft), "%s", ds ? ds : draft);
+	snprintf(p->source, sizeof(p->source), "published %s: %.80s against "
+		 "%.60s, %.120s", name, draft, target, src);
 	rc = 0;
 out:
 	json_decref(doc);

@@ -53,6 +53,25 @@ struct prof_accept {
 
 int prof_accept_load(const char *path, struct prof_accept *p, struct err *e);
 
+/* A published acceptance figure (results/calib/acceptance/NAME.json,
+ * docs/calib.md): a pair's alpha as a paper or a thread gave it, or as
+ * solved from what it gave. */
+struct prof_published {
+	double alpha;
+	char name[64];
+	char source[320];  /* "NAME: DRAFT against TARGET, SOURCE" */
+	char target[64];   /* the shapes hybridspec knows it measured, else */
+	char draft[64];    /* the figure's own names, for the pair check */
+};
+
+/* The library of published figures: $HYBRIDSPEC_ACCEPTANCE, else
+ * results/calib/acceptance (fs_repo_dir). Borrowed. */
+const char *prof_published_dir(void);
+/* The figure called name in the library, read strictly; an unknown name
+ * lists the known ones. 0, or -1 with the message. */
+int prof_published_load(const char *name, struct prof_published *p,
+			struct err *e);
+
 /* Whether doc, read from file, is a file of the kind want ("edge",
  * "acceptance", "verify"): 0 when it is or says no kind (the strict reading
  * that follows reports what is wrong); else -1 with "FILE: an acceptance

@@ -445,33 +445,47 @@ static void alpha_verdict(json_t *c, json_t *blocks, const struct alpha_run *a,
 
 /* ---- regions: where a claim holds over alpha and RTT or draft time ---- */
 
-/* The measured W4A16 drafts of calib's acceptance profiles: [{"label",
- * "alpha"}], read once for every map. */
-static json_t *measured_points(const char *calib)
+/* The points of the files matching pat, appended to pts: a measured
+ * profile's "TARGET DRAFT_QUANT" at its greedy alpha, a published
+ * figure's "published NAME" at its alpha */
+static void points_add(json_t *pts, const char *pat, bool published)
 {
-	json_t *pts = json_array();
-	char pat[4096];
+	const char *ptr = published ? "/alpha" : "/alpha_greedy";
 	glob_t gl;
 
-	snprintf(pat, sizeof(pat), "%s/accept-*w4a16*.json", calib);
 	if (glob(pat, 0, NULL, &gl) != 0)
-		return pts;
+		return;
 	for (size_t i = 0; i < gl.gl_pathc; i++) {
 		json_t *p = jx_load(gl.gl_pathv[i], NULL);
-		const char *t = p ? json_string_value(json_object_get(p, "target"))
-				  : NULL;
-		const char *q = p ? json_string_value(json_object_get(p,
-							"draft_quant")) : NULL;
+		const char *a = published ? "published" :
+			json_string_value(json_object_get(p, "target"));
+		const char *b = json_string_value(json_object_get(p, published ?
+							"name" : "draft_quant"));
 		char label[160];
 
-		if (t && q && json_is_number(json_object_get(p, "alpha_greedy"))) {
-			snprintf(label, sizeof(label), "%s %s", t, q);
-			json_array_append_new(pts, json_pack("{s:s,s:f}", "label",
-				label, "alpha", field(p, "/alpha_greedy")));
+		if (p && a && b && json_is_number(jx_at(p, ptr))) {
+			snprintf(label, sizeof(label), "%s %s", a, b);
+			json_array_append_new(pts, json_pack("{s:s,s:f,s:b}",
+				"label", label, "alpha", field(p, ptr), "published",
+				published));
 		}
 		json_decref(p);
 	}
 	globfree(&gl);
+}
+
+/* The drafts placed on every map: the measured W4A16 drafts of calib's
+ * acceptance profiles and the published figures of calib/acceptance
+ * (prof_published_load), [{"label", "alpha", "published"}], read once. */
+static json_t *measured_points(const char *calib)
+{
+	json_t *pts = json_array();
+	char pat[4096];
+
+	snprintf(pat, sizeof(pat), "%s/accept-*w4a16*.json", calib);
+	points_add(pts, pat, false);
+	snprintf(pat, sizeof(pat), "%s/acceptance/*.json", calib);
+	points_add(pts, pat, true);
 	return pts;
 }
 
@@ -487,31 +501,94 @@ static bool holds_at(const struct cmap *m, size_t j, double a)
 	return a >= m->x[0] && m->ok[j][i];
 }
 
-/* "of the measured W4A16 drafts (alpha A-B), K hold WHERE" for row j of m.
- * Static buffer, overwritten by the next call. */
+/* "of the N measured W4A16 drafts (alpha A-B), K hold WHERE; of the M
+ * published figures (alpha C-D), L hold" for row j of m. Static buffer,
+ * overwritten by the next call. */
 static const char *measured_said(const struct cmap *m, size_t j,
 				 const json_t *meas, const char *where)
 {
-	static char out[256];
-	double lo = 1, hi = 0;
-	size_t k, ok = 0;
+	static char out[512];
+	double lo[2] = { 1, 1 }, hi[2] = { 0, 0 };
+	size_t k, n[2] = { 0, 0 }, ok[2] = { 0, 0 }, at = 0;
 	json_t *pt;
 
 	json_array_foreach(meas, k, pt) {
 		double a = field(pt, "/alpha");
+		int w = json_is_true(json_object_get(pt, "published"));
 
+		lo[w] = fmin(lo[w], a);
+		hi[w] = fmax(hi[w], a);
+		ok[w] += holds_at(m, j, a);
+		n[w]++;
+	}
+	*out = 0;
+	for (int w = 0; w < 2; w++)
+		if (n[w])
+			at += (size_t)snprintf(out + at, sizeof(out) - at, "%sof the "
+				"%zu %s (alpha %.3f-%.3f), %s %s", at ? "; " : "",
+				n[w], w ? "published figures" : "measured W4A16 drafts",
+				lo[w], hi[w], ok[w] == 0 ? "none holds" : ok[w] == n[w]
+				? "all hold" : "some hold", where);
+	if (!at)
+		snprintf(out, sizeof(out), "no drafts to place");
+	return out;
+}
+
+/* The phone's draft time a token, and how far its derivation lands from
+ * figures it was not fitted on: the time is between s (1 + lo) and
+ * s (1 + hi) (the profile's held-out decode band; 0, 0 for a measured
+ * one) */
+struct phone {
+	double s, lo, hi;
+};
+
+/* Whether the verdict at row j of m survives the inputs it rests on: every
+ * published alpha, and where the rows are draft times (b not NULL) every
+ * row the phone's held-out band spans. A sentence into out. */
+static void sensitivity(const struct cmap *m, size_t j, const json_t *meas,
+			const struct phone *b, const char *yunit, char *out,
+			size_t n)
+{
+	size_t j0 = j, j1 = j, k, cells = 0, ok = 0, np = 0;
+	double lo = 1, hi = 0;
+	char rows[128] = "";
+	json_t *pt;
+
+	if (b) {
+		j0 = cmap_nearest(m->y, m->ny, b->s * (1 + b->lo));
+		j1 = cmap_nearest(m->y, m->ny, b->s * (1 + b->hi));
+		if (j0 > j1) {
+			size_t t = j0;
+
+			j0 = j1;
+			j1 = t;
+		}
+		snprintf(rows, sizeof(rows), " and the phone's draft time across "
+			 "its held-out band (%.0f-%.0f ms; rows %g-%g %s)",
+			 1e3 * b->s * (1 + b->lo), 1e3 * b->s * (1 + b->hi),
+			 m->y[j0] * m->yscale, m->y[j1] * m->yscale, yunit);
+	}
+	json_array_foreach(meas, k, pt) {
+		double a = field(pt, "/alpha");
+
+		if (!json_is_true(json_object_get(pt, "published")))
+			continue;
+		np++;
 		lo = fmin(lo, a);
 		hi = fmax(hi, a);
-		ok += holds_at(m, j, a);
+		for (size_t r = j0; r <= j1; r++) {
+			cells++;
+			ok += holds_at(m, r, a);
+		}
 	}
-	if (json_array_size(meas))
-		snprintf(out, sizeof(out), "of the %zu measured W4A16 drafts "
-			 "(alpha %.3f-%.3f), %s %s", json_array_size(meas), lo, hi,
-			 ok == 0 ? "none holds" : ok == json_array_size(meas)
-			 ? "all hold" : "some hold", where);
-	else
-		snprintf(out, sizeof(out), "no measured drafts to place");
-	return out;
+	if (!np) {
+		snprintf(out, n, "Sensitivity: no published figure to place.");
+		return;
+	}
+	snprintf(out, n, "Sensitivity: over the %zu published alphas (%.3f-%.3f)%s, "
+		 "the claim holds in %zu of %zu cells: %s.", np, lo, hi, rows, ok,
+		 cells, ok == cells ? "it holds throughout" : ok == 0 ?
+		 "it holds nowhere" : "the verdict flips inside them");
 }
 
 /* The map m as evidence: a table (a row a value of y, a column an alpha;
@@ -521,7 +598,7 @@ static const char *measured_said(const struct cmap *m, size_t j,
 static void map_blocks(json_t *c, json_t *blocks, const struct cmap *m,
 		       const char *vfmt, const char *yhead, const char *yfmt,
 		       const char *yunit, size_t j_meas, const json_t *meas,
-		       char *region, size_t n)
+		       const struct phone *band, char *region, size_t n)
 {
 	json_t *cols = json_array(), *rows, *maps = json_object_get(c, "maps");
 	json_t *pts = json_array();
@@ -563,16 +640,20 @@ static void map_blocks(json_t *c, json_t *blocks, const struct cmap *m,
 	}
 	snprintf(buf, sizeof(buf), yfmt, m->y[j_meas] * m->yscale);
 	text(blocks, "\"*\": the claim holds in the cell. It holds %s. The "
-	     "measured W4A16 drafts at %s %s: %s.", region, buf, yunit,
+	     "drafts placed at %s %s (this project's measured W4A16 proxies, "
+	     "and the published figures of results/calib/acceptance, "
+	     "docs/calib.md): %s.", region, buf, yunit,
 	     *said ? said : "none in the calibration folder");
+	sensitivity(m, j_meas, meas, band, yunit, said, sizeof(said));
+	text(blocks, "%s", said);
 	json_array_append_new(maps, cmap_json(m, pts));
 }
 
 /* (a): the hidden share of each group; also as numbers, "hidden":
  * [{"alpha", "measured", "share"}], for the plot of it */
 static int claim_a(json_t *claims, const struct rtt *d,
-		   const struct cmap_grid *rg, const json_t *meas, double phone_s,
-		   struct err *e)
+		   const struct cmap_grid *rg, const json_t *meas,
+		   const struct phone *phone, struct err *e)
 {
 	char said[96];
 
@@ -654,19 +735,19 @@ static int claim_a(json_t *claims, const struct rtt *d,
 		text(blocks, "Where it holds: the hidden share (%%) over alpha and "
 		     "the edge's draft time a token (sweep regions: one tenant, "
 		     "iid alpha, a constant draft time, slopes over RTT %g-%g ms). "
-		     "The measured drafts marked on it are this project's W4A16 "
-		     "profiles (alpha is greedy agreement along a text); no "
-		     "published alpha of a 4-bit 7B self-draft measured that way "
-		     "was found to place beside them:",
+		     "The drafts marked on it are this project's W4A16 profiles "
+		     "(alpha is greedy agreement along a text) and the published "
+		     "figures beside them, each at its pair's alpha (a 4-bit 7B "
+		     "self-draft's among them; the others stand in for it):",
 		     1e3 * rg->rtt[0], 1e3 * rg->rtt[rg->nr - 1]);
 		map_blocks(c, blocks, &m, "%.0f", "draft time (ms)", "%g", "ms",
-			   cmap_nearest(rg->d, rg->nd, phone_s),
-			   meas, region, sizeof(region));
+			   cmap_nearest(rg->d, rg->nd, phone->s),
+			   meas, phone, region, sizeof(region));
 		snprintf(said, sizeof(said), "at the phone's %.0f ms a draft token "
-			 "(swept: %g ms)", 1e3 * phone_s,
-			 1e3 * rg->d[cmap_nearest(rg->d, rg->nd, phone_s)]);
+			 "(swept: %g ms)", 1e3 * phone->s,
+			 1e3 * rg->d[cmap_nearest(rg->d, rg->nd, phone->s)]);
 		snprintf(v, sizeof(v), "holds %s; %s", region,
-			 measured_said(&m, cmap_nearest(rg->d, rg->nd, phone_s),
+			 measured_said(&m, cmap_nearest(rg->d, rg->nd, phone->s),
 				       meas, said));
 		verdict(c, blocks, v);
 		return 0;
@@ -1097,7 +1178,8 @@ static int claim_d(json_t *claims, const char *dir, struct err *e)
 /* ---- (e): async ITL against the edge's draft time ---- */
 
 static int claim_e(json_t *claims, const char *dir, const struct rtt *d,
-		   const struct cmap_grid *rg, const json_t *meas, double phone_s)
+		   const struct cmap_grid *rg, const json_t *meas,
+		   const struct phone *phone)
 {
 	static const char *const heads[] = { "acceptance", "RTTs (ms)",
 		"async ITL (ms), lowest", "highest", "highest / draft time",
@@ -1147,7 +1229,7 @@ static int claim_e(json_t *claims, const char *dir, const struct rtt *d,
 	if (rg->nd && rg->nr) {
 		/* async ITL over the draft time, over alpha x RTT at the phone's
 		 * draft time and over alpha x draft time at the paper's RTT */
-		size_t jd = cmap_nearest(rg->d, rg->nd, phone_s);
+		size_t jd = cmap_nearest(rg->d, rg->nd, phone->s);
 		size_t jr = cmap_nearest(rg->rtt, rg->nr, 0.075);
 		struct cmap m = { .name = "region-e-rtt", .ylabel = "RTT (ms)",
 				  .vlabel = "async ITL / draft time", .yname = "RTT",
@@ -1185,12 +1267,11 @@ static int claim_e(json_t *claims, const char *dir, const struct rtt *d,
 		     "time), over alpha and the RTT with a %g ms draft:",
 		     1e3 * rg->d[jd]);
 		map_blocks(c, blocks, &m, "%.2f", "RTT (ms)", "%g", "ms", jr,
-			   meas, r1, sizeof(r1));
+			   meas, NULL, r1, sizeof(r1));
 		text(blocks, "And over alpha and the draft time at RTT %g ms:",
 		     1e3 * rg->rtt[jr]);
 		map_blocks(c, blocks, &m2, "%.2f", "draft time (ms)", "%g", "ms",
-			   jd, meas, r2,
-			   sizeof(r2));
+			   jd, meas, phone, r2, sizeof(r2));
 		snprintf(v, sizeof(v), "with a %g ms draft, holds %s; at RTT %g ms, "
 			 "holds %s; %s", 1e3 * rg->d[jd], r1, 1e3 * rg->rtt[jr], r2,
 			 measured_said(&m, jr, meas, "with the phone's draft at "
@@ -1428,7 +1509,7 @@ static int claim_f(json_t *claims, const char *dir,
 		     "edge's best mean ITL over cloud_spec's:", 1e3 * rg->d[0]);
 		map_blocks(c, blocks, &m, "%.2f", "RTT (ms)", "%g", "ms",
 			   cmap_nearest(rg->rtt, rg->nr, 0.075),
-			   meas, region, sizeof(region));
+			   meas, NULL, region, sizeof(region));
 	}
 	text(blocks, "Capacity: clients per GPU (the tenant count at which fewer "
 	     "than %d%% of requests meet the SLO of configs/cloud/base.json, "
@@ -1528,8 +1609,8 @@ static void ttft_source(json_t *blocks, const char *dir)
 {
 	char path[4096];
 	json_t *conf, *prof = NULL;
-	const char *file, *gpu, *dev, *meas, *peaks, *from, *acts;
-	double per, prompt;
+	const char *file, *gpu, *dev, *on, *from;
+	double per, prompt, figs;
 
 	snprintf(path, sizeof(path), "%s/runs/sync/config.resolved.json", dir);
 	if (!(conf = jx_load(path, NULL)))
@@ -1541,29 +1622,27 @@ static void ttft_source(json_t *blocks, const char *dir)
 	if (file)
 		prof = jx_load(file, NULL);
 	dev = prof ? json_string_value(json_object_get(prof, "device")) : NULL;
-	meas = prof ? json_string_value(jx_at(prof, "/derivation/measured_device"))
-		    : NULL;
-	peaks = prof ? json_string_value(jx_at(prof, "/derivation/compute_peaks"))
-		     : NULL;
+	on = prof ? json_string_value(jx_at(prof,
+		"/derivation/device_model/prefill_fitted_on")) : NULL;
 	from = prof ? json_string_value(jx_at(prof,
-		"/derivation/correction/prefill/from")) : NULL;
-	acts = prof ? json_string_value(json_object_get(prof,
-		"prefill_activations")) : NULL;
+		"/derivation/held_out/prefill/from")) : NULL;
+	figs = prof ? field(prof, "/derivation/held_out/prefill/figures") : 0;
 	if (prof && json_is_true(json_object_get(prof, "derived")))
 		text(blocks, "Where the edge protocols' TTFT comes from: the device "
 		     "prefills the prompt itself before it drafts, %.0f tokens at "
 		     "%.1f ms a token, %.1f s. That rate is the %s profile's, "
-		     "derived, not measured: %s's measured prefill (%s "
-		     "activations) scaled by the ratio of %s peaks, %.3f, then by "
-		     "%.3f, the correction from %s (calib derive; the method and "
-		     "its errors against published llama.cpp figures: "
-		     "docs/calib.md). cloud_only's and cloud_spec's TTFT is the "
-		     "%s's prefill.", prompt, 1e3 * per, prompt * per,
-		     dev ? dev : "device", meas ? meas : "another device",
-		     acts ? acts : "FP16", peaks ? peaks : "the",
-		     field(prof, "/derivation/compute_ratio"),
-		     field(prof, "/derivation/correction/prefill/factor"),
-		     from ? from : "published figures", gpu ? gpu : "GPU");
+		     "derived, not measured: the device model fitted on published "
+		     "llama.cpp CPU figures (on %s) predicts %.1f tokens/s over 512 "
+		     "tokens; its held-out error (predicted over published "
+		     "tokens/s, less 1, on %.0f figure%s; %s) runs from %+.0f%% to "
+		     "%+.0f%% (calib derive; docs/calib.md). cloud_only's and "
+		     "cloud_spec's TTFT is the %s's prefill.", prompt, 1e3 * per,
+		     prompt * per, dev ? dev : "device", on ? on : "the library",
+		     field(prof, "/derivation/predicted/prefill_tokens_per_s"),
+		     figs, figs == 1 ? "" : "s", from ? from : "held out",
+		     100 * field(prof, "/derivation/held_out/prefill/lowest"),
+		     100 * field(prof, "/derivation/held_out/prefill/highest"),
+		     gpu ? gpu : "GPU");
 	else if (prof)
 		text(blocks, "Where the edge protocols' TTFT comes from: the device "
 		     "prefills the prompt itself before it drafts, %.0f tokens at "
@@ -1716,18 +1795,31 @@ static int others(json_t *out, const char *dir, struct err *e)
 
 /* The paper setting's draft time a token (its sync run's device), or,
  * without that run, the middle of the regions sweep's draft times */
-static double phone_draft_s(const char *dir, const struct cmap_grid *rg)
+/* The phone of the paper's sync run: its draft step (else the middle of
+ * the swept draft times) and its profile's held-out decode band */
+static struct phone phone_of(const char *dir, const struct cmap_grid *rg)
 {
+	struct phone ph = { 0 };
 	char path[4096];
-	json_t *conf;
-	double s = 0;
+	json_t *conf, *prof = NULL;
+	const char *file;
 
 	snprintf(path, sizeof(path), "%s/runs/sync/config.resolved.json", dir);
 	if ((conf = jx_load(path, NULL))) {
-		s = field(conf, "/tenants/0/device/draft_base_s");
+		ph.s = field(conf, "/tenants/0/device/draft_base_s");
+		file = json_string_value(jx_at(conf, "/tenants/0/device/profile"));
+		if (file && (prof = jx_load(file, NULL)) &&
+		    json_is_number(jx_at(prof, "/derivation/held_out/decode/"
+					 "lowest"))) {
+			ph.lo = field(prof, "/derivation/held_out/decode/lowest");
+			ph.hi = field(prof, "/derivation/held_out/decode/highest");
+		}
+		json_decref(prof);
 		json_decref(conf);
 	}
-	return s > 0 ? s : rg->nd ? rg->d[rg->nd / 2] : 0;
+	if (ph.s <= 0)
+		ph.s = rg->nd ? rg->d[rg->nd / 2] : 0;
+	return ph;
 }
 
 json_t *claims_compute(const char *dir, const char *calib, struct err *e)
@@ -1738,19 +1830,26 @@ json_t *claims_compute(const char *dir, const char *calib, struct err *e)
 	json_t *claims = json_object_get(out, "claims");
 	json_t *meas = measured_points(calib);
 	struct cmap_grid g;
+	struct phone ph;
 	struct rtt d;
+	int rc;
 
 	for (const struct threshold *t = thresholds; t->name; t++)
 		json_array_append_new(th, json_pack("{s:s,s:f,s:s}", "name",
 						    t->name, "value", t->value,
 						    "meaning", t->meaning));
 	setting(json_object_get(out, "setting"), dir);
-	if (cmap_load(&g, dir, e) < 0 || rtt_read(&d, dir, e) < 0 ||
-	    claim_a(claims, &d, &g, meas, phone_draft_s(dir, &g), e) < 0 ||
-	    claim_b(claims, calib, e) < 0 || claim_c(claims, dir, e) < 0 ||
-	    claim_d(claims, dir, e) < 0 || claim_e(claims, dir, &d, &g, meas, phone_draft_s(dir, &g)) < 0 ||
-	    claim_f(claims, dir, &g, meas, e) < 0 ||
-	    others(json_object_get(out, "others"), dir, e) < 0) {
+	rc = cmap_load(&g, dir, e) < 0 || rtt_read(&d, dir, e) < 0 ? -1 : 0;
+	if (rc == 0) {
+		ph = phone_of(dir, &g);
+		rc = claim_a(claims, &d, &g, meas, &ph, e) < 0 ||
+		     claim_b(claims, calib, e) < 0 || claim_c(claims, dir, e) < 0 ||
+		     claim_d(claims, dir, e) < 0 ||
+		     claim_e(claims, dir, &d, &g, meas, &ph) < 0 ||
+		     claim_f(claims, dir, &g, meas, e) < 0 ||
+		     others(json_object_get(out, "others"), dir, e) < 0 ? -1 : 0;
+	}
+	if (rc < 0) {
 		json_decref(out);
 		out = NULL;
 	}

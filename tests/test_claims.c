@@ -163,7 +163,15 @@ static void claim_a_region(void)
 				}
 	put("sweeps/regions/sweep.csv", text);
 	EXPECT("a", "holds from alpha 0.9 at a draft time of 10 ms; nowhere at "
-	       "a draft time of 50 ms; no measured drafts to place");
+	       "a draft time of 50 ms; no drafts to place");
+	/* a published figure is placed at the phone's row (here the middle
+	 * of the swept draft times, 50 ms) */
+	put("calib/acceptance/pub.json", "{\"kind\": \"published-acceptance\", "
+	    "\"name\": \"pub\", \"alpha\": 0.95}");
+	EXPECT("a", "holds from alpha 0.9 at a draft time of 10 ms; nowhere at "
+	       "a draft time of 50 ms; of the 1 published figures (alpha "
+	       "0.950-0.950), none holds at the phone's 50 ms a draft token "
+	       "(swept: 50 ms)");
 }
 
 /* The region in words: runs of rows with the same lowest alpha. */

@@ -18,7 +18,9 @@
 
 /* Published totals, for the built-in shapes' weight counts: each model
  * card's "parameters" (Mixtral: Mistral AI's announcement, 46.7B total,
- * 12.9B a token). Rounded as published, hence the tolerance. */
+ * 12.9B a token; Qwen2.5-0.5B: the Hugging Face page's 494M, its card's
+ * 0.49B being rounded further). Rounded as published, hence the
+ * tolerance. */
 static void builtin_params(void)
 {
 	static const struct { const char *name; double total, active; } m[] = {
@@ -27,6 +29,8 @@ static void builtin_params(void)
 		{ "llama3-70b", 70.6e9, 0 }, { "mistral-7b", 7.24e9, 0 },
 		{ "qwen2.5-7b", 7.61e9, 0 }, { "mixtral-8x7b", 46.7e9, 12.9e9 },
 		{ "smollm2-135m", 134.5e6, 0 }, { "smollm2-1.7b", 1.71e9, 0 },
+		{ "llama3.1-8b", 8.03e9, 0 }, { "llama3.2-1b", 1.24e9, 0 },
+		{ "qwen2.5-0.5b", 494e6, 0 }, { "qwen2.5-1.5b", 1.54e9, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
@@ -201,9 +205,18 @@ static void cloud_refuses(void)
 		  "" },
 		{ "{\"kind\": \"sync\", \"draft\": {\"model\": \"smollm2-135m\"}}",
 		  "\"acceptance\": {\"alpha\": 0.8}", "",
-		  "c.json: /tenants/0/protocol/draft/model: smollm2-135m has a "
-		  "vocabulary of 49152, the target llama2-7b (/cloud/model) has "
-		  "32000" },
+		  "c.json: /tenants/0/protocol/draft/model: smollm2-135m has the "
+		  "tokenizer smollm2 (vocabulary 49152), the target llama2-7b "
+		  "(/cloud/model) llama2 (vocabulary 32000)" },
+		/* padded vocabularies of one tokenizer: 151,936 rows against
+		 * 152,064 */
+		{ "{\"kind\": \"sync\", \"draft\": {\"model\": \"qwen2.5-0.5b\"}}",
+		  "\"acceptance\": {\"alpha\": 0.8}", "\"model\": \"qwen2.5-7b\"",
+		  "" },
+		{ "{\"kind\": \"sync\", \"draft\": {\"model\": \"mistral-7b\"}}",
+		  "\"acceptance\": {\"alpha\": 0.8}", "",
+		  "mistral-7b has the tokenizer mistral (vocabulary 32000), the "
+		  "target llama2-7b (/cloud/model) llama2 (vocabulary 32000)" },
 		{ "{\"kind\": \"cloud_only\", \"draft\": {}}", "", "",
 		  "c.json: /tenants/0/protocol/draft: expected no draft" },
 	};
