@@ -18,12 +18,16 @@
 #include <unistd.h>
 
 #define PROTO_NAME(kind, name, ...) name,
-#define PROTO_CAPS(kind, name, edge, cloud, spec, win, cdraft) \
-	{ edge, cloud, spec, win, cdraft },
+#define PROTO_CAPS(kind, name, edge, cloud, spec, win, cdraft, hand) \
+	{ edge, cloud, spec, win, cdraft, hand },
 const char *const cfg_proto_names[] = { PROTO_LIST(PROTO_NAME) NULL };
 static const struct proto_caps proto_caps[] = { PROTO_LIST(PROTO_CAPS) };
 #undef PROTO_NAME
 #undef PROTO_CAPS
+
+#define HANDOVER_NAME(kind, name, ...) name,
+const char *const cfg_handover_names[] = { HANDOVER_LIST(HANDOVER_NAME) NULL };
+#undef HANDOVER_NAME
 
 #define SCHED_NAME(policy, name, ...) name,
 #define SCHED_DEPLOYED(policy, name, deployed, ...) deployed,
@@ -242,10 +246,10 @@ static int read_protocol(struct jx *x, json_t *v, const char *p,
 			 struct cfg_protocol *out)
 {
 	static const char *const keys[] = { "kind", "gamma", "window", "draft",
-		"gamma_min", "gamma_max", "adapt_weight", NULL };
+		"gamma_min", "gamma_max", "adapt_weight", "handover", NULL };
 	char cp[JX_PTR_MAX];
 	long long gamma, window, lo, hi;
-	int kind;
+	int kind, handover;
 
 	if (jx_object(x, v, p, keys) < 0 ||
 	    jx_enum(x, v, p, "kind", cfg_proto_names, NULL, &kind) < 0)
@@ -287,6 +291,15 @@ static int read_protocol(struct jx *x, json_t *v, const char *p,
 		   !cfg_proto_caps((enum proto_kind)kind)->windowed ? 1 :
 		   out->adapt.on ? 32 : 4, &window) < 0)
 		return -1;
+	if (jx_enum(x, v, p, "handover", cfg_handover_names, "never",
+		    &handover) < 0)
+		return -1;
+	if (handover != HANDOVER_NEVER &&
+	    !cfg_proto_caps((enum proto_kind)kind)->hands_over)
+		return jx_fail(x, jx_child(cp, p, "handover"), "\"never\": only "
+			       "sync and async hand a request over from the "
+			       "cloud", json_object_get(v, "handover"));
+	out->handover = (enum handover_policy)handover;
 	out->kind = (enum proto_kind)kind;
 	out->caps = *cfg_proto_caps(out->kind);
 	out->gamma = (int)gamma;

@@ -35,16 +35,19 @@ struct proto_caps {
 	bool windowed;   /* the edge drafts on while blocks are in flight */
 	bool cloud_drafts; /* the cloud drafts with a model of its own and
 			      verifies its own drafts */
+	bool hands_over; /* the cloud may serve a request's first tokens
+			    while the edge prefills, then hand it over */
 };
 
 /* The protocols: X(KIND, name, uses_edge, uses_cloud, speculates,
- * windowed, cloud_drafts); docs/protocols.md gives each one's rules. */
+ * windowed, cloud_drafts, hands_over); docs/protocols.md gives each one's
+ * rules. */
 #define PROTO_LIST(X)                                                    \
-	X(EDGE_ONLY, "edge_only", true, false, false, false, false)       \
-	X(CLOUD_ONLY, "cloud_only", false, true, false, false, false)     \
-	X(SYNC, "sync", true, true, true, false, false)                   \
-	X(ASYNC, "async", true, true, true, true, false)                  \
-	X(CLOUD_SPEC, "cloud_spec", false, true, false, false, true)
+	X(EDGE_ONLY, "edge_only", true, false, false, false, false, false) \
+	X(CLOUD_ONLY, "cloud_only", false, true, false, false, false, false) \
+	X(SYNC, "sync", true, true, true, false, false, true)             \
+	X(ASYNC, "async", true, true, true, true, false, true)            \
+	X(CLOUD_SPEC, "cloud_spec", false, true, false, false, true, false)
 
 #define PROTO_ENUM(kind, ...) PROTO_##kind,
 enum proto_kind { PROTO_LIST(PROTO_ENUM) PROTO_N };
@@ -79,6 +82,22 @@ struct cfg_adapt {
 	double weight;      /* of the newest verdict in the estimates */
 };
 
+/* When the edge takes a request over from the cloud that served its first
+ * tokens (docs/protocols.md, "Handover start"): never (the edge prefills,
+ * then drafts; the cloud serves nothing itself), always (once the edge's
+ * draft cache has caught up with the tokens streamed down), or only when
+ * the edge's expected time a token beats the cloud's observed one. A
+ * policy is a row here and its function (the third column) in sim.c. */
+#define HANDOVER_LIST(X)                                                  \
+	X(NEVER, "never", hand_never)                                     \
+	X(ALWAYS, "always", hand_always)                                  \
+	X(FASTER, "faster", hand_faster)
+
+#define HANDOVER_ENUM(kind, ...) HANDOVER_##kind,
+enum handover_policy { HANDOVER_LIST(HANDOVER_ENUM) HANDOVER_N };
+#undef HANDOVER_ENUM
+extern const char *const cfg_handover_names[];
+
 struct cfg_protocol {
 	enum proto_kind kind;
 	struct proto_caps caps; /* cfg_proto_caps(kind) */
@@ -86,6 +105,7 @@ struct cfg_protocol {
 		       first block's when adaptive */
 	int window; /* blocks in flight at most; 1 unless windowed */
 	struct cfg_adapt adapt;
+	enum handover_policy handover; /* NEVER unless caps.hands_over */
 	struct cfg_draft draft; /* where cfg_proto_drafts(&caps) */
 };
 

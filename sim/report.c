@@ -128,6 +128,15 @@ static double ratio(double a, double b)
 	X(preemptions, I, x->preemptions,                                   \
 	  "times the cloud preempted a request (its KV cache computed "    \
 	  "again), of the requests finished")                              \
+	X(handover_share, F, ratio((double)x->handed_over,                  \
+				    (double)x->requests),                   \
+	  "share of requests the cloud served first, then handed over")    \
+	X(cloud_made_per_handover, F, ratio((double)x->cloud_made,          \
+					     (double)x->handed_over),       \
+	  "output tokens the cloud decoded before a handover, mean")       \
+	X(catchup_per_request, F, ratio((double)x->catchup,                 \
+					 (double)x->requests),              \
+	  "tokens the edge prefilled to catch up with the cloud's, mean")  \
 	X(slo_attainment, F, ratio((double)x->slo_met, (double)x->requests),\
 	  "share of requests that met both SLOs")                          \
 	X(ttft_attainment, F, ratio((double)x->ttft_met, (double)x->requests),\

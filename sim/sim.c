@@ -17,6 +17,7 @@
 #include "sim.h"
 
 #include "adapt.h"
+#include "formula.h"
 #include "rng.h"
 #include "mem.h"
 
@@ -45,8 +46,14 @@ enum msg_kind {
 	MSG_DONE,    /* up: the request is finished, free its KV cache */
 	MSG_VERDICT, /* down: a: blocks verified << 32 | fully accepted, b: k */
 	MSG_TOKEN,   /* down: a: tokens the cloud made (cloud_only: one;
-			cloud_spec: a verdict's) */
+			cloud_spec: a verdict's); b: 1 when the cloud hands the
+			request over after it (a handover start) */
+	MSG_READY,   /* up: a handover start's edge holds the prompt and a
+			output tokens in its draft cache */
 };
+
+static const char *const msg_names[] = { "prompt", "block", "done",
+					 "verdict", "token", "ready" };
 
 
 /* Whether what happens now joins the statistics: after the warm-up. */
@@ -182,10 +189,7 @@ static void send(struct sim *s, struct tenant *t, bool up, uint32_t kind,
 	}
 	if (traced(s, t->id))
 		trace_span(s->opt.trace, up ? TRACE_UP : TRACE_DOWN,
-			   t->id,
-			   kind == MSG_PROMPT ? "prompt" : kind == MSG_BLOCK ?
-			   "block" : kind == MSG_DONE ? "done" : kind ==
-			   MSG_VERDICT ? "verdict" : "token", now, at,
+			   t->id, msg_names[kind], now, at,
 			   "\"bytes\":%ld,\"tokens\":%ld", (long)m.bytes, tokens);
 	push(s, at, up ? EV_UP : EV_DOWN, t->id);
 }
@@ -229,6 +233,23 @@ static void schedule_arrival(struct sim *s, struct tenant *t)
 
 static void start_next(struct sim *s, struct tenant *t);
 
+/* The edge prefills n tokens into its draft cache (the prompt, or in a
+ * handover start the tokens the cloud streamed down meanwhile). */
+static void edge_prefill(struct sim *s, struct tenant *t, int32_t n)
+{
+	const struct cfg_device *d = &t->cfg->device;
+	double now = s->q.now_s;
+	double done = now + d->prefill_base_s + d->prefill_per_token_s * n;
+
+	t->rq.prefill_s += done - now;
+	if (traced(s, t->id))
+		trace_span(s->opt.trace, TRACE_EDGE, t->id, "prefill", now, done,
+			   "\"tokens\":%ld", n, 0);
+	t->edge.prefilling = true;
+	t->edge.prefill_ev = eq_push(&s->q, done, 0, (struct eq_event){
+		.kind = EV_EDGE_PREFILL, .id = t->id });
+}
+
 static void on_arrive(struct sim *s, struct tenant *t)
 {
 	const struct cfg_group *g = t->cfg;
@@ -261,7 +282,6 @@ static void on_arrive(struct sim *s, struct tenant *t)
 static void start_next(struct sim *s, struct tenant *t)
 {
 	const struct cfg_group *g = t->cfg;
-	const struct cfg_device *d = &g->device;
 	struct wl_row r = wl_ring_pop(&t->pending);
 	double now = s->q.now_s;
 
@@ -281,16 +301,12 @@ static void start_next(struct sim *s, struct tenant *t)
 			t->st.prompt_sent += (uint64_t)r.prompt;
 		send(s, t, true, MSG_PROMPT, r.prompt, r.output, r.prompt);
 	}
-	if (g->proto.caps.uses_edge) {
-		double done = now + d->prefill_base_s +
-			      d->prefill_per_token_s * r.prompt;
-
-		t->rq.prefill_s = done - now;
-		if (traced(s, t->id))
-			trace_span(s->opt.trace, TRACE_EDGE, t->id, "prefill",
-				   now, done, "\"prompt_tokens\":%ld", r.prompt, 0);
-		push(s, done, EV_EDGE_PREFILL, t->id);
-	}
+	t->edge.starting = g->proto.handover != HANDOVER_NEVER;
+	t->edge.ready_sent = false;
+	t->edge.kv_pos = 0;
+	t->edge.backlog = INT32_MAX;
+	if (g->proto.caps.uses_edge)
+		edge_prefill(s, t, r.prompt);
 }
 
 /* A finished request's time to first token, and its time per output token
@@ -343,6 +359,11 @@ static void finish_request(struct sim *s, struct tenant *t)
 
 	HS_ASSERT(q->committed == q->n_out);
 	q->done_s = now;
+	if (t->edge.prefilling) { /* the cloud made every token first */
+		HS_ASSERT(eq_cancel(&s->q, t->edge.prefill_ev));
+		t->edge.prefilling = false;
+	}
+	t->edge.starting = false;
 	if (g->proto.caps.speculates)
 		send(s, t, true, MSG_DONE, 0, 0, 0);
 	if (measured(s))
@@ -465,6 +486,8 @@ static void maybe_draft(struct sim *s, struct tenant *t)
 		t->edge.draft_lead_s += fmax(0, two - one);
 	}
 	t->edge.feed_bonus = false;
+	t->edge.draft_lead_s += t->edge.feed_s;
+	t->edge.feed_s = 0;
 	t->edge.ahead += n;
 	t->edge.draft_ev = eq_push(&s->q, now + t->edge.draft_lead_s +
 				   draft_s(&g->device, t->edge.draft_ctx0, n),
@@ -616,12 +639,103 @@ static void on_edge_token(struct sim *s, struct tenant *t)
 		make_token(s, t, d);
 }
 
+/* ---- the handover start (docs/protocols.md) ---- */
+
+/* The policies, a row each in HANDOVER_LIST: whether the edge, its draft
+ * cache caught up, takes the request over from the cloud. */
+static bool hand_never(const struct sim *s, const struct tenant *t)
+{
+	(void)s, (void)t;
+	return false;
+}
+
+static bool hand_always(const struct sim *s, const struct tenant *t)
+{
+	(void)s, (void)t;
+	return true;
+}
+
+/* Only when the protocol's expected time a token (formula.h: sync's, or
+ * async's renewal, at the acceptance model's alpha, a draft step at the
+ * context reached, the mean RTT and a verification as long as the
+ * cloud's observed gap) beats the gap between the tokens the cloud
+ * streamed (two at least, else no evidence: not taken). */
+static bool hand_faster(const struct sim *s, const struct tenant *t)
+{
+	const struct cfg_group *g = t->cfg;
+	const struct cfg_device *d = &g->device;
+	const struct req_stat *q = &t->rq;
+	double gap, alpha, step, tnet, edge;
+
+	if (q->committed < 2)
+		return false;
+	gap = (q->last_s - q->first_s) / (q->committed - 1);
+	alpha = acc_alpha(t->acc.cfg, t->acc.trace);
+	step = d->draft_base_s + d->draft_per_ctx_s * (q->prompt + q->committed);
+	tnet = dist_mean(cfg_wan_rtt(&g->wan, s->q.now_s));
+	edge = g->proto.caps.windowed && t->edge.window >= 2 ?
+		fm_async_renewal_s_per_token(alpha, t->edge.gamma, t->edge.window,
+					     step, tnet + gap) :
+		fm_sync_s_per_token(alpha, t->edge.gamma, step, tnet, gap);
+	return edge < gap;
+}
+
+#define HANDOVER_FN(kind, name, fn) [HANDOVER_##kind] = fn,
+static bool (*const hand_policy[HANDOVER_N])(const struct sim *,
+					     const struct tenant *) = {
+	HANDOVER_LIST(HANDOVER_FN)
+};
+#undef HANDOVER_FN
+
+/* A prefill of the handover start ended: the draft cache holds the prompt
+ * and kv_pos output tokens. The edge catches up on the tokens streamed
+ * down since, as long as each catch-up is shorter than the one before
+ * (else the cloud outruns its prefill); then, if the policy takes the
+ * request, READY goes up, and the edge waits for the cloud's last token. */
+static void handover_step(struct sim *s, struct tenant *t)
+{
+	int32_t n = t->rq.committed - t->edge.kv_pos;
+
+	if (n > 0 && n < t->edge.backlog) {
+		t->edge.backlog = n;
+		t->edge.kv_pos = t->rq.committed;
+		t->rq.catchup += (uint64_t)n;
+		edge_prefill(s, t, n);
+		return;
+	}
+	if (!hand_policy[t->cfg->proto.handover](s, t))
+		return; /* the cloud serves the request to its end */
+	t->edge.ready_sent = true;
+	t->rq.ready_msgs++;
+	send(s, t, true, MSG_READY, t->edge.kv_pos, 0, 0);
+}
+
+/* The cloud's last token came: the request is the protocol's from here.
+ * The tokens it made past the edge's draft cache are fed with the first
+ * block's first pass, at the prefill rate. */
+static void handover_take(struct sim *s, struct tenant *t)
+{
+	int32_t n = t->rq.committed - t->edge.kv_pos;
+
+	t->edge.starting = false;
+	t->rq.handed_over = 1;
+	t->rq.cloud_made = (uint64_t)t->rq.committed;
+	t->rq.catchup += (uint64_t)n;
+	t->edge.kv_pos = t->rq.committed;
+	t->edge.feed_s = n * t->cfg->device.prefill_per_token_s;
+	t->edge.idle_from_s = s->q.now_s;
+	maybe_draft(s, t);
+}
+
 static void on_edge_prefill(struct sim *s, struct tenant *t)
 {
 	const struct cfg_group *g = t->cfg;
 
+	t->edge.prefilling = false;
 	if (!g->proto.caps.uses_cloud)
 		make_token(s, t, &g->device);
+	else if (t->edge.starting)
+		handover_step(s, t);
 	else
 		maybe_draft(s, t);
 }
@@ -953,6 +1067,8 @@ static void on_up(struct sim *s, struct tenant *t)
 		t->cloud.fill = t->cloud.prompt;
 		t->cloud.kv_out = 0;
 		t->cloud.pos = 0;
+		t->cloud.decoding = t->cfg->proto.handover != HANDOVER_NEVER;
+		t->cloud.stop_next = false;
 		fifo_push(&s->r[t->cloud.replica].admit, t->id);
 		break;
 	case MSG_BLOCK:
@@ -969,6 +1085,9 @@ static void on_up(struct sim *s, struct tenant *t)
 	case MSG_DONE:
 		t->cloud.cq.n = 0; /* nothing of the request is left to verify */
 		release_kv(s, t);
+		break;
+	case MSG_READY: /* its next token is its last (if it has one left) */
+		t->cloud.stop_next = t->cloud.decoding;
 		break;
 	case MSG_VERDICT:
 	case MSG_TOKEN:
@@ -1006,10 +1125,13 @@ static void on_down(struct sim *s, struct tenant *t, bool held)
 		t->rq.verdicts++;
 		if (t->rq.committed == t->rq.n_out)
 			finish_request(s, t);
+		else if (m.b)
+			handover_take(s, t);
 		break;
 	case MSG_PROMPT:
 	case MSG_BLOCK:
 	case MSG_DONE:
+	case MSG_READY:
 		HS_ASSERT(!"an uplink message on the downlink");
 	}
 }
@@ -1057,7 +1179,7 @@ static int32_t ready_item(struct sim *s, struct tenant *t, long budget,
 		it->tokens = round_gamma(t) + 1;
 		return it->tokens <= budget || empty ? it->tokens : 0;
 	}
-	if (!caps->speculates) /* the cloud decodes */
+	if (!caps->speculates || t->cloud.decoding) /* the cloud decodes */
 		return budget >= 1 || empty ? 1 : 0;
 	drop_stale(s, t);
 	/* a segment feeds the token before its drafts (the last prompt
@@ -1138,7 +1260,7 @@ static void purge_ready(struct sim *s, struct replica *r)
 			t->cloud.in_ready = false;
 			continue;
 		}
-		if (t->cfg->proto.caps.speculates) {
+		if (t->cfg->proto.caps.speculates && !t->cloud.decoding) {
 			drop_stale(s, t);
 			if (t->cloud.cq.n == 0) {
 				t->cloud.in_ready = false;
@@ -1481,6 +1603,28 @@ static void verify_own(struct sim *s, struct tenant *t, int32_t g)
 	send(s, t, false, MSG_TOKEN, c, 0, c);
 }
 
+/* The cloud decoded the request's next token: down it goes. The last of
+ * a handover start (READY came) says so, and the cloud waits for blocks;
+ * else it decodes on, or the request is done. */
+static void cloud_token(struct sim *s, struct tenant *t)
+{
+	bool last;
+
+	t->cloud.pos++;
+	last = t->cloud.stop_next && t->cloud.pos < t->cloud.out;
+	if (last) {
+		t->cloud.decoding = t->cloud.stop_next = false;
+		t->cloud.kv_whole = false; /* the token it made is fed first */
+	}
+	send(s, t, false, MSG_TOKEN, 1, last, 1);
+	if (t->cloud.pos >= t->cloud.out)
+		release_kv(s, t);
+	else if (t->cloud.decoding || !t->cfg->proto.caps.speculates)
+		enqueue_ready(s, t);
+	else if (t->cloud.cq.n)
+		enqueue_ready_by_block(s, t);
+}
+
 static void on_batch(struct sim *s, uint32_t ri)
 {
 	struct replica *r = &s->r[ri];
@@ -1495,8 +1639,10 @@ static void on_batch(struct sim *s, uint32_t ri)
 			prefetch_state(&s->t[it[2 * PREFETCH_AHEAD].tenant]);
 		if (i + PREFETCH_AHEAD < r->nbatch)
 			prefetch_pointees(&s->t[it[PREFETCH_AHEAD].tenant]);
-		/* the cloud makes the tokens (cloud_only, cloud_spec) */
-		bool decodes = !t->cfg->proto.caps.speculates;
+		/* the cloud makes the tokens (cloud_only, cloud_spec, the
+		 * start of a handover) */
+		bool decodes = !t->cfg->proto.caps.speculates ||
+			       t->cloud.decoding;
 
 		t->cloud.in_batch = false;
 		switch ((enum item_kind)it->kind) {
@@ -1516,25 +1662,15 @@ static void on_batch(struct sim *s, uint32_t ri)
 			if (decodes) {
 				/* the prefill's last position gives the next
 				 * token (the first, unless it was preempted) */
-				t->cloud.pos++;
-				send(s, t, false, MSG_TOKEN, 1, 0, 1);
-				if (t->cloud.pos < t->cloud.out)
-					enqueue_ready(s, t);
-				else
-					release_kv(s, t);
+				cloud_token(s, t);
 			} else if (t->cloud.cq.n) {
 				enqueue_ready_by_block(s, t);
 			}
 			break;
 		case ITEM_DECODE:
 			t->cloud.in_ready = false;
-			t->cloud.pos++;
-			kv_trim(s, r, t, t->cloud.pos);
-			send(s, t, false, MSG_TOKEN, 1, 0, 1);
-			if (t->cloud.pos < t->cloud.out)
-				enqueue_ready(s, t);
-			else
-				release_kv(s, t);
+			kv_trim(s, r, t, t->cloud.pos + 1);
+			cloud_token(s, t);
 			break;
 		case ITEM_VERIFY:
 			t->cloud.in_ready = false;

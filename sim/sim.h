@@ -57,7 +57,14 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 	X(verdict_msgs, "verdict messages received")                      \
 	X(token_msgs, "token messages received")                          \
 	X(preemptions, "times the cloud preempted it (freed its KV cache, " \
-	  "to compute it again)")
+	  "to compute it again)")                                          \
+	X(handed_over, "handed over to the edge after the cloud served its " \
+	  "first tokens (1 a request)")                                    \
+	X(cloud_made, "output tokens the cloud decoded itself before the "  \
+	  "handover (a handover start)")                                    \
+	X(catchup, "tokens the edge prefilled to catch up with those the "  \
+	  "cloud streamed down")                                            \
+	X(ready_msgs, "READY messages sent up (a handover start)")
 
 /* The counters a tenant keeps beside its requests' sums. */
 #define TENANT_COUNTERS(X)                                                \
@@ -117,6 +124,12 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 	  "bytes sent from the cloud to the edge")                         \
 	X(preemptions, "%llu", (unsigned long long)q->preemptions,          \
 	  "times the cloud preempted it (its KV cache computed again)")    \
+	X(handed_over, "%llu", (unsigned long long)q->handed_over,          \
+	  "1 if the cloud served its first tokens, then handed it over")   \
+	X(cloud_made, "%llu", (unsigned long long)q->cloud_made,            \
+	  "output tokens the cloud decoded before the handover")           \
+	X(catchup, "%llu", (unsigned long long)q->catchup,                  \
+	  "tokens the edge prefilled to catch up with the cloud's")        \
 	X(slo_met, "%d", meets_slo(t, q), "1 if it met both SLOs, else 0")
 
 /* What a request's edge spends, which its tenant, group and run sum:
@@ -171,6 +184,15 @@ struct tenant_edge {
 				      token too, waking the device */
 	double idle_from_s;        /* when the device last stopped drafting */
 	uint64_t draft_ev;         /* handle of the EV_DRAFT event */
+	/* a handover start: the cloud decodes while the edge prefills its
+	 * draft cache up to kv_pos output tokens (prefill_ev pending while it
+	 * does), then says READY; the cloud's last token says where drafting
+	 * starts. starting: the cloud still serves the request */
+	bool starting, prefilling, ready_sent;
+	int32_t kv_pos, backlog;   /* backlog: the last catch-up's tokens */
+	double feed_s;             /* seconds of tokens the next block's first
+				      pass feeds too (the handover's last) */
+	uint64_t prefill_ev;       /* handle of the EV_EDGE_PREFILL event */
 };
 
 /* The cloud's session of a tenant's request: what it knows of it from the
@@ -192,6 +214,9 @@ struct tenant_cloud {
 				      block: the target's own next token at
 				      pos judges a block that starts there,
 				      with no token fed before its drafts */
+	bool decoding;             /* a handover start: it decodes the
+				      request itself, as cloud_only */
+	bool stop_next;            /* READY came: its next token is its last */
 	double prompt_s;           /* when its PROMPT arrived */
 	double queued_s;           /* when its ready item was queued */
 	struct blk_ring cq;        /* blocks queued */

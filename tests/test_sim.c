@@ -94,7 +94,7 @@ static int invariants(const struct sim *s, const char *what)
 		bool spec = g->proto.caps.speculates;
 		bool drafts = cfg_proto_drafts(&g->proto.caps);
 		uint64_t up_msgs = (g->proto.caps.uses_cloud ? x->requests : 0) +
-				   x->blocks_sent +
+				   x->blocks_sent + x->ready_msgs +
 				   (spec ? x->requests : 0);
 
 		INV(x->requests == (uint64_t)g->workload.requests,
@@ -110,10 +110,11 @@ static int invariants(const struct sim *s, const char *what)
 				   LINK_TOKEN_BYTES * (x->prompt_sent + x->draft_sent),
 		    "tenant %u: up bytes do not add up", i);
 		/* where the cloud makes the tokens, every one comes down in a
-		 * token message (one each, or a cloud_spec verdict's) */
+		 * token message (one each, or a cloud_spec verdict's; those
+		 * of a handover start one each) */
 		INV(x->bytes_down == (hdr + 2 * LINK_TOKEN_BYTES) * x->verdict_msgs +
-				     hdr * x->token_msgs +
-				     (g->proto.caps.uses_edge ? 0 : LINK_TOKEN_BYTES *
+				     hdr * x->token_msgs + LINK_TOKEN_BYTES *
+				     (g->proto.caps.uses_edge ? x->token_msgs :
 				      x->tokens),
 		    "tenant %u: down bytes do not add up", i);
 		if (drafts) {
@@ -185,13 +186,22 @@ static void random_configs(void)
 			FILE *csv = tmpfile();
 
 			for (int g = 0; g < ng; g++) {
+				static const char *const hand[] = { "never",
+					"always", "faster" };
 				size_t len = strlen(groups);
 				double alpha = gsl_rng_uniform(r);
+				size_t kind = gsl_rng_uniform_int(r, 5);
+				char ho[64] = "";
+
+				if (kind == 2 || kind == 3)
+					snprintf(ho, sizeof(ho), ", \"handover\": "
+						 "\"%s\"",
+						 hand[gsl_rng_uniform_int(r, 3)]);
 
 				snprintf(groups + len, sizeof(groups) - len,
 					 "%s{\"name\": \"g%d\", \"count\": %lu,"
 					 " \"protocol\": {\"kind\": \"%s\", \"gamma\": %lu,"
-					 " \"window\": %lu},"
+					 " \"window\": %lu%s},"
 					 " \"device\": {\"draft_base_s\": %g,"
 					 " \"draft_per_ctx_s\": 1e-6,"
 					 " \"prefill_per_token_s\": 0.0005},"
@@ -208,9 +218,9 @@ static void random_configs(void)
 					 " \"mean\": %g, \"sd\": 0.02}, \"loss\": %g,"
 					 " \"up_bps\": %g}}",
 					 g ? "," : "", g, 1 + gsl_rng_uniform_int(r, 5),
-					 kinds[gsl_rng_uniform_int(r, 5)],
+					 kinds[kind],
 					 1 + gsl_rng_uniform_int(r, 8),
-					 1 + gsl_rng_uniform_int(r, 6),
+					 1 + gsl_rng_uniform_int(r, 6), ho,
 					 0.002 + 0.03 * gsl_rng_uniform(r),
 					 gsl_rng_uniform(r) < 0.5 ? "closed" : "poisson",
 					 "\"rate_per_s\": 2,",
@@ -1046,21 +1056,32 @@ static void trace_by_request(void)
 	cfg_release(&c);
 }
 
+/* The run of base_cfg under sets (tenant 0's first request, where the
+ * sets make it the only one): tenant 0's sums, the invariants checked. */
+static int one_request(const char **sets, size_t n, struct tenant_stat *st)
+{
+	struct cfg c;
+	struct sim s;
+	int rc = -1;
+
+	if (load(&c, base_cfg, sets, n) < 0)
+		return -1;
+	if (simulate(&c, &s, NULL) == 0) {
+		*st = s.t[0].st;
+		rc = invariants(&s, "one request") ? -1 : 0;
+		sim_release(&s);
+	}
+	cfg_release(&c);
+	return rc;
+}
+
 /* Tenant 0's TPOT summed over its requests, base_cfg with n sets; NAN
  * when the config does not load (a failure already). */
 static double tpot_of(const char **sets, size_t n)
 {
-	struct cfg c;
-	struct sim s;
-	double tpot;
+	struct tenant_stat st;
 
-	if (load(&c, base_cfg, sets, n) < 0)
-		return NAN;
-	CHECK(simulate(&c, &s, NULL) == 0);
-	tpot = s.t[0].st.tpot_sum;
-	sim_release(&s);
-	cfg_release(&c);
-	return tpot;
+	return one_request(sets, n, &st) < 0 ? NAN : st.tpot_sum;
 }
 
 /* device/draft_pair_s is the cost of the pass that feeds a bonus token
@@ -1163,12 +1184,67 @@ static void continuing_block(void)
 	}
 }
 
+/* A handover start (docs/protocols.md): the first token is the cloud's,
+ * exactly as cloud_only's; the edge, caught up, takes the request over,
+ * having prefilled every token the cloud made; "faster" declines for an
+ * edge slower than the cloud, which then serves every token as cloud_only
+ * does; "never" is no handover; a cloud-only protocol refuses one. */
+static void handover_start(void)
+{
+	const char *sets[] = { "/tenants/0/count=1",
+			       "/tenants/0/workload/requests=1",
+			       "/tenants/0/wan/rtt_s=0.08",
+			       "/protocol/kind=\"sync\"",
+			       "/protocol/handover=\"always\"" };
+	struct tenant_stat cloud, always, never, plain, slow, slow_cloud;
+	const char *slow_sets[] = { sets[0], sets[1], sets[2],
+				    "/tenants/0/device/draft_base_s=1",
+				    "/protocol/kind=\"sync\"",
+				    "/protocol/handover=\"faster\"" };
+	struct cfg c;
+	struct err e;
+
+	if (one_request(sets, 5, &always) < 0)
+		return;
+	sets[3] = "/protocol/kind=\"cloud_only\"";
+	sets[4] = "/protocol/handover=\"never\"";
+	CHECK(one_request(sets, 5, &cloud) == 0);
+	CHECK_MSG(fabs(always.ttft_sum - cloud.ttft_sum) < 1e-12, "TTFT %g, "
+		  "cloud_only's %g", always.ttft_sum, cloud.ttft_sum);
+	CHECK(always.handed_over == 1 && always.cloud_made >= 1 &&
+	      always.cloud_made < always.tokens &&
+	      always.catchup == always.cloud_made && always.blocks_sent > 0);
+	/* never: the edge prefills, then drafts, as without the key */
+	sets[3] = "/protocol/kind=\"sync\"";
+	CHECK(one_request(sets, 5, &never) == 0);
+	CHECK(one_request(sets, 4, &plain) == 0);
+	CHECK(never.handed_over == 0 && never.cloud_made == 0 &&
+	      never.ttft_sum == plain.ttft_sum && never.tpot_sum ==
+	      plain.tpot_sum && never.ttft_sum > always.ttft_sum);
+	/* faster, with an edge at a second a draft: declined */
+	CHECK(one_request(slow_sets, 6, &slow) == 0);
+	slow_sets[4] = "/protocol/kind=\"cloud_only\"";
+	slow_sets[5] = "/protocol/handover=\"never\"";
+	CHECK(one_request(slow_sets, 6, &slow_cloud) == 0);
+	CHECK(slow.handed_over == 0 && slow.blocks_sent == 0 &&
+	      fabs(slow.tpot_sum - slow_cloud.tpot_sum) < 1e-12 &&
+	      fabs(slow.ttft_sum - slow_cloud.ttft_sum) < 1e-12);
+	/* only protocols that draft on the edge hand over */
+	sets[4] = "/protocol/handover=\"always\"";
+	sets[3] = "/protocol/kind=\"cloud_only\"";
+	CHECK(cfg_load(&c, t_write("sim.json", base_cfg), sets, 5, &e) < 0 &&
+	      strstr(e.msg, "/protocol/handover: expected \"never\": only "
+		     "sync and async"));
+}
+
 const struct tcase sim_tests[] = {
 	{ "sim: a verdict waits for the edge's forward pass",
 	  verdict_waits_for_pass },
 	{ "sim: the bonus token is fed in the next block's first pass",
 	  bonus_fed_with_next_block },
 	{ "sim: an RTT that steps mid-run", rtt_step },
+	{ "sim: a handover start: the cloud's first token, then the edge's",
+	  handover_start },
 	{ "sim: a WAN blackout holds what is sent during it", blackout },
 	{ "sim: adaptive gamma settles on the model's best", adaptive_converges },
 	{ "sim: policies continuous and slo take blocks in their orders",
