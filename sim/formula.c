@@ -7,6 +7,7 @@
 #include "err.h"
 #include "mem.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -126,4 +127,49 @@ double fm_mdc_wait_s(int c, double lambda, double service_s)
 	if (a >= c)
 		return INFINITY;
 	return fm_erlang_c(c, a) * service_s / (c - a) / 2;
+}
+
+/* tokens come down by time t */
+static int come_down(double t, double first, double v)
+{
+	return t < first ? 0 : 1 + (int)floor((t - first) / v);
+}
+
+void fm_handover(double u, double pre, double v, double dn, double up,
+		 double base, double per_token, int n_prompt, int n_out,
+		 struct fm_handover *h)
+{
+	double t = base + per_token * n_prompt, first = u + pre + dn;
+	int held = 0, backlog = INT_MAX, n;
+
+	while ((n = come_down(t, first, v) - held) > 0 && n < backlog &&
+	       held + n < n_out) {
+		backlog = n;
+		held += n;
+		t += base + per_token * n;
+	}
+	h->ttft_s = first;
+	h->ready_s = t;
+	h->edge_holds = held;
+	/* the iteration in progress when READY arrives: the prefill is 1 */
+	h->last = t + up < u + pre ? 1 : 2 + (int)floor((t + up - u - pre) / v);
+	if (h->last > n_out)
+		h->last = n_out;
+	h->last_s = first + (h->last - 1) * v;
+}
+
+double fm_sync_alpha1_s(int from, int n_out, int gamma, double d,
+			double tnet, double v, double lead_s)
+{
+	double s = 0;
+
+	for (int c = from; c < n_out; lead_s = 0) {
+		int g = n_out - c < gamma ? n_out - c : gamma;
+
+		s += lead_s + g * d + tnet + v;
+		c += g;
+		if (c < n_out)
+			c++;
+	}
+	return s;
 }

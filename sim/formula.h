@@ -59,6 +59,34 @@ double fm_cloud_spec_s_per_token(double alpha, int gamma, double t_draft,
 double fm_cloud_spec_capacity_ratio(int gamma, double t_draft,
 				    double t_verify);
 
+/* A handover start (docs/protocols.md), one request alone, every time
+ * fixed: the prompt of n_prompt tokens reaches the cloud at u after its
+ * arrival; the cloud prefills it in pre and then decodes a token each v;
+ * a token reaches the edge dn after its iteration ends, READY reaches the
+ * cloud up after it leaves. The edge prefills the prompt, then catches up
+ * on the tokens come down, each prefill base + per_token x tokens, while
+ * each catch-up is shorter than the one before; READY then leaves, and
+ * the cloud's last token is the one of the iteration in progress when it
+ * arrives. Token k (from 1) reaches the edge at u + pre + (k - 1) v + dn. */
+struct fm_handover {
+	double ttft_s;    /* the first token's arrival: u + pre + dn */
+	double ready_s;   /* when READY leaves the edge */
+	int last;         /* the cloud's last token; n_out: it made them all */
+	int edge_holds;   /* output tokens in the edge's cache at READY */
+	double last_s;    /* when that token reaches the edge */
+};
+void fm_handover(double u, double pre, double v, double dn, double up,
+		 double base, double per_token, int n_prompt, int n_out,
+		 struct fm_handover *h);
+
+/* Sync at alpha 1 with the paper's edge (a bonus token fed free): seconds
+ * to commit the tokens from position `from` to n_out, rounds of
+ * min(gamma, left) drafts at d each plus tnet + v, each committing its
+ * drafts and, unless the request is done, the bonus token; lead_s more in
+ * the first round. */
+double fm_sync_alpha1_s(int from, int n_out, int gamma, double d,
+			double tnet, double v, double lead_s);
+
 /* M/D/1 mean waiting time at load rho < 1 with service time v. */
 double fm_md1_wait_s(double rho, double v);
 

@@ -458,12 +458,62 @@ static int check_cloud_spec(struct fcheck_list *cs, struct err *e)
 	return 0;
 }
 
+/* A handover start (fm_handover): one request, sync at alpha 1 after the
+ * handover, a dedicated GPU whose iterations take v; the first token's
+ * arrival, the cloud's last token and the mean ITL over the request. The
+ * edge prefills 2 or 4 ms a token, the cloud makes one each 12.3 ms. */
+static int check_handover(struct fcheck_list *cs, struct err *e)
+{
+	static const double per_token[] = { 0.002, 0.004 };
+	const double rtt = 0.0517, v = 0.0123, d = 0.02;
+	const int gamma = 4, prompt = 200, out = 400;
+
+	for (int i = 0; i < 2; i++) {
+		char text[2048];
+		struct fm_handover h;
+		json_t *sum;
+		double end;
+
+		snprintf(text, sizeof(text),
+			 "{\"seed\": 11, \"protocol\": {\"kind\": \"sync\", "
+			 "\"gamma\": %d, \"handover\": \"always\"}, \"tenants\": "
+			 "[{\"name\": \"t\", \"count\": 1, \"device\": "
+			 "{\"draft_base_s\": %.17g, \"prefill_per_token_s\": %.17g,"
+			 " \"passes\": \"ideal\"}, \"workload\": {\"requests\": 1,"
+			 " \"prompt_tokens\": %d, \"output_tokens\": %d}, "
+			 "\"acceptance\": {\"alpha\": 1}, \"wan\": {\"rtt_s\": "
+			 "%.17g, \"up_bps\": %g, \"down_bps\": %g}}], \"cloud\": "
+			 "{\"context_tokens\": 1000000, \"policy\": \"dedicated\","
+			 " \"gpu\": %s}}", gamma, d, per_token[i], prompt, out, rtt,
+			 BPS, BPS, check_gpu(v, 0));
+		if (!(sum = simulate(text, e)))
+			return -1;
+		fm_handover(rtt / 2, v, v, rtt / 2, rtt / 2, 0, per_token[i],
+			    prompt, out, &h);
+		end = h.last_s + fm_sync_alpha1_s(h.last, out, gamma, d, rtt, v,
+						   (h.last - h.edge_holds) *
+						   per_token[i]);
+		add(cs, "handover TTFT", true, h.ttft_s,
+		    get(sum, "all", "ttft_s", "mean"), "sync, the edge prefills "
+		    "%.0f ms a token, the cloud's iteration 12.3 ms, RTT 51.7 ms",
+		    1e3 * per_token[i]);
+		add(cs, "handover position", h.last < out, h.last,
+		    get(sum, "all", "cloud_made_per_handover", NULL),
+		    "the same: the cloud's last token");
+		add(cs, "handover ITL", h.last < out,
+		    (end - h.ttft_s) / (out - 1), get(sum, "all", "itl_s", "mean"),
+		    "the same, sync at alpha 1 after it, gamma 4, d 20 ms");
+		json_decref(sum);
+	}
+	return 0;
+}
+
 int fcheck_run(struct fcheck_list *cs, struct err *e)
 {
 	return check_sync(cs, e) < 0 || check_leviathan(cs, e) < 0 ||
 	       check_async(cs, e) < 0 || check_queueing(cs, e) < 0 ||
-	       check_capacity(cs, e) < 0 || check_cloud_spec(cs, e) < 0
-		       ? -1 : 0;
+	       check_capacity(cs, e) < 0 || check_cloud_spec(cs, e) < 0 ||
+	       check_handover(cs, e) < 0 ? -1 : 0;
 }
 
 void fcheck_list_release(struct fcheck_list *l)

@@ -103,6 +103,31 @@ static double scoring_s(const struct cost *c, long n, int gamma, double ctx)
 			   NULL, NULL);
 }
 
+/* What a handover start would do for one request of group g alone
+ * (fm_handover): the cloud's prefill of the mean prompt and a token each
+ * step, half the mean RTT each way; the edge's prefills at its device's
+ * rate. Its TTFT, the cloud's last token, and the time a token before
+ * (the cloud's step) and after (the protocol's, after_s). */
+static json_t *handover(const struct cfg_group *g, const struct cost *cost,
+			double step, double rtt, double after_s)
+{
+	double prompt = dist_mean(&g->workload.prompt_tokens);
+	int out = (int)lround(dist_mean(&g->workload.output_tokens));
+	double pre = cost_iter_s(cost, &(struct cost_batch){ (long)prompt, 1, 0,
+			prompt * prompt / 2, 1 }, NULL, NULL);
+	struct fm_handover h;
+
+	fm_handover(rtt / 2, pre, step, rtt / 2, rtt / 2,
+		    g->device.prefill_base_s, g->device.prefill_per_token_s,
+		    (int)lround(prompt), out, &h);
+	return json_pack("{s:s,s:f,s:i,s:i,s:f,s:f,s:f}", "policy",
+			 cfg_handover_names[g->proto.handover], "ttft_s",
+			 h.ttft_s, "last_token", h.last, "edge_holds",
+			 h.edge_holds, "ready_s", h.ready_s,
+			 "t_before_s_per_token", step,
+			 "t_after_s_per_token", after_s);
+}
+
 /* The formulas for group 0 of a config, at its mean lengths, and what
  * the text form prints beside them. */
 static json_t *setting(const struct cfg *c, struct extras *x)
@@ -235,6 +260,11 @@ static json_t *setting(const struct cfg *c, struct extras *x)
 			request_capacity(c, g, &cost, cap, cap_draft, alpha, tt,
 					 rtt, o);
 	}
+	if (p->caps.hands_over)
+		json_object_set_new(o, "handover", handover(g, &cost, step, rtt,
+			json_real_value(json_object_get(o, p->window >= 2 ?
+				"t_async_renewal_s_per_token" :
+				"t_sync_s_per_token"))));
 	*x = (struct extras){ .ctx = ctx, .td = td,
 			      .ridge_peak = cost.peak_flops / cost.peak_bw_Bps *
 					    cost.bytes_per_weight / 2 };
@@ -253,7 +283,7 @@ void fset_print(const struct cfg *c, FILE *f)
 	const struct cfg_group *g = &c->groups[0];
 	const struct cfg_protocol *p = &g->proto;
 	struct extras x;
-	json_t *o = setting(c, &x), *roof = json_object_get(o, "roofline");
+	json_t *o = setting(c, &x), *roof = json_object_get(o, "roofline"), *h;
 	double alpha = num(o, "alpha"), d = num(o, "t_draft_s");
 	double v = num(o, "t_verify_s"), step = num(o, "t_target_step_s");
 	double tnet = num(o, "t_network_s"), ctx = x.ctx, td = x.td;
@@ -345,6 +375,26 @@ void fset_print(const struct cfg *c, FILE *f)
 				"kv_wait_onset_requests_per_s")),
 		       json_real_value(json_object_get(o,
 				"capacity_requests_per_s_kv")));
+	if ((h = json_object_get(o, "handover"))) {
+		int last = (int)json_integer_value(json_object_get(h, "last_token"));
+
+		fprintf(f, "handover start (one request alone; this group's is "
+			"\"%s\"): TTFT %.3f s (the cloud's), ",
+			json_string_value(json_object_get(h, "policy")),
+			num(h, "ttft_s"));
+		if (last >= (int)lround(dist_mean(&c->groups[0].workload.output_tokens)))
+			fprintf(f, "the cloud makes every token before the edge's "
+				"cache catches up (READY at %.2f s)\n",
+				num(h, "ready_s"));
+		else
+			fprintf(f, "the cloud's last token %d (the edge's cache "
+				"holds %d at READY, %.2f s), %.3f ms a token "
+				"before, %.3f ms after\n", last,
+				(int)json_integer_value(json_object_get(h,
+							"edge_holds")),
+				num(h, "ready_s"), 1e3 * num(h, "t_before_s_per_token"),
+				1e3 * num(h, "t_after_s_per_token"));
+	}
 	fprintf(f, "M/D/1 wait rho v / 2(1 - rho) at load 0.5, 0.8, 0.9: %.3f, %.3f, "
 	       "%.3f ms\n", 1e3 * fm_md1_wait_s(0.5, v), 1e3 * fm_md1_wait_s(0.8, v),
 	       1e3 * fm_md1_wait_s(0.9, v));
