@@ -179,6 +179,7 @@ others() {
 	figure itl-vs-gamma 'ITL against gamma' 'Mean inter-token latency against the draft block length, by protocol.'
 	figure tokens-per-verdict 'tokens per verification against gamma' 'Tokens committed per verification against the block length, by protocol.'
 	blocks '.others["itl-vs-gamma"]'
+	blocks '.others["handover"]'
 	figure roofline 'verification time against batch tokens' 'The verify table'"'"'s time of an iteration against its tokens, beside the roofline'"'"'s.'
 	figure gantt 'timeline of one async tenant' 'One async tenant'"'"'s drafting, blocks in flight and the GPU'"'"'s batches over time, from the traced run.'
 }

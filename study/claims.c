@@ -1762,14 +1762,56 @@ static void setting(json_t *blocks, const char *dir)
 }
 
 /* The other sweeps' tables, keyed by sweep (empty where it is missing). */
+/* The handover start against the edge's own prefill (sweep handover):
+ * TTFT, ITL, the share handed over and the GPU's busy time, by output
+ * length and policy. */
+static int handover_table(json_t *blocks, const char *dir, struct err *e)
+{
+	struct csv c = { 0 };
+	int have, rc;
+
+	if ((have = sweep(&c, dir, "handover", blocks, false, e)) <= 0)
+		return have;
+	text(blocks, "A handover start (docs/protocols.md): the paper's async "
+	     "setting with Qwen2.5-0.5B drafting on the Snapdragon 8 Gen 3 "
+	     "(results/calib/pairs, derived) for Qwen2.5-7B, by output length "
+	     "and policy: never (the phone prefills the 512-token prompt, then "
+	     "drafts), always (the cloud serves until the phone's cache has "
+	     "caught up), faster (only when the protocol's expected time a "
+	     "token beats the cloud's). 32 phones on one H100, 2 seeds.");
+	rc = 0;
+	for (int i = 0; i < 4 && rc == 0; i++) {
+		static const struct { const char *what, *metric, *fmt; double k; }
+		m[] = {
+			{ "TTFT p50 (s)", "all.ttft_s.p50", "%.3f", 1 },
+			{ "mean ITL (ms)", "all.itl_s.mean", "%.1f", 1e3 },
+			{ "share of the requests handed over",
+			  "all.handover_share", "%.2f", 1 },
+			{ "the GPU's busy share (what the cloud's decoding "
+			  "costs)", "cloud.busy_fraction", "%.2f", 1 },
+		};
+
+		text(blocks, "%s:", m[i].what);
+		rc = pivot(blocks, &c, "tenants.0.workload.output_tokens",
+			   "output tokens", "protocol.handover", m[i].metric,
+			   m[i].k, m[i].fmt, e);
+	}
+	csv_release(&c);
+	return rc < 0 ? -1 : 0;
+}
+
 static int others(json_t *out, const char *dir, struct err *e)
 {
 	json_t *tenants = json_array(), *gamma = json_array();
+	json_t *hand = json_array();
 	struct csv c = { 0 };
 	int rc = 0, have;
 
 	json_object_set_new(out, "itl-vs-tenants", tenants);
 	json_object_set_new(out, "itl-vs-gamma", gamma);
+	json_object_set_new(out, "handover", hand);
+	if (handover_table(hand, dir, e) < 0)
+		return -1;
 	if ((have = sweep(&c, dir, "itl-vs-tenants", tenants, false, e)) < 0)
 		return -1;
 	if (have) {
