@@ -551,7 +551,7 @@ static void sensitivity(const struct cmap *m, size_t j, const json_t *meas,
 {
 	size_t j0 = j, j1 = j, k, cells = 0, ok = 0, np = 0;
 	double lo = 1, hi = 0;
-	char rows[128] = "";
+	char rows[256] = "";
 	json_t *pt;
 
 	if (b) {
@@ -564,9 +564,13 @@ static void sensitivity(const struct cmap *m, size_t j, const json_t *meas,
 			j1 = t;
 		}
 		snprintf(rows, sizeof(rows), " and the phone's draft time across "
-			 "its held-out band (%.0f-%.0f ms; rows %g-%g %s)",
-			 1e3 * b->s * (1 + b->lo), 1e3 * b->s * (1 + b->hi),
-			 m->y[j0] * m->yscale, m->y[j1] * m->yscale, yunit);
+			 "its held-out band (%.0f-%.0f ms; the swept rows nearest, "
+			 "%g-%g %s%s)", 1e3 * b->s * (1 + b->lo),
+			 1e3 * b->s * (1 + b->hi), m->y[j0] * m->yscale,
+			 m->y[j1] * m->yscale, yunit,
+			 b->s * (1 + b->hi) > m->y[m->ny - 1] ||
+			 b->s * (1 + b->lo) < m->y[0] ? ", the band reaching past "
+			 "the sweep" : "");
 	}
 	json_array_foreach(meas, k, pt) {
 		double a = field(pt, "/alpha");
