@@ -333,12 +333,7 @@ static json_t *figures_json(const struct dfit *m, const struct calib_device *d)
 
 	for (int i = 0; i < d->nfig; i++) {
 		const struct calib_figure *g = &d->fig[i];
-		double pred = g->prefill ?
-			dfit_prefill_tps(m, d, g->params, g->threads,
-					 strcmp(g->quant, "F16") &&
-						 strcmp(g->quant, "F32")) :
-			dfit_decode_tps(m, d, g->params, g->weight_bytes,
-					g->threads);
+		double pred = dfit_predict(m, d, g);
 
 		json_array_append_new(figs, json_pack(
 			"{s:s,s:s,s:s,s:s,s:i,s:f,s:b,s:f,s:s}", "model", g->model,
@@ -374,7 +369,7 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 			       "profile", from_path), NULL;
 	if (quant_parse(json_string_value(json_object_get(measured, "quant")),
 			&q, e) < 0)
-		return err_set(e, "%s: /quant: %s", from_path, e->msg), NULL;
+		return err_prefix(e, "%s: /quant", from_path), NULL;
 	if (dfit_fit(&m, d, dir, e) < 0)
 		return NULL;
 	measured_shape(measured, &mp);

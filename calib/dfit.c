@@ -57,9 +57,8 @@ double dfit_prefill_tps(const struct dfit *m, const struct calib_device *d,
 	return m->eta * peak_g(d, threads, int8) * 1e9 / (2 * params);
 }
 
-/* tokens/s the model predicts for figure f of device d */
-static double predict(const struct dfit *m, const struct calib_device *d,
-		      const struct calib_figure *f)
+double dfit_predict(const struct dfit *m, const struct calib_device *d,
+		    const struct calib_figure *f)
 {
 	return f->prefill ? dfit_prefill_tps(m, d, f->params, f->threads,
 					     fig_int8(f))
@@ -216,7 +215,7 @@ static void held_out(const struct calib_device *devs, int n, int i,
 	fit(devs, n, i, d->cls, p);
 	for (int j = 0; j < d->nfig; j++)
 		if (d->fig[j].used && d->fig[j].prefill == prefill)
-			err[(*k)++] = predict(p, d, &d->fig[j]) /
+			err[(*k)++] = dfit_predict(p, d, &d->fig[j]) /
 				      d->fig[j].tokens_per_s - 1;
 }
 
@@ -267,7 +266,10 @@ int dfit_fit(struct dfit *m, const struct calib_device *d, const char *dir,
 			snprintf(from, sizeof(from), "the device's own figures, "
 				 "the model fitted without them");
 		} else {
-			pooled = peers(devs, n, -1, d->cls, false, w) == 0;
+			/* the devices the model for d is fitted on: its class's,
+			 * or every one where fewer than DFIT_MIN_PEERS */
+			pooled = peers(devs, n, -1, d->cls, false, w) <
+				 DFIT_MIN_PEERS;
 			for (int i = 0; i < n; i++)
 				if (member(devs, i, -1, d->cls, pooled) &&
 				    has_kind(&devs[i], w))
@@ -303,21 +305,21 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 		"were fitted on (its class's other devices, or every other)\n");
 	for (int i = 0; i < n; i++) {
 		const struct calib_device *d = &devs[i];
+		struct dfit p;
 
 		if (!has_kind(d, false) && !has_kind(d, true)) {
 			fprintf(f, "%-22s %-7s (no used CPU figure)\n", d->name,
 				classes[d->cls]);
 			continue;
 		}
+		fit(devs, n, i, d->cls, &p);
 		for (int j = 0; j < d->nfig; j++) {
 			const struct calib_figure *g = &d->fig[j];
-			struct dfit p;
 			double pred, r;
 
 			if (!g->used)
 				continue;
-			fit(devs, n, i, d->cls, &p);
-			pred = predict(&p, d, g);
+			pred = dfit_predict(&p, d, g);
 			r = pred / g->tokens_per_s - 1;
 			err[g->prefill][k[g->prefill]++] = fabs(r);
 			fprintf(f, "%-22s %-7s %-16.16s %-7.7s %s t%-2d %8.2f %8.2f "

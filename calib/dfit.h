@@ -62,6 +62,9 @@ double dfit_decode_tps(const struct dfit *m, const struct calib_device *d,
 		       double params, double weight_bytes, int threads);
 double dfit_prefill_tps(const struct dfit *m, const struct calib_device *d,
 			double params, int threads, bool int8);
+/* Tokens/s the model predicts for published figure f of d. */
+double dfit_predict(const struct dfit *m, const struct calib_device *d,
+		    const struct calib_figure *f);
 
 /* Every used figure of the library in dir predicted by the parameters
  * fitted without its device, to f, then the median and worst |error| of

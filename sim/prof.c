@@ -388,6 +388,8 @@ int prof_published_load(const char *name, struct prof_published *p,
 		"source", "quote", "tier", NULL };
 	static const char *const kinds[] = { "published-acceptance", NULL };
 	const char *dir = prof_published_dir(), *target, *draft, *src, *ts, *ds;
+	const char *text;
+	double num;
 	char path[4300], known[1024];
 	struct jx x = { .file = path, .err = e };
 	json_t *doc;
@@ -411,8 +413,12 @@ int prof_published_load(const char *name, struct prof_published *p,
 	    jx_str(&x, doc, "", "target", NULL, &target) < 0 ||
 	    jx_str(&x, doc, "", "draft", NULL, &draft) < 0 ||
 	    jx_str(&x, doc, "", "source", NULL, &src) < 0 ||
-	    jx_str(&x, doc, "", "alpha_from", NULL, &ts) < 0 ||
-	    jx_str(&x, doc, "", "quote", NULL, &ts) < 0)
+	    jx_str(&x, doc, "", "alpha_from", NULL, &text) < 0 ||
+	    jx_str(&x, doc, "", "quote", NULL, &text) < 0 ||
+	    jx_str(&x, doc, "", "tier", "", &text) < 0 ||
+	    jx_num(&x, doc, "", "value", JX_POS, 1, &num) < 0 ||
+	    (!json_is_null(json_object_get(doc, "gamma")) &&
+	     jx_num(&x, doc, "", "gamma", JX_POS, 1, &num) < 0))
 		goto out;
 	ts = json_string_value(json_object_get(doc, "target_shape"));
 	ds = json_string_value(json_object_get(doc, "draft_shape"));

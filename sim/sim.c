@@ -10,7 +10,13 @@
  *    older ones are dropped unverified when they arrive or reach the head;
  *  - a verdict that reaches a drafting edge waits in the downlink for the
  *    forward pass in progress to end (EV_DOWN_HELD), as a real edge reads
- *    its socket only between passes.
+ *    its socket only between passes;
+ *  - a handover start: edge.prefilling iff its EV_EDGE_PREFILL is pending,
+ *    and rq.prefill_s counts a prefill's seconds as they pass (one cut
+ *    short by the request's end counts up to then); no block is drafted
+ *    while edge.starting; READY goes up once, from an edge not
+ *    prefilling; cloud.decoding and cloud.stop_next hold only while the
+ *    cloud serves the request itself.
  * A replica is busy while EV_BATCH is pending; its batch[] lists the items of
  * that iteration. Each tenant is at most once in a replica's ready FIFO and
  * once in its prefill FIFO. */
@@ -241,11 +247,11 @@ static void edge_prefill(struct sim *s, struct tenant *t, int32_t n)
 	double now = s->q.now_s;
 	double done = now + d->prefill_base_s + d->prefill_per_token_s * n;
 
-	t->rq.prefill_s += done - now;
 	if (traced(s, t->id))
 		trace_span(s->opt.trace, TRACE_EDGE, t->id, "prefill", now, done,
 			   "\"tokens\":%ld", n, 0);
 	t->edge.prefilling = true;
+	t->edge.prefill_start_s = now;
 	t->edge.prefill_ev = eq_push(&s->q, done, 0, (struct eq_event){
 		.kind = EV_EDGE_PREFILL, .id = t->id });
 }
@@ -302,7 +308,7 @@ static void start_next(struct sim *s, struct tenant *t)
 		send(s, t, true, MSG_PROMPT, r.prompt, r.output, r.prompt);
 	}
 	t->edge.starting = g->proto.handover != HANDOVER_NEVER;
-	t->edge.ready_sent = false;
+	t->edge.ready_sent = t->edge.ask_again = false;
 	t->edge.kv_pos = 0;
 	t->edge.backlog = INT32_MAX;
 	if (g->proto.caps.uses_edge)
@@ -362,8 +368,9 @@ static void finish_request(struct sim *s, struct tenant *t)
 	if (t->edge.prefilling) { /* the cloud made every token first */
 		HS_ASSERT(eq_cancel(&s->q, t->edge.prefill_ev));
 		t->edge.prefilling = false;
+		q->prefill_s += now - t->edge.prefill_start_s;
 	}
-	t->edge.starting = false;
+	t->edge.starting = t->edge.ask_again = false;
 	if (g->proto.caps.speculates)
 		send(s, t, true, MSG_DONE, 0, 0, 0);
 	if (measured(s))
@@ -642,25 +649,28 @@ static void on_edge_token(struct sim *s, struct tenant *t)
 /* ---- the handover start (docs/protocols.md) ---- */
 
 /* The policies, a row each in HANDOVER_LIST: whether the edge, its draft
- * cache caught up, takes the request over from the cloud. */
-static bool hand_never(const struct sim *s, const struct tenant *t)
+ * cache caught up, takes the request over from the cloud now, never, or
+ * asks again when the next token comes down. */
+enum hand { HAND_DECLINE, HAND_TAKE, HAND_LATER };
+
+static enum hand hand_never(const struct sim *s, const struct tenant *t)
 {
 	(void)s, (void)t;
-	return false;
+	return HAND_DECLINE;
 }
 
-static bool hand_always(const struct sim *s, const struct tenant *t)
+static enum hand hand_always(const struct sim *s, const struct tenant *t)
 {
 	(void)s, (void)t;
-	return true;
+	return HAND_TAKE;
 }
 
 /* Only when the protocol's expected time a token (formula.h: sync's, or
  * async's renewal, at the acceptance model's alpha, a draft step at the
  * context reached, the mean RTT and a verification as long as the
  * cloud's observed gap) beats the gap between the tokens the cloud
- * streamed (two at least, else no evidence: not taken). */
-static bool hand_faster(const struct sim *s, const struct tenant *t)
+ * streamed; with fewer than two of them there is no gap yet: later. */
+static enum hand hand_faster(const struct sim *s, const struct tenant *t)
 {
 	const struct cfg_group *g = t->cfg;
 	const struct cfg_device *d = &g->device;
@@ -668,7 +678,7 @@ static bool hand_faster(const struct sim *s, const struct tenant *t)
 	double gap, alpha, step, tnet, edge;
 
 	if (q->committed < 2)
-		return false;
+		return HAND_LATER;
 	gap = (q->last_s - q->first_s) / (q->committed - 1);
 	alpha = acc_alpha(t->acc.cfg, t->acc.trace);
 	step = d->draft_base_s + d->draft_per_ctx_s * (q->prompt + q->committed);
@@ -677,12 +687,12 @@ static bool hand_faster(const struct sim *s, const struct tenant *t)
 		fm_async_renewal_s_per_token(alpha, t->edge.gamma, t->edge.window,
 					     step, tnet + gap) :
 		fm_sync_s_per_token(alpha, t->edge.gamma, step, tnet, gap);
-	return edge < gap;
+	return edge < gap ? HAND_TAKE : HAND_DECLINE;
 }
 
 #define HANDOVER_FN(kind, name, fn) [HANDOVER_##kind] = fn,
-static bool (*const hand_policy[HANDOVER_N])(const struct sim *,
-					     const struct tenant *) = {
+static enum hand (*const hand_policy[HANDOVER_N])(const struct sim *,
+						  const struct tenant *) = {
 	HANDOVER_LIST(HANDOVER_FN)
 };
 #undef HANDOVER_FN
@@ -691,7 +701,8 @@ static bool (*const hand_policy[HANDOVER_N])(const struct sim *,
  * and kv_pos output tokens. The edge catches up on the tokens streamed
  * down since, as long as each catch-up is shorter than the one before
  * (else the cloud outruns its prefill); then, if the policy takes the
- * request, READY goes up, and the edge waits for the cloud's last token. */
+ * request, READY goes up, and the edge waits for the cloud's last token;
+ * a policy that cannot tell yet is asked again at the next token. */
 static void handover_step(struct sim *s, struct tenant *t)
 {
 	int32_t n = t->rq.committed - t->edge.kv_pos;
@@ -703,8 +714,15 @@ static void handover_step(struct sim *s, struct tenant *t)
 		edge_prefill(s, t, n);
 		return;
 	}
-	if (!hand_policy[t->cfg->proto.handover](s, t))
-		return; /* the cloud serves the request to its end */
+	switch (hand_policy[t->cfg->proto.handover](s, t)) {
+	case HAND_DECLINE: /* the cloud serves the request to its end */
+		return;
+	case HAND_LATER: /* at the next token that comes down */
+		t->edge.ask_again = true;
+		return;
+	case HAND_TAKE:
+		break;
+	}
 	t->edge.ready_sent = true;
 	t->rq.ready_msgs++;
 	send(s, t, true, MSG_READY, t->edge.kv_pos, 0, 0);
@@ -723,7 +741,6 @@ static void handover_take(struct sim *s, struct tenant *t)
 	t->rq.catchup += (uint64_t)n;
 	t->edge.kv_pos = t->rq.committed;
 	t->edge.feed_s = n * t->cfg->device.prefill_per_token_s;
-	t->edge.idle_from_s = s->q.now_s;
 	maybe_draft(s, t);
 }
 
@@ -732,12 +749,15 @@ static void on_edge_prefill(struct sim *s, struct tenant *t)
 	const struct cfg_group *g = t->cfg;
 
 	t->edge.prefilling = false;
-	if (!g->proto.caps.uses_cloud)
+	t->rq.prefill_s += s->q.now_s - t->edge.prefill_start_s;
+	if (!g->proto.caps.uses_cloud) {
 		make_token(s, t, &g->device);
-	else if (t->edge.starting)
+	} else if (t->edge.starting) {
+		t->edge.idle_from_s = s->q.now_s; /* it computed until now */
 		handover_step(s, t);
-	else
+	} else {
 		maybe_draft(s, t);
+	}
 }
 
 /* ---- the cloud ---- */
@@ -1123,10 +1143,14 @@ static void on_down(struct sim *s, struct tenant *t, bool held)
 		t->rq.token_msgs++;
 		commit(s, t, (int32_t)m.a);
 		t->rq.verdicts++;
-		if (t->rq.committed == t->rq.n_out)
+		if (t->rq.committed == t->rq.n_out) {
 			finish_request(s, t);
-		else if (m.b)
+		} else if (m.b) {
 			handover_take(s, t);
+		} else if (t->edge.ask_again) {
+			t->edge.ask_again = false;
+			handover_step(s, t);
+		}
 		break;
 	case MSG_PROMPT:
 	case MSG_BLOCK:
@@ -1617,8 +1641,10 @@ static void cloud_token(struct sim *s, struct tenant *t)
 		t->cloud.kv_whole = false; /* the token it made is fed first */
 	}
 	send(s, t, false, MSG_TOKEN, 1, last, 1);
-	if (t->cloud.pos >= t->cloud.out)
+	if (t->cloud.pos >= t->cloud.out) {
+		t->cloud.decoding = t->cloud.stop_next = false;
 		release_kv(s, t);
+	}
 	else if (t->cloud.decoding || !t->cfg->proto.caps.speculates)
 		enqueue_ready(s, t);
 	else if (t->cloud.cq.n)

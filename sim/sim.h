@@ -189,6 +189,9 @@ struct tenant_edge {
 	 * does), then says READY; the cloud's last token says where drafting
 	 * starts. starting: the cloud still serves the request */
 	bool starting, prefilling, ready_sent;
+	bool ask_again;            /* the policy could not tell: ask it at the
+				      next token that comes down */
+	double prefill_start_s;    /* when the prefill in progress began */
 	int32_t kv_pos, backlog;   /* backlog: the last catch-up's tokens */
 	double feed_s;             /* seconds of tokens the next block's first
 				      pass feeds too (the handover's last) */

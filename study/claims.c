@@ -1765,7 +1765,6 @@ static void setting(json_t *blocks, const char *dir)
 	ttft_source(blocks, dir);
 }
 
-/* The other sweeps' tables, keyed by sweep (empty where it is missing). */
 /* The handover start against the edge's own prefill (sweep handover):
  * TTFT, ITL, the share handed over and the GPU's busy time, by output
  * length and policy. */
@@ -1804,6 +1803,7 @@ static int handover_table(json_t *blocks, const char *dir, struct err *e)
 	return rc < 0 ? -1 : 0;
 }
 
+/* The other sweeps' tables, keyed by sweep (empty where it is missing). */
 static int others(json_t *out, const char *dir, struct err *e)
 {
 	json_t *tenants = json_array(), *gamma = json_array();
@@ -1839,8 +1839,6 @@ static int others(json_t *out, const char *dir, struct err *e)
 	return rc;
 }
 
-/* The paper setting's draft time a token (its sync run's device), or,
- * without that run, the middle of the regions sweep's draft times */
 /* The phone of the paper's sync run: its draft step (else the middle of
  * the swept draft times) and its profile's held-out decode band */
 static struct phone phone_of(const char *dir, const struct cmap_grid *rg)
