@@ -153,6 +153,9 @@ static int edge_parse(struct edge_setup *s, struct edge_args *a, int argc,
 		OPT_INT("window", 0, &a->window, "N", 1, 64,
 			"async: blocks in flight at most\n"
 			"(default 4; with --gamma adaptive 32)"),
+		OPT_FLAG("handover", 0, &s->o.handover, "a handover start: the "
+			 "cloud decodes\nwhile the edge prefills and catches up, "
+			 "then the edge drafts on\n(docs/protocols.md)"),
 		OPT_STR("prompt", 0, &s->prompt, "TEXT",
 			"every request's prompt (default \"Once upon a time\")"),
 		OPT_INT("tokens", 0, &a->tokens, "N", 1, 1 << 20,

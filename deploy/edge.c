@@ -16,6 +16,7 @@
  * set up in place and released only after edge_run has returned. */
 #include "edge.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,9 @@ struct edge {
 	double lost_s, backoff_s;
 	bool prompted;              /* this connection's cloud knows the
 				       request (L < limit: one is open) */
+	bool starting;              /* a handover start: the cloud decodes */
+	bool ready_sent;            /* READY went up on this connection */
+	long handovers, cloud_tokens;
 	uint32_t req, epoch;
 	long drafted, wasted, judged, accepted, verdicts;
 	double draft_s;             /* wall time spent drafting */
@@ -175,6 +179,27 @@ static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 	return 0;
 }
 
+/* A token the cloud decoded in a handover start: committed; the last
+ * hands the request to the edge. */
+static int token(struct edge *e, const struct wire_msg *m, struct err *er)
+{
+	if (!e->starting || m->request != e->req || m->pos != (uint32_t)e->L ||
+	    e->L >= e->limit || m->token >= (uint32_t)e->o->m->c.vocab)
+		return err_set(er, "token that does not match request %u at "
+			       "position %d%s", e->req, e->L, e->starting ? "" :
+			       " (no handover start open)");
+	e->lost_s = -1;
+	e->backoff_s = RETRY_FIRST_S;
+	e->seq[e->L++] = (int)m->token;
+	e->cloud_tokens++;
+	commit(e, e->L - 1);
+	if (m->last) {
+		e->starting = false;
+		e->handovers++;
+	}
+	return 0;
+}
+
 /* Handles the verdicts that have reached the edge. LOST (er says how)
  * when the connection is gone or the cloud says to come back later; -1
  * when the cloud breaks the protocol or refuses the edge. */
@@ -184,7 +209,8 @@ static int pump(struct edge *e, struct err *er)
 	int r;
 
 	while ((r = netem_take(&e->net, &m, er)) == 1)
-		if (verdict(e, &m, er) < 0)
+		if ((m.type == WIRE_TOKEN ? token(e, &m, er)
+					  : verdict(e, &m, er)) < 0)
 			return -1;
 	return r == NETEM_LOST ? LOST : r;
 }
@@ -251,7 +277,8 @@ static void draft(struct edge *e)
 }
 
 /* Sends the open request's committed tokens as its prompt, for the
- * output tokens still to come. */
+ * output tokens still to come (for the cloud to decode itself first in a
+ * handover start). */
 static int send_prompt(struct edge *e, struct err *er)
 {
 	struct wire_msg *m = e->msg;
@@ -260,7 +287,8 @@ static int send_prompt(struct edge *e, struct err *er)
 		return err_set(er, "cannot resume request %u: %d committed "
 			       "tokens, a prompt takes at most %d", e->req, e->L,
 			       WIRE_MAX_TOKENS);
-	*m = (struct wire_msg){ .type = WIRE_PROMPT, .request = e->req,
+	*m = (struct wire_msg){ .type = e->starting ? WIRE_START : WIRE_PROMPT,
+				.request = e->req,
 				.out_tokens = (uint32_t)(e->limit - e->L),
 				.n = (uint32_t)e->L };
 	for (int i = 0; i < e->L; i++)
@@ -320,7 +348,7 @@ static int reconnect(struct edge *e, struct err *er)
 	e->wasted += e->dlen - e->L;
 	restart_drafts(e);
 	e->epoch = 0;
-	e->prompted = false;
+	e->prompted = e->ready_sent = false;
 	if (dial_cloud(e, er) < 0)
 		return -1;
 	e->reconnects++;
@@ -336,6 +364,42 @@ static int step(struct edge *e, struct err *er)
 	int r = pump(e, er);
 
 	return r == LOST ? reconnect(e, er) : r;
+}
+
+/* A handover start, once the prompt is sent: the edge prefills it, then
+ * catches up on the tokens the cloud streamed down meanwhile, as long as
+ * each catch-up is shorter than the one before; READY goes up (again
+ * after a reconnection), and the edge waits for the cloud's last token.
+ * Drafting then starts after it (the catch-up's rest fed with the first
+ * draft). */
+static int start(struct edge *e, struct err *er)
+{
+	int backlog = INT_MAX;
+
+	feed(e, e->o->prompt_n - 1);
+	while (e->starting && e->L < e->limit) {
+		int n;
+
+		if (step(e, er) < 0)
+			return -1;
+		n = e->L - 1 - e->dkv;
+		if (!e->ready_sent && n > 0 && n < backlog) {
+			backlog = n;
+			feed(e, e->L - 1);
+			continue;
+		}
+		if (!e->ready_sent && e->starting && e->L < e->limit) {
+			*e->msg = (struct wire_msg){ .type = WIRE_READY,
+				.request = e->req, .pos = (uint32_t)e->dkv + 1 };
+			send_up(e);
+			e->ready_sent = true;
+		}
+		if (e->starting && e->L < e->limit)
+			wait_io(e, INFINITY);
+	}
+	e->starting = false;
+	e->dlen = e->bstart = e->L;
+	return 0;
 }
 
 static int request(struct edge *e, const int *prompt, json_t *log,
@@ -355,11 +419,16 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	e->commits = json_array();
 	rq = json_pack("{s:f, s:o}", "arrive_s", now_s(e), "commits", e->commits);
 	json_array_append_new(log, rq);
+	e->starting = o->handover;
+	e->ready_sent = false;
 	if (send_prompt(e, er) < 0)
 		return -1;
 	if (o->text && o->tk) /* the prompt, then the tokens as they commit */
 		put_text(e, 1, o->prompt_n);
-	feed(e, o->prompt_n - 1); /* the edge's prefill */
+	if (!o->handover)
+		feed(e, o->prompt_n - 1); /* the edge's prefill */
+	else if (start(e, er) < 0)
+		return -1;
 	while (e->L < e->limit) {
 		if (step(e, er) < 0)
 			return -1;
@@ -445,7 +514,7 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 		rc = idle(&e, -1, er);
 	if (rc == 0)
 		log = json_pack("{s:I, s:O, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
-				"s:I, s:f, s:I, s:I, s:I, s:I}",
+				"s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I}",
 				"tenant", (json_int_t)o->tenant, "requests", reqs,
 				"drafted", (json_int_t)e.drafted,
 				"wasted", (json_int_t)e.wasted,
@@ -458,6 +527,8 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 				"pair_passes", (json_int_t)e.pair_passes,
 				"pair_pass_s", e.pair_pass_s,
 				"blocks", (json_int_t)e.blocks,
+				"handovers", (json_int_t)e.handovers,
+				"cloud_tokens", (json_int_t)e.cloud_tokens,
 				"reconnects", (json_int_t)e.reconnects,
 				"resumed_tokens", (json_int_t)e.resumed,
 				"lost_messages", (json_int_t)netem_losses(&e.net));

@@ -34,6 +34,9 @@ struct edge_opts {
 	enum proto_kind proto;      /* PROTO_SYNC or PROTO_ASYNC */
 	int gamma, window;          /* window 1 for sync; adaptive: the first
 				       block's gamma, the most blocks in flight */
+	bool handover;              /* a handover start ("always",
+				       docs/protocols.md): the cloud decodes
+				       while the edge prefills and catches up */
 	struct cfg_adapt adapt;     /* adaptive gamma (docs/adaptive.md) */
 	const struct cfg_wan *wan;  /* borrowed: the emulated link */
 	uint64_t seed;              /* delay and think-time draws */
@@ -53,7 +56,9 @@ struct edge_opts {
  * "verdicts", "bytes_up", "bytes_down", "draft_s" (wall time spent in
  * draft steps), "pair_passes" and "pair_pass_s" (the steps that fed two
  * tokens, a bonus token with the last draft, and their wall time),
- * "blocks" (blocks sent), "reconnects", "resumed_tokens"
+ * "blocks" (blocks sent), "handovers" and "cloud_tokens" (requests the
+ * cloud served first, and the tokens it decoded), "reconnects",
+ * "resumed_tokens"
  * (output tokens already committed when a request was resumed),
  * "lost_messages" (each costing a retransmission timeout)}; times
  * from t0_s. NULL with e's message when the cloud breaks the protocol,

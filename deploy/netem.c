@@ -85,7 +85,8 @@ static void read_socket(struct netem *n)
 			fail(n, m.retry ? NETEM_LOST : -1);
 			break;
 		}
-		if (m.type != WIRE_VERDICT && m.type != WIRE_PONG) {
+		if (m.type != WIRE_VERDICT && m.type != WIRE_PONG &&
+		    m.type != WIRE_TOKEN) {
 			err_set(&n->why, "cloud sent message type %d", m.type);
 			fail(n, -1);
 			break;

@@ -197,9 +197,14 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 		c->tenant = m->tenant;
 		return 0;
 	case WIRE_PROMPT:
+	case WIRE_START:
 		return verifier_prompt(v, slot, m->request, m->tok, (int)m->n,
 				       m->out_tokens > INT32_MAX ? -1 :
-				       (int)m->out_tokens, now_s, e);
+				       (int)m->out_tokens, now_s, e) < 0 ||
+		       (m->type == WIRE_START &&
+			verifier_decode(v, slot, m->request, e) < 0) ? -1 : 0;
+	case WIRE_READY:
+		return verifier_handover(v, slot, m->request, e);
 	case WIRE_BLOCK:
 		if (m->pos > (uint32_t)v->m->c.seq_len)
 			return err_set(e, "block at position %u", m->pos);
@@ -212,6 +217,7 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 	case WIRE_VERDICT:
 	case WIRE_ERROR:
 	case WIRE_PONG:
+	case WIRE_TOKEN:
 		break;
 	}
 	return err_set(e, "message type %d is the cloud's", m->type);
@@ -363,6 +369,18 @@ static void iterate(struct server *s)
 		c->last_s = now;
 		if (wire_conn_send(&c->c, m, &e) < 0)
 			drop(s, v->slot, e.msg);
+	}
+	for (int j = 0; j < it.ntokens; j++) { /* a handover start's */
+		const struct vtoken *k = &s->v.tokens[j];
+		struct client *c = &s->cl[k->slot];
+		struct err e = { 0 };
+
+		*m = (struct wire_msg){ .type = WIRE_TOKEN, .request = k->request,
+					.pos = (uint32_t)k->pos,
+					.token = (uint32_t)k->token, .last = k->last };
+		c->last_s = now;
+		if (wire_conn_send(&c->c, m, &e) < 0)
+			drop(s, k->slot, e.msg);
 	}
 }
 

@@ -7,7 +7,10 @@
  * took the bonus pred, which is committed when that block arrives);
  * sum(qb) == qn. A segment feeds seq[kv_len .. len) and then the
  * drafts, from position kv_len, so row r of its logits predicts position
- * kv_len + r + 1. An admitted request holds blocks >= ceil(kv_len /
+ * kv_len + r + 1. A request the target decodes itself (a handover start)
+ * prefills up to len instead, the last row giving its next token, which is
+ * committed (kv_len == len - 1 again) until it reaches limit or READY
+ * made the token its last. An admitted request holds blocks >= ceil(kv_len /
  * block_tokens) of the pool, kv_used their sum <= kv_blocks, running the
  * admitted; one waiting for admission holds none (a preempted one has
  * kv_len 0: its prefill computes its committed tokens again). */
@@ -38,6 +41,7 @@ void verifier_init(struct verifier *v, const struct llama *m,
 		.seg = xcalloc((size_t)slots, sizeof(struct vseg)),
 		.order = xcalloc((size_t)slots, sizeof(int)),
 		.out = xcalloc((size_t)slots, sizeof(struct vverdict)),
+		.tokens = xcalloc((size_t)slots, sizeof(struct vtoken)),
 	};
 	verifier_kv(v, (long)slots * ((seq_len + 15) / 16), 16, 0, slots);
 	llama_state_init(&v->scratch, &m->c, budget);
@@ -71,6 +75,7 @@ void verifier_release(struct verifier *v)
 	free(v->seg);
 	free(v->order);
 	free(v->out);
+	free(v->tokens);
 	*v = (struct verifier){ 0 };
 }
 
@@ -155,6 +160,30 @@ int verifier_prompt(struct verifier *v, int slot, uint32_t id,
 	r->prompt_s = now_s;
 	r->admitted = r->in_batch = false;
 	r->blocks = 0;
+	r->prompt_n = n;
+	r->decoding = r->stop = false;
+	return 0;
+}
+
+int verifier_decode(struct verifier *v, int slot, uint32_t id, struct err *e)
+{
+	struct vreq *r = &v->t[slot];
+
+	if (!r->active || r->id != id || r->len != r->prompt_n || r->kv_len)
+		return err_set(e, "decode for request %u, which is not a prompt "
+			       "just come", id);
+	r->decoding = true;
+	return 0;
+}
+
+int verifier_handover(struct verifier *v, int slot, uint32_t id,
+		      struct err *e)
+{
+	struct vreq *r = &v->t[slot];
+
+	if (!r->active || r->id != id)
+		return err_set(e, "ready for request %u, which is not active", id);
+	r->stop = r->decoding;
 	return 0;
 }
 
@@ -234,9 +263,17 @@ long verifier_queued(const struct verifier *v)
 	return n;
 }
 
+/* The positions r's cache is to hold before anything else runs: all but
+ * the last committed token (fed with the drafts after it), or, while the
+ * target decodes it and tokens are left, all of them */
+static int fill_to(const struct vreq *r)
+{
+	return r->decoding && r->len < r->limit ? r->len : r->len - 1;
+}
+
 static bool prefilling(const struct vreq *r)
 {
-	return r->active && r->admitted && r->kv_len < r->len - 1;
+	return r->active && r->admitted && r->kv_len < fill_to(r);
 }
 
 static bool waiting(const struct vreq *r)
@@ -294,7 +331,7 @@ bool verifier_ready(const struct verifier *v, double now_s, double *wait_s)
 			tokens += r->len - r->kv_len + r->qn;
 			oldest = fmin(oldest, r->queued_s);
 		} else if (prefilling(r)) {
-			tokens += r->len - 1 - r->kv_len;
+			tokens += fill_to(r) - r->kv_len;
 			oldest = fmin(oldest, r->prompt_s);
 		}
 	}
@@ -466,14 +503,33 @@ static void add_seq(struct verifier *v, struct viter *it, int slot,
 static void add_chunk(struct verifier *v, struct viter *it, int i)
 {
 	struct vreq *r = &v->t[i];
-	int c = r->len - 1 - r->kv_len;
+	int c = fill_to(r) - r->kv_len;
 
 	if (c > v->chunk)
 		c = v->chunk;
 	if (c > v->budget - it->tokens)
 		c = v->budget - it->tokens;
 	add_seq(v, it, i, 0, 0, c);
-	it->prefill_tokens += c;
+	/* a decoded token's own step is no prefill */
+	it->prefill_tokens += r->kv_len < r->prompt_n ? c : 0;
+}
+
+/* The target decoded r's next token from the last row of its chunk (at
+ * lg): committed, and flagged the last when READY came. */
+static void decoded(struct verifier *v, int slot, const float *lg,
+		    struct vtoken *out)
+{
+	struct vreq *r = &v->t[slot];
+	int tok = spec_argmax(lg, v->m->c.vocab);
+
+	r->seq[r->len] = tok;
+	*out = (struct vtoken){ .slot = slot, .request = r->id, .pos = r->len,
+				.token = tok };
+	r->len++;
+	if (r->stop && r->len < r->limit) {
+		out->last = true;
+		r->decoding = r->stop = false;
+	}
 }
 
 void verifier_iterate(struct verifier *v, struct viter *it)
@@ -529,7 +585,13 @@ void verifier_iterate(struct verifier *v, struct viter *it)
 		const struct vseg *g = &v->seg[i];
 
 		if (!g->nblocks) {
-			v->t[g->slot].kv_len += g->n;
+			struct vreq *r = &v->t[g->slot];
+
+			r->kv_len += g->n;
+			if (r->decoding && r->kv_len == r->len)
+				decoded(v, g->slot, v->logits +
+					(size_t)(g->row + g->n - 1) * v->m->c.vocab,
+					&v->tokens[it->ntokens++]);
 			continue;
 		}
 		judge(v, g->slot, g->nblocks, g->nd,

@@ -54,6 +54,18 @@ struct vreq {
 	int blocks;         /* KV blocks it holds */
 	bool has_state;
 	struct llama_state st; /* KV cache, kept between requests */
+	int prompt_n;       /* the prompt's tokens */
+	bool decoding;      /* a handover start: the target decodes it, a
+			       token each time its cache has caught up */
+	bool stop;          /* READY came: its next token is its last */
+};
+
+/* A token the target decoded itself (what WIRE_TOKEN carries). */
+struct vtoken {
+	int slot;
+	uint32_t request;
+	int pos, token;
+	bool last;          /* its last before the edge drafts on */
 };
 
 /* A verdict for one tenant (what WIRE_VERDICT carries). */
@@ -69,6 +81,7 @@ struct viter {
 	long ctx_sum;          /* the sequences' cached context, summed */
 	int prefill_tokens;
 	int nverdicts;
+	int ntokens;           /* tokens decoded, in v->tokens */
 };
 
 /* One sequence of an iteration's batch. */
@@ -97,6 +110,8 @@ struct verifier {
 	struct vseg *seg;       /* (slots) owned: what each sequence is */
 	int *order;             /* (slots) owned */
 	struct vverdict *out;   /* (slots) owned: the last iteration's verdicts */
+	struct vtoken *tokens;  /* (slots) owned: the last iteration's decoded
+				   tokens */
 	long stale_dropped, discarded; /* blocks dropped, old epoch / cut */
 };
 
@@ -129,6 +144,18 @@ int verifier_block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
 		   int pos, const int32_t *tokens, int n, double now_s,
 		   struct err *e);
 
+/* A handover start (docs/protocols.md): the target decodes slot's request
+ * id itself, after its prompt (verifier_prompt), a token an iteration
+ * (the prefill's last chunk makes the first), until verifier_handover;
+ * each token is in v->tokens. -1 with e's message when id is not its
+ * request or it has begun. */
+int verifier_decode(struct verifier *v, int slot, uint32_t id, struct err *e);
+/* READY: the next token the target decodes for request id is its last
+ * (flagged last); then it waits for blocks. A request it no longer
+ * decodes is left as it is. -1 when id is not the slot's request. */
+int verifier_handover(struct verifier *v, int slot, uint32_t id,
+		      struct err *e);
+
 /* Ends the slot's request (DONE, or the client went away); -1 when id is
  * not its request. */
 int verifier_done(struct verifier *v, int slot, uint32_t id, struct err *e);
@@ -145,8 +172,9 @@ long verifier_queued(const struct verifier *v);
 bool verifier_ready(const struct verifier *v, double now_s, double *wait_s);
 
 /* Runs one iteration (verifier_ready must be true). Verdicts are in
- * v->out[0 .. it->nverdicts); an iteration whose every sequence was
- * preempted runs nothing (it->seqs 0). */
+ * v->out[0 .. it->nverdicts), decoded tokens in v->tokens[0 ..
+ * it->ntokens); an iteration whose every sequence was preempted runs
+ * nothing (it->seqs 0). */
 void verifier_iterate(struct verifier *v, struct viter *it);
 
 #endif

@@ -76,8 +76,9 @@ static size_t fixed_len(uint8_t type)
 {
 	switch (type) {
 	case WIRE_HELLO: return 1 + 8 + WIRE_SECRET_BYTES;
-	case WIRE_PROMPT: return 1 + 12;
-	case WIRE_BLOCK: return 1 + 16;
+	case WIRE_PROMPT: case WIRE_START: return 1 + 12;
+	case WIRE_BLOCK: case WIRE_TOKEN: return 1 + 16;
+	case WIRE_READY: return 1 + 8;
 	case WIRE_DONE: case WIRE_PING: case WIRE_PONG: return 1 + 4;
 	case WIRE_VERDICT: return 1 + 24;
 	case WIRE_ERROR: return 2;
@@ -85,12 +86,18 @@ static size_t fixed_len(uint8_t type)
 	return 0;
 }
 
+/* Whether a type carries tokens after its fixed part */
+static bool has_tokens(enum wire_type t)
+{
+	return t == WIRE_PROMPT || t == WIRE_START || t == WIRE_BLOCK;
+}
+
 static size_t payload_len(const struct wire_msg *m)
 {
 	size_t n = fixed_len((uint8_t)m->type);
 
 	HS_ASSERT(n > 0);
-	if (m->type == WIRE_PROMPT || m->type == WIRE_BLOCK)
+	if (has_tokens(m->type))
 		n += 4 * (size_t)m->n;
 	else if (m->type == WIRE_ERROR)
 		n += strlen(m->text);
@@ -117,10 +124,21 @@ void wire_encode(const struct wire_msg *m, uint8_t *buf)
 		memcpy(p + 8, m->secret, WIRE_SECRET_BYTES);
 		break;
 	case WIRE_PROMPT:
+	case WIRE_START:
 		wire_put32(p, m->request);
 		wire_put32(p + 4, m->out_tokens);
 		wire_put32(p + 8, m->n);
 		p += 12;
+		break;
+	case WIRE_TOKEN:
+		wire_put32(p, m->request);
+		wire_put32(p + 4, m->pos);
+		wire_put32(p + 8, m->token);
+		wire_put32(p + 12, m->last);
+		break;
+	case WIRE_READY:
+		wire_put32(p, m->request);
+		wire_put32(p + 4, m->pos);
 		break;
 	case WIRE_BLOCK:
 		wire_put32(p, m->request);
@@ -147,7 +165,7 @@ void wire_encode(const struct wire_msg *m, uint8_t *buf)
 		memcpy(p + 1, m->text, strlen(m->text));
 		break;
 	}
-	if (m->type == WIRE_PROMPT || m->type == WIRE_BLOCK)
+	if (has_tokens(m->type))
 		for (uint32_t i = 0; i < m->n; i++)
 			wire_put32(p + 4 * i, (uint32_t)m->tok[i]);
 }
@@ -183,9 +201,22 @@ long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
 		memcpy(m->secret, p + 8, WIRE_SECRET_BYTES);
 		break;
 	case WIRE_PROMPT:
+	case WIRE_START:
 		m->request = wire_get32(p);
 		m->out_tokens = wire_get32(p + 4);
 		m->n = wire_get32(p + 8);
+		break;
+	case WIRE_TOKEN:
+		m->request = wire_get32(p);
+		m->pos = wire_get32(p + 4);
+		m->token = wire_get32(p + 8);
+		m->last = wire_get32(p + 12);
+		if (m->last > 1)
+			return err_set(e, "token with last %u (0 or 1)", m->last);
+		break;
+	case WIRE_READY:
+		m->request = wire_get32(p);
+		m->pos = wire_get32(p + 4);
 		break;
 	case WIRE_BLOCK:
 		m->request = wire_get32(p);
@@ -216,7 +247,7 @@ long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
 		m->text[plen - fixed] = 0;
 		return (long)(4 + plen);
 	}
-	if (m->type == WIRE_PROMPT || m->type == WIRE_BLOCK) {
+	if (has_tokens(m->type)) {
 		if (m->n < 1 || m->n > WIRE_MAX_TOKENS)
 			return err_set(e, "%u tokens in a message (1 to %d allowed)",
 				       m->n, WIRE_MAX_TOKENS);

@@ -30,20 +30,29 @@ enum wire_type {
 	WIRE_ERROR,     /* cloud: retry, text (then it closes the connection) */
 	WIRE_PING,      /* edge: request (any number, echoed) */
 	WIRE_PONG,      /* cloud: the ping's request, at once */
+	WIRE_START,     /* edge: as PROMPT, the cloud decoding the request
+			   itself until READY (a handover start) */
+	WIRE_TOKEN,     /* cloud: request, pos, token, last (1: the cloud's
+			   last of a handover start; the edge drafts on) */
+	WIRE_READY,     /* edge: request, pos (its draft cache holds the
+			   tokens before pos) */
 };
 
 struct wire_msg {
 	enum wire_type type;
 	uint32_t tenant;        /* HELLO */
-	uint32_t request;       /* PROMPT BLOCK DONE VERDICT */
+	uint32_t request;       /* all but HELLO and ERROR */
 	uint32_t epoch;         /* BLOCK VERDICT */
-	uint32_t pos;           /* BLOCK: sequence position of tok[0] */
-	uint32_t out_tokens;    /* PROMPT: tokens to generate */
+	uint32_t pos;           /* BLOCK: sequence position of tok[0]; TOKEN:
+				   of token; READY */
+	uint32_t out_tokens;    /* PROMPT START: tokens to generate */
 	uint32_t verified;      /* VERDICT: blocks judged */
 	uint32_t accepted;      /* VERDICT: of them, fully accepted */
 	uint32_t k;             /* VERDICT: tokens accepted in the rejected one */
-	uint32_t token;         /* VERDICT: correction, or bonus if none rejected */
-	uint32_t n;             /* PROMPT BLOCK: tokens */
+	uint32_t token;         /* VERDICT: correction, or bonus if none
+				   rejected; TOKEN: the token */
+	uint32_t last;          /* TOKEN: 0 or 1 */
+	uint32_t n;             /* PROMPT BLOCK START: tokens */
 	uint8_t retry;          /* ERROR: 1 the client may come back later (the
 				   server is full or stopping), 0 it broke the
 				   protocol or was refused */

@@ -360,6 +360,9 @@ static void queue_blocks(struct verifier *v, int tokens, const int *text)
 	struct err e;
 	int left = tokens;
 
+	if (tokens == 1) /* a decode step: the slot decodes by itself */
+		return;
+
 	/* the tokens split evenly over the slots, so that the batch holds
 	 * exactly tokens (segments of gamma + 1 or fewer, 2 or more) */
 	for (int i = 0; i < v->slots; i++) {
@@ -375,7 +378,8 @@ static void queue_blocks(struct verifier *v, int tokens, const int *text)
 }
 
 /* A verifier for one grid point: slots prefilled to ctx, enough of them
- * for tokens in segments of gamma + 1. */
+ * for tokens in segments of gamma + 1; for 1 token, one slot the target
+ * decodes itself (a handover start's step), its first token made. */
 static void grid_verifier_init(struct verifier *v, const struct llama *m,
 			       const int *text, int tokens, int ctx, int gamma)
 {
@@ -388,8 +392,13 @@ static void grid_verifier_init(struct verifier *v, const struct llama *m,
 		      slots);
 	for (int i = 0; i < slots; i++)
 		verifier_prompt(v, i, 0, text + i, ctx, m->c.seq_len - ctx, 0, &e);
-	while (verifier_ready(v, 0, &w)) /* the prefills */
+	if (tokens == 1)
+		verifier_decode(v, 0, 0, &e);
+	while (verifier_ready(v, 0, &w)) { /* the prefills */
 		verifier_iterate(v, &it);
+		if (it.ntokens) /* the decoding slot's prefill is done */
+			break;
+	}
 }
 
 static void verify_grid(const struct llama *m, const int *text, int gamma,
@@ -469,7 +478,8 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 		if (pre_all[i] < seq_len)
 			pre[np++] = pre_all[i];
 	ctx[nc] = pre[np] = 0;
-	for (int t = 2; t < 2 * budget && nt < 15; t *= 2)
+	/* 1: a handover start's decode step; then verify segments */
+	for (int t = 1; t < 2 * budget && nt < 15; t *= 2)
 		tok[nt++] = t < budget ? t : budget;
 	tok[nt] = 0;
 	if (nc < 2)
@@ -504,9 +514,10 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 	v->probe_verify_s = vg.med[pi * nc + pj];
 	verify = calib_verify_table("cpu-1t", v->tm.name, seq_len, tok, ctx,
 				    grid_time, &vg, "verifier_iterate timed on "
-				    "this CPU in segments of gamma + 1 (median "
-				    "of 3 rounds of warm bursts, made "
-				    "non-decreasing in tokens)", prov, !v->quiet);
+				    "this CPU in segments of gamma + 1, 1 token: "
+				    "a decode step (median of 3 rounds of warm "
+				    "bursts, made non-decreasing in tokens)", prov,
+				    !v->quiet);
 	free(vg.med);
 	pin(v, SIDE_ALL);
 	snprintf(path, sizeof(path), "%.4000s/verify.json", dir);
@@ -623,6 +634,7 @@ static int edge_child(struct val *v, const struct cfg *c, size_t g, int idx,
 		.m = &v->dm.m, .tk = &v->tm.t, .tenant = (uint32_t)idx,
 		.proto = G->proto.kind, .gamma = G->proto.gamma,
 		.window = G->proto.window,
+		.handover = G->proto.handover == HANDOVER_ALWAYS,
 		.wan = &G->wan, .seed = c->seed, .prompts = pr,
 		.prompt_n = v->np, .out_n = v->nout, .requests = R,
 		.think_s = G->workload.think_s, .start_s = G->workload.start_s,

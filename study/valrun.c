@@ -50,10 +50,10 @@ static int check_point(const struct cfg *c, int *np, int *nout, struct err *e)
 		if (!G->proto.caps.speculates)
 			return err_set(e, "/tenants/%zu/protocol: the deployment "
 				       "runs sync or async", g);
-		if (G->proto.handover != HANDOVER_NEVER)
+		if (G->proto.handover == HANDOVER_FASTER)
 			return err_set(e, "/tenants/%zu/protocol/handover: the "
-				       "deployment has no handover start yet "
-				       "(\"never\"; docs/protocols.md)", g);
+				       "deployment hands over \"always\" or "
+				       "\"never\"", g);
 		if (G->workload.arrival != ARRIVAL_CLOSED)
 			return err_set(e, "/tenants/%zu/workload/arrival: the "
 				       "deployment runs closed loops", g);

@@ -244,11 +244,11 @@ static const char *const e_texts[E_NPROMPTS] = {
 	"Mia saw a big fish in the pond",
 };
 static const struct edge_kind e_kinds[] = {
-	{ PROTO_SYNC, 4, 1, false },
-	{ PROTO_ASYNC, 3, 3, false },
-	{ PROTO_ASYNC, 4, 3, false },
-	{ PROTO_ASYNC, 4, 8, true },
-	{ PROTO_SYNC, 4, 1, true },
+	{ PROTO_SYNC, 4, 1, false, false },
+	{ PROTO_ASYNC, 3, 3, false, true },
+	{ PROTO_ASYNC, 4, 3, false, false },
+	{ PROTO_ASYNC, 4, 8, true, false },
+	{ PROTO_SYNC, 4, 1, true, true },
 };
 
 int rig_init(struct rig *r)
@@ -378,7 +378,7 @@ int start_edge(struct rig *r, uint32_t tenant, int hold_r, int hold_w)
 			.port = r->port, .retry_s = r->retry_s,
 			.secret = r->secret,
 			.proto = ek->proto, .gamma = ek->gamma,
-			.window = ek->window,
+			.window = ek->window, .handover = ek->handover,
 			.adapt = { ek->adaptive, 1, 8, 0.2 },
 			.wan = &r->wan, .seed = 1 + tenant,
 			.prompts = r->prompts[2 * tenant], .prompt_n = E_PROMPT,
@@ -441,6 +441,13 @@ json_t *check_edge_log(const struct rig *r, uint32_t tenant)
 		  json_integer_value(json_object_get(log, "accepted")) +
 		  json_integer_value(json_object_get(log, "wasted")),
 		  "edge %u: drafted != accepted + wasted", tenant);
+	/* a handover start's first tokens are the cloud's */
+	if (e_kinds[tenant % NELEM(e_kinds)].handover)
+		CHECK_MSG(json_integer_value(json_object_get(log,
+			  "cloud_tokens")) >= E_REQUESTS, "edge %u: %lld tokens "
+			  "from the cloud in a handover start", tenant,
+			  (long long)json_integer_value(json_object_get(log,
+							"cloud_tokens")));
 	return log;
 }
 

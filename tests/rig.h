@@ -78,6 +78,7 @@ struct edge_kind {
 	enum proto_kind proto;
 	int gamma, window;
 	bool adaptive;   /* gamma is the first block's; window the most */
+	bool handover;   /* a handover start: the cloud decodes first */
 };
 
 /* What a loopback run needs: both models, the prompts and their greedy
