@@ -510,8 +510,9 @@ static void add_chunk(struct verifier *v, struct viter *it, int i)
 	if (c > v->budget - it->tokens)
 		c = v->budget - it->tokens;
 	add_seq(v, it, i, 0, 0, c);
-	/* a decoded token's own step is no prefill */
-	it->prefill_tokens += r->kv_len < r->prompt_n ? c : 0;
+	/* a decoding request's one-token step is no prefill */
+	it->prefill_tokens += r->decoding && r->len > r->prompt_n &&
+			      r->kv_len == r->len - 1 ? 0 : c;
 }
 
 /* The target decoded r's next token from the last row of its chunk (at
