@@ -166,6 +166,13 @@ static void fit(const struct calib_device *devs, int n, int skip, int cls,
 	fit_prefill(devs, n, skip, cls, p->prefill_pool, p);
 }
 
+static void library_free(struct calib_device *devs, int n)
+{
+	for (int i = 0; i < n; i++)
+		calib_device_release(&devs[i]);
+	free(devs);
+}
+
 /* the library in dir, every file loaded, and one slot more (n set to the
  * files), or NULL with e */
 static struct calib_device *library_load(const char *dir, int *n,
@@ -177,32 +184,20 @@ static struct calib_device *library_load(const char *dir, int *n,
 
 	while (names[k])
 		k++;
-	devs = xcalloc((size_t)k + 1, sizeof(*devs));
-	*n = 0;
-	for (int i = 0; i < k; i++) {
-		if (calib_device_load(&devs[i], names[i], dir, e) < 0) {
-			for (int j = 0; j < i; j++)
-				calib_device_release(&devs[j]);
-			free(devs);
-			calib_device_names_free(names);
-			return NULL;
-		}
-	}
-	calib_device_names_free(names);
 	if (!k) {
-		free(devs);
+		calib_device_names_free(names);
 		err_set(e, "calib devices: no device files in %s", dir);
 		return NULL;
 	}
-	*n = k;
+	devs = xcalloc((size_t)k + 1, sizeof(*devs));
+	for (*n = 0; *n < k; ++*n)
+		if (calib_device_load(&devs[*n], names[*n], dir, e) < 0) {
+			library_free(devs, *n);
+			devs = NULL;
+			break;
+		}
+	calib_device_names_free(names);
 	return devs;
-}
-
-static void library_free(struct calib_device *devs, int n)
-{
-	for (int i = 0; i < n; i++)
-		calib_device_release(&devs[i]);
-	free(devs);
 }
 
 /* device i's used figures of the kind predicted by the model fitted

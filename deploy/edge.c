@@ -377,25 +377,26 @@ static int start(struct edge *e, struct err *er)
 	int backlog = INT_MAX;
 
 	feed(e, e->o->prompt_n - 1);
-	while (e->starting && e->L < e->limit) {
+	for (;;) {
 		int n;
 
 		if (step(e, er) < 0)
 			return -1;
+		if (!e->starting || e->L >= e->limit)
+			break;
 		n = e->L - 1 - e->dkv;
 		if (!e->ready_sent && n > 0 && n < backlog) {
 			backlog = n;
 			feed(e, e->L - 1);
 			continue;
 		}
-		if (!e->ready_sent && e->starting && e->L < e->limit) {
+		if (!e->ready_sent) {
 			*e->msg = (struct wire_msg){ .type = WIRE_READY,
 				.request = e->req, .pos = (uint32_t)e->dkv + 1 };
 			send_up(e);
 			e->ready_sent = true;
 		}
-		if (e->starting && e->L < e->limit)
-			wait_io(e, INFINITY);
+		wait_io(e, INFINITY);
 	}
 	e->starting = false;
 	e->dlen = e->bstart = e->L;

@@ -348,7 +348,6 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 	int ideal;
 
 	out->profile = NULL;
-	out->vocab = 0;
 	out->model[0] = '\0';
 	if (jx_object(x, v, p, keys) < 0 ||
 	    jx_enum(x, v, p, "passes", passes, "whole", &ideal) < 0 ||
@@ -364,7 +363,6 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 				  : prof_edge_parse(profile, "the inline profile",
 						    &pe, x->err)) < 0)
 			return err_prefix(x->err, "%s: %s/profile", x->file, p);
-		out->vocab = pe.vocab;
 		snprintf(out->model, sizeof(out->model), "%s", pe.model);
 	}
 	return jx_num(x, v, p, "draft_base_s", JX_POS, pe.draft_base_s,

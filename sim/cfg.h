@@ -131,7 +131,6 @@ struct cfg_device {
 	bool ideal_passes;
 	const char *profile; /* borrowed from doc: the edge profile file the
 				costs came from, or NULL (none, or inline) */
-	int vocab;           /* the profile's draft vocabulary; 0 unknown */
 	char model[64];      /* the profile's draft model, or "" */
 };
 

@@ -308,7 +308,7 @@ static void start_next(struct sim *s, struct tenant *t)
 		send(s, t, true, MSG_PROMPT, r.prompt, r.output, r.prompt);
 	}
 	t->edge.starting = g->proto.handover != HANDOVER_NEVER;
-	t->edge.ready_sent = t->edge.ask_again = false;
+	t->edge.ask_again = false;
 	t->edge.kv_pos = 0;
 	t->edge.backlog = INT32_MAX;
 	if (g->proto.caps.uses_edge)
@@ -723,7 +723,6 @@ static void handover_step(struct sim *s, struct tenant *t)
 	case HAND_TAKE:
 		break;
 	}
-	t->edge.ready_sent = true;
 	t->rq.ready_msgs++;
 	send(s, t, true, MSG_READY, t->edge.kv_pos, 0, 0);
 }
@@ -1160,6 +1159,13 @@ static void on_down(struct sim *s, struct tenant *t, bool held)
 	}
 }
 
+/* Whether the cloud makes t's tokens itself: cloud_only, cloud_spec, and
+ * the start of a handover (else it verifies the edge's blocks). */
+static bool cloud_decodes(const struct tenant *t)
+{
+	return !t->cfg->proto.caps.speculates || t->cloud.decoding;
+}
+
 /* Deadline of a tenant's next piece of work, for the slo policy. */
 static double deadline(const struct tenant *t)
 {
@@ -1203,7 +1209,7 @@ static int32_t ready_item(struct sim *s, struct tenant *t, long budget,
 		it->tokens = round_gamma(t) + 1;
 		return it->tokens <= budget || empty ? it->tokens : 0;
 	}
-	if (!caps->speculates || t->cloud.decoding) /* the cloud decodes */
+	if (cloud_decodes(t))
 		return budget >= 1 || empty ? 1 : 0;
 	drop_stale(s, t);
 	/* a segment feeds the token before its drafts (the last prompt
@@ -1284,7 +1290,7 @@ static void purge_ready(struct sim *s, struct replica *r)
 			t->cloud.in_ready = false;
 			continue;
 		}
-		if (t->cfg->proto.caps.speculates && !t->cloud.decoding) {
+		if (!cloud_decodes(t)) {
 			drop_stale(s, t);
 			if (t->cloud.cq.n == 0) {
 				t->cloud.in_ready = false;
@@ -1644,11 +1650,11 @@ static void cloud_token(struct sim *s, struct tenant *t)
 	if (t->cloud.pos >= t->cloud.out) {
 		t->cloud.decoding = t->cloud.stop_next = false;
 		release_kv(s, t);
-	}
-	else if (t->cloud.decoding || !t->cfg->proto.caps.speculates)
+	} else if (cloud_decodes(t)) {
 		enqueue_ready(s, t);
-	else if (t->cloud.cq.n)
+	} else if (t->cloud.cq.n) {
 		enqueue_ready_by_block(s, t);
+	}
 }
 
 static void on_batch(struct sim *s, uint32_t ri)
@@ -1665,10 +1671,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 			prefetch_state(&s->t[it[2 * PREFETCH_AHEAD].tenant]);
 		if (i + PREFETCH_AHEAD < r->nbatch)
 			prefetch_pointees(&s->t[it[PREFETCH_AHEAD].tenant]);
-		/* the cloud makes the tokens (cloud_only, cloud_spec, the
-		 * start of a handover) */
-		bool decodes = !t->cfg->proto.caps.speculates ||
-			       t->cloud.decoding;
+		bool decodes = cloud_decodes(t);
 
 		t->cloud.in_batch = false;
 		switch ((enum item_kind)it->kind) {

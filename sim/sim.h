@@ -188,7 +188,7 @@ struct tenant_edge {
 	 * draft cache up to kv_pos output tokens (prefill_ev pending while it
 	 * does), then says READY; the cloud's last token says where drafting
 	 * starts. starting: the cloud still serves the request */
-	bool starting, prefilling, ready_sent;
+	bool starting, prefilling;
 	bool ask_again;            /* the policy could not tell: ask it at the
 				      next token that comes down */
 	double prefill_start_s;    /* when the prefill in progress began */

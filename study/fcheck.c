@@ -90,24 +90,36 @@ struct spec_case {
 
 /* One group of tenants on dedicated GPUs: no queueing. The edge is the
  * paper's ("passes": "ideal"): its formulas stop a draft the moment its
- * block is rejected. */
-static json_t *run_spec(const struct spec_case *k, struct err *e)
+ * block is rejected. Its prompt of prompt tokens it prefills at prefill_s
+ * a token; handover: the policy, or NULL for none. */
+static json_t *run_spec_with(const struct spec_case *k, int prompt,
+			     double prefill_s, const char *handover,
+			     struct err *e)
 {
-	char text[2048];
+	char text[2048], hand[64] = "";
 
+	if (handover)
+		snprintf(hand, sizeof(hand), ", \"handover\": \"%s\"", handover);
 	snprintf(text, sizeof(text),
 		 "{\"seed\": 11, \"protocol\": {\"kind\": \"%s\", \"gamma\": %d,"
-		 " \"window\": %d%s}, \"tenants\": [{\"name\": \"t\", \"count\": %d,"
+		 " \"window\": %d%s%s}, \"tenants\": [{\"name\": \"t\", \"count\": %d,"
 		 " \"device\": {\"draft_base_s\": %.17g, \"prefill_per_token_s\":"
-		 " 1e-5, \"passes\": \"ideal\"}, \"workload\": {\"requests\": 1, \"prompt_tokens\": 16,"
-		 " \"output_tokens\": %ld}, \"acceptance\": {\"alpha\": %.17g},"
-		 " \"wan\": {\"rtt_s\": %.17g, \"up_bps\": %g, \"down_bps\": %g}}],"
-		 " \"cloud\": {\"context_tokens\": 1000000, \"policy\": \"dedicated\","
-		 " \"gpu\": %s}}", k->kind,
+		 " %.17g, \"passes\": \"ideal\"}, \"workload\": {\"requests\": 1,"
+		 " \"prompt_tokens\": %d, \"output_tokens\": %ld}, \"acceptance\":"
+		 " {\"alpha\": %.17g}, \"wan\": {\"rtt_s\": %.17g, \"up_bps\": %g,"
+		 " \"down_bps\": %g}}], \"cloud\": {\"context_tokens\": 1000000,"
+		 " \"policy\": \"dedicated\", \"gpu\": %s}}", k->kind,
 		 k->gamma, k->window, strcmp(k->kind, "cloud_spec") ? ""
-		 : check_draft(k->d, 0), k->tenants, k->d,
+		 : check_draft(k->d, 0), hand, k->tenants, k->d, prefill_s, prompt,
 		 k->out_tokens, k->alpha, k->rtt, BPS, BPS, check_gpu(k->v, 0));
 	return simulate(text, e);
+}
+
+/* run_spec_with prompts of 16 tokens prefilled at 10 us each, no
+ * handover. */
+static json_t *run_spec(const struct spec_case *k, struct err *e)
+{
+	return run_spec_with(k, 16, 1e-5, NULL, e);
 }
 
 static double get(const json_t *sum, const char *a, const char *b,
@@ -469,24 +481,12 @@ static int check_handover(struct fcheck_list *cs, struct err *e)
 	const int gamma = 4, prompt = 200, out = 400;
 
 	for (int i = 0; i < 2; i++) {
-		char text[2048];
+		struct spec_case k = { "sync", 1, gamma, 1, 1, d, rtt, v, out };
 		struct fm_handover h;
 		json_t *sum;
 		double end;
 
-		snprintf(text, sizeof(text),
-			 "{\"seed\": 11, \"protocol\": {\"kind\": \"sync\", "
-			 "\"gamma\": %d, \"handover\": \"always\"}, \"tenants\": "
-			 "[{\"name\": \"t\", \"count\": 1, \"device\": "
-			 "{\"draft_base_s\": %.17g, \"prefill_per_token_s\": %.17g,"
-			 " \"passes\": \"ideal\"}, \"workload\": {\"requests\": 1,"
-			 " \"prompt_tokens\": %d, \"output_tokens\": %d}, "
-			 "\"acceptance\": {\"alpha\": 1}, \"wan\": {\"rtt_s\": "
-			 "%.17g, \"up_bps\": %g, \"down_bps\": %g}}], \"cloud\": "
-			 "{\"context_tokens\": 1000000, \"policy\": \"dedicated\","
-			 " \"gpu\": %s}}", gamma, d, per_token[i], prompt, out, rtt,
-			 BPS, BPS, check_gpu(v, 0));
-		if (!(sum = simulate(text, e)))
+		if (!(sum = run_spec_with(&k, prompt, per_token[i], "always", e)))
 			return -1;
 		fm_handover(rtt / 2, v, v, rtt / 2, rtt / 2, 0, per_token[i],
 			    prompt, out, &h);
