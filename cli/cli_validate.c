@@ -51,8 +51,9 @@ static const struct opt_cmd validate_cmd = {
 static void say_done(const struct valrun_result *r)
 {
 	printf("within 5%% on ITL and tokens/s: %ld of %zu points run (10%%: "
-	       "%ld; %zu not run, over the edge bound); %s\nresults: %s\n",
-	       r->tight, r->points - r->not_run, r->close, r->not_run,
+	       "%ld; %zu not run, over the edge bound); on TTFT: %ld; %s\n"
+	       "results: %s\n", r->tight, r->points - r->not_run, r->close,
+	       r->not_run, r->ttft_tight,
 	       r->lossy ? "some outputs were NOT the target's greedy output"
 			: "every output was the target's greedy output", r->out);
 }

@@ -60,6 +60,9 @@ struct edge {
 				       request (L < limit: one is open) */
 	bool starting;              /* a handover start: the cloud decodes */
 	bool ready_sent;            /* READY went up on this connection */
+	double prefilled_s, ready_s; /* this request's handover start: when
+					its prefill ended, when READY last
+					went up (-1: not yet) */
 	long handovers, cloud_tokens;
 	uint32_t req, epoch;
 	long drafted, wasted, judged, accepted, verdicts;
@@ -377,6 +380,7 @@ static int start(struct edge *e, struct err *er)
 	int backlog = INT_MAX;
 
 	feed(e, e->o->prompt_n - 1);
+	e->prefilled_s = now_s(e);
 	for (;;) {
 		int n;
 
@@ -393,7 +397,7 @@ static int start(struct edge *e, struct err *er)
 		if (!e->ready_sent) {
 			*e->msg = (struct wire_msg){ .type = WIRE_READY,
 				.request = e->req, .pos = (uint32_t)e->dkv + 1 };
-			send_up(e);
+			e->ready_s = send_up(e);
 			e->ready_sent = true;
 		}
 		wait_io(e, INFINITY);
@@ -422,6 +426,7 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	json_array_append_new(log, rq);
 	e->starting = o->handover;
 	e->ready_sent = false;
+	e->ready_s = -1;
 	if (send_prompt(e, er) < 0)
 		return -1;
 	if (o->text && o->tk) /* the prompt, then the tokens as they commit */
@@ -430,6 +435,11 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 		feed(e, o->prompt_n - 1); /* the edge's prefill */
 	else if (start(e, er) < 0)
 		return -1;
+	else
+		json_object_set_new(rq, "start", json_pack("{s:f,s:o}",
+				    "prefilled_s", e->prefilled_s, "ready_s",
+				    e->ready_s >= 0 ? json_real(e->ready_s) :
+				    json_null()));
 	while (e->L < e->limit) {
 		if (step(e, er) < 0)
 			return -1;

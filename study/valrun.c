@@ -54,6 +54,10 @@ static int check_point(const struct cfg *c, int *np, int *nout, struct err *e)
 			return err_set(e, "/tenants/%zu/protocol/handover: the "
 				       "deployment hands over \"always\" or "
 				       "\"never\"", g);
+		if (G->proto.handback != HANDBACK_NEVER)
+			return err_set(e, "/tenants/%zu/protocol/handback: the "
+				       "deployment does not hand a request back "
+				       "(\"never\")", g);
 		if (G->workload.arrival != ARRIVAL_CLOSED)
 			return err_set(e, "/tenants/%zu/workload/arrival: the "
 				       "deployment runs closed loops", g);
@@ -285,6 +289,7 @@ struct row {
 	X(busy_sim, "%.4f", p->sim.busy) \
 	X(ttft_real_s, "%.6g", p->real.ttft_s) \
 	X(ttft_sim_s, "%.6g", p->sim.ttft_s) \
+	X(ttft_err, "%.4f", rel(p->sim.ttft_s, p->real.ttft_s)) \
 	X(preemptions_real, "%.6g", p->real.preemptions) \
 	X(preemptions_sim, "%.6g", p->sim.preemptions) \
 	X(lossless, "%.0f", (double)!p->mismatched) \
@@ -325,23 +330,26 @@ static void csv_row(FILE *f, const struct row *w)
 	fputc('\n', f);
 }
 
-static json_t *row_json(const struct row *w, bool within, bool within5)
+static json_t *row_json(const struct row *w, bool within, bool within5,
+			bool ttft5)
 {
 	const struct val_point *p = w->p;
 
 	return json_pack(
-		"{s:I,s:s,s:o,s:o,s:{s:f,s:f,s:f},s:{s:f,s:f,s:f},s:b,s:b,"
-		"s:I,s:I,s:I,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:f,s:b,"
+		"{s:I,s:s,s:o,s:o,s:{s:f,s:f,s:f,s:f},s:{s:f,s:f,s:f},s:b,s:b,"
+		"s:b,s:I,s:I,s:I,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:f,s:b,"
 		"s:f,s:f,s:f}",
 		"point", (json_int_t)w->pt, "label", w->label,
 		"real", side_json(&p->real), "sim", side_json(&p->sim),
 		"error", "itl", rel(p->sim.itl_s, p->real.itl_s),
 		"tokens_per_s", rel(p->sim.tokens_per_s, p->real.tokens_per_s),
 		"busy_fraction", rel(p->sim.busy, p->real.busy),
+		"ttft", rel(p->sim.ttft_s, p->real.ttft_s),
 		"in_situ", "itl", rel(p->insitu.itl_s, p->real.itl_s),
 		"tokens_per_s", rel(p->insitu.tokens_per_s, p->real.tokens_per_s),
 		"busy_fraction", rel(p->insitu.busy, p->real.busy),
 		"within_10pct", within, "within_5pct", within5,
+		"ttft_within_5pct", ttft5,
 		"requests", (json_int_t)p->requests,
 		"not_lossless", (json_int_t)p->mismatched,
 		"protocol_errors", (json_int_t)p->errors,
@@ -360,20 +368,24 @@ static json_t *row_json(const struct row *w, bool within, bool within5)
 
 static void table_head(FILE *f)
 {
-	fprintf(f, "%-34s %23s  %23s  %11s  %11s  %-8s %s\n%-34s %7s %7s %7s  "
-		"%7s %7s %7s  %5s %5s  %5s %5s  %8s %7s %7s\n", "point", "ITL ms",
-		"tokens/s", "alpha", "cloud busy", "lossless", "in situ err", "",
-		"real", "sim", "err", "real", "sim", "err", "real", "sim", "real",
-		"sim", "", "ITL", "tok/s");
+	fprintf(f, "%-34s %23s  %23s  %23s  %11s  %11s  %-8s %s\n%-34s %7s %7s "
+		"%7s  %7s %7s %7s  %7s %7s %7s  %5s %5s  %5s %5s  %8s %7s %7s\n",
+		"point", "ITL ms", "tokens/s", "TTFT ms", "alpha", "cloud busy",
+		"lossless", "in situ err", "", "real", "sim", "err", "real", "sim",
+		"err", "real", "sim", "err", "real", "sim", "real", "sim", "", "ITL",
+		"tok/s");
 }
 
 static void table_row(FILE *f, const char *label, const struct val_point *p)
 {
-	fprintf(f, "%-34s %7.2f %7.2f %+6.1f%%  %7.1f %7.1f %+6.1f%%  %5.3f %5.3f"
-		"  %5.3f %5.3f  %-3s  %+6.1f%% %+6.1f%%\n", label, 1e3 * p->real.itl_s,
-		1e3 * p->sim.itl_s, 100 * rel(p->sim.itl_s, p->real.itl_s),
-		p->real.tokens_per_s, p->sim.tokens_per_s,
+	fprintf(f, "%-34s %7.2f %7.2f %+6.1f%%  %7.1f %7.1f %+6.1f%%  %7.2f %7.2f "
+		"%+6.1f%%  %5.3f %5.3f  %5.3f %5.3f  %-3s  %+6.1f%% %+6.1f%%\n",
+		label, 1e3 * p->real.itl_s, 1e3 * p->sim.itl_s,
+		100 * rel(p->sim.itl_s, p->real.itl_s), p->real.tokens_per_s,
+		p->sim.tokens_per_s,
 		100 * rel(p->sim.tokens_per_s, p->real.tokens_per_s),
+		1e3 * p->real.ttft_s, 1e3 * p->sim.ttft_s,
+		100 * rel(p->sim.ttft_s, p->real.ttft_s),
 		p->real.alpha, p->sim.alpha, p->real.busy, p->sim.busy,
 		p->mismatched ? "NO" : "yes",
 		100 * rel(p->insitu.itl_s, p->real.itl_s),
@@ -456,11 +468,13 @@ static void record(struct vrun *x, const struct row *w)
 	double err_tps = fabs(rel(p->sim.tokens_per_s, p->real.tokens_per_s));
 	bool within = err_itl <= VALRUN_CLOSE && err_tps <= VALRUN_CLOSE;
 	bool within5 = err_itl <= VALRUN_TIGHT && err_tps <= VALRUN_TIGHT;
+	bool ttft5 = fabs(rel(p->sim.ttft_s, p->real.ttft_s)) <= VALRUN_TIGHT;
 
 	x->r->lossy += p->mismatched;
 	x->r->close += within;
 	x->r->tight += within5;
-	json_array_append_new(x->rows, row_json(w, within, within5));
+	x->r->ttft_tight += ttft5;
+	json_array_append_new(x->rows, row_json(w, within, within5, ttft5));
 	csv_row(x->csv, w);
 	if (x->o->table)
 		table_row(x->o->table, w->label, p);
@@ -593,11 +607,12 @@ static int finish(struct vrun *x, const char *text, struct err *e)
 	x->csv = NULL;
 	if (rc != 0)
 		return err_set(e, "%s: cannot write validate.csv", x->r->out);
-	doc = json_pack("{s:s,s:s,s:s,s:s,s:O,s:I,s:I,s:O,s:f,s:O}", "name",
+	doc = json_pack("{s:s,s:s,s:s,s:s,s:O,s:I,s:I,s:I,s:O,s:f,s:O}", "name",
 			x->sw.name, "target", x->o->target, "draft", x->o->draft,
 			"text", text, "points", x->rows, "points_within_10pct",
 			(json_int_t)x->r->close, "points_within_5pct",
-			(json_int_t)x->r->tight, "not_run", x->skipped,
+			(json_int_t)x->r->tight, "points_ttft_within_5pct",
+			(json_int_t)x->r->ttft_tight, "not_run", x->skipped,
 			"edge_bound", x->o->edge_bound, "provenance", x->prov);
 	x->r->json = jx_dumps(doc);
 	json_decref(doc);

@@ -45,7 +45,9 @@ struct valrun_result {
 	int status;	     /* VALRUN_*: FAILED an output not lossless, or a
 				point failed; BAD bad input (e says both) */
 	size_t points, not_run; /* the sweep's points, those over the bound */
-	long close, tight;   /* points run within VALRUN_CLOSE, _TIGHT */
+	long close, tight;   /* points run within VALRUN_CLOSE, _TIGHT on
+				ITL and tokens/s */
+	long ttft_tight;     /* points run within VALRUN_TIGHT on TTFT */
 	long lossy;	     /* requests whose output was not the target's */
 	bool written;	     /* the folder was put in place */
 	char *json;	     /* owned: validate.json's text (when written) */
