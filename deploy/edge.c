@@ -61,8 +61,8 @@ struct edge {
 	bool starting;              /* a handover start: the cloud decodes */
 	bool ready_sent;            /* READY went up on this connection */
 	double prefilled_s, ready_s; /* this request's handover start: when
-					its prefill ended, when READY last
-					went up (-1: not yet) */
+					its prefill ended, when the last
+					READY reaches the cloud (-1: none) */
 	long handovers, cloud_tokens;
 	uint32_t req, epoch;
 	long drafted, wasted, judged, accepted, verdicts;
@@ -437,7 +437,7 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 		return -1;
 	else
 		json_object_set_new(rq, "start", json_pack("{s:f,s:o}",
-				    "prefilled_s", e->prefilled_s, "ready_s",
+				    "prefilled_s", e->prefilled_s, "ready_arrive_s",
 				    e->ready_s >= 0 ? json_real(e->ready_s) :
 				    json_null()));
 	while (e->L < e->limit) {
