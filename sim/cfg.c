@@ -27,6 +27,7 @@ static const struct proto_caps proto_caps[] = { PROTO_LIST(PROTO_CAPS) };
 
 #define HANDOVER_NAME(kind, name, ...) name,
 const char *const cfg_handover_names[] = { HANDOVER_LIST(HANDOVER_NAME) NULL };
+const char *const cfg_handback_names[] = { HANDBACK_LIST(HANDOVER_NAME) NULL };
 #undef HANDOVER_NAME
 
 #define SCHED_NAME(policy, name, ...) name,
@@ -246,10 +247,11 @@ static int read_protocol(struct jx *x, json_t *v, const char *p,
 			 struct cfg_protocol *out)
 {
 	static const char *const keys[] = { "kind", "gamma", "window", "draft",
-		"gamma_min", "gamma_max", "adapt_weight", "handover", NULL };
+		"gamma_min", "gamma_max", "adapt_weight", "handover", "handback",
+		NULL };
 	char cp[JX_PTR_MAX];
 	long long gamma, window, lo, hi;
-	int kind, handover;
+	int kind, handover, handback;
 
 	if (jx_object(x, v, p, keys) < 0 ||
 	    jx_enum(x, v, p, "kind", cfg_proto_names, NULL, &kind) < 0)
@@ -292,14 +294,22 @@ static int read_protocol(struct jx *x, json_t *v, const char *p,
 		   out->adapt.on ? 32 : 4, &window) < 0)
 		return -1;
 	if (jx_enum(x, v, p, "handover", cfg_handover_names, "never",
-		    &handover) < 0)
+		    &handover) < 0 ||
+	    jx_enum(x, v, p, "handback", cfg_handback_names, "never",
+		    &handback) < 0)
 		return -1;
 	if (handover != HANDOVER_NEVER &&
 	    !cfg_proto_caps((enum proto_kind)kind)->hands_over)
 		return jx_fail(x, jx_child(cp, p, "handover"), "\"never\": only "
 			       "sync and async hand a request over from the "
 			       "cloud", json_object_get(v, "handover"));
+	if (handback != HANDBACK_NEVER &&
+	    !cfg_proto_caps((enum proto_kind)kind)->hands_over)
+		return jx_fail(x, jx_child(cp, p, "handback"), "\"never\": only "
+			       "sync and async hand a request back to the "
+			       "cloud", json_object_get(v, "handback"));
 	out->handover = (enum handover_policy)handover;
+	out->handback = (enum handback_policy)handback;
 	out->kind = (enum proto_kind)kind;
 	out->caps = *cfg_proto_caps(out->kind);
 	out->gamma = (int)gamma;

@@ -98,6 +98,20 @@ enum handover_policy { HANDOVER_LIST(HANDOVER_ENUM) HANDOVER_N };
 #undef HANDOVER_ENUM
 extern const char *const cfg_handover_names[];
 
+/* When an edge that drafts hands the rest of a request back to the cloud,
+ * which decodes it to its end as cloud_only (docs/protocols.md, "Hand
+ * back"): never, or when the cloud's time a token, as the edge observes
+ * its verifications, beats the protocol's expected time a token. A policy
+ * is a row here and its function (the third column) in sim.c. */
+#define HANDBACK_LIST(X)                                                  \
+	X(NEVER, "never", back_never)                                     \
+	X(FASTER, "faster", back_faster)
+
+#define HANDBACK_ENUM(kind, ...) HANDBACK_##kind,
+enum handback_policy { HANDBACK_LIST(HANDBACK_ENUM) HANDBACK_N };
+#undef HANDBACK_ENUM
+extern const char *const cfg_handback_names[];
+
 struct cfg_protocol {
 	enum proto_kind kind;
 	struct proto_caps caps; /* cfg_proto_caps(kind) */
@@ -106,6 +120,7 @@ struct cfg_protocol {
 	int window; /* blocks in flight at most; 1 unless windowed */
 	struct cfg_adapt adapt;
 	enum handover_policy handover; /* NEVER unless caps.hands_over */
+	enum handback_policy handback; /* NEVER unless caps.hands_over */
 	struct cfg_draft draft; /* where cfg_proto_drafts(&caps) */
 };
 

@@ -151,8 +151,9 @@ void fm_handover(double u, double pre, double v, double dn, double up,
 	h->ttft_s = first;
 	h->ready_s = t;
 	h->edge_holds = held;
-	/* the iteration in progress when READY arrives: the prefill is 1 */
-	h->last = t + up < u + pre ? 1 : 2 + (int)floor((t + up - u - pre) / v);
+	/* the token after the iteration in progress when READY arrives (the
+	 * prefill's is 1) */
+	h->last = t + up < u + pre ? 2 : 3 + (int)floor((t + up - u - pre) / v);
 	if (h->last > n_out)
 		h->last = n_out;
 	h->last_s = first + (h->last - 1) * v;

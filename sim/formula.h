@@ -66,8 +66,9 @@ double fm_cloud_spec_capacity_ratio(int gamma, double t_draft,
  * cloud up after it leaves. The edge prefills the prompt, then catches up
  * on the tokens come down, each prefill base + per_token x tokens, while
  * each catch-up is shorter than the one before; READY then leaves, and
- * the cloud's last token is the one of the iteration in progress when it
- * arrives. Token k (from 1) reaches the edge at u + pre + (k - 1) v + dn. */
+ * the cloud's last token is the one after the iteration in progress when
+ * it arrives (a server reads its messages between iterations). Token k
+ * (from 1) reaches the edge at u + pre + (k - 1) v + dn. */
 struct fm_handover {
 	double ttft_s;    /* the first token's arrival: u + pre + dn */
 	double ready_s;   /* when READY leaves the edge */

@@ -137,6 +137,12 @@ static double ratio(double a, double b)
 	X(catchup_per_request, F, ratio((double)x->catchup,                 \
 					 (double)x->requests),              \
 	  "tokens the edge prefilled to catch up with the cloud's, mean")  \
+	X(handback_share, F, ratio((double)x->handed_back,                  \
+				    (double)x->requests),                   \
+	  "share of requests the edge handed back to the cloud")           \
+	X(back_made_per_handback, F, ratio((double)x->back_made,            \
+					    (double)x->handed_back),        \
+	  "output tokens the cloud decoded after a hand-back, mean")       \
 	X(slo_attainment, F, ratio((double)x->slo_met, (double)x->requests),\
 	  "share of requests that met both SLOs")                          \
 	X(ttft_attainment, F, ratio((double)x->ttft_met, (double)x->requests),\

@@ -16,7 +16,10 @@
  *    short by the request's end counts up to then); no block is drafted
  *    while edge.starting; READY goes up once, from an edge not
  *    prefilling; cloud.decoding and cloud.stop_next hold only while the
- *    cloud serves the request itself.
+ *    cloud serves the request itself;
+ *  - a hand-back: no block is drafted once edge.handing_back; BACK goes up
+ *    once, when no block is in flight (edge.back), and the cloud, then
+ *    holding no block of the request, decodes it to its end.
  * A replica is busy while EV_BATCH is pending; its batch[] lists the items of
  * that iteration. Each tenant is at most once in a replica's ready FIFO and
  * once in its prefill FIFO. */
@@ -56,10 +59,12 @@ enum msg_kind {
 			request over after it (a handover start) */
 	MSG_READY,   /* up: a handover start's edge holds the prompt and a
 			output tokens in its draft cache */
+	MSG_BACK,    /* up: a hand-back: the cloud decodes from output
+			position a on */
 };
 
 static const char *const msg_names[] = { "prompt", "block", "done",
-					 "verdict", "token", "ready" };
+					 "verdict", "token", "ready", "back" };
 
 
 /* Whether what happens now joins the statistics: after the warm-up. */
@@ -309,6 +314,8 @@ static void start_next(struct sim *s, struct tenant *t)
 	}
 	t->edge.starting = g->proto.handover != HANDOVER_NEVER;
 	t->edge.ask_again = false;
+	t->edge.handing_back = t->edge.back = false;
+	t->edge.verify_n = 0;
 	t->edge.kv_pos = 0;
 	t->edge.backlog = INT32_MAX;
 	if (g->proto.caps.uses_edge)
@@ -471,7 +478,7 @@ static void maybe_draft(struct sim *s, struct tenant *t)
 	double now = s->q.now_s;
 
 	if (t->edge.drafting || t->edge.inflight.n >= (uint32_t)t->edge.window ||
-	    left <= 0)
+	    left <= 0 || t->edge.handing_back)
 		return;
 	n = left < t->edge.gamma ? left : t->edge.gamma;
 	t->edge.drafting = true;
@@ -524,28 +531,35 @@ static void on_draft(struct sim *s, struct tenant *t)
 }
 
 /* Throws away every draft of the current epoch (in flight or in progress). */
+/* The block being drafted, if any, is cut short and thrown away. */
+static void stop_draft(struct sim *s, struct tenant *t)
+{
+	int32_t done;
+
+	if (!t->edge.drafting)
+		return;
+	done = drafted_by(&t->edge, &t->cfg->device, s->q.now_s, NULL);
+	if (done > t->edge.draft_g)
+		done = t->edge.draft_g;
+	t->rq.drafted += (uint64_t)done;
+	t->rq.wasted += (uint64_t)done;
+	t->rq.compute_s += s->q.now_s - t->edge.draft_start_s;
+	if (traced(s, t->id))
+		trace_span(s->opt.trace, TRACE_EDGE, t->id, "draft",
+			   t->edge.draft_start_s, s->q.now_s,
+			   "\"tokens\":%ld,\"epoch\":%ld,\"discarded\":1",
+			   done, t->edge.epoch);
+	HS_ASSERT(eq_cancel(&s->q, t->edge.draft_ev));
+	t->edge.drafting = false;
+	t->edge.idle_from_s = s->q.now_s;
+	t->edge.ahead -= t->edge.draft_g;
+}
+
 static void discard_drafts(struct sim *s, struct tenant *t)
 {
 	while (t->edge.inflight.n)
 		t->rq.wasted += (uint64_t)blk_ring_pop(&t->edge.inflight).g;
-	if (t->edge.drafting) {
-		int32_t done = drafted_by(&t->edge, &t->cfg->device,
-					  s->q.now_s, NULL);
-
-		if (done > t->edge.draft_g)
-			done = t->edge.draft_g;
-		t->rq.drafted += (uint64_t)done;
-		t->rq.wasted += (uint64_t)done;
-		t->rq.compute_s += s->q.now_s - t->edge.draft_start_s;
-		if (traced(s, t->id))
-			trace_span(s->opt.trace, TRACE_EDGE, t->id, "draft",
-				   t->edge.draft_start_s, s->q.now_s,
-				   "\"tokens\":%ld,\"epoch\":%ld,\"discarded\":1",
-				   done, t->edge.epoch);
-		HS_ASSERT(eq_cancel(&s->q, t->edge.draft_ev));
-		t->edge.drafting = false;
-		t->edge.idle_from_s = s->q.now_s;
-	}
+	stop_draft(s, t);
 	t->edge.ahead = 0;
 }
 
@@ -575,6 +589,81 @@ static void adapt(struct sim *s, struct tenant *t, uint32_t nfull, int32_t k)
 		     (t->rq.prompt + t->rq.committed), &e->gamma, &e->window);
 }
 
+/* ---- the hand-back (docs/protocols.md) ---- */
+
+#define HANDBACK_WEIGHT 0.25     /* of a verdict in edge.verify_est_s */
+#define HANDBACK_MIN_VERDICTS 2  /* seen before a hand-back is judged */
+
+/* The protocol's expected time a token (formula.h: sync's, or async's
+ * renewal model), at the acceptance model's alpha, a draft step at the
+ * context reached, the mean RTT and a verification of verify_s. */
+static double edge_s_per_token(const struct sim *s, const struct tenant *t,
+			       double verify_s)
+{
+	const struct cfg_group *g = t->cfg;
+	const struct cfg_device *d = &g->device;
+	double alpha = acc_alpha(t->acc.cfg, t->acc.trace);
+	double step = d->draft_base_s +
+		      d->draft_per_ctx_s * (t->rq.prompt + t->rq.committed);
+	double tnet = dist_mean(cfg_wan_rtt(&g->wan, s->q.now_s));
+
+	return g->proto.caps.windowed && t->edge.window >= 2 ?
+		fm_async_renewal_s_per_token(alpha, t->edge.gamma,
+					     t->edge.window, step,
+					     tnet + verify_s) :
+		fm_sync_s_per_token(alpha, t->edge.gamma, step, tnet, verify_s);
+}
+
+/* The policies, a row each in HANDBACK_LIST: whether the edge hands the
+ * rest of the request back now. */
+static bool back_never(const struct sim *s, const struct tenant *t)
+{
+	(void)s, (void)t;
+	return false;
+}
+
+/* When the cloud, decoding a token an iteration as long as the
+ * verifications the edge saw, beats the protocol's expected time a token
+ * at such a verification. */
+static bool back_faster(const struct sim *s, const struct tenant *t)
+{
+	return t->edge.verify_n >= HANDBACK_MIN_VERDICTS &&
+	       t->edge.verify_est_s <
+		       edge_s_per_token(s, t, t->edge.verify_est_s);
+}
+
+#define HANDBACK_FN(kind, name, fn) [HANDBACK_##kind] = fn,
+static bool (*const back_policy[HANDBACK_N])(const struct sim *,
+					     const struct tenant *) = {
+	HANDBACK_LIST(HANDBACK_FN)
+};
+#undef HANDBACK_FN
+
+/* A verdict came for the block sent at sent_s: its round trip less the
+ * mean RTT joins the estimate of the cloud's verification. */
+static void observe_verify(const struct sim *s, struct tenant *t,
+			   double sent_s)
+{
+	double v = s->q.now_s - sent_s -
+		   dist_mean(cfg_wan_rtt(&t->cfg->wan, s->q.now_s));
+
+	if (v < 0)
+		v = 0;
+	t->edge.verify_est_s = t->edge.verify_n++ ?
+		t->edge.verify_est_s + HANDBACK_WEIGHT * (v - t->edge.verify_est_s) :
+		v;
+}
+
+/* A hand-back decided: BACK goes up once no block is in flight. */
+static void maybe_back(struct sim *s, struct tenant *t)
+{
+	if (!t->edge.handing_back || t->edge.back || t->edge.inflight.n)
+		return;
+	t->edge.back = true;
+	t->rq.handed_back = 1;
+	send(s, t, true, MSG_BACK, t->rq.committed, 0, 0);
+}
+
 static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m)
 {
 	uint32_t nblocks = (uint32_t)(m->a >> 32), nfull = (uint32_t)m->a;
@@ -583,6 +672,12 @@ static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m
 	int32_t before = q->committed;
 
 	HS_ASSERT(m->epoch == t->edge.epoch && nfull <= nblocks);
+	observe_verify(s, t, blk_ring_at(&t->edge.inflight, 0)->t_s);
+	if (!t->edge.handing_back &&
+	    back_policy[t->cfg->proto.handback](s, t)) {
+		t->edge.handing_back = true; /* the block being drafted waits */
+		stop_draft(s, t);
+	}
 	if (t->cfg->proto.adapt.on)
 		adapt(s, t, nfull, nblocks > nfull ? k : -1);
 	for (uint32_t i = 0; i < nfull; i++) {
@@ -616,6 +711,7 @@ static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m
 		discard_drafts(s, t);
 		finish_request(s, t);
 	} else {
+		maybe_back(s, t);
 		maybe_draft(s, t);
 	}
 }
@@ -672,22 +768,13 @@ static enum hand hand_always(const struct sim *s, const struct tenant *t)
  * streamed; with fewer than two of them there is no gap yet: later. */
 static enum hand hand_faster(const struct sim *s, const struct tenant *t)
 {
-	const struct cfg_group *g = t->cfg;
-	const struct cfg_device *d = &g->device;
 	const struct req_stat *q = &t->rq;
-	double gap, alpha, step, tnet, edge;
+	double gap;
 
 	if (q->committed < 2)
 		return HAND_LATER;
 	gap = (q->last_s - q->first_s) / (q->committed - 1);
-	alpha = acc_alpha(t->acc.cfg, t->acc.trace);
-	step = d->draft_base_s + d->draft_per_ctx_s * (q->prompt + q->committed);
-	tnet = dist_mean(cfg_wan_rtt(&g->wan, s->q.now_s));
-	edge = g->proto.caps.windowed && t->edge.window >= 2 ?
-		fm_async_renewal_s_per_token(alpha, t->edge.gamma, t->edge.window,
-					     step, tnet + gap) :
-		fm_sync_s_per_token(alpha, t->edge.gamma, step, tnet, gap);
-	return edge < gap ? HAND_TAKE : HAND_DECLINE;
+	return edge_s_per_token(s, t, gap) < gap ? HAND_TAKE : HAND_DECLINE;
 }
 
 #define HANDOVER_FN(kind, name, fn) [HANDOVER_##kind] = fn,
@@ -1087,7 +1174,7 @@ static void on_up(struct sim *s, struct tenant *t)
 		t->cloud.kv_out = 0;
 		t->cloud.pos = 0;
 		t->cloud.decoding = t->cfg->proto.handover != HANDOVER_NEVER;
-		t->cloud.stop_next = false;
+		t->cloud.stop_next = t->cloud.ready_later = false;
 		fifo_push(&s->r[t->cloud.replica].admit, t->id);
 		break;
 	case MSG_BLOCK:
@@ -1105,8 +1192,20 @@ static void on_up(struct sim *s, struct tenant *t)
 		t->cloud.cq.n = 0; /* nothing of the request is left to verify */
 		release_kv(s, t);
 		break;
-	case MSG_READY: /* its next token is its last (if it has one left) */
-		t->cloud.stop_next = t->cloud.decoding;
+	case MSG_READY: /* its next token is its last (if it has one left):
+			 * the one after the iteration in progress, as a
+			 * server reads its messages between iterations */
+		if (t->cloud.in_batch)
+			t->cloud.ready_later = true;
+		else
+			t->cloud.stop_next = t->cloud.decoding;
+		break;
+	case MSG_BACK: /* no block of it is left: it decodes from a on */
+		t->cloud.pos = (int32_t)m.a;
+		t->cloud.decoding = true;
+		t->cloud.kv_whole = false;
+		if (t->cloud.admitted && !t->cloud.in_prefill)
+			enqueue_ready(s, t);
 		break;
 	case MSG_VERDICT:
 	case MSG_TOKEN:
@@ -1142,6 +1241,8 @@ static void on_down(struct sim *s, struct tenant *t, bool held)
 		t->rq.token_msgs++;
 		commit(s, t, (int32_t)m.a);
 		t->rq.verdicts++;
+		if (t->edge.back)
+			t->rq.back_made += (uint64_t)m.a;
 		if (t->rq.committed == t->rq.n_out) {
 			finish_request(s, t);
 		} else if (m.b) {
@@ -1155,6 +1256,7 @@ static void on_down(struct sim *s, struct tenant *t, bool held)
 	case MSG_BLOCK:
 	case MSG_DONE:
 	case MSG_READY:
+	case MSG_BACK:
 		HS_ASSERT(!"an uplink message on the downlink");
 	}
 }
@@ -1716,6 +1818,10 @@ static void on_batch(struct sim *s, uint32_t ri)
 			else
 				release_kv(s, t);
 			break;
+		}
+		if (t->cloud.ready_later) { /* READY came during it */
+			t->cloud.ready_later = false;
+			t->cloud.stop_next = t->cloud.decoding;
 		}
 	}
 	r->nbatch = 0;

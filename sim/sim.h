@@ -64,7 +64,10 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 	  "handover (a handover start)")                                    \
 	X(catchup, "tokens the edge prefilled to catch up with those the "  \
 	  "cloud streamed down")                                            \
-	X(ready_msgs, "READY messages sent up (a handover start)")
+	X(ready_msgs, "READY messages sent up (a handover start)")        \
+	X(handed_back, "handed back to the cloud, which decoded the rest "  \
+	  "(1 a request; its BACK message up)")                            \
+	X(back_made, "output tokens the cloud decoded after a hand-back")
 
 /* The counters a tenant keeps beside its requests' sums. */
 #define TENANT_COUNTERS(X)                                                \
@@ -130,6 +133,10 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 	  "output tokens the cloud decoded before the handover")           \
 	X(catchup, "%llu", (unsigned long long)q->catchup,                  \
 	  "tokens the edge prefilled to catch up with the cloud's")        \
+	X(handed_back, "%llu", (unsigned long long)q->handed_back,          \
+	  "1 if the edge handed the rest back to the cloud")               \
+	X(back_made, "%llu", (unsigned long long)q->back_made,              \
+	  "output tokens the cloud decoded after the hand-back")           \
 	X(slo_met, "%d", meets_slo(t, q), "1 if it met both SLOs, else 0")
 
 /* What a request's edge spends, which its tenant, group and run sum:
@@ -196,6 +203,15 @@ struct tenant_edge {
 	double feed_s;             /* seconds of tokens the next block's first
 				      pass feeds too (the handover's last) */
 	uint64_t prefill_ev;       /* handle of the EV_EDGE_PREFILL event */
+	/* a hand-back: decided (handing_back), the edge drafts no more and
+	 * waits for its blocks in flight; then BACK goes up (back) and the
+	 * cloud decodes the rest. verify_est_s: the cloud's verification as
+	 * the edge saw it (a verdict's round trip less the mean RTT),
+	 * averaged over the request's verify_n verdicts so far, the newest
+	 * weighing HANDBACK_WEIGHT */
+	bool handing_back, back;
+	int32_t verify_n;
+	double verify_est_s;
 };
 
 /* The cloud's session of a tenant's request: what it knows of it from the
@@ -220,6 +236,8 @@ struct tenant_cloud {
 	bool decoding;             /* a handover start: it decodes the
 				      request itself, as cloud_only */
 	bool stop_next;            /* READY came: its next token is its last */
+	bool ready_later;          /* READY came during an iteration of it:
+				      stop_next once that iteration ends */
 	double prompt_s;           /* when its PROMPT arrived */
 	double queued_s;           /* when its ready item was queued */
 	struct blk_ring cq;        /* blocks queued */

@@ -94,7 +94,7 @@ static int invariants(const struct sim *s, const char *what)
 		bool spec = g->proto.caps.speculates;
 		bool drafts = cfg_proto_drafts(&g->proto.caps);
 		uint64_t up_msgs = (g->proto.caps.uses_cloud ? x->requests : 0) +
-				   x->blocks_sent + x->ready_msgs +
+				   x->blocks_sent + x->ready_msgs + x->handed_back +
 				   (spec ? x->requests : 0);
 
 		INV(x->requests == (uint64_t)g->workload.requests,
@@ -197,8 +197,10 @@ static void random_configs(void)
 
 				if (kind == 2 || kind == 3)
 					snprintf(ho, sizeof(ho), ", \"handover\": "
-						 "\"%s\"",
-						 hand[gsl_rng_uniform_int(r, 3)]);
+						 "\"%s\", \"handback\": \"%s\"",
+						 hand[gsl_rng_uniform_int(r, 3)],
+						 gsl_rng_uniform_int(r, 2) ?
+						 "faster" : "never");
 
 				snprintf(groups + len, sizeof(groups) - len,
 					 "%s{\"name\": \"g%d\", \"count\": %lu,"
@@ -1257,6 +1259,53 @@ static void handover_start(void)
 		     "sync and async"));
 }
 
+/* A hand-back (docs/protocols.md): with a cloud far faster a token than
+ * sync speculation over an 80 ms RTT, "faster" hands the request back
+ * after its first verdicts, and the cloud makes every token after it, one
+ * a message; async's blocks in flight come back first. With an edge far
+ * faster than the cloud it is never taken, and the run is the one
+ * without the key; a cloud-only protocol refuses it. */
+static void hand_back(void)
+{
+	const char *sets[] = { "/tenants/0/count=1",
+			       "/tenants/0/workload/requests=1",
+			       "/protocol/kind=\"sync\"",
+			       "/protocol/handback=\"faster\"" };
+	const char *fast[] = { sets[0], sets[1], sets[2], sets[3],
+			       "/tenants/0/wan/rtt_s=0.001",
+			       "/tenants/0/device/draft_base_s=0.00001",
+			       "/tenants/0/acceptance/alpha=1" };
+	struct tenant_stat back, never, async, quick, quick_never;
+	struct cfg c;
+	struct err e;
+
+	if (one_request(sets, 4, &back) < 0 || one_request(sets, 3, &never) < 0)
+		return;
+	CHECK_MSG(back.handed_back == 1 && back.back_made > 0 &&
+		  back.back_made == back.token_msgs &&
+		  back.blocks_sent + back.back_made < never.blocks_sent * 4 &&
+		  back.tpot_sum < never.tpot_sum, "handed back %llu, %llu "
+		  "tokens after, TPOT %g against %g",
+		  (unsigned long long)back.handed_back,
+		  (unsigned long long)back.back_made, back.tpot_sum,
+		  never.tpot_sum);
+	CHECK(never.handed_back == 0 && never.back_made == 0 &&
+	      never.token_msgs == 0);
+	sets[2] = "/protocol/kind=\"async\"";
+	CHECK(one_request(sets, 4, &async) == 0 && async.handed_back == 1 &&
+	      async.back_made > 0 && async.back_made < async.tokens);
+	/* an edge far faster than the cloud keeps the request */
+	CHECK(one_request(fast, 7, &quick) == 0);
+	fast[3] = "/protocol/handback=\"never\"";
+	CHECK(one_request(fast, 7, &quick_never) == 0);
+	CHECK(quick.handed_back == 0 && quick.tpot_sum == quick_never.tpot_sum &&
+	      quick.ttft_sum == quick_never.ttft_sum);
+	sets[2] = "/protocol/kind=\"cloud_only\"";
+	CHECK(cfg_load(&c, t_write("sim.json", base_cfg), sets, 4, &e) < 0 &&
+	      strstr(e.msg, "/protocol/handback: expected \"never\": only "
+		     "sync and async"));
+}
+
 const struct tcase sim_tests[] = {
 	{ "sim: a verdict waits for the edge's forward pass",
 	  verdict_waits_for_pass },
@@ -1265,6 +1314,8 @@ const struct tcase sim_tests[] = {
 	{ "sim: an RTT that steps mid-run", rtt_step },
 	{ "sim: a handover start: the cloud's first token, then the edge's",
 	  handover_start },
+	{ "sim: a hand-back: the cloud decodes the rest when it is faster",
+	  hand_back },
 	{ "sim: a WAN blackout holds what is sent during it", blackout },
 	{ "sim: adaptive gamma settles on the model's best", adaptive_converges },
 	{ "sim: policies continuous and slo take blocks in their orders",
