@@ -13,7 +13,7 @@ bin=$build/hybridspec
 out=results/paper
 sweeps="itl-vs-tenants itl-vs-rtt itl-vs-rtt-alpha batching itl-vs-gamma
 regions cloud-spec-itl cloud-spec-capacity adaptive adaptive-varying
-adaptive-step handover"
+adaptive-step handover handover-map"
 n=$((10 + $(echo "$sweeps" | wc -w)))
 i=0
 t0=$(date +%s)

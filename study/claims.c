@@ -1803,6 +1803,148 @@ static int handover_table(json_t *blocks, const char *dir, struct err *e)
 	return rc < 0 ? -1 : 0;
 }
 
+/* The handover's map (sweep handover-map): by protocol, device, RTT and
+ * tenants, what "always" does against "never": TTFT p50, mean ITL, and
+ * the GPU-seconds a request (busy share x simulated time / requests); the
+ * handover is worth it where TTFT p50 falls to half or less and mean ITL
+ * does not rise. A request the cloud mostly keeps (handed over in under
+ * half of them: the device's prefill outlasts the answer) costs what
+ * cloud_only's does. */
+enum { HM_KIND, HM_DEV, HM_RTT, HM_N, HM_POLICY, HM_TTFT, HM_ITL, HM_SHARE,
+       HM_BUSY, HM_TIME, HM_DONE, HM_COLS };
+
+/* The row with r's protocol, device and RTT, count tenants and policy,
+ * or c->nrow. */
+static size_t hm_row(const struct csv *c, const int *col, size_t r,
+		     const char *count, const char *policy)
+{
+	for (size_t q = 0; q < c->nrow; q++) {
+		bool same = !strcmp(csv_str(c, q, col[HM_POLICY]), policy) &&
+			    !strcmp(csv_str(c, q, col[HM_N]), count);
+
+		for (int k = HM_KIND; k <= HM_RTT && same; k++)
+			same = !strcmp(csv_str(c, q, col[k]), csv_str(c, r, col[k]));
+		if (same)
+			return q;
+	}
+	return c->nrow;
+}
+
+static double hm_gpu_s(const struct csv *c, const int *col, size_t r)
+{
+	return csv_num(c, r, col[HM_BUSY]) * csv_num(c, r, col[HM_TIME]) /
+	       csv_num(c, r, col[HM_DONE]);
+}
+
+/* The device of a pair profile's path (edge-DEVICE-MODEL-w4a16.json). */
+static void hm_device(const char *path, char *out, size_t cap)
+{
+	const char *b = strrchr(path, '/'), *m;
+
+	b = b ? b + 1 : path;
+	if (!strncmp(b, "edge-", 5))
+		b += 5;
+	m = strstr(b, "-qwen");
+	snprintf(out, cap, "%.*s", m ? (int)(m - b) : (int)strlen(b), b);
+}
+
+struct hm_tally {
+	size_t cells, worth, kept;
+	double gpu_min_s, gpu_max_s;
+};
+
+/* The cell of never's row n and always' row a. */
+static void hm_cell(json_t *rw, const struct csv *c, const int *col,
+		    size_t n, size_t a, struct hm_tally *t)
+{
+	double t0 = csv_num(c, n, col[HM_TTFT]), t1 = csv_num(c, a, col[HM_TTFT]);
+	double i0 = csv_num(c, n, col[HM_ITL]), i1 = csv_num(c, a, col[HM_ITL]);
+	double dg = hm_gpu_s(c, col, a) - hm_gpu_s(c, col, n);
+	bool whole = csv_num(c, a, col[HM_SHARE]) < 0.5;
+	bool yes = t1 <= t0 / 2 && i1 <= i0;
+
+	t->cells++;
+	t->worth += yes;
+	t->kept += yes && whole;
+	t->gpu_min_s = fmin(t->gpu_min_s, dg);
+	t->gpu_max_s = fmax(t->gpu_max_s, dg);
+	cell(rw, "%s: TTFT %.2f → %.2f s, ITL %.1f → %.1f ms, GPU %+.3f s",
+	     !yes ? "no" : whole ? "*cloud's*" : "**worth it**", t0, t1,
+	     1e3 * i0, 1e3 * i1, dg);
+}
+
+static int handover_map(json_t *blocks, const char *dir, struct err *e)
+{
+	static const char *const names[] = { "protocol.kind",
+		"tenants.0.device.profile", "tenants.0.wan.rtt_s.mean",
+		"tenants.0.count", "protocol.handover", "all.ttft_s.p50_mean",
+		"all.itl_s.mean_mean", "all.handover_share_mean",
+		"cloud.busy_fraction_mean", "sim_time_s_mean",
+		"requests_done_mean", NULL };
+	struct hm_tally t = { .gpu_min_s = INFINITY, .gpu_max_s = -INFINITY };
+	const char *counts[8];
+	size_t nn = 0;
+	struct csv c = { 0 };
+	int col[HM_COLS], have;
+	json_t *head, *rows;
+
+	if ((have = sweep(&c, dir, "handover-map", blocks, false, e)) <= 0)
+		return have;
+	if (cols(&c, names, col, e) < 0) {
+		csv_release(&c);
+		return -1;
+	}
+	text(blocks, "Where the handover start is worth it (sweep handover-map: "
+	     "Qwen2.5-0.5B drafting for Qwen2.5-7B on a Raspberry Pi 5, the "
+	     "Snapdragon 8 Gen 3 and an M2 Pro, results/calib/pairs, derived; "
+	     "the paper's setting otherwise, one H100, 4 requests a tenant, 2 "
+	     "seeds). A cell: TTFT p50 and mean ITL with `always` against "
+	     "`never`, and the GPU-seconds a request it adds (busy share x "
+	     "simulated time / requests). **worth it**: TTFT p50 at most half "
+	     "and mean ITL no higher; *cloud's*: the same, the cloud keeping "
+	     "most requests whole (the device's prefill outlasts the answer), "
+	     "at cloud_only's GPU time.");
+	for (size_t r = 0; r < c.nrow; r++) {
+		size_t j = 0;
+
+		while (j < nn && strcmp(counts[j], csv_str(&c, r, col[HM_N])))
+			j++;
+		if (j == nn && nn < 8)
+			counts[nn++] = csv_str(&c, r, col[HM_N]);
+	}
+	head = json_array();
+	json_array_append_new(head, json_string("protocol, device, RTT (s)"));
+	for (size_t j = 0; j < nn; j++)
+		json_array_append_new(head, json_sprintf("%s tenants", counts[j]));
+	rows = table_of(blocks, head);
+	/* a table row at the first never row of each protocol, device, RTT */
+	for (size_t r = 0; r < c.nrow; r++) {
+		char dev[128];
+		json_t *rw;
+
+		if (hm_row(&c, col, r, counts[0], "never") != r)
+			continue;
+		hm_device(csv_str(&c, r, col[HM_DEV]), dev, sizeof(dev));
+		rw = row(rows);
+		cell(rw, "%s, %s, %s", csv_str(&c, r, col[HM_KIND]), dev,
+		     csv_str(&c, r, col[HM_RTT]));
+		for (size_t j = 0; j < nn; j++) {
+			size_t n = hm_row(&c, col, r, counts[j], "never");
+			size_t a = hm_row(&c, col, r, counts[j], "always");
+
+			if (n == c.nrow || a == c.nrow)
+				cell(rw, "%s", "");
+			else
+				hm_cell(rw, &c, col, n, a, &t);
+		}
+	}
+	text(blocks, "The handover is worth it in %zu of %zu cells (%zu of them "
+	     "the cloud's); it adds %.3f to %.3f GPU-seconds a request.",
+	     t.worth, t.cells, t.kept, t.gpu_min_s, t.gpu_max_s);
+	csv_release(&c);
+	return 0;
+}
+
 /* The other sweeps' tables, keyed by sweep (empty where it is missing). */
 static int others(json_t *out, const char *dir, struct err *e)
 {
@@ -1814,7 +1956,7 @@ static int others(json_t *out, const char *dir, struct err *e)
 	json_object_set_new(out, "itl-vs-tenants", tenants);
 	json_object_set_new(out, "itl-vs-gamma", gamma);
 	json_object_set_new(out, "handover", hand);
-	if (handover_table(hand, dir, e) < 0)
+	if (handover_table(hand, dir, e) < 0 || handover_map(hand, dir, e) < 0)
 		return -1;
 	if ((have = sweep(&c, dir, "itl-vs-tenants", tenants, false, e)) < 0)
 		return -1;
