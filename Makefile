@@ -131,12 +131,13 @@ run: deps
 	@sh scripts/run.sh $(BUILD)
 
 # the real deployment on loopback against the simulator (docs/deploy.md;
-# about 6 minutes on 2 cores): the network-bound sweep, then the handover
-# start's points
+# about 7 minutes on 2 cores): the network-bound sweep, then the handover
+# start's points and the hand-back's
 validate: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	$(BIN) validate configs/validate/loopback.json -o results/runs/validate-loopback --overwrite
 	$(BIN) validate configs/validate/handover.json -o results/runs/validate-handover --overwrite
+	$(BIN) validate configs/validate/handback.json -o results/runs/validate-handback --overwrite
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \

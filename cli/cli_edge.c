@@ -156,6 +156,10 @@ static int edge_parse(struct edge_setup *s, struct edge_args *a, int argc,
 		OPT_FLAG("handover", 0, &s->o.handover, "a handover start: the "
 			 "cloud decodes\nwhile the edge prefills and catches up, "
 			 "then the edge drafts on\n(docs/protocols.md)"),
+		OPT_FLAG("handback", 0, &s->o.handback, "a hand-back: the edge "
+			 "hands the rest of a\nrequest to the cloud when the "
+			 "cloud's time a token,\nas its verdicts show, beats "
+			 "the protocol's\n(docs/protocols.md)"),
 		OPT_STR("prompt", 0, &s->prompt, "TEXT",
 			"every request's prompt (default \"Once upon a time\")"),
 		OPT_INT("tokens", 0, &a->tokens, "N", 1, 1 << 20,

@@ -11,6 +11,10 @@
  * WAN are net's thread's (deploy/netem.h): the edge hands it what it sends
  * and takes the verdicts that have arrived between its forward passes.
  *
+ * A hand-back (o->handback): once decided (handing_back) no block is
+ * drafted and the one being drafted is dropped; when none is in flight
+ * BACK goes up (back) and the cloud's TOKENs commit the rest.
+ *
  * An edge_proc holds what the program's edge_run borrows (the draft and
  * its tokenizer, the secret, each request's copy of the prompt), so it is
  * set up in place and released only after edge_run has returned. */
@@ -25,6 +29,7 @@
 #include "adapt.h"
 #include "rt.h"
 #include "dist.h"
+#include "hback.h"
 #include "mload.h"
 #include "rng.h"
 #include "spec.h"
@@ -64,6 +69,9 @@ struct edge {
 					its prefill ended, when the last
 					READY reaches the cloud (-1: none) */
 	long handovers, cloud_tokens;
+	bool handing_back, back;    /* a hand-back decided, BACK sent */
+	struct hb_est hb;           /* this request's verdicts (hback.h) */
+	long handbacks, back_tokens;
 	uint32_t req, epoch;
 	long drafted, wasted, judged, accepted, verdicts;
 	double draft_s;             /* wall time spent drafting */
@@ -119,6 +127,28 @@ static void restart_drafts(struct edge *e)
 	e->nfly = 0;
 }
 
+/* At a verdict (for the oldest block in flight): hback.h's estimate and
+ * rule, at the edge's acceptance and mean draft step so far. */
+static void maybe_back(struct edge *e)
+{
+	const struct edge_opts *o = e->o;
+	double rtt = dist_mean(cfg_wan_rtt(o->wan, now_s(e)));
+
+	if (!o->handback || e->handing_back || !e->nfly)
+		return;
+	hb_observe(&e->hb, now_s(e) - e->fly_s[0], rtt);
+	if (!e->drafted || !e->judged ||
+	    !hb_faster(&e->hb, (double)e->accepted / (double)e->judged,
+		       e->gamma, o->proto == PROTO_ASYNC ? e->window : 1,
+		       e->draft_s / (double)e->drafted, rtt))
+		return;
+	e->handing_back = true;
+	e->wasted += e->dlen - e->bstart; /* the block being drafted */
+	e->dlen = e->bstart;
+	if (e->dkv > e->dlen - 1)
+		e->dkv = e->dlen - 1;
+}
+
 static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 {
 	int from = e->L, fly0 = e->nfly;
@@ -132,6 +162,7 @@ static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 	e->verdicts++;
 	e->lost_s = -1;
 	e->backoff_s = RETRY_FIRST_S;
+	maybe_back(e);
 	if (e->pr.adapt.on) {
 		double judged = 0, accepted = 0;
 
@@ -182,19 +213,25 @@ static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 	return 0;
 }
 
-/* A token the cloud decoded in a handover start: committed; the last
- * hands the request to the edge. */
+/* A token the cloud decoded in a handover start or after a hand-back:
+ * committed; a handover start's last hands the request to the edge. */
 static int token(struct edge *e, const struct wire_msg *m, struct err *er)
 {
-	if (!e->starting || m->request != e->req || m->pos != (uint32_t)e->L ||
-	    e->L >= e->limit || m->token >= (uint32_t)e->o->m->c.vocab)
+	bool open = e->starting || e->back;
+
+	if (!open || m->request != e->req || m->pos != (uint32_t)e->L ||
+	    e->L >= e->limit || m->token >= (uint32_t)e->o->m->c.vocab ||
+	    (m->last && !e->starting))
 		return err_set(er, "token that does not match request %u at "
-			       "position %d%s", e->req, e->L, e->starting ? "" :
-			       " (no handover start open)");
+			       "position %d%s", e->req, e->L, open ? "" :
+			       " (no handover start or hand-back open)");
 	e->lost_s = -1;
 	e->backoff_s = RETRY_FIRST_S;
 	e->seq[e->L++] = (int)m->token;
-	e->cloud_tokens++;
+	if (e->back)
+		e->back_tokens++;
+	else
+		e->cloud_tokens++;
 	commit(e, e->L - 1);
 	if (m->last) {
 		e->starting = false;
@@ -290,7 +327,8 @@ static int send_prompt(struct edge *e, struct err *er)
 		return err_set(er, "cannot resume request %u: %d committed "
 			       "tokens, a prompt takes at most %d", e->req, e->L,
 			       WIRE_MAX_TOKENS);
-	*m = (struct wire_msg){ .type = e->starting ? WIRE_START : WIRE_PROMPT,
+	*m = (struct wire_msg){ .type = e->starting || e->back ? WIRE_START :
+				WIRE_PROMPT,
 				.request = e->req,
 				.out_tokens = (uint32_t)(e->limit - e->L),
 				.n = (uint32_t)e->L };
@@ -407,6 +445,17 @@ static int start(struct edge *e, struct err *er)
 	return 0;
 }
 
+/* The hand-back's BACK, nothing in flight: the cloud decodes from L on;
+ * after a reconnection START says as much. */
+static void send_back(struct edge *e)
+{
+	*e->msg = (struct wire_msg){ .type = WIRE_BACK, .request = e->req,
+				     .pos = (uint32_t)e->L };
+	send_up(e);
+	e->back = true;
+	e->handbacks++;
+}
+
 static int request(struct edge *e, const int *prompt, json_t *log,
 		   struct err *er)
 {
@@ -427,6 +476,8 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	e->starting = o->handover;
 	e->ready_sent = false;
 	e->ready_s = -1;
+	e->handing_back = e->back = false;
+	e->hb = (struct hb_est){ 0 };
 	if (send_prompt(e, er) < 0)
 		return -1;
 	if (o->text && o->tk) /* the prompt, then the tokens as they commit */
@@ -445,7 +496,9 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 			return -1;
 		if (e->L >= e->limit)
 			break;
-		if (e->nfly < e->window && e->dlen < e->limit)
+		if (e->handing_back && !e->back && !e->nfly)
+			send_back(e);
+		if (!e->handing_back && e->nfly < e->window && e->dlen < e->limit)
 			draft(e);
 		else
 			wait_io(e, INFINITY);
@@ -525,7 +578,8 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 		rc = idle(&e, -1, er);
 	if (rc == 0)
 		log = json_pack("{s:I, s:O, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
-				"s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I}",
+				"s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+				"s:I}",
 				"tenant", (json_int_t)o->tenant, "requests", reqs,
 				"drafted", (json_int_t)e.drafted,
 				"wasted", (json_int_t)e.wasted,
@@ -540,6 +594,8 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 				"blocks", (json_int_t)e.blocks,
 				"handovers", (json_int_t)e.handovers,
 				"cloud_tokens", (json_int_t)e.cloud_tokens,
+				"handbacks", (json_int_t)e.handbacks,
+				"back_tokens", (json_int_t)e.back_tokens,
 				"reconnects", (json_int_t)e.reconnects,
 				"resumed_tokens", (json_int_t)e.resumed,
 				"lost_messages", (json_int_t)netem_losses(&e.net));

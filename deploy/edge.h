@@ -37,6 +37,9 @@ struct edge_opts {
 	bool handover;              /* a handover start ("always",
 				       docs/protocols.md): the cloud decodes
 				       while the edge prefills and catches up */
+	bool handback;              /* a hand-back ("faster", hback.h): the
+				       cloud decodes the rest when its time a
+				       token beats the protocol's */
 	struct cfg_adapt adapt;     /* adaptive gamma (docs/adaptive.md) */
 	const struct cfg_wan *wan;  /* borrowed: the emulated link */
 	uint64_t seed;              /* delay and think-time draws */
@@ -57,7 +60,9 @@ struct edge_opts {
  * draft steps), "pair_passes" and "pair_pass_s" (the steps that fed two
  * tokens, a bonus token with the last draft, and their wall time),
  * "blocks" (blocks sent), "handovers" and "cloud_tokens" (requests the
- * cloud served first, and the tokens it decoded), "reconnects",
+ * cloud served first, and the tokens it decoded), "handbacks" and
+ * "back_tokens" (requests handed back, and the tokens the cloud decoded
+ * after), "reconnects",
  * "resumed_tokens"
  * (output tokens already committed when a request was resumed),
  * "lost_messages" (each costing a retransmission timeout)}; times

@@ -205,6 +205,9 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 			verifier_decode(v, slot, m->request, e) < 0) ? -1 : 0;
 	case WIRE_READY:
 		return verifier_handover(v, slot, m->request, e);
+	case WIRE_BACK:
+		return verifier_back(v, slot, m->request, m->pos > INT32_MAX ? -1 :
+				     (int)m->pos, e);
 	case WIRE_BLOCK:
 		if (m->pos > (uint32_t)v->m->c.seq_len)
 			return err_set(e, "block at position %u", m->pos);

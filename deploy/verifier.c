@@ -187,6 +187,33 @@ int verifier_handover(struct verifier *v, int slot, uint32_t id,
 	return 0;
 }
 
+int verifier_back(struct verifier *v, int slot, uint32_t id, int pos,
+		  struct err *e)
+{
+	struct vreq *r = &v->t[slot];
+
+	if (!r->active || r->id != id || r->decoding)
+		return err_set(e, "back for request %u, which is not active or "
+			       "decodes already", id);
+	if (r->nqb)
+		return err_set(e, "back for request %u with %d blocks queued", id,
+			       r->nqb);
+	if (pos == r->len + 1 && r->pred >= 0 && pos <= r->limit) {
+		r->seq[r->len++] = r->pred; /* the bonus token the edge took */
+		r->pred = -1;
+	}
+	if (pos != r->len)
+		return err_set(e, "back for request %u at position %d, its "
+			       "committed tokens are %d", id, pos, r->len);
+	/* the last committed token is fed again, its row giving the next */
+	if (r->kv_len > r->len - 1)
+		r->kv_len = r->len - 1;
+	r->pred = -1;
+	r->decoding = r->len < r->limit;
+	r->stop = false;
+	return 0;
+}
+
 /* Drops the queued blocks (stale after a rejection). */
 static void clear_queue(struct verifier *v, struct vreq *r)
 {

@@ -155,6 +155,13 @@ int verifier_decode(struct verifier *v, int slot, uint32_t id, struct err *e);
  * decodes is left as it is. -1 when id is not the slot's request. */
 int verifier_handover(struct verifier *v, int slot, uint32_t id,
 		      struct err *e);
+/* BACK: the edge hands request id back at pos, its committed tokens: the
+ * target decodes the rest itself, a token an iteration. pos is the
+ * committed tokens, or one more after a fully accepted segment (the edge
+ * took the bonus token). -1 with e's message when id is not the slot's
+ * request, it is decoding already, blocks are queued or pos is neither. */
+int verifier_back(struct verifier *v, int slot, uint32_t id, int pos,
+		  struct err *e);
 
 /* Ends the slot's request (DONE, or the client went away); -1 when id is
  * not its request. */

@@ -78,7 +78,7 @@ static size_t fixed_len(uint8_t type)
 	case WIRE_HELLO: return 1 + 8 + WIRE_SECRET_BYTES;
 	case WIRE_PROMPT: case WIRE_START: return 1 + 12;
 	case WIRE_BLOCK: case WIRE_TOKEN: return 1 + 16;
-	case WIRE_READY: return 1 + 8;
+	case WIRE_READY: case WIRE_BACK: return 1 + 8;
 	case WIRE_DONE: case WIRE_PING: case WIRE_PONG: return 1 + 4;
 	case WIRE_VERDICT: return 1 + 24;
 	case WIRE_ERROR: return 2;
@@ -137,6 +137,7 @@ void wire_encode(const struct wire_msg *m, uint8_t *buf)
 		wire_put32(p + 12, m->last);
 		break;
 	case WIRE_READY:
+	case WIRE_BACK:
 		wire_put32(p, m->request);
 		wire_put32(p + 4, m->pos);
 		break;
@@ -215,6 +216,7 @@ long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
 			return err_set(e, "token with last %u (0 or 1)", m->last);
 		break;
 	case WIRE_READY:
+	case WIRE_BACK:
 		m->request = wire_get32(p);
 		m->pos = wire_get32(p + 4);
 		break;

@@ -36,6 +36,9 @@ enum wire_type {
 			   last of a handover start; the edge drafts on) */
 	WIRE_READY,     /* edge: request, pos (its draft cache holds the
 			   tokens before pos) */
+	WIRE_BACK,      /* edge: request, pos (a hand-back: no block in
+			   flight, pos tokens committed; the cloud decodes
+			   the rest, a TOKEN each) */
 };
 
 struct wire_msg {

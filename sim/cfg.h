@@ -98,7 +98,8 @@ enum handover_policy { HANDOVER_LIST(HANDOVER_ENUM) HANDOVER_N };
 #undef HANDOVER_ENUM
 extern const char *const cfg_handover_names[];
 
-/* When an edge that drafts hands the rest of a request back to the cloud,
+/* When an edge that drafts hands the rest of a request back to the cloud
+ * (hback.h),
  * which decodes it to its end as cloud_only (docs/protocols.md, "Hand
  * back"): never, or when the cloud's time a token, as the edge observes
  * its verifications, beats the protocol's expected time a token. A policy

@@ -54,6 +54,14 @@ double fm_window_s_per_token(int gamma, int window, double d, double r)
 	return fmax(d, (gamma * d + r) / ((double)window * gamma));
 }
 
+double fm_edge_s_per_token(double alpha, int gamma, int window, double d,
+			   double tnet, double v)
+{
+	return window >= 2 ? fm_async_renewal_s_per_token(alpha, gamma, window,
+							  d, tnet + v)
+			   : fm_sync_s_per_token(alpha, gamma, d, tnet, v);
+}
+
 double fm_async_renewal_s_per_token(double alpha, int gamma, int window,
 				    double d, double r)
 {

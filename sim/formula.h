@@ -35,6 +35,12 @@ double fm_window_s_per_token(int gamma, int window, double d, double r);
 double fm_async_renewal_s_per_token(double alpha, int gamma, int window,
 				    double d, double r);
 
+/* An edge's expected seconds a token under its protocol, as the handover
+ * and hand-back policies reckon it: async's renewal model with window >=
+ * 2 blocks in flight (an RTT of tnet + v), else sync's. */
+double fm_edge_s_per_token(double alpha, int gamma, int window, double d,
+			   double tnet, double v);
+
 /* Balance points, as gamma d at which drafting and the rest are equal: the
  * two-stage pipeline's gamma d = tnet + v, and the paper's
  * T_verify = gamma d + tnet, i.e. gamma d = v - tnet. */

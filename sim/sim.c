@@ -315,7 +315,7 @@ static void start_next(struct sim *s, struct tenant *t)
 	t->edge.starting = g->proto.handover != HANDOVER_NEVER;
 	t->edge.ask_again = false;
 	t->edge.handing_back = t->edge.back = false;
-	t->edge.verify_n = 0;
+	t->edge.hb = (struct hb_est){ 0 };
 	t->edge.kv_pos = 0;
 	t->edge.backlog = INT32_MAX;
 	if (g->proto.caps.uses_edge)
@@ -591,27 +591,24 @@ static void adapt(struct sim *s, struct tenant *t, uint32_t nfull, int32_t k)
 
 /* ---- the hand-back (docs/protocols.md) ---- */
 
-#define HANDBACK_WEIGHT 0.25     /* of a verdict in edge.verify_est_s */
-#define HANDBACK_MIN_VERDICTS 2  /* seen before a hand-back is judged */
+/* The acceptance model's alpha, the draft step at the context reached,
+ * the mean RTT now and the tenant's window (1: sync), as the handover and
+ * hand-back policies reckon with them. */
+struct reckon {
+	double alpha, step_s, rtt_s;
+	int window;
+};
 
-/* The protocol's expected time a token (formula.h: sync's, or async's
- * renewal model), at the acceptance model's alpha, a draft step at the
- * context reached, the mean RTT and a verification of verify_s. */
-static double edge_s_per_token(const struct sim *s, const struct tenant *t,
-			       double verify_s)
+static struct reckon reckon(const struct sim *s, const struct tenant *t)
 {
 	const struct cfg_group *g = t->cfg;
 	const struct cfg_device *d = &g->device;
-	double alpha = acc_alpha(t->acc.cfg, t->acc.trace);
-	double step = d->draft_base_s +
-		      d->draft_per_ctx_s * (t->rq.prompt + t->rq.committed);
-	double tnet = dist_mean(cfg_wan_rtt(&g->wan, s->q.now_s));
 
-	return g->proto.caps.windowed && t->edge.window >= 2 ?
-		fm_async_renewal_s_per_token(alpha, t->edge.gamma,
-					     t->edge.window, step,
-					     tnet + verify_s) :
-		fm_sync_s_per_token(alpha, t->edge.gamma, step, tnet, verify_s);
+	return (struct reckon){ acc_alpha(t->acc.cfg, t->acc.trace),
+		d->draft_base_s + d->draft_per_ctx_s * (t->rq.prompt +
+							 t->rq.committed),
+		dist_mean(cfg_wan_rtt(&g->wan, s->q.now_s)),
+		g->proto.caps.windowed ? t->edge.window : 1 };
 }
 
 /* The policies, a row each in HANDBACK_LIST: whether the edge hands the
@@ -622,14 +619,13 @@ static bool back_never(const struct sim *s, const struct tenant *t)
 	return false;
 }
 
-/* When the cloud, decoding a token an iteration as long as the
- * verifications the edge saw, beats the protocol's expected time a token
- * at such a verification. */
+/* hback.h's rule. */
 static bool back_faster(const struct sim *s, const struct tenant *t)
 {
-	return t->edge.verify_n >= HANDBACK_MIN_VERDICTS &&
-	       t->edge.verify_est_s <
-		       edge_s_per_token(s, t, t->edge.verify_est_s);
+	struct reckon k = reckon(s, t);
+
+	return hb_faster(&t->edge.hb, k.alpha, t->edge.gamma, k.window,
+			 k.step_s, k.rtt_s);
 }
 
 #define HANDBACK_FN(kind, name, fn) [HANDBACK_##kind] = fn,
@@ -638,21 +634,6 @@ static bool (*const back_policy[HANDBACK_N])(const struct sim *,
 	HANDBACK_LIST(HANDBACK_FN)
 };
 #undef HANDBACK_FN
-
-/* A verdict came for the block sent at sent_s: its round trip less the
- * mean RTT joins the estimate of the cloud's verification. */
-static void observe_verify(const struct sim *s, struct tenant *t,
-			   double sent_s)
-{
-	double v = s->q.now_s - sent_s -
-		   dist_mean(cfg_wan_rtt(&t->cfg->wan, s->q.now_s));
-
-	if (v < 0)
-		v = 0;
-	t->edge.verify_est_s = t->edge.verify_n++ ?
-		t->edge.verify_est_s + HANDBACK_WEIGHT * (v - t->edge.verify_est_s) :
-		v;
-}
 
 /* A hand-back decided: BACK goes up once no block is in flight. */
 static void maybe_back(struct sim *s, struct tenant *t)
@@ -672,7 +653,9 @@ static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m
 	int32_t before = q->committed;
 
 	HS_ASSERT(m->epoch == t->edge.epoch && nfull <= nblocks);
-	observe_verify(s, t, blk_ring_at(&t->edge.inflight, 0)->t_s);
+	hb_observe(&t->edge.hb, s->q.now_s - blk_ring_at(&t->edge.inflight,
+							  0)->t_s,
+		   dist_mean(cfg_wan_rtt(&t->cfg->wan, s->q.now_s)));
 	if (!t->edge.handing_back &&
 	    back_policy[t->cfg->proto.handback](s, t)) {
 		t->edge.handing_back = true; /* the block being drafted waits */
@@ -769,12 +752,15 @@ static enum hand hand_always(const struct sim *s, const struct tenant *t)
 static enum hand hand_faster(const struct sim *s, const struct tenant *t)
 {
 	const struct req_stat *q = &t->rq;
+	struct reckon k;
 	double gap;
 
 	if (q->committed < 2)
 		return HAND_LATER;
 	gap = (q->last_s - q->first_s) / (q->committed - 1);
-	return edge_s_per_token(s, t, gap) < gap ? HAND_TAKE : HAND_DECLINE;
+	k = reckon(s, t);
+	return fm_edge_s_per_token(k.alpha, t->edge.gamma, k.window, k.step_s,
+				   k.rtt_s, gap) < gap ? HAND_TAKE : HAND_DECLINE;
 }
 
 #define HANDOVER_FN(kind, name, fn) [HANDOVER_##kind] = fn,

@@ -22,6 +22,7 @@
 #include "cost.h"
 #include "eq.h"
 #include "fmt.h"
+#include "hback.h"
 #include "link.h"
 #include "ring.h"
 #include "rng.h"
@@ -205,13 +206,9 @@ struct tenant_edge {
 	uint64_t prefill_ev;       /* handle of the EV_EDGE_PREFILL event */
 	/* a hand-back: decided (handing_back), the edge drafts no more and
 	 * waits for its blocks in flight; then BACK goes up (back) and the
-	 * cloud decodes the rest. verify_est_s: the cloud's verification as
-	 * the edge saw it (a verdict's round trip less the mean RTT),
-	 * averaged over the request's verify_n verdicts so far, the newest
-	 * weighing HANDBACK_WEIGHT */
+	 * cloud decodes the rest. hb: the request's verdicts (hback.h) */
 	bool handing_back, back;
-	int32_t verify_n;
-	double verify_est_s;
+	struct hb_est hb;
 };
 
 /* The cloud's session of a tenant's request: what it knows of it from the

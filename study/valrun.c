@@ -54,10 +54,6 @@ static int check_point(const struct cfg *c, int *np, int *nout, struct err *e)
 			return err_set(e, "/tenants/%zu/protocol/handover: the "
 				       "deployment hands over \"always\" or "
 				       "\"never\"", g);
-		if (G->proto.handback != HANDBACK_NEVER)
-			return err_set(e, "/tenants/%zu/protocol/handback: the "
-				       "deployment does not hand a request back "
-				       "(\"never\")", g);
 		if (G->workload.arrival != ARRIVAL_CLOSED)
 			return err_set(e, "/tenants/%zu/workload/arrival: the "
 				       "deployment runs closed loops", g);

@@ -242,13 +242,19 @@ static const char *const e_texts[E_NPROMPTS] = {
 	"A little boat sailed on the blue sea",
 	"The dog ran fast to catch the ball",
 	"Mia saw a big fish in the pond",
+	"The little bird sang a happy song",
+	"Ben found a shiny stone by the river",
+	"Anna had a yellow hat and a green coat",
+	"The old man gave the boy a red apple",
 };
 static const struct edge_kind e_kinds[] = {
-	{ PROTO_SYNC, 4, 1, false, false },
-	{ PROTO_ASYNC, 3, 3, false, true },
-	{ PROTO_ASYNC, 4, 3, false, false },
-	{ PROTO_ASYNC, 4, 8, true, false },
-	{ PROTO_SYNC, 4, 1, true, true },
+	{ PROTO_SYNC, 4, 1, false, false, false },
+	{ PROTO_ASYNC, 3, 3, false, true, false },
+	{ PROTO_ASYNC, 4, 3, false, false, false },
+	{ PROTO_ASYNC, 4, 8, true, false, false },
+	{ PROTO_SYNC, 4, 1, true, true, false },
+	{ PROTO_ASYNC, 4, 2, false, false, true },
+	{ PROTO_SYNC, 4, 1, false, true, true },
 };
 
 int rig_init(struct rig *r)
@@ -379,6 +385,7 @@ int start_edge(struct rig *r, uint32_t tenant, int hold_r, int hold_w)
 			.secret = r->secret,
 			.proto = ek->proto, .gamma = ek->gamma,
 			.window = ek->window, .handover = ek->handover,
+			.handback = ek->handback,
 			.adapt = { ek->adaptive, 1, 8, 0.2 },
 			.wan = &r->wan, .seed = 1 + tenant,
 			.prompts = r->prompts[2 * tenant], .prompt_n = E_PROMPT,
@@ -441,6 +448,14 @@ json_t *check_edge_log(const struct rig *r, uint32_t tenant)
 		  json_integer_value(json_object_get(log, "accepted")) +
 		  json_integer_value(json_object_get(log, "wasted")),
 		  "edge %u: drafted != accepted + wasted", tenant);
+	/* a hand-back leaves the cloud a token at least (whether it is
+	 * taken depends on the server's load: loopback_handback) */
+	CHECK_MSG(stat_of(log, "handbacks") <= E_REQUESTS &&
+		  stat_of(log, "back_tokens") >= stat_of(log, "handbacks") &&
+		  (e_kinds[tenant % NELEM(e_kinds)].handback ||
+		   stat_of(log, "handbacks") == 0), "edge %u: %lld hand-backs, "
+		  "%lld tokens after them", tenant, stat_of(log, "handbacks"),
+		  stat_of(log, "back_tokens"));
 	/* a handover start's first tokens are the cloud's */
 	if (e_kinds[tenant % NELEM(e_kinds)].handover)
 		CHECK_MSG(json_integer_value(json_object_get(log,

@@ -37,7 +37,7 @@
 #define E_BUDGET 64
 #define E_CHUNK 16
 #define E_WAN "{\"rtt_s\": 0.004}"
-#define E_NPROMPTS 10      /* prompts: 2 per edge, edges 0 .. 4 */
+#define E_NPROMPTS 14      /* prompts: 2 per edge, edges 0 .. 6 */
 
 /* The first n tokens of text (BOS first); 0, or -1 when it is shorter. */
 int prompt_of(const struct tok *t, const char *text, int n, int *out);
@@ -79,6 +79,7 @@ struct edge_kind {
 	int gamma, window;
 	bool adaptive;   /* gamma is the first block's; window the most */
 	bool handover;   /* a handover start: the cloud decodes first */
+	bool handback;   /* a hand-back ("faster"): the cloud decodes last */
 };
 
 /* What a loopback run needs: both models, the prompts and their greedy
@@ -114,7 +115,7 @@ int start_server(struct rig *r, int max_clients, int exit_after);
 int start_server_opts(struct rig *r, const struct serve_opts *o,
 		      const char *stats);
 
-/* Forks edge `tenant` (kind e_kinds[tenant % 5], prompts 2 tenant and
+/* Forks edge `tenant` (kind e_kinds[tenant % 7], prompts 2 tenant and
  * 2 tenant + 1); its log goes to edge<tenant>.json. With hold >= 0 the
  * child keeps its connection open after edge_run until hold (a pipe's read
  * end) reaches end of file. */

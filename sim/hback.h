@@ -1,0 +1,33 @@
+/* hback.h: the hand-back's estimate and rule (docs/protocols.md, "Hand
+ * back"), the one the simulator's edges and the real edge share. An edge
+ * estimates the cloud's verification from its verdicts: a verdict's round
+ * trip (from its block's sending) less the mean RTT, averaged with a
+ * weight of HB_WEIGHT on the newest; a request's first verdict is left
+ * out (its block waited for the cloud's prefill of the prompt). "faster"
+ * hands a request back from its HB_MIN_VERDICTS-th verdict on, when that
+ * verification, taken as the time a token of a cloud that decodes the
+ * request a token an iteration, is below the protocol's expected time a
+ * token at it (formula.h). */
+#ifndef HS_HBACK_H
+#define HS_HBACK_H
+
+#include <stdbool.h>
+
+#define HB_WEIGHT 0.25
+#define HB_MIN_VERDICTS 2
+
+struct hb_est {
+	int n;            /* verdicts seen in the request */
+	double verify_s;  /* the estimate (n > 1) */
+};
+
+/* A verdict whose block went up round_trip_s ago, on a link of mean RTT
+ * rtt_s. */
+void hb_observe(struct hb_est *h, double round_trip_s, double rtt_s);
+
+/* Whether "faster" hands back now: alpha the acceptance, gamma drafts a
+ * block, window blocks in flight (1: sync), step_s a draft step. */
+bool hb_faster(const struct hb_est *h, double alpha, int gamma, int window,
+	       double step_s, double rtt_s);
+
+#endif
