@@ -16,7 +16,7 @@ static const struct opt_cmd edge_cmd = {
 	.usage = "[--connect HOST:PORT] [--token-file FILE]\n"
 		 " [--retry-s X] [--draft NAME[:Q]]\n"
 		 " [--protocol sync|async] [--gamma N|adaptive]\n"
-		 " [--window N]\n"
+		 " [--window N] [--handover] [--handback]\n"
 		 " [--prompt TEXT] [--tokens N] [--requests N]\n"
 		 " [--think-s X] [--duration-s X] [--spin]\n"
 		 " [--wan JSON] [--tenant N] [--seed N] [--log FILE]\n"

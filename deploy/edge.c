@@ -117,25 +117,35 @@ static void commit(struct edge *e, int from)
 		put_text(e, from, e->L);
 }
 
+/* The drafts from position to on are gone, and the draft's cache past
+ * them. */
+static void cut_drafts(struct edge *e, int to)
+{
+	e->dlen = to;
+	if (e->dkv > to - 1)
+		e->dkv = to - 1;
+}
+
 /* Drafting starts again after the committed tokens: the blocks in flight
- * and the one being drafted are gone, as is the draft's cache past them. */
+ * and the one being drafted are gone. */
 static void restart_drafts(struct edge *e)
 {
-	e->dlen = e->bstart = e->L;
-	if (e->dkv > e->L - 1)
-		e->dkv = e->L - 1;
+	e->bstart = e->L;
+	cut_drafts(e, e->L);
 	e->nfly = 0;
 }
 
 /* At a verdict (for the oldest block in flight): hback.h's estimate and
- * rule, at the edge's acceptance and mean draft step so far. */
-static void maybe_back(struct edge *e)
+ * rule, at the edge's acceptance and mean draft step so far; a hand-back
+ * drops the block being drafted (BACK goes up from request's loop). */
+static void decide_back(struct edge *e)
 {
 	const struct edge_opts *o = e->o;
-	double rtt = dist_mean(cfg_wan_rtt(o->wan, now_s(e)));
+	double rtt;
 
 	if (!o->handback || e->handing_back || !e->nfly)
 		return;
+	rtt = dist_mean(cfg_wan_rtt(o->wan, now_s(e)));
 	hb_observe(&e->hb, now_s(e) - e->fly_s[0], rtt);
 	if (!e->drafted || !e->judged ||
 	    !hb_faster(&e->hb, (double)e->accepted / (double)e->judged,
@@ -143,10 +153,8 @@ static void maybe_back(struct edge *e)
 		       e->draft_s / (double)e->drafted, rtt))
 		return;
 	e->handing_back = true;
-	e->wasted += e->dlen - e->bstart; /* the block being drafted */
-	e->dlen = e->bstart;
-	if (e->dkv > e->dlen - 1)
-		e->dkv = e->dlen - 1;
+	e->wasted += e->dlen - e->bstart;
+	cut_drafts(e, e->bstart);
 }
 
 static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
@@ -162,7 +170,7 @@ static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 	e->verdicts++;
 	e->lost_s = -1;
 	e->backoff_s = RETRY_FIRST_S;
-	maybe_back(e);
+	decide_back(e);
 	if (e->pr.adapt.on) {
 		double judged = 0, accepted = 0;
 
@@ -220,11 +228,14 @@ static int token(struct edge *e, const struct wire_msg *m, struct err *er)
 	bool open = e->starting || e->back;
 
 	if (!open || m->request != e->req || m->pos != (uint32_t)e->L ||
-	    e->L >= e->limit || m->token >= (uint32_t)e->o->m->c.vocab ||
-	    (m->last && !e->starting))
+	    e->L >= e->limit || m->token >= (uint32_t)e->o->m->c.vocab)
 		return err_set(er, "token that does not match request %u at "
 			       "position %d%s", e->req, e->L, open ? "" :
 			       " (no handover start or hand-back open)");
+	if (m->last && !e->starting)
+		return err_set(er, "token of request %u flagged the last, after a "
+			       "hand-back (only a handover start's last is)",
+			       e->req);
 	e->lost_s = -1;
 	e->backoff_s = RETRY_FIRST_S;
 	e->seq[e->L++] = (int)m->token;
@@ -390,6 +401,7 @@ static int reconnect(struct edge *e, struct err *er)
 	restart_drafts(e);
 	e->epoch = 0;
 	e->prompted = e->ready_sent = false;
+	e->hb = (struct hb_est){ 0 }; /* its next verdict waits for a prefill */
 	if (dial_cloud(e, er) < 0)
 		return -1;
 	e->reconnects++;

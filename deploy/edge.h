@@ -55,7 +55,8 @@ struct edge_opts {
 
 /* Runs every request and returns the log (caller frees): {"tenant",
  * "requests": [{"arrive_s", "done_arrive_s", "commits": [[t_s, n], ...],
- * "tokens": [...]}], "drafted", "wasted", "judged", "accepted",
+ * "tokens": [...], with a handover start "start": {"prefilled_s",
+ * "ready_arrive_s" (null: no READY went up)}}], "drafted", "wasted", "judged", "accepted",
  * "verdicts", "bytes_up", "bytes_down", "draft_s" (wall time spent in
  * draft steps), "pair_passes" and "pair_pass_s" (the steps that fed two
  * tokens, a bonus token with the last draft, and their wall time),

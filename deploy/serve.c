@@ -373,7 +373,8 @@ static void iterate(struct server *s)
 		if (wire_conn_send(&c->c, m, &e) < 0)
 			drop(s, v->slot, e.msg);
 	}
-	for (int j = 0; j < it.ntokens; j++) { /* a handover start's */
+	for (int j = 0; j < it.ntokens; j++) { /* the target's own (a handover
+						  start, a hand-back) */
 		const struct vtoken *k = &s->v.tokens[j];
 		struct client *c = &s->cl[k->slot];
 		struct err e = { 0 };

@@ -7,8 +7,8 @@
  * took the bonus pred, which is committed when that block arrives);
  * sum(qb) == qn. A segment feeds seq[kv_len .. len) and then the
  * drafts, from position kv_len, so row r of its logits predicts position
- * kv_len + r + 1. A request the target decodes itself (a handover start)
- * prefills up to len instead, the last row giving its next token, which is
+ * kv_len + r + 1. A request the target decodes itself (a handover start,
+ * or after a hand-back) prefills up to len instead, the last row giving its next token, which is
  * committed (kv_len == len - 1 again) until it reaches limit or READY
  * made the token its last. An admitted request holds blocks >= ceil(kv_len /
  * block_tokens) of the pool, kv_used their sum <= kv_blocks, running the
@@ -187,6 +187,17 @@ int verifier_handover(struct verifier *v, int slot, uint32_t id,
 	return 0;
 }
 
+/* A message for position pos one past r's committed tokens after a fully
+ * accepted segment: the edge took the bonus token pred, committed here;
+ * limit: the furthest pos may reach. */
+static void take_bonus(struct vreq *r, int pos, int limit)
+{
+	if (!r->qn && r->pred >= 0 && pos == r->len + 1 && pos <= limit) {
+		r->seq[r->len++] = r->pred;
+		r->pred = -1;
+	}
+}
+
 int verifier_back(struct verifier *v, int slot, uint32_t id, int pos,
 		  struct err *e)
 {
@@ -198,10 +209,7 @@ int verifier_back(struct verifier *v, int slot, uint32_t id, int pos,
 	if (r->nqb)
 		return err_set(e, "back for request %u with %d blocks queued", id,
 			       r->nqb);
-	if (pos == r->len + 1 && r->pred >= 0 && pos <= r->limit) {
-		r->seq[r->len++] = r->pred; /* the bonus token the edge took */
-		r->pred = -1;
-	}
+	take_bonus(r, pos, r->limit);
 	if (pos != r->len)
 		return err_set(e, "back for request %u at position %d, its "
 			       "committed tokens are %d", id, pos, r->len);
@@ -242,10 +250,8 @@ int verifier_block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
 			       n, v->budget);
 	if (check_tokens(v, tokens, n, e) < 0)
 		return -1;
-	/* the edge took the bonus token of a fully accepted segment */
-	if (!r->qn && r->pred >= 0 && pos == r->len + 1 && pos + n <= r->limit) {
-		r->seq[r->len++] = r->pred;
-		r->pred = -1;
+	if (!r->qn) {
+		take_bonus(r, pos, r->limit - n);
 		want = r->len;
 	}
 	if (pos != want)

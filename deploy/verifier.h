@@ -55,8 +55,9 @@ struct vreq {
 	bool has_state;
 	struct llama_state st; /* KV cache, kept between requests */
 	int prompt_n;       /* the prompt's tokens */
-	bool decoding;      /* a handover start: the target decodes it, a
-			       token each time its cache has caught up */
+	bool decoding;      /* a handover start or a hand-back: the target
+			       decodes it, a token each time its cache has
+			       caught up */
 	bool stop;          /* READY came: its next token is its last */
 };
 

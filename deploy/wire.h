@@ -47,7 +47,7 @@ struct wire_msg {
 	uint32_t request;       /* all but HELLO and ERROR */
 	uint32_t epoch;         /* BLOCK VERDICT */
 	uint32_t pos;           /* BLOCK: sequence position of tok[0]; TOKEN:
-				   of token; READY */
+				   of token; READY; BACK */
 	uint32_t out_tokens;    /* PROMPT START: tokens to generate */
 	uint32_t verified;      /* VERDICT: blocks judged */
 	uint32_t accepted;      /* VERDICT: of them, fully accepted */

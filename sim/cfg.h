@@ -98,12 +98,12 @@ enum handover_policy { HANDOVER_LIST(HANDOVER_ENUM) HANDOVER_N };
 #undef HANDOVER_ENUM
 extern const char *const cfg_handover_names[];
 
-/* When an edge that drafts hands the rest of a request back to the cloud
- * (hback.h),
- * which decodes it to its end as cloud_only (docs/protocols.md, "Hand
- * back"): never, or when the cloud's time a token, as the edge observes
- * its verifications, beats the protocol's expected time a token. A policy
- * is a row here and its function (the third column) in sim.c. */
+/* When an edge that drafts hands the rest of a request back to the cloud,
+ * which decodes it to its end as cloud_only (docs/protocols.md,
+ * "Hand-back"): never, or when the cloud's time a token, as the edge
+ * observes its verifications, beats the protocol's expected time a token
+ * (hback.h). A policy is a row here and its function (the third column)
+ * in sim.c. */
 #define HANDBACK_LIST(X)                                                  \
 	X(NEVER, "never", back_never)                                     \
 	X(FASTER, "faster", back_faster)

@@ -3,8 +3,13 @@
  * estimates the cloud's verification from its verdicts: a verdict's round
  * trip (from its block's sending) less the mean RTT, averaged with a
  * weight of HB_WEIGHT on the newest; a request's first verdict is left
- * out (its block waited for the cloud's prefill of the prompt). "faster"
- * hands a request back from its HB_MIN_VERDICTS-th verdict on, when that
+ * out (its block waited for the cloud's prefill of the prompt). A round
+ * trip shorter than the mean RTT counts as the negative sample it is, so
+ * that the RTT's spread averages out; the estimate is clamped at 0 only
+ * when used. It also holds the sender's and receiver's software time and
+ * any wait behind the edge's own blocks, so it errs high: a hand-back
+ * needs the cloud to be faster by that much. "faster" hands a request
+ * back from its HB_MIN_VERDICTS-th verdict on (two samples), when that
  * verification, taken as the time a token of a cloud that decodes the
  * request a token an iteration, is below the protocol's expected time a
  * token at it (formula.h). */
@@ -14,11 +19,11 @@
 #include <stdbool.h>
 
 #define HB_WEIGHT 0.25
-#define HB_MIN_VERDICTS 2
+#define HB_MIN_VERDICTS 3
 
 struct hb_est {
 	int n;            /* verdicts seen in the request */
-	double verify_s;  /* the estimate (n > 1) */
+	double verify_s;  /* the estimate (n > 1), unclamped */
 };
 
 /* A verdict whose block went up round_trip_s ago, on a link of mean RTT

@@ -16,7 +16,8 @@
  *    short by the request's end counts up to then); no block is drafted
  *    while edge.starting; READY goes up once, from an edge not
  *    prefilling; cloud.decoding and cloud.stop_next hold only while the
- *    cloud serves the request itself;
+ *    cloud serves the request itself; cloud.ready_later only while an
+ *    iteration of it is in progress (READY came during it);
  *  - a hand-back: no block is drafted once edge.handing_back; BACK goes up
  *    once, when no block is in flight (edge.back), and the cloud, then
  *    holding no block of the request, decodes it to its end.
@@ -530,7 +531,6 @@ static void on_draft(struct sim *s, struct tenant *t)
 	maybe_draft(s, t);
 }
 
-/* Throws away every draft of the current epoch (in flight or in progress). */
 /* The block being drafted, if any, is cut short and thrown away. */
 static void stop_draft(struct sim *s, struct tenant *t)
 {
@@ -555,6 +555,7 @@ static void stop_draft(struct sim *s, struct tenant *t)
 	t->edge.ahead -= t->edge.draft_g;
 }
 
+/* Throws away every draft of the current epoch (in flight or in progress). */
 static void discard_drafts(struct sim *s, struct tenant *t)
 {
 	while (t->edge.inflight.n)
@@ -1247,8 +1248,9 @@ static void on_down(struct sim *s, struct tenant *t, bool held)
 	}
 }
 
-/* Whether the cloud makes t's tokens itself: cloud_only, cloud_spec, and
- * the start of a handover (else it verifies the edge's blocks). */
+/* Whether the cloud makes t's tokens itself: cloud_only, cloud_spec, the
+ * start of a handover and the rest after a hand-back (else it verifies
+ * the edge's blocks). */
 static bool cloud_decodes(const struct tenant *t)
 {
 	return !t->cfg->proto.caps.speculates || t->cloud.decoding;

@@ -230,8 +230,9 @@ struct tenant_cloud {
 				      block: the target's own next token at
 				      pos judges a block that starts there,
 				      with no token fed before its drafts */
-	bool decoding;             /* a handover start: it decodes the
-				      request itself, as cloud_only */
+	bool decoding;             /* a handover start or a hand-back: it
+				      decodes the request itself, as
+				      cloud_only */
 	bool stop_next;            /* READY came: its next token is its last */
 	bool ready_later;          /* READY came during an iteration of it:
 				      stop_next once that iteration ends */

@@ -1812,6 +1812,7 @@ static int handover_table(json_t *blocks, const char *dir, struct err *e)
  * cloud_only's does. */
 enum { HM_KIND, HM_DEV, HM_RTT, HM_N, HM_POLICY, HM_TTFT, HM_ITL, HM_SHARE,
        HM_BUSY, HM_TIME, HM_DONE, HM_COLS };
+#define HM_MAX_COUNTS 8 /* the table's columns: tenant counts */
 
 /* The row with r's protocol, device and RTT, count tenants and policy,
  * or c->nrow. */
@@ -1832,8 +1833,10 @@ static size_t hm_row(const struct csv *c, const int *col, size_t r,
 
 static double hm_gpu_s(const struct csv *c, const int *col, size_t r)
 {
-	return csv_num(c, r, col[HM_BUSY]) * csv_num(c, r, col[HM_TIME]) /
-	       csv_num(c, r, col[HM_DONE]);
+	double done = csv_num(c, r, col[HM_DONE]);
+
+	return done > 0 ? csv_num(c, r, col[HM_BUSY]) *
+				  csv_num(c, r, col[HM_TIME]) / done : 0;
 }
 
 /* The device of a pair profile's path (edge-DEVICE-MODEL-w4a16.json). */
@@ -1882,7 +1885,7 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 		"cloud.busy_fraction_mean", "sim_time_s_mean",
 		"requests_done_mean", NULL };
 	struct hm_tally t = { .gpu_min_s = INFINITY, .gpu_max_s = -INFINITY };
-	const char *counts[8];
+	const char *counts[HM_MAX_COUNTS];
 	size_t nn = 0;
 	struct csv c = { 0 };
 	int col[HM_COLS], have;
@@ -1909,8 +1912,14 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 
 		while (j < nn && strcmp(counts[j], csv_str(&c, r, col[HM_N])))
 			j++;
-		if (j == nn && nn < 8)
-			counts[nn++] = csv_str(&c, r, col[HM_N]);
+		if (j < nn)
+			continue;
+		if (nn == HM_MAX_COUNTS) {
+			csv_release(&c);
+			return err_set(e, "sweep handover-map: more than %d tenant "
+				       "counts", HM_MAX_COUNTS);
+		}
+		counts[nn++] = csv_str(&c, r, col[HM_N]);
 	}
 	head = json_array();
 	json_array_append_new(head, json_string("protocol, device, RTT (s)"));
@@ -1938,9 +1947,11 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 				hm_cell(rw, &c, col, n, a, &t);
 		}
 	}
-	text(blocks, "The handover is worth it in %zu of %zu cells (%zu of them "
-	     "the cloud's); it adds %.3f to %.3f GPU-seconds a request.",
-	     t.worth, t.cells, t.kept, t.gpu_min_s, t.gpu_max_s);
+	if (t.cells)
+		text(blocks, "The handover is worth it in %zu of %zu cells (%zu of "
+		     "them the cloud's); it adds %.3f to %.3f GPU-seconds a "
+		     "request.", t.worth, t.cells, t.kept, t.gpu_min_s,
+		     t.gpu_max_s);
 	csv_release(&c);
 	return 0;
 }

@@ -379,7 +379,8 @@ static void queue_blocks(struct verifier *v, int tokens, const int *text)
 
 /* A verifier for one grid point: slots prefilled to ctx, enough of them
  * for tokens in segments of gamma + 1; for 1 token, one slot the target
- * decodes itself (a handover start's step), its first token made. */
+ * decodes itself (a handover start's or a hand-back's step), its first
+ * token made. */
 static void grid_verifier_init(struct verifier *v, const struct llama *m,
 			       const int *text, int tokens, int ctx, int gamma)
 {
@@ -478,7 +479,8 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 		if (pre_all[i] < seq_len)
 			pre[np++] = pre_all[i];
 	ctx[nc] = pre[np] = 0;
-	/* 1: a handover start's decode step; then verify segments */
+	/* 1: the target's own decode step (a handover start, a hand-back);
+	 * then verify segments */
 	for (int t = 1; t < 2 * budget && nt < 15; t *= 2)
 		tok[nt++] = t < budget ? t : budget;
 	tok[nt] = 0;
