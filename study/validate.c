@@ -218,23 +218,27 @@ static void scale_numbers(json_t *v, double f)
 	}
 }
 
-/* cdir/name, its `key` (and `fit`'s `fit_keys`) scaled by f, into dir;
- * its text field `said` says so and why. */
+/* cdir/name, the "seconds" of each of objs[0 .. nobj) (none: of the
+ * document) and `fit`'s fit_keys[0 .. nfit) scaled by f, into dir; its
+ * text field `said` says so and why. */
 static int scaled_copy(const char *cdir, const char *dir, const char *name,
-		       const char *obj, const char *key,
-		       const char *const *fit_keys, const char *said, double f,
-		       const char *why, struct err *e)
+		       const char *const *objs, int nobj,
+		       const char *const *fit_keys, int nfit, const char *said,
+		       double f, const char *why, struct err *e)
 {
 	char path[4200], text[1200];
-	json_t *doc, *o;
+	json_t *doc;
 	int rc;
 
 	snprintf(path, sizeof(path), "%.4000s/%s", cdir, name);
 	if (!(doc = jx_load(path, e)))
 		return -1;
-	o = obj ? json_object_get(doc, obj) : doc;
-	scale_numbers(json_object_get(o, key), f);
-	for (int i = 0; fit_keys && fit_keys[i]; i++) {
+	if (!nobj)
+		scale_numbers(json_object_get(doc, "seconds"), f);
+	for (int i = 0; i < nobj; i++)
+		scale_numbers(json_object_get(json_object_get(doc, objs[i]),
+					      "seconds"), f);
+	for (int i = 0; i < nfit; i++) {
 		json_t *fit = json_object_get(doc, "fit");
 
 		json_object_set_new(fit, fit_keys[i], json_real(f *
@@ -250,15 +254,18 @@ static int scaled_copy(const char *cdir, const char *dir, const char *name,
 }
 
 int val_scaled_profiles(const char *cdir, const char *dir, double draft_ratio,
-			double verify_ratio, const char *why, struct err *e)
+			bool prefill, double verify_ratio, const char *why,
+			struct err *e)
 {
-	static const char *const draft_fit[] = { "draft_base_s",
-		"draft_per_ctx_s", "draft_pair_s", NULL };
+	/* the draft's, then the prefill's */
+	static const char *const objs[] = { "draft", "prefill" };
+	static const char *const fit[] = { "draft_base_s", "draft_per_ctx_s",
+		"draft_pair_s", "prefill_base_s", "prefill_per_token_s" };
 
-	return scaled_copy(cdir, dir, "edge.json", "draft", "seconds", draft_fit,
-			   "device", draft_ratio, why, e) < 0 ||
-	       scaled_copy(cdir, dir, "verify.json", NULL, "seconds", NULL,
-			   "method", verify_ratio, why, e) < 0 ? -1 : 0;
+	return scaled_copy(cdir, dir, "edge.json", objs, prefill ? 2 : 1, fit,
+			   prefill ? 5 : 3, "device", draft_ratio, why, e) < 0 ||
+	       scaled_copy(cdir, dir, "verify.json", NULL, 0, NULL, 0, "method",
+			   verify_ratio, why, e) < 0 ? -1 : 0;
 }
 
 /* The prompt of a tenant's request: the same in the deployment and in the

@@ -82,10 +82,14 @@ int val_stack(struct val *v, const struct cfg *c, double *stack_s,
 	      struct err *e);
 
 /* Writes dir/edge.json and dir/verify.json: the profiles of cdir, every
- * draft-step time (the two-token pass's too) times draft_ratio and every
- * verify time times verify_ratio; why says where the ratios come from. */
+ * draft-step time (the two-token pass's too) times draft_ratio, and with
+ * prefill every prefill time too (a ratio the run's own steps set, pauses
+ * included: its CPU runs both; a re-timed one is of hot passes, which a
+ * prefill after a pause is not), and every verify time times
+ * verify_ratio; why says where the ratios come from. */
 int val_scaled_profiles(const char *cdir, const char *dir, double draft_ratio,
-			double verify_ratio, const char *why, struct err *e);
+			bool prefill, double verify_ratio, const char *why,
+			struct err *e);
 
 /* The point's acceptance profiles, dir/accept-<g>.json and
  * dir/accept-<g>.bits for each group g: the bits of exactly the prompts its

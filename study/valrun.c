@@ -225,7 +225,7 @@ static int simulate_insitu(const struct sweep *sw, size_t pt,
 	p->verify_ratio = val_verify_ratio(pdir, dir, v->tm.name, e);
 	snprintf(dir, sizeof(dir), "%.4400s/insitu", pdir);
 	if (p->verify_ratio < 0 || fs_mkdirs(dir, e) < 0 ||
-	    val_scaled_profiles(cdir, dir, p->draft_ratio, p->verify_ratio,
+	    val_scaled_profiles(cdir, dir, p->draft_ratio, true, p->verify_ratio,
 				"as in the run", e) < 0)
 		return -1;
 	extra = profile_sets(dir, pdir, c, v->tm.name, &v->edge, pair_s, p,
@@ -525,8 +525,9 @@ static int run_point(void *ctx, size_t pt, struct err *e)
 		return -1;
 	val_wake(&x->v, &c, &p);
 	if (val_stack(&x->v, &c, &p.stack_s, e) < 0 || fs_mkdirs(rdir, e) < 0 ||
-	    val_scaled_profiles(x->cdir, rdir, p.retime_draft, p.retime_verify,
-				"timed again before the point", e) < 0) {
+	    val_scaled_profiles(x->cdir, rdir, p.retime_draft, false,
+				p.retime_verify, "timed again before the point",
+				e) < 0) {
 		cfg_release(&c);
 		return -1;
 	}
