@@ -28,6 +28,11 @@
 #include <unistd.h>
 
 #define F_EDGES 3
+static const uint32_t f_tenants[F_EDGES] = { 0, 1, 2 };
+/* the restart's: sync, async, adaptive async, and the hand-back kinds
+ * (rig.c's e_kinds 5 and 6) */
+#define R_EDGES 5
+static const uint32_t r_tenants[R_EDGES] = { 0, 1, 2, 5, 6 };
 #define F_RETRY_S 30.0   /* edges dial again for this long */
 #define F_DRAIN_S 2.0
 #define F_SECRET "s3cret"
@@ -60,16 +65,17 @@ static json_t *stats(const char *name)
 
 /* What the edges' logs say, after checking every output (check_edge_log). */
 struct f_edges {
-	long long reconnects, resumed, lost, min_reconnects;
+	long long reconnects, resumed, lost, min_reconnects, handbacks;
 	double last_commit_s; /* the latest commit of any edge */
 };
 
-static struct f_edges edges_seen(const struct rig *r, int n)
+static struct f_edges edges_seen(const struct rig *r, const uint32_t *tenants,
+				 int n)
 {
 	struct f_edges f = { .min_reconnects = -1 };
 
 	for (int i = 0; i < n; i++) {
-		json_t *log = check_edge_log(r, (uint32_t)i), *reqs, *c;
+		json_t *log = check_edge_log(r, tenants[i]), *reqs, *c;
 		long long rc;
 
 		if (!log)
@@ -78,6 +84,7 @@ static struct f_edges edges_seen(const struct rig *r, int n)
 		f.reconnects += rc;
 		f.resumed += stat_of(log, "resumed_tokens");
 		f.lost += stat_of(log, "lost_messages");
+		f.handbacks += stat_of(log, "handbacks");
 		if (f.min_reconnects < 0 || rc < f.min_reconnects)
 			f.min_reconnects = rc;
 		reqs = json_object_get(log, "requests");
@@ -98,12 +105,13 @@ static struct f_edges edges_seen(const struct rig *r, int n)
 
 /* The server stopped by sig mid-run and started again on its port: every
  * edge reconnects, those mid-request resume from their committed tokens,
- * every output is the target's. After SIGTERM the first server drained
- * and exited 0 within the bound. */
+ * every output is the target's; the hand-back edges too, whose estimate
+ * starts again after the reconnection. After SIGTERM the first server
+ * drained and exited 0 within the bound. */
 static void restart(int sig)
 {
 	static struct rig r;
-	struct serve_opts o = f_opts(F_EDGES);
+	struct serve_opts o = f_opts(R_EDGES);
 	struct f_edges f;
 	double t;
 	int ok, st;
@@ -114,8 +122,8 @@ static void restart(int sig)
 	r.think_s = R_THINK_S;
 	r.retry_s = F_RETRY_S;
 	ok = ok && start_server_opts(&r, &o, "serve1.json") == 0;
-	for (uint32_t i = 0; ok && i < F_EDGES; i++)
-		ok = start_edge(&r, i, -1, -1) == 0;
+	for (int i = 0; ok && i < R_EDGES; i++)
+		ok = start_edge(&r, r_tenants[i], -1, -1) == 0;
 	sleep_s(R_STOP_AT_S);
 	t = rt_now_s();
 	if (r.k.n)
@@ -127,7 +135,7 @@ static void restart(int sig)
 		CHECK_MSG(t < F_DRAIN_S + 1, "server took %.2f s to stop", t);
 	}
 	sleep_s(R_DOWN_S);
-	o.exit_after = F_EDGES;
+	o.exit_after = R_EDGES;
 	ok = ok && start_server_opts(&r, &o, "serve2.json") == 0;
 	if (!ok)
 		for (int i = 0; i < r.k.n; i++)
@@ -137,7 +145,7 @@ static void restart(int sig)
 		rig_release(&r);
 		return;
 	}
-	f = edges_seen(&r, F_EDGES);
+	f = edges_seen(&r, r_tenants, R_EDGES);
 	CHECK_MSG(f.min_reconnects >= 1, "an edge never reconnected");
 	CHECK_MSG(f.resumed > 0, "no edge resumed with tokens committed");
 	if (sig == SIGTERM) {
@@ -152,9 +160,9 @@ static void restart(int sig)
 	}
 	printf("fault: server %s at %.2f s, back %.2f s later: %d edges x %d "
 	       "requests, every output the target's; %lld reconnects, %lld "
-	       "tokens resumed; stop took %.3f s\n",
+	       "tokens resumed, %lld hand-backs; stop took %.3f s\n",
 	       sig == SIGTERM ? "SIGTERM" : "SIGKILL", R_STOP_AT_S, R_DOWN_S,
-	       F_EDGES, E_REQUESTS, f.reconnects, f.resumed, t);
+	       R_EDGES, E_REQUESTS, f.reconnects, f.resumed, f.handbacks, t);
 	rig_release(&r);
 }
 
@@ -188,7 +196,7 @@ static void wan_faults(void)
 	if (!ok && r.k.n)
 		kill(r.k.pid[0], SIGKILL);
 	if (kids_wait(&r.k, CHILD_DEADLINE_S) && ok) {
-		f = edges_seen(&r, F_EDGES);
+		f = edges_seen(&r, f_tenants, F_EDGES);
 		check_server(F_EDGES, F_EDGES * E_REQUESTS, 0);
 		CHECK_MSG(f.last_commit_s > 2.1, "the run ended at %.2f s, inside "
 			  "the blackout", f.last_commit_s);
@@ -323,7 +331,7 @@ static void hostile_clients(void)
 		rig_release(&r);
 		return;
 	}
-	edges_seen(&r, 3);
+	edges_seen(&r, f_tenants, 3);
 	st = jx_load(tmp_path("serve.json"), &e);
 	CHECK_MSG(st, "%s", e.msg);
 	CHECK_MSG(full >= H_FLOOD - 2, "%d of %d told the server is full", full,
