@@ -19,8 +19,8 @@
  *    cloud serves the request itself; cloud.ready_later only while an
  *    iteration of it is in progress (READY came during it);
  *  - a hand-back: no block is drafted once edge.handing_back; BACK goes up
- *    once, when no block is in flight (edge.back), and the cloud, then
- *    holding no block of the request, decodes it to its end.
+ *    once, when no block is in flight (rq.handed_back), and the cloud,
+ *    then holding no block of the request, decodes it to its end.
  * A replica is busy while EV_BATCH is pending; its batch[] lists the items of
  * that iteration. Each tenant is at most once in a replica's ready FIFO and
  * once in its prefill FIFO. */
@@ -315,7 +315,7 @@ static void start_next(struct sim *s, struct tenant *t)
 	}
 	t->edge.starting = g->proto.handover != HANDOVER_NEVER;
 	t->edge.ask_again = false;
-	t->edge.handing_back = t->edge.back = false;
+	t->edge.handing_back = false;
 	t->edge.hb = (struct hb_est){ 0 };
 	t->edge.kv_pos = 0;
 	t->edge.backlog = INT32_MAX;
@@ -613,25 +613,28 @@ static struct reckon reckon(const struct sim *s, const struct tenant *t)
 }
 
 /* The policies, a row each in HANDBACK_LIST: whether the edge hands the
- * rest of the request back now. */
-static bool back_never(const struct sim *s, const struct tenant *t)
+ * rest of the request back now, at a verdict for its oldest block in
+ * flight (a policy keeps what it observes of it). */
+static bool back_never(const struct sim *s, struct tenant *t)
 {
 	(void)s, (void)t;
 	return false;
 }
 
-/* hback.h's rule. */
-static bool back_faster(const struct sim *s, const struct tenant *t)
+/* hback.h's estimate and rule. */
+static bool back_faster(const struct sim *s, struct tenant *t)
 {
 	struct reckon k = reckon(s, t);
 
+	hb_observe(&t->edge.hb, s->q.now_s -
+		   blk_ring_at(&t->edge.inflight, 0)->t_s, k.rtt_s);
 	return hb_faster(&t->edge.hb, k.alpha, t->edge.gamma, k.window,
 			 k.step_s, k.rtt_s);
 }
 
 #define HANDBACK_FN(kind, name, fn) [HANDBACK_##kind] = fn,
 static bool (*const back_policy[HANDBACK_N])(const struct sim *,
-					     const struct tenant *) = {
+					     struct tenant *) = {
 	HANDBACK_LIST(HANDBACK_FN)
 };
 #undef HANDBACK_FN
@@ -639,9 +642,8 @@ static bool (*const back_policy[HANDBACK_N])(const struct sim *,
 /* A hand-back decided: BACK goes up once no block is in flight. */
 static void maybe_back(struct sim *s, struct tenant *t)
 {
-	if (!t->edge.handing_back || t->edge.back || t->edge.inflight.n)
+	if (!t->edge.handing_back || t->rq.handed_back || t->edge.inflight.n)
 		return;
-	t->edge.back = true;
 	t->rq.handed_back = 1;
 	send(s, t, true, MSG_BACK, t->rq.committed, 0, 0);
 }
@@ -654,9 +656,6 @@ static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m
 	int32_t before = q->committed;
 
 	HS_ASSERT(m->epoch == t->edge.epoch && nfull <= nblocks);
-	hb_observe(&t->edge.hb, s->q.now_s - blk_ring_at(&t->edge.inflight,
-							  0)->t_s,
-		   dist_mean(cfg_wan_rtt(&t->cfg->wan, s->q.now_s)));
 	if (!t->edge.handing_back &&
 	    back_policy[t->cfg->proto.handback](s, t)) {
 		t->edge.handing_back = true; /* the block being drafted waits */
@@ -1228,7 +1227,7 @@ static void on_down(struct sim *s, struct tenant *t, bool held)
 		t->rq.token_msgs++;
 		commit(s, t, (int32_t)m.a);
 		t->rq.verdicts++;
-		if (t->edge.back)
+		if (t->rq.handed_back)
 			t->rq.back_made += (uint64_t)m.a;
 		if (t->rq.committed == t->rq.n_out) {
 			finish_request(s, t);

@@ -205,9 +205,10 @@ struct tenant_edge {
 				      pass feeds too (the handover's last) */
 	uint64_t prefill_ev;       /* handle of the EV_EDGE_PREFILL event */
 	/* a hand-back: decided (handing_back), the edge drafts no more and
-	 * waits for its blocks in flight; then BACK goes up (back) and the
-	 * cloud decodes the rest. hb: the request's verdicts (hback.h) */
-	bool handing_back, back;
+	 * waits for its blocks in flight; then BACK goes up (rq.handed_back)
+	 * and the cloud decodes the rest. hb: the request's verdicts
+	 * (hback.h) */
+	bool handing_back;
 	struct hb_est hb;
 };
 
