@@ -26,6 +26,14 @@ static double num(const json_t *o, const char *key)
 	return json_number_value(json_object_get(o, key));
 }
 
+/* The cloud's prefill of a prompt of that many tokens alone: one
+ * sequence, each token attending over those before it. */
+static double prompt_prefill_s(const struct cost *cost, double prompt)
+{
+	return cost_iter_s(cost, &(struct cost_batch){ (long)prompt, 1, 0,
+			   prompt * prompt / 2, 1 }, NULL, NULL);
+}
+
 /* Requests a second the cloud carries, of group g's protocol at its mean
  * lengths, into o. The GPU: one over the GPU time a request takes, its
  * prompt and gamma + 1 tokens a round at the target's full-batch rate
@@ -57,8 +65,7 @@ static void request_capacity(const struct cfg *c, const struct cfg_group *g,
 		       cap_tokens_s +
 		       (k->cloud_drafts ? (prompt + rounds * g->proto.gamma) /
 					  cap_draft_tokens_s : 0);
-	double cloud_prefill = cost_iter_s(cost, &(struct cost_batch){
-		(long)prompt, 1, 0, prompt * prompt / 2, 1 }, NULL, NULL);
+	double cloud_prefill = prompt_prefill_s(cost, prompt);
 	double hold = cloud_prefill + out * t_token + rtt;
 	double life = hold + (k->uses_edge ? g->device.prefill_base_s +
 			      g->device.prefill_per_token_s * prompt -
@@ -113,11 +120,9 @@ static json_t *handover(const struct cfg_group *g, const struct cost *cost,
 {
 	double prompt = dist_mean(&g->workload.prompt_tokens);
 	int out = (int)lround(dist_mean(&g->workload.output_tokens));
-	double pre = cost_iter_s(cost, &(struct cost_batch){ (long)prompt, 1, 0,
-			prompt * prompt / 2, 1 }, NULL, NULL);
 	struct fm_handover h;
 
-	fm_handover(rtt / 2, pre, step, rtt / 2, rtt / 2,
+	fm_handover(rtt / 2, prompt_prefill_s(cost, prompt), step, rtt / 2, rtt / 2,
 		    g->device.prefill_base_s, g->device.prefill_per_token_s,
 		    (int)lround(prompt), out, &h);
 	return json_pack("{s:s,s:f,s:i,s:i,s:f,s:f,s:f}", "policy",
