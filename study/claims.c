@@ -206,6 +206,28 @@ static int cols(const struct csv *c, const char *const *names, int *out,
 	return 0;
 }
 
+/* The distinct values of column col of c, the first max of them into out
+ * (borrowed from c) in the order they first appear; returns how many
+ * there are (more than max: some were left out). */
+static size_t distinct(const struct csv *c, int col, const char **out,
+		       size_t max)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < c->nrow; r++) {
+		size_t i = 0;
+
+		while (i < n && i < max && strcmp(out[i], csv_str(c, r, col)))
+			i++;
+		if (i < n && i < max)
+			continue;
+		if (n < max)
+			out[n] = csv_str(c, r, col);
+		n++;
+	}
+	return n;
+}
+
 /* A sweep as a table: a row per value of column row (headed head), a
  * column per value of by, in the order they first appear; each cell the
  * mean of metric (times scale, in format fmt) and its 95% half-width. */
@@ -215,7 +237,7 @@ static int pivot(json_t *blocks, const struct csv *c, const char *row_col,
 {
 	char mean_name[128], ci_name[128], cellfmt[64];
 	const char *rows_v[MAX_POINTS], *cols_v[16];
-	size_t nr = 0, nb = 0;
+	size_t nr, nb;
 	int rc_, bc, mc, cc;
 	json_t *cols, *rows;
 
@@ -225,18 +247,12 @@ static int pivot(json_t *blocks, const struct csv *c, const char *row_col,
 	    (mc = csv_col(c, mean_name, e)) < 0 ||
 	    (cc = csv_col(c, ci_name, e)) < 0)
 		return -1;
-	for (size_t r = 0; r < c->nrow; r++) {
-		size_t i = 0, j = 0;
-
-		while (i < nr && strcmp(rows_v[i], csv_str(c, r, rc_)))
-			i++;
-		if (i == nr && nr < MAX_POINTS)
-			rows_v[nr++] = csv_str(c, r, rc_);
-		while (j < nb && strcmp(cols_v[j], csv_str(c, r, bc)))
-			j++;
-		if (j == nb && nb < 16)
-			cols_v[nb++] = csv_str(c, r, bc);
-	}
+	nr = distinct(c, rc_, rows_v, MAX_POINTS);
+	nb = distinct(c, bc, cols_v, 16);
+	if (nr > MAX_POINTS)
+		nr = MAX_POINTS;
+	if (nb > 16)
+		nb = 16;
 	cols = json_array();
 	json_array_append_new(cols, json_string(head));
 	for (size_t j = 0; j < nb; j++)
@@ -1886,7 +1902,7 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 		"requests_done_mean", NULL };
 	struct hm_tally t = { .gpu_min_s = INFINITY, .gpu_max_s = -INFINITY };
 	const char *counts[HM_MAX_COUNTS];
-	size_t nn = 0;
+	size_t nn;
 	struct csv c = { 0 };
 	int col[HM_COLS], have;
 	json_t *head, *rows;
@@ -1907,19 +1923,11 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 	     "and mean ITL no higher; *cloud's*: the same, the cloud keeping "
 	     "most requests whole (the device's prefill outlasts the answer), "
 	     "at cloud_only's GPU time.");
-	for (size_t r = 0; r < c.nrow; r++) {
-		size_t j = 0;
-
-		while (j < nn && strcmp(counts[j], csv_str(&c, r, col[HM_N])))
-			j++;
-		if (j < nn)
-			continue;
-		if (nn == HM_MAX_COUNTS) {
-			csv_release(&c);
-			return err_set(e, "sweep handover-map: more than %d tenant "
-				       "counts", HM_MAX_COUNTS);
-		}
-		counts[nn++] = csv_str(&c, r, col[HM_N]);
+	if ((nn = distinct(&c, col[HM_N], counts, HM_MAX_COUNTS)) >
+	    HM_MAX_COUNTS) {
+		csv_release(&c);
+		return err_set(e, "sweep handover-map: %zu tenant counts, more "
+			       "than its table's %d", nn, HM_MAX_COUNTS);
 	}
 	head = json_array();
 	json_array_append_new(head, json_string("protocol, device, RTT (s)"));
