@@ -453,7 +453,7 @@ static int start(struct edge *e, struct err *er)
 		wait_io(e, INFINITY);
 	}
 	e->starting = false;
-	e->dlen = e->bstart = e->L;
+	restart_drafts(e); /* none in flight yet: drafting starts at L */
 	return 0;
 }
 

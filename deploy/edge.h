@@ -56,16 +56,15 @@ struct edge_opts {
 /* Runs every request and returns the log (caller frees): {"tenant",
  * "requests": [{"arrive_s", "done_arrive_s", "commits": [[t_s, n], ...],
  * "tokens": [...], with a handover start "start": {"prefilled_s",
- * "ready_arrive_s" (null: no READY went up)}}], "drafted", "wasted", "judged", "accepted",
- * "verdicts", "bytes_up", "bytes_down", "draft_s" (wall time spent in
- * draft steps), "pair_passes" and "pair_pass_s" (the steps that fed two
- * tokens, a bonus token with the last draft, and their wall time),
- * "blocks" (blocks sent), "handovers" and "cloud_tokens" (requests the
- * cloud served first, and the tokens it decoded), "handbacks" and
- * "back_tokens" (requests handed back, and the tokens the cloud decoded
- * after), "reconnects",
- * "resumed_tokens"
- * (output tokens already committed when a request was resumed),
+ * "ready_arrive_s" (null: no READY went up)}}], "drafted", "wasted",
+ * "judged", "accepted", "verdicts", "bytes_up", "bytes_down", "draft_s"
+ * (wall time spent in draft steps), "pair_passes" and "pair_pass_s" (the
+ * steps that fed two tokens, a bonus token with the last draft, and their
+ * wall time), "blocks" (blocks sent), "handovers" and "cloud_tokens"
+ * (requests the cloud served first, and the tokens it decoded),
+ * "handbacks" and "back_tokens" (requests handed back, and the tokens the
+ * cloud decoded after), "reconnects", "resumed_tokens" (output tokens
+ * already committed when a request was resumed),
  * "lost_messages" (each costing a retransmission timeout)}; times
  * from t0_s. NULL with e's message when the cloud breaks the protocol,
  * refuses the edge, or stays unreachable for retry_s. */

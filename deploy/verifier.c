@@ -7,12 +7,12 @@
  * took the bonus pred, which is committed when that block arrives);
  * sum(qb) == qn. A segment feeds seq[kv_len .. len) and then the
  * drafts, from position kv_len, so row r of its logits predicts position
- * kv_len + r + 1. A request the target decodes itself (a handover start,
- * or after a hand-back) prefills up to len instead, the last row giving its next token, which is
- * committed (kv_len == len - 1 again) until it reaches limit or READY
- * made the token its last. An admitted request holds blocks >= ceil(kv_len /
- * block_tokens) of the pool, kv_used their sum <= kv_blocks, running the
- * admitted; one waiting for admission holds none (a preempted one has
+ * kv_len + r + 1. A request the target decodes itself (a handover
+ * start, or after a hand-back) prefills up to len instead, the last row
+ * giving its next token, which is committed (kv_len == len - 1 again)
+ * until it reaches limit or READY made the token its last. An admitted
+ * request holds blocks >= ceil(kv_len / block_tokens) of the pool,
+ * kv_used their sum <= kv_blocks, running the admitted; one waiting for admission holds none (a preempted one has
  * kv_len 0: its prefill computes its committed tokens again). */
 #include "verifier.h"
 
