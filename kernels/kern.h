@@ -11,9 +11,9 @@
  * sums within a group in FP16, groups summed in FP32), "neon-dot" and
  * "neon-i8mm" (the FP32 kernels, with an integer path for blocks of tokens
  * through sdot or smmla) must match it within the tolerances of
- * tests/test_kernels.c; the integer paths (a8_run: avx512-vnni, avx-vnni:
- * the AVX2 set with 256-bit VNNI, neon-dot, neon-i8mm) must match
- * q4_gemm_a8_ref. */
+ * tests/test_kernels.c; the integer paths (a8_run: avx2 through
+ * vpmaddubsw, avx-vnni: the AVX2 set with 256-bit VNNI, avx512-vnni,
+ * neon-dot, neon-i8mm) must match q4_gemm_a8_ref. */
 #ifndef HS_KERN_H
 #define HS_KERN_H
 

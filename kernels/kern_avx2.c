@@ -1,5 +1,6 @@
-/* kern_avx2.c: W4A16, W8A16 and FP16 kernels for x86-64 with AVX2, FMA and
- * F16C (compiled with those flags; kern.c checks the CPU before use).
+/* kern_avx2.c: W4A16, W4A8, W8A16 and FP16 kernels for x86-64 with AVX2,
+ * FMA and F16C (compiled with those flags; kern.c checks the CPU before
+ * use).
  *
  * W4A16: 32 bytes of codes are two chunks (64 weights) in 8 lanes: lanes 0-3
  * hold the words of chunk A, lanes 4-7 those of chunk B, and step t of 8
@@ -48,13 +49,19 @@ static inline float hsum(__m256 v)
 	return _mm_cvtss_f32(s);
 }
 
-/* Header (scale, bias) of the block at p as floats [s, b, 0, 0]. */
-static inline __m128 header(const uint8_t *p)
+/* The header (struct q4_head: scale, bias) of the block at p, as bits */
+static inline int32_t head_word(const uint8_t *p)
 {
 	int32_t h;
 
-	memcpy(&h, p, Q4_HEAD_BYTES); /* struct q4_head: scale, bias */
-	return _mm_cvtph_ps(_mm_cvtsi32_si128(h));
+	memcpy(&h, p, Q4_HEAD_BYTES);
+	return h;
+}
+
+/* Header (scale, bias) of the block at p as floats [s, b, 0, 0]. */
+static inline __m128 header(const uint8_t *p)
+{
+	return _mm_cvtph_ps(_mm_cvtsi32_si128(head_word(p)));
 }
 
 /* Codes of chunk pair (a, b); b NULL: zero codes (a row's odd last chunk). */
@@ -64,6 +71,22 @@ static inline __m256i load_pair(const uint8_t *a, const uint8_t *b)
 	__m128i hi = b ? _mm_loadu_si128((const __m128i *)b) : _mm_setzero_si128();
 
 	return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+}
+
+/* P = sum (1 + q/16) x over a pair of chunks, lanewise: the code vectors f
+ * against the pair's 64 activations at xp, in two chains. */
+static inline __m256 pair_dot(const __m256 f[8], const float *xp)
+{
+	__m256 p = _mm256_mul_ps(f[0], _mm256_loadu_ps(xp));
+	__m256 q = _mm256_mul_ps(f[1], _mm256_loadu_ps(xp + 8));
+
+	p = _mm256_fmadd_ps(f[2], _mm256_loadu_ps(xp + 16), p);
+	q = _mm256_fmadd_ps(f[3], _mm256_loadu_ps(xp + 24), q);
+	p = _mm256_fmadd_ps(f[4], _mm256_loadu_ps(xp + 32), p);
+	q = _mm256_fmadd_ps(f[5], _mm256_loadu_ps(xp + 40), q);
+	p = _mm256_fmadd_ps(f[6], _mm256_loadu_ps(xp + 48), p);
+	q = _mm256_fmadd_ps(f[7], _mm256_loadu_ps(xp + 56), q);
+	return _mm256_add_ps(p, q);
 }
 
 /* One row, m tokens. Per pair: header lanes, code vectors, then each token.
@@ -106,16 +129,8 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 				const float *xp = x->xf + (size_t)(i0 + i) * x->stride +
 						  (size_t)c * 32;
 				const float *sx = x->sx + (size_t)(i0 + i) * x->ngroups;
-				__m256 p = _mm256_mul_ps(f[0], _mm256_loadu_ps(xp));
 
-				p = _mm256_fmadd_ps(f[1], _mm256_loadu_ps(xp + 8), p);
-				p = _mm256_fmadd_ps(f[2], _mm256_loadu_ps(xp + 16), p);
-				p = _mm256_fmadd_ps(f[3], _mm256_loadu_ps(xp + 24), p);
-				p = _mm256_fmadd_ps(f[4], _mm256_loadu_ps(xp + 32), p);
-				p = _mm256_fmadd_ps(f[5], _mm256_loadu_ps(xp + 40), p);
-				p = _mm256_fmadd_ps(f[6], _mm256_loadu_ps(xp + 48), p);
-				p = _mm256_fmadd_ps(f[7], _mm256_loadu_ps(xp + 56), p);
-				acc[i] = _mm256_fmadd_ps(sv, p, acc[i]);
+				acc[i] = _mm256_fmadd_ps(sv, pair_dot(f, xp), acc[i]);
 				/* a group's correction once, at its first chunk */
 				if (c * 32 % g == 0)
 					corr[i] += (_mm_cvtss_f32(_mm_movehdup_ps(ha)) -
@@ -137,7 +152,7 @@ static void q4_row1(const struct q4_matrix *w, const struct kern_x *x, int r,
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
 	const int pairs = w->group / 64;
 	const float *xp = x->xf;
-	__m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+	__m256 acc = _mm256_setzero_ps();
 	float corr = 0;
 
 	for (int gi = 0; gi < w->ngroups; gi++) {
@@ -148,38 +163,92 @@ static void q4_row1(const struct q4_matrix *w, const struct kern_x *x, int r,
 		h = header(b);
 		__m256 sv = _mm256_broadcastss_ps(h);
 
-		for (int pi = 0; pi < pairs; pi++) {
-			__m256 f[8], p, q;
+		for (int pi = 0; pi < pairs; pi++, xp += 64) {
+			__m256 f[8];
 
 			codes_to_f(_mm256_loadu_si256((const __m256i *)(b + Q4_HEAD_BYTES + 32 * pi)),
 				   f);
-			p = _mm256_mul_ps(f[0], _mm256_loadu_ps(xp));
-			q = _mm256_mul_ps(f[1], _mm256_loadu_ps(xp + 8));
-			p = _mm256_fmadd_ps(f[2], _mm256_loadu_ps(xp + 16), p);
-			q = _mm256_fmadd_ps(f[3], _mm256_loadu_ps(xp + 24), q);
-			p = _mm256_fmadd_ps(f[4], _mm256_loadu_ps(xp + 32), p);
-			q = _mm256_fmadd_ps(f[5], _mm256_loadu_ps(xp + 40), q);
-			p = _mm256_fmadd_ps(f[6], _mm256_loadu_ps(xp + 48), p);
-			q = _mm256_fmadd_ps(f[7], _mm256_loadu_ps(xp + 56), q);
-			acc0 = _mm256_fmadd_ps(sv, p, acc0);
-			acc1 = _mm256_fmadd_ps(sv, q, acc1);
-			xp += 64;
+			acc = _mm256_fmadd_ps(sv, pair_dot(f, xp), acc);
 		}
 		corr += (_mm_cvtss_f32(_mm_movehdup_ps(h)) - 16 * _mm_cvtss_f32(h)) *
 			x->sx[gi];
 	}
-	y[r] = 16 * hsum(_mm256_add_ps(acc0, acc1)) + corr;
+	y[r] = 16 * hsum(acc) + corr;
+}
+
+/* Batch 1, G = 32: a pair of chunks is two groups. n <= 4 groups a step
+ * (groups b, b + bb, ...): their headers converted at once,
+ * h = [s0 b0 s1 b1 s2 b2 s3 b3], whose corrections (b - 16 s) SX are one
+ * FMA with [-16 SX0, SX0, ...] into corr; each pair's scales, lanes 0-3
+ * and 4-7, picked out of h into acc. Past group n headers, sums and codes
+ * are zero. */
+static inline __attribute__((always_inline)) void
+g32_step(const uint8_t *b, size_t bb, const int n, const float *sxp,
+	 const float *xp, __m256 *acc, __m256 *corr)
+{
+	const __m256 m16 = _mm256_setr_ps(-16, 1, -16, 1, -16, 1, -16, 1);
+	const __m256i twice = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+	const __m256i pick[2] = { _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2),
+				  _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6) };
+	__m128 sx;
+	__m256 h;
+
+	PREFETCH(b, (int)(4 * bb));
+	if (n == 4) {
+		h = _mm256_cvtph_ps(_mm_setr_epi32(head_word(b), head_word(b + bb),
+						   head_word(b + 2 * bb),
+						   head_word(b + 3 * bb)));
+		sx = _mm_loadu_ps(sxp);
+	} else {
+		int32_t hw[4] = { 0 };
+		float sxt[4] = { 0 };
+
+		for (int i = 0; i < n; i++) {
+			hw[i] = head_word(b + (size_t)i * bb);
+			sxt[i] = sxp[i];
+		}
+		h = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)hw));
+		sx = _mm_loadu_ps(sxt);
+	}
+	*corr = _mm256_fmadd_ps(h, _mm256_mul_ps(m16, _mm256_permutevar8x32_ps(
+		_mm256_castps128_ps256(sx), twice)), *corr);
+	for (int p = 0; 2 * p < n; p++, xp += 64) {
+		const uint8_t *qa = b + (size_t)(2 * p) * bb + Q4_HEAD_BYTES;
+		__m256 f[8];
+
+		codes_to_f(load_pair(qa, 2 * p + 1 < n ? qa + bb : NULL), f);
+		*acc = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(h, pick[p]),
+				       pair_dot(f, xp), *acc);
+	}
+}
+
+static void q4_row1_g32(const struct q4_matrix *w, const struct kern_x *x,
+			int r, float *y)
+{
+	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
+	const size_t bb = w->block_bytes;
+	const int ng = w->ngroups;
+	__m256 acc = _mm256_setzero_ps(), corr = _mm256_setzero_ps();
+	int gi;
+
+	for (gi = 0; gi + 4 <= ng; gi += 4)
+		g32_step(row + (size_t)gi * bb, bb, 4, x->sx + gi,
+			 x->xf + (size_t)gi * 32, &acc, &corr);
+	if (gi < ng)
+		g32_step(row + (size_t)gi * bb, bb, ng - gi, x->sx + gi,
+			 x->xf + (size_t)gi * 32, &acc, &corr);
+	y[r] = 16 * hsum(acc) + hsum(corr);
 }
 
 static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 	       int r0, int r1)
 {
-	for (int r = r0; r < r1; r++) {
-		if (x->m == 1 && w->group >= 64)
-			q4_row1(w, x, r, y);
-		else
-			q4_row(w, x, r, y);
-	}
+	void (*row)(const struct q4_matrix *, const struct kern_x *, int,
+		    float *) = x->m > 1 ? q4_row :
+			       w->group == 32 ? q4_row1_g32 : q4_row1;
+
+	for (int r = r0; r < r1; r++)
+		row(w, x, r, y);
 }
 
 /* W8A16: 8 int8 weights at a time, sign-extended and converted. */
@@ -357,14 +426,15 @@ void kern_avx2_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
 	}
 }
 
-/* ---- the integer path with AVX-VNNI (256 bits; "avx-vnni") ----
+/* ---- the integer path (256 bits; "avx2" and "avx-vnni") ----
  * kern_avx512.c's method on 8 lanes (AVX2 has 16 vector registers): a
  * panel of PANEL rows, its vector for octet o holding in lane j the four
  * code bytes of row j for columns 8o .. 8o+7 (a byte shuffle a chunk, an 8
  * x 8 transpose of words); tiles of TILE tokens (kern_tiles), each token's
- * four codes broadcast into vpdpbusd. Each activation block ends with
- * f += float(sum q a) (s u), each group with f += b sum(x), the products
- * s u formed per token. */
+ * four codes broadcast against the panel's codes: into vpdpbusd with
+ * AVX-VNNI, through vpmaddubsw and vpmaddwd without. Each activation block
+ * ends with f += float(sum q a) (s u), each group with f += b sum(x), the
+ * products s u formed per token. */
 #define PANEL 8
 #define TILE 4
 
@@ -447,81 +517,130 @@ static inline int32_t word(const int8_t *p)
 	return v;
 }
 
-/* One panel against one tile of T tokens: y rows r .. r + rows - 1 */
+/* One activation block (Q4_A8_BLOCK columns, BLOCK_OCTETS octets) of a
+ * panel against T tokens: a[t] lane j = sum of row j's codes times token
+ * t's activation codes over the block, each half-octet's four codes
+ * meeting the token's four broadcast by MAC(a[t], codes, activations).
+ * Two ways (a macro: a function would be compiled for one target). */
+#define BLOCK_OCTETS (Q4_A8_BLOCK / 8)
+#define BLOCK_BODY(MAC)                                                        	do {                                                                   		const __m256i low = _mm256_set1_epi8(0x0f);                                                                                                   		_Pragma("GCC unroll 4")                                        		for (int t = 0; t < T; t++)                                    			a[t] = _mm256_setzero_si256();                         		_Pragma("GCC unroll 4")                                        		for (int o = 0; o < BLOCK_OCTETS; o++, cw += PANEL,            			 aq += 8 * T) {                                        			__m256i z = _mm256_load_si256((const __m256i *)cw);    			__m256i lo = _mm256_and_si256(z, low);                 			__m256i hi = _mm256_and_si256(_mm256_srli_epi16(z, 4), 						      low);                                                                                                   			_Pragma("GCC unroll 4")                                			for (int t = 0; t < T; t++) {                          				MAC(a[t], lo, _mm256_set1_epi32(word(aq + 4 * t))); 				MAC(a[t], hi, _mm256_set1_epi32(               					word(aq + 4 * T + 4 * t)));            			}                                                      		}                                                              	} while (0)
+
+/* With AVX-VNNI: one vpdpbusd a half-octet and token. */
+#define MAC_VNNI(acc, c, v) ((acc) = _mm256_dpbusd_avx_epi32((acc), (c), (v)))
 __attribute__((target("avxvnni"))) static inline
 __attribute__((always_inline)) void
-a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
-	 const float *as, int ngroups, int group, const int T, float *y,
-	 size_t ystride, int rows)
+block_vnni(const int32_t *cw, const int8_t *aq, const int T, __m256i a[TILE])
 {
-	const __m256i low = _mm256_set1_epi8(0x0f);
-	const int32_t *cw = pn->codes;
-	__m256 f[TILE];
+	BLOCK_BODY(MAC_VNNI);
+}
 
+/* With AVX2 alone: vpmaddubsw (codes 0..15 unsigned, activations signed)
+ * gives 16-bit sums of two products, |sum| <= 2 x 15 x 127 = 3810, never
+ * saturating; a block's 8 of them per word stay within 30480 < 2^15, so
+ * the block is summed in 16 bits and widened once (vpmaddwd by ones) */
+#define MAC_MADD(acc, c, v)                                                    	((acc) = _mm256_add_epi16((acc), _mm256_maddubs_epi16((c), (v))))
+static inline __attribute__((always_inline)) void
+block_madd(const int32_t *cw, const int8_t *aq, const int T, __m256i a[TILE])
+{
+	_Static_assert(Q4_A8_BLOCK / 4 * 2 * 15 * 127 < 32768,
+		       "a block's 16-bit sums do not saturate");
+	const __m256i ones = _mm256_set1_epi16(1);
+
+	BLOCK_BODY(MAC_MADD);
 	_Pragma("GCC unroll 4")
 	for (int t = 0; t < T; t++)
-		f[t] = _mm256_setzero_ps();
-	for (int g = 0; g < ngroups; g++, as += T) {
-		const __m256 sv = _mm256_load_ps(pn->scale + g * PANEL);
-		const __m256 bv = _mm256_load_ps(pn->bias + g * PANEL);
+		a[t] = _mm256_madd_epi16(a[t], ones);
+}
 
-		for (int j = 0; j < group / Q4_A8_BLOCK; j++, au += T) {
-			__m256i a[TILE];
+/* One panel against one tile of T tokens, each block's integers by
+ * BLOCK_DOT: y rows r .. r + rows - 1. The body of the two micro-kernels,
+ * which differ in their target (a macro: a function would be compiled
+ * for one). */
+#define A8_MICRO_BODY(BLOCK_DOT)                                               \
+	do {                                                                   \
+		__m256 f[TILE];                                                \
+                                                                               \
+		_Pragma("GCC unroll 4")                                        \
+		for (int t = 0; t < T; t++)                                    \
+			f[t] = _mm256_setzero_ps();                            \
+		for (int g = 0; g < ngroups; g++, as += T) {                   \
+			const __m256 sv = _mm256_load_ps(pn->scale + g * PANEL); \
+			const __m256 bv = _mm256_load_ps(pn->bias + g * PANEL); \
+                                                                               \
+			for (int j = 0; j < group / Q4_A8_BLOCK; j++, au += T,  \
+				 cw += BLOCK_OCTETS * PANEL,                    \
+				 aq += BLOCK_OCTETS * 8 * T) {                  \
+				__m256i a[TILE];                               \
+                                                                               \
+				BLOCK_DOT(cw, aq, T, a);                       \
+				_Pragma("GCC unroll 4")                        \
+				for (int t = 0; t < T; t++)                    \
+					f[t] = _mm256_fmadd_ps(                \
+						_mm256_cvtepi32_ps(a[t]),      \
+						_mm256_mul_ps(sv,              \
+							_mm256_set1_ps(au[t])), \
+						f[t]);                         \
+			}                                                      \
+			_Pragma("GCC unroll 4")                                \
+			for (int t = 0; t < T; t++)                            \
+				f[t] = _mm256_fmadd_ps(bv, _mm256_set1_ps(as[t]), \
+						       f[t]);                  \
+		}                                                              \
+		for (int t = 0; t < T; t++) {                                  \
+			float out[PANEL];                                      \
+                                                                               \
+			_mm256_storeu_ps(out, f[t]);                           \
+			memcpy(y + (size_t)t * ystride, out,                   \
+			       sizeof(float) * (size_t)rows);                  \
+		}                                                              \
+	} while (0)
 
-			_Pragma("GCC unroll 4")
-			for (int t = 0; t < T; t++)
-				a[t] = _mm256_setzero_si256();
-			_Pragma("GCC unroll 4")
-			for (int o = 0; o < Q4_A8_BLOCK / 8; o++, cw += PANEL,
-				 aq += 8 * T) {
-				__m256i z = _mm256_load_si256((const __m256i *)cw);
-				__m256i lo = _mm256_and_si256(z, low);
-				__m256i hi = _mm256_and_si256(_mm256_srli_epi16(z, 4),
-							      low);
+__attribute__((target("avxvnni"))) static inline
+__attribute__((always_inline)) void
+a8_micro_vnni(const struct kern_panel *pn, const int8_t *aq, const float *au,
+	      const float *as, int ngroups, int group, const int T, float *y,
+	      size_t ystride, int rows)
+{
+	const int32_t *cw = pn->codes;
 
-				_Pragma("GCC unroll 4")
-				for (int t = 0; t < T; t++) {
-					a[t] = _mm256_dpbusd_avx_epi32(a[t], lo,
-						_mm256_set1_epi32(word(aq + 4 * t)));
-					a[t] = _mm256_dpbusd_avx_epi32(a[t], hi,
-						_mm256_set1_epi32(word(aq + 4 * T +
-								       4 * t)));
-				}
-			}
-			_Pragma("GCC unroll 4")
-			for (int t = 0; t < T; t++)
-				f[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a[t]),
-						       _mm256_mul_ps(sv,
-							       _mm256_set1_ps(au[t])),
-						       f[t]);
-		}
-		_Pragma("GCC unroll 4")
-		for (int t = 0; t < T; t++)
-			f[t] = _mm256_fmadd_ps(bv, _mm256_set1_ps(as[t]), f[t]);
-	}
-	for (int t = 0; t < T; t++) {
-		float out[PANEL];
+	A8_MICRO_BODY(block_vnni);
+}
 
-		_mm256_storeu_ps(out, f[t]);
-		memcpy(y + (size_t)t * ystride, out, sizeof(float) * (size_t)rows);
-	}
+static inline __attribute__((always_inline)) void
+a8_micro_madd(const struct kern_panel *pn, const int8_t *aq, const float *au,
+	      const float *as, int ngroups, int group, const int T, float *y,
+	      size_t ystride, int rows)
+{
+	const int32_t *cw = pn->codes;
+
+	A8_MICRO_BODY(block_madd);
 }
 
 __attribute__((target("avxvnni"))) static void
-a8_tile(const struct kern_panel *pn, const int8_t *aq, const float *au,
-	const float *as, int T, int ngroups, int group, float *y, size_t ystride,
-	int rows)
+a8_tile_vnni(const struct kern_panel *pn, const int8_t *aq, const float *au,
+	     const float *as, int T, int ngroups, int group, float *y,
+	     size_t ystride, int rows)
 {
-	KERN_TILE_DISPATCH(a8_micro, TILE);
+	KERN_TILE_DISPATCH(a8_micro_vnni, TILE);
+}
+
+static void a8_tile_madd(const struct kern_panel *pn, const int8_t *aq,
+			 const float *au, const float *as, int T, int ngroups,
+			 int group, float *y, size_t ystride, int rows)
+{
+	KERN_TILE_DISPATCH(a8_micro_madd, TILE);
 }
 
 const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .q8 = kern_avx2_q8, .f16 = kern_avx2_f16,
-			       .load = kern_avx2_load };
+			       .a8_pack = a8_pack, .a8_run = a8_tile_madd,
+			       .a8_panel = PANEL, .a8_panels = 1,
+			       .a8_tile = TILE, .load = kern_avx2_load,
+			       .a8_load = kern_avx2_a8_load };
 const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
 				   .q4 = q4, .q8 = kern_avx2_q8,
 				   .f16 = kern_avx2_f16, .a8_pack = a8_pack,
-				   .a8_run = a8_tile, .a8_panel = PANEL,
+				   .a8_run = a8_tile_vnni, .a8_panel = PANEL,
 				   .a8_panels = 1, .a8_tile = TILE,
 				   .load = kern_avx2_load,
 				   .a8_load = kern_avx2_a8_load };
