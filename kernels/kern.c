@@ -28,6 +28,7 @@
 #include "f16.h"
 #include "pool.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
@@ -288,6 +289,63 @@ static void a8_rows(const struct kern *kn, const struct q4_matrix *w,
 	free(codes);
 	free(scale);
 	free(bias);
+}
+
+float kern_dot_f32(const float *a, const float *b, int n)
+{
+	float acc[8] = { 0 }, sum = 0;
+	int i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		for (int j = 0; j < 8; j++)
+			acc[j] += a[i + j] * b[i + j];
+	for (; i < n; i++)
+		sum += a[i] * b[i];
+	for (int j = 0; j < 8; j++)
+		sum += acc[j];
+	return sum;
+}
+
+static void attend_ref(const float *q, const float *kc, const float *vc, int n,
+		       int hs, size_t stride, float scale, float *att,
+		       float *out)
+{
+	float mx = -INFINITY, sum = 0;
+	/* a local sum that no store can alias */
+	float acc[KERN_HEAD_MAX];
+
+	for (int p = 0; p < n; p++) {
+		att[p] = kern_dot_f32(q, kc + (size_t)p * stride, hs) * scale;
+		mx = fmaxf(mx, att[p]);
+	}
+	for (int p = 0; p < n; p++) {
+		att[p] = expf(att[p] - mx);
+		sum += att[p];
+	}
+	memset(acc, 0, sizeof(float) * hs);
+	for (int p = 0; p < n; p++) {
+		const float *v = vc + (size_t)p * stride;
+		float a = att[p] / sum;
+		int i = 0;
+
+		/* blocks of 8: a fixed shape the compiler turns into vector
+		 * operations */
+		for (; i + 8 <= hs; i += 8)
+			for (int l = 0; l < 8; l++)
+				acc[i + l] += a * v[i + l];
+		for (; i < hs; i++)
+			acc[i] += a * v[i];
+	}
+	memcpy(out, acc, sizeof(float) * hs);
+}
+
+void kern_attend(const struct kern *kn, const float *q, const float *kc,
+		 const float *vc, int n, int hs, size_t stride, float scale,
+		 float *att, float *out)
+{
+	HS_ASSERT(n >= 1 && hs >= 1 && hs <= KERN_HEAD_MAX);
+	(kn && kn->attend && hs % 8 == 0 ? kn->attend : attend_ref)(
+		q, kc, vc, n, hs, stride, scale, att, out);
 }
 
 static void ref_q4(const struct q4_matrix *w, const struct kern_x *x, float *y,

@@ -69,6 +69,15 @@ typedef void kern_tile_fn(const struct kern_panel *pn, const int8_t *aq,
 			  const float *au, const float *as, int T, int ngroups,
 			  int group, float *y, size_t ystride, int rows);
 
+/* One head of one query: out (hs) = the softmax over positions 0 .. n-1
+ * of scale q . k_p, weighting v_p, with k_p at kc + p stride and v_p at
+ * vc + p stride; att (n floats) is scratch. hs <= KERN_HEAD_MAX, and a
+ * multiple of 8 for a kernel set's own (kern_attend). */
+typedef void kern_attend_fn(const float *q, const float *kc, const float *vc,
+			    int n, int hs, size_t stride, float scale,
+			    float *att, float *out);
+#define KERN_HEAD_MAX 512
+
 struct kern {
 	const char *name;
 	int interleave; /* chunks of codes read at once (kern.c's order) */
@@ -98,6 +107,8 @@ struct kern {
 	/* NULL, or an integer path's load: kern_a8_load's bits, faster */
 	void (*a8_load)(const uint16_t *x, int k, int group, int T, int8_t *q,
 			float *unit, float *sum);
+	/* NULL (the portable code), or kern_attend's attention with vectors */
+	kern_attend_fn *attend;
 };
 
 /* One token's k activations (FP16) into its place in a tile of T tokens
@@ -200,6 +211,18 @@ void kern_q4_gemm_a8(const struct kern *kn, struct kpool *p,
 		     const struct q4_matrix *w, const struct kern_a8w *pw,
 		     const uint16_t *x, int m, float *y);
 
+/* kn's attention (kern_attend_fn; kn NULL or without one: the portable
+ * code, the scores by kern_dot_f32, exp from libm) */
+void kern_attend(const struct kern *kn, const float *q, const float *kc,
+		 const float *vc, int n, int hs, size_t stride, float scale,
+		 float *att, float *out);
+
+/* sum a[i] b[i], i < n, in a fixed order: eight running sums over i mod 8
+ * (one vector register), then the tail, then the eight in turn. The FP32
+ * product and the portable attention's scores both use it, so a result
+ * never depends on its neighbours or the blocking. */
+float kern_dot_f32(const float *a, const float *b, int n);
+
 /* Flushes denormal floats to zero on the calling thread (x86: FTZ and DAZ
  * in MXCSR; aarch64: FZ in FPCR), as inference engines do: real attention
  * underflows to denormals, whose arithmetic is up to 100x slower on x86,
@@ -241,5 +264,6 @@ void kern_avx2_load(const uint16_t *x, int k, int group, int interleave,
 		    float *xf, float *sx);
 void kern_avx2_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
 		       float *unit, float *sum);
+kern_attend_fn kern_avx2_attend;
 
 #endif

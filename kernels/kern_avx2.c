@@ -14,6 +14,7 @@
 #include "kern.h"
 
 #include <immintrin.h>
+#include <math.h>
 #include <string.h>
 
 /* The 8 vectors 1 + q/16 of a pair of chunks. */
@@ -194,22 +195,14 @@ g32_step(const uint8_t *b, size_t bb, const int n, const float *sxp,
 	__m256 h;
 
 	PREFETCH(b, (int)(4 * bb));
-	if (n == 4) {
-		h = _mm256_cvtph_ps(_mm_setr_epi32(head_word(b), head_word(b + bb),
-						   head_word(b + 2 * bb),
-						   head_word(b + 3 * bb)));
-		sx = _mm_loadu_ps(sxp);
-	} else {
-		int32_t hw[4] = { 0 };
-		float sxt[4] = { 0 };
-
-		for (int i = 0; i < n; i++) {
-			hw[i] = head_word(b + (size_t)i * bb);
-			sxt[i] = sxp[i];
-		}
-		h = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)hw));
-		sx = _mm_loadu_ps(sxt);
-	}
+	/* built in registers (written to memory and read back as a vector,
+	 * the stores would not forward: a stall a step) */
+	h = _mm256_cvtph_ps(_mm_setr_epi32(
+		head_word(b), n > 1 ? head_word(b + bb) : 0,
+		n > 2 ? head_word(b + 2 * bb) : 0,
+		n > 3 ? head_word(b + 3 * bb) : 0));
+	sx = n == 4 ? _mm_loadu_ps(sxp) :
+		      _mm_setr_ps(sxp[0], n > 1 ? sxp[1] : 0, n > 2 ? sxp[2] : 0, 0);
 	*corr = _mm256_fmadd_ps(h, _mm256_mul_ps(m16, _mm256_permutevar8x32_ps(
 		_mm256_castps128_ps256(sx), twice)), *corr);
 	for (int p = 0; 2 * p < n; p++, xp += 64) {
@@ -234,7 +227,11 @@ static void q4_row1_g32(const struct q4_matrix *w, const struct kern_x *x,
 	for (gi = 0; gi + 4 <= ng; gi += 4)
 		g32_step(row + (size_t)gi * bb, bb, 4, x->sx + gi,
 			 x->xf + (size_t)gi * 32, &acc, &corr);
-	if (gi < ng)
+	/* the tail's length a constant in each call, as in the loop's */
+	if (ng - gi == 2)
+		g32_step(row + (size_t)gi * bb, bb, 2, x->sx + gi,
+			 x->xf + (size_t)gi * 32, &acc, &corr);
+	else if (gi < ng)
 		g32_step(row + (size_t)gi * bb, bb, ng - gi, x->sx + gi,
 			 x->xf + (size_t)gi * 32, &acc, &corr);
 	y[r] = 16 * hsum(acc) + hsum(corr);
@@ -424,6 +421,135 @@ void kern_avx2_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
 			s0 = s1 = _mm256_setzero_pd();
 		}
 	}
+}
+
+/* ---- attention (kern_attend_fn), shared by the AVX-512 sets ----
+ * Scores four positions at a time (four chains, summed across lanes
+ * together), exp in vectors, then the weighted values: 64 columns at a
+ * time in eight accumulators over every position, scaled by 1 / sum at the
+ * end. */
+
+/* e^x lanewise, x <= 0 (a score minus the largest): Cephes' expf, a
+ * degree-6 polynomial in r = x - n ln 2 times 2^n; below -87.3 (2^-126)
+ * the result is flushed there; NaN stays NaN (vmaxps returns its second
+ * operand when either is NaN). */
+static inline __m256 exp_neg(__m256 x)
+{
+	const __m256 ln2_hi = _mm256_set1_ps(0.693359375f),
+		     ln2_lo = _mm256_set1_ps(-2.12194440e-4f);
+	__m256 n, r, p;
+
+	x = _mm256_max_ps(_mm256_set1_ps(-87.33654f), x);
+	n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+			    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	r = _mm256_fnmadd_ps(n, ln2_hi, x);
+	r = _mm256_fnmadd_ps(n, ln2_lo, r);
+	p = _mm256_set1_ps(1.9875691500e-4f);
+	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+	p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1)));
+	return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(
+		_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23)));
+}
+
+/* [sum a0, sum a1, sum a2, sum a3] */
+static inline __m128 hsum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3)
+{
+	__m256 t = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+
+	return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+}
+
+/* out[0 .. 8 nb) = inv sum_p att[p] v_p[0 .. 8 nb), nb <= 8 (a constant
+ * where inlined: the accumulators stay in registers) */
+static inline __attribute__((always_inline)) void
+weigh(const float *att, const float *vc, int n, size_t stride, const int nb,
+      __m256 inv, float *out)
+{
+	__m256 acc[8];
+
+	for (int j = 0; j < nb; j++)
+		acc[j] = _mm256_setzero_ps();
+	for (int p = 0; p < n; p++) {
+		const __m256 a = _mm256_broadcast_ss(att + p);
+		const float *v = vc + (size_t)p * stride;
+
+		for (int j = 0; j < nb; j++)
+			acc[j] = _mm256_fmadd_ps(a, _mm256_loadu_ps(v + 8 * j), acc[j]);
+	}
+	for (int j = 0; j < nb; j++)
+		_mm256_storeu_ps(out + 8 * j, _mm256_mul_ps(acc[j], inv));
+}
+
+void kern_avx2_attend(const float *q, const float *kc, const float *vc, int n,
+		      int hs, size_t stride, float scale, float *att, float *out)
+{
+	const __m256 sc = _mm256_set1_ps(scale);
+	__m256 mx8 = _mm256_set1_ps(-INFINITY), sum8 = _mm256_setzero_ps();
+	float mx, sum = 0;
+	int p = 0, c;
+
+	for (; p + 4 <= n; p += 4) {
+		const float *k = kc + (size_t)p * stride;
+		__m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+		__m128 s;
+
+		for (int i = 0; i < hs; i += 8) {
+			const __m256 qv = _mm256_loadu_ps(q + i);
+
+			a0 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + i), a0);
+			a1 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + stride + i), a1);
+			a2 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + 2 * stride + i), a2);
+			a3 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + 3 * stride + i), a3);
+		}
+		s = _mm_mul_ps(hsum4(a0, a1, a2, a3), _mm256_castps256_ps128(sc));
+		_mm_storeu_ps(att + p, s);
+		mx8 = _mm256_max_ps(mx8, _mm256_castps128_ps256(s));
+	}
+	mx8 = _mm256_max_ps(mx8, _mm256_permute2f128_ps(mx8, mx8, 1));
+	for (; p < n; p++) {
+		const float *k = kc + (size_t)p * stride;
+		__m256 a = _mm256_setzero_ps();
+
+		for (int i = 0; i < hs; i += 8)
+			a = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), _mm256_loadu_ps(k + i), a);
+		att[p] = hsum(a) * scale;
+		mx8 = _mm256_max_ps(mx8, _mm256_set1_ps(att[p]));
+	}
+	{
+		float m[8];
+
+		_mm256_storeu_ps(m, mx8);
+		mx = m[0] > m[1] ? m[0] : m[1];
+		mx = mx > m[2] ? mx : m[2];
+		mx = mx > m[3] ? mx : m[3];
+	}
+	for (p = 0; p + 8 <= n; p += 8) {
+		__m256 e = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(att + p),
+						 _mm256_set1_ps(mx)));
+
+		_mm256_storeu_ps(att + p, e);
+		sum8 = _mm256_add_ps(sum8, e);
+	}
+	if (p < n) {
+		float t[8] = { 0 };
+
+		memcpy(t, att + p, sizeof(float) * (size_t)(n - p));
+		_mm256_storeu_ps(t, exp_neg(_mm256_sub_ps(_mm256_loadu_ps(t),
+							  _mm256_set1_ps(mx))));
+		memcpy(att + p, t, sizeof(float) * (size_t)(n - p));
+		for (int i = 0; i < n - p; i++)
+			sum += t[i];
+	}
+	sum += hsum(sum8);
+	for (c = 0; c + 64 <= hs; c += 64)
+		weigh(att, vc + c, n, stride, 8, _mm256_set1_ps(1 / sum), out + c);
+	if (c < hs)
+		weigh(att, vc + c, n, stride, (hs - c) / 8, _mm256_set1_ps(1 / sum),
+		      out + c);
 }
 
 /* ---- the integer path (256 bits; "avx2" and "avx-vnni") ----
@@ -636,11 +762,13 @@ const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .a8_pack = a8_pack, .a8_run = a8_tile_madd,
 			       .a8_panel = PANEL, .a8_panels = 1,
 			       .a8_tile = TILE, .load = kern_avx2_load,
-			       .a8_load = kern_avx2_a8_load };
+			       .a8_load = kern_avx2_a8_load,
+			       .attend = kern_avx2_attend };
 const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
 				   .q4 = q4, .q8 = kern_avx2_q8,
 				   .f16 = kern_avx2_f16, .a8_pack = a8_pack,
 				   .a8_run = a8_tile_vnni, .a8_panel = PANEL,
 				   .a8_panels = 1, .a8_tile = TILE,
 				   .load = kern_avx2_load,
-				   .a8_load = kern_avx2_a8_load };
+				   .a8_load = kern_avx2_a8_load,
+				   .attend = kern_avx2_attend };

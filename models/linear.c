@@ -93,24 +93,9 @@ struct f32_job {
 	float *y;
 };
 
-float lin_dot_f32(const float *a, const float *b, int n)
-{
-	float acc[8] = { 0 }, sum = 0;
-	int i = 0;
-
-	for (; i + 8 <= n; i += 8)
-		for (int j = 0; j < 8; j++)
-			acc[j] += a[i + j] * b[i + j];
-	for (; i < n; i++)
-		sum += a[i] * b[i];
-	for (int j = 0; j < 8; j++)
-		sum += acc[j];
-	return sum;
-}
-
 /* Output rows r0..r1 of y = x W^T for every input row: the input rows in
  * fours, so that each weight row is read once for four of them, each of
- * the four summed in lin_dot_f32's order; the rest by lin_dot_f32. */
+ * the four summed in kern_dot_f32's order; the rest by kern_dot_f32. */
 static void f32_rows(void *ctx, int r0, int r1)
 {
 	const struct f32_job *j = ctx;
@@ -152,7 +137,7 @@ static void f32_rows(void *ctx, int r0, int r1)
 	}
 	for (; i < j->m; i++)
 		for (int r = r0; r < r1; r++)
-			j->y[(size_t)i * n + r] = lin_dot_f32(
+			j->y[(size_t)i * n + r] = kern_dot_f32(
 				j->l->f32 + (size_t)r * k, j->x + (size_t)i * k, k);
 }
 

@@ -43,12 +43,6 @@ void lin_pack_a8(struct linear *l, const struct kern *kn, struct kpool *p);
 /* The weights as FP32 (n x k), whatever the format. Caller frees. */
 float *lin_weights(const struct linear *l);
 
-/* sum a[i] b[i], i < n, in a fixed order: eight running sums over i mod 8
- * (one vector register), then the tail, then the eight in turn. The FP32
- * product and attention's scores both use it, so a result never depends on
- * its neighbours or the blocking. */
-float lin_dot_f32(const float *a, const float *b, int n);
-
 /* y (m x n) = x (m x k) W^T. kn may be NULL for LIN_F32. int8: a W4A16
  * layer given KERN_A8_MIN_BATCH or more tokens takes kn's integer path
  * where kn has one (kn->a8_run: activations quantised to int8 a group, as

@@ -322,47 +322,13 @@ static void apply(const struct llama *m, const struct linear *l, const float *x,
 	lin_apply(l, x, n, y, m->kn, m->pool, m->int8_batches);
 }
 
-/* One head of one row: out (hs) = the softmax over positions 0..upto of
- * q . k_p / sqrt(hs), weighting v_p; kc and vc point at the head's part of
- * position 0 in the cache, positions kv_dim apart; att (upto + 1) scratch. */
-static void attend(const float *q, const float *kc, const float *vc, int upto,
-		   int hs, int kv_dim, float inv_sqrt_hs, float *att, float *out)
-{
-	float mx = -INFINITY, sum = 0;
-	/* a local sum that no store can alias */
-	float acc[LLAMA_HEAD_MAX];
-
-	for (int p = 0; p <= upto; p++) {
-		att[p] = lin_dot_f32(q, kc + (size_t)p * kv_dim, hs) * inv_sqrt_hs;
-		mx = fmaxf(mx, att[p]);
-	}
-	for (int p = 0; p <= upto; p++) {
-		att[p] = expf(att[p] - mx);
-		sum += att[p];
-	}
-	memset(acc, 0, sizeof(float) * hs);
-	for (int p = 0; p <= upto; p++) {
-		const float *v = vc + (size_t)p * kv_dim;
-		float a = att[p] / sum;
-		int i = 0;
-
-		/* blocks of 8: a fixed shape the compiler turns into vector
-		 * operations */
-		for (; i + 8 <= hs; i += 8)
-			for (int l = 0; l < 8; l++)
-				acc[i + l] += a * v[i + l];
-		for (; i < hs; i++)
-			acc[i] += a * v[i];
-	}
-	memcpy(out, acc, sizeof(float) * hs);
-}
-
 /* Attention of heads [h0, h1) for every row of a batch, at one layer: row t
  * of a sequence sees positions 0 .. pos + t of that sequence's cache. Each
  * head has its own row of the scratch's att, so heads can run on any
  * threads. */
 struct attn_job {
 	const struct llama_config *c;
+	const struct kern *kn;
 	struct llama_state *scratch;
 	const struct llama_seq *seqs;
 	int nseq;
@@ -387,10 +353,11 @@ static void attn_heads(void *ctx, int h0, int h1)
 			const struct llama_seq *sq = &j->seqs[i];
 
 			for (int t = 0; t < sq->n; t++, r++)
-				attend(s->q + (size_t)r * c->dim + h * hs,
-				       sq->s->key + kv_at, sq->s->value + kv_at,
-				       sq->pos + t, hs, j->kv_dim, j->inv_sqrt_hs,
-				       att, s->xb + (size_t)r * c->dim + h * hs);
+				kern_attend(j->kn, s->q + (size_t)r * c->dim + h * hs,
+					    sq->s->key + kv_at, sq->s->value + kv_at,
+					    sq->pos + t + 1, hs, (size_t)j->kv_dim,
+					    j->inv_sqrt_hs, att,
+					    s->xb + (size_t)r * c->dim + h * hs);
 		}
 	}
 }
@@ -460,8 +427,8 @@ void llama_forward_batch(const struct llama *m, struct llama_state *scratch,
 		}
 		/* causal attention over each row's own sequence; the heads are
 		 * split over the threads */
-		struct attn_job job = { c, s, seqs, nseq, layer_off, hs, kv_dim,
-					group, inv_sqrt_hs };
+		struct attn_job job = { c, m->kn, s, seqs, nseq, layer_off, hs,
+					kv_dim, group, inv_sqrt_hs };
 
 		kpool_run(m->pool, attn_heads, &job, c->n_heads, 1);
 		apply(m, &L->wo, s->xb, n, s->xb2);

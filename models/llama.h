@@ -12,7 +12,7 @@
 
 /* The largest head size (dim / n_heads) the forward pass takes; the
  * loaders refuse larger ones. */
-#define LLAMA_HEAD_MAX 512
+#define LLAMA_HEAD_MAX KERN_HEAD_MAX
 /* The longest context the loaders keep (the KV cache a state allocates);
  * a model trained for more is cut to this. */
 #define LLAMA_SEQ_MAX 4096

@@ -578,6 +578,77 @@ static void load_matches_portable(void)
 	free(x);
 }
 
+/* A kernel set's own attention (kern.attend) against the portable one
+ * (kern_attend with no set) within 1e-5 of the output's largest value:
+ * contexts of 1 .. 200 positions (every remainder of its blocks of 4 and
+ * 8), heads of 8 .. 128 values, a stride wider than the head, scores
+ * from small to large (the softmax near one-hot); a NaN in the query
+ * stays NaN, and a score far below the others weighs nothing. */
+#define ATTEND_TOL 1e-5
+static void attend_matches_portable(void)
+{
+	static const int ns[] = { 1, 2, 3, 4, 5, 7, 8, 9, 12, 33, 200 };
+	static const int hss[] = { 8, 64, 72, 128 };
+	const size_t stride = 136;
+	float *kc = malloc(sizeof(float) * 200 * stride);
+	float *vc = malloc(sizeof(float) * 200 * stride);
+	float q[128], att[200], a[128], b[128];
+	int sets = 0;
+
+	for (size_t i = 0; i < 200 * stride; i++) {
+		kc[i] = gauss(1.0f);
+		vc[i] = gauss(1.0f);
+	}
+	for (const char *const *nm = kern_available(); *nm; nm++) {
+		const struct kern *kn = kern_find(*nm);
+
+		if (!kn->attend)
+			continue;
+		sets++;
+		for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ni++)
+			for (size_t hi = 0; hi < sizeof(hss) / sizeof(hss[0]); hi++)
+				for (int sd = 0; sd < 3; sd++) {
+					int n = ns[ni], hs = hss[hi];
+					float top = 0, err = 0;
+
+					for (int i = 0; i < hs; i++)
+						q[i] = gauss(sd == 0 ? 0.1f : sd == 1 ? 1.0f : 8.0f);
+					kern_attend(kn, q, kc, vc, n, hs, stride,
+						    0.125f, att, a);
+					kern_attend(NULL, q, kc, vc, n, hs, stride,
+						    0.125f, att, b);
+					for (int i = 0; i < hs; i++) {
+						top = fmaxf(top, fabsf(b[i]));
+						err = fmaxf(err, fabsf(a[i] - b[i]));
+					}
+					CHECK_MSG(err <= ATTEND_TOL * top,
+						  "%s, %d positions, head %d, "
+						  "scores' sd %d: %g off (largest %g)",
+						  *nm, n, hs, sd, err, top);
+				}
+		/* a NaN in the query */
+		for (int i = 0; i < 64; i++)
+			q[i] = gauss(1.0f);
+		q[5] = NAN;
+		kern_attend(kn, q, kc, vc, 9, 64, stride, 0.125f, att, a);
+		CHECK_MSG(isnan(a[0]) && isnan(a[63]), "%s: a NaN query gave %g",
+			  *nm, a[0]);
+		/* one position 200 below the others: e^-200 is nothing */
+		for (int i = 0; i < 64; i++)
+			q[i] = i ? 0 : 1;
+		memcpy(kc + 3 * stride, kc, sizeof(float) * 64);
+		kc[3 * stride] = kc[0] - 1600; /* scaled by 1/8: 200 below */
+		kern_attend(kn, q, kc, vc, 9, 64, stride, 0.125f, att, a);
+		kern_attend(NULL, q, kc, vc, 9, 64, stride, 0.125f, att, b);
+		CHECK_MSG(fabsf(a[0] - b[0]) <= ATTEND_TOL * fabsf(b[0]) + 1e-6f,
+			  "%s: %g against %g", *nm, a[0], b[0]);
+	}
+	if (!sets)
+		t_skip("no kernel on this CPU has its own attention");
+	free(kc);
+	free(vc);
+}
+
 /* A kernel's own integer-path load (kern.a8_load) writes what
  * kern_a8_load writes, bit for bit, at every place of a tile, and nothing
  * past k: finite FP16 values of every magnitude (the group sums' order
@@ -724,6 +795,8 @@ const struct tcase kernel_tests[] = {
 	  load_matches_portable },
 	{ "kernels: a kernel's own integer-path load is the portable one",
 	  a8_load_matches_portable },
+	{ "kernels: a kernel's own attention is the portable one's",
+	  attend_matches_portable },
 	{ "kernels: W4A8 moves an output by at most half a unit a group",
 	  a8_quantisation_bound },
 	{ 0 },
