@@ -58,10 +58,9 @@ static void real_steps(struct calib_model *c, const int *prompt, int np,
 		int b = np - at < CALIB_PREFILL_BLOCK ? np - at
 						      : CALIB_PREFILL_BLOCK;
 
-		llama_forward(&c->m, &st, prompt + at, b, at, logits);
+		llama_forward_last(&c->m, &st, prompt + at, b, at, logits);
 		if (at + b == np)
-			tok = spec_argmax(logits + (size_t)(b - 1) * c->m.c.vocab,
-					  c->m.c.vocab);
+			tok = spec_argmax(logits, c->m.c.vocab);
 	}
 	for (int i = 1; i < steps; i++) {
 		double t0 = rt_now_s();

@@ -275,20 +275,19 @@ static void wait_io(struct edge *e, double until_s)
 }
 
 /* Feeds seq[dkv .. upto) to the draft model; the logits of the last are
- * left in the last row fed. Returns that row. */
+ * left in e->logits' first row. Returns that row (NULL: nothing fed). */
 static const float *feed(struct edge *e, int upto)
 {
 	const float *row = NULL;
-	int vocab = e->o->m->c.vocab;
 
 	while (e->dkv < upto) {
 		int n = upto - e->dkv;
 
 		if (n > EDGE_FEED_BLOCK)
 			n = EDGE_FEED_BLOCK;
-		llama_forward(e->o->m, &e->st, e->seq + e->dkv, n, e->dkv,
-			      e->logits);
-		row = e->logits + (size_t)(n - 1) * vocab;
+		llama_forward_last(e->o->m, &e->st, e->seq + e->dkv, n, e->dkv,
+				   e->logits);
+		row = e->logits;
 		e->dkv += n;
 	}
 	return row;

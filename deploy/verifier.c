@@ -516,7 +516,7 @@ static void add_seq(struct verifier *v, struct viter *it, int slot,
 {
 	struct vreq *r = &v->t[slot];
 	int *f = v->feed + it->tokens;
-	int base = r->len - r->kv_len;
+	int base = r->len - r->kv_len, out;
 
 	if (nblocks) {
 		memcpy(f, r->seq + r->kv_len, sizeof(int) * (size_t)base);
@@ -524,9 +524,13 @@ static void add_seq(struct verifier *v, struct viter *it, int slot,
 	} else {
 		memcpy(f, r->seq + r->kv_len, sizeof(int) * (size_t)n);
 	}
+	/* a block's every row is judged; a prefill's last row is read only
+	 * when it ends on a token to decode */
+	out = nblocks ? n : r->decoding && r->kv_len + n == r->len;
 	r->in_batch = true;
-	v->seqs[it->seqs] = (struct llama_seq){ &r->st, f, n, r->kv_len };
-	v->seg[it->seqs] = (struct vseg){ slot, nblocks, nd, it->tokens, n };
+	v->seqs[it->seqs] = (struct llama_seq){ &r->st, f, n, r->kv_len, out };
+	v->seg[it->seqs] = (struct vseg){ slot, nblocks, nd, it->rows, n };
+	it->rows += out;
 	it->ctx_sum += r->kv_len;
 	it->seqs++;
 	it->tokens += n;
@@ -624,7 +628,7 @@ void verifier_iterate(struct verifier *v, struct viter *it)
 			r->kv_len += g->n;
 			if (r->decoding && r->kv_len == r->len)
 				decoded(v, g->slot, v->logits +
-					(size_t)(g->row + g->n - 1) * v->m->c.vocab,
+					(size_t)g->row * v->m->c.vocab,
 					&v->tokens[it->ntokens++]);
 			continue;
 		}

@@ -79,6 +79,8 @@ struct vverdict {
 
 struct viter {
 	int tokens, seqs;      /* batch tokens and sequences */
+	int rows;              /* logits rows: a block's every token, a
+				  decoding step's last */
 	long ctx_sum;          /* the sequences' cached context, summed */
 	int prefill_tokens;
 	int nverdicts;
@@ -89,7 +91,7 @@ struct viter {
 struct vseg {
 	int slot;
 	int nblocks, nd;     /* verify: blocks and drafts; 0 for a prefill */
-	int row, n;          /* its first logits row, its tokens */
+	int row, n;          /* its first logits row (if any), its tokens */
 };
 
 struct verifier {

@@ -365,7 +365,14 @@ static void attn_heads(void *ctx, int h0, int h1)
 void llama_forward(const struct llama *m, struct llama_state *s,
 		   const int *tokens, int n, int pos, float *logits)
 {
-	llama_forward_batch(m, s, &(struct llama_seq){ s, tokens, n, pos }, 1,
+	llama_forward_batch(m, s, &(struct llama_seq){ s, tokens, n, pos, n }, 1,
+			    logits);
+}
+
+void llama_forward_last(const struct llama *m, struct llama_state *s,
+			const int *tokens, int n, int pos, float *logits)
+{
+	llama_forward_batch(m, s, &(struct llama_seq){ s, tokens, n, pos, 1 }, 1,
 			    logits);
 }
 
@@ -384,7 +391,8 @@ void llama_forward_batch(const struct llama *m, struct llama_state *scratch,
 		const struct llama_seq *sq = &seqs[i];
 
 		HS_ASSERT(sq->n >= 1 && sq->pos >= 0 &&
-			  sq->pos <= c->seq_len - sq->n);
+			  sq->pos <= c->seq_len - sq->n && sq->out >= 0 &&
+			  sq->out <= sq->n);
 		for (int j = 0; j < i; j++)
 			HS_ASSERT(seqs[j].s != sq->s);
 		for (int t = 0; t < sq->n; t++)
@@ -448,8 +456,15 @@ void llama_forward_batch(const struct llama *m, struct llama_state *scratch,
 		for (int i = 0; i < n * dim; i++)
 			s->x[i] += s->xb[i];
 	}
-	for (int t = 0; t < n; t++)
-		rmsnorm(s->x + t * dim, s->x + t * dim, m->rms_final, dim,
-			c->norm_eps);
-	apply(m, &m->cls, s->x, n, logits);
+	/* the rows wanted, normed into xb one after another, through the
+	 * classifier at once */
+	for (int i = 0, r = 0, o = 0; i < nseq; r += seqs[i++].n)
+		for (int t = seqs[i].n - seqs[i].out; t < seqs[i].n; t++, o++)
+			rmsnorm(s->xb + (size_t)o * dim, s->x + (size_t)(r + t) * dim,
+				m->rms_final, dim, c->norm_eps);
+	n = 0;
+	for (int i = 0; i < nseq; i++)
+		n += seqs[i].out;
+	if (n)
+		apply(m, &m->cls, s->xb, n, logits);
 }

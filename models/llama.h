@@ -104,13 +104,19 @@ void llama_state_release(struct llama_state *s);
  * batch of one sequence, with s as its own scratch. */
 void llama_forward(const struct llama *m, struct llama_state *s,
 		   const int *tokens, int n, int pos, float *logits);
+/* The same, writing the logits of the last token only (vocab floats): a
+ * prompt's prefill, whose other rows no one reads, without the classifier
+ * over every row (at SmolLM2's 49152 x 576 the largest layer). */
+void llama_forward_last(const struct llama *m, struct llama_state *s,
+			const int *tokens, int n, int pos, float *logits);
 
 /* One sequence's part of a batch: tokens[0..n) at positions pos..pos+n-1
- * of s's KV cache (which holds positions 0..pos-1). Borrowed pointers. */
+ * of s's KV cache (which holds positions 0..pos-1), the logits of its last
+ * `out` rows wanted (0 .. n: n every row, 0 none). Borrowed pointers. */
 struct llama_seq {
 	struct llama_state *s;
 	const int *tokens;
-	int n, pos;
+	int n, pos, out;
 };
 
 /* Runs the sequences' tokens through the model together, as a serving
@@ -121,9 +127,10 @@ struct llama_seq {
  * their scratch; scratch (borrowed) supplies the activation buffers
  * (scratch->max_block >= the total tokens); scratch's own KV cache is not
  * touched, so it may be one of the seqs' states or a separate state.
- * logits (borrowed) gets total x vocab rows, sequences in order. Each seq:
- * n >= 1, pos >= 0, pos + n <= seq_len; nseq >= 1; no state may appear
- * twice. Every row's logits are those of its sequence's own llama_forward:
+ * logits (borrowed) gets the rows wanted (the sum of the seqs' out) x
+ * vocab, one after another, sequences in order. Each seq: n >= 1,
+ * pos >= 0, pos + n <= seq_len, 0 <= out <= n; nseq >= 1; no state may
+ * appear twice. Every row's logits are those of its sequence's own llama_forward:
  * bit for bit in FP32, up to summation order in the other formats. */
 void llama_forward_batch(const struct llama *m, struct llama_state *scratch,
 			 const struct llama_seq *seqs, int nseq, float *logits);

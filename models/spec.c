@@ -16,8 +16,8 @@ void spec_greedy(const struct llama *m, const int *prompt, int n, int out,
 	float *lg = xmalloc(sizeof(float) * (size_t)n * m->c.vocab);
 
 	llama_state_init(&st, &m->c, n);
-	llama_forward(m, &st, prompt, n, 0, lg);
-	res[0] = spec_argmax(lg + (size_t)(n - 1) * m->c.vocab, m->c.vocab);
+	llama_forward_last(m, &st, prompt, n, 0, lg);
+	res[0] = spec_argmax(lg, m->c.vocab);
 	for (int i = 1; i < out; i++) {
 		llama_forward(m, &st, &res[i - 1], 1, n + i - 1, lg);
 		res[i] = spec_argmax(lg, m->c.vocab);
@@ -280,8 +280,8 @@ static long decode(const struct llama *target, const struct llama *draft,
 	 * starts with */
 	pos = dpos = np - 1;
 	if (pos > 0) {
-		llama_forward(target, &ts, seq, pos, 0, tl);
-		llama_forward(draft, &ds, seq, pos, 0, dl);
+		llama_forward_last(target, &ts, seq, pos, 0, tl);
+		llama_forward_last(draft, &ds, seq, pos, 0, dl);
 	}
 	while (made < steps) {
 		int g = steps - made < gamma ? steps - made : gamma, k = 0, next;

@@ -288,13 +288,17 @@ struct batch_diff {
 /* Four sequences at different cached lengths, with blocks of different
  * sizes (decoding, verification, a prompt from the start) and different
  * tokens, run as one llama_forward_batch twice: in order with a separate
- * scratch, then shuffled with one of the sequences' states as the scratch.
- * Against each sequence's own llama_forward on a state prefilled alike. */
+ * scratch and every row's logits, then shuffled with one of the
+ * sequences' states as the scratch and only some sequences' last rows'
+ * logits (one sequence's none). Against each sequence's own llama_forward
+ * on a state prefilled alike. */
 static struct batch_diff batch_vs_own(const struct llama *m)
 {
 	enum { S = 4, MAXLEN = 16 };
 	static const int pos[S] = { 7, 3, 11, 0 }, len[S] = { 1, 5, 3, 2 };
 	static const int order[2][S] = { { 0, 1, 2, 3 }, { 2, 0, 3, 1 } };
+	/* the logits wanted: every row's, then some sequences' last rows */
+	static const int out[2][S] = { { 1, 5, 3, 2 }, { 1, 2, 0, 1 } };
 	const struct llama_config *c = &m->c;
 	size_t cache = (size_t)c->n_layers * c->seq_len *
 		       (c->dim / c->n_heads * c->n_kv_heads);
@@ -329,14 +333,15 @@ static struct batch_diff batch_vs_own(const struct llama *m)
 			int i = order[o][k];
 
 			seqs[k] = (struct llama_seq){ &bat[i], toks[i] + pos[i],
-						      len[i], pos[i] };
+						      len[i], pos[i], out[o][i] };
 		}
 		llama_forward_batch(m, o ? &bat[order[o][0]] : &scratch, seqs, S,
 				    got);
 		for (int k = 0; k < S; k++) {
 			int i = order[o][k];
-			size_t nv = (size_t)len[i] * c->vocab;
-			const float *w = want + (size_t)first[i] * c->vocab;
+			size_t nv = (size_t)out[o][i] * c->vocab;
+			const float *w = want + (size_t)(first[i] + len[i] -
+							 out[o][i]) * c->vocab;
 			const float *g = got + row * c->vocab;
 
 			d.same &= !memcmp(g, w, sizeof(float) * nv);
@@ -344,7 +349,7 @@ static struct batch_diff batch_vs_own(const struct llama *m)
 				d.logit_scale = fmax(d.logit_scale, fabs(w[j]));
 				d.logits = fmax(d.logits, fabs(g[j] - w[j]));
 			}
-			row += (size_t)len[i];
+			row += (size_t)out[o][i];
 		}
 		for (int i = 0; i < 2 * S; i++) { /* keys, then values */
 			const float *g = i < S ? bat[i].key : bat[i - S].value;
