@@ -339,6 +339,16 @@ static void attend_ref(const float *q, const float *kc, const float *vc, int n,
 	memcpy(out, acc, sizeof(float) * hs);
 }
 
+void kern_to_f16(const struct kern *kn, const float *x, size_t n, uint16_t *h)
+{
+	if (kn && kn->to_f16) {
+		kn->to_f16(x, n, h);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		h[i] = f16_from_f32(x[i]);
+}
+
 void kern_attend(const struct kern *kn, const float *q, const float *kc,
 		 const float *vc, int n, int hs, size_t stride, float scale,
 		 float *att, float *out)

@@ -109,6 +109,8 @@ struct kern {
 			float *unit, float *sum);
 	/* NULL (the portable code), or kern_attend's attention with vectors */
 	kern_attend_fn *attend;
+	/* NULL, or kern_to_f16's conversion: f16_from_f32's bits, faster */
+	void (*to_f16)(const float *x, size_t n, uint16_t *h);
 };
 
 /* One token's k activations (FP16) into its place in a tile of T tokens
@@ -217,6 +219,10 @@ void kern_attend(const struct kern *kn, const float *q, const float *kc,
 		 const float *vc, int n, int hs, size_t stride, float scale,
 		 float *att, float *out);
 
+/* h[i] = f16_from_f32(x[i]), i < n, bit for bit, by kn's own conversion
+ * where it has one (kn NULL: the portable code) */
+void kern_to_f16(const struct kern *kn, const float *x, size_t n, uint16_t *h);
+
 /* sum a[i] b[i], i < n, in a fixed order: eight running sums over i mod 8
  * (one vector register), then the tail, then the eight in turn. The FP32
  * product and the portable attention's scores both use it, so a result
@@ -265,5 +271,6 @@ void kern_avx2_load(const uint16_t *x, int k, int group, int interleave,
 void kern_avx2_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
 		       float *unit, float *sum);
 kern_attend_fn kern_avx2_attend;
+void kern_avx2_to_f16(const float *x, size_t n, uint16_t *h);
 
 #endif

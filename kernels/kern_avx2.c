@@ -12,6 +12,7 @@
  *     s sum q x + b sum x = 16 s P + (b - 16 s) SX,
  * with SX, the group's activation sum, prepared once per call. */
 #include "kern.h"
+#include "f16.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -423,6 +424,29 @@ void kern_avx2_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
 	}
 }
 
+/* kern.to_f16 with F16C, 8 values a step, rounding to nearest even as
+ * f16_from_f32 does (F16C ignores DAZ and FTZ: an FP32 subnormal becomes a
+ * signed zero either way); a step holding a NaN goes the portable way,
+ * which keeps no payload. Shared by the AVX-512 sets. */
+void kern_avx2_to_f16(const float *x, size_t n, uint16_t *h)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		__m256 v = _mm256_loadu_ps(x + i);
+
+		if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)))
+			for (size_t j = i; j < i + 8; j++)
+				h[j] = f16_from_f32(x[j]);
+		else
+			_mm_storeu_si128((__m128i *)(h + i),
+					 _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT |
+							    _MM_FROUND_NO_EXC));
+	}
+	for (; i < n; i++)
+		h[i] = f16_from_f32(x[i]);
+}
+
 /* ---- attention (kern_attend_fn), shared by the AVX-512 sets ----
  * Scores four positions at a time (four chains, summed across lanes
  * together), exp in vectors, then the weighted values: 64 columns at a
@@ -763,7 +787,8 @@ const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .a8_panel = PANEL, .a8_panels = 1,
 			       .a8_tile = TILE, .load = kern_avx2_load,
 			       .a8_load = kern_avx2_a8_load,
-			       .attend = kern_avx2_attend };
+			       .attend = kern_avx2_attend,
+			       .to_f16 = kern_avx2_to_f16 };
 const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
 				   .q4 = q4, .q8 = kern_avx2_q8,
 				   .f16 = kern_avx2_f16, .a8_pack = a8_pack,
@@ -771,4 +796,5 @@ const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
 				   .a8_panels = 1, .a8_tile = TILE,
 				   .load = kern_avx2_load,
 				   .a8_load = kern_avx2_a8_load,
-				   .attend = kern_avx2_attend };
+				   .attend = kern_avx2_attend,
+				   .to_f16 = kern_avx2_to_f16 };

@@ -832,7 +832,8 @@ static void f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 const struct kern kern_avx512 = { .name = "avx512", .interleave = 4,
 				  .q4 = q4, .q8 = kern_avx2_q8, .f16 = f16,
 				  .load = kern_avx2_load,
-				  .attend = kern_avx2_attend };
+				  .attend = kern_avx2_attend,
+				  .to_f16 = kern_avx2_to_f16 };
 const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
 				       .q4 = q4_vnni, .q8 = kern_avx2_q8,
 				       .f16 = f16, .a8_pack = a8_pack,
@@ -841,4 +842,5 @@ const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
 				       .digits = digits,
 				       .load = kern_avx2_load,
 				       .a8_load = kern_avx2_a8_load,
-				       .attend = kern_avx2_attend };
+				       .attend = kern_avx2_attend,
+				       .to_f16 = kern_avx2_to_f16 };

@@ -156,8 +156,7 @@ void lin_apply(const struct linear *l, const float *x, int m, float *y,
 		return;
 	}
 	xh = xmalloc(sizeof(uint16_t) * (size_t)m * l->k);
-	for (size_t i = 0; i < (size_t)m * l->k; i++)
-		xh[i] = f16_from_f32(x[i]);
+	kern_to_f16(kn, x, (size_t)m * l->k, xh);
 	switch (l->format) {
 	case LIN_F16:
 		kern_f16_gemm(kn, p, l->f16, l->n, l->k, xh, m, y);

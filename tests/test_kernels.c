@@ -578,6 +578,67 @@ static void load_matches_portable(void)
 	free(x);
 }
 
+/* A kernel set's own FP16 conversion (kern.to_f16) is f16_from_f32 bit
+ * for bit, with denormals flushed as the forward runs: random bit patterns
+ * (every class), FP16's edges (overflow, its smallest values, ties that
+ * round to even), FP32 subnormals, NaNs with payloads, at every place of a
+ * step of 8 and in a tail. */
+static void to_f16_matches_portable(void)
+{
+	static const float edges[] = {
+		65504.0f, 65519.0f, 65520.0f, 1e6f, 0x1p-14f, 0x1p-24f, 0x1p-25f,
+		0x1.8p-24f, 0x1.8p-25f, 0x1.0002p-25f, 0x1.ff8p-15f, 1.00048828125f,
+		1.00146484375f, 0x1p-130f, 0x1p-149f, 0.0f, 1.0f / 3, 2049.0f,
+		2051.0f, INFINITY,
+	};
+	enum { N = 4099 };
+	float *x = malloc(sizeof(float) * N);
+	uint16_t a[N], b[N];
+	int sets = 0;
+
+	kern_flush_denormals();
+	for (int i = 0; i < N; i++) {
+		uint32_t bits = (uint32_t)(uniform() * 4294967296.0);
+
+		if (i % 3 == 0) { /* mostly FP16's range */
+			float f = (float)(uniform() * 2 - 1) *
+				  ldexpf(1, (int)(uniform() * 44) - 28);
+
+			memcpy(&bits, &f, sizeof(bits));
+		}
+		memcpy(&x[i], &bits, sizeof(bits));
+	}
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		x[2 * i] = edges[i];
+		x[2 * i + 1] = -edges[i];
+	}
+	for (int i = 0; i < 8; i++) { /* NaNs with payloads */
+		uint32_t nan = 0x7f800001u + (uint32_t)i * 0x10203u;
+
+		memcpy(&x[100 + 9 * i], &nan, sizeof(nan));
+	}
+	for (const char *const *nm = kern_available(); *nm; nm++) {
+		const struct kern *kn = kern_find(*nm);
+		int bad = 0, first = -1;
+
+		if (!kn->to_f16)
+			continue;
+		sets++;
+		kern_to_f16(kn, x, N, a);
+		kern_to_f16(NULL, x, N, b);
+		for (int i = 0; i < N; i++)
+			if (a[i] != b[i] && bad++ == 0)
+				first = i;
+		CHECK_MSG(!bad, "%s: %d of %d values differ; the first %a: "
+			  "0x%04x, portable 0x%04x", *nm, bad, N,
+			  first < 0 ? 0.0 : (double)x[first], first < 0 ? 0 : a[first],
+			  first < 0 ? 0 : b[first]);
+	}
+	if (!sets)
+		t_skip("no kernel on this CPU has its own FP16 conversion");
+	free(x);
+}
+
 /* A kernel set's own attention (kern.attend) against the portable one
  * (kern_attend with no set) within 1e-5 of the output's largest value:
  * contexts of 1 .. 200 positions (every remainder of its blocks of 4 and
@@ -795,6 +856,8 @@ const struct tcase kernel_tests[] = {
 	  load_matches_portable },
 	{ "kernels: a kernel's own integer-path load is the portable one",
 	  a8_load_matches_portable },
+	{ "kernels: a kernel's own FP16 conversion is the portable one's",
+	  to_f16_matches_portable },
 	{ "kernels: a kernel's own attention is the portable one's",
 	  attend_matches_portable },
 	{ "kernels: W4A8 moves an output by at most half a unit a group",
