@@ -13,20 +13,32 @@
 # best W4A16 (g128) over ggml's best Q4_0 and over ggml's F16; with the
 # int8 dot-product and FMA peaks of `bench kernels` in the same run. A
 # benchmark: nothing is asserted. Run it alone on the machine.
+#
+# KERNEL=avx2: the AVX2-only pair, on any x86-64 machine with AVX2: the
+# project's `--kernel avx2` against ggml built for AVX2, FMA and F16C
+# alone (no AVX-512, no VNNI), under BUILD/ggml-avx2.
 set -eu
 [ $# -ge 1 ] || { echo "usage: bench-ggml.sh GGML_SRC [BUILD] [ROUNDS]" >&2; exit 2; }
 src=$1
 build=${2:-build}
 rounds=${3:-2}
 H=$build/hybridspec
-gb=$build/ggml
+kernel=${KERNEL:-}
+gb=$build/ggml${kernel:+-$kernel}
+isa="-DGGML_NATIVE=ON"
+case $kernel in
+'') ;;
+avx2) isa="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AVX_VNNI=OFF" ;;
+*) echo "bench-ggml.sh: KERNEL: expected avx2 (or nothing), found '$kernel'" >&2; exit 2 ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 [ -f "$src/CMakeLists.txt" ] || { echo "bench-ggml.sh: $src: no CMakeLists.txt (a ggml checkout?)" >&2; exit 2; }
 [ -x "$H" ] || { echo "bench-ggml.sh: $H: build the project first (make)" >&2; exit 2; }
 
 if [ ! -x "$gb/ggml-mm" ]; then
-	cmake -S "$src" -B "$gb" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON \
+	# shellcheck disable=SC2086 # $isa is the options, split
+	cmake -S "$src" -B "$gb" -DCMAKE_BUILD_TYPE=Release $isa \
 		-DGGML_LLAMAFILE=ON -DBUILD_SHARED_LIBS=OFF -DGGML_BUILD_TESTS=OFF \
 		-DGGML_BUILD_EXAMPLES=OFF > "$tmp/cmake.log" 2>&1 ||
 		{ cat "$tmp/cmake.log" >&2; exit 1; }
@@ -49,7 +61,7 @@ for r in $(seq "$rounds"); do
 		for n in $batches; do
 			for g in 128 32; do
 				"$H" bench kernels --threads 2 --shape "$s" --batch "$n" \
-					--hot --group "$g" --json > "$tmp/ours.json"
+					--hot --group "$g" ${kernel:+--kernel "$kernel"} --json > "$tmp/ours.json"
 				jq -r --arg g "$g" '.stream[0] as $p | .rows[] |
 					select(.kernel != "w8a16") |
 					select($g == "128" or .kernel != "fp16") |

@@ -1,57 +1,105 @@
 #!/bin/sh
-# bench-smollm.sh [BUILD]: SmolLM2-135M's forward at W4A16 through this
-# project's kernels (calib cpu: one decode step at contexts 128 and 1024,
-# prefills of 128 and 1024 tokens) on 1 and 2 threads, and, when
-# LLAMACPP names a llama.cpp build folder (its bin/llama-cli), llama.cpp on
-# the same GGUF file with the same threads in the same run: the prompt's
-# eval time (prefill) and the generation's (decode, 32 tokens after the
-# prompt). Prints one table; a benchmark, so nothing is asserted. Run it
-# alone on the machine.
+# bench-smollm.sh LLAMA_BENCH [BUILD] [ROUNDS]: SmolLM2-135M's forward
+# through this project's kernels beside llama.cpp's llama-bench on the same
+# GGUF file, in one run: prefills of 128 and 1024 tokens and a decode step
+# at depths 128 and 1024, on 1 and 2 threads, the two programs alternating
+# ROUNDS times (default 2). Prints a line a measurement, then the median
+# tokens/s of each over the rounds and the project's over llama.cpp's. A
+# benchmark: nothing is asserted. Run it alone on the machine.
+#
+# The project: `calib cpu` at w4a16-g32-asym (the file's own grid: Q4_1 is
+# asymmetric groups of 32) with the classifier in W4A16 too ("-head") and
+# in FP16; a prefill is timed in blocks of the calibration's size, a decode
+# step is one token at that context. llama.cpp: `llama-bench -p 128,1024
+# -n 0` and `-p 0 -n 32 -d 128,1024` (32 tokens generated from that depth)
+# with its defaults (F16 KV cache; the project's is FP32).
+#
+# LLAMA_BENCH is a llama-bench binary (never committed here). One way to
+# build it without the llama.cpp repository, from the source package on
+# PyPI that vendors it:
+#   pip download --no-binary :all: --no-deps llama-cpp-python
+#   tar xzf llama_cpp_python-*.tar.gz
+#   cmake -S llama_cpp_python-*/vendor/llama.cpp -B lcpp -DCMAKE_BUILD_TYPE=Release \
+#     -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF
+#   cmake --build lcpp -j 2 --target llama-bench    # lcpp/bin/llama-bench
 set -eu
-build=${1:-build}
+[ $# -ge 1 ] || { echo "usage: bench-smollm.sh LLAMA_BENCH [BUILD] [ROUNDS]" >&2; exit 2; }
+lb=$1
+build=${2:-build}
+rounds=${3:-2}
 H=$build/hybridspec
+[ -x "$lb" ] || { echo "bench-smollm.sh: $lb: not an executable llama-bench" >&2; exit 2; }
+[ -x "$H" ] || { echo "bench-smollm.sh: $H: build the project first (make)" >&2; exit 2; }
+case $rounds in ''|*[!0-9]*|0) echo "bench-smollm.sh: ROUNDS: expected a count >= 1, found '$rounds'" >&2; exit 2 ;; esac
+command -v jq >/dev/null || { echo "bench-smollm.sh: jq is missing (apt-get install jq)" >&2; exit 2; }
 models=${HYBRIDSPEC_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/hybridspec/models}
 gguf=$(ls "$models"/smollm2-135m/*.gguf 2>/dev/null | head -n 1 || true)
-[ -n "$gguf" ] || { echo "bench-smollm: smollm2-135m is not fetched (sh scripts/fetch-models.sh)" >&2; exit 1; }
-data=${HYBRIDSPEC_DATA:-../shared/data}
+[ -n "$gguf" ] || { echo "bench-smollm.sh: smollm2-135m is not fetched (sh scripts/fetch-models.sh)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# prompts of about 128 and 1024 tokens of WikiText-2 (4.0 bytes a token)
-head -c 490 "$data/wiki.test.raw" | tr -d '\r' >"$tmp/p128.txt"
-head -c 3960 "$data/wiki.test.raw" | tr -d '\r' >"$tmp/p1024.txt"
-
-printf '%-10s %-7s %-24s %12s %12s %12s %12s\n' engine threads weights \
-	"pp128 tok/s" "pp1024 tok/s" "tg@128 tok/s" "tg@1024 tok/s"
-for t in 1 2; do
-	for q in w4a16-g32-asym-head w4a16-g32-asym; do
-		"$H" calib cpu --model smollm2-135m --quant "$q" --threads "$t" \
-			--ctx 128,1024 --prefill 128,1024 --reps 3 \
-			-o "$tmp/e.json" 2>"$tmp/log"
-		# calib's lines: "prefill N tokens at context 0: X ms",
-		# "draft 1 token at context C: X ms"
-		awk -v t="$t" -v q="$q" '
-			/prefill +128 tokens/ { p1 = 128000 / $(NF - 1) }
-			/prefill +1024 tokens/ { p2 = 1024000 / $(NF - 1) }
-			/draft +1 token +at context +128:/ { d1 = 1000 / $(NF - 1) }
-			/draft +1 token +at context +1024:/ { d2 = 1000 / $(NF - 1) }
-			END { printf "%-10s %-7s %-24s %12.1f %12.1f %12.1f %12.1f\n",
-				"hybridspec", t, q, p1, p2, d1, d2 }' "$tmp/log"
-	done
-	if [ -n "${LLAMACPP:-}" ] && [ -x "$LLAMACPP/bin/llama-cli" ]; then
-		for n in 128 1024; do
-			"$LLAMACPP/bin/llama-cli" -m "$gguf" -f "$tmp/p$n.txt" -n 32 \
-				--temp 0 -t "$t" -tb "$t" -no-cnv -c 2048 --no-warmup \
-				</dev/null >"$tmp/out$n" 2>"$tmp/ll$n" || true
+# lines: engine weights threads metric tokens/s
+: >"$tmp/all"
+for r in $(seq "$rounds"); do
+	for t in 1 2; do
+		for q in w4a16-g32-asym-head w4a16-g32-asym; do
+			"$H" calib cpu --model smollm2-135m --quant "$q" --threads "$t" \
+				--ctx 128,1024 --prefill 128,1024 --reps 3 \
+				-o "$tmp/e.json" 2>"$tmp/log" ||
+				{ cat "$tmp/log" >&2; exit 1; }
+			# "prefill N tokens at context 0: X ms",
+			# "draft 1 token at context C: X ms"
+			awk -v t="$t" -v q="$q" '
+				/prefill +[0-9]+ tokens at/ { n = $3; ms = $(NF - 1)
+					print "hybridspec", q, t, "pp" n, n * 1000 / ms }
+				/draft +1 token +at context/ { c = $(NF - 2); sub(":", "", c)
+					print "hybridspec", q, t, "tg@" c, 1000 / $(NF - 1) }' \
+				"$tmp/log" | tee -a "$tmp/all"
 		done
-		# "prompt eval time = X ms / N tokens (... Y tokens per second)"
-		awk -v t="$t" '
-			FILENAME ~ /ll128$/ && /prompt eval time/ { p1 = $(NF - 3) }
-			FILENAME ~ /ll1024$/ && /prompt eval time/ { p2 = $(NF - 3) }
-			FILENAME ~ /ll128$/ && / eval time/ && !/prompt/ { d1 = $(NF - 3) }
-			FILENAME ~ /ll1024$/ && / eval time/ && !/prompt/ { d2 = $(NF - 3) }
-			END { printf "%-10s %-7s %-24s %12.1f %12.1f %12.1f %12.1f\n",
-				"llama.cpp", t, "q4_1 (the file)", p1, p2, d1, d2 }' \
-			"$tmp/ll128" "$tmp/ll1024"
-	fi
+		for a in "-p 128,1024 -n 0" "-p 0 -n 32 -d 128,1024"; do
+			# shellcheck disable=SC2086 # $a is the options, split
+			"$lb" -m "$gguf" -t "$t" $a -r 3 -o json >"$tmp/lb.json" \
+				2>"$tmp/lb.log" || { cat "$tmp/lb.log" >&2; exit 1; }
+			jq -r --arg t "$t" '.[] | "llama.cpp q4_1(file) \($t) " +
+				(if .n_gen > 0 then "tg@\(.n_depth)" else "pp\(.n_prompt)" end) +
+				" \(.avg_ts)"' "$tmp/lb.json" | tee -a "$tmp/all"
+		done
+	done
 done
+
+echo
+echo "medians over $rounds rounds, tokens/s; x: the project's over llama.cpp's"
+awk '
+function median(list,   n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j] + 0 < a[j - 1] + 0; j--) {
+			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+		}
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{
+	key = $1 " " $2 " " $3
+	v[key, $4] = v[key, $4] " " $5
+	if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
+}
+END {
+	split("pp128 pp1024 tg@128 tg@1024", m, " ")
+	printf "%-10s %-22s %7s", "engine", "weights", "threads"
+	for (i = 1; i <= 4; i++)
+		printf " %9s %6s", m[i], "x"
+	printf "\n"
+	for (k = 1; k <= nk; k++) {
+		split(keys[k], f, " ")
+		printf "%-10s %-22s %7s", f[1], f[2], f[3]
+		for (i = 1; i <= 4; i++) {
+			a = median(v[keys[k], m[i]])
+			b = median(v["llama.cpp q4_1(file) " f[3], m[i]])
+			if (f[1] == "hybridspec" && b > 0)
+				printf " %9.1f %6.2f", a, a / b
+			else
+				printf " %9.1f %6s", a, "-"
+		}
+		printf "\n"
+	}
+}' "$tmp/all"
