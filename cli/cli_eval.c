@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EVAL_TEXT \
 	"The text: with a tokenizer that adds a start token (stories260K,\n" \
@@ -21,13 +22,24 @@
 	"0 done, 2 bad usage or bad input (a missing model or\n" \
 	"text, a file that cannot be written)"
 
+/* The threads both take by default: every online CPU (a window's forward
+ * is a batch; its linear layers and attention split over them) */
+#define EVAL_THREADS_MAX 256
+static long long online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > EVAL_THREADS_MAX ? EVAL_THREADS_MAX : n;
+}
+
 /* The rows both take: the text, its windows, the threads. */
 #define EVAL_TEXT_ROWS(text, window, windows, threads) \
 	CLI_OPT_TEXT(text, "the text (required)"), \
 	CLI_OPT_WINDOW(window, "tokens a window (default, or 0: the model's\n" \
 		       "context, at most 4096)"), \
 	CLI_OPT_WINDOWS(windows), \
-	CLI_OPT_THREADS(threads, 256, "the linear layers on N threads (default 1)")
+	CLI_OPT_THREADS(threads, EVAL_THREADS_MAX, "the forward on N threads (default: every\n" \
+			"online CPU, at most 256)")
 
 static const struct opt_cmd ppl_cmd = {
 	.name = "eval ppl",
@@ -68,7 +80,7 @@ static const struct opt_cmd accept_cmd = {
 static int ppl_sub(int argc, char **argv)
 {
 	struct eval_ppl_opts o = { .q = { LIN_F32, 128, Q4_SYM, false, false } };
-	long long window = 0, windows = 0, from = 0, threads = 1;
+	long long window = 0, windows = 0, from = 0, threads = online_cpus();
 	bool json = false;
 	struct opt rows[] = {
 		CLI_OPT_MODEL(&o.model, "the model (required)"),
@@ -172,8 +184,8 @@ static int accept_run(const struct eval_accept_opts *o, const char *out,
 static int accept_sub(int argc, char **argv)
 {
 	struct eval_accept_opts o = { 0 };
-	long long window = 0, windows = 0, threads = 1, gamma = 8, prompts = 16,
-		  seed = 1;
+	long long window = 0, windows = 0, threads = online_cpus(), gamma = 8,
+		  prompts = 16, seed = 1;
 	const char *out = NULL;
 	bool json = false;
 	struct opt rows[] = {
