@@ -82,10 +82,12 @@ void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind)
 			float lo = x[0], hi = x[0], amax = 0, s, b;
 			struct q4_head h;
 
+			/* comparisons, not fminf and fmaxf (calls): x is
+			 * finite */
 			for (int j = 0; j < len; j++) {
-				lo = fminf(lo, x[j]);
-				hi = fmaxf(hi, x[j]);
-				amax = fmaxf(amax, fabsf(x[j]));
+				lo = x[j] < lo ? x[j] : lo;
+				hi = x[j] > hi ? x[j] : hi;
+				amax = q4_amax(amax, x[j]);
 			}
 			if (kind == Q4_SYM) {
 				h.scale = f16_from_f32(amax / 7);
@@ -98,11 +100,19 @@ void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind)
 			s = f16_to_f32(h.scale);
 			b = f16_to_f32(h.bias);
 			memcpy(block(m, r, g), &h, sizeof(h));
-			for (int j = 0; j < len; j++) {
-				float c = s > 0 ? roundf((x[j] - b) / s) : 0;
+			/* the block's codes in place (q4_set's, without its
+			 * lookups a weight) */
+			uint8_t *q = block(m, r, g) + Q4_HEAD_BYTES;
 
-				q4_set(m, r, g * m->group + j,
-				       c < 0 ? 0 : c > 15 ? 15 : (int)c);
+			memset(q, 0, (size_t)m->group / 2);
+			for (int j = 0; j < len; j++) {
+				float c = s > 0 ? q4_round((x[j] - b) / s) : 0;
+				size_t byte;
+				int shift;
+
+				where(j, &byte, &shift);
+				q[byte] |= (uint8_t)((c < 0 ? 0 : c > 15 ? 15 : (int)c)
+						     << shift);
 			}
 		}
 	}
@@ -144,7 +154,7 @@ float q4_a8_block(const uint16_t *x, int n, int8_t *q)
 	float amax = 0, inv;
 
 	for (int c = 0; c < n; c++)
-		amax = fmaxf(amax, fabsf(f16_to_f32(x[c])));
+		amax = q4_amax(amax, f16_to_f32(x[c]));
 	inv = amax > 0 ? 127 / amax : 0;
 	for (int c = 0; c < Q4_A8_BLOCK; c++) {
 		float v = c < n ? f16_to_f32(x[c]) * inv : 0;
@@ -212,10 +222,10 @@ void q4_quantize_activations(uint16_t *x, int m, int k)
 		float amax = 0, s;
 
 		for (int c = 0; c < k; c++)
-			amax = fmaxf(amax, fabsf(f16_to_f32(row[c])));
+			amax = q4_amax(amax, f16_to_f32(row[c]));
 		s = amax / 7;
 		for (int c = 0; c < k; c++) {
-			float q = s > 0 ? roundf(f16_to_f32(row[c]) / s) : 0;
+			float q = s > 0 ? q4_round(f16_to_f32(row[c]) / s) : 0;
 
 			q = q < -8 ? -8 : q > 7 ? 7 : q;
 			row[c] = f16_from_f32(q * s);

@@ -15,6 +15,7 @@
 #ifndef HS_Q4_H
 #define HS_Q4_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +72,29 @@ void q4_gemm_ref(const struct q4_matrix *w, const uint16_t *x, int m, float *y,
  * against 2.6% with blocks of 32 at G = 32.) */
 #define Q4_A8_BLOCK 32
 void q4_a8_quantize(const uint16_t *x, int k, int8_t *q, float *unit);
+/* roundf(v) (to nearest, halves away from zero), inline: at -O2 without
+ * SSE4.1 roundf is a call, and the quantisers take one a weight. Exact:
+ * below 2^23 v - trunc(v) is exact; from there v is a whole number (or
+ * not finite) already. */
+static inline float q4_round(float v)
+{
+	float t, d;
+
+	if (!(fabsf(v) < 0x1p23f))
+		return v;
+	t = (float)(int32_t)v;
+	d = v - t;
+	/* v's sign on a zero too, as roundf(-0.3) is -0 */
+	return copysignf(d >= 0.5f ? t + 1 : d <= -0.5f ? t - 1 : t, v);
+}
+
+/* the larger of a and |x|, as fmaxf(a, fabsf(x)) for a >= 0 (a NaN x
+ * leaves a), inline */
+static inline float q4_amax(float a, float x)
+{
+	return fabsf(x) > a ? fabsf(x) : a;
+}
+
 /* One block of that: its n <= Q4_A8_BLOCK values x into Q4_A8_BLOCK codes
  * q (zero past n); returns its unit. Every kernel's quantisation of the
  * activations must give these bits. */

@@ -1,5 +1,6 @@
 /* q8.c: the W8A16 and FP16 baselines by definition (reference kernels). */
 #include "q8.h"
+#include "q4.h"
 
 #include "err.h"
 #include "mem.h"
@@ -40,11 +41,11 @@ void q8_quantize(struct q8_matrix *m, const float *w)
 			float amax = 0, s;
 
 			for (int j = 0; j < len; j++)
-				amax = fmaxf(amax, fabsf(x[j]));
+				amax = q4_amax(amax, x[j]);
 			b->scale = f16_from_f32(amax / 127);
 			s = f16_to_f32(b->scale);
 			for (int j = 0; j < 32; j++) {
-				float q = j < len && s > 0 ? roundf(x[j] / s) : 0;
+				float q = j < len && s > 0 ? q4_round(x[j] / s) : 0;
 
 				b->q[j] = (int8_t)(q < -127 ? -127 : q > 127 ? 127 : q);
 			}

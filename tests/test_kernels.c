@@ -47,6 +47,34 @@ static void fill_acts(uint16_t *x, size_t n)
 		x[i] = f16_from_f32(gauss(1.0f));
 }
 
+/* The quantisers' inline rounding is roundf, bit for bit: halves of
+ * either sign, the float below a half, the edges of 2^23 and 2^31,
+ * infinities, a NaN, and random values of every magnitude. */
+static void inline_round_is_roundf(void)
+{
+	static const float edges[] = {
+		0.0f, 0.5f, 1.5f, 2.5f, 0.49999997f, 0.50000006f, 14.5f, 15.5f,
+		8388607.5f, 0x1p23f, 0x1p23f + 2, 0x1p31f, 0x1p31f + 256, 1e30f,
+		INFINITY, 0x1p-149f, 127.49999f, 126.5f,
+	};
+	int bad = 0;
+	float first = 0;
+
+	for (int i = 0; i < 200000 + 2 * (int)(sizeof(edges) / sizeof(edges[0])); i++) {
+		float v = i < 200000 ? (float)(uniform() * 2 - 1) *
+				       ldexpf(1, (int)(uniform() * 70) - 30)
+				     : edges[(i - 200000) / 2] * ((i % 2) ? -1 : 1);
+		float a = q4_round(v), b = roundf(v);
+
+		if (memcmp(&a, &b, sizeof(a)) && bad++ == 0)
+			first = v;
+	}
+	CHECK_MSG(!bad, "%d values round otherwise, the first %a", bad,
+		  (double)first);
+	CHECK(isnan(q4_round(NAN)));
+	CHECK(q4_amax(2, NAN) == 2 && q4_amax(2, -3) == 3 && q4_amax(0, -0.0f) == 0);
+}
+
 static void fp16_round_trip(void)
 {
 	int bad = 0;
@@ -838,6 +866,7 @@ static void a8_quantisation_bound(void)
 }
 
 const struct tcase kernel_tests[] = {
+	{ "kernels: the quantisers' inline round is roundf's", inline_round_is_roundf },
 	{ "kernels: FP16 conversion round trip", fp16_round_trip },
 	{ "kernels: W4A16 quantisation within half a step", q4_round_trip },
 	{ "kernels: W8A16 quantisation within half a step", q8_round_trip },
