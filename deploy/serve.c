@@ -61,7 +61,8 @@ struct server {
 	double log_s;         /* the last log line's time */
 	struct wire_msg *msg; /* owned scratch: a message read or sent */
 	json_t *iters;        /* owned, when o->log_iterations: a row an
-				 iteration */
+				 iteration, [tokens, sequences, context
+				 summed, seconds, logits rows] */
 };
 
 static double now_s(const struct server *s)
@@ -349,8 +350,8 @@ static void iterate(struct server *s)
 	t = rt_now_s() - t;
 	s->busy_s += t;
 	if (s->iters)
-		json_array_append_new(s->iters, json_pack("[i,i,I,f]", it.tokens,
-			it.seqs, (json_int_t)it.ctx_sum, t));
+		json_array_append_new(s->iters, json_pack("[i,i,I,f,i]", it.tokens,
+			it.seqs, (json_int_t)it.ctx_sum, t, it.rows));
 	now = now_s(s);
 	s->iterations++;
 	s->batch_tokens += it.tokens;

@@ -127,11 +127,12 @@ struct llama_seq {
  * their scratch; scratch (borrowed) supplies the activation buffers
  * (scratch->max_block >= the total tokens); scratch's own KV cache is not
  * touched, so it may be one of the seqs' states or a separate state.
- * logits (borrowed) gets the rows wanted (the sum of the seqs' out) x
- * vocab, one after another, sequences in order. Each seq: n >= 1,
- * pos >= 0, pos + n <= seq_len, 0 <= out <= n; nseq >= 1; no state may
- * appear twice. Every row's logits are those of its sequence's own llama_forward:
- * bit for bit in FP32, up to summation order in the other formats. */
+ * logits (borrowed; NULL if no row is wanted) gets the rows wanted (the
+ * sum of the seqs' out) x vocab, one after another, sequences in order.
+ * Each seq: n >= 1, pos >= 0, pos + n <= seq_len, 0 <= out <= n;
+ * nseq >= 1; no state may appear twice. Every row's logits are those of
+ * its sequence's own llama_forward: bit for bit in FP32, up to summation
+ * order in the other formats. */
 void llama_forward_batch(const struct llama *m, struct llama_state *scratch,
 			 const struct llama_seq *seqs, int nseq, float *logits);
 

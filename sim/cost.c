@@ -86,16 +86,35 @@ static size_t bracket(const double *a, size_t n, double v, int extrapolate,
 	return i;
 }
 
-double cost_table_s(const struct vtab *t, double tokens, double ctx)
+/* grid g of t (its sec or pre) at tokens x ctx */
+static double table_at(const struct vtab *t, const double *g, double tokens,
+		       double ctx)
 {
 	double wt, wc, lo, hi;
 	size_t i = bracket(t->tok, t->nt, tokens, 1, &wt);
 	size_t j = bracket(t->ctx, t->nc, ctx, 0, &wc);
 	size_t i1 = t->nt > 1 ? i + 1 : i, j1 = t->nc > 1 ? j + 1 : j;
 
-	lo = t->sec[i * t->nc + j] * (1 - wc) + t->sec[i * t->nc + j1] * wc;
-	hi = t->sec[i1 * t->nc + j] * (1 - wc) + t->sec[i1 * t->nc + j1] * wc;
+	lo = g[i * t->nc + j] * (1 - wc) + g[i * t->nc + j1] * wc;
+	hi = g[i1 * t->nc + j] * (1 - wc) + g[i1 * t->nc + j1] * wc;
 	return lo + (hi - lo) * wt;
+}
+
+double cost_table_s(const struct vtab *t, double tokens, double ctx)
+{
+	return table_at(t, t->sec, tokens, ctx);
+}
+
+double cost_table_batch_s(const struct vtab *t, const struct cost_batch *b)
+{
+	double tok = (double)b->tokens, ctx = b->seqs ? b->ctx_sum / (double)b->seqs
+						      : 0;
+	double v = table_at(t, t->sec, tok, ctx), share;
+
+	if (!t->pre || b->logits >= b->tokens)
+		return v;
+	share = (double)b->logits / tok;
+	return share * v + (1 - share) * table_at(t, t->pre, tok, ctx);
 }
 
 const char *cost_pricing(const struct cost *c)
@@ -169,8 +188,7 @@ double cost_iter_s(const struct cost *c, const struct cost_batch *b,
 	if (flops)
 		*flops = fl;
 	if (c->table)
-		return b->tokens <= 0 ? 0 : cost_table_s(c->table, (double)b->tokens,
-			       b->seqs ? b->ctx_sum / (double)b->seqs : 0);
+		return b->tokens <= 0 ? 0 : cost_table_batch_s(c->table, b);
 	if (b->tokens <= 0)
 		return 0;
 	if (c->by_ops)

@@ -76,6 +76,11 @@ double cost_iter_s(const struct cost *c, const struct cost_batch *b,
  * ctx: interpolated in both, extrapolated in tokens past the last row (as
  * cost_iter_s reads the table). */
 double cost_table_s(const struct vtab *t, double tokens, double ctx);
+/* A batch from a table (b->tokens >= 1): its verify time; where the table
+ * has a prefill grid, the share of the batch's tokens that compute no
+ * logits (a prompt's rows before its last) priced from that grid, the rest
+ * from the verify one, at the batch's mean context. */
+double cost_table_batch_s(const struct vtab *t, const struct cost_batch *b);
 
 /* What prices c's iterations, for reports (borrowed from c, or static),
  * and its kind in a word: "measured", "derived", "roofline" or "verify

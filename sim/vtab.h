@@ -13,6 +13,8 @@
 struct vtab {
 	double *tok, *ctx; /* (nt), (nc) owned, increasing */
 	double *sec;       /* (nt x nc) owned: sec[i * nc + j] */
+	double *pre;       /* (nt x nc) owned, or NULL: a prompt chunk's,
+			      without logits, where the table has them */
 	size_t nt, nc;     /* nt == 0: no table */
 	char *gpu;         /* owned: the GPU it was measured on */
 };

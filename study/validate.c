@@ -218,9 +218,10 @@ static void scale_numbers(json_t *v, double f)
 	}
 }
 
-/* cdir/name, the "seconds" of each of objs[0 .. nobj) (none: of the
- * document) and `fit`'s fit_keys[0 .. nfit) scaled by f, into dir; its
- * text field `said` says so and why. */
+/* cdir/name, the "seconds" of each of objs[0 .. nobj) (none: the
+ * document's "seconds" and "prefill_seconds", a verify table's) and
+ * `fit`'s fit_keys[0 .. nfit) scaled by f, into dir; its text field `said`
+ * says so and why. */
 static int scaled_copy(const char *cdir, const char *dir, const char *name,
 		       const char *const *objs, int nobj,
 		       const char *const *fit_keys, int nfit, const char *said,
@@ -233,8 +234,10 @@ static int scaled_copy(const char *cdir, const char *dir, const char *name,
 	snprintf(path, sizeof(path), "%.4000s/%s", cdir, name);
 	if (!(doc = jx_load(path, e)))
 		return -1;
-	if (!nobj)
+	if (!nobj) {
 		scale_numbers(json_object_get(doc, "seconds"), f);
+		scale_numbers(json_object_get(doc, "prefill_seconds"), f);
+	}
 	for (int i = 0; i < nobj; i++)
 		scale_numbers(json_object_get(json_object_get(doc, objs[i]),
 					      "seconds"), f);
@@ -409,29 +412,22 @@ static void grid_verifier_init(struct verifier *v, const struct llama *m,
 	}
 }
 
-static void verify_grid(const struct llama *m, const int *text, int gamma,
-			int reps, struct vgrid *g)
+/* g's medians from reps timings a point by once(arg, p), in VAL_ROUNDS
+ * rounds of warm bursts (above) */
+static void time_grid(struct vgrid *g, int reps,
+		      double (*once)(void *arg, int p), void *arg)
 {
 	int np = g->nt * g->nc;
 	int burst = (reps + VAL_ROUNDS - 1) / VAL_ROUNDS;
-	struct verifier *v = xcalloc((size_t)np, sizeof(*v));
 	double *s = xmalloc(sizeof(double) * (size_t)np * (size_t)reps);
-	struct viter it;
 
-	for (int p = 0; p < np; p++)
-		grid_verifier_init(&v[p], m, text, g->tok[p / g->nc],
-				   g->ctx[p % g->nc], gamma);
 	for (int r = 0; r < reps; r += burst)
 		for (int p = 0; p < np; p++)
 			for (int b = -1; b < burst && r + b < reps; b++) {
-				double t0;
+				double t = once(arg, p);
 
-				queue_blocks(&v[p], g->tok[p / g->nc], text);
-				t0 = rt_now_s();
-				verifier_iterate(&v[p], &it);
 				if (b >= 0)
-					s[(size_t)p * reps + r + b] = rt_now_s() - t0;
-				HS_ASSERT(it.tokens == g->tok[p / g->nc]);
+					s[(size_t)p * reps + r + b] = t;
 			}
 	for (int p = 0; p < np; p++) {
 		qsort(s + (size_t)p * reps, (size_t)reps, sizeof(double),
@@ -439,10 +435,78 @@ static void verify_grid(const struct llama *m, const int *text, int gamma,
 		g->med[p] = s[(size_t)p * reps + reps / 2];
 		if (p >= g->nc && g->med[p] < g->med[p - g->nc])
 			g->med[p] = g->med[p - g->nc];
-		verifier_release(&v[p]);
 	}
 	free(s);
-	free(v);
+}
+
+struct verify_points {
+	struct verifier *v; /* (points) */
+	const struct vgrid *g;
+	const int *text;
+};
+
+static double verify_once(void *arg, int p)
+{
+	struct verify_points *a = arg;
+	int tokens = a->g->tok[p / a->g->nc];
+	struct viter it;
+	double t0;
+
+	queue_blocks(&a->v[p], tokens, a->text);
+	t0 = rt_now_s();
+	verifier_iterate(&a->v[p], &it);
+	t0 = rt_now_s() - t0;
+	HS_ASSERT(it.tokens == tokens);
+	return t0;
+}
+
+static void verify_grid(const struct llama *m, const int *text, int gamma,
+			int reps, struct vgrid *g)
+{
+	int np = g->nt * g->nc;
+	struct verify_points a = { xcalloc((size_t)np, sizeof(*a.v)), g, text };
+
+	for (int p = 0; p < np; p++)
+		grid_verifier_init(&a.v[p], m, text, g->tok[p / g->nc],
+				   g->ctx[p % g->nc], gamma);
+	time_grid(g, reps, verify_once, &a);
+	for (int p = 0; p < np; p++)
+		verifier_release(&a.v[p]);
+	free(a.v);
+}
+
+/* A prompt's chunk of the point's tokens at its context, on one state whose
+ * cache holds the context (its values do not change the time), no logits:
+ * what a prefill iteration of the verifier runs before a prompt's end */
+struct prefill_points {
+	const struct llama *m;
+	struct llama_state st;
+	const struct vgrid *g;
+	const int *text;
+};
+
+static double prefill_once(void *arg, int p)
+{
+	struct prefill_points *a = arg;
+	int tokens = a->g->tok[p / a->g->nc], ctx = a->g->ctx[p % a->g->nc];
+	/* a context the chunk would overrun is one calib_verify_table drops */
+	struct llama_seq q = { &a->st, a->text, tokens,
+			       ctx + tokens <= a->m->c.seq_len ? ctx
+			       : a->m->c.seq_len - tokens, 0 };
+	double t0 = rt_now_s();
+
+	llama_forward_batch(a->m, &a->st, &q, 1, NULL);
+	return rt_now_s() - t0;
+}
+
+static void prefill_grid(const struct llama *m, const int *text, int reps,
+			 struct vgrid *g)
+{
+	struct prefill_points a = { .m = m, .g = g, .text = text };
+
+	llama_state_init(&a.st, &m->c, g->tok[g->nt - 1]);
+	time_grid(g, reps, prefill_once, &a);
+	llama_state_release(&a.st);
 }
 
 /* The grid's medians as a calib_time_fn. */
@@ -473,8 +537,8 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 				     .min_s = v->quick ? 0.002 : 0.02,
 				     .stream_bytes = (v->quick ? 16u : 64u) << 20,
 				     .progress = !v->quiet };
-	struct vgrid vg = { .tok = tok, .ctx = ctx };
-	json_t *edge, *verify, *none;
+	struct vgrid vg = { .tok = tok, .ctx = ctx }, pg;
+	json_t *edge, *verify, *prefill, *none;
 	char path[4096];
 	int rc;
 
@@ -527,6 +591,23 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 				    "a decode step (median of 3 rounds of warm "
 				    "bursts, made non-decreasing in tokens)", prov,
 				    !v->quiet);
+	/* a prompt's chunks compute no logits but at its end: timed apart
+	 * (a prefill chunk of 64 tokens took 0.65-0.7 of 64 tokens in verify
+	 * segments; priced as verify segments, a handover point's TTFT came
+	 * out 11-20% high) */
+	pg = vg;
+	pg.med = xmalloc(sizeof(double) * (size_t)(nt * nc));
+	prefill_grid(&v->tm.m, v->text, reps, &pg);
+	prefill = calib_verify_table("cpu-1t", v->tm.name, seq_len, tok, ctx,
+				     grid_time, &pg, "", prov, false);
+	json_object_set(verify, "prefill_seconds",
+			json_object_get(prefill, "seconds"));
+	json_object_set_new(verify, "prefill_method", json_string(
+		"llama_forward_batch timed on this CPU: one prompt chunk of "
+		"the tokens at the context, no logits (median of 3 rounds of "
+		"warm bursts, made non-decreasing in tokens)"));
+	json_decref(prefill);
+	free(pg.med);
 	free(vg.med);
 	pin(v, SIDE_ALL);
 	snprintf(path, sizeof(path), "%.4000s/verify.json", dir);
@@ -911,12 +992,17 @@ double val_verify_ratio(const char *pdir, const char *table,
 		vtab_release(&t);
 		return -1;
 	}
+	/* a row: [tokens, sequences, context summed, seconds, logits rows] */
 	json_array_foreach(json_object_get(st, "iteration_log"), i, row) {
-		double tok = json_number_value(json_array_get(row, 0));
-		double seqs = json_number_value(json_array_get(row, 1));
+		struct cost_batch b = {
+			.tokens = (long)json_integer_value(json_array_get(row, 0)),
+			.seqs = (long)json_integer_value(json_array_get(row, 1)),
+			.ctx_sum = json_number_value(json_array_get(row, 2)),
+			.logits = (long)json_integer_value(json_array_get(row, 4)),
+		};
 
-		pred += cost_table_s(&t, tok, seqs > 0 ? json_number_value(
-			json_array_get(row, 2)) / seqs : 0);
+		if (b.tokens > 0)
+			pred += cost_table_batch_s(&t, &b);
 		real += json_number_value(json_array_get(row, 3));
 	}
 	json_decref(st);

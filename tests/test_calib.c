@@ -337,6 +337,45 @@ static void test_gpu_roofline(void)
 	json_decref(prov);
 }
 
+/* A verify table's prefill grid (validate measures one): a batch's rows
+ * without logits are priced from it, the rest from the verify grid; a
+ * table without one prices every row as verification; a bad grid is
+ * refused by its pointer. */
+static void test_prefill_grid(void)
+{
+	const char *text =
+		"{\"kind\": \"verify\", \"gpu\": \"cpu-1t\", \"model\": \"llama2-7b\", "
+		"\"tokens\": [1, 64], \"ctx\": [8, 128], "
+		"\"seconds\": [[1e-4, 1.2e-4], [6.4e-3, 7.2e-3]], "
+		"\"prefill_seconds\": [[0.8e-4, 1e-4], [4.0e-3, 4.8e-3]]}";
+	json_t *doc = json_loads(text, 0, NULL);
+	struct cost_batch all = { 64, 1, 8, 8 * 64.0, 64 };
+	struct cost_batch none = { 64, 1, 8, 8 * 64.0, 0 };
+	struct cost_batch half = { 64, 2, 256, 128 * 64.0, 32 };
+	struct vtab t;
+	struct err e;
+
+	CHECK_MSG(vtab_parse(&t, doc, "v.json", "llama2-7b", &e) == 0, "%s", e.msg);
+	CHECK_NEAR(cost_table_batch_s(&t, &all), 6.4e-3, 1e-12);
+	CHECK_NEAR(cost_table_batch_s(&t, &none), 4.0e-3, 1e-12);
+	/* half the rows at context 128: (7.2 + 4.8) / 2 ms */
+	CHECK_NEAR(cost_table_batch_s(&t, &half), 6.0e-3, 1e-12);
+	vtab_release(&t);
+	json_object_del(doc, "prefill_seconds");
+	CHECK(vtab_parse(&t, doc, "v.json", "llama2-7b", &e) == 0 && !t.pre);
+	CHECK_NEAR(cost_table_batch_s(&t, &none), 6.4e-3, 1e-12);
+	vtab_release(&t);
+	json_object_set_new(doc, "prefill_seconds", json_pack("[[f,f],[f,f]]",
+		1e-4, 1e-4, 0.5e-4, 1e-4));
+	CHECK(vtab_parse(&t, doc, "v.json", "llama2-7b", &e) < 0 &&
+	      strstr(e.msg, "/prefill_seconds/1/0"));
+	json_object_set_new(doc, "prefill_seconds", json_pack("[[f,f]]", 1e-4,
+							      1e-4));
+	CHECK(vtab_parse(&t, doc, "v.json", "llama2-7b", &e) < 0 &&
+	      strstr(e.msg, "/prefill_seconds:"));
+	json_decref(doc);
+}
+
 /* a config of one sync group, target and draft by name, acceptance as
  * given, saved; its path */
 static const char *published_config(const char *target, const char *draft,
@@ -579,6 +618,8 @@ const struct tcase calib_tests[] = {
 	  "another model, bad device files",
 	  test_derive },
 	{ "calib: the uncalibrated GPU table is the roofline", test_gpu_roofline },
+	{ "calib: a verify table's prefill grid prices rows without logits",
+	  test_prefill_grid },
 	{ "calib: acceptance profiles drive the trace or iid model",
 	  test_accept_profile },
 	{ "calib: the quick fidelity check: every verdict is its error against its bound",
