@@ -1,4 +1,6 @@
-/* kern.c: activation preparation, the reference kernel, dispatch.
+/* kern.c: activation preparation, the reference kernel, dispatch, and the
+ * portable forms of the calls a set may bring its own of (the FP16
+ * conversion, attention, the FP32 dot product they share with models/).
  *
  * Prepared activations: xf holds each token's k values as FP32, zero-padded
  * to kpad (whole groups, a multiple of 128), tokens `stride` = kpad + 16

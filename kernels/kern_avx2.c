@@ -10,7 +10,10 @@
  * an and, an or; no conversion instruction. So each lane sums
  * P = sum (1 + q/16) x, and a group contributes
  *     s sum q x + b sum x = 16 s P + (b - 16 s) SX,
- * with SX, the group's activation sum, prepared once per call. */
+ * with SX, the group's activation sum, prepared once per call. Below 4
+ * tokens each token takes a batch-1 kernel (q4_row1, q4_row1_g32); from 4
+ * the models take the W4A8 integer path (further down), else q4_row. The
+ * set's FP16 conversion and attention follow, shared by the AVX-512 sets. */
 #include "kern.h"
 #include "f16.h"
 
