@@ -530,9 +530,10 @@ weigh(const float *att, const float *vc, int n, size_t stride, const int nb,
 void kern_avx2_attend(const float *q, const float *kc, const float *vc, int n,
 		      int hs, size_t stride, float scale, float *att, float *out)
 {
-	const __m256 sc = _mm256_set1_ps(scale);
-	__m256 mx8 = _mm256_set1_ps(-INFINITY), sum8 = _mm256_setzero_ps();
-	float mx, sum = 0;
+	const __m128 sc = _mm_set1_ps(scale);
+	__m128 mx4 = _mm_set1_ps(-INFINITY);
+	__m256 sum8 = _mm256_setzero_ps(), inv;
+	float mx, sum = 0, m[4];
 	int p = 0, c;
 
 	for (; p + 4 <= n; p += 4) {
@@ -548,11 +549,14 @@ void kern_avx2_attend(const float *q, const float *kc, const float *vc, int n,
 			a2 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + 2 * stride + i), a2);
 			a3 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + 3 * stride + i), a3);
 		}
-		s = _mm_mul_ps(hsum4(a0, a1, a2, a3), _mm256_castps256_ps128(sc));
+		s = _mm_mul_ps(hsum4(a0, a1, a2, a3), sc);
 		_mm_storeu_ps(att + p, s);
-		mx8 = _mm256_max_ps(mx8, _mm256_castps128_ps256(s));
+		mx4 = _mm_max_ps(mx4, s);
 	}
-	mx8 = _mm256_max_ps(mx8, _mm256_permute2f128_ps(mx8, mx8, 1));
+	_mm_storeu_ps(m, mx4);
+	mx = m[0] > m[1] ? m[0] : m[1];
+	mx = mx > m[2] ? mx : m[2];
+	mx = mx > m[3] ? mx : m[3];
 	for (; p < n; p++) {
 		const float *k = kc + (size_t)p * stride;
 		__m256 a = _mm256_setzero_ps();
@@ -560,15 +564,7 @@ void kern_avx2_attend(const float *q, const float *kc, const float *vc, int n,
 		for (int i = 0; i < hs; i += 8)
 			a = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), _mm256_loadu_ps(k + i), a);
 		att[p] = hsum(a) * scale;
-		mx8 = _mm256_max_ps(mx8, _mm256_set1_ps(att[p]));
-	}
-	{
-		float m[8];
-
-		_mm256_storeu_ps(m, mx8);
-		mx = m[0] > m[1] ? m[0] : m[1];
-		mx = mx > m[2] ? mx : m[2];
-		mx = mx > m[3] ? mx : m[3];
+		mx = att[p] > mx ? att[p] : mx;
 	}
 	for (p = 0; p + 8 <= n; p += 8) {
 		__m256 e = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(att + p),
@@ -587,12 +583,11 @@ void kern_avx2_attend(const float *q, const float *kc, const float *vc, int n,
 		for (int i = 0; i < n - p; i++)
 			sum += t[i];
 	}
-	sum += hsum(sum8);
+	inv = _mm256_set1_ps(1 / (sum + hsum(sum8)));
 	for (c = 0; c + 64 <= hs; c += 64)
-		weigh(att, vc + c, n, stride, 8, _mm256_set1_ps(1 / sum), out + c);
+		weigh(att, vc + c, n, stride, 8, inv, out + c);
 	if (c < hs)
-		weigh(att, vc + c, n, stride, (hs - c) / 8, _mm256_set1_ps(1 / sum),
-		      out + c);
+		weigh(att, vc + c, n, stride, (hs - c) / 8, inv, out + c);
 }
 
 /* ---- the integer path (256 bits; "avx2" and "avx-vnni") ----
