@@ -49,8 +49,7 @@ static void real_steps(struct calib_model *c, const int *prompt, int np,
 		       int steps, double *t)
 {
 	struct llama_state st;
-	float *logits = xmalloc(sizeof(float) * (size_t)c->m.c.vocab *
-				CALIB_PREFILL_BLOCK);
+	float *logits = xmalloc(sizeof(float) * (size_t)c->m.c.vocab);
 	int tok = 0;
 
 	llama_state_init(&st, &c->m.c, CALIB_PREFILL_BLOCK);

@@ -51,7 +51,7 @@ struct edge {
 	gsl_rng *r;                 /* think and start draws */
 	gsl_rng *backoff_r;         /* the dials' jitter */
 	struct llama_state st;
-	float *logits;              /* (EDGE_FEED_BLOCK x vocab) */
+	float *logits;              /* (vocab): the last token fed's */
 	int *seq;                   /* (seq_len) */
 	int L, dlen, dkv, limit, bstart, bsize;
 	int *fly, nfly;             /* (window) */
@@ -559,7 +559,7 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 	e.r = rng_new(o->seed, rng_stream_id("edge %u", o->tenant));
 	e.backoff_r = rng_new(o->seed, rng_stream_id("backoff %u", o->tenant));
 	llama_state_init(&e.st, &o->m->c, EDGE_FEED_BLOCK);
-	e.logits = xmalloc(sizeof(float) * EDGE_FEED_BLOCK * o->m->c.vocab);
+	e.logits = xmalloc(sizeof(float) * (size_t)o->m->c.vocab);
 	e.seq = xcalloc((size_t)o->m->c.seq_len, sizeof(int));
 	e.fly = xcalloc((size_t)o->window, sizeof(int));
 	e.fly_s = xcalloc((size_t)o->window, sizeof(double));

@@ -61,17 +61,6 @@ void q4_set(struct q4_matrix *m, int row, int col, int code);
 void q4_gemm_ref(const struct q4_matrix *w, const uint16_t *x, int m, float *y,
 		 int r0, int r1);
 
-/* The integer paths' activations (kern.h's a8_run kernels), as llama.cpp's
- * Q8_0: a token's k values in blocks of Q4_A8_BLOCK columns, each block as
- * int8 codes a = round(x / u) (halves away from zero) in [-127, 127] with
- * one FP32 unit
- * u = max |x| / 127 (0, and every code 0, for a block of zeros). The codes
- * go to q in column order, zero past k up to a whole block; the units to
- * unit, ceil(k / Q4_A8_BLOCK) of them. (Blocks of a whole group of 128
- * were tried: SmolLM2-135M's perplexity rose 20% over FP16 activations,
- * against 2.6% with blocks of 32 at G = 32.) */
-#define Q4_A8_BLOCK 32
-void q4_a8_quantize(const uint16_t *x, int k, int8_t *q, float *unit);
 /* roundf(v) (to nearest, halves away from zero), inline: at -O2 without
  * SSE4.1 roundf is a call, and the quantisers take one a weight. Exact:
  * below 2^23 v - trunc(v) is exact; from there v is a whole number (or
@@ -95,6 +84,17 @@ static inline float q4_amax(float a, float x)
 	return fabsf(x) > a ? fabsf(x) : a;
 }
 
+/* The integer paths' activations (kern.h's a8_run kernels), as llama.cpp's
+ * Q8_0: a token's k values in blocks of Q4_A8_BLOCK columns, each block as
+ * int8 codes a = round(x / u) (halves away from zero) in [-127, 127] with
+ * one FP32 unit
+ * u = max |x| / 127 (0, and every code 0, for a block of zeros). The codes
+ * go to q in column order, zero past k up to a whole block; the units to
+ * unit, ceil(k / Q4_A8_BLOCK) of them. (Blocks of a whole group of 128
+ * were tried: SmolLM2-135M's perplexity rose 20% over FP16 activations,
+ * against 2.6% with blocks of 32 at G = 32.) */
+#define Q4_A8_BLOCK 32
+void q4_a8_quantize(const uint16_t *x, int k, int8_t *q, float *unit);
 /* One block of that: its n <= Q4_A8_BLOCK values x into Q4_A8_BLOCK codes
  * q (zero past n); returns its unit. Every kernel's quantisation of the
  * activations must give these bits. */

@@ -51,24 +51,21 @@ int eval_generate(const struct eval_gen *o, FILE *out, struct err *e)
 	if (ntok == 0) /* no prompt and no start token: begin from it anyway */
 		toks[ntok++] = t.bos;
 	llama_state_init(&st, &m.c, ntok);
-	logits = xmalloc(sizeof(float) * (size_t)ntok * m.c.vocab);
+	logits = xmalloc(sizeof(float) * (size_t)m.c.vocab);
 	p = xmalloc(sizeof(double) * (size_t)m.c.vocab);
 	r = rng_new(o->seed, rng_stream_id("generate"));
 	if (steps > m.c.seq_len)
 		steps = m.c.seq_len;
-	/* the prompt in one block, then a token at a time */
-	llama_forward(&m, &st, toks, ntok, 0, logits);
+	/* the prompt in one block, then a token at a time; logits holds the
+	 * last token's */
+	llama_forward_last(&m, &st, toks, ntok, 0, logits);
 	pos = ntok;
 	prev = toks[ntok - 1];
 	for (int i = toks[0] == t.bos ? 1 : 0; i < ntok; i++)
 		fputs(tok_decode(&t, i ? toks[i - 1] : -1, toks[i]), out);
 	while (pos < steps) {
-		const float *last = logits + (size_t)(pos == ntok ? ntok - 1 : 0) *
-						     m.c.vocab;
-		int next;
+		int next = pick(logits, m.c.vocab, (float)o->temperature, p, r);
 
-		memmove(logits, last, sizeof(float) * m.c.vocab);
-		next = pick(logits, m.c.vocab, (float)o->temperature, p, r);
 		if (next == t.bos || next == t.eos)
 			break;
 		fputs(tok_decode(&t, prev, next), out);

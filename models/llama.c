@@ -456,15 +456,14 @@ void llama_forward_batch(const struct llama *m, struct llama_state *scratch,
 		for (int i = 0; i < n * dim; i++)
 			s->x[i] += s->xb[i];
 	}
-	/* the rows wanted, normed into xb one after another, through the
-	 * classifier at once */
-	for (int i = 0, r = 0, o = 0; i < nseq; r += seqs[i++].n)
+	/* the rows wanted (o of them), normed into xb one after another,
+	 * through the classifier at once */
+	int o = 0;
+
+	for (int i = 0, r = 0; i < nseq; r += seqs[i++].n)
 		for (int t = seqs[i].n - seqs[i].out; t < seqs[i].n; t++, o++)
 			rmsnorm(s->xb + (size_t)o * dim, s->x + (size_t)(r + t) * dim,
 				m->rms_final, dim, c->norm_eps);
-	n = 0;
-	for (int i = 0; i < nseq; i++)
-		n += seqs[i].out;
-	if (n)
-		apply(m, &m->cls, s->xb, n, logits);
+	if (o)
+		apply(m, &m->cls, s->xb, o, logits);
 }

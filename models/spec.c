@@ -13,7 +13,7 @@ void spec_greedy(const struct llama *m, const int *prompt, int n, int out,
 		 int *res)
 {
 	struct llama_state st;
-	float *lg = xmalloc(sizeof(float) * (size_t)n * m->c.vocab);
+	float *lg = xmalloc(sizeof(float) * (size_t)m->c.vocab);
 
 	llama_state_init(&st, &m->c, n);
 	llama_forward_last(m, &st, prompt, n, 0, lg);
