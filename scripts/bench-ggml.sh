@@ -82,15 +82,8 @@ done
 
 echo
 echo "medians over $rounds rounds (ms, GFLOP/s); ratios: the project's best W4A16 g128 (float or W4A8) over ggml's"
-awk '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j] + 0 < a[j - 1] + 0; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+# the table (median.awk beside this script)
+cat >"$tmp/table.awk" <<'EOF'
 {
 	key = $3 " " $4
 	name = $1 " " $2
@@ -120,4 +113,6 @@ END {
 		printf "  best W4A16 g128 x ggml Q4_0 (faster path) %.2f, x ggml F16 %.2f\n",
 			q4 / best, f16 / best
 	}
-}' "$tmp/all"
+}
+EOF
+awk -f "$(dirname "$0")/median.awk" -f "$tmp/table.awk" "$tmp/all"

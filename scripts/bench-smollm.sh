@@ -69,15 +69,8 @@ done
 
 echo
 echo "medians over $rounds rounds, tokens/s; x: the project's over llama.cpp's"
-awk '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j] + 0 < a[j - 1] + 0; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+# the table (median.awk beside this script)
+cat >"$tmp/table.awk" <<'EOF'
 {
 	key = $1 " " $2 " " $3
 	v[key, $4] = v[key, $4] " " $5
@@ -102,4 +95,6 @@ END {
 		}
 		printf "\n"
 	}
-}' "$tmp/all"
+}
+EOF
+awk -f "$(dirname "$0")/median.awk" -f "$tmp/table.awk" "$tmp/all"
