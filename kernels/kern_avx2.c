@@ -248,8 +248,10 @@ static void q4_row1_g32(const struct q4_matrix *w, const float *xf,
 
 /* Below ONE_BY_ONE tokens each token takes the batch-1 kernel in turn, a
  * row at a time (the row's weights read from memory once, then from
- * cache): 2 tokens of SmolLM2-135M, group 32, took 39.7 ms through the
- * batched loop against twice a token's 15 ms (EPYC AVX2, 2026-12-05). */
+ * cache): SmolLM2-135M's two-token step (group 32, depth 1024, one
+ * thread) took 49.2-51.7 ms through the batched loop and takes 41.6-42.9
+ * so, against 23.0-23.7 for one token (EPYC AVX2, 2026-12-05, the two
+ * alternating). */
 #define ONE_BY_ONE 4
 
 static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
