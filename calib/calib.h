@@ -142,13 +142,20 @@ char **calib_device_names(const char *dir);
 void calib_device_names_free(char **names);
 
 #define CALIB_MAX_FIGURES 32
+#define CALIB_MAX_CORES 64
 #define CALIB_CLASSES { "phone", "laptop", "board", "desktop", NULL }
+/* The kernel family a figure's prefill ran on: llama.cpp's generic
+ * vector dot products, or its repacked (interleaved) GEMM kernels where
+ * the source says the weights were repacked (Q4_0_4_4/4_8, AARCH64_REPACK) */
+#define CALIB_KERNELS { "generic", "repack", NULL }
+#define CALIB_NKERNELS 2
 
 /* A published figure: strings borrowed from the device's doc */
 struct calib_figure {
 	const char *model, *quant, *backend, *source;
 	double params, weight_bytes, tokens_per_s;
 	int threads;
+	int kernel;   /* CALIB_KERNELS' index */
 	bool prefill; /* pp, else tg (decode) */
 	bool used;    /* a CPU figure the correction takes */
 };
@@ -161,6 +168,10 @@ struct calib_device {
 	int threads;
 	double peak_gbs;      /* the DRAM's */
 	double fp32_gflops, int8_gops;  /* int8 0: none */
+	/* the FP32 GFLOP/s of each core its threads run on, fastest first
+	 * (ncores == threads, summing to fp32_gflops); ncores 0: alike */
+	int ncores;
+	double core_gflops[CALIB_MAX_CORES];
 	double power_busy_w, power_idle_w; /* 0: not known */
 	int nfig;
 	struct calib_figure fig[CALIB_MAX_FIGURES];
@@ -174,23 +185,29 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 		      const char *dir, struct err *e);
 void calib_device_release(struct calib_device *d);
 
+/* CALIB_KERNELS' index of name, or -1 with a message naming them. */
+int calib_kernel_find(const char *name, struct err *e);
+
 /* A device profile derived for d (derive.c): its level from the device
- * model fitted on the library in dir with d's figures (dfit.h), its shape
- * from the measured profile; for model (a shape), or the measured
- * profile's model where NULL. NULL with a message for a profile that is
- * itself derived or lacks what the method needs. */
+ * model fitted on the library in dir with d's figures (dfit.h), its
+ * prefill on kernel family kernel (CALIB_KERNELS' index), its shape from
+ * the measured profile; for model (a shape), or the measured profile's
+ * model where NULL. NULL with a message for a profile that is itself
+ * derived or lacks what the method needs. */
 struct shape;
 json_t *calib_derive(const json_t *measured, const char *from_path,
 		     const struct calib_device *d, const struct shape *model,
-		     const char *dir, const json_t *prov, struct err *e);
+		     int kernel, const char *dir, const json_t *prov,
+		     struct err *e);
 
 /* `calib derive`: the measured profile at profile_path (read strictly)
  * derived for device (a name in dir or a device file: calib_device_load)
- * and model (a shape's name or file: shape_load; NULL: the profile's).
- * The derived profile (caller frees), or NULL with a message. */
+ * and model (a shape's name or file: shape_load; NULL: the profile's),
+ * prefilling on kernel family kernel (a name; NULL: generic). The derived
+ * profile (caller frees), or NULL with a message. */
 json_t *calib_derive_file(const char *profile_path, const char *device,
-			  const char *model, const char *dir,
-			  const json_t *prov, struct err *e);
+			  const char *model, const char *kernel,
+			  const char *dir, const json_t *prov, struct err *e);
 
 /* The roofline verify table of a GPU preset for a model shape (tokens x
  * context grid), marked "calibrated": false. */

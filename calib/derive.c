@@ -113,8 +113,9 @@ static int read_figure(struct jx *x, json_t *v, const char *ptr,
 {
 	static const char *const keys[] = { "model", "params", "weight_bytes",
 		"quant", "backend", "threads", "test", "tokens_per_s", "source",
-		"quote", "note", "use", NULL };
+		"quote", "note", "use", "kernel", NULL };
 	static const char *const tests[] = { "pp", "tg", NULL };
+	static const char *const kernels[] = CALIB_KERNELS;
 	const char *s;
 	long long th;
 	int test;
@@ -135,7 +136,8 @@ static int read_figure(struct jx *x, json_t *v, const char *ptr,
 	    jx_str(x, v, ptr, "source", NULL, &f->source) < 0 ||
 	    jx_str(x, v, ptr, "note", "", &s) < 0 ||
 	    jx_str(x, v, ptr, "quote", "", &s) < 0 ||
-	    jx_bool(x, v, ptr, "use", 1, &f->used) < 0)
+	    jx_bool(x, v, ptr, "use", 1, &f->used) < 0 ||
+	    jx_enum(x, v, ptr, "kernel", kernels, "generic", &f->kernel) < 0)
 		return -1;
 	if (!*f->source) {
 		char p[JX_PTR_MAX];
@@ -149,13 +151,60 @@ static int read_figure(struct jx *x, json_t *v, const char *ptr,
 	return 0;
 }
 
+/* v's "cores" (optional): [{"n": cores, "ghz": clock, "flops_cycle":
+ * FP32 operations a cycle}, ...] fastest first, into d->core_gflops; they
+ * must cover d->threads and sum to d->fp32_gflops (within 1%) */
+static int read_cores(struct jx *x, json_t *v, struct calib_device *d)
+{
+	static const char *const keys[] = { "n", "ghz", "flops_cycle", NULL };
+	json_t *cores = json_object_get(v, "cores"), *c;
+	double sum = 0;
+	size_t i;
+
+	if (!cores)
+		return 0;
+	if (!json_is_array(cores) || !json_array_size(cores))
+		return jx_fail(x, "/cores", "an array of {\"n\", \"ghz\", "
+			       "\"flops_cycle\"}, fastest first", cores);
+	json_array_foreach(cores, i, c) {
+		char p[JX_PTR_MAX];
+		long long n;
+		double ghz, fc;
+
+		snprintf(p, sizeof(p), "/cores/%zu", i);
+		if (!json_is_object(c))
+			return jx_fail(x, p, "an object: n, ghz, flops_cycle", c);
+		if (jx_object(x, c, p, keys) < 0 ||
+		    jx_int(x, c, p, "n", 1, CALIB_MAX_CORES, JX_REQUIRED_INT,
+			   &n) < 0 ||
+		    jx_num(x, c, p, "ghz", JX_POS, JX_REQUIRED, &ghz) < 0 ||
+		    jx_num(x, c, p, "flops_cycle", JX_POS, JX_REQUIRED, &fc) < 0)
+			return -1;
+		if (d->ncores + n > d->threads)
+			return jx_fail(x, p, "no more cores than the device's "
+				       "threads", c);
+		if (d->ncores && ghz * fc > d->core_gflops[d->ncores - 1] + 1e-9)
+			return jx_fail(x, p, "cores no faster than the ones "
+				       "before (fastest first)", c);
+		for (; n > 0; n--, d->ncores++)
+			sum += d->core_gflops[d->ncores] = ghz * fc;
+	}
+	if (d->ncores != d->threads)
+		return jx_fail(x, "/cores", "as many cores as the device's "
+			       "threads", cores);
+	if (fabs(sum / d->fp32_gflops - 1) > 0.01)
+		return jx_fail(x, "/cores", "cores summing to fp32_gflops "
+			       "(GHz x flops_cycle, within 1%)", cores);
+	return 0;
+}
+
 int calib_device_load(struct calib_device *d, const char *name_or_path,
 		      const char *dir, struct err *e)
 {
 	static const char *const keys[] = { "kind", "name", "class", "cpu",
 		"memory", "threads", "peak_gbs", "fp32_gflops",
 		"int8_gops", "power_busy_w", "power_idle_w", "sources",
-		"published", "notes", "why_not", NULL };
+		"published", "notes", "why_not", "cores", NULL };
 	static const char *const kinds[] = { "device", NULL };
 	static const char *const classes[] = CALIB_CLASSES;
 	struct jx x = { .file = d->path, .err = e };
@@ -207,6 +256,8 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 		goto fail;
 	}
 	d->threads = (int)th;
+	if (read_cores(&x, v, d) < 0)
+		goto fail;
 	pub = json_object_get(v, "published");
 	if (pub && !json_is_array(pub)) {
 		jx_fail(&x, "/published", "an array of published figures", pub);
@@ -345,10 +396,23 @@ static json_t *figures_json(const struct dfit *m, const struct calib_device *d)
 	return figs;
 }
 
+int calib_kernel_find(const char *name, struct err *e)
+{
+	static const char *const kernels[] = CALIB_KERNELS;
+
+	for (int k = 0; kernels[k]; k++)
+		if (!strcmp(kernels[k], name))
+			return k;
+	return err_set(e, "unknown kernel family '%s' (known: generic, "
+		       "repack)", name), -1;
+}
+
 json_t *calib_derive(const json_t *measured, const char *from_path,
 		     const struct calib_device *d, const struct shape *model,
-		     const char *dir, const json_t *prov, struct err *e)
+		     int kernel, const char *dir, const json_t *prov,
+		     struct err *e)
 {
+	static const char *const kernels[] = CALIB_KERNELS;
 	const json_t *fit = json_object_get(measured, "fit");
 	double b0 = json_number_value(json_object_get(fit, "draft_base_s"));
 	double s0 = json_number_value(json_object_get(fit, "draft_per_ctx_s"));
@@ -388,7 +452,7 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 		return err_set(e, "%s: the context term at %d positions (%.3g s) "
 			       "exceeds the predicted step (%.3g s)", from_path,
 			       FIGURE_CTX, FIGURE_CTX * slope, t_dec), NULL;
-	t_pre = 1 / dfit_prefill_tps(&m, d, pm, d->threads, int8);
+	t_pre = 1 / dfit_prefill_tps(&m, d, pm, d->threads, int8, kernel);
 	c_pre = t_pre / (pb0 / FIGURE_PROMPT + pt0);
 	model_json = json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:s}", "name",
 			       model->name, "dim", model->dim, "hidden",
@@ -401,7 +465,8 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 	json_object_set_new(out, "device", json_string(d->name));
 	json_object_set_new(out, "derived", json_true());
 	json_object_set_new(out, "model", model_json);
-	json_object_set_new(out, "stream_gbs", json_real(m.beta * d->peak_gbs));
+	json_object_set_new(out, "stream_gbs",
+			    json_real(dfit_stream_gbs(&m, d, d->threads)));
 	json_object_set_new(out, "peak_gflops", json_real(d->fp32_gflops));
 	json_object_set_new(out, "int8_gops", json_real(d->int8_gops));
 	json_object_set_new(out, "threads", json_integer(d->threads));
@@ -430,16 +495,16 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 		json_object_set_new(out, "power", pw);
 	}
 	json_object_set_new(out, "derivation", json_pack(
-		"{s:s,s:s,s:s,s:{s:s,s:f,s:f,s:s*},s:{s:f,s:f,s:f,s:s,s:s},"
+		"{s:s,s:s,s:s,s:{s:s,s:f,s:f,s:s*},s:{s:f,s:f,s:f,s:s,s:s,s:s},"
 		"s:{s:f,s:f},s:{s:o,s:o},s:o,s:{s:i,s:f,s:f,s:f},s:o,s:s,s:O}",
 		"from", from_path, "device_file", d->path, "measured_device",
 		json_string_value(json_object_get(measured, "device")),
 		"model", "name", model->name, "weights_read", pm, "bytes_read",
 		pm * bits / 8, "source", model->source,
-		"device_model", "beta", m.beta, "kappa", m.kappa, "eta", m.eta,
-		"decode_fitted_on", m.decode_pool ? "every device" :
-		"the device's class", "prefill_fitted_on", m.prefill_pool ?
-		"every device" : "the device's class",
+		"device_model", "beta", m.beta, "kappa", m.kappa, "eta",
+		m.eta[kernel], "decode_fitted_on", m.decode_pool ?
+		"every device" : "the device's class", "prefill_kernel",
+		kernels[kernel], "prefill_fitted_on", m.eta_from[kernel],
 		"predicted", "decode_tokens_per_s", 1 / t_dec,
 		"prefill_tokens_per_s", 1 / t_pre,
 		"held_out", "decode", band_json(&m.band[0]), "prefill",
@@ -448,8 +513,9 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 		"datasheet", "threads", d->threads, "peak_gbs", d->peak_gbs,
 		"fp32_gflops", d->fp32_gflops, "int8_gops", d->int8_gops,
 		"figures", figures_json(&m, d),
-		"method", "level: the device model (dfit.h: decode 1 / max(W / "
-		"(beta B), 2 P / (kappa F)), prefill eta I / 2 P) fitted on the "
+		"method", "level: the device model (dfit.h: decode s / max(W / "
+		"(beta B), 2 P / (kappa F)), s the slowest thread's share, "
+		"prefill eta I / 2 P for the kernel family) fitted on the "
 		"library's published llama.cpp CPU figures with the device's own, "
 		"at a mean context of 64 (decode) and over 512 tokens (prefill); "
 		"shape: the measured profile's context slope (times the model's "
@@ -474,14 +540,15 @@ static json_t *measured_load(const char *path, struct err *e)
 }
 
 json_t *calib_derive_file(const char *profile_path, const char *device,
-			  const char *model, const char *dir,
-			  const json_t *prov, struct err *e)
+			  const char *model, const char *kernel,
+			  const char *dir, const json_t *prov, struct err *e)
 {
 	struct calib_device d;
 	struct shape s;
 	json_t *measured, *derived;
+	int k = kernel ? calib_kernel_find(kernel, e) : 0;
 
-	if (model && shape_load(&s, model, e) < 0)
+	if (k < 0 || (model && shape_load(&s, model, e) < 0))
 		return NULL;
 	if (!(measured = measured_load(profile_path, e)))
 		return NULL;
@@ -490,7 +557,7 @@ json_t *calib_derive_file(const char *profile_path, const char *device,
 		return NULL;
 	}
 	derived = calib_derive(measured, profile_path, &d, model ? &s : NULL,
-			       dir, prov, e);
+			       k, dir, prov, e);
 	calib_device_release(&d);
 	json_decref(measured);
 	return derived;

@@ -19,13 +19,43 @@
 
 static const char *const classes[] = CALIB_CLASSES;
 
-/* G/s of the peak (int8 dot products, else FP32 FMA) on threads of d */
-static double peak_g(const struct calib_device *d, int threads, bool int8)
-{
-	double peak = int8 && d->int8_gops > 0 ? d->int8_gops : d->fp32_gflops;
-	int t = threads > 0 && threads < d->threads ? threads : d->threads;
+static const char *const kernels[] = CALIB_KERNELS;
 
-	return peak * t / d->threads;
+/* the threads of d a figure of t threads runs on (0: all of them) */
+static int threads_of(const struct calib_device *d, int t)
+{
+	return t > 0 && t < d->threads ? t : d->threads;
+}
+
+/* FP32 GFLOP/s of t threads of d: their cores' where listed (fastest
+ * first), else an even share */
+static double fp32_at(const struct calib_device *d, int t)
+{
+	double sum = 0;
+
+	t = threads_of(d, t);
+	if (!d->ncores)
+		return d->fp32_gflops * t / d->threads;
+	for (int i = 0; i < t; i++)
+		sum += d->core_gflops[i];
+	return sum;
+}
+
+/* G/s of the peak (int8 dot products, else FP32 FMA) on t threads of d */
+static double peak_g(const struct calib_device *d, int t, bool int8)
+{
+	double f = fp32_at(d, t);
+
+	return int8 && d->int8_gops > 0 ? f * d->int8_gops / d->fp32_gflops : f;
+}
+
+/* The share of t threads' peak a decode step reaches when each operation
+ * is split evenly among the threads and waits for the slowest: t times the
+ * slowest core over the cores' sum (1 for alike cores) */
+static double split_share(const struct calib_device *d, int t)
+{
+	t = threads_of(d, t);
+	return d->ncores ? t * d->core_gflops[t - 1] / fp32_at(d, t) : 1;
 }
 
 static double decode_rate(double beta, double kappa,
@@ -35,7 +65,7 @@ static double decode_rate(double beta, double kappa,
 	double mem = bytes / (beta * d->peak_gbs * 1e9);
 	double ops = 2 * params / (kappa * peak_g(d, threads, false) * 1e9);
 
-	return 1 / fmax(mem, ops);
+	return split_share(d, threads) / fmax(mem, ops);
 }
 
 /* llama.cpp's CPU products of quantised weights run on int8 dot products
@@ -51,17 +81,23 @@ double dfit_decode_tps(const struct dfit *m, const struct calib_device *d,
 	return decode_rate(m->beta, m->kappa, d, params, weight_bytes, threads);
 }
 
-double dfit_prefill_tps(const struct dfit *m, const struct calib_device *d,
-			double params, int threads, bool int8)
+double dfit_stream_gbs(const struct dfit *m, const struct calib_device *d,
+		       int threads)
 {
-	return m->eta * peak_g(d, threads, int8) * 1e9 / (2 * params);
+	return split_share(d, threads) * m->beta * d->peak_gbs;
+}
+
+double dfit_prefill_tps(const struct dfit *m, const struct calib_device *d,
+			double params, int threads, bool int8, int kernel)
+{
+	return m->eta[kernel] * peak_g(d, threads, int8) * 1e9 / (2 * params);
 }
 
 double dfit_predict(const struct dfit *m, const struct calib_device *d,
 		    const struct calib_figure *f)
 {
 	return f->prefill ? dfit_prefill_tps(m, d, f->params, f->threads,
-					     fig_int8(f))
+					     fig_int8(f), f->kernel)
 			  : dfit_decode_tps(m, d, f->params, f->weight_bytes,
 					    f->threads);
 }
@@ -73,23 +109,31 @@ static bool member(const struct calib_device *devs, int i, int skip, int cls,
 	return i != skip && (pooled || devs[i].cls == cls);
 }
 
-static bool has_kind(const struct calib_device *d, bool prefill)
+/* whether f is a used figure of the kind (prefill of the kernel family,
+ * any where kernel < 0) */
+static bool of_kind(const struct calib_figure *f, bool prefill, int kernel)
+{
+	return f->used && f->prefill == prefill &&
+	       (!prefill || kernel < 0 || f->kernel == kernel);
+}
+
+static bool has_kind(const struct calib_device *d, bool prefill, int kernel)
 {
 	for (int j = 0; j < d->nfig; j++)
-		if (d->fig[j].used && d->fig[j].prefill == prefill)
+		if (of_kind(&d->fig[j], prefill, kernel))
 			return true;
 	return false;
 }
 
 /* devices of the set with a used figure of the kind */
 static int peers(const struct calib_device *devs, int n, int skip, int cls,
-		 bool pooled, bool prefill)
+		 bool pooled, bool prefill, int kernel)
 {
 	int k = 0;
 
 	for (int i = 0; i < n; i++)
 		k += member(devs, i, skip, cls, pooled) &&
-		     has_kind(&devs[i], prefill);
+		     has_kind(&devs[i], prefill, kernel);
 	return k;
 }
 
@@ -131,9 +175,12 @@ static void fit_decode(const struct calib_device *devs, int n, int skip,
 		}
 }
 
-static void fit_prefill(const struct calib_device *devs, int n, int skip,
-			int cls, bool pooled, struct dfit *p)
+/* eta of the kernel family: the median over the set's figures, 0 where
+ * it has none */
+static double fit_prefill(const struct calib_device *devs, int n, int skip,
+			  int cls, bool pooled, int kernel)
 {
+	double eta;
 	double *v = xmalloc(sizeof(double) * (size_t)n * CALIB_MAX_FIGURES);
 	size_t k = 0;
 
@@ -143,14 +190,15 @@ static void fit_prefill(const struct calib_device *devs, int n, int skip,
 		for (int j = 0; j < devs[i].nfig; j++) {
 			const struct calib_figure *f = &devs[i].fig[j];
 
-			if (f->used && f->prefill)
+			if (of_kind(f, true, kernel))
 				v[k++] = log(f->tokens_per_s * 2 * f->params /
 					     (peak_g(&devs[i], f->threads,
 						     fig_int8(f)) * 1e9));
 		}
 	}
-	p->eta = k ? exp(order_median(v, k)) : 0;
+	eta = k ? exp(order_median(v, k)) : 0;
 	free(v);
+	return eta;
 }
 
 /* the parameters fitted on devs[0..n) less devs[skip], for class cls */
@@ -158,12 +206,20 @@ static void fit(const struct calib_device *devs, int n, int skip, int cls,
 		struct dfit *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->decode_pool = peers(devs, n, skip, cls, false, false) <
+	p->decode_pool = peers(devs, n, skip, cls, false, false, -1) <
 			 DFIT_MIN_PEERS;
-	p->prefill_pool = peers(devs, n, skip, cls, false, true) <
-			  DFIT_MIN_PEERS;
 	fit_decode(devs, n, skip, cls, p->decode_pool, p);
-	fit_prefill(devs, n, skip, cls, p->prefill_pool, p);
+	for (int k = 0; k < CALIB_NKERNELS; k++) {
+		bool pool = peers(devs, n, skip, cls, false, true, k) <
+			    DFIT_MIN_PEERS;
+
+		p->eta[k] = fit_prefill(devs, n, skip, cls, pool, k);
+		p->eta_from[k] = pool ? "every class" : "its class";
+		if (!p->eta[k] && k) { /* no figure of the family anywhere */
+			p->eta[k] = p->eta[0];
+			p->eta_from[k] = "the generic family's";
+		}
+	}
 }
 
 static void library_free(struct calib_device *devs, int n)
@@ -209,7 +265,7 @@ static void held_out(const struct calib_device *devs, int n, int i,
 
 	fit(devs, n, i, d->cls, p);
 	for (int j = 0; j < d->nfig; j++)
-		if (d->fig[j].used && d->fig[j].prefill == prefill)
+		if (of_kind(&d->fig[j], prefill, -1))
 			err[(*k)++] = dfit_predict(p, d, &d->fig[j]) /
 				      d->fig[j].tokens_per_s - 1;
 }
@@ -254,7 +310,7 @@ int dfit_fit(struct dfit *m, const struct calib_device *d, const char *dir,
 		struct dfit p;
 		char from[160];
 		size_t k = 0;
-		bool own = has_kind(d, w), pooled;
+		bool own = has_kind(d, w, -1), pooled;
 
 		if (own) {
 			held_out(devs, n, at, w, &p, err, &k);
@@ -263,11 +319,11 @@ int dfit_fit(struct dfit *m, const struct calib_device *d, const char *dir,
 		} else {
 			/* the devices the model for d is fitted on: its class's,
 			 * or every one where fewer than DFIT_MIN_PEERS */
-			pooled = peers(devs, n, -1, d->cls, false, w) <
+			pooled = peers(devs, n, -1, d->cls, false, w, -1) <
 				 DFIT_MIN_PEERS;
 			for (int i = 0; i < n; i++)
 				if (member(devs, i, -1, d->cls, pooled) &&
-				    has_kind(&devs[i], w))
+				    has_kind(&devs[i], w, -1))
 					held_out(devs, n, i, w, &p, err, &k);
 			snprintf(from, sizeof(from), "no figure of its own: %s "
 				 "devices' figures, each fitted without its device",
@@ -302,7 +358,7 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 		const struct calib_device *d = &devs[i];
 		struct dfit p;
 
-		if (!has_kind(d, false) && !has_kind(d, true)) {
+		if (!has_kind(d, false, -1) && !has_kind(d, true, -1)) {
 			fprintf(f, "%-22s %-7s (no used CPU figure)\n", d->name,
 				classes[d->cls]);
 			continue;
@@ -322,12 +378,13 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 				g->quant, g->prefill ? "pp" : "tg", g->threads,
 				g->tokens_per_s, pred, 100 * r);
 			if (g->prefill)
-				fprintf(f, "eta %.3f (%s)\n", p.eta,
-					p.prefill_pool ? "all" : classes[d->cls]);
+				fprintf(f, "eta %.3f (%s, %s)\n",
+					p.eta[g->kernel], kernels[g->kernel],
+					p.eta_from[g->kernel]);
 			else
 				fprintf(f, "beta %.3f kappa %.3f (%s)\n", p.beta,
-					p.kappa, p.decode_pool ? "all"
-							       : classes[d->cls]);
+					p.kappa, p.decode_pool ? "every class"
+							       : "its class");
 		}
 	}
 	for (int t = 0; t < 2; t++) {

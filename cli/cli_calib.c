@@ -52,7 +52,7 @@ int cli_calib_emit(json_t *v, const struct err *e, const char *path)
 static const struct opt_cmd derive_cmd = {
 	.name = "calib derive",
 	.usage = "[PROFILE] --device NAME|FILE [--model NAME|FILE]\n"
-		 " [--library DIR] [-o OUT]",
+		 " [--kernel generic|repack] [--library DIR] [-o OUT]",
 	.about = "An edge profile for a device that cannot be run here: its level from\n"
 		 "the device model fitted on the library's published llama.cpp figures\n"
 		 "(with the device's own), its shape (how a step grows with the context,\n"
@@ -73,12 +73,16 @@ static const struct opt_cmd derive_cmd = {
 static int derive_sub(int argc, char **argv)
 {
 	const char *device = NULL, *out = NULL, *model = NULL;
-	const char *dir = calib_device_dir();
+	const char *kernel = "generic", *dir = calib_device_dir();
 	struct opt rows[] = {
 		OPT_STR("device", 0, &device, "NAME|FILE",
 			"the device: a name in the library or a device file"),
 		OPT_STR("model", 0, &model, "NAME|FILE", "the model drafting "
 			"(default: PROFILE's)"),
+		OPT_STR("kernel", 0, &kernel, "FAMILY", "the prefill's kernel "
+			"family: generic (llama.cpp's vector dot products), or "
+			"repack (its repacked GEMM kernels, which it picks on Arm "
+			"CPUs with dot products) (default: generic)"),
 		CLI_OPT_LIBRARY(&dir),
 		OPT_STR("out", 'o', &out, "OUT", "write the derived profile to OUT "
 			"(default: stdout)"),
@@ -92,7 +96,8 @@ static int derive_sub(int argc, char **argv)
 		return rc;
 	rc = cli_calib_emit(calib_derive_file(argc ? argv[0] :
 					      calib_measured_profile(), device,
-					      model, dir, prov, &e), &e, out);
+					      model, kernel, dir, prov, &e), &e,
+			    out);
 	json_decref(prov);
 	return rc;
 }

@@ -230,7 +230,7 @@ static void test_derive(void)
 	CHECK_MSG(calib_device_load(&a, "dev-a", dir, &e) == 0, "%s", e.msg);
 	CHECK_MSG(calib_device_load(&b, "dev-b", dir, &e) == 0, "%s", e.msg);
 	CHECK(a.nfig == 3 && a.fig[0].used && !a.fig[2].used);
-	d = calib_derive(p, path, &a, NULL, dir, json_object_get(p, "provenance"),
+	d = calib_derive(p, path, &a, NULL, 0, dir, json_object_get(p, "provenance"),
 			 &e);
 	CHECK_MSG(d != NULL, "%s", e.msg);
 	if (!d)
@@ -258,11 +258,11 @@ static void test_derive(void)
 	CHECK(fabs(json_number_value(jx_at(d, "/derivation/held_out/decode/"
 					   "highest"))) < 0.03);
 	/* derived twice: refused */
-	CHECK(calib_derive(d, out, &b, NULL, dir, NULL, &e) == NULL &&
+	CHECK(calib_derive(d, out, &b, NULL, 0, dir, NULL, &e) == NULL &&
 	      strstr(e.msg, "itself derived"));
 	json_decref(d);
 	/* no figures: its class's devices' held-out band, 3 figures */
-	d = calib_derive(p, path, &b, NULL, dir, NULL, &e);
+	d = calib_derive(p, path, &b, NULL, 0, dir, NULL, &e);
 	CHECK_MSG(d != NULL, "%s", e.msg);
 	if (d) {
 		CHECK(json_integer_value(jx_at(d, "/derivation/held_out/decode/"
@@ -272,7 +272,7 @@ static void test_derive(void)
 		json_decref(d);
 	}
 	/* another model: the same bytes a second, its own KV a position */
-	d = calib_derive(p, path, &a, shape_find("smollm2-135m"), dir, NULL, &e);
+	d = calib_derive(p, path, &a, shape_find("smollm2-135m"), 0, dir, NULL, &e);
 	CHECK_MSG(d != NULL, "%s", e.msg);
 	if (d) {
 		const struct shape *s = shape_find("smollm2-135m");
@@ -608,7 +608,108 @@ static void test_blind(void)
 	free(out);
 }
 
+/* A board of 4 threads in dir for test_split: DRAM gbs, FP32 gf (int8 4
+ * times it), its cores ("cores" member, or ""), publishing a decode that
+ * streams half the DRAM peak at share of the pace, and a prefill at eta of
+ * its int8 peak on kernel family kernel */
+static void split_device(const char *dir, const char *name, double gbs,
+			 double gf, const char *cores, double share, double eta,
+			 const char *kernel)
+{
+	char path[1024], text[2048];
+
+	snprintf(path, sizeof(path), "%s/%s.json", dir, name);
+	snprintf(text, sizeof(text),
+		 "{\"kind\": \"device\", \"name\": \"%s\", \"class\": "
+		 "\"board\", \"threads\": 4, \"peak_gbs\": %g, "
+		 "\"fp32_gflops\": %g, \"int8_gops\": %g, %s\"sources\": {}, "
+		 "\"published\": [{\"model\": \"m\", \"params\": 1e9, "
+		 "\"weight_bytes\": 5e8, \"quant\": \"Q4_0\", \"backend\": "
+		 "\"cpu\", \"threads\": 4, \"test\": \"tg\", "
+		 "\"tokens_per_s\": %.9g, \"source\": \"s\"}, {\"model\": "
+		 "\"m\", \"params\": 1e9, \"weight_bytes\": 5e8, \"quant\": "
+		 "\"Q4_0\", \"backend\": \"cpu\", \"threads\": 4, \"test\": "
+		 "\"pp\", \"kernel\": \"%s\", \"tokens_per_s\": %.9g, "
+		 "\"source\": \"s\"}]}", name, gbs, gf, 4 * gf, cores,
+		 share * 0.5 * gbs / 0.5, kernel, eta * 4 * gf / 2);
+	CHECK(t_write(path + strlen(t_tmpdir()) + 1, text) != NULL);
+}
+
+/* The blind table of dir; the decode and prefill worst |error| in % */
+static char *blind_worst(const char *dir, double *dec, double *pre)
+{
+	struct err e;
+	char *out = NULL;
+	size_t len = 0;
+	const char *l;
+	FILE *f = open_memstream(&out, &len);
+
+	CHECK_MSG(dfit_blind_print(dir, f, &e) == 0, "%s", e.msg);
+	fclose(f);
+	*dec = *pre = 999;
+	if (out && (l = strstr(out, "decode: ")) && (l = strstr(l, "worst ")))
+		*dec = atof(l + 6);
+	if (out && (l = strstr(out, "prefill: ")) && (l = strstr(l, "worst ")))
+		*pre = atof(l + 6);
+	return out;
+}
+
+/* The split share and the kernel families (dfit.h): a board whose two slow
+ * cores set a decode's pace is predicted from the others' fit once its
+ * cores are listed (and 150% off without them); repacked prefills get
+ * their own eta; bad cores and families are refused by pointer. */
+static void test_split(void)
+{
+	static const char *const slow = "\"cores\": [{\"n\": 2, \"ghz\": 3, "
+		"\"flops_cycle\": 64}, {\"n\": 2, \"ghz\": 1.5, "
+		"\"flops_cycle\": 32}], ";
+	char dir[1024], *out;
+	struct calib_device d;
+	struct err e;
+	double dec, pre;
+
+	snprintf(dir, sizeof(dir), "%s/split", t_tmpdir());
+	mkdir(dir, 0755);
+	split_device(dir, "a", 40, 800, "", 1, 0.2, "generic");
+	split_device(dir, "b", 60, 1200, "", 1, 0.2, "generic");
+	split_device(dir, "c", 20, 400, "", 1, 0.2, "generic");
+	split_device(dir, "r1", 50, 1000, "", 1, 0.4, "repack");
+	split_device(dir, "r2", 30, 600, "", 1, 0.4, "repack");
+	split_device(dir, "r3", 35, 700, "", 1, 0.4, "repack");
+	/* 2 x 192 + 2 x 48 GFLOP/s: the slowest's pace is 4 x 48 / 480 */
+	split_device(dir, "h", 20, 480, slow, 0.4, 0.2, "generic");
+	out = blind_worst(dir, &dec, &pre);
+	CHECK_MSG(dec < 3 && pre < 1 && strstr(out, "(repack, its class)") &&
+		  strstr(out, "(generic, its class)"), "%s", out);
+	free(out);
+	split_device(dir, "h", 20, 480, "", 0.4, 0.2, "generic");
+	out = blind_worst(dir, &dec, &pre);
+	CHECK_MSG(dec > 100 && pre < 1, "%s", out);
+	free(out);
+	/* bad cores, a bad family */
+	split_device(dir, "h", 20, 400, slow, 1, 0.2, "generic");
+	CHECK(calib_device_load(&d, "h", dir, &e) < 0 &&
+	      strstr(e.msg, "/cores: expected cores summing to fp32_gflops"));
+	split_device(dir, "h", 20, 480, "\"cores\": [{\"n\": 2, \"ghz\": 1.5, "
+		     "\"flops_cycle\": 32}, {\"n\": 2, \"ghz\": 3, "
+		     "\"flops_cycle\": 64}], ", 1, 0.2, "generic");
+	CHECK(calib_device_load(&d, "h", dir, &e) < 0 &&
+	      strstr(e.msg, "/cores/1: expected cores no faster"));
+	split_device(dir, "h", 20, 120, "\"cores\": [{\"n\": 3, \"ghz\": 10, "
+		     "\"flops_cycle\": 4}], ", 1, 0.2, "generic");
+	CHECK(calib_device_load(&d, "h", dir, &e) < 0 &&
+	      strstr(e.msg, "/cores: expected as many cores"));
+	split_device(dir, "h", 20, 480, "", 1, 0.2, "magic");
+	CHECK(calib_device_load(&d, "h", dir, &e) < 0 &&
+	      strstr(e.msg, "/published/1") && strstr(e.msg, "kernel"));
+	CHECK(calib_kernel_find("repack", &e) == 1 &&
+	      calib_kernel_find("magic", &e) < 0 &&
+	      strstr(e.msg, "unknown kernel family 'magic'"));
+}
+
 const struct tcase calib_tests[] = {
+	{ "calib: the device model's split share and kernel families",
+	  test_split },
 	{ "calib: a measured profile is what the config's device gets",
 	  test_profile_roundtrip },
 	{ "calib: bad profiles are refused, naming the field", test_profile_bad },
