@@ -180,9 +180,10 @@ static int read_cores(struct jx *x, json_t *v, struct calib_device *d)
 		    jx_num(x, c, p, "ghz", JX_POS, JX_REQUIRED, &ghz) < 0 ||
 		    jx_num(x, c, p, "flops_cycle", JX_POS, JX_REQUIRED, &fc) < 0)
 			return -1;
-		if (d->ncores + n > d->threads)
+		if (d->ncores + n > d->threads ||
+		    d->ncores + n > CALIB_MAX_CORES)
 			return jx_fail(x, p, "no more cores than the device's "
-				       "threads", c);
+				       "threads (and at most 64)", c);
 		if (d->ncores && ghz * fc > d->core_gflops[d->ncores - 1] + 1e-9)
 			return jx_fail(x, p, "cores no faster than the ones "
 				       "before (fastest first)", c);

@@ -107,9 +107,10 @@ static const struct opt_cmd devices_cmd = {
 	.usage = "[--library DIR]",
 	.about = "The device model's held-out errors: each device's published figures\n"
 		 "predicted by the model (what share of its DRAM peak and of its\n"
-		 "arithmetic peaks the CPU cluster reaches, by class) fitted on the\n"
-		 "other devices alone (leave-one-device-out), then the errors' median\n"
-		 "and worst for decode and prefill (docs/calib.md).\n",
+		 "arithmetic peaks the CPU cluster reaches, by class and kernel\n"
+		 "family, a decode at its slowest thread's pace) fitted on the other\n"
+		 "devices alone (leave-one-device-out), then the errors' median and\n"
+		 "worst for decode and prefill (docs/calib.md).\n",
 	.exit_status = CLI_CALIB_EXIT,
 };
 
