@@ -144,18 +144,19 @@ void calib_device_names_free(char **names);
 #define CALIB_MAX_FIGURES 32
 #define CALIB_MAX_CORES 64
 #define CALIB_CLASSES { "phone", "laptop", "board", "desktop", NULL }
-/* The kernel family a figure's prefill ran on: llama.cpp's generic
- * vector dot products, or its repacked (interleaved) GEMM kernels where
- * the source says the weights were repacked (Q4_0_4_4/4_8, AARCH64_REPACK) */
-#define CALIB_KERNELS { "generic", "repack", NULL }
+/* The kernel families a figure's prefill ran on (calib_kernels, by index):
+ * llama.cpp's generic vector dot products, or its repacked (interleaved)
+ * GEMM kernels where the source says the weights were repacked
+ * (Q4_0_4_4/4_8, AARCH64_REPACK) */
 #define CALIB_NKERNELS 2
+extern const char *const calib_kernels[CALIB_NKERNELS + 1]; /* NULL-ended */
 
 /* A published figure: strings borrowed from the device's doc */
 struct calib_figure {
 	const char *model, *quant, *backend, *source;
 	double params, weight_bytes, tokens_per_s;
 	int threads;
-	int kernel;   /* CALIB_KERNELS' index */
+	int kernel;   /* calib_kernels' index */
 	bool prefill; /* pp, else tg (decode) */
 	bool used;    /* a CPU figure the correction takes */
 };
@@ -185,12 +186,12 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 		      const char *dir, struct err *e);
 void calib_device_release(struct calib_device *d);
 
-/* CALIB_KERNELS' index of name, or -1 with a message naming them. */
+/* calib_kernels' index of name, or -1 with a message naming them. */
 int calib_kernel_find(const char *name, struct err *e);
 
 /* A device profile derived for d (derive.c): its level from the device
  * model fitted on the library in dir with d's figures (dfit.h), its
- * prefill on kernel family kernel (CALIB_KERNELS' index), its shape from
+ * prefill on kernel family kernel (calib_kernels' index), its shape from
  * the measured profile; for model (a shape), or the measured profile's
  * model where NULL. NULL with a message for a profile that is itself
  * derived or lacks what the method needs. */

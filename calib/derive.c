@@ -33,6 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const calib_kernels[CALIB_NKERNELS + 1] = { "generic", "repack",
+							 NULL };
+
 #define FIGURE_CTX 64     /* tg128: a mean context of 64 */
 #define FIGURE_PROMPT 512 /* pp512: a prefill's base over 512 tokens */
 #define MEASURED_PROFILE "edge-xeon-2vcpu-llama2-7b-w4a16.json"
@@ -115,7 +118,6 @@ static int read_figure(struct jx *x, json_t *v, const char *ptr,
 		"quant", "backend", "threads", "test", "tokens_per_s", "source",
 		"quote", "note", "use", "kernel", NULL };
 	static const char *const tests[] = { "pp", "tg", NULL };
-	static const char *const kernels[] = CALIB_KERNELS;
 	const char *s;
 	long long th;
 	int test;
@@ -137,7 +139,8 @@ static int read_figure(struct jx *x, json_t *v, const char *ptr,
 	    jx_str(x, v, ptr, "note", "", &s) < 0 ||
 	    jx_str(x, v, ptr, "quote", "", &s) < 0 ||
 	    jx_bool(x, v, ptr, "use", 1, &f->used) < 0 ||
-	    jx_enum(x, v, ptr, "kernel", kernels, "generic", &f->kernel) < 0)
+	    jx_enum(x, v, ptr, "kernel", calib_kernels, "generic",
+		    &f->kernel) < 0)
 		return -1;
 	if (!*f->source) {
 		char p[JX_PTR_MAX];
@@ -399,13 +402,17 @@ static json_t *figures_json(const struct dfit *m, const struct calib_device *d)
 
 int calib_kernel_find(const char *name, struct err *e)
 {
-	static const char *const kernels[] = CALIB_KERNELS;
+	char known[256] = "";
+	size_t n = 0;
 
-	for (int k = 0; kernels[k]; k++)
-		if (!strcmp(kernels[k], name))
+	for (int k = 0; calib_kernels[k]; k++) {
+		if (!strcmp(calib_kernels[k], name))
 			return k;
-	return err_set(e, "unknown kernel family '%s' (known: generic, "
-		       "repack)", name), -1;
+		n += (size_t)snprintf(known + n, sizeof(known) - n, "%s%s",
+				      k ? ", " : "", calib_kernels[k]);
+	}
+	return err_set(e, "unknown kernel family '%s' (known: %s)", name,
+		       known), -1;
 }
 
 json_t *calib_derive(const json_t *measured, const char *from_path,
@@ -413,7 +420,6 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 		     int kernel, const char *dir, const json_t *prov,
 		     struct err *e)
 {
-	static const char *const kernels[] = CALIB_KERNELS;
 	const json_t *fit = json_object_get(measured, "fit");
 	double b0 = json_number_value(json_object_get(fit, "draft_base_s"));
 	double s0 = json_number_value(json_object_get(fit, "draft_per_ctx_s"));
@@ -505,7 +511,7 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 		"device_model", "beta", m.beta, "kappa", m.kappa, "eta",
 		m.eta[kernel], "decode_fitted_on", m.decode_pool ?
 		"every device" : "the device's class", "prefill_kernel",
-		kernels[kernel], "prefill_fitted_on", m.eta_from[kernel],
+		calib_kernels[kernel], "prefill_fitted_on", m.eta_from[kernel],
 		"predicted", "decode_tokens_per_s", 1 / t_dec,
 		"prefill_tokens_per_s", 1 / t_pre,
 		"held_out", "decode", band_json(&m.band[0]), "prefill",

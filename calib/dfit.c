@@ -19,8 +19,6 @@
 
 static const char *const classes[] = CALIB_CLASSES;
 
-static const char *const kernels[] = CALIB_KERNELS;
-
 /* the threads of d a figure of t threads runs on (0: all of them) */
 static int threads_of(const struct calib_device *d, int t)
 {
@@ -379,7 +377,7 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 				g->tokens_per_s, pred, 100 * r);
 			if (g->prefill)
 				fprintf(f, "eta %.3f (%s, %s)\n",
-					p.eta[g->kernel], kernels[g->kernel],
+					p.eta[g->kernel], calib_kernels[g->kernel],
 					p.eta_from[g->kernel]);
 			else
 				fprintf(f, "beta %.3f kappa %.3f (%s)\n", p.beta,

@@ -29,7 +29,7 @@ EDGE="$OUT/edge-$DEV-llama2-7b-w4a16.json"
 # generic ones of theirs.
 derive() { # DEVICE MODEL OUT
 	k=generic
-	grep -q '"class": "phone"' "$OUT/devices/$1.json" && k=repack
+	[ "$(jq -r .class "$OUT/devices/$1.json")" = phone ] && k=repack
 	"$H" calib derive "$EDGE" --device "$1" --model "$2" --kernel $k -o "$3"
 }
 for d in snapdragon-8-gen3 apple-a17-pro raspberry-pi-5 jetson-orin-nano \

@@ -165,20 +165,28 @@ static void test_fit(void)
 	CHECK(a == 0 && b > 0);
 }
 
-/* A phone's device file for test_derive in dir/NAME.json: DRAM peak_gbs,
- * FP32 200 GFLOP/s, int8 800 GOP/s on 4 threads */
-static void device_file(const char *dir, const char *name, double peak_gbs,
-			const char *extra)
+/* A device file in dir/NAME.json of class cls: 4 threads, DRAM peak_gbs,
+ * FP32 gf GFLOP/s, int8 4 gf GOP/s, then the members in extra */
+static void device_write(const char *dir, const char *name, const char *cls,
+			 double peak_gbs, double gf, const char *extra)
 {
 	char path[1024], text[2048];
 
 	snprintf(path, sizeof(path), "%s/%s.json", dir, name);
 	snprintf(text, sizeof(text),
-		 "{\"kind\": \"device\", \"name\": \"%s\", \"class\": \"phone\", "
-		 "\"threads\": 4, \"peak_gbs\": %g, \"fp32_gflops\": 200, "
-		 "\"int8_gops\": 800, \"sources\": {\"all\": \"a test\"}, %s}",
-		 name, peak_gbs, extra);
+		 "{\"kind\": \"device\", \"name\": \"%s\", \"class\": \"%s\", "
+		 "\"threads\": 4, \"peak_gbs\": %g, \"fp32_gflops\": %g, "
+		 "\"int8_gops\": %g, \"sources\": {\"all\": \"a test\"}, %s}",
+		 name, cls, peak_gbs, gf, 4 * gf, extra);
 	CHECK(t_write(path + strlen(t_tmpdir()) + 1, text) != NULL);
+}
+
+/* A phone's device file for test_derive in dir/NAME.json: DRAM peak_gbs,
+ * FP32 200 GFLOP/s, int8 800 GOP/s on 4 threads */
+static void device_file(const char *dir, const char *name, double peak_gbs,
+			const char *extra)
+{
+	device_write(dir, name, "phone", peak_gbs, 200, extra);
 }
 
 /* figures a device streaming half its DRAM peak would publish: decode of
@@ -616,23 +624,19 @@ static void split_device(const char *dir, const char *name, double gbs,
 			 double gf, const char *cores, double share, double eta,
 			 const char *kernel)
 {
-	char path[1024], text[2048];
+	char extra[1536];
 
-	snprintf(path, sizeof(path), "%s/%s.json", dir, name);
-	snprintf(text, sizeof(text),
-		 "{\"kind\": \"device\", \"name\": \"%s\", \"class\": "
-		 "\"board\", \"threads\": 4, \"peak_gbs\": %g, "
-		 "\"fp32_gflops\": %g, \"int8_gops\": %g, %s\"sources\": {}, "
-		 "\"published\": [{\"model\": \"m\", \"params\": 1e9, "
+	snprintf(extra, sizeof(extra),
+		 "%s\"published\": [{\"model\": \"m\", \"params\": 1e9, "
 		 "\"weight_bytes\": 5e8, \"quant\": \"Q4_0\", \"backend\": "
 		 "\"cpu\", \"threads\": 4, \"test\": \"tg\", "
 		 "\"tokens_per_s\": %.9g, \"source\": \"s\"}, {\"model\": "
 		 "\"m\", \"params\": 1e9, \"weight_bytes\": 5e8, \"quant\": "
 		 "\"Q4_0\", \"backend\": \"cpu\", \"threads\": 4, \"test\": "
 		 "\"pp\", \"kernel\": \"%s\", \"tokens_per_s\": %.9g, "
-		 "\"source\": \"s\"}]}", name, gbs, gf, 4 * gf, cores,
-		 share * 0.5 * gbs / 0.5, kernel, eta * 4 * gf / 2);
-	CHECK(t_write(path + strlen(t_tmpdir()) + 1, text) != NULL);
+		 "\"source\": \"s\"}]", cores, share * 0.5 * gbs / 0.5, kernel,
+		 eta * 4 * gf / 2);
+	device_write(dir, name, "board", gbs, gf, extra);
 }
 
 /* The blind table of dir; the decode and prefill worst |error| in % */
