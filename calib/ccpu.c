@@ -104,7 +104,8 @@ static void run_once(struct calib_model *c, struct llama_state *st,
 			int b = n - at < CALIB_PREFILL_BLOCK ? n - at
 							     : CALIB_PREFILL_BLOCK;
 
-			llama_forward_last(&c->m, st, toks + at, b, at, logits);
+			llama_forward_last(&c->m, st, toks + at, b, at,
+					   at + b == n ? logits : NULL);
 		}
 		break;
 	}

@@ -57,7 +57,8 @@ static void real_steps(struct calib_model *c, const int *prompt, int np,
 		int b = np - at < CALIB_PREFILL_BLOCK ? np - at
 						      : CALIB_PREFILL_BLOCK;
 
-		llama_forward_last(&c->m, &st, prompt + at, b, at, logits);
+		llama_forward_last(&c->m, &st, prompt + at, b, at,
+				   at + b == np ? logits : NULL);
 		if (at + b == np)
 			tok = spec_argmax(logits, c->m.c.vocab);
 	}

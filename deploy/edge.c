@@ -274,20 +274,21 @@ static void wait_io(struct edge *e, double until_s)
 		netem_wait(&e->net, until_s);
 }
 
-/* Feeds seq[dkv .. upto) to the draft model; the logits of the last are
- * left in e->logits' first row. Returns that row (NULL: nothing fed). */
-static const float *feed(struct edge *e, int upto)
+/* Feeds seq[dkv .. upto) to the draft model; where want, the logits of
+ * the last are left in e->logits' first row and returned (NULL: nothing
+ * fed, or not wanted). */
+static const float *feed(struct edge *e, int upto, bool want)
 {
-	const float *row = NULL;
+	float *row = NULL;
 
 	while (e->dkv < upto) {
 		int n = upto - e->dkv;
 
 		if (n > EDGE_FEED_BLOCK)
 			n = EDGE_FEED_BLOCK;
+		row = want && e->dkv + n == upto ? e->logits : NULL;
 		llama_forward_last(e->o->m, &e->st, e->seq + e->dkv, n, e->dkv,
-				   e->logits);
-		row = e->logits;
+				   row);
 		e->dkv += n;
 	}
 	return row;
@@ -298,7 +299,7 @@ static void draft(struct edge *e)
 	const struct edge_opts *o = e->o;
 	double t0 = rt_now_s(), t1;
 	int fed = e->dlen - e->dkv;
-	const float *row = feed(e, e->dlen);
+	const float *row = feed(e, e->dlen, true);
 
 	if (e->dlen == e->bstart)
 		e->bsize = e->gamma < e->limit - e->dlen ? e->gamma :
@@ -428,7 +429,7 @@ static int start(struct edge *e, struct err *er)
 {
 	int backlog = INT_MAX;
 
-	feed(e, e->o->prompt_n - 1);
+	feed(e, e->o->prompt_n - 1, false);
 	e->prefilled_s = now_s(e);
 	for (;;) {
 		int n;
@@ -440,7 +441,7 @@ static int start(struct edge *e, struct err *er)
 		n = e->L - 1 - e->dkv;
 		if (!e->ready_sent && n > 0 && n < backlog) {
 			backlog = n;
-			feed(e, e->L - 1);
+			feed(e, e->L - 1, false);
 			continue;
 		}
 		if (!e->ready_sent) {
@@ -494,7 +495,7 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	if (o->text && o->tk) /* the prompt, then the tokens as they commit */
 		put_text(e, 1, o->prompt_n);
 	if (!o->handover)
-		feed(e, o->prompt_n - 1); /* the edge's prefill */
+		feed(e, o->prompt_n - 1, false); /* the edge's prefill */
 	else if (start(e, er) < 0)
 		return -1;
 	else

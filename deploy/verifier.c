@@ -626,7 +626,7 @@ void verifier_iterate(struct verifier *v, struct viter *it)
 			struct vreq *r = &v->t[g->slot];
 
 			r->kv_len += g->n;
-			if (r->decoding && r->kv_len == r->len)
+			if (v->seqs[i].out) /* it ended on a token to decode */
 				decoded(v, g->slot, v->logits +
 					(size_t)g->row * v->m->c.vocab,
 					&v->tokens[it->ntokens++]);

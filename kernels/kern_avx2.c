@@ -236,7 +236,8 @@ static void q4_row1_g32(const struct q4_matrix *w, const float *xf,
 	for (gi = 0; gi + 4 <= ng; gi += 4)
 		g32_step(row + (size_t)gi * bb, bb, 4, sx + gi,
 			 xf + (size_t)gi * 32, &acc, &corr);
-	/* the tail's length a constant in each call, as in the loop's */
+	/* the tail: two groups with the length a constant, as in the loop's;
+	 * one or three with it counted */
 	if (ng - gi == 2)
 		g32_step(row + (size_t)gi * bb, bb, 2, sx + gi,
 			 xf + (size_t)gi * 32, &acc, &corr);
@@ -689,7 +690,27 @@ static inline int32_t word(const int8_t *p)
  * meeting the token's four broadcast by MAC(a[t], codes, activations).
  * Two ways (a macro: a function would be compiled for one target). */
 #define BLOCK_OCTETS (Q4_A8_BLOCK / 8)
-#define BLOCK_BODY(MAC)                                                        	do {                                                                   		const __m256i low = _mm256_set1_epi8(0x0f);                                                                                                   		_Pragma("GCC unroll 4")                                        		for (int t = 0; t < T; t++)                                    			a[t] = _mm256_setzero_si256();                         		_Pragma("GCC unroll 4")                                        		for (int o = 0; o < BLOCK_OCTETS; o++, cw += PANEL,            			 aq += 8 * T) {                                        			__m256i z = _mm256_load_si256((const __m256i *)cw);    			__m256i lo = _mm256_and_si256(z, low);                 			__m256i hi = _mm256_and_si256(_mm256_srli_epi16(z, 4), 						      low);                                                                                                   			_Pragma("GCC unroll 4")                                			for (int t = 0; t < T; t++) {                          				MAC(a[t], lo, _mm256_set1_epi32(word(aq + 4 * t))); 				MAC(a[t], hi, _mm256_set1_epi32(               					word(aq + 4 * T + 4 * t)));            			}                                                      		}                                                              	} while (0)
+#define BLOCK_BODY(MAC)                                                        \
+	do {                                                                   \
+		const __m256i low = _mm256_set1_epi8(0x0f);                    \
+		_Pragma("GCC unroll 4")                                        \
+		for (int t = 0; t < T; t++)                                    \
+			a[t] = _mm256_setzero_si256();                         \
+		_Pragma("GCC unroll 4")                                        \
+		for (int o = 0; o < BLOCK_OCTETS; o++, cw += PANEL,            \
+			 aq += 8 * T) {                                        \
+			__m256i z = _mm256_load_si256((const __m256i *)cw);    \
+			__m256i lo = _mm256_and_si256(z, low);                 \
+			__m256i hi = _mm256_and_si256(_mm256_srli_epi16(z, 4), \
+						      low);                    \
+			_Pragma("GCC unroll 4")                                \
+			for (int t = 0; t < T; t++) {                          \
+				MAC(a[t], lo, _mm256_set1_epi32(word(aq + 4 * t))); \
+				MAC(a[t], hi, _mm256_set1_epi32(               \
+					word(aq + 4 * T + 4 * t)));            \
+			}                                                      \
+		}                                                              \
+	} while (0)
 
 /* With AVX-VNNI: one vpdpbusd a half-octet and token. */
 #define MAC_VNNI(acc, c, v) ((acc) = _mm256_dpbusd_avx_epi32((acc), (c), (v)))
@@ -704,7 +725,8 @@ block_vnni(const int32_t *cw, const int8_t *aq, const int T, __m256i a[TILE])
  * gives 16-bit sums of two products, |sum| <= 2 x 15 x 127 = 3810, never
  * saturating; a block's 8 of them per word stay within 30480 < 2^15, so
  * the block is summed in 16 bits and widened once (vpmaddwd by ones) */
-#define MAC_MADD(acc, c, v)                                                    	((acc) = _mm256_add_epi16((acc), _mm256_maddubs_epi16((c), (v))))
+#define MAC_MADD(acc, c, v)                                                    \
+	((acc) = _mm256_add_epi16((acc), _mm256_maddubs_epi16((c), (v))))
 static inline __attribute__((always_inline)) void
 block_madd(const int32_t *cw, const int8_t *aq, const int T, __m256i a[TILE])
 {

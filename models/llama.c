@@ -372,8 +372,8 @@ void llama_forward(const struct llama *m, struct llama_state *s,
 void llama_forward_last(const struct llama *m, struct llama_state *s,
 			const int *tokens, int n, int pos, float *logits)
 {
-	llama_forward_batch(m, s, &(struct llama_seq){ s, tokens, n, pos, 1 }, 1,
-			    logits);
+	llama_forward_batch(m, s, &(struct llama_seq){ s, tokens, n, pos,
+						       logits != NULL }, 1, logits);
 }
 
 void llama_forward_batch(const struct llama *m, struct llama_state *scratch,

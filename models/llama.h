@@ -104,9 +104,10 @@ void llama_state_release(struct llama_state *s);
  * batch of one sequence, with s as its own scratch. */
 void llama_forward(const struct llama *m, struct llama_state *s,
 		   const int *tokens, int n, int pos, float *logits);
-/* The same, writing the logits of the last token only (vocab floats): a
- * prompt's prefill, whose other rows no one reads, without the classifier
- * over every row (at SmolLM2's 49152 x 576 the largest layer). */
+/* The same, writing the logits of the last token only (vocab floats), or
+ * none where logits is NULL: a prompt's prefill, whose other rows no one
+ * reads, without the classifier over every row (at SmolLM2's 49152 x 576
+ * the largest layer). */
 void llama_forward_last(const struct llama *m, struct llama_state *s,
 			const int *tokens, int n, int pos, float *logits);
 

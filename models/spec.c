@@ -264,8 +264,8 @@ static long decode(const struct llama *target, const struct llama *draft,
 	const int vocab = target->c.vocab, blk = np > gamma + 1 ? np : gamma + 1;
 	struct llama_state ts, ds;
 	int *seq = xmalloc(sizeof(int) * (size_t)(np + steps + gamma + 2));
-	float *tl = xmalloc(sizeof(float) * (size_t)blk * vocab);
-	float *dl = xmalloc(sizeof(float) * (size_t)np * vocab);
+	float *tl = xmalloc(sizeof(float) * (size_t)(gamma + 1) * vocab);
+	float *dl = xmalloc(sizeof(float) * (size_t)vocab);
 	double *q = temp > 0 ? xmalloc(sizeof(double) * (size_t)gamma * vocab)
 			     : NULL;
 	double *p = xmalloc(sizeof(double) * vocab);
@@ -280,8 +280,8 @@ static long decode(const struct llama *target, const struct llama *draft,
 	 * starts with */
 	pos = dpos = np - 1;
 	if (pos > 0) {
-		llama_forward_last(target, &ts, seq, pos, 0, tl);
-		llama_forward_last(draft, &ds, seq, pos, 0, dl);
+		llama_forward_last(target, &ts, seq, pos, 0, NULL);
+		llama_forward_last(draft, &ds, seq, pos, 0, NULL);
 	}
 	while (made < steps) {
 		int g = steps - made < gamma ? steps - made : gamma, k = 0, next;

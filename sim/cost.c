@@ -100,11 +100,6 @@ static double table_at(const struct vtab *t, const double *g, double tokens,
 	return lo + (hi - lo) * wt;
 }
 
-double cost_table_s(const struct vtab *t, double tokens, double ctx)
-{
-	return table_at(t, t->sec, tokens, ctx);
-}
-
 double cost_table_batch_s(const struct vtab *t, const struct cost_batch *b)
 {
 	double tok = (double)b->tokens, ctx = b->seqs ? b->ctx_sum / (double)b->seqs

@@ -72,14 +72,11 @@ void cost_init_draft(struct cost *c, const struct cfg_cloud *cloud,
 double cost_iter_s(const struct cost *c, const struct cost_batch *b,
 		   double *bytes, double *flops);
 
-/* A table's seconds for an iteration of tokens at a mean cached context
- * ctx: interpolated in both, extrapolated in tokens past the last row (as
- * cost_iter_s reads the table). */
-double cost_table_s(const struct vtab *t, double tokens, double ctx);
-/* A batch from a table (b->tokens >= 1): its verify time; where the table
- * has a prefill grid, the share of the batch's tokens that compute no
- * logits (a prompt's rows before its last) priced from that grid, the rest
- * from the verify one, at the batch's mean context. */
+/* A batch from a table (b->tokens >= 1): its verify time, interpolated in
+ * tokens and the batch's mean cached context and extrapolated in tokens
+ * past the last row; where the table has a prefill grid, the share of the
+ * batch's tokens that compute no logits (a prompt's rows before its last)
+ * priced from that grid, the rest from the verify one. */
 double cost_table_batch_s(const struct vtab *t, const struct cost_batch *b);
 
 /* What prices c's iterations, for reports (borrowed from c, or static),

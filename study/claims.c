@@ -207,23 +207,25 @@ static int cols(const struct csv *c, const char *const *names, int *out,
 }
 
 /* The distinct values of column col of c, the first max of them into out
- * (borrowed from c) in the order they first appear; returns how many
- * there are (more than max: some were left out). */
+ * (borrowed from c) in the order they first appear; returns how many it
+ * kept, *more set where a value was left out. */
 static size_t distinct(const struct csv *c, int col, const char **out,
-		       size_t max)
+		       size_t max, bool *more)
 {
 	size_t n = 0;
 
+	*more = false;
 	for (size_t r = 0; r < c->nrow; r++) {
 		size_t i = 0;
 
-		while (i < n && i < max && strcmp(out[i], csv_str(c, r, col)))
+		while (i < n && strcmp(out[i], csv_str(c, r, col)))
 			i++;
-		if (i < n && i < max)
+		if (i < n)
 			continue;
 		if (n < max)
-			out[n] = csv_str(c, r, col);
-		n++;
+			out[n++] = csv_str(c, r, col);
+		else
+			*more = true;
 	}
 	return n;
 }
@@ -239,6 +241,7 @@ static int pivot(json_t *blocks, const struct csv *c, const char *row_col,
 	const char *rows_v[MAX_POINTS], *cols_v[16];
 	size_t nr, nb;
 	int rc_, bc, mc, cc;
+	bool more;
 	json_t *cols, *rows;
 
 	snprintf(mean_name, sizeof(mean_name), "%s_mean", metric);
@@ -247,12 +250,8 @@ static int pivot(json_t *blocks, const struct csv *c, const char *row_col,
 	    (mc = csv_col(c, mean_name, e)) < 0 ||
 	    (cc = csv_col(c, ci_name, e)) < 0)
 		return -1;
-	nr = distinct(c, rc_, rows_v, MAX_POINTS);
-	nb = distinct(c, bc, cols_v, 16);
-	if (nr > MAX_POINTS)
-		nr = MAX_POINTS;
-	if (nb > 16)
-		nb = 16;
+	nr = distinct(c, rc_, rows_v, MAX_POINTS, &more);
+	nb = distinct(c, bc, cols_v, sizeof(cols_v) / sizeof(*cols_v), &more);
 	cols = json_array();
 	json_array_append_new(cols, json_string(head));
 	for (size_t j = 0; j < nb; j++)
@@ -1903,6 +1902,7 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 	struct hm_tally t = { .gpu_min_s = INFINITY, .gpu_max_s = -INFINITY };
 	const char *counts[HM_MAX_COUNTS];
 	size_t nn;
+	bool more;
 	struct csv c = { 0 };
 	int col[HM_COLS], have;
 	json_t *head, *rows;
@@ -1923,11 +1923,11 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 	     "and mean ITL no higher; *cloud's*: the same, the cloud keeping "
 	     "most requests whole (the device's prefill outlasts the answer), "
 	     "at cloud_only's GPU time.");
-	if ((nn = distinct(&c, col[HM_N], counts, HM_MAX_COUNTS)) >
-	    HM_MAX_COUNTS) {
+	nn = distinct(&c, col[HM_N], counts, HM_MAX_COUNTS, &more);
+	if (more) {
 		csv_release(&c);
-		return err_set(e, "sweep handover-map: %zu tenant counts, more "
-			       "than its table's %d", nn, HM_MAX_COUNTS);
+		return err_set(e, "sweep handover-map: more tenant counts than "
+			       "its table's %d", HM_MAX_COUNTS);
 	}
 	head = json_array();
 	json_array_append_new(head, json_string("protocol, device, RTT (s)"));

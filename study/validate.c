@@ -490,12 +490,11 @@ static double prefill_once(void *arg, int p)
 	struct prefill_points *a = arg;
 	int tokens = a->g->tok[p / a->g->nc], ctx = a->g->ctx[p % a->g->nc];
 	/* a context the chunk would overrun is one calib_verify_table drops */
-	struct llama_seq q = { &a->st, a->text, tokens,
-			       ctx + tokens <= a->m->c.seq_len ? ctx
-			       : a->m->c.seq_len - tokens, 0 };
+	int pos = ctx + tokens <= a->m->c.seq_len ? ctx
+						  : a->m->c.seq_len - tokens;
 	double t0 = rt_now_s();
 
-	llama_forward_batch(a->m, &a->st, &q, 1, NULL);
+	llama_forward_last(a->m, &a->st, a->text, tokens, pos, NULL);
 	return rt_now_s() - t0;
 }
 
@@ -603,7 +602,7 @@ int val_calibrate(struct val *v, const char *dir, int gamma, int budget,
 	json_object_set(verify, "prefill_seconds",
 			json_object_get(prefill, "seconds"));
 	json_object_set_new(verify, "prefill_method", json_string(
-		"llama_forward_batch timed on this CPU: one prompt chunk of "
+		"llama_forward_last timed on this CPU: one prompt chunk of "
 		"the tokens at the context, no logits (median of 3 rounds of "
 		"warm bursts, made non-decreasing in tokens)"));
 	json_decref(prefill);
