@@ -13,8 +13,9 @@
  * ... for t = 0 .. 7, matching the code layout of q4.h read 4c lanes at a
  * time (kern_x_place). sx holds each group's sum, exact before its one
  * rounding to FP32. A kernel with a load call fills both its own way (the
- * same bits); one with a digits call also gets dig and unit at batch 1 and
- * G = 128 (its own form of the activations, made from xf; NULL otherwise).
+ * same bits); one with a digits call also gets dig (and unit, if it
+ * uses it) at batch 1 and a group size it serves (its own form of the
+ * activations, made from xf; NULL otherwise).
  *
  * An integer path reads its weights as panels of the kernel's own layout
  * (kern.a8_pack): packed at each call a block of panels at a time, or once
@@ -87,12 +88,9 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 	kx->dig = NULL;
 	kx->unit = NULL;
 	kx->tiles = (struct kern_tiles){ 0 };
-	if (kn && kn->digits && m == 1 && group == 128 &&
-	    interleave == kn->interleave) {
-		kx->dig = xcalloc64((size_t)kx->ngroups * KERN_DIGIT_BYTES);
-		kx->unit = xcalloc((size_t)kx->ngroups, sizeof(float));
+	if (kn && kn->digits && m == 1 && (kn->digit_groups & group) &&
+	    interleave == kn->interleave)
 		kn->digits(kx);
-	}
 }
 
 void kern_x_release(struct kern_x *kx)

@@ -43,9 +43,10 @@ struct kern_x {
 				order, stride floats apart (kern.c) */
 	float *sx;           /* owned: m x ngroups, sums of x over each group */
 	int8_t *dig;         /* owned, or NULL: for a kernel with a digits
-				call, at batch 1 and G = 128, its own form
-				of each group, KERN_DIGIT_BYTES a group */
-	float *unit;         /* owned with dig: one scale a group */
+				call, at batch 1 and a group size it
+				serves, its own form of the activations */
+	float *unit;         /* owned, or NULL: with dig, if the kernel
+				keeps its units apart */
 	struct kern_tiles tiles; /* for an integer (a8_run) call, else all
 				    NULL */
 	int m, k, kpad, stride, group, ngroups;
@@ -96,9 +97,11 @@ struct kern {
 	kern_pack_fn *a8_pack;
 	kern_tile_fn *a8_run;
 	int a8_panel, a8_panels, a8_tile;
-	/* NULL, or fills x->dig and x->unit (allocated) from x->xf at
-	 * batch 1 and G = 128 */
+	/* NULL, or allocates and fills x->dig (and x->unit, if it uses it)
+	 * from x->xf at batch 1 for the group sizes in digit_groups (32, 64
+	 * and 128 OR-ed) */
 	void (*digits)(struct kern_x *x);
+	int digit_groups;
 	/* NULL, or one token's k activations into xf (zeroed, kpad values) in
 	 * the order of kern_x_place for that interleave, and each group's sum
 	 * into sx: bit for bit what kern.c's portable code writes */
@@ -167,9 +170,15 @@ void kern_x_release(struct kern_x *kx);
 		}                                                              \
 	} while (0)
 
-/* Bytes of one group in kern_x.dig: three digits of 128 values, then the
- * residuals of the few values the digits do not hold (kern_avx512.c) */
-#define KERN_DIGIT_BYTES 448
+/* The values of a group that its digits (a digits call's fixed point) do
+ * not hold exactly: up to KERN_FIXES of them, their places in the group
+ * and their residuals, x - u v (exact in FP32) */
+#define KERN_FIXES 3
+struct kern_fix {
+	int32_t n;                /* 0 .. KERN_FIXES */
+	int32_t at[KERN_FIXES];   /* 0 .. G - 1 */
+	float r[KERN_FIXES];
+};
 
 /* The kernel of that name if this build has it and this CPU runs it, else
  * NULL. Borrowed from a static table. */

@@ -16,6 +16,7 @@
  * set's FP16 conversion and attention follow, shared by the AVX-512 sets. */
 #include "kern.h"
 #include "f16.h"
+#include "mem.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -247,6 +248,374 @@ static void q4_row1_g32(const struct q4_matrix *w, const float *xf,
 	y[r] = 16 * hsum(acc) + hsum(corr);
 }
 
+/* ---- batch 1 from the activations' digits ----
+ * kern_avx512.c's integer method on 8 lanes, for groups of 32, 64 and 128,
+ * through vpmaddubsw (unsigned codes times signed bytes, two products
+ * summed into each 16-bit lane). A group's values become integers
+ * v = x / u, u = 2^(e - 22) for the smallest e with max |x| < 2^e, split
+ * into signed bytes v = 65536 d2 + 256 d1 + d0 (d2 in [-64, 64]); up to
+ * KERN_FIXES values with bits below u (far smaller than the group's
+ * largest: FP16 has 11 significant bits) are rounded and keep their
+ * residuals, and a group with more takes the float method (u 0, digits 0).
+ * x->dig holds, for each pair of chunks p (64 values: the span a vector of
+ * codes covers), DIG_PAIR bytes: d2, d1 and d0, each as 32 bytes under the
+ * pair's low nibbles and 32 under its high ones (xf's vector t holds
+ * weight 4t + l of chunk h in lane 4h + l, and code byte b of lane j
+ * holds weights 8b + l and 8b + 4 + l: so byte b of lane j is vector 2b's
+ * lane j under the low nibbles, vector 2b + 1's under the high ones);
+ * then [u, sum x] for each group, groups rounded up to four; then the
+ * count of the groups that need more than their digits, and for each a
+ * struct dig_extra. A row's group then costs, for each pair, a load, 3
+ * instructions to decode and 6 products with 6 sums, where the float
+ * method takes 24 to decode and 9 products; sums widen once a group. */
+#define DIG_PAIR 192
+
+struct dig_extra {
+	int32_t g;           /* the group: u 0 (the float method) or fixes */
+	struct kern_fix fix; /* its residuals where u is not 0 */
+};
+
+/* The parts of x->dig after the digits */
+static inline size_t dig_pairs(const struct kern_x *x)
+{
+	return ((size_t)x->ngroups * x->group + 63) / 64;
+}
+
+static inline float *dig_us(const struct kern_x *x)
+{
+	return (float *)(x->dig + DIG_PAIR * dig_pairs(x));
+}
+
+static inline int32_t *dig_count(const struct kern_x *x)
+{
+	return (int32_t *)(dig_us(x) + 2 * (size_t)((x->ngroups + 3) / 4 * 4));
+}
+
+static inline struct dig_extra *dig_extras(const struct kern_x *x)
+{
+	return (struct dig_extra *)(dig_count(x) + 1);
+}
+
+/* Lanewise max of a vector over each group the pair spans: its 4-lane
+ * half (G = 32) or all 8 */
+static inline __m256 group_max(__m256 m, int G)
+{
+	m = _mm256_max_ps(m, _mm256_permute_ps(m, 0xB1));
+	m = _mm256_max_ps(m, _mm256_permute_ps(m, 0x4E));
+	return G == 32 ? m : _mm256_max_ps(m, _mm256_permute2f128_ps(m, m, 1));
+}
+
+/* One span (a pair at G <= 64, two at G = 128) of xf from pair p0: its
+ * groups' units and digits, and their extras counted into *nx */
+static void dig_span(struct kern_x *x, int p0, int np, int *nx)
+{
+	const __m256 sign = _mm256_set1_ps(-0.0f);
+	const __m256i byte = _mm256_set1_epi32(255);
+	const int G = x->group;
+	const float *xp = x->xf + (size_t)p0 * 64;
+	float *us = dig_us(x);
+	__m256 v[16], m = _mm256_setzero_ps(), scale, unit;
+	__m256i iv[16], e, keep;
+	int inexact[16], count[2] = { 0, 0 }, groups = G == 32 ? 2 : 1;
+
+	for (int t = 0; t < 8 * np; t++) {
+		v[t] = _mm256_load_ps(xp + 8 * t);
+		m = _mm256_max_ps(m, _mm256_andnot_ps(sign, v[t]));
+	}
+	m = group_max(m, G);
+	/* e = exponent(max) - 126, or 0 for a group of zeros */
+	e = _mm256_and_si256(_mm256_sub_epi32(_mm256_srli_epi32(
+					_mm256_castps_si256(m), 23),
+					_mm256_set1_epi32(126)),
+			     _mm256_castps_si256(_mm256_cmp_ps(
+				m, _mm256_setzero_ps(), _CMP_GT_OQ)));
+	scale = _mm256_castsi256_ps(_mm256_slli_epi32(
+		_mm256_sub_epi32(_mm256_set1_epi32(22 + 127), e), 23));
+	unit = _mm256_castsi256_ps(_mm256_slli_epi32(
+		_mm256_add_epi32(_mm256_set1_epi32(127 - 22), e), 23));
+	for (int t = 0; t < 8 * np; t++) {
+		__m256 y = _mm256_mul_ps(v[t], scale);
+
+		iv[t] = _mm256_cvtps_epi32(y);
+		inexact[t] = _mm256_movemask_ps(_mm256_cmp_ps(
+			_mm256_cvtepi32_ps(iv[t]), y, _CMP_NEQ_UQ));
+		if (G == 32) {
+			count[0] += __builtin_popcount(inexact[t] & 15);
+			count[1] += __builtin_popcount(inexact[t] >> 4);
+		} else {
+			count[0] += __builtin_popcount(inexact[t]);
+		}
+	}
+	/* lanes of a group with too many inexact values: u 0, digits 0 */
+	keep = _mm256_setr_epi32(-(count[0] <= KERN_FIXES), -(count[0] <= KERN_FIXES),
+				 -(count[0] <= KERN_FIXES), -(count[0] <= KERN_FIXES),
+				 -(count[groups - 1] <= KERN_FIXES),
+				 -(count[groups - 1] <= KERN_FIXES),
+				 -(count[groups - 1] <= KERN_FIXES),
+				 -(count[groups - 1] <= KERN_FIXES));
+	unit = _mm256_and_ps(unit, _mm256_castsi256_ps(keep));
+	for (int gi = 0; gi < groups; gi++) {
+		int g = G == 32 ? 2 * p0 + gi : p0 * 64 / G;
+		float u = _mm256_cvtss_f32(_mm256_permutevar8x32_ps(
+			unit, _mm256_set1_epi32(4 * gi)));
+		struct dig_extra *ex = dig_extras(x) + *nx;
+
+		if (g >= x->ngroups)
+			break;
+		us[2 * g] = u;
+		us[2 * g + 1] = x->sx[g];
+		if (count[gi] == 0)
+			continue;
+		*ex = (struct dig_extra){ .g = g };
+		++*nx;
+		if (u == 0)
+			continue;
+		for (int t = 0; t < 8 * np; t++) {
+			const int l0 = G == 32 ? 4 * gi : 0, l1 = G == 32 ? l0 + 4 : 8;
+			float xv[8];
+			int32_t qv[8];
+
+			if (!(inexact[t] >> l0 & ((1 << (l1 - l0)) - 1)))
+				continue;
+			_mm256_storeu_ps(xv, v[t]);
+			_mm256_storeu_si256((__m256i *)qv, iv[t]);
+			for (int ln = l0; ln < l1; ln++) {
+				if (!(inexact[t] >> ln & 1))
+					continue;
+				/* vector t of the span, lane ln: pair t / 8,
+				 * chunk ln / 4, weight 4 (t % 8) + ln % 4 */
+				ex->fix.at[ex->fix.n] = (G == 32 ? 0 : 64 * (t / 8) + 32 * (ln / 4)) +
+							4 * (t % 8) + ln % 4;
+				ex->fix.r[ex->fix.n++] = xv[ln] - (float)qv[ln] * u;
+			}
+		}
+	}
+	for (int p = 0; p < np; p++) {
+		__m256i dt[8][3];
+		int8_t *d = x->dig + (size_t)(p0 + p) * DIG_PAIR;
+
+		for (int t = 0; t < 8; t++) {
+			__m256i q = _mm256_and_si256(iv[8 * p + t], keep);
+
+			for (int k = 0; k < 2; k++) {
+				dt[t][k] = _mm256_srai_epi32(_mm256_slli_epi32(q, 24), 24);
+				q = _mm256_srai_epi32(_mm256_sub_epi32(q, dt[t][k]), 8);
+			}
+			dt[t][2] = q;
+		}
+		for (int h = 0; h < 2; h++)
+			for (int k = 0; k < 3; k++) {
+				__m256i b = _mm256_and_si256(dt[h][k], byte);
+
+				b = _mm256_or_si256(b, _mm256_slli_epi32(
+					_mm256_and_si256(dt[2 + h][k], byte), 8));
+				b = _mm256_or_si256(b, _mm256_slli_epi32(
+					_mm256_and_si256(dt[4 + h][k], byte), 16));
+				b = _mm256_or_si256(b, _mm256_slli_epi32(dt[6 + h][k], 24));
+				_mm256_store_si256((__m256i *)(d + 64 * (2 - k) + 32 * h), b);
+			}
+	}
+}
+
+static void digits(struct kern_x *x)
+{
+	const int G = x->group, span = G == 128 ? 2 : 1;
+	const int pairs = (int)dig_pairs(x);
+	int nx = 0;
+
+	x->dig = xcalloc64(DIG_PAIR * dig_pairs(x) +
+			   sizeof(float) * 2 * (size_t)((x->ngroups + 3) / 4 * 4) +
+			   sizeof(int32_t) +
+			   sizeof(struct dig_extra) * (size_t)x->ngroups);
+	for (int p0 = 0; p0 < pairs; p0 += span)
+		dig_span(x, p0, pairs - p0 < span ? pairs - p0 : span, &nx);
+	*dig_count(x) = nx;
+}
+
+/* A pair's codes z against its digits at d: s[k] (k = 0, 1, 2: d2, d1, d0)
+ * gets the 16-bit sums of digit k under the low and the high nibbles,
+ * added (first: set) */
+static inline __attribute__((always_inline)) void
+pair_digits(__m256i z, const int8_t *d, __m256i s[3], const int first)
+{
+	const __m256i low = _mm256_set1_epi8(0x0f);
+	const __m256i lo = _mm256_and_si256(z, low);
+	const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(z, 4), low);
+
+	_Pragma("GCC unroll 3")
+	for (int k = 0; k < 3; k++) {
+		__m256i p = _mm256_add_epi16(
+			_mm256_maddubs_epi16(lo, _mm256_load_si256(
+				(const __m256i *)(d + 64 * k))),
+			_mm256_maddubs_epi16(hi, _mm256_load_si256(
+				(const __m256i *)(d + 64 * k + 32))));
+
+		s[k] = first ? p : _mm256_add_epi16(s[k], p);
+	}
+}
+
+/* 65536 s[0] + 256 s[1] + s[2] in 32-bit lanes, for the sums of at most
+ * two pairs (a group of 128): a 16-bit lane holds 2 pairs x 2 nibbles x
+ * 2 products of 15 by a digit, at most 15360 (d2: 7680), and a 32-bit
+ * lane 16 codes by |v| < 2^22, under 2^30 */
+static inline __m256i widen(const __m256i s[3])
+{
+	_Static_assert(2 * 2 * 2 * 15 * 128 < 32768,
+		       "a group's 16-bit sums of digits do not overflow");
+	const __m256i ones = _mm256_set1_epi16(1);
+	__m256i t = _mm256_add_epi32(_mm256_madd_epi16(s[0], _mm256_set1_epi16(256)),
+				     _mm256_madd_epi16(s[1], ones));
+
+	return _mm256_add_epi32(_mm256_slli_epi32(t, 8), _mm256_madd_epi16(s[2], ones));
+}
+
+/* sum q x over group g (its block at b) by the float method: 16 (P - SX),
+ * P = sum (1 + q/16) x */
+static float group_qx(const struct q4_matrix *w, const struct kern_x *x,
+		      const uint8_t *b, int g)
+{
+	const uint8_t *q = b + Q4_HEAD_BYTES;
+	__m256 f[8], p = _mm256_setzero_ps();
+	float lanes[8], sum = 0;
+
+	if (w->group == 32) { /* the chunk's half of its pair */
+		__m128i c = _mm_loadu_si128((const __m128i *)q);
+
+		codes_to_f(g & 1 ? _mm256_inserti128_si256(_mm256_setzero_si256(), c, 1) :
+				   _mm256_zextsi128_si256(c), f);
+		_mm256_storeu_ps(lanes, pair_dot(f, x->xf + (size_t)g / 2 * 64));
+		for (int l = 4 * (g & 1); l < 4 * (g & 1) + 4; l++)
+			sum += lanes[l];
+		return 16 * (sum - x->sx[g]);
+	}
+	for (int pi = 0; pi < w->group / 64; pi++) {
+		codes_to_f(_mm256_loadu_si256((const __m256i *)(q + 32 * pi)), f);
+		p = _mm256_add_ps(p, pair_dot(f, x->xf + (size_t)g * w->group + 64 * pi));
+	}
+	return 16 * (hsum(p) - x->sx[g]);
+}
+
+/* Row r's part that the digits do not give: s q.x by the float method
+ * for a group of u 0, s q.r over the residuals of the others */
+static float dig_rest(const struct q4_matrix *w, const struct kern_x *x,
+		      int r)
+{
+	const struct dig_extra *ex = dig_extras(x);
+	const float *us = dig_us(x);
+	const int n = *dig_count(x);
+	float sum = 0;
+
+	for (int i = 0; i < n; i++) {
+		const int g = ex[i].g;
+		const uint8_t *b = w->data + (size_t)r * w->row_bytes +
+				   (size_t)g * w->block_bytes;
+		float s = _mm_cvtss_f32(header(b)), qr = 0;
+
+		if (us[2 * g] == 0) {
+			sum += s * group_qx(w, x, b, g);
+			continue;
+		}
+		for (int f = 0; f < ex[i].fix.n; f++)
+			qr += (float)q4_code(w, r, g * w->group + ex[i].fix.at[f]) *
+			      ex[i].fix.r[f];
+		sum += s * qr;
+	}
+	return sum;
+}
+
+/* Batch 1 from digits, G = 64 or 128 (pairs = G / 64, a constant where
+ * inlined): a group's sums widened once, then f += float(sum q v) (s u)
+ * and corr += b sum(x) in one product [s, b] x [u, sum x] */
+static inline __attribute__((always_inline)) void
+row1_dig_pairs(const struct q4_matrix *w, const struct kern_x *x, int r,
+	       const int pairs, float *y)
+{
+	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
+	const int8_t *d = x->dig;
+	const float *us = dig_us(x);
+	__m256 acc = _mm256_setzero_ps();
+	__m128 corr = _mm_setzero_ps();
+
+	for (int g = 0; g < w->ngroups; g++, d += pairs * DIG_PAIR) {
+		const uint8_t *b = row + (size_t)g * w->block_bytes;
+		__m256i s[3];
+		__m128 hu;
+
+		PREFETCH(b, 64 * pairs);
+		hu = _mm_mul_ps(header(b), _mm_castpd_ps(_mm_load_sd(
+						(const double *)(us + 2 * g))));
+		pair_digits(_mm256_loadu_si256((const __m256i *)(b + Q4_HEAD_BYTES)),
+			    d, s, 1);
+		if (pairs == 2)
+			pair_digits(_mm256_loadu_si256((const __m256i *)(b + Q4_HEAD_BYTES + 32)),
+				    d + DIG_PAIR, s, 0);
+		acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(widen(s)),
+				      _mm256_broadcastss_ps(hu), acc);
+		corr = _mm_add_ps(corr, hu);
+	}
+	y[r] = hsum(acc) + _mm_cvtss_f32(_mm_movehdup_ps(corr)) +
+	       dig_rest(w, x, r);
+}
+
+static void row1_dig(const struct q4_matrix *w, const struct kern_x *x, int r,
+		     float *y)
+{
+	if (w->group == 128)
+		row1_dig_pairs(w, x, r, 2, y);
+	else
+		row1_dig_pairs(w, x, r, 1, y);
+}
+
+/* Batch 1 from digits, G = 32: n <= 4 groups a step as in g32_step, their
+ * headers times [u0, SX0, u1, SX1, ...] at once: the odd lanes are the
+ * bias terms, the even ones each pair's s u, picked into its halves */
+static inline __attribute__((always_inline)) void
+g32_dig_step(const uint8_t *b, size_t bb, const int n, const float *usp,
+	     const int8_t *d, __m256 *acc, __m256 *corr)
+{
+	const __m256i pick[2] = { _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2),
+				  _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6) };
+	__m256 hu;
+
+	PREFETCH(b, (int)(4 * bb));
+	hu = _mm256_mul_ps(_mm256_cvtph_ps(_mm_setr_epi32(
+		head_word(b), n > 1 ? head_word(b + bb) : 0,
+		n > 2 ? head_word(b + 2 * bb) : 0,
+		n > 3 ? head_word(b + 3 * bb) : 0)), _mm256_load_ps(usp));
+	*corr = _mm256_add_ps(*corr, hu);
+	for (int p = 0; 2 * p < n; p++, d += DIG_PAIR) {
+		const uint8_t *qa = b + (size_t)(2 * p) * bb + Q4_HEAD_BYTES;
+		__m256i s[3];
+
+		pair_digits(load_pair(qa, 2 * p + 1 < n ? qa + bb : NULL), d, s, 1);
+		*acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(widen(s)),
+				       _mm256_permutevar8x32_ps(hu, pick[p]), *acc);
+	}
+}
+
+static void row1_dig_g32(const struct q4_matrix *w, const struct kern_x *x,
+			 int r, float *y)
+{
+	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
+	const size_t bb = w->block_bytes;
+	const int ng = w->ngroups;
+	const float *us = dig_us(x);
+	__m256 acc = _mm256_setzero_ps(), corr = _mm256_setzero_ps();
+	int gi;
+
+	for (gi = 0; gi + 4 <= ng; gi += 4)
+		g32_dig_step(row + (size_t)gi * bb, bb, 4, us + 2 * gi,
+			     x->dig + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
+	if (ng - gi == 2)
+		g32_dig_step(row + (size_t)gi * bb, bb, 2, us + 2 * gi,
+			     x->dig + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
+	else if (gi < ng)
+		g32_dig_step(row + (size_t)gi * bb, bb, ng - gi, us + 2 * gi,
+			     x->dig + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
+	y[r] = hsum(acc) + hsum(_mm256_blend_ps(_mm256_setzero_ps(), corr, 0xAA)) +
+	       dig_rest(w, x, r);
+}
+
 /* Below ONE_BY_ONE tokens each token takes the batch-1 kernel in turn, a
  * row at a time (the row's weights read from memory once, then from
  * cache): SmolLM2-135M's two-token step (group 32, depth 1024, one
@@ -260,6 +629,11 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 {
 	row1_fn *one = w->group == 32 ? q4_row1_g32 : q4_row1;
 
+	if (x->dig) { /* batch 1 with digits (kern.c) */
+		for (int r = r0; r < r1; r++)
+			(w->group == 32 ? row1_dig_g32 : row1_dig)(w, x, r, y);
+		return;
+	}
 	if (x->m >= ONE_BY_ONE) {
 		for (int r = r0; r < r1; r++)
 			q4_row(w, x, r, y);
@@ -823,7 +1197,9 @@ const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .q8 = kern_avx2_q8, .f16 = kern_avx2_f16,
 			       .a8_pack = a8_pack, .a8_run = a8_tile_madd,
 			       .a8_panel = PANEL, .a8_panels = 1,
-			       .a8_tile = TILE, .load = kern_avx2_load,
+			       .a8_tile = TILE, .digits = digits,
+			       .digit_groups = 32 | 64 | 128,
+			       .load = kern_avx2_load,
 			       .a8_load = kern_avx2_a8_load,
 			       .attend = kern_avx2_attend,
 			       .to_f16 = kern_avx2_to_f16 };
@@ -832,6 +1208,8 @@ const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
 				   .f16 = kern_avx2_f16, .a8_pack = a8_pack,
 				   .a8_run = a8_tile_vnni, .a8_panel = PANEL,
 				   .a8_panels = 1, .a8_tile = TILE,
+				   .digits = digits,
+				   .digit_groups = 32 | 64 | 128,
 				   .load = kern_avx2_load,
 				   .a8_load = kern_avx2_a8_load,
 				   .attend = kern_avx2_attend,

@@ -11,6 +11,8 @@
  * delivered it. */
 #include "kern.h"
 
+#include "mem.h"
+
 #include <immintrin.h>
 #include <string.h>
 
@@ -157,42 +159,38 @@ rows1_g128(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
  * largest is exact (FP16 has 11 significant bits). A value that is not a
  * multiple of u (smaller still, with bits below u) is rounded to the
  * nearest, and its residual r = x - u v (exact in FP32) and its place are
- * kept in the group's struct fix, for up to FIXES such values; a group with
- * more gets unit 0 and no digits, and rows1_vnni takes the float method
- * there. With digits, a block's s u q.v + s q.r + b sum(x) is s q.x +
+ * kept in the group's struct kern_fix, for up to KERN_FIXES such values;
+ * a group with more gets unit 0 and no digits, and rows1_vnni takes the
+ * float method there. With digits, a block's s u q.v + s q.r + b sum(x) is s q.x +
  * b sum(x) up to FP32's last roundings, q.v summed exactly in integers.
  * v = 65536 d2 + 256 d1 + d0 in signed bytes (d0, d1 in [-128, 127], d2
- * in [-64, 64]). A group's KERN_DIGIT_BYTES hold d2, d1 and d0, each as
+ * in [-64, 64]). A group's DIGIT_BYTES hold d2, d1 and d0, each as
  * 64 bytes in the order of the low nibbles of the block's 64 code bytes,
  * then 64 in the order of the high ones (code byte 16c + 4l + b holds
  * weights 32c + 8b + l (low) and 32c + 8b + 4 + l (high), q4.h), then the
- * struct fix. In xf's order (kern.c) vector t holds weight 32c + 4t + l in
+ * struct kern_fix. In xf's order (kern.c) vector t holds weight 32c + 4t + l in
  * lane 4c + l, so the low nibbles' bytes are vectors t = 0, 2, 4, 6 a byte
  * each in every 32-bit lane, the high ones' t = 1, 3, 5, 7. A value that
  * is not finite makes its group's sum (sx), and so every output, not
  * finite, as in the reference. */
-#define FIXES 3
+#define DIGIT_BYTES 448
 #define FIX_OFFSET 384
-
-struct fix {
-	int32_t n;         /* values with a residual, 0 .. FIXES */
-	int32_t at[FIXES]; /* their places in the group, 0 .. 127 */
-	float r[FIXES];    /* x - u v */
-};
-_Static_assert(FIX_OFFSET + sizeof(struct fix) <= KERN_DIGIT_BYTES,
-	       "a group's digits and residuals fit KERN_DIGIT_BYTES");
+_Static_assert(FIX_OFFSET + sizeof(struct kern_fix) <= DIGIT_BYTES,
+	       "a group's digits and residuals fit DIGIT_BYTES");
 
 static void digits(struct kern_x *x)
 {
 	const __m512i byte = _mm512_set1_epi32(255);
 
+	x->dig = xcalloc64((size_t)x->ngroups * DIGIT_BYTES);
+	x->unit = xcalloc((size_t)x->ngroups, sizeof(float));
 	for (int g = 0; g < x->ngroups; g++) {
 		const float *xp = x->xf + (size_t)g * 128;
-		int8_t *d = x->dig + (size_t)g * KERN_DIGIT_BYTES;
+		int8_t *d = x->dig + (size_t)g * DIGIT_BYTES;
 		__m512 v[8], amax = _mm512_setzero_ps(), scale;
 		__m512i dt[8][3], iv[8];
 		__mmask16 inexact[8];
-		struct fix fx = { 0 };
+		struct kern_fix fx = { 0 };
 		int count = 0;
 		uint32_t bits;
 		float top;
@@ -217,7 +215,7 @@ static void digits(struct kern_x *x)
 							y, _CMP_NEQ_UQ);
 			count += __builtin_popcount(inexact[t]);
 		}
-		if (count > FIXES)
+		if (count > KERN_FIXES)
 			continue; /* unit 0: the float method */
 		bits = (uint32_t)(e - 22 + 127) << 23;
 		memcpy(&x->unit[g], &bits, sizeof(bits));
@@ -271,7 +269,7 @@ static inline int code_at(const uint8_t *b, int j)
 /* Group g's residuals for nrows rows: s q r added to corr, out of line
  * (most groups have none, and the integer loop stays as small) */
 static __attribute__((noinline)) void
-group_fix(const struct q4_matrix *w, int g, const struct fix *fx,
+group_fix(const struct q4_matrix *w, int g, const struct kern_fix *fx,
 	  const uint8_t *const row[], int nrows, float corr[])
 {
 	for (int i = 0; i < nrows; i++) {
@@ -305,7 +303,7 @@ rows1_vnni(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 	float corr[STREAMS];
 
 	streams_begin(w, r, h, nrows, row, acc, corr);
-	for (int g = 0; g < w->ngroups; g++, d += KERN_DIGIT_BYTES) {
+	for (int g = 0; g < w->ngroups; g++, d += DIGIT_BYTES) {
 		const float unit = x->unit[g];
 
 		if (unit == 0) { /* digits not exact: the float method */
@@ -318,7 +316,7 @@ rows1_vnni(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 		const __m512i d1h = _mm512_loadu_si512(d + 192);
 		const __m512i d0l = _mm512_loadu_si512(d + 256);
 		const __m512i d0h = _mm512_loadu_si512(d + 320);
-		const struct fix *fx = (const void *)(d + FIX_OFFSET);
+		const struct kern_fix *fx = (const void *)(d + FIX_OFFSET);
 
 		_Pragma("GCC unroll 4")
 		for (int i = 0; i < nrows; i++) {
@@ -840,6 +838,7 @@ const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
 				       .a8_run = a8_tile, .a8_panel = PANEL,
 				       .a8_panels = PANELS, .a8_tile = TILE,
 				       .digits = digits,
+				       .digit_groups = 128,
 				       .load = kern_avx2_load,
 				       .a8_load = kern_avx2_a8_load,
 				       .attend = kern_avx2_attend,

@@ -396,15 +396,15 @@ static int q4_all_kernels(const char *label, const struct q4_matrix *m,
 }
 
 /* Activations of every magnitude from 2^-24 to 2 mixed in each group: a
- * kernel that turns a group into fixed point (avx512-vnni) must still
- * match the reference as FP32 arithmetic does. Not neon-fp16
- * (q4_all_kernels): its FP16 arithmetic has a tolerance of its own. */
+ * kernel that turns a group into fixed point (avx2, avx512-vnni) must
+ * still match the reference as FP32 arithmetic does, at every group size.
+ * Not neon-fp16 (q4_all_kernels): its FP16 arithmetic has a tolerance of
+ * its own. */
 static void wide_activations(void)
 {
 	int n = 37, k = 1000;
 	float *w = malloc(sizeof(float) * n * k), *wd = malloc(sizeof(float) * n * k);
 	uint16_t *x = malloc(sizeof(uint16_t) * k);
-	struct q4_matrix m;
 
 	rng_state = 0x2545f4914f6cdd1du; /* the same draws on every CPU */
 	fill_weights(w, (size_t)n * k);
@@ -415,11 +415,17 @@ static void wide_activations(void)
 		x[c] = f16_from_f32(uniform() < 0.5 ? -mag : mag);
 	}
 	x[6] = f16_from_f32(0x1p-24f);
-	q4_init(&m, n, k, 128);
-	q4_quantize(&m, w, Q4_ASYM);
-	q4_dequantize(&m, wd);
-	CHECK(q4_all_kernels("wide activations", &m, x, wd, MAX_FP32_KERNEL_ERR) == 0);
-	q4_release(&m);
+	for (int g = 32; g <= 128; g *= 2) {
+		struct q4_matrix m;
+		char what[48];
+
+		q4_init(&m, n, k, g);
+		q4_quantize(&m, w, Q4_ASYM);
+		q4_dequantize(&m, wd);
+		snprintf(what, sizeof(what), "wide activations g%d", g);
+		CHECK(q4_all_kernels(what, &m, x, wd, MAX_FP32_KERNEL_ERR) == 0);
+		q4_release(&m);
+	}
 	free(w);
 	free(wd);
 	free(x);
@@ -471,22 +477,22 @@ static void outlier_meets_zero_weight(void)
 	free(x);
 }
 
-/* avx512-vnni's residuals. One group: an outlier of 30000 on a weight of
- * exactly zero that is also the group's smallest (asymmetric: code 0, bias
- * 0, so it enters no term at all), values on the grid the digits hold
- * (multiples of 2^-7) and three that are not. Digits and residuals hold
- * the group exactly, so this kernel must match the reference as FP32
+/* The residuals of a kernel with digits (avx2, avx512-vnni), at each
+ * group size it serves. The first group: an outlier of 30000 on a weight
+ * of exactly zero that is also the group's smallest (asymmetric: code 0,
+ * bias 0, so it enters no term at all), values on the grid the digits
+ * hold (multiples of 2^-7) and one that is not (0.3); two more such values
+ * later on (-0.7, 1.1), in the first group of 128. Digits and residuals
+ * hold each group exactly, so the kernel must match the reference as FP32
  * arithmetic does (the float method cannot here: its s (16 + q) x and
- * (b - 16 s) x carry the outlier and cancel); without the residuals it is
- * 3e-5 of sum |w x| off. */
-static void vnni_residuals(void)
+ * (b - 16 s) x carry the outlier and cancel); without the residuals
+ * avx512-vnni is 3e-5 of sum |w x| off. */
+static void digit_residuals(void)
 {
-	const struct kern *kn = kern_find("avx512-vnni");
-	int n = 16, k = 128;
+	int n = 16, k = 128, kernels = 0;
 	float *w = malloc(sizeof(float) * n * k), *wd = malloc(sizeof(float) * n * k);
 	uint16_t *x = malloc(sizeof(uint16_t) * k);
 	float y[16], ref[16];
-	struct q4_matrix m;
 
 	rng_state = 0x243f6a8885a308d3u;
 	for (int i = 0; i < n * k; i++)
@@ -499,18 +505,31 @@ static void vnni_residuals(void)
 	x[9] = f16_from_f32(0.3f);
 	x[40] = f16_from_f32(-0.7f);
 	x[77] = f16_from_f32(1.1f);
-	q4_init(&m, n, k, 128);
-	q4_quantize(&m, w, Q4_ASYM);
-	q4_dequantize(&m, wd);
-	q4_gemm_ref(&m, x, 1, ref, 0, n);
-	if (kn) {
-		kern_q4_gemm(kn, NULL, &m, x, 1, y);
-		CHECK(compare("avx512-vnni residuals", y, ref, wd, x, 1, n, k,
-			      MAX_FP32_KERNEL_ERR) == 0);
-	} else {
-		t_skip("avx512-vnni residuals: this CPU does not run avx512-vnni");
+	for (const char *const *nm = kern_available(); *nm; nm++) {
+		const struct kern *kn = kern_find(*nm);
+
+		if (!kn->digits)
+			continue;
+		kernels++;
+		for (int g = 32; g <= 128; g *= 2) {
+			struct q4_matrix m;
+			char what[64];
+
+			if (!(kn->digit_groups & g))
+				continue;
+			q4_init(&m, n, k, g);
+			q4_quantize(&m, w, Q4_ASYM);
+			q4_dequantize(&m, wd);
+			q4_gemm_ref(&m, x, 1, ref, 0, n);
+			kern_q4_gemm(kn, NULL, &m, x, 1, y);
+			snprintf(what, sizeof(what), "%s residuals g%d", *nm, g);
+			CHECK(compare(what, y, ref, wd, x, 1, n, k,
+				      MAX_FP32_KERNEL_ERR) == 0);
+			q4_release(&m);
+		}
 	}
-	q4_release(&m);
+	if (!kernels)
+		t_skip("residuals: this CPU runs no kernel with digits");
 	free(w);
 	free(wd);
 	free(x);
@@ -525,25 +544,28 @@ static void nonfinite_activations(void)
 	float *w = malloc(sizeof(float) * n * k);
 	uint16_t *x = malloc(sizeof(uint16_t) * k);
 	float y[9], ref[9];
-	struct q4_matrix m;
 
 	fill_weights(w, (size_t)n * k);
-	q4_init(&m, n, k, 128);
-	q4_quantize(&m, w, Q4_SYM);
-	for (size_t sp = 0; sp < sizeof(specials) / sizeof(specials[0]); sp++) {
-		fill_acts(x, (size_t)k);
-		x[200] = specials[sp];
-		q4_gemm_ref(&m, x, 1, ref, 0, n);
-		for (const char *const *nm = kern_available(); *nm; nm++) {
-			kern_q4_gemm(kern_find(*nm), NULL, &m, x, 1, y);
-			for (int r = 0; r < n; r++)
-				CHECK_MSG(!isfinite(ref[r]) && !isfinite(y[r]),
-					  "%s, activation 0x%04x: y[%d] = %g, "
-					  "reference %g", *nm, specials[sp], r,
-					  y[r], ref[r]);
+	for (int g = 32; g <= 128; g *= 2) {
+		struct q4_matrix m;
+
+		q4_init(&m, n, k, g);
+		q4_quantize(&m, w, Q4_SYM);
+		for (size_t sp = 0; sp < sizeof(specials) / sizeof(specials[0]); sp++) {
+			fill_acts(x, (size_t)k);
+			x[200] = specials[sp];
+			q4_gemm_ref(&m, x, 1, ref, 0, n);
+			for (const char *const *nm = kern_available(); *nm; nm++) {
+				kern_q4_gemm(kern_find(*nm), NULL, &m, x, 1, y);
+				for (int r = 0; r < n; r++)
+					CHECK_MSG(!isfinite(ref[r]) && !isfinite(y[r]),
+						  "%s g%d, activation 0x%04x: y[%d] = %g, "
+						  "reference %g", *nm, g, specials[sp],
+						  r, y[r], ref[r]);
+			}
 		}
+		q4_release(&m);
 	}
-	q4_release(&m);
 	free(w);
 	free(x);
 }
@@ -877,8 +899,8 @@ const struct tcase kernel_tests[] = {
 	{ "kernels: activations of every FP16 magnitude", wide_activations },
 	{ "kernels: an outlier activation meeting zero weights",
 	  outlier_meets_zero_weight },
-	{ "kernels: avx512-vnni holds a group exactly with residuals",
-	  vnni_residuals },
+	{ "kernels: a kernel with digits holds a group exactly with residuals",
+	  digit_residuals },
 	{ "kernels: a non-finite activation stays non-finite",
 	  nonfinite_activations },
 	{ "kernels: a kernel's own activation load is the portable one",
