@@ -170,16 +170,6 @@ void kern_x_release(struct kern_x *kx);
 		}                                                              \
 	} while (0)
 
-/* The values of a group that its digits (a digits call's fixed point) do
- * not hold exactly: up to KERN_FIXES of them, their places in the group
- * and their residuals, x - u v (exact in FP32) */
-#define KERN_FIXES 3
-struct kern_fix {
-	int32_t n;                /* 0 .. KERN_FIXES */
-	int32_t at[KERN_FIXES];   /* 0 .. G - 1 */
-	float r[KERN_FIXES];
-};
-
 /* The kernel of that name if this build has it and this CPU runs it, else
  * NULL. Borrowed from a static table. */
 const struct kern *kern_find(const char *name);

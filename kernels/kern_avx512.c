@@ -159,23 +159,30 @@ rows1_g128(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
  * largest is exact (FP16 has 11 significant bits). A value that is not a
  * multiple of u (smaller still, with bits below u) is rounded to the
  * nearest, and its residual r = x - u v (exact in FP32) and its place are
- * kept in the group's struct kern_fix, for up to KERN_FIXES such values;
- * a group with more gets unit 0 and no digits, and rows1_vnni takes the
- * float method there. With digits, a block's s u q.v + s q.r + b sum(x) is s q.x +
+ * kept in the group's struct fix, for up to FIXES such values; a group with
+ * more gets unit 0 and no digits, and rows1_vnni takes the float method
+ * there. With digits, a block's s u q.v + s q.r + b sum(x) is s q.x +
  * b sum(x) up to FP32's last roundings, q.v summed exactly in integers.
  * v = 65536 d2 + 256 d1 + d0 in signed bytes (d0, d1 in [-128, 127], d2
  * in [-64, 64]). A group's DIGIT_BYTES hold d2, d1 and d0, each as
  * 64 bytes in the order of the low nibbles of the block's 64 code bytes,
  * then 64 in the order of the high ones (code byte 16c + 4l + b holds
  * weights 32c + 8b + l (low) and 32c + 8b + 4 + l (high), q4.h), then the
- * struct kern_fix. In xf's order (kern.c) vector t holds weight 32c + 4t + l in
+ * struct fix. In xf's order (kern.c) vector t holds weight 32c + 4t + l in
  * lane 4c + l, so the low nibbles' bytes are vectors t = 0, 2, 4, 6 a byte
  * each in every 32-bit lane, the high ones' t = 1, 3, 5, 7. A value that
  * is not finite makes its group's sum (sx), and so every output, not
  * finite, as in the reference. */
-#define DIGIT_BYTES 448
+#define FIXES 3
 #define FIX_OFFSET 384
-_Static_assert(FIX_OFFSET + sizeof(struct kern_fix) <= DIGIT_BYTES,
+#define DIGIT_BYTES 448
+
+struct fix {
+	int32_t n;         /* values with a residual, 0 .. FIXES */
+	int32_t at[FIXES]; /* their places in the group, 0 .. 127 */
+	float r[FIXES];    /* x - u v */
+};
+_Static_assert(FIX_OFFSET + sizeof(struct fix) <= DIGIT_BYTES,
 	       "a group's digits and residuals fit DIGIT_BYTES");
 
 static void digits(struct kern_x *x)
@@ -190,7 +197,7 @@ static void digits(struct kern_x *x)
 		__m512 v[8], amax = _mm512_setzero_ps(), scale;
 		__m512i dt[8][3], iv[8];
 		__mmask16 inexact[8];
-		struct kern_fix fx = { 0 };
+		struct fix fx = { 0 };
 		int count = 0;
 		uint32_t bits;
 		float top;
@@ -215,7 +222,7 @@ static void digits(struct kern_x *x)
 							y, _CMP_NEQ_UQ);
 			count += __builtin_popcount(inexact[t]);
 		}
-		if (count > KERN_FIXES)
+		if (count > FIXES)
 			continue; /* unit 0: the float method */
 		bits = (uint32_t)(e - 22 + 127) << 23;
 		memcpy(&x->unit[g], &bits, sizeof(bits));
@@ -256,20 +263,10 @@ static void digits(struct kern_x *x)
 	}
 }
 
-/* The code of weight j of the block at b (q4.h: chunk j / 32, word j % 4
- * of it, bits 4t .. 4t+3 for t = (j % 32) / 4) */
-static inline int code_at(const uint8_t *b, int j)
-{
-	int t = j % 32 / 4;
-	uint8_t byte = b[Q4_HEAD_BYTES + 16 * (j / 32) + 4 * (j % 4) + t / 2];
-
-	return t & 1 ? byte >> 4 : byte & 15;
-}
-
 /* Group g's residuals for nrows rows: s q r added to corr, out of line
  * (most groups have none, and the integer loop stays as small) */
 static __attribute__((noinline)) void
-group_fix(const struct q4_matrix *w, int g, const struct kern_fix *fx,
+group_fix(const struct q4_matrix *w, int g, const struct fix *fx,
 	  const uint8_t *const row[], int nrows, float corr[])
 {
 	for (int i = 0; i < nrows; i++) {
@@ -278,7 +275,7 @@ group_fix(const struct q4_matrix *w, int g, const struct kern_fix *fx,
 
 		header(b, &s, &bias);
 		for (int f = 0; f < fx->n; f++)
-			corr[i] += s * (float)code_at(b, fx->at[f]) * fx->r[f];
+			corr[i] += s * (float)q4_block_code(b, fx->at[f]) * fx->r[f];
 	}
 }
 
@@ -316,7 +313,7 @@ rows1_vnni(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 		const __m512i d1h = _mm512_loadu_si512(d + 192);
 		const __m512i d0l = _mm512_loadu_si512(d + 256);
 		const __m512i d0h = _mm512_loadu_si512(d + 320);
-		const struct kern_fix *fx = (const void *)(d + FIX_OFFSET);
+		const struct fix *fx = (const void *)(d + FIX_OFFSET);
 
 		_Pragma("GCC unroll 4")
 		for (int i = 0; i < nrows; i++) {

@@ -33,22 +33,9 @@ static uint8_t *block(const struct q4_matrix *m, int row, int grp)
 	return m->data + (size_t)row * m->row_bytes + (size_t)grp * m->block_bytes;
 }
 
-/* The byte and shift of weight j (0 .. G-1) of a block's codes. */
-static inline void where(int j, size_t *byte, int *shift)
-{
-	int chunk = j / 32, e = j % 32, t = e / 4, l = e % 4;
-
-	*byte = (size_t)chunk * 16 + (size_t)l * 4 + (size_t)t / 2;
-	*shift = 4 * (t % 2);
-}
-
 int q4_code(const struct q4_matrix *m, int row, int col)
 {
-	size_t byte;
-	int shift;
-
-	where(col % m->group, &byte, &shift);
-	return block(m, row, col / m->group)[Q4_HEAD_BYTES + byte] >> shift & 15;
+	return q4_block_code(block(m, row, col / m->group), col % m->group);
 }
 
 void q4_set(struct q4_matrix *m, int row, int col, int code)
@@ -58,7 +45,7 @@ void q4_set(struct q4_matrix *m, int row, int col, int code)
 	int shift;
 
 	HS_ASSERT(code >= 0 && code <= 15);
-	where(col % m->group, &byte, &shift);
+	q4_where(col % m->group, &byte, &shift);
 	q[byte] = (uint8_t)((q[byte] & ~(15 << shift)) | code << shift);
 }
 
@@ -110,7 +97,7 @@ void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind)
 				size_t byte;
 				int shift;
 
-				where(j, &byte, &shift);
+				q4_where(j, &byte, &shift);
 				q[byte] |= (uint8_t)((c < 0 ? 0 : c > 15 ? 15 : (int)c)
 						     << shift);
 			}

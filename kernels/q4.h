@@ -54,6 +54,26 @@ void q4_dequantize(const struct q4_matrix *m, float *w);
 
 /* Code, scale and bias of weight (row, col); the format's definition. */
 int q4_code(const struct q4_matrix *m, int row, int col);
+
+/* The byte (from the codes' start) and shift of weight j (0 .. G-1) of a
+ * block's codes, and its code, the block at b: the layout above, inline
+ * for the kernels that look up a few codes */
+static inline void q4_where(int j, size_t *byte, int *shift)
+{
+	int chunk = j / 32, e = j % 32, t = e / 4, l = e % 4;
+
+	*byte = (size_t)chunk * 16 + (size_t)l * 4 + (size_t)t / 2;
+	*shift = 4 * (t % 2);
+}
+
+static inline int q4_block_code(const uint8_t *b, int j)
+{
+	size_t byte;
+	int shift;
+
+	q4_where(j, &byte, &shift);
+	return b[Q4_HEAD_BYTES + byte] >> shift & 15;
+}
 void q4_set(struct q4_matrix *m, int row, int col, int code);
 
 /* Reference: y (m x n) = x (m x k, FP16) times W^T, each dot product summed
