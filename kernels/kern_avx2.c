@@ -588,12 +588,13 @@ g32_dig_step(const uint8_t *b, size_t bb, const int n, const float *usp,
 				  _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6) };
 	__m256 hu;
 
-	PREFETCH(b, (int)(4 * bb));
+	PREFETCH(b, 4 * (int)q4_block_bytes(32));
 	hu = _mm256_mul_ps(_mm256_cvtph_ps(_mm_setr_epi32(
 		head_word(b), n > 1 ? head_word(b + bb) : 0,
 		n > 2 ? head_word(b + 2 * bb) : 0,
 		n > 3 ? head_word(b + 3 * bb) : 0)), _mm256_load_ps(usp));
 	*corr = _mm256_add_ps(*corr, hu);
+	_Pragma("GCC unroll 2")
 	for (int p = 0; 2 * p < n; p++, d += DIG_PAIR) {
 		const uint8_t *qa = b + (size_t)(2 * p) * bb + Q4_HEAD_BYTES;
 		__m256i s[3];
@@ -623,7 +624,7 @@ static void row1_dig_g32(const struct q4_matrix *w, const struct kern_x *x,
 	else if (gi < ng)
 		g32_dig_step(row + (size_t)gi * bb, bb, ng - gi, us + 2 * gi,
 			     x->dig + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
-	y[r] = hsum(acc) + hsum(_mm256_blend_ps(_mm256_setzero_ps(), corr, 0xAA)) +
+	y[r] = hsum(_mm256_add_ps(acc, _mm256_blend_ps(_mm256_setzero_ps(), corr, 0xAA))) +
 	       (*dig_count(x) ? dig_rest(w, x, r) : 0);
 }
 
