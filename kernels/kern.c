@@ -13,9 +13,9 @@
  * ... for t = 0 .. 7, matching the code layout of q4.h read 4c lanes at a
  * time (kern_x_place). sx holds each group's sum, exact before its one
  * rounding to FP32. A kernel with a load call fills both its own way (the
- * same bits); one with a digits call also gets dig (and unit, if it
- * uses it) at batch 1 and a group size it serves (its own form of the
- * activations, made from xf; NULL otherwise).
+ * same bits); one with a digits call may also make dig (and unit, if it
+ * uses it) for a group size it serves, at the batches it takes them (its
+ * own form of the activations, made from xf; NULL otherwise).
  *
  * An integer path reads its weights as panels of the kernel's own layout
  * (kern.a8_pack): packed at each call a block of panels at a time, or once
@@ -88,7 +88,7 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 	kx->dig = NULL;
 	kx->unit = NULL;
 	kx->tiles = (struct kern_tiles){ 0 };
-	if (kn && kn->digits && m == 1 && (kn->digit_groups & group) &&
+	if (kn && kn->digits && (kn->digit_groups & group) &&
 	    interleave == kn->interleave)
 		kn->digits(kx);
 }

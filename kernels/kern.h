@@ -43,8 +43,9 @@ struct kern_x {
 				order, stride floats apart (kern.c) */
 	float *sx;           /* owned: m x ngroups, sums of x over each group */
 	int8_t *dig;         /* owned, or NULL: for a kernel with a digits
-				call, at batch 1 and a group size it
-				serves, its own form of the activations */
+				call, at a group size it serves and the
+				batches it takes them, its own form of the
+				activations */
 	float *unit;         /* owned, or NULL: with dig, if the kernel
 				keeps its units apart */
 	struct kern_tiles tiles; /* for an integer (a8_run) call, else all
@@ -97,9 +98,10 @@ struct kern {
 	kern_pack_fn *a8_pack;
 	kern_tile_fn *a8_run;
 	int a8_panel, a8_panels, a8_tile;
-	/* NULL, or allocates and fills x->dig (and x->unit, if it uses it)
-	 * from x->xf at batch 1 for the group sizes in digit_groups (32, 64
-	 * and 128 OR-ed) */
+	/* NULL, or (for the group sizes in digit_groups: 32, 64 and 128
+	 * OR-ed) allocates and fills x->dig (and x->unit, if it uses it)
+	 * from x->xf at the batches it takes them (x->m; else leaves them
+	 * NULL) */
 	void (*digits)(struct kern_x *x);
 	int digit_groups;
 	/* NULL, or one token's k activations into xf (zeroed, kpad values) in

@@ -257,7 +257,8 @@ static void q4_row1_g32(const struct q4_matrix *w, const float *xf,
  * DIG_FIXES values with bits below u (far smaller than the group's
  * largest: FP16 has 11 significant bits) are rounded and keep their
  * residuals, and a group with more takes the float method (u 0, digits 0).
- * x->dig holds, for each pair of chunks p (64 values: the span a vector of
+ * Below ONE_BY_ONE tokens each token has its own: x->dig holds, token
+ * after token (dig_bytes apart), for each pair of chunks p (64 values: the span a vector of
  * codes covers), DIG_PAIR bytes: d2, d1 and d0, each as 32 bytes under the
  * pair's low nibbles and 32 under its high ones (xf's vector t holds
  * weight 4t + l of chunk h in lane 4h + l, and code byte b of lane j
@@ -281,25 +282,66 @@ struct dig_extra {
 	float r[DIG_FIXES];
 };
 
-/* The parts of x->dig after the digits */
+/* Below ONE_BY_ONE tokens each token takes the batch-1 kernel in turn, a
+ * row at a time (the row's weights read from memory once, then from
+ * cache): SmolLM2-135M's two-token step (group 32, depth 1024, one
+ * thread) took 49.2-51.7 ms through the batched loop and takes 41.6-42.9
+ * so, against 23.0-23.7 for one token (EPYC AVX2, 2026-12-05, the two
+ * alternating). */
+#define ONE_BY_ONE 4
+
+/* The parts of token i's digits in x->dig: the digits, [u, sum x] a group
+ * (groups rounded up to four), the count of extras, the extras */
 static inline size_t dig_pairs(const struct kern_x *x)
 {
 	return ((size_t)x->ngroups * x->group + 63) / 64;
 }
 
-static inline float *dig_us(const struct kern_x *x)
+static inline size_t dig_bytes(const struct kern_x *x)
 {
-	return (float *)(x->dig + DIG_PAIR * dig_pairs(x));
+	return (DIG_PAIR * dig_pairs(x) +
+		sizeof(float) * 2 * (size_t)((x->ngroups + 3) / 4 * 4) +
+		sizeof(int32_t) + sizeof(struct dig_extra) * (size_t)x->ngroups +
+		63) / 64 * 64;
 }
 
-static inline int32_t *dig_count(const struct kern_x *x)
+static inline int8_t *dig_at(const struct kern_x *x, int i)
 {
-	return (int32_t *)(dig_us(x) + 2 * (size_t)((x->ngroups + 3) / 4 * 4));
+	return x->dig + dig_bytes(x) * (size_t)i;
 }
 
-static inline struct dig_extra *dig_extras(const struct kern_x *x)
+static inline float *dig_us(const struct kern_x *x, int i)
 {
-	return (struct dig_extra *)(dig_count(x) + 1);
+	return (float *)(dig_at(x, i) + DIG_PAIR * dig_pairs(x));
+}
+
+static inline int32_t *dig_count(const struct kern_x *x, int i)
+{
+	return (int32_t *)(dig_us(x, i) + 2 * (size_t)((x->ngroups + 3) / 4 * 4));
+}
+
+static inline struct dig_extra *dig_extras(const struct kern_x *x, int i)
+{
+	return (struct dig_extra *)(dig_count(x, i) + 1);
+}
+
+/* What the kernels read of token i: its digits, [u, sum x] a group, its
+ * extras, and its activations and group sums (for the float method) */
+struct dig_tok {
+	const int8_t *d;
+	const float *us;
+	const struct dig_extra *ex;
+	int nx;
+	const float *xf, *sx;
+};
+
+static inline struct dig_tok dig_tok(const struct kern_x *x, int i)
+{
+	return (struct dig_tok){ .d = dig_at(x, i), .us = dig_us(x, i),
+				 .ex = dig_extras(x, i),
+				 .nx = *dig_count(x, i),
+				 .xf = x->xf + (size_t)i * x->stride,
+				 .sx = x->sx + (size_t)i * x->ngroups };
 }
 
 /* Lanewise max of a vector over each group the pair spans: its 4-lane
@@ -311,15 +353,15 @@ static inline __m256 group_max(__m256 m, int G)
 	return G == 32 ? m : _mm256_max_ps(m, _mm256_permute2f128_ps(m, m, 1));
 }
 
-/* One span (a pair at G <= 64, two at G = 128) of xf from pair p0: its
- * groups' units and digits, and their extras counted into *nx */
-static void dig_span(struct kern_x *x, int p0, int np, int *nx)
+/* One span (a pair at G <= 64, two at G = 128) of token i's xf from pair
+ * p0: its groups' units and digits, and their extras counted into *nx */
+static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 {
 	const __m256 sign = _mm256_set1_ps(-0.0f);
 	const __m256i byte = _mm256_set1_epi32(255);
 	const int G = x->group;
-	const float *xp = x->xf + (size_t)p0 * 64;
-	float *us = dig_us(x);
+	const float *xp = x->xf + (size_t)i * x->stride + (size_t)p0 * 64;
+	float *us = dig_us(x, i);
 	__m256 v[16], m = _mm256_setzero_ps(), scale, unit;
 	__m256i iv[16], e, keep;
 	int inexact[16], count[2] = { 0, 0 }, groups = G == 32 ? 2 : 1;
@@ -364,12 +406,12 @@ static void dig_span(struct kern_x *x, int p0, int np, int *nx)
 		int g = G == 32 ? 2 * p0 + gi : p0 * 64 / G;
 		float u = _mm256_cvtss_f32(_mm256_permutevar8x32_ps(
 			unit, _mm256_set1_epi32(4 * gi)));
-		struct dig_extra *ex = dig_extras(x) + *nx;
+		struct dig_extra *ex = dig_extras(x, i) + *nx;
 
 		if (g >= x->ngroups)
 			break;
 		us[2 * g] = u;
-		us[2 * g + 1] = x->sx[g];
+		us[2 * g + 1] = x->sx[(size_t)i * x->ngroups + g];
 		if (count[gi] == 0)
 			continue;
 		*ex = (struct dig_extra){ .g = g };
@@ -403,7 +445,7 @@ static void dig_span(struct kern_x *x, int p0, int np, int *nx)
 	}
 	for (int p = 0; p < np; p++) {
 		__m256i dt[8][3];
-		int8_t *d = x->dig + (size_t)(p0 + p) * DIG_PAIR;
+		int8_t *d = dig_at(x, i) + (size_t)(p0 + p) * DIG_PAIR;
 
 		for (int t = 0; t < 8; t++) {
 			__m256i q = _mm256_and_si256(iv[8 * p + t], keep);
@@ -428,19 +470,22 @@ static void dig_span(struct kern_x *x, int p0, int np, int *nx)
 	}
 }
 
+/* Each token's digits, below ONE_BY_ONE tokens */
 static void digits(struct kern_x *x)
 {
 	const int G = x->group, span = G == 128 ? 2 : 1;
 	const int pairs = (int)dig_pairs(x);
-	int nx = 0;
 
-	x->dig = xcalloc64(DIG_PAIR * dig_pairs(x) +
-			   sizeof(float) * 2 * (size_t)((x->ngroups + 3) / 4 * 4) +
-			   sizeof(int32_t) +
-			   sizeof(struct dig_extra) * (size_t)x->ngroups);
-	for (int p0 = 0; p0 < pairs; p0 += span)
-		dig_span(x, p0, pairs - p0 < span ? pairs - p0 : span, &nx);
-	*dig_count(x) = nx;
+	if (x->m >= ONE_BY_ONE)
+		return;
+	x->dig = xcalloc64(dig_bytes(x) * (size_t)x->m);
+	for (int i = 0; i < x->m; i++) {
+		int nx = 0;
+
+		for (int p0 = 0; p0 < pairs; p0 += span)
+			dig_span(x, i, p0, pairs - p0 < span ? pairs - p0 : span, &nx);
+		*dig_count(x, i) = nx;
+	}
 }
 
 /* A pair's codes z against its digits at d: s[k] (k = 0, 1, 2: d2, d1, d0)
@@ -482,7 +527,7 @@ static inline __m256i widen(const __m256i s[3])
 
 /* sum q x over group g (its block at b) by the float method: 16 (P - SX),
  * P = sum (1 + q/16) x */
-static float group_qx(const struct q4_matrix *w, const struct kern_x *x,
+static float group_qx(const struct q4_matrix *w, const struct dig_tok *t,
 		      const uint8_t *b, int g)
 {
 	const uint8_t *q = b + Q4_HEAD_BYTES;
@@ -494,37 +539,35 @@ static float group_qx(const struct q4_matrix *w, const struct kern_x *x,
 
 		codes_to_f(g & 1 ? _mm256_inserti128_si256(_mm256_setzero_si256(), c, 1) :
 				   _mm256_zextsi128_si256(c), f);
-		_mm256_storeu_ps(lanes, pair_dot(f, x->xf + (size_t)g / 2 * 64));
+		_mm256_storeu_ps(lanes, pair_dot(f, t->xf + (size_t)g / 2 * 64));
 		for (int l = 4 * (g & 1); l < 4 * (g & 1) + 4; l++)
 			sum += lanes[l];
-		return 16 * (sum - x->sx[g]);
+		return 16 * (sum - t->sx[g]);
 	}
 	for (int pi = 0; pi < w->group / 64; pi++) {
 		codes_to_f(_mm256_loadu_si256((const __m256i *)(q + 32 * pi)), f);
-		p = _mm256_add_ps(p, pair_dot(f, x->xf + (size_t)g * w->group + 64 * pi));
+		p = _mm256_add_ps(p, pair_dot(f, t->xf + (size_t)g * w->group + 64 * pi));
 	}
-	return 16 * (hsum(p) - x->sx[g]);
+	return 16 * (hsum(p) - t->sx[g]);
 }
 
 /* Row r's part that the digits do not give: s q.x by the float method
  * for a group of u 0, s q.r over the residuals of the others (about one
  * group in twenty of SmolLM2-135M's activations has a residual) */
-static float dig_rest(const struct q4_matrix *w, const struct kern_x *x,
+static float dig_rest(const struct q4_matrix *w, const struct dig_tok *t,
 		      int r)
 {
-	const struct dig_extra *ex = dig_extras(x);
-	const float *us = dig_us(x);
+	const struct dig_extra *ex = t->ex;
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
-	const int n = *dig_count(x);
 	float sum = 0;
 
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < t->nx; i++) {
 		const uint8_t *b = row + (size_t)ex[i].g * w->block_bytes;
 		uint16_t s;
 		float qr = 0;
 
-		if (us[2 * ex[i].g] == 0)
-			qr = group_qx(w, x, b, ex[i].g);
+		if (t->us[2 * ex[i].g] == 0)
+			qr = group_qx(w, t, b, ex[i].g);
 		for (int f = 0; f < ex[i].n; f++)
 			qr += (float)(row[ex[i].byte[f]] >> ex[i].shift[f] & 15) *
 			      ex[i].r[f];
@@ -538,12 +581,12 @@ static float dig_rest(const struct q4_matrix *w, const struct kern_x *x,
  * inlined): a group's sums widened once, then f += float(sum q v) (s u)
  * and corr += b sum(x) in one product [s, b] x [u, sum x] */
 static inline __attribute__((always_inline)) void
-row1_dig_pairs(const struct q4_matrix *w, const struct kern_x *x, int r,
+row1_dig_pairs(const struct q4_matrix *w, const struct dig_tok *t, int r,
 	       const int pairs, float *y)
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
-	const int8_t *d = x->dig;
-	const float *us = dig_us(x);
+	const int8_t *d = t->d;
+	const float *us = t->us;
 	__m256 acc = _mm256_setzero_ps();
 	__m128 corr = _mm_setzero_ps();
 
@@ -565,16 +608,20 @@ row1_dig_pairs(const struct q4_matrix *w, const struct kern_x *x, int r,
 		corr = _mm_add_ps(corr, hu);
 	}
 	y[r] = hsum(acc) + _mm_cvtss_f32(_mm_movehdup_ps(corr)) +
-	       (*dig_count(x) ? dig_rest(w, x, r) : 0);
+	       (t->nx ? dig_rest(w, t, r) : 0);
 }
 
-static void row1_dig(const struct q4_matrix *w, const struct kern_x *x, int r,
+/* One token's digits (t) by row r into y[r] */
+typedef void row1_dig_fn(const struct q4_matrix *w, const struct dig_tok *t,
+			 int r, float *y);
+
+static void row1_dig(const struct q4_matrix *w, const struct dig_tok *t, int r,
 		     float *y)
 {
 	if (w->group == 128)
-		row1_dig_pairs(w, x, r, 2, y);
+		row1_dig_pairs(w, t, r, 2, y);
 	else
-		row1_dig_pairs(w, x, r, 1, y);
+		row1_dig_pairs(w, t, r, 1, y);
 }
 
 /* Batch 1 from digits, G = 32: n <= 4 groups a step as in g32_step, their
@@ -605,45 +652,43 @@ g32_dig_step(const uint8_t *b, size_t bb, const int n, const float *usp,
 	}
 }
 
-static void row1_dig_g32(const struct q4_matrix *w, const struct kern_x *x,
+static void row1_dig_g32(const struct q4_matrix *w, const struct dig_tok *t,
 			 int r, float *y)
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
 	const size_t bb = w->block_bytes;
 	const int ng = w->ngroups;
-	const float *us = dig_us(x);
+	const float *us = t->us;
 	__m256 acc = _mm256_setzero_ps(), corr = _mm256_setzero_ps();
 	int gi;
 
 	for (gi = 0; gi + 4 <= ng; gi += 4)
 		g32_dig_step(row + (size_t)gi * bb, bb, 4, us + 2 * gi,
-			     x->dig + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
+			     t->d + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
 	if (ng - gi == 2)
 		g32_dig_step(row + (size_t)gi * bb, bb, 2, us + 2 * gi,
-			     x->dig + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
+			     t->d + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
 	else if (gi < ng)
 		g32_dig_step(row + (size_t)gi * bb, bb, ng - gi, us + 2 * gi,
-			     x->dig + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
+			     t->d + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
 	y[r] = hsum(_mm256_add_ps(acc, _mm256_blend_ps(_mm256_setzero_ps(), corr, 0xAA))) +
-	       (*dig_count(x) ? dig_rest(w, x, r) : 0);
+	       (t->nx ? dig_rest(w, t, r) : 0);
 }
-
-/* Below ONE_BY_ONE tokens each token takes the batch-1 kernel in turn, a
- * row at a time (the row's weights read from memory once, then from
- * cache): SmolLM2-135M's two-token step (group 32, depth 1024, one
- * thread) took 49.2-51.7 ms through the batched loop and takes 41.6-42.9
- * so, against 23.0-23.7 for one token (EPYC AVX2, 2026-12-05, the two
- * alternating). */
-#define ONE_BY_ONE 4
 
 static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 	       int r0, int r1)
 {
 	row1_fn *one = w->group == 32 ? q4_row1_g32 : q4_row1;
 
-	if (x->dig) { /* batch 1 with digits (kern.c) */
+	if (x->dig) { /* each token from its digits (kern.c) */
+		row1_dig_fn *dig = w->group == 32 ? row1_dig_g32 : row1_dig;
+		struct dig_tok t[ONE_BY_ONE];
+
+		for (int i = 0; i < x->m; i++)
+			t[i] = dig_tok(x, i);
 		for (int r = r0; r < r1; r++)
-			(w->group == 32 ? row1_dig_g32 : row1_dig)(w, x, r, y);
+			for (int i = 0; i < x->m; i++)
+				dig(w, &t[i], r, y + (size_t)i * w->n);
 		return;
 	}
 	if (x->m >= ONE_BY_ONE) {

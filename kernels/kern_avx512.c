@@ -189,6 +189,8 @@ static void digits(struct kern_x *x)
 {
 	const __m512i byte = _mm512_set1_epi32(255);
 
+	if (x->m != 1)
+		return;
 	x->dig = xcalloc64((size_t)x->ngroups * DIGIT_BYTES);
 	x->unit = xcalloc((size_t)x->ngroups, sizeof(float));
 	for (int g = 0; g < x->ngroups; g++) {

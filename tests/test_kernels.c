@@ -372,23 +372,26 @@ static void w4a4_activations(void)
 }
 
 /* Every kernel but neon-fp16 (FP16 products and sums: its own tolerance)
- * on one token against the reference within tol; the count of misses */
+ * on `tokens` tokens against the reference within tol; the count of
+ * misses */
 static int q4_all_kernels(const char *label, const struct q4_matrix *m,
-			  const uint16_t *x, const float *wd, double tol)
+			  const uint16_t *x, int tokens, const float *wd,
+			  double tol)
 {
-	float *y = malloc(sizeof(float) * m->n), *ref = malloc(sizeof(float) * m->n);
+	float *y = malloc(sizeof(float) * m->n * tokens);
+	float *ref = malloc(sizeof(float) * m->n * tokens);
 	int bad = 0;
 
-	q4_gemm_ref(m, x, 1, ref, 0, m->n);
+	q4_gemm_ref(m, x, tokens, ref, 0, m->n);
 	for (const char *const *nm = kern_available(); *nm; nm++) {
 		char what[96];
 
 		if (!strcmp(*nm, "neon-fp16"))
 			continue;
-		memset(y, 0xff, sizeof(float) * m->n);
-		kern_q4_gemm(kern_find(*nm), NULL, m, x, 1, y);
+		memset(y, 0xff, sizeof(float) * m->n * tokens);
+		kern_q4_gemm(kern_find(*nm), NULL, m, x, tokens, y);
 		snprintf(what, sizeof(what), "%s %s", *nm, label);
-		bad += compare(what, y, ref, wd, x, 1, m->n, m->k, tol);
+		bad += compare(what, y, ref, wd, x, tokens, m->n, m->k, tol);
 	}
 	free(y);
 	free(ref);
@@ -397,14 +400,17 @@ static int q4_all_kernels(const char *label, const struct q4_matrix *m,
 
 /* Activations of every magnitude from 2^-24 to 2 mixed in each group: a
  * kernel that turns a group into fixed point (avx2, avx512-vnni) must
- * still match the reference as FP32 arithmetic does, at every group size.
+ * still match the reference as FP32 arithmetic does, at every group size,
+ * for one such token and for three (an ordinary one, with few groups
+ * beyond their digits, then such a token and its values in reverse: avx2
+ * takes each token's own digits below four).
  * Not neon-fp16 (q4_all_kernels): its FP16 arithmetic has a tolerance of
  * its own. */
 static void wide_activations(void)
 {
 	int n = 37, k = 1000;
 	float *w = malloc(sizeof(float) * n * k), *wd = malloc(sizeof(float) * n * k);
-	uint16_t *x = malloc(sizeof(uint16_t) * k);
+	uint16_t *x = malloc(sizeof(uint16_t) * 3 * k);
 
 	rng_state = 0x2545f4914f6cdd1du; /* the same draws on every CPU */
 	fill_weights(w, (size_t)n * k);
@@ -412,9 +418,12 @@ static void wide_activations(void)
 		int e = (int)(uniform() * 25) - 24;
 		float mag = ldexpf(1.0f + (float)uniform(), e);
 
-		x[c] = f16_from_f32(uniform() < 0.5 ? -mag : mag);
+		x[k + c] = f16_from_f32(uniform() < 0.5 ? -mag : mag);
 	}
-	x[6] = f16_from_f32(0x1p-24f);
+	x[k + 6] = f16_from_f32(0x1p-24f);
+	for (int c = 0; c < k; c++)
+		x[2 * k + c] = x[2 * k - 1 - c];
+	fill_acts(x, (size_t)k);
 	for (int g = 32; g <= 128; g *= 2) {
 		struct q4_matrix m;
 		char what[48];
@@ -422,8 +431,12 @@ static void wide_activations(void)
 		q4_init(&m, n, k, g);
 		q4_quantize(&m, w, Q4_ASYM);
 		q4_dequantize(&m, wd);
-		snprintf(what, sizeof(what), "wide activations g%d", g);
-		CHECK(q4_all_kernels(what, &m, x, wd, MAX_FP32_KERNEL_ERR) == 0);
+		for (int tokens = 1; tokens <= 3; tokens += 2) {
+			snprintf(what, sizeof(what), "wide activations g%d m%d", g,
+				 tokens);
+			CHECK(q4_all_kernels(what, &m, tokens == 1 ? x + k : x,
+					     tokens, wd, MAX_FP32_KERNEL_ERR) == 0);
+		}
 		q4_release(&m);
 	}
 	free(w);
@@ -455,7 +468,7 @@ static void outlier_meets_zero_weight(void)
 	q4_init(&m, n, k, 128);
 	q4_quantize(&m, w, Q4_SYM);
 	q4_dequantize(&m, wd);
-	CHECK(q4_all_kernels("outlier on a zero weight", &m, x, wd,
+	CHECK(q4_all_kernels("outlier on a zero weight", &m, x, 1, wd,
 			     MAX_OUTLIER_ERR) == 0);
 	if (pair[0] && pair[1]) {
 		q4_gemm_ref(&m, x, 1, ref, 0, n);
