@@ -502,8 +502,11 @@ static void run_rows(void *ctx, int r0, int r1)
 void kern_q4_gemm(const struct kern *kn, struct kpool *p,
 		  const struct q4_matrix *w, const uint16_t *x, int m, float *y)
 {
-	struct job j = { .kn = kn, .w = w, .n = w->n, .y = y, .what = 4 };
+	struct job j = { .w = w, .n = w->n, .y = y, .what = 4 };
 
+	if (kn->lend && m < KERN_A8_MIN_BATCH && (kn->lend_groups & w->group))
+		kn = kn->lend;
+	j.kn = kn;
 	kern_x_init(&j.x, kn, x, m, w->k, w->group, kn->interleave);
 	kpool_run(p, run_rows, &j, w->n, 4);
 	kern_x_release(&j.x);

@@ -104,6 +104,12 @@ struct kern {
 	 * NULL) */
 	void (*digits)(struct kern_x *x);
 	int digit_groups;
+	/* NULL, or the set that runs this one's W4A16 products of fewer
+	 * than KERN_A8_MIN_BATCH tokens at the group sizes in lend_groups
+	 * (32, 64 and 128 OR-ed), where this set has no batch-1 path of its
+	 * own */
+	const struct kern *lend;
+	int lend_groups;
 	/* NULL, or one token's k activations into xf (zeroed, kpad values) in
 	 * the order of kern_x_place for that interleave, and each group's sum
 	 * into sx: bit for bit what kern.c's portable code writes */

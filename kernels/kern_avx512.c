@@ -8,7 +8,10 @@
  * multiplies codes by the activations' fixed-point digits in integers
  * (digits, rows1_vnni): the float method there needed as many vector
  * instructions per byte as this machine's cores could retire while memory
- * delivered it. */
+ * delivered it. Both lend their products of fewer than four tokens at
+ * G = 32 and 64 to the AVX2 set (kern.lend), whose batch-1 path from the
+ * activations' digits serves every group size; this file's batch-1 paths
+ * are for G = 128. */
 #include "kern.h"
 
 #include "mem.h"
@@ -828,6 +831,7 @@ static void f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 
 const struct kern kern_avx512 = { .name = "avx512", .interleave = 4,
 				  .q4 = q4, .q8 = kern_avx2_q8, .f16 = f16,
+				  .lend = &kern_avx2, .lend_groups = 32 | 64,
 				  .load = kern_avx2_load,
 				  .attend = kern_avx2_attend,
 				  .to_f16 = kern_avx2_to_f16 };
@@ -838,6 +842,7 @@ const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
 				       .a8_panels = PANELS, .a8_tile = TILE,
 				       .digits = digits,
 				       .digit_groups = 128,
+				       .lend = &kern_avx2, .lend_groups = 32 | 64,
 				       .load = kern_avx2_load,
 				       .a8_load = kern_avx2_a8_load,
 				       .attend = kern_avx2_attend,

@@ -589,6 +589,51 @@ static int same_float(float a, float b)
 	return isnan(a) ? isnan(b) : !memcmp(&a, &b, sizeof(a));
 }
 
+/* A set's own q4 that writes NaN everywhere: what lend_rule's sets run
+ * when kern_q4_gemm keeps them */
+static void nan_q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
+		   int r0, int r1)
+{
+	for (int i = 0; i < x->m; i++)
+		for (int r = r0; r < r1; r++)
+			y[(size_t)i * w->n + r] = NAN;
+}
+
+/* kern.lend: a set lends its products of fewer than KERN_A8_MIN_BATCH
+ * tokens at the group sizes it names, and only those (the AVX-512 sets
+ * lend G = 32 and 64 to the AVX2 set). A set whose own q4 writes NaN,
+ * lending G = 32 to the reference: at G = 32 below four tokens the
+ * reference's results, at four tokens and at G = 128 NaN. */
+static void lend_rule(void)
+{
+	const struct kern set = { .name = "nan", .q4 = nan_q4,
+				  .lend = kern_find("ref"), .lend_groups = 32 };
+	int n = 5, k = 128;
+	float *w = malloc(sizeof(float) * n * k), y[20], ref[20];
+	uint16_t *x = malloc(sizeof(uint16_t) * 4 * k);
+
+	fill_weights(w, (size_t)n * k);
+	fill_acts(x, (size_t)4 * k);
+	for (int g = 32; g <= 128; g *= 4)
+		for (int m = 1; m <= 4; m++) {
+			struct q4_matrix q;
+			int lent = g == 32 && m < KERN_A8_MIN_BATCH, bad = 0;
+
+			q4_init(&q, n, k, g);
+			q4_quantize(&q, w, Q4_ASYM);
+			q4_gemm_ref(&q, x, m, ref, 0, n);
+			kern_q4_gemm(&set, NULL, &q, x, m, y);
+			for (int i = 0; i < m * n; i++)
+				bad += lent ? !same_float(y[i], ref[i]) : !isnan(y[i]);
+			CHECK_MSG(bad == 0, "g%d, %d tokens: %d of %d outputs not %s",
+				  g, m, bad, m * n, lent ? "the lender's" : "the set's own");
+			q4_release(&q);
+		}
+	free(w);
+	free(x);
+}
+
+
 /* A kernel's own activation load (kern.load) writes what the portable code
  * writes, bit for bit: values in the kernel's order, and group sums that
  * are exact before their rounding, whatever the order of summing. The
@@ -922,6 +967,8 @@ const struct tcase kernel_tests[] = {
 	  a8_load_matches_portable },
 	{ "kernels: a kernel's own FP16 conversion is the portable one's",
 	  to_f16_matches_portable },
+	{ "kernels: a set lends its small batches at the groups it names",
+	  lend_rule },
 	{ "kernels: a kernel's own attention is the portable one's",
 	  attend_matches_portable },
 	{ "kernels: W4A8 moves an output by at most half a unit a group",
