@@ -10,10 +10,12 @@
  * an and, an or; no conversion instruction. So each lane sums
  * P = sum (1 + q/16) x, and a group contributes
  *     s sum q x + b sum x = 16 s P + (b - 16 s) SX,
- * with SX, the group's activation sum, prepared once per call. Below 4
- * tokens each token takes a batch-1 kernel (q4_row1, q4_row1_g32); from 4
- * the models take the W4A8 integer path (further down), else q4_row. The
- * set's FP16 conversion and attention follow, shared by the AVX-512 sets. */
+ * with SX, the group's activation sum, prepared once per call: q4_row,
+ * from 4 tokens where the models do not take the W4A8 integer path
+ * (further down), and the groups the activations' digits cannot hold.
+ * Below 4 tokens each token takes the batch-1 path from its digits
+ * (further down, with the AVX-512 sets' G = 32 and 64). The set's FP16
+ * conversion and attention follow, shared by the AVX-512 sets. */
 #include "kern.h"
 #include "f16.h"
 #include "mem.h"
@@ -151,103 +153,6 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 	}
 }
 
-/* One token (its activations xf in kern.c's order, its group sums sx) by
- * row r into y[r]: the batch-1 kernels. */
-typedef void row1_fn(const struct q4_matrix *w, const float *xf,
-		     const float *sx, int r, float *y);
-
-/* G >= 64: both chunks of a pair share a group; registers only. */
-static void q4_row1(const struct q4_matrix *w, const float *xf,
-		    const float *sx, int r, float *y)
-{
-	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
-	const int pairs = w->group / 64;
-	const float *xp = xf;
-	__m256 acc = _mm256_setzero_ps();
-	float corr = 0;
-
-	for (int gi = 0; gi < w->ngroups; gi++) {
-		const uint8_t *b = row + (size_t)gi * w->block_bytes;
-		__m128 h;
-
-		PREFETCH(b, (int)w->block_bytes);
-		h = header(b);
-		__m256 sv = _mm256_broadcastss_ps(h);
-
-		for (int pi = 0; pi < pairs; pi++, xp += 64) {
-			__m256 f[8];
-
-			codes_to_f(_mm256_loadu_si256((const __m256i *)(b + Q4_HEAD_BYTES + 32 * pi)),
-				   f);
-			acc = _mm256_fmadd_ps(sv, pair_dot(f, xp), acc);
-		}
-		corr += (_mm_cvtss_f32(_mm_movehdup_ps(h)) - 16 * _mm_cvtss_f32(h)) *
-			sx[gi];
-	}
-	y[r] = 16 * hsum(acc) + corr;
-}
-
-/* Batch 1, G = 32: a pair of chunks is two groups. n <= 4 groups a step
- * (groups b, b + bb, ...): their headers converted at once,
- * h = [s0 b0 s1 b1 s2 b2 s3 b3], whose corrections (b - 16 s) SX are one
- * FMA with [-16 SX0, SX0, ...] into corr; each pair's scales, lanes 0-3
- * and 4-7, picked out of h into acc. Past group n headers, sums and codes
- * are zero. */
-static inline __attribute__((always_inline)) void
-g32_step(const uint8_t *b, size_t bb, const int n, const float *sxp,
-	 const float *xp, __m256 *acc, __m256 *corr)
-{
-	const __m256 m16 = _mm256_setr_ps(-16, 1, -16, 1, -16, 1, -16, 1);
-	const __m256i twice = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
-	const __m256i pick[2] = { _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2),
-				  _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6) };
-	__m128 sx;
-	__m256 h;
-
-	PREFETCH(b, (int)(4 * bb));
-	/* built in registers (written to memory and read back as a vector,
-	 * the stores would not forward: a stall a step) */
-	h = _mm256_cvtph_ps(_mm_setr_epi32(
-		head_word(b), n > 1 ? head_word(b + bb) : 0,
-		n > 2 ? head_word(b + 2 * bb) : 0,
-		n > 3 ? head_word(b + 3 * bb) : 0));
-	sx = n == 4 ? _mm_loadu_ps(sxp) :
-		      _mm_setr_ps(sxp[0], n > 1 ? sxp[1] : 0, n > 2 ? sxp[2] : 0, 0);
-	*corr = _mm256_fmadd_ps(h, _mm256_mul_ps(m16, _mm256_permutevar8x32_ps(
-		_mm256_castps128_ps256(sx), twice)), *corr);
-	for (int p = 0; 2 * p < n; p++, xp += 64) {
-		const uint8_t *qa = b + (size_t)(2 * p) * bb + Q4_HEAD_BYTES;
-		__m256 f[8];
-
-		codes_to_f(load_pair(qa, 2 * p + 1 < n ? qa + bb : NULL), f);
-		*acc = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(h, pick[p]),
-				       pair_dot(f, xp), *acc);
-	}
-}
-
-static void q4_row1_g32(const struct q4_matrix *w, const float *xf,
-			const float *sx, int r, float *y)
-{
-	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
-	const size_t bb = w->block_bytes;
-	const int ng = w->ngroups;
-	__m256 acc = _mm256_setzero_ps(), corr = _mm256_setzero_ps();
-	int gi;
-
-	for (gi = 0; gi + 4 <= ng; gi += 4)
-		g32_step(row + (size_t)gi * bb, bb, 4, sx + gi,
-			 xf + (size_t)gi * 32, &acc, &corr);
-	/* the tail: two groups with the length a constant, as in the loop's;
-	 * one or three with it counted */
-	if (ng - gi == 2)
-		g32_step(row + (size_t)gi * bb, bb, 2, sx + gi,
-			 xf + (size_t)gi * 32, &acc, &corr);
-	else if (gi < ng)
-		g32_step(row + (size_t)gi * bb, bb, ng - gi, sx + gi,
-			 xf + (size_t)gi * 32, &acc, &corr);
-	y[r] = 16 * hsum(acc) + hsum(corr);
-}
-
 /* ---- batch 1 from the activations' digits ----
  * kern_avx512.c's integer method on 8 lanes, for groups of 32, 64 and 128,
  * through vpmaddubsw (unsigned codes times signed bytes, two products
@@ -282,12 +187,12 @@ struct dig_extra {
 	float r[DIG_FIXES];
 };
 
-/* Below ONE_BY_ONE tokens each token takes the batch-1 kernel in turn, a
- * row at a time (the row's weights read from memory once, then from
- * cache): SmolLM2-135M's two-token step (group 32, depth 1024, one
- * thread) took 49.2-51.7 ms through the batched loop and takes 41.6-42.9
- * so, against 23.0-23.7 for one token (EPYC AVX2, 2026-12-05, the two
- * alternating). */
+/* Below ONE_BY_ONE tokens each token takes the batch-1 path from its own
+ * digits in turn, a row at a time (the row's weights read from memory
+ * once, then from cache): SmolLM2-135M's two-token step (group 32, one
+ * thread) took 49.2-51.7 ms through the batched float loop, 40-42 ms a
+ * token at a time by the float method and takes 34-37 ms from digits
+ * (EPYC AVX2, 2026-12-05, each pair alternating). */
 #define ONE_BY_ONE 4
 
 /* The parts of token i's digits in x->dig: the digits, [u, sum x] a group
@@ -678,28 +583,19 @@ static void row1_dig_g32(const struct q4_matrix *w, const struct dig_tok *t,
 static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 	       int r0, int r1)
 {
-	row1_fn *one = w->group == 32 ? q4_row1_g32 : q4_row1;
+	row1_dig_fn *dig = w->group == 32 ? row1_dig_g32 : row1_dig;
+	struct dig_tok t[ONE_BY_ONE];
 
-	if (x->dig) { /* each token from its digits (kern.c) */
-		row1_dig_fn *dig = w->group == 32 ? row1_dig_g32 : row1_dig;
-		struct dig_tok t[ONE_BY_ONE];
-
-		for (int i = 0; i < x->m; i++)
-			t[i] = dig_tok(x, i);
-		for (int r = r0; r < r1; r++)
-			for (int i = 0; i < x->m; i++)
-				dig(w, &t[i], r, y + (size_t)i * w->n);
-		return;
-	}
 	if (x->m >= ONE_BY_ONE) {
 		for (int r = r0; r < r1; r++)
 			q4_row(w, x, r, y);
 		return;
 	}
+	for (int i = 0; i < x->m; i++) /* each token's digits (kern.c) */
+		t[i] = dig_tok(x, i);
 	for (int r = r0; r < r1; r++)
 		for (int i = 0; i < x->m; i++)
-			one(w, x->xf + (size_t)i * x->stride,
-			    x->sx + (size_t)i * x->ngroups, r, y + (size_t)i * w->n);
+			dig(w, &t[i], r, y + (size_t)i * w->n);
 }
 
 /* W8A16: 8 int8 weights at a time, sign-extended and converted. */
