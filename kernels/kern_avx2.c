@@ -163,10 +163,11 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
  * largest: FP16 has 11 significant bits) are rounded and keep their
  * residuals, and a group with more takes the float method (u 0, digits 0).
  * Below ONE_BY_ONE tokens each token has its own: x->dig holds, token
- * after token (dig_bytes apart), for each pair of chunks p (64 values: the span a vector of
- * codes covers), DIG_PAIR bytes: d2, d1 and d0, each as 32 bytes under the
- * pair's low nibbles and 32 under its high ones (xf's vector t holds
- * weight 4t + l of chunk h in lane 4h + l, and code byte b of lane j
+ * after token (dig_bytes apart), for each pair of chunks p (64 values:
+ * the span a vector of codes covers), DIG_PAIR bytes: d2, d1 and d0, each
+ * as 32 bytes under the pair's low nibbles and 32 under its high ones
+ * (xf's vector t holds weight 4t + l of chunk h in lane 4h + l, and code
+ * byte b of lane j
  * holds weights 8b + l and 8b + 4 + l: so byte b of lane j is vector 2b's
  * lane j under the low nibbles, vector 2b + 1's under the high ones);
  * then [u, sum x] for each group, groups rounded up to four; then the
