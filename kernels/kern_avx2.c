@@ -167,14 +167,14 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
  * the span a vector of codes covers), DIG_PAIR bytes: d2, d1 and d0, each
  * as 32 bytes under the pair's low nibbles and 32 under its high ones
  * (xf's vector t holds weight 4t + l of chunk h in lane 4h + l, and code
- * byte b of lane j
- * holds weights 8b + l and 8b + 4 + l: so byte b of lane j is vector 2b's
- * lane j under the low nibbles, vector 2b + 1's under the high ones);
- * then [u, sum x] for each group, groups rounded up to four; then the
- * count of the groups that need more than their digits, and for each a
- * struct dig_extra. A row's group then costs, for each pair, a load, 3
- * instructions to decode and 6 products with 6 sums, where the float
- * method takes 24 to decode and 9 products; sums widen once a group. */
+ * byte b of lane j holds weights 8b + l and 8b + 4 + l: so byte b of lane
+ * j is vector 2b's lane j under the low nibbles, vector 2b + 1's under the
+ * high ones); then [u, sum x] for each group, groups rounded up to four;
+ * then the count of the groups that need more than their digits, and for
+ * each a struct dig_extra. A row's group then costs, for each pair, a
+ * load, 3 instructions to decode and 6 products with 6 sums, where the
+ * float method takes 24 to decode and 9 products; sums widen once a
+ * group. */
 #define DIG_PAIR 192
 #define DIG_FIXES 3
 
