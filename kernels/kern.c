@@ -104,6 +104,86 @@ void kern_x_release(struct kern_x *kx)
 	free(kx->tiles.sum);
 }
 
+/* Bytes of one token's part of x->dig (kern.h), a multiple of 64 */
+static size_t dig_bytes(const struct kern_x *x)
+{
+	return (3 * (((size_t)x->ngroups * x->group + 63) / 64 * 64) +
+		sizeof(float) * 2 * (size_t)((x->ngroups + 3) / 4 * 4) +
+		sizeof(int32_t) +
+		sizeof(struct kern_dig_extra) * (size_t)x->ngroups + 63) / 64 * 64;
+}
+
+void kern_dig_alloc(struct kern_x *x)
+{
+	x->dig = xcalloc64(dig_bytes(x) * (size_t)x->m);
+}
+
+int8_t *kern_dig_at(const struct kern_x *x, int i)
+{
+	return x->dig + dig_bytes(x) * (size_t)i;
+}
+
+float *kern_dig_us(const struct kern_x *x, int i)
+{
+	return (float *)(kern_dig_at(x, i) +
+			 3 * (((size_t)x->ngroups * x->group + 63) / 64 * 64));
+}
+
+int32_t *kern_dig_count(const struct kern_x *x, int i)
+{
+	return (int32_t *)(kern_dig_us(x, i) +
+			   2 * (size_t)((x->ngroups + 3) / 4 * 4));
+}
+
+struct kern_dig_extra *kern_dig_extras(const struct kern_x *x, int i)
+{
+	return (struct kern_dig_extra *)(kern_dig_count(x, i) + 1);
+}
+
+struct kern_dig_tok kern_dig_tok(const struct kern_x *x, int i)
+{
+	return (struct kern_dig_tok){
+		.d = kern_dig_at(x, i),
+		.us = kern_dig_us(x, i), .ex = kern_dig_extras(x, i),
+		.nx = *kern_dig_count(x, i),
+		.xf = x->xf + (size_t)i * x->stride,
+		.sx = x->sx + (size_t)i * x->ngroups };
+}
+
+void kern_dig_fix(struct kern_dig_extra *e, int G, int at, float r)
+{
+	size_t place;
+
+	HS_ASSERT(e->n < KERN_DIG_FIXES);
+	q4_where(at, &place, &e->shift[e->n]);
+	e->byte[e->n] = (int32_t)((size_t)e->g * q4_block_bytes(G) +
+				  Q4_HEAD_BYTES + place);
+	e->r[e->n++] = r;
+}
+
+float kern_dig_rest(const struct q4_matrix *w, const struct kern_dig_tok *t,
+		    int r, kern_dig_qx_fn *qx)
+{
+	const struct kern_dig_extra *ex = t->ex;
+	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
+	float sum = 0;
+
+	for (int i = 0; i < t->nx; i++) {
+		const uint8_t *b = row + (size_t)ex[i].g * w->block_bytes;
+		uint16_t s;
+		float qr = 0;
+
+		if (t->us[2 * ex[i].g] == 0)
+			qr = qx(w, t, b, ex[i].g);
+		for (int f = 0; f < ex[i].n; f++)
+			qr += (float)(row[ex[i].byte[f]] >> ex[i].shift[f] & 15) *
+			      ex[i].r[f];
+		memcpy(&s, b, sizeof(s));
+		sum += f16_to_f32(s) * qr;
+	}
+	return sum;
+}
+
 void kern_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
 		  float *unit, float *sum)
 {

@@ -152,6 +152,57 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 		 int m, int k, int group, int interleave);
 void kern_x_release(struct kern_x *kx);
 
+/* ---- a digits call's form of the activations (kern_avx2.c, kern_neon.c)
+ * Each group's values as integers v = x / u (u a power of two, |v| <
+ * 2^22, so every value within 2^11 of the group's largest is exact) in
+ * three signed byte digits, in the kernel's own order. Token i's part of
+ * kern_x.dig, kern_dig_bytes apart: the digits (3 bytes a value, values
+ * rounded up to 64), [u, sum x] a group (groups rounded up to four), the
+ * count of the groups that need more than their digits, and for each its
+ * struct kern_dig_extra. */
+#define KERN_DIG_FIXES 3
+
+/* A group that needs more than its digits: the float method (u 0), or up
+ * to KERN_DIG_FIXES residuals x - u v (exact in FP32) of the values with
+ * bits below u, each with its code's place in a row of the matrix */
+struct kern_dig_extra {
+	int32_t g, n;                  /* the group; residuals, 0 .. FIXES */
+	int32_t byte[KERN_DIG_FIXES];  /* the code's byte from the row's start */
+	int32_t shift[KERN_DIG_FIXES]; /* and its shift, 0 or 4 */
+	float r[KERN_DIG_FIXES];
+};
+
+/* What a kernel reads of one token: its digits, [u, sum x] a group, its
+ * extras, and its activations and group sums (for the float method) */
+struct kern_dig_tok {
+	const int8_t *d;
+	const float *us;
+	const struct kern_dig_extra *ex;
+	int nx;
+	const float *xf, *sx;
+};
+
+/* Allocates x->dig for x->m tokens, zeroed. */
+void kern_dig_alloc(struct kern_x *x);
+/* Token i's digits, [u, sum x] pairs, count of extras and extras. */
+int8_t *kern_dig_at(const struct kern_x *x, int i);
+float *kern_dig_us(const struct kern_x *x, int i);
+int32_t *kern_dig_count(const struct kern_x *x, int i);
+struct kern_dig_extra *kern_dig_extras(const struct kern_x *x, int i);
+struct kern_dig_tok kern_dig_tok(const struct kern_x *x, int i);
+/* Adds to e the residual r of the value at place `at` of group e->g (of
+ * G values). */
+void kern_dig_fix(struct kern_dig_extra *e, int G, int at, float r);
+/* sum q x over group g of a row (its block at b) by a kernel's float
+ * method, token t's activations */
+typedef float kern_dig_qx_fn(const struct q4_matrix *w,
+			     const struct kern_dig_tok *t, const uint8_t *b,
+			     int g);
+/* Row r's part that token t's digits do not give: s q.x by qx for a group
+ * of u 0, s q.r over the residuals of the others. */
+float kern_dig_rest(const struct q4_matrix *w, const struct kern_dig_tok *t,
+		    int r, kern_dig_qx_fn *qx);
+
 /* The body of an integer path's kern_tile_fn: its micro-kernel, called
  * as micro(pn, aq, au, as, ngroups, group, n, y, ystride, rows) with n = T
  * a constant 1 .. max (the path's a8_tile, at most 8), so that the

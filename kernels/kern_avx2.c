@@ -153,40 +153,26 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 	}
 }
 
-/* ---- batch 1 from the activations' digits ----
+/* ---- batch 1 from the activations' digits (kern.h's kern_dig_*) ----
  * kern_avx512.c's integer method on 8 lanes, for groups of 32, 64 and 128,
  * through vpmaddubsw (unsigned codes times signed bytes, two products
  * summed into each 16-bit lane). A group's values become integers
  * v = x / u, u = 2^(e - 22) for the smallest e with max |x| < 2^e, split
  * into signed bytes v = 65536 d2 + 256 d1 + d0 (d2 in [-64, 64]); up to
- * DIG_FIXES values with bits below u (far smaller than the group's
+ * KERN_DIG_FIXES values with bits below u (far smaller than the group's
  * largest: FP16 has 11 significant bits) are rounded and keep their
  * residuals, and a group with more takes the float method (u 0, digits 0).
- * Below ONE_BY_ONE tokens each token has its own: x->dig holds, token
- * after token (dig_bytes apart), for each pair of chunks p (64 values:
- * the span a vector of codes covers), DIG_PAIR bytes: d2, d1 and d0, each
- * as 32 bytes under the pair's low nibbles and 32 under its high ones
- * (xf's vector t holds weight 4t + l of chunk h in lane 4h + l, and code
- * byte b of lane j holds weights 8b + l and 8b + 4 + l: so byte b of lane
- * j is vector 2b's lane j under the low nibbles, vector 2b + 1's under the
- * high ones); then [u, sum x] for each group, groups rounded up to four;
- * then the count of the groups that need more than their digits, and for
- * each a struct dig_extra. A row's group then costs, for each pair, a
- * load, 3 instructions to decode and 6 products with 6 sums, where the
- * float method takes 24 to decode and 9 products; sums widen once a
- * group. */
+ * Below ONE_BY_ONE tokens each token has its own. A token's digits are,
+ * for each pair of chunks p (64 values: the span a vector of codes
+ * covers), DIG_PAIR bytes: d2, d1 and d0, each as 32 bytes under the
+ * pair's low nibbles and 32 under its high ones (xf's vector t holds
+ * weight 4t + l of chunk h in lane 4h + l, and code byte b of lane j holds
+ * weights 8b + l and 8b + 4 + l: so byte b of lane j is vector 2b's lane j
+ * under the low nibbles, vector 2b + 1's under the high ones). A row's
+ * group then costs, for each pair, a load, 3 instructions to decode and 6
+ * products with 6 sums, where the float method takes 24 to decode and 9
+ * products; sums widen once a group. */
 #define DIG_PAIR 192
-#define DIG_FIXES 3
-
-/* A group that needs more than its digits: the float method (u 0), or up
- * to DIG_FIXES residuals x - u v (exact in FP32), each with its code's
- * place in a row of the matrix (byte and shift), worked out once */
-struct dig_extra {
-	int32_t g, n;                 /* the group; residuals, 0 .. DIG_FIXES */
-	int32_t byte[DIG_FIXES];      /* from the row's start */
-	int32_t shift[DIG_FIXES];     /* 0 or 4 */
-	float r[DIG_FIXES];
-};
 
 /* Below ONE_BY_ONE tokens each token takes the batch-1 path from its own
  * digits in turn, a row at a time (the row's weights read from memory
@@ -196,58 +182,10 @@ struct dig_extra {
  * (EPYC AVX2, 2026-12-05, each pair alternating). */
 #define ONE_BY_ONE 4
 
-/* The parts of token i's digits in x->dig: the digits, [u, sum x] a group
- * (groups rounded up to four), the count of extras, the extras */
-static inline size_t dig_pairs(const struct kern_x *x)
+/* Pairs of chunks a token's digits cover */
+static inline int dig_pairs(const struct kern_x *x)
 {
-	return ((size_t)x->ngroups * x->group + 63) / 64;
-}
-
-static inline size_t dig_bytes(const struct kern_x *x)
-{
-	return (DIG_PAIR * dig_pairs(x) +
-		sizeof(float) * 2 * (size_t)((x->ngroups + 3) / 4 * 4) +
-		sizeof(int32_t) + sizeof(struct dig_extra) * (size_t)x->ngroups +
-		63) / 64 * 64;
-}
-
-static inline int8_t *dig_at(const struct kern_x *x, int i)
-{
-	return x->dig + dig_bytes(x) * (size_t)i;
-}
-
-static inline float *dig_us(const struct kern_x *x, int i)
-{
-	return (float *)(dig_at(x, i) + DIG_PAIR * dig_pairs(x));
-}
-
-static inline int32_t *dig_count(const struct kern_x *x, int i)
-{
-	return (int32_t *)(dig_us(x, i) + 2 * (size_t)((x->ngroups + 3) / 4 * 4));
-}
-
-static inline struct dig_extra *dig_extras(const struct kern_x *x, int i)
-{
-	return (struct dig_extra *)(dig_count(x, i) + 1);
-}
-
-/* What the kernels read of token i: its digits, [u, sum x] a group, its
- * extras, and its activations and group sums (for the float method) */
-struct dig_tok {
-	const int8_t *d;
-	const float *us;
-	const struct dig_extra *ex;
-	int nx;
-	const float *xf, *sx;
-};
-
-static inline struct dig_tok dig_tok(const struct kern_x *x, int i)
-{
-	return (struct dig_tok){ .d = dig_at(x, i), .us = dig_us(x, i),
-				 .ex = dig_extras(x, i),
-				 .nx = *dig_count(x, i),
-				 .xf = x->xf + (size_t)i * x->stride,
-				 .sx = x->sx + (size_t)i * x->ngroups };
+	return (x->ngroups * x->group + 63) / 64;
 }
 
 /* Lanewise max of a vector over each group the pair spans: its 4-lane
@@ -267,7 +205,7 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 	const __m256i byte = _mm256_set1_epi32(255);
 	const int G = x->group;
 	const float *xp = x->xf + (size_t)i * x->stride + (size_t)p0 * 64;
-	float *us = dig_us(x, i);
+	float *us = kern_dig_us(x, i);
 	__m256 v[16], m = _mm256_setzero_ps(), scale, unit;
 	__m256i iv[16], e, keep;
 	int inexact[16], count[2] = { 0, 0 }, groups = G == 32 ? 2 : 1;
@@ -301,18 +239,18 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 		}
 	}
 	/* lanes of a group with too many inexact values: u 0, digits 0 */
-	keep = _mm256_setr_epi32(-(count[0] <= DIG_FIXES), -(count[0] <= DIG_FIXES),
-				 -(count[0] <= DIG_FIXES), -(count[0] <= DIG_FIXES),
-				 -(count[groups - 1] <= DIG_FIXES),
-				 -(count[groups - 1] <= DIG_FIXES),
-				 -(count[groups - 1] <= DIG_FIXES),
-				 -(count[groups - 1] <= DIG_FIXES));
+	{
+		const int k0 = -(count[0] <= KERN_DIG_FIXES);
+		const int k1 = -(count[groups - 1] <= KERN_DIG_FIXES);
+
+		keep = _mm256_setr_epi32(k0, k0, k0, k0, k1, k1, k1, k1);
+	}
 	unit = _mm256_and_ps(unit, _mm256_castsi256_ps(keep));
 	for (int gi = 0; gi < groups; gi++) {
 		int g = G == 32 ? 2 * p0 + gi : p0 * 64 / G;
 		float u = _mm256_cvtss_f32(_mm256_permutevar8x32_ps(
 			unit, _mm256_set1_epi32(4 * gi)));
-		struct dig_extra *ex = dig_extras(x, i) + *nx;
+		struct kern_dig_extra *ex = kern_dig_extras(x, i) + *nx;
 
 		if (g >= x->ngroups)
 			break;
@@ -320,7 +258,7 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 		us[2 * g + 1] = x->sx[(size_t)i * x->ngroups + g];
 		if (count[gi] == 0)
 			continue;
-		*ex = (struct dig_extra){ .g = g };
+		*ex = (struct kern_dig_extra){ .g = g };
 		++*nx;
 		if (u == 0)
 			continue;
@@ -338,20 +276,16 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 					continue;
 				/* vector t of the span, lane ln: pair t / 8,
 				 * chunk ln / 4, weight 4 (t % 8) + ln % 4 */
-				int at = (G == 32 ? 0 : 64 * (t / 8) + 32 * (ln / 4)) +
-					 4 * (t % 8) + ln % 4;
-				size_t place;
-
-				q4_where(at, &place, &ex->shift[ex->n]);
-				ex->byte[ex->n] = (int32_t)(g * q4_block_bytes(G) +
-							    Q4_HEAD_BYTES + place);
-				ex->r[ex->n++] = xv[ln] - (float)qv[ln] * u;
+				kern_dig_fix(ex, G, (G == 32 ? 0 : 64 * (t / 8) +
+						     32 * (ln / 4)) +
+						 4 * (t % 8) + ln % 4,
+					     xv[ln] - (float)qv[ln] * u);
 			}
 		}
 	}
 	for (int p = 0; p < np; p++) {
 		__m256i dt[8][3];
-		int8_t *d = dig_at(x, i) + (size_t)(p0 + p) * DIG_PAIR;
+		int8_t *d = kern_dig_at(x, i) + (size_t)(p0 + p) * DIG_PAIR;
 
 		for (int t = 0; t < 8; t++) {
 			__m256i q = _mm256_and_si256(iv[8 * p + t], keep);
@@ -380,17 +314,17 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 static void digits(struct kern_x *x)
 {
 	const int G = x->group, span = G == 128 ? 2 : 1;
-	const int pairs = (int)dig_pairs(x);
+	const int pairs = dig_pairs(x);
 
 	if (x->m >= ONE_BY_ONE)
 		return;
-	x->dig = xcalloc64(dig_bytes(x) * (size_t)x->m);
+	kern_dig_alloc(x);
 	for (int i = 0; i < x->m; i++) {
 		int nx = 0;
 
 		for (int p0 = 0; p0 < pairs; p0 += span)
 			dig_span(x, i, p0, pairs - p0 < span ? pairs - p0 : span, &nx);
-		*dig_count(x, i) = nx;
+		*kern_dig_count(x, i) = nx;
 	}
 }
 
@@ -428,12 +362,13 @@ static inline __m256i widen(const __m256i s[3])
 	__m256i t = _mm256_add_epi32(_mm256_madd_epi16(s[0], _mm256_set1_epi16(256)),
 				     _mm256_madd_epi16(s[1], ones));
 
-	return _mm256_add_epi32(_mm256_slli_epi32(t, 8), _mm256_madd_epi16(s[2], ones));
+	return _mm256_add_epi32(_mm256_slli_epi32(t, 8),
+				_mm256_madd_epi16(s[2], ones));
 }
 
 /* sum q x over group g (its block at b) by the float method: 16 (P - SX),
  * P = sum (1 + q/16) x */
-static float group_qx(const struct q4_matrix *w, const struct dig_tok *t,
+static float group_qx(const struct q4_matrix *w, const struct kern_dig_tok *t,
 		      const uint8_t *b, int g)
 {
 	const uint8_t *q = b + Q4_HEAD_BYTES;
@@ -457,37 +392,11 @@ static float group_qx(const struct q4_matrix *w, const struct dig_tok *t,
 	return 16 * (hsum(p) - t->sx[g]);
 }
 
-/* Row r's part that the digits do not give: s q.x by the float method
- * for a group of u 0, s q.r over the residuals of the others (about one
- * group in twenty of SmolLM2-135M's activations has a residual) */
-static float dig_rest(const struct q4_matrix *w, const struct dig_tok *t,
-		      int r)
-{
-	const struct dig_extra *ex = t->ex;
-	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
-	float sum = 0;
-
-	for (int i = 0; i < t->nx; i++) {
-		const uint8_t *b = row + (size_t)ex[i].g * w->block_bytes;
-		uint16_t s;
-		float qr = 0;
-
-		if (t->us[2 * ex[i].g] == 0)
-			qr = group_qx(w, t, b, ex[i].g);
-		for (int f = 0; f < ex[i].n; f++)
-			qr += (float)(row[ex[i].byte[f]] >> ex[i].shift[f] & 15) *
-			      ex[i].r[f];
-		memcpy(&s, b, sizeof(s));
-		sum += _cvtsh_ss(s) * qr;
-	}
-	return sum;
-}
-
 /* Batch 1 from digits, G = 64 or 128 (pairs = G / 64, a constant where
  * inlined): a group's sums widened once, then f += float(sum q v) (s u)
  * and corr += b sum(x) in one product [s, b] x [u, sum x] */
 static inline __attribute__((always_inline)) void
-row1_dig_pairs(const struct q4_matrix *w, const struct dig_tok *t, int r,
+row1_dig_pairs(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 	       const int pairs, float *y)
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
@@ -514,15 +423,15 @@ row1_dig_pairs(const struct q4_matrix *w, const struct dig_tok *t, int r,
 		corr = _mm_add_ps(corr, hu);
 	}
 	y[r] = hsum(acc) + _mm_cvtss_f32(_mm_movehdup_ps(corr)) +
-	       (t->nx ? dig_rest(w, t, r) : 0);
+	       (t->nx ? kern_dig_rest(w, t, r, group_qx) : 0);
 }
 
 /* One token's digits (t) by row r into y[r] */
-typedef void row1_dig_fn(const struct q4_matrix *w, const struct dig_tok *t,
-			 int r, float *y);
+typedef void row1_dig_fn(const struct q4_matrix *w,
+			 const struct kern_dig_tok *t, int r, float *y);
 
-static void row1_dig(const struct q4_matrix *w, const struct dig_tok *t, int r,
-		     float *y)
+static void row1_dig(const struct q4_matrix *w, const struct kern_dig_tok *t,
+		     int r, float *y)
 {
 	if (w->group == 128)
 		row1_dig_pairs(w, t, r, 2, y);
@@ -558,8 +467,8 @@ g32_dig_step(const uint8_t *b, size_t bb, const int n, const float *usp,
 	}
 }
 
-static void row1_dig_g32(const struct q4_matrix *w, const struct dig_tok *t,
-			 int r, float *y)
+static void row1_dig_g32(const struct q4_matrix *w,
+			 const struct kern_dig_tok *t, int r, float *y)
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
 	const size_t bb = w->block_bytes;
@@ -577,15 +486,16 @@ static void row1_dig_g32(const struct q4_matrix *w, const struct dig_tok *t,
 	else if (gi < ng)
 		g32_dig_step(row + (size_t)gi * bb, bb, ng - gi, us + 2 * gi,
 			     t->d + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
-	y[r] = hsum(_mm256_add_ps(acc, _mm256_blend_ps(_mm256_setzero_ps(), corr, 0xAA))) +
-	       (t->nx ? dig_rest(w, t, r) : 0);
+	y[r] = hsum(_mm256_add_ps(acc, _mm256_blend_ps(_mm256_setzero_ps(),
+							corr, 0xAA))) +
+	       (t->nx ? kern_dig_rest(w, t, r, group_qx) : 0);
 }
 
 static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 	       int r0, int r1)
 {
 	row1_dig_fn *dig = w->group == 32 ? row1_dig_g32 : row1_dig;
-	struct dig_tok t[ONE_BY_ONE];
+	struct kern_dig_tok t[ONE_BY_ONE];
 
 	if (x->m >= ONE_BY_ONE) {
 		for (int r = r0; r < r1; r++)
@@ -593,7 +503,7 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 		return;
 	}
 	for (int i = 0; i < x->m; i++) /* each token's digits (kern.c) */
-		t[i] = dig_tok(x, i);
+		t[i] = kern_dig_tok(x, i);
 	for (int r = r0; r < r1; r++)
 		for (int i = 0; i < x->m; i++)
 			dig(w, &t[i], r, y + (size_t)i * w->n);
