@@ -113,6 +113,20 @@ static size_t dig_bytes(const struct kern_x *x)
 		sizeof(struct kern_dig_extra) * (size_t)x->ngroups + 63) / 64 * 64;
 }
 
+float kern_dig_unit(float top)
+{
+	uint32_t bits;
+	int e = 0;
+	float u;
+
+	memcpy(&bits, &top, sizeof(bits));
+	if (top > 0) /* FP32 normal: FP16's smallest is 2^-24 */
+		e = (int)(bits >> 23) - 126;
+	bits = (uint32_t)(e - 22 + 127) << 23;
+	memcpy(&u, &bits, sizeof(u));
+	return u;
+}
+
 void kern_dig_alloc(struct kern_x *x)
 {
 	x->dig = xcalloc64(dig_bytes(x) * (size_t)x->m);
@@ -492,8 +506,10 @@ static int cpu_runs(const struct kern *k)
 		return (getauxval(AT_HWCAP) & HWCAP_ASIMDHP) != 0;
 	if (k == &kern_neon_dot)
 		return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
-	if (k == &kern_neon_i8mm)
-		return (getauxval(AT_HWCAP2) & HWCAP2_I8MM) != 0;
+	if (k == &kern_neon_i8mm) /* and sdot, for its batch 1 (every
+				      i8mm core has it: ARMv8.4-A on) */
+		return (getauxval(AT_HWCAP2) & HWCAP2_I8MM) != 0 &&
+		       (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
 	if (k == &kern_neon)
 		return 1;
 #endif

@@ -4,13 +4,16 @@
  * Every kernel computes y (m x n, FP32) = x (m x k, FP16) times W^T for a
  * range of output rows, from activations the caller prepared once for all
  * rows (struct kern_x). "ref" is the specification (q4.h, q8.h); "avx2"
- * (x86-64 with AVX2, FMA and F16C), "avx512" (AVX-512 F, VL and BW: 16 lanes
- * and one-instruction bit selects), "avx512-vnni" (the same, with AVX512-VNNI
- * integer dot products at batch 1 and G = 128), "neon" (aarch64, FP32
+ * (x86-64 with AVX2, FMA and F16C; below four tokens in integers from the
+ * activations' exact digits), "avx512" (AVX-512 F, VL and BW: 16 lanes
+ * and one-instruction bit selects), "avx512-vnni" (the same, with
+ * AVX512-VNNI integer dot products at batch 1 and G = 128; both lend G =
+ * 32 and 64 below four tokens to avx2), "neon" (aarch64, FP32
  * arithmetic), "neon-fp16" (aarch64 with FP16 arithmetic: products and
  * sums within a group in FP16, groups summed in FP32), "neon-dot" and
  * "neon-i8mm" (the FP32 kernels, with an integer path for blocks of tokens
- * through sdot or smmla) must match it within the tolerances of
+ * through sdot or smmla, and digits through sdot below four tokens) must
+ * match it within the tolerances of
  * tests/test_kernels.c; the integer paths (a8_run: avx2 through
  * vpmaddubsw, avx-vnni: the AVX2 set with 256-bit VNNI, avx512-vnni,
  * neon-dot, neon-i8mm) must match q4_gemm_a8_ref. */
@@ -182,6 +185,10 @@ struct kern_dig_tok {
 	const float *xf, *sx;
 };
 
+/* The unit u = 2^(e - 22) of a group whose largest magnitude is top, e
+ * the smallest with top < 2^e (2^-22 for a group of zeros; top an FP16
+ * value as FP32, or not finite). */
+float kern_dig_unit(float top);
 /* Allocates x->dig for x->m tokens, zeroed. */
 void kern_dig_alloc(struct kern_x *x);
 /* Token i's digits, [u, sum x] pairs, count of extras and extras. */

@@ -204,21 +204,14 @@ static void digits(struct kern_x *x)
 		__mmask16 inexact[8];
 		struct fix fx = { 0 };
 		int count = 0;
-		uint32_t bits;
-		float top;
-		int e = 0;
+		float u;
 
 		for (int t = 0; t < 8; t++) {
 			v[t] = _mm512_load_ps(xp + 16 * t);
 			amax = _mm512_max_ps(amax, _mm512_abs_ps(v[t]));
 		}
-		top = _mm512_reduce_max_ps(amax);
-		memcpy(&bits, &top, sizeof(bits));
-		if (top > 0) /* FP32 normal: FP16's smallest is 2^-24 */
-			e = (int)(bits >> 23) - 126;
-		bits = (uint32_t)(22 - e + 127) << 23;
-		memcpy(&top, &bits, sizeof(top));
-		scale = _mm512_set1_ps(top);
+		u = kern_dig_unit(_mm512_reduce_max_ps(amax));
+		scale = _mm512_set1_ps(1 / u); /* a power of two: exact */
 		for (int t = 0; t < 8; t++) {
 			__m512 y = _mm512_mul_ps(v[t], scale);
 
@@ -229,8 +222,7 @@ static void digits(struct kern_x *x)
 		}
 		if (count > FIXES)
 			continue; /* unit 0: the float method */
-		bits = (uint32_t)(e - 22 + 127) << 23;
-		memcpy(&x->unit[g], &bits, sizeof(bits));
+		x->unit[g] = u;
 		for (int t = 0; count && t < 8; t++) {
 			float xv[16];
 			int32_t qv[16];

@@ -1,9 +1,11 @@
 /* kern_neon.c: W4A16, W8A16 and FP16 kernels for aarch64 NEON: "neon" with
  * FP32 arithmetic, "neon-fp16" with FP16 arithmetic for W4A16, "neon-dot"
  * and "neon-i8mm" the FP32 kernels with an integer path for blocks of
- * tokens (sdot; smmla). A chunk's four code words are one vector: step t takes nibble
- * t of every lane, weights 4t..4t+3, so activations stay in column order.
- * A group contributes s sum q x + b SX (SX prepared once per call). */
+ * tokens (sdot; smmla) and one for fewer than four tokens from the
+ * activations' exact digits (sdot). A chunk's four code words are one
+ * vector: step t takes nibble t of every lane, weights 4t..4t+3, so
+ * activations stay in column order. A group contributes s sum q x + b SX
+ * (SX prepared once per call). */
 #include "kern.h"
 
 #include <arm_neon.h>
@@ -352,6 +354,174 @@ static void a8_tile(const struct kern_panel *pn, const int8_t *aq,
 	KERN_TILE_DISPATCH(a8_micro, TILE);
 }
 
+/* ---- batch 1 to 3 from the activations' digits (kern.h's kern_dig_*) ----
+ * kern_avx2.c's method on sdot, for groups of 32, 64 and 128: a group's
+ * values become integers v = x / u, u = 2^(e - 22) for the smallest e
+ * with max |x| < 2^e, in signed bytes v = 65536 d2 + 256 d1 + d0; sdot
+ * multiplies the codes (0 .. 15, signed bytes too) by the digits, four
+ * products into each 32-bit lane, exactly, and a group's three sums
+ * combine in 32 bits (16 codes of a lane by |v| < 2^22: under 2^30). A
+ * token's digits are, for each chunk (32 values), DIGN_CHUNK bytes: d2, d1
+ * and d0, each as 16 bytes under the chunk's low nibbles and 16 under its
+ * high ones (code byte 4l + b holds columns 8b + l and 8b + 4 + l, q4.h:
+ * so byte b of lane l is column 4(2b) + l's digit under the low nibbles,
+ * column 4(2b + 1) + l's under the high ones). Values with bits below u
+ * keep their residuals, up to KERN_DIG_FIXES a group; a group with more
+ * takes the float method (u 0, digits 0). */
+#define DIGN_CHUNK 96
+#define DIGN_TOKENS 4 /* tokens below which each takes its digits */
+
+/* One group g of token i: its unit, digits and extra (counted into *nx) */
+static void dign_group(struct kern_x *x, int i, int g, int *nx)
+{
+	const int G = x->group, nv = G / 4;
+	const float *xp = x->xf + (size_t)i * x->stride + (size_t)g * G;
+	int8_t *d = kern_dig_at(x, i) + (size_t)g * G / 32 * DIGN_CHUNK;
+	float32x4_t v[32], m = vdupq_n_f32(0);
+	int32x4_t iv[32];
+	uint32x4_t inexact[32];
+	float scale, u;
+	int count = 0;
+
+	for (int t = 0; t < nv; t++) {
+		v[t] = vld1q_f32(xp + 4 * t);
+		m = vmaxq_f32(m, vabsq_f32(v[t]));
+	}
+	u = kern_dig_unit(vmaxvq_f32(m));
+	scale = 1 / u; /* a power of two: exact */
+	for (int t = 0; t < nv; t++) {
+		float32x4_t y = vmulq_f32(v[t], vdupq_n_f32(scale));
+
+		iv[t] = vcvtnq_s32_f32(y);
+		inexact[t] = vmvnq_u32(vceqq_f32(vcvtq_f32_s32(iv[t]), y));
+		count += (int)vaddvq_u32(vshrq_n_u32(inexact[t], 31));
+	}
+	kern_dig_us(x, i)[2 * g] = count > KERN_DIG_FIXES ? 0 : u;
+	kern_dig_us(x, i)[2 * g + 1] = x->sx[(size_t)i * x->ngroups + g];
+	if (count) {
+		struct kern_dig_extra *ex = kern_dig_extras(x, i) + (*nx)++;
+
+		*ex = (struct kern_dig_extra){ .g = g };
+		if (count > KERN_DIG_FIXES)
+			return; /* u 0, digits 0 (zeroed) */
+		for (int t = 0; t < nv; t++) {
+			float xv[4];
+			int32_t qv[4];
+			uint32_t in[4];
+
+			vst1q_u32(in, inexact[t]);
+			vst1q_f32(xv, v[t]);
+			vst1q_s32(qv, iv[t]);
+			for (int l = 0; l < 4; l++)
+				if (in[l])
+					kern_dig_fix(ex, G, 4 * t + l,
+						     xv[l] - (float)qv[l] * u);
+		}
+	}
+	for (int c = 0; c < G / 32; c++, d += DIGN_CHUNK) {
+		int32x4_t dt[8][3];
+
+		for (int t = 0; t < 8; t++) {
+			int32x4_t q = iv[8 * c + t];
+
+			for (int k = 0; k < 2; k++) {
+				dt[t][k] = vshrq_n_s32(vshlq_n_s32(q, 24), 24);
+				q = vshrq_n_s32(vsubq_s32(q, dt[t][k]), 8);
+			}
+			dt[t][2] = q;
+		}
+		for (int h = 0; h < 2; h++)
+			for (int k = 0; k < 3; k++) {
+				const int32x4_t byte = vdupq_n_s32(255);
+				int32x4_t b = vandq_s32(dt[h][k], byte);
+
+				b = vorrq_s32(b, vshlq_n_s32(vandq_s32(dt[2 + h][k], byte), 8));
+				b = vorrq_s32(b, vshlq_n_s32(vandq_s32(dt[4 + h][k], byte), 16));
+				b = vorrq_s32(b, vshlq_n_s32(dt[6 + h][k], 24));
+				vst1q_s32((int32_t *)(d + 32 * (2 - k) + 16 * h), b);
+			}
+	}
+}
+
+/* Each token's digits, below DIGN_TOKENS tokens */
+static void dign(struct kern_x *x)
+{
+	if (x->m >= DIGN_TOKENS)
+		return;
+	kern_dig_alloc(x);
+	for (int i = 0; i < x->m; i++) {
+		int nx = 0;
+
+		for (int g = 0; g < x->ngroups; g++)
+			dign_group(x, i, g, &nx);
+		*kern_dig_count(x, i) = nx;
+	}
+}
+
+/* sum q x over group g (its block at b) by the float method */
+static float dign_qx(const struct q4_matrix *w, const struct kern_dig_tok *t,
+		     const uint8_t *b, int g)
+{
+	float32x4_t p = vdupq_n_f32(0);
+
+	for (int c = 0; c < w->group / 32; c++)
+		p = chunk_dot(b + Q4_HEAD_BYTES + 16 * c,
+			      t->xf + (size_t)g * w->group + 32 * c, p);
+	return vaddvq_f32(p);
+}
+
+/* Row r against token t's digits into y[r] */
+static void dign_row(const struct q4_matrix *w, const struct kern_dig_tok *t,
+		     int r, float *y)
+{
+	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
+	const uint8x16_t low = vdupq_n_u8(15);
+	const int8_t *d = t->d;
+	float32x4_t acc = vdupq_n_f32(0);
+	float corr = 0;
+
+	for (int g = 0; g < w->ngroups; g++) {
+		const uint8_t *b = row + (size_t)g * w->block_bytes;
+		int32x4_t s2 = vdupq_n_s32(0), s1 = s2, s0 = s2;
+
+		for (int c = 0; c < w->group / 32; c++, d += DIGN_CHUNK) {
+			uint8x16_t z = vld1q_u8(b + Q4_HEAD_BYTES + 16 * c);
+			int8x16_t lo = vreinterpretq_s8_u8(vandq_u8(z, low));
+			int8x16_t hi = vreinterpretq_s8_u8(vshrq_n_u8(z, 4));
+
+			s2 = vdotq_s32(vdotq_s32(s2, lo, vld1q_s8(d)), hi,
+				       vld1q_s8(d + 16));
+			s1 = vdotq_s32(vdotq_s32(s1, lo, vld1q_s8(d + 32)), hi,
+				       vld1q_s8(d + 48));
+			s0 = vdotq_s32(vdotq_s32(s0, lo, vld1q_s8(d + 64)), hi,
+				       vld1q_s8(d + 80));
+		}
+		s2 = vaddq_s32(vshlq_n_s32(vaddq_s32(vshlq_n_s32(s2, 8), s1), 8), s0);
+		acc = vfmaq_n_f32(acc, vcvtq_f32_s32(s2),
+				  header_f(b, 0) * t->us[2 * g]);
+		corr += header_f(b, 1) * t->us[2 * g + 1];
+	}
+	y[r] = vaddvq_f32(acc) + corr +
+	       (t->nx ? kern_dig_rest(w, t, r, dign_qx) : 0);
+}
+
+/* q4 with each token's digits where it has them (dign) */
+static void q4_dig(const struct q4_matrix *w, const struct kern_x *x, float *y,
+		   int r0, int r1)
+{
+	struct kern_dig_tok t[DIGN_TOKENS];
+
+	if (!x->dig) {
+		q4(w, x, y, r0, r1);
+		return;
+	}
+	for (int i = 0; i < x->m; i++)
+		t[i] = kern_dig_tok(x, i);
+	for (int r = r0; r < r1; r++)
+		for (int i = 0; i < x->m; i++)
+			dign_row(w, &t[i], r, y + (size_t)i * w->n);
+}
+
 #pragma GCC pop_options
 
 /* ---- the same with the 8-bit matrix multiply (ARMv8.6-A i8mm; kern.c
@@ -465,13 +635,17 @@ static void mm_tile(const struct kern_panel *pn, const int8_t *aq,
 
 const struct kern kern_neon = { .name = "neon", .q4 = q4, .q8 = q8,
 			       .f16 = f16 };
-const struct kern kern_neon_dot = { .name = "neon-dot", .q4 = q4, .q8 = q8,
-				    .f16 = f16, .a8_pack = a8_pack,
+const struct kern kern_neon_dot = { .name = "neon-dot", .q4 = q4_dig,
+				    .q8 = q8, .f16 = f16, .a8_pack = a8_pack,
 				    .a8_run = a8_tile, .a8_panel = PANEL,
-				    .a8_panels = 1, .a8_tile = TILE };
-const struct kern kern_neon_i8mm = { .name = "neon-i8mm", .q4 = q4, .q8 = q8,
-				     .f16 = f16, .a8_pack = a8_pack,
+				    .a8_panels = 1, .a8_tile = TILE,
+				    .digits = dign,
+				    .digit_groups = 32 | 64 | 128 };
+const struct kern kern_neon_i8mm = { .name = "neon-i8mm", .q4 = q4_dig,
+				     .q8 = q8, .f16 = f16, .a8_pack = a8_pack,
 				     .a8_run = mm_tile, .a8_panel = PANEL,
-				     .a8_panels = 1, .a8_tile = TILE };
+				     .a8_panels = 1, .a8_tile = TILE,
+				     .digits = dign,
+				     .digit_groups = 32 | 64 | 128 };
 const struct kern kern_neon_fp16 = { .name = "neon-fp16", .q4 = q4_fp16,
 				     .q8 = q8, .f16 = f16 };
