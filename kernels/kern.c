@@ -13,9 +13,10 @@
  * ... for t = 0 .. 7, matching the code layout of q4.h read 4c lanes at a
  * time (kern_x_place). sx holds each group's sum, exact before its one
  * rounding to FP32. A kernel with a load call fills both its own way (the
- * same bits); one with a digits call may also make dig (and unit, if it
- * uses it) for a group size it serves, at the batches it takes them (its
- * own form of the activations, made from xf; NULL otherwise).
+ * same bits). For a W4A16 product, a set with a digits call may also make
+ * dig (and unit, if it uses it) for a group size it serves, at the
+ * batches it takes them (its own form of the activations, made from xf;
+ * NULL otherwise).
  *
  * An integer path reads its weights as panels of the kernel's own layout
  * (kern.a8_pack): packed at each call a block of panels at a time, or once
@@ -88,9 +89,6 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 	kx->dig = NULL;
 	kx->unit = NULL;
 	kx->tiles = (struct kern_tiles){ 0 };
-	if (kn && kn->digits && (kn->digit_groups & group) &&
-	    interleave == kn->interleave)
-		kn->digits(kx);
 }
 
 void kern_x_release(struct kern_x *kx)
@@ -604,6 +602,8 @@ void kern_q4_gemm(const struct kern *kn, struct kpool *p,
 		kn = kn->lend;
 	j.kn = kn;
 	kern_x_init(&j.x, kn, x, m, w->k, w->group, kn->interleave);
+	if (kn->digits && (kn->digit_groups & w->group))
+		kn->digits(&j.x);
 	kpool_run(p, run_rows, &j, w->n, 4);
 	kern_x_release(&j.x);
 }

@@ -45,10 +45,10 @@ struct kern_x {
 	float *xf;           /* owned: m rows of kpad values, in the kernel's
 				order, stride floats apart (kern.c) */
 	float *sx;           /* owned: m x ngroups, sums of x over each group */
-	int8_t *dig;         /* owned, or NULL: for a kernel with a digits
-				call, at a group size it serves and the
-				batches it takes them, its own form of the
-				activations */
+	int8_t *dig;         /* owned, or NULL: for a W4A16 product by a
+				kernel with a digits call, at a group size
+				it serves and the batches it takes them,
+				its own form of the activations */
 	float *unit;         /* owned, or NULL: with dig, if the kernel
 				keeps its units apart */
 	struct kern_tiles tiles; /* for an integer (a8_run) call, else all
@@ -159,7 +159,7 @@ void kern_x_release(struct kern_x *kx);
  * Each group's values as integers v = x / u (u a power of two, |v| <
  * 2^22, so every value within 2^11 of the group's largest is exact) in
  * three signed byte digits, in the kernel's own order. Token i's part of
- * kern_x.dig, kern_dig_bytes apart: the digits (3 bytes a value, values
+ * kern_x.dig, a fixed size apart: the digits (3 bytes a value, values
  * rounded up to 64), [u, sum x] a group (groups rounded up to four), the
  * count of the groups that need more than their digits, and for each its
  * struct kern_dig_extra. */

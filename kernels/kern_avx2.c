@@ -411,8 +411,8 @@ row1_dig_pairs(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 		__m128 hu;
 
 		PREFETCH(b, 64 * pairs);
-		hu = _mm_mul_ps(header(b), _mm_castpd_ps(_mm_load_sd(
-						(const double *)(us + 2 * g))));
+		hu = _mm_mul_ps(header(b), _mm_castsi128_ps(_mm_loadl_epi64(
+						(const __m128i *)(us + 2 * g))));
 		pair_digits(_mm256_loadu_si256((const __m256i *)(b + Q4_HEAD_BYTES)),
 			    d, s, 1);
 		if (pairs == 2)
@@ -439,9 +439,11 @@ static void row1_dig(const struct q4_matrix *w, const struct kern_dig_tok *t,
 		row1_dig_pairs(w, t, r, 1, y);
 }
 
-/* Batch 1 from digits, G = 32: n <= 4 groups a step as in g32_step, their
- * headers times [u0, SX0, u1, SX1, ...] at once: the odd lanes are the
- * bias terms, the even ones each pair's s u, picked into its halves */
+/* Batch 1 from digits, G = 32: a pair of chunks is two groups. n <= 4
+ * groups a step (blocks b, b + bb, ...), their headers converted at once,
+ * h = [s0 b0 s1 b1 s2 b2 s3 b3], times [u0, SX0, u1, SX1, ...]: the odd
+ * lanes are the bias terms, the even ones each group's s u, picked into
+ * its pair's half. Past group n headers, [u, SX] and codes are zero. */
 static inline __attribute__((always_inline)) void
 g32_dig_step(const uint8_t *b, size_t bb, const int n, const float *usp,
 	     const int8_t *d, __m256 *acc, __m256 *corr)
@@ -497,7 +499,8 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 	row1_dig_fn *dig = w->group == 32 ? row1_dig_g32 : row1_dig;
 	struct kern_dig_tok t[ONE_BY_ONE];
 
-	if (x->m >= ONE_BY_ONE) {
+	if (x->m >= ONE_BY_ONE || !x->dig) { /* no digits: a kern_x made
+						apart from kern_q4_gemm */
 		for (int r = r0; r < r1; r++)
 			q4_row(w, x, r, y);
 		return;

@@ -360,7 +360,8 @@ static void a8_tile(const struct kern_panel *pn, const int8_t *aq,
  * with max |x| < 2^e, in signed bytes v = 65536 d2 + 256 d1 + d0; sdot
  * multiplies the codes (0 .. 15, signed bytes too) by the digits, four
  * products into each 32-bit lane, exactly, and a group's three sums
- * combine in 32 bits (16 codes of a lane by |v| < 2^22: under 2^30). A
+ * combine in 32 bits (a lane's 8 codes a chunk, 32 at G = 128, by |v| <
+ * 2^22: under 2^31). A
  * token's digits are, for each chunk (32 values), DIGN_CHUNK bytes: d2, d1
  * and d0, each as 16 bytes under the chunk's low nibbles and 16 under its
  * high ones (code byte 4l + b holds columns 8b + l and 8b + 4 + l, q4.h:
@@ -369,6 +370,8 @@ static void a8_tile(const struct kern_panel *pn, const int8_t *aq,
  * keep their residuals, up to KERN_DIG_FIXES a group; a group with more
  * takes the float method (u 0, digits 0). */
 #define DIGN_CHUNK 96
+_Static_assert(128 / 4 * 15 * ((1 << 22) + 128) < 2147483647,
+	       "a group's sum of codes by digits fits 32 bits");
 #define DIGN_TOKENS 4 /* tokens below which each takes its digits */
 
 /* One group g of token i: its unit, digits and extra (counted into *nx) */
