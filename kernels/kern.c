@@ -102,11 +102,22 @@ void kern_x_release(struct kern_x *kx)
 	free(kx->tiles.sum);
 }
 
-/* Bytes of one token's part of x->dig (kern.h), a multiple of 64 */
+/* The parts of one token's share of x->dig (kern.h): the digits' bytes
+ * (3 a value, values rounded up to 64), the groups of [u, sum x] (rounded
+ * up to four), and the whole, a multiple of 64 bytes */
+static size_t dig_digit_bytes(const struct kern_x *x)
+{
+	return 3 * (((size_t)x->ngroups * x->group + 63) / 64 * 64);
+}
+
+static size_t dig_us_groups(const struct kern_x *x)
+{
+	return ((size_t)x->ngroups + 3) / 4 * 4;
+}
+
 static size_t dig_bytes(const struct kern_x *x)
 {
-	return (3 * (((size_t)x->ngroups * x->group + 63) / 64 * 64) +
-		sizeof(float) * 2 * (size_t)((x->ngroups + 3) / 4 * 4) +
+	return (dig_digit_bytes(x) + sizeof(float) * 2 * dig_us_groups(x) +
 		sizeof(int32_t) +
 		sizeof(struct kern_dig_extra) * (size_t)x->ngroups + 63) / 64 * 64;
 }
@@ -137,14 +148,12 @@ int8_t *kern_dig_at(const struct kern_x *x, int i)
 
 float *kern_dig_us(const struct kern_x *x, int i)
 {
-	return (float *)(kern_dig_at(x, i) +
-			 3 * (((size_t)x->ngroups * x->group + 63) / 64 * 64));
+	return (float *)(kern_dig_at(x, i) + dig_digit_bytes(x));
 }
 
 int32_t *kern_dig_count(const struct kern_x *x, int i)
 {
-	return (int32_t *)(kern_dig_us(x, i) +
-			   2 * (size_t)((x->ngroups + 3) / 4 * 4));
+	return (int32_t *)(kern_dig_us(x, i) + 2 * dig_us_groups(x));
 }
 
 struct kern_dig_extra *kern_dig_extras(const struct kern_x *x, int i)
@@ -598,7 +607,7 @@ void kern_q4_gemm(const struct kern *kn, struct kpool *p,
 {
 	struct job j = { .w = w, .n = w->n, .y = y, .what = 4 };
 
-	if (kn->lend && m < KERN_A8_MIN_BATCH && (kn->lend_groups & w->group))
+	if (kn->lend && m < KERN_DIG_TOKENS && (kn->lend_groups & w->group))
 		kn = kn->lend;
 	j.kn = kn;
 	kern_x_init(&j.x, kn, x, m, w->k, w->group, kn->interleave);

@@ -108,7 +108,7 @@ struct kern {
 	void (*digits)(struct kern_x *x);
 	int digit_groups;
 	/* NULL, or the set that runs this one's W4A16 products of fewer
-	 * than KERN_A8_MIN_BATCH tokens at the group sizes in lend_groups
+	 * than KERN_DIG_TOKENS tokens at the group sizes in lend_groups
 	 * (32, 64 and 128 OR-ed), where this set has no batch-1 path of its
 	 * own */
 	const struct kern *lend;
@@ -164,6 +164,10 @@ void kern_x_release(struct kern_x *kx);
  * count of the groups that need more than their digits, and for each its
  * struct kern_dig_extra. */
 #define KERN_DIG_FIXES 3
+/* Below this many tokens a digits call gives each token its own digits,
+ * and a kernel runs each token by its digits in turn, a row at a time
+ * (the row's weights read from memory once, then from cache) */
+#define KERN_DIG_TOKENS 4
 
 /* A group that needs more than its digits: the float method (u 0), or up
  * to KERN_DIG_FIXES residuals x - u v (exact in FP32) of the values with

@@ -18,7 +18,6 @@
  * conversion and attention follow, shared by the AVX-512 sets. */
 #include "kern.h"
 #include "f16.h"
-#include "mem.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -162,8 +161,8 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
  * KERN_DIG_FIXES values with bits below u (far smaller than the group's
  * largest: FP16 has 11 significant bits) are rounded and keep their
  * residuals, and a group with more takes the float method (u 0, digits 0).
- * Below ONE_BY_ONE tokens each token has its own. A token's digits are,
- * for each pair of chunks p (64 values: the span a vector of codes
+ * Below KERN_DIG_TOKENS tokens each token has its own. A token's digits
+ * are, for each pair of chunks p (64 values: the span a vector of codes
  * covers), DIG_PAIR bytes: d2, d1 and d0, each as 32 bytes under the
  * pair's low nibbles and 32 under its high ones (xf's vector t holds
  * weight 4t + l of chunk h in lane 4h + l, and code byte b of lane j holds
@@ -174,13 +173,11 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
  * products; sums widen once a group. */
 #define DIG_PAIR 192
 
-/* Below ONE_BY_ONE tokens each token takes the batch-1 path from its own
- * digits in turn, a row at a time (the row's weights read from memory
- * once, then from cache): SmolLM2-135M's two-token step (group 32, one
- * thread) took 49.2-51.7 ms through the batched float loop, 40-42 ms a
- * token at a time by the float method and takes 34-37 ms from digits
- * (EPYC AVX2, 2026-12-05, each pair alternating). */
-#define ONE_BY_ONE 4
+/* Below KERN_DIG_TOKENS tokens each token takes the batch-1 path from its
+ * own digits in turn: SmolLM2-135M's two-token step (group 32, one thread)
+ * took 49.2-51.7 ms through the batched float loop, 40-42 ms a token at a
+ * time by the float method and takes 34-37 ms from digits (EPYC AVX2,
+ * 2026-12-05, each pair alternating). */
 
 /* Pairs of chunks a token's digits cover */
 static inline int dig_pairs(const struct kern_x *x)
@@ -250,7 +247,7 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 		int g = G == 32 ? 2 * p0 + gi : p0 * 64 / G;
 		float u = _mm256_cvtss_f32(_mm256_permutevar8x32_ps(
 			unit, _mm256_set1_epi32(4 * gi)));
-		struct kern_dig_extra *ex = kern_dig_extras(x, i) + *nx;
+		struct kern_dig_extra *ex;
 
 		if (g >= x->ngroups)
 			break;
@@ -258,8 +255,8 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 		us[2 * g + 1] = x->sx[(size_t)i * x->ngroups + g];
 		if (count[gi] == 0)
 			continue;
+		ex = kern_dig_extras(x, i) + (*nx)++;
 		*ex = (struct kern_dig_extra){ .g = g };
-		++*nx;
 		if (u == 0)
 			continue;
 		for (int t = 0; t < 8 * np; t++) {
@@ -310,13 +307,13 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 	}
 }
 
-/* Each token's digits, below ONE_BY_ONE tokens */
+/* Each token's digits, below KERN_DIG_TOKENS tokens */
 static void digits(struct kern_x *x)
 {
 	const int G = x->group, span = G == 128 ? 2 : 1;
 	const int pairs = dig_pairs(x);
 
-	if (x->m >= ONE_BY_ONE)
+	if (x->m >= KERN_DIG_TOKENS)
 		return;
 	kern_dig_alloc(x);
 	for (int i = 0; i < x->m; i++) {
@@ -497,10 +494,10 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 	       int r0, int r1)
 {
 	row1_dig_fn *dig = w->group == 32 ? row1_dig_g32 : row1_dig;
-	struct kern_dig_tok t[ONE_BY_ONE];
+	struct kern_dig_tok t[KERN_DIG_TOKENS];
 
-	if (x->m >= ONE_BY_ONE || !x->dig) { /* no digits: a kern_x made
-						apart from kern_q4_gemm */
+	if (!x->dig) { /* KERN_DIG_TOKENS tokens or more, or a kern_x made
+			  apart from kern_q4_gemm */
 		for (int r = r0; r < r1; r++)
 			q4_row(w, x, r, y);
 		return;

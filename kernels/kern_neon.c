@@ -361,18 +361,17 @@ static void a8_tile(const struct kern_panel *pn, const int8_t *aq,
  * multiplies the codes (0 .. 15, signed bytes too) by the digits, four
  * products into each 32-bit lane, exactly, and a group's three sums
  * combine in 32 bits (a lane's 8 codes a chunk, 32 at G = 128, by |v| <
- * 2^22: under 2^31). A
- * token's digits are, for each chunk (32 values), DIGN_CHUNK bytes: d2, d1
- * and d0, each as 16 bytes under the chunk's low nibbles and 16 under its
- * high ones (code byte 4l + b holds columns 8b + l and 8b + 4 + l, q4.h:
- * so byte b of lane l is column 4(2b) + l's digit under the low nibbles,
- * column 4(2b + 1) + l's under the high ones). Values with bits below u
+ * 2^22: under 2^31). A token's digits are, for each chunk (32 values),
+ * DIGN_CHUNK bytes: d2, d1 and d0, each as 16 bytes under the chunk's low
+ * nibbles and 16 under its high ones (code byte 4l + b holds columns
+ * 8b + l and 8b + 4 + l, q4.h: so byte b of lane l is column 4(2b) + l's
+ * digit under the low nibbles, column 4(2b + 1) + l's under the high
+ * ones). Values with bits below u
  * keep their residuals, up to KERN_DIG_FIXES a group; a group with more
  * takes the float method (u 0, digits 0). */
 #define DIGN_CHUNK 96
 _Static_assert(128 / 4 * 15 * ((1 << 22) + 128) < 2147483647,
 	       "a group's sum of codes by digits fits 32 bits");
-#define DIGN_TOKENS 4 /* tokens below which each takes its digits */
 
 /* One group g of token i: its unit, digits and extra (counted into *nx) */
 static void dign_group(struct kern_x *x, int i, int g, int *nx)
@@ -380,6 +379,7 @@ static void dign_group(struct kern_x *x, int i, int g, int *nx)
 	const int G = x->group, nv = G / 4;
 	const float *xp = x->xf + (size_t)i * x->stride + (size_t)g * G;
 	int8_t *d = kern_dig_at(x, i) + (size_t)g * G / 32 * DIGN_CHUNK;
+	float *us = kern_dig_us(x, i);
 	float32x4_t v[32], m = vdupq_n_f32(0);
 	int32x4_t iv[32];
 	uint32x4_t inexact[32];
@@ -399,8 +399,8 @@ static void dign_group(struct kern_x *x, int i, int g, int *nx)
 		inexact[t] = vmvnq_u32(vceqq_f32(vcvtq_f32_s32(iv[t]), y));
 		count += (int)vaddvq_u32(vshrq_n_u32(inexact[t], 31));
 	}
-	kern_dig_us(x, i)[2 * g] = count > KERN_DIG_FIXES ? 0 : u;
-	kern_dig_us(x, i)[2 * g + 1] = x->sx[(size_t)i * x->ngroups + g];
+	us[2 * g] = count > KERN_DIG_FIXES ? 0 : u;
+	us[2 * g + 1] = x->sx[(size_t)i * x->ngroups + g];
 	if (count) {
 		struct kern_dig_extra *ex = kern_dig_extras(x, i) + (*nx)++;
 
@@ -446,10 +446,10 @@ static void dign_group(struct kern_x *x, int i, int g, int *nx)
 	}
 }
 
-/* Each token's digits, below DIGN_TOKENS tokens */
+/* Each token's digits, below KERN_DIG_TOKENS tokens */
 static void dign(struct kern_x *x)
 {
-	if (x->m >= DIGN_TOKENS)
+	if (x->m >= KERN_DIG_TOKENS)
 		return;
 	kern_dig_alloc(x);
 	for (int i = 0; i < x->m; i++) {
@@ -512,7 +512,7 @@ static void dign_row(const struct q4_matrix *w, const struct kern_dig_tok *t,
 static void q4_dig(const struct q4_matrix *w, const struct kern_x *x, float *y,
 		   int r0, int r1)
 {
-	struct kern_dig_tok t[DIGN_TOKENS];
+	struct kern_dig_tok t[KERN_DIG_TOKENS];
 
 	if (!x->dig) {
 		q4(w, x, y, r0, r1);

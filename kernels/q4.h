@@ -54,6 +54,7 @@ void q4_dequantize(const struct q4_matrix *m, float *w);
 
 /* Code, scale and bias of weight (row, col); the format's definition. */
 int q4_code(const struct q4_matrix *m, int row, int col);
+void q4_set(struct q4_matrix *m, int row, int col, int code);
 
 /* The byte (from the codes' start) and shift of weight j (0 .. G-1) of a
  * block's codes, and its code, the block at b: the layout above, inline
@@ -74,7 +75,6 @@ static inline int q4_block_code(const uint8_t *b, int j)
 	q4_where(j, &byte, &shift);
 	return b[Q4_HEAD_BYTES + byte] >> shift & 15;
 }
-void q4_set(struct q4_matrix *m, int row, int col, int code);
 
 /* Reference: y (m x n) = x (m x k, FP16) times W^T, each dot product summed
  * in k order in FP32 from w = s q + b. Rows [r0, r1) only. */

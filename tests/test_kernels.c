@@ -599,7 +599,7 @@ static void nan_q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 			y[(size_t)i * w->n + r] = NAN;
 }
 
-/* kern.lend: a set lends its products of fewer than KERN_A8_MIN_BATCH
+/* kern.lend: a set lends its products of fewer than KERN_DIG_TOKENS
  * tokens at the group sizes it names, and only those (the AVX-512 sets
  * lend G = 32 and 64 to the AVX2 set). A set whose own q4 writes NaN,
  * lending G = 32 to the reference: at G = 32 below four tokens the
@@ -617,7 +617,7 @@ static void lend_rule(void)
 	for (int g = 32; g <= 128; g *= 4)
 		for (int m = 1; m <= 4; m++) {
 			struct q4_matrix q;
-			int lent = g == 32 && m < KERN_A8_MIN_BATCH, bad = 0;
+			int lent = g == 32 && m < KERN_DIG_TOKENS, bad = 0;
 
 			q4_init(&q, n, k, g);
 			q4_quantize(&q, w, Q4_ASYM);
