@@ -14,7 +14,7 @@
  * time (kern_x_place). sx holds each group's sum, exact before its one
  * rounding to FP32. A kernel with a load call fills both its own way (the
  * same bits). For a W4A16 product, a set with a digits call may also make
- * dig (and unit, if it uses it) for a group size it serves, at the
+ * dig for a group size it serves, at the
  * batches it takes them (its own form of the activations, made from xf;
  * NULL otherwise).
  *
@@ -87,7 +87,6 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 		     kx->xf + (size_t)i * kx->stride,
 		     kx->sx + (size_t)i * kx->ngroups);
 	kx->dig = NULL;
-	kx->unit = NULL;
 	kx->tiles = (struct kern_tiles){ 0 };
 }
 
@@ -96,18 +95,17 @@ void kern_x_release(struct kern_x *kx)
 	free(kx->xf);
 	free(kx->sx);
 	free(kx->dig);
-	free(kx->unit);
 	free(kx->tiles.q);
 	free(kx->tiles.unit);
 	free(kx->tiles.sum);
 }
 
 /* The parts of one token's share of x->dig (kern.h): the digits' bytes
- * (3 a value, values rounded up to 64), the groups of [u, sum x] (rounded
+ * (3 a value, values rounded up to 128), the groups of [u, sum x] (rounded
  * up to four), and the whole, a multiple of 64 bytes */
 static size_t dig_digit_bytes(const struct kern_x *x)
 {
-	return 3 * (((size_t)x->ngroups * x->group + 63) / 64 * 64);
+	return 3 * (((size_t)x->ngroups * x->group + 127) / 128 * 128);
 }
 
 static size_t dig_us_groups(const struct kern_x *x)

@@ -6,9 +6,9 @@
  * rows (struct kern_x). "ref" is the specification (q4.h, q8.h); "avx2"
  * (x86-64 with AVX2, FMA and F16C; below four tokens in integers from the
  * activations' exact digits), "avx512" (AVX-512 F, VL and BW: 16 lanes
- * and one-instruction bit selects), "avx512-vnni" (the same, with
- * AVX512-VNNI integer dot products at batch 1 and G = 128; both lend G =
- * 32 and 64 below four tokens to avx2), "neon" (aarch64, FP32
+ * and one-instruction bit selects; lends G = 32 and 64 below four tokens
+ * to avx2), "avx512-vnni" (the same, below four tokens in AVX512-VNNI
+ * integer dot products from the activations' digits), "neon" (aarch64, FP32
  * arithmetic), "neon-fp16" (aarch64 with FP16 arithmetic: products and
  * sums within a group in FP16, groups summed in FP32), "neon-dot" and
  * "neon-i8mm" (the FP32 kernels, with an integer path for blocks of tokens
@@ -49,8 +49,6 @@ struct kern_x {
 				kernel with a digits call, at a group size
 				it serves and the batches it takes them,
 				its own form of the activations */
-	float *unit;         /* owned, or NULL: with dig, if the kernel
-				keeps its units apart */
 	struct kern_tiles tiles; /* for an integer (a8_run) call, else all
 				    NULL */
 	int m, k, kpad, stride, group, ngroups;
@@ -102,7 +100,7 @@ struct kern {
 	kern_tile_fn *a8_run;
 	int a8_panel, a8_panels, a8_tile;
 	/* NULL, or (for the group sizes in digit_groups: 32, 64 and 128
-	 * OR-ed) allocates and fills x->dig (and x->unit, if it uses it)
+	 * OR-ed) allocates and fills x->dig
 	 * from x->xf at the batches it takes them (x->m; else leaves them
 	 * NULL) */
 	void (*digits)(struct kern_x *x);
@@ -155,12 +153,13 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 		 int m, int k, int group, int interleave);
 void kern_x_release(struct kern_x *kx);
 
-/* ---- a digits call's form of the activations (kern_avx2.c, kern_neon.c)
+/* ---- a digits call's form of the activations (kern_avx2.c,
+ * kern_avx512.c, kern_neon.c)
  * Each group's values as integers v = x / u (u a power of two, |v| <
  * 2^22, so every value within 2^11 of the group's largest is exact) in
  * three signed byte digits, in the kernel's own order. Token i's part of
  * kern_x.dig, a fixed size apart: the digits (3 bytes a value, values
- * rounded up to 64), [u, sum x] a group (groups rounded up to four), the
+ * rounded up to 128), [u, sum x] a group (groups rounded up to four), the
  * count of the groups that need more than their digits, and for each its
  * struct kern_dig_extra. */
 #define KERN_DIG_FIXES 3

@@ -3,15 +3,14 @@
  * method on 16 lanes: 64 bytes of codes are four chunks, lanes 4j..4j+3
  * holding the words of chunk j, and one ternary-logic instruction does the
  * and and the or that turn a shifted code into the float 1 + q/16. A group
- * contributes 16 s P + (b - 16 s) SX. "avx512-vnni" (AVX512-VNNI too,
- * enabled per function) is the same but at batch 1 with G = 128, where it
- * multiplies codes by the activations' fixed-point digits in integers
- * (digits, rows1_vnni): the float method there needed as many vector
- * instructions per byte as this machine's cores could retire while memory
- * delivered it. Both lend their products of fewer than four tokens at
- * G = 32 and 64 to the AVX2 set (kern.lend), whose batch-1 path from the
- * activations' digits serves every group size; this file's batch-1 paths
- * are for G = 128. */
+ * contributes 16 s P + (b - 16 s) SX. Its products of fewer than four
+ * tokens at G = 32 and 64 go to the AVX2 set (kern.lend), whose path from
+ * the activations' digits serves every group size; its own batch-1 path is
+ * for G = 128. "avx512-vnni" (AVX512-VNNI too, enabled per function) is
+ * the same but below four tokens, at every group size, multiplies codes by
+ * the activations' fixed-point digits in integers (digits, rows_dig): the
+ * float method there needed as many vector instructions per byte as this
+ * machine's cores could retire while memory delivered it. */
 #include "kern.h"
 
 #include "mem.h"
@@ -94,12 +93,11 @@ static inline __m512 dot8(const __m512 f[8], const float *xp)
 /* Rows r, r + h, ..., r + (nrows - 1) h: their starts, and zero sums */
 static inline __attribute__((always_inline)) void
 streams_begin(const struct q4_matrix *w, int r, int h, int nrows,
-	      const uint8_t *row[], __m512 acc[], float corr[])
+	      const uint8_t *row[], __m512 acc[])
 {
 	for (int i = 0; i < nrows; i++) {
 		row[i] = w->data + (size_t)(r + i * h) * w->row_bytes;
 		acc[i] = _mm512_setzero_ps();
-		corr[i] = 0;
 	}
 }
 
@@ -130,15 +128,6 @@ group_float(const struct q4_matrix *w, const struct kern_x *x, int g,
 			x->xf + (size_t)g * 128, x->sx[g], &acc[i], &corr[i]);
 }
 
-/* group_float out of line: the integer loop that calls it stays as small
- * as it was without it */
-static __attribute__((noinline)) void
-group_f(const struct q4_matrix *w, const struct kern_x *x, int g,
-	const uint8_t *const row[], int nrows, __m512 acc[], float corr[])
-{
-	group_float(w, x, g, row, nrows, acc, corr);
-}
-
 /* Batch 1, G = 128: rows r, r + h, ..., r + (nrows - 1) h, one group a
  * vector of codes, registers only. */
 static inline __attribute__((always_inline)) void
@@ -149,198 +138,340 @@ rows1_g128(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
 	__m512 acc[STREAMS];
 	float corr[STREAMS];
 
-	streams_begin(w, r, h, nrows, row, acc, corr);
+	streams_begin(w, r, h, nrows, row, acc);
+	for (int i = 0; i < nrows; i++)
+		corr[i] = 0;
 	for (int g = 0; g < w->ngroups; g++)
 		group_float(w, x, g, row, nrows, acc, corr);
 	for (int i = 0; i < nrows; i++)
 		y[r + i * h] = _mm512_reduce_add_ps(acc[i]) + corr[i];
 }
 
-/* The activations of a group as fixed-point digits, for rows1_vnni.
- * Values become integers v = x / u, u = 2^(e - 22) for the smallest e with
- * max |x| < 2^e, so |v| < 2^22 and every value within 2^11 of the group's
- * largest is exact (FP16 has 11 significant bits). A value that is not a
- * multiple of u (smaller still, with bits below u) is rounded to the
- * nearest, and its residual r = x - u v (exact in FP32) and its place are
- * kept in the group's struct fix, for up to FIXES such values; a group with
- * more gets unit 0 and no digits, and rows1_vnni takes the float method
- * there. With digits, a block's s u q.v + s q.r + b sum(x) is s q.x +
- * b sum(x) up to FP32's last roundings, q.v summed exactly in integers.
- * v = 65536 d2 + 256 d1 + d0 in signed bytes (d0, d1 in [-128, 127], d2
- * in [-64, 64]). A group's DIGIT_BYTES hold d2, d1 and d0, each as
- * 64 bytes in the order of the low nibbles of the block's 64 code bytes,
- * then 64 in the order of the high ones (code byte 16c + 4l + b holds
- * weights 32c + 8b + l (low) and 32c + 8b + 4 + l (high), q4.h), then the
- * struct fix. In xf's order (kern.c) vector t holds weight 32c + 4t + l in
- * lane 4c + l, so the low nibbles' bytes are vectors t = 0, 2, 4, 6 a byte
- * each in every 32-bit lane, the high ones' t = 1, 3, 5, 7. A value that
- * is not finite makes its group's sum (sx), and so every output, not
- * finite, as in the reference. */
-#define FIXES 3
-#define FIX_OFFSET 384
-#define DIGIT_BYTES 448
+/* ---- "avx512-vnni": batch 1 from the activations' digits (kern.h's
+ * kern_dig_*), groups of 32, 64 and 128 ----
+ * A group's values become integers v = x / u, u = 2^(e - 22) for the
+ * smallest e with max |x| < 2^e, so |v| < 2^22 and every value within 2^11
+ * of the group's largest is exact (FP16 has 11 significant bits); up to
+ * KERN_DIG_FIXES values with bits below u are rounded and keep their
+ * residuals, and a group with more takes the float method (u 0, digits 0).
+ * Below KERN_DIG_TOKENS tokens each token has its own. v = 65536 d2 +
+ * 256 d1 + d0 in signed bytes (d2 in [-64, 64]). The digits follow xf's
+ * spans of 128 values (four chunks: one group at G = 128, two at 64, four
+ * at 32): a span's DIG_SPAN bytes hold d2, d1 and d0, each as 64 bytes in
+ * the order of the low nibbles of the span's 64 code bytes (chunk c's 16 at
+ * 16c), then 64 in the order of the high ones. Code byte 16c + 4l + b
+ * holds weights 32c + 8b + l (low) and 32c + 8b + 4 + l (high) of the span
+ * (q4.h), and xf's vector t holds weight 32c + 4t + l in lane 4c + l
+ * (kern.c), so the low nibbles' bytes are vectors t = 0, 2, 4, 6 a byte
+ * each in every 32-bit lane, the high ones' t = 1, 3, 5, 7. vpdpbusd
+ * (unsigned bytes times signed bytes, four products into each 32-bit lane)
+ * then sums codes times digits exactly: ((q.d2) 256 + q.d1) 256 + q.d0 =
+ * q.v, under 2^29 in a lane (8 codes of at most 15 times |v| < 2^22). A
+ * span takes 3 instructions to decode and 8 to multiply, where the float
+ * method takes 16 and 9; a group's sum is s u q.v + b sum(x), and
+ * kern_dig_rest adds s q.r over its residuals or s q.x by the float method
+ * (group_qx). */
+#define DIG_SPAN 384
 
-struct fix {
-	int32_t n;         /* values with a residual, 0 .. FIXES */
-	int32_t at[FIXES]; /* their places in the group, 0 .. 127 */
-	float r[FIXES];    /* x - u v */
-};
-_Static_assert(FIX_OFFSET + sizeof(struct fix) <= DIGIT_BYTES,
-	       "a group's digits and residuals fit DIGIT_BYTES");
-
-static void digits(struct kern_x *x)
+/* Lanewise max over each group of a span: a chunk's 4 lanes (G = 32), two
+ * chunks' 8 (64) or all 16 (128) */
+static inline __m512 span_group_max(__m512 m, int G)
 {
+	m = _mm512_max_ps(m, _mm512_permute_ps(m, 0xB1));
+	m = _mm512_max_ps(m, _mm512_permute_ps(m, 0x4E));
+	if (G >= 64)
+		m = _mm512_max_ps(m, _mm512_shuffle_f32x4(m, m, 0xB1));
+	if (G == 128)
+		m = _mm512_max_ps(m, _mm512_shuffle_f32x4(m, m, 0x4E));
+	return m;
+}
+
+/* Span sp of token i: its groups' [u, sum x], extras (counted into *nx)
+ * and digits */
+static void dig_span(struct kern_x *x, int i, int sp, int *nx)
+{
+	const int G = x->group, per = 128 / G, L = 16 / per; /* lanes a group */
+	const __mmask16 glanes = (__mmask16)((1u << L) - 1);
 	const __m512i byte = _mm512_set1_epi32(255);
+	const float *xp = x->xf + (size_t)i * x->stride + (size_t)sp * 128;
+	float *us = kern_dig_us(x, i), units[16];
+	int8_t *d = kern_dig_at(x, i) + (size_t)sp * DIG_SPAN;
+	__m512 v[8], m = _mm512_setzero_ps(), scale, unit;
+	__m512i iv[8], dt[8][3], e;
+	__mmask16 inexact[8], keep = 0;
+	int count[4] = { 0, 0, 0, 0 };
 
-	if (x->m != 1)
-		return;
-	x->dig = xcalloc64((size_t)x->ngroups * DIGIT_BYTES);
-	x->unit = xcalloc((size_t)x->ngroups, sizeof(float));
-	for (int g = 0; g < x->ngroups; g++) {
-		const float *xp = x->xf + (size_t)g * 128;
-		int8_t *d = x->dig + (size_t)g * DIGIT_BYTES;
-		__m512 v[8], amax = _mm512_setzero_ps(), scale;
-		__m512i dt[8][3], iv[8];
-		__mmask16 inexact[8];
-		struct fix fx = { 0 };
-		int count = 0;
-		float u;
+	for (int t = 0; t < 8; t++) {
+		v[t] = _mm512_load_ps(xp + 16 * t);
+		m = _mm512_max_ps(m, _mm512_abs_ps(v[t]));
+	}
+	m = span_group_max(m, G);
+	/* e = exponent(max) - 126, or 0 for a group of zeros (kern_dig_unit) */
+	e = _mm512_maskz_sub_epi32(_mm512_cmp_ps_mask(m, _mm512_setzero_ps(),
+						      _CMP_GT_OQ),
+				   _mm512_srli_epi32(_mm512_castps_si512(m), 23),
+				   _mm512_set1_epi32(126));
+	scale = _mm512_castsi512_ps(_mm512_slli_epi32(
+		_mm512_sub_epi32(_mm512_set1_epi32(22 + 127), e), 23));
+	unit = _mm512_castsi512_ps(_mm512_slli_epi32(
+		_mm512_add_epi32(_mm512_set1_epi32(127 - 22), e), 23));
+	for (int t = 0; t < 8; t++) {
+		__m512 y = _mm512_mul_ps(v[t], scale);
 
+		iv[t] = _mm512_cvtps_epi32(y);
+		inexact[t] = _mm512_cmp_ps_mask(_mm512_cvtepi32_ps(iv[t]), y,
+						_CMP_NEQ_UQ);
+		for (int c = 0; c < per; c++)
+			count[c] += __builtin_popcount(inexact[t] >> (L * c) & glanes);
+	}
+	for (int c = 0; c < per; c++) /* a group with too many: u 0, digits 0 */
+		if (count[c] <= KERN_DIG_FIXES)
+			keep |= (__mmask16)(glanes << (L * c));
+	_mm512_storeu_ps(units, _mm512_maskz_mov_ps(keep, unit));
+	for (int c = 0; c < per && sp * per + c < x->ngroups; c++) {
+		const int g = sp * per + c;
+		const float u = units[L * c];
+		struct kern_dig_extra *ex;
+
+		us[2 * g] = u;
+		us[2 * g + 1] = x->sx[(size_t)i * x->ngroups + g];
+		if (count[c] == 0)
+			continue;
+		ex = kern_dig_extras(x, i) + (*nx)++;
+		*ex = (struct kern_dig_extra){ .g = g };
+		if (u == 0)
+			continue;
 		for (int t = 0; t < 8; t++) {
-			v[t] = _mm512_load_ps(xp + 16 * t);
-			amax = _mm512_max_ps(amax, _mm512_abs_ps(v[t]));
-		}
-		u = kern_dig_unit(_mm512_reduce_max_ps(amax));
-		scale = _mm512_set1_ps(1 / u); /* a power of two: exact */
-		for (int t = 0; t < 8; t++) {
-			__m512 y = _mm512_mul_ps(v[t], scale);
-
-			iv[t] = _mm512_cvtps_epi32(y);
-			inexact[t] = _mm512_cmp_ps_mask(_mm512_cvtepi32_ps(iv[t]),
-							y, _CMP_NEQ_UQ);
-			count += __builtin_popcount(inexact[t]);
-		}
-		if (count > FIXES)
-			continue; /* unit 0: the float method */
-		x->unit[g] = u;
-		for (int t = 0; count && t < 8; t++) {
 			float xv[16];
 			int32_t qv[16];
 
+			if (!(inexact[t] >> (L * c) & glanes))
+				continue;
 			_mm512_storeu_ps(xv, v[t]);
 			_mm512_storeu_si512(qv, iv[t]);
-			for (int ln = 0; ln < 16; ln++)
-				if (inexact[t] >> ln & 1) {
-					fx.at[fx.n] = 32 * (ln / 4) + 4 * t + ln % 4;
-					fx.r[fx.n++] = xv[ln] - (float)qv[ln] * x->unit[g];
-				}
+			for (int ln = L * c; ln < L * (c + 1); ln++)
+				if (inexact[t] >> ln & 1) /* weight 32 (ln / 4) + 4 t
+							     + ln % 4 of the span */
+					kern_dig_fix(ex, G, (32 * (ln / 4) + 4 * t +
+							     ln % 4) % G,
+						     xv[ln] - (float)qv[ln] * u);
 		}
-		memcpy(d + FIX_OFFSET, &fx, sizeof(fx));
-		for (int t = 0; t < 8; t++) {
-			__m512i q = iv[t];
-
-			for (int k = 0; k < 2; k++) {
-				dt[t][k] = _mm512_srai_epi32(_mm512_slli_epi32(q, 24), 24);
-				q = _mm512_srai_epi32(_mm512_sub_epi32(q, dt[t][k]), 8);
-			}
-			dt[t][2] = q;
-		}
-		for (int h = 0; h < 2; h++)
-			for (int k = 0; k < 3; k++) {
-				__m512i b0 = _mm512_and_si512(dt[h][k], byte);
-				__m512i b1 = _mm512_and_si512(dt[2 + h][k], byte);
-				__m512i b2 = _mm512_and_si512(dt[4 + h][k], byte);
-				__m512i b3 = dt[6 + h][k];
-
-				b0 = _mm512_or_si512(b0, _mm512_slli_epi32(b1, 8));
-				b0 = _mm512_or_si512(b0, _mm512_slli_epi32(b2, 16));
-				b0 = _mm512_or_si512(b0, _mm512_slli_epi32(b3, 24));
-				_mm512_store_si512(d + 128 * (2 - k) + 64 * h, b0);
-			}
 	}
+	for (int t = 0; t < 8; t++) {
+		__m512i q = _mm512_maskz_mov_epi32(keep, iv[t]);
+
+		for (int k = 0; k < 2; k++) {
+			dt[t][k] = _mm512_srai_epi32(_mm512_slli_epi32(q, 24), 24);
+			q = _mm512_srai_epi32(_mm512_sub_epi32(q, dt[t][k]), 8);
+		}
+		dt[t][2] = q;
+	}
+	for (int h = 0; h < 2; h++)
+		for (int k = 0; k < 3; k++) {
+			__m512i b0 = _mm512_and_si512(dt[h][k], byte);
+			__m512i b1 = _mm512_and_si512(dt[2 + h][k], byte);
+			__m512i b2 = _mm512_and_si512(dt[4 + h][k], byte);
+			__m512i b3 = dt[6 + h][k];
+
+			b0 = _mm512_or_si512(b0, _mm512_slli_epi32(b1, 8));
+			b0 = _mm512_or_si512(b0, _mm512_slli_epi32(b2, 16));
+			b0 = _mm512_or_si512(b0, _mm512_slli_epi32(b3, 24));
+			_mm512_store_si512(d + 128 * (2 - k) + 64 * h, b0);
+		}
 }
 
-/* Group g's residuals for nrows rows: s q r added to corr, out of line
- * (most groups have none, and the integer loop stays as small) */
-static __attribute__((noinline)) void
-group_fix(const struct q4_matrix *w, int g, const struct fix *fx,
-	  const uint8_t *const row[], int nrows, float corr[])
+/* Each token's digits, below KERN_DIG_TOKENS tokens */
+static void digits(struct kern_x *x)
 {
-	for (int i = 0; i < nrows; i++) {
-		const uint8_t *b = row[i] + (size_t)g * w->block_bytes;
-		float s, bias;
+	const int spans = (x->ngroups * x->group + 127) / 128;
 
-		header(b, &s, &bias);
-		for (int f = 0; f < fx->n; f++)
-			corr[i] += s * (float)q4_block_code(b, fx->at[f]) * fx->r[f];
+	if (x->m >= KERN_DIG_TOKENS)
+		return;
+	kern_dig_alloc(x);
+	for (int i = 0; i < x->m; i++) {
+		int nx = 0;
+
+		for (int sp = 0; sp < spans; sp++)
+			dig_span(x, i, sp, &nx);
+		*kern_dig_count(x, i) = nx;
 	}
 }
 
-/* Batch 1, G = 128, from the activations' digits (above): a block's 64
- * code bytes become 64 low and 64 high nibbles, one a byte, and vpdpbusd
- * (unsigned bytes times signed bytes, four products into each 32-bit
- * lane) sums their products with the digits exactly:
- * ((q.d2) 256 + q.d1) 256 + q.d0 = q.v, under 2^29 in a lane (8 codes of
- * at most 15 times |v| < 2^22). A block then takes 3 instructions to decode
- * and 8 to multiply, where the float method takes 16 and 9. The block's
- * sum is s u q.v + s q.r + b sum(x), q.r over the group's few residuals;
- * a group without digits (unit 0) takes the float method. */
+/* sum q x over group g (its block at b) by the float method: 16 (P - SX)
+ * over the group's lanes of its span, P = sum (1 + q/16) x */
+static float group_qx(const struct q4_matrix *w, const struct kern_dig_tok *t,
+		      const uint8_t *b, int g)
+{
+	const int G = w->group, per = 128 / G, c0 = g % per * (G / 32);
+	const __mmask16 lanes = (__mmask16)(((1u << (G / 8)) - 1) << (4 * c0));
+	__m512 f[8];
+
+	/* the group's chunks in their lanes: lane 4 c0 is b's first word */
+	codes_to_f(_mm512_maskz_loadu_epi32(lanes, b + Q4_HEAD_BYTES - 16 * c0), f);
+	return 16 * (_mm512_mask_reduce_add_ps(
+			     lanes, dot8(f, t->xf + (size_t)(g / per) * 128)) -
+		     t->sx[g]);
+}
+
+/* The place of each 32-bit lane of a span's codes among the words of the
+ * two loads span_codes makes (G = 32: blocks of 5 words, the second load
+ * 4 words on; G = 64: blocks of 9, 2 on) */
+static const int32_t codes_at32[16] = { 1,  2,  3,  4,  6,  7,  8,  9,
+					11, 12, 13, 14, 28, 29, 30, 31 };
+static const int32_t codes_at64[16] = { 1,  2,  3,  4,  5,  6,  7,  8,
+					10, 11, 12, 13, 14, 15, 30, 31 };
+
+/* A span's codes (chunk c in bytes 16c ..), its first block at b, and in
+ * *heads the [s, b] of its n blocks (32-bit lane j: block j's, as FP16;
+ * zero past n). Loads read no byte past the n blocks. */
+static inline __attribute__((always_inline)) __m512i
+span_codes(const uint8_t *b, const int G, int n, __m128i *heads)
+{
+	const int bw = G / 8 + 1, words = n * bw, on = 128 / G * bw - 16;
+	__m512i w0, w1;
+
+	if (G == 128) {
+		int32_t hw;
+
+		memcpy(&hw, b, sizeof(hw));
+		*heads = _mm_cvtsi32_si128(hw);
+		return _mm512_loadu_si512(b + Q4_HEAD_BYTES);
+	}
+	w0 = _mm512_maskz_loadu_epi32(words >= 16 ? 0xFFFF :
+				      (__mmask16)((1u << words) - 1), b);
+	w1 = _mm512_maskz_loadu_epi32(words - on >= 16 ? 0xFFFF :
+				      words <= on ? 0 :
+				      (__mmask16)((1u << (words - on)) - 1),
+				      b + 4 * on);
+	*heads = _mm512_castsi512_si128(_mm512_maskz_permutexvar_epi32(
+		G == 32 ? 0xF : 0x3, _mm512_setr_epi32(0, bw, 2 * bw, 3 * bw,
+						       0, 0, 0, 0, 0, 0, 0, 0,
+						       0, 0, 0, 0), w0));
+	return _mm512_permutex2var_epi32(w0, _mm512_loadu_si512(
+		G == 32 ? codes_at32 : codes_at64), w1);
+}
+
+/* Span sp (n of its blocks: 128 / G but in a row's last) of nrows rows
+ * against token t's digits d and [u, SX] pairs us. The span's heads
+ * [s0 b0 s1 b1 ..] times [u0 SX0 u1 SX1 ..]: the even lanes are each
+ * group's s u, spread over its lanes of the span; the odd ones are the
+ * bias terms, summed in corr. */
 __attribute__((target("avx512vnni"))) static inline
 __attribute__((always_inline)) void
-rows1_vnni(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
-	   const int nrows, float *y)
+span_rows(const uint8_t *const row[], const int nrows, size_t at,
+	  const int G, const int n, const int8_t *d, const float *us,
+	  __m512 acc[], __m256 corr[])
 {
 	const __m512i low = _mm512_set1_epi8(0x0f);
-	const uint8_t *row[STREAMS];
-	const int8_t *d = x->dig;
-	__m512 acc[STREAMS];
-	float corr[STREAMS];
+	const __m512i spread = G == 32 ? _mm512_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2,
+							   4, 4, 4, 4, 6, 6, 6, 6) :
+			       _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0,
+						 2, 2, 2, 2, 2, 2, 2, 2);
+	const int sb = 128 / G * (int)q4_block_bytes(G);
+	const __m512i d2l = _mm512_load_si512(d);
+	const __m512i d2h = _mm512_load_si512(d + 64);
+	const __m512i d1l = _mm512_load_si512(d + 128);
+	const __m512i d1h = _mm512_load_si512(d + 192);
+	const __m512i d0l = _mm512_load_si512(d + 256);
+	const __m512i d0h = _mm512_load_si512(d + 320);
+	const __m256 usv = G == 32 ? _mm256_loadu_ps(us) :
+			   G == 64 ? _mm256_zextps128_ps256(_mm_loadu_ps(us)) :
+			   _mm256_zextps128_ps256(_mm_castsi128_ps(
+				   _mm_loadl_epi64((const __m128i *)us)));
 
-	streams_begin(w, r, h, nrows, row, acc, corr);
-	for (int g = 0; g < w->ngroups; g++, d += DIGIT_BYTES) {
-		const float unit = x->unit[g];
+	_Pragma("GCC unroll 4")
+	for (int i = 0; i < nrows; i++) {
+		const uint8_t *b = row[i] + at;
+		__m512i codes, lo, hi, v;
+		__m128i heads;
+		__m256 hu;
 
-		if (unit == 0) { /* digits not exact: the float method */
-			group_f(w, x, g, row, nrows, acc, corr);
-			continue;
-		}
-		const __m512i d2l = _mm512_loadu_si512(d);
-		const __m512i d2h = _mm512_loadu_si512(d + 64);
-		const __m512i d1l = _mm512_loadu_si512(d + 128);
-		const __m512i d1h = _mm512_loadu_si512(d + 192);
-		const __m512i d0l = _mm512_loadu_si512(d + 256);
-		const __m512i d0h = _mm512_loadu_si512(d + 320);
-		const struct fix *fx = (const void *)(d + FIX_OFFSET);
-
-		_Pragma("GCC unroll 4")
-		for (int i = 0; i < nrows; i++) {
-			const uint8_t *b = row[i] + (size_t)g * w->block_bytes;
-			__m512i codes, lo, hi, v;
-			float s, bias;
-
-			PREFETCH(b, 68);
-			header(b, &s, &bias);
-			codes = _mm512_loadu_si512(b + Q4_HEAD_BYTES);
-			lo = _mm512_and_si512(codes, low);
-			hi = _mm512_and_si512(_mm512_srli_epi16(codes, 4), low);
-			v = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, d2l);
-			v = _mm512_dpbusd_epi32(v, hi, d2h);
-			v = _mm512_slli_epi32(v, 8);
-			v = _mm512_dpbusd_epi32(v, lo, d1l);
-			v = _mm512_dpbusd_epi32(v, hi, d1h);
-			v = _mm512_slli_epi32(v, 8);
-			v = _mm512_dpbusd_epi32(v, lo, d0l);
-			v = _mm512_dpbusd_epi32(v, hi, d0h);
-			acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v),
-						 _mm512_set1_ps(s * unit), acc[i]);
-			corr[i] += bias * x->sx[g];
-		}
-		if (fx->n)
-			group_fix(w, g, fx, row, nrows, corr);
+		PREFETCH(b, sb);
+		codes = span_codes(b, G, n, &heads);
+		hu = _mm256_mul_ps(_mm256_cvtph_ps(heads), usv);
+		corr[i] = _mm256_add_ps(corr[i], hu);
+		lo = _mm512_and_si512(codes, low);
+		hi = _mm512_and_si512(_mm512_srli_epi16(codes, 4), low);
+		v = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, d2l);
+		v = _mm512_dpbusd_epi32(v, hi, d2h);
+		v = _mm512_slli_epi32(v, 8);
+		v = _mm512_dpbusd_epi32(v, lo, d1l);
+		v = _mm512_dpbusd_epi32(v, hi, d1h);
+		v = _mm512_slli_epi32(v, 8);
+		v = _mm512_dpbusd_epi32(v, lo, d0l);
+		v = _mm512_dpbusd_epi32(v, hi, d0h);
+		acc[i] = _mm512_fmadd_ps(
+			_mm512_cvtepi32_ps(v),
+			G == 128 ? _mm512_broadcastss_ps(_mm256_castps256_ps128(hu)) :
+			_mm512_permutexvar_ps(spread, _mm512_castps256_ps512(hu)),
+			acc[i]);
 	}
-	for (int i = 0; i < nrows; i++)
-		y[r + i * h] = _mm512_reduce_add_ps(acc[i]) + corr[i];
 }
+
+/* Batch 1 from digits at group G, token t: rows r, r + h, ..., r +
+ * (nrows - 1) h into y; whole spans, then a row's last if it is short */
+__attribute__((target("avx512vnni"))) static inline
+__attribute__((always_inline)) void
+rows_dig(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
+	 int h, const int nrows, const int G, float *y)
+{
+	const int per = 128 / G, whole = w->ngroups / per;
+	const size_t sb = (size_t)per * w->block_bytes;
+	const uint8_t *row[STREAMS];
+	__m512 acc[STREAMS];
+	__m256 corr[STREAMS];
+	int sp;
+
+	streams_begin(w, r, h, nrows, row, acc);
+	for (int i = 0; i < nrows; i++)
+		corr[i] = _mm256_setzero_ps();
+	for (sp = 0; sp < whole; sp++)
+		span_rows(row, nrows, sp * sb, G, per, t->d + (size_t)sp * DIG_SPAN,
+			  t->us + 2 * sp * per, acc, corr);
+	if (sp * per < w->ngroups)
+		span_rows(row, nrows, sp * sb, G, w->ngroups - sp * per,
+			  t->d + (size_t)sp * DIG_SPAN, t->us + 2 * sp * per, acc,
+			  corr);
+	for (int i = 0; i < nrows; i++) {
+		const __m256 odd = _mm256_blend_ps(_mm256_setzero_ps(), corr[i], 0xAA);
+
+		y[r + i * h] = _mm512_reduce_add_ps(_mm512_add_ps(
+			acc[i], _mm512_castps256_ps512(odd))) +
+			       (t->nx ? kern_dig_rest(w, t, r + i * h, group_qx) : 0);
+	}
+}
+
+/* The tokens of a product from digits, for BY_STREAMS */
+struct dig_toks {
+	struct kern_dig_tok t[KERN_DIG_TOKENS];
+	int m;
+};
+
+/* rows_dig for each token of dt (their rows' weights from cache after the
+ * first), at a group size fixed where it is inlined */
+__attribute__((target("avx512vnni"))) static inline
+__attribute__((always_inline)) void
+rows_dig_toks(const struct q4_matrix *w, const struct dig_toks *dt, int r,
+	      int h, const int nrows, const int G, float *y)
+{
+	for (int i = 0; i < dt->m; i++)
+		rows_dig(w, &dt->t[i], r, h, nrows, G, y + (size_t)i * w->n);
+}
+
+#define ROWS_DIG(G)                                                           \
+	__attribute__((target("avx512vnni"))) static void rows_dig##G(          \
+		const struct q4_matrix *w, const struct dig_toks *dt, int r,   \
+		int h, const int nrows, float *y)                              \
+	{                                                                      \
+		if (nrows == STREAMS)                                          \
+			rows_dig_toks(w, dt, r, h, STREAMS, G, y);             \
+		else                                                           \
+			rows_dig_toks(w, dt, r, h, 1, G, y);                   \
+	}
+ROWS_DIG(32)
+ROWS_DIG(64)
+ROWS_DIG(128)
+#undef ROWS_DIG
 
 /* The quad of chunks c .. c+3 of a row (128 weights along k, lanes 4j ..
  * 4j+3 holding chunk c+j) decoded into f, with the scale of each lane's
@@ -460,16 +591,25 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 	BY_STREAMS(rows1_g128, w, x, y, r0, r1);
 }
 
-/* q4 with the integer batch-1 path where the activations have digits */
+/* q4 from the activations' digits where they have them */
 __attribute__((target("avx512vnni"))) static void
 q4_vnni(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
 	int r1)
 {
-	if (!x->dig) {
+	struct dig_toks dt = { .m = x->m };
+
+	if (!x->dig) { /* KERN_DIG_TOKENS tokens or more */
 		q4(w, x, y, r0, r1);
 		return;
 	}
-	BY_STREAMS(rows1_vnni, w, x, y, r0, r1);
+	for (int i = 0; i < x->m; i++)
+		dt.t[i] = kern_dig_tok(x, i);
+	if (w->group == 32)
+		BY_STREAMS(rows_dig32, w, &dt, y, r0, r1);
+	else if (w->group == 64)
+		BY_STREAMS(rows_dig64, w, &dt, y, r0, r1);
+	else
+		BY_STREAMS(rows_dig128, w, &dt, y, r0, r1);
 }
 
 /* ---- the integer path: W4A8 batches (prefill, CPU verification) ----
@@ -833,8 +973,7 @@ const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
 				       .a8_run = a8_tile, .a8_panel = PANEL,
 				       .a8_panels = PANELS, .a8_tile = TILE,
 				       .digits = digits,
-				       .digit_groups = 128,
-				       .lend = &kern_avx2, .lend_groups = 32 | 64,
+				       .digit_groups = 32 | 64 | 128,
 				       .load = kern_avx2_load,
 				       .a8_load = kern_avx2_a8_load,
 				       .attend = kern_avx2_attend,

@@ -490,16 +490,17 @@ static void outlier_meets_zero_weight(void)
 	free(x);
 }
 
-/* The residuals of a kernel with digits (avx2, avx512-vnni), at each
- * group size it serves. The first group: an outlier of 30000 on a weight
- * of exactly zero that is also the group's smallest (asymmetric: code 0,
- * bias 0, so it enters no term at all), values on the grid the digits
- * hold (multiples of 2^-7) and one that is not (0.3); two more such values
- * later on (-0.7, 1.1), in the first group of 128. Digits and residuals
- * hold each group exactly, so the kernel must match the reference as FP32
- * arithmetic does (the float method cannot here: its s (16 + q) x and
- * (b - 16 s) x carry the outlier and cancel); without the residuals
- * avx512-vnni is 3e-5 of sum |w x| off. */
+/* The residuals of a kernel with digits, at each group size it serves.
+ * The first group (of 32, so of every size): an outlier of 30000 on a
+ * weight of exactly zero that is also the group's smallest (asymmetric:
+ * code 0, bias 0, so it enters no term at all), values on the grid the
+ * digits hold (multiples of 2^-7) and KERN_DIG_FIXES that are not (0.3,
+ * -0.7, 1.1). Digits and residuals hold the group exactly, so the kernel
+ * must match the reference as FP32 arithmetic does (the float method
+ * cannot here: its s (16 + q) x and (b - 16 s) x carry the outlier and
+ * cancel; without the residuals avx512-vnni is 3e-5 of sum |w x| off).
+ * Then one more such value (0.9): the group takes the float method, the
+ * outlier now on a nonzero weight (within the tolerance again). */
 static void digit_residuals(void)
 {
 	int n = 16, k = 128, kernels = 0;
@@ -516,29 +517,37 @@ static void digit_residuals(void)
 		x[c] = f16_from_f32((float)((int)(uniform() * 601) - 300) / 128);
 	x[5] = f16_from_f32(30000.0f);
 	x[9] = f16_from_f32(0.3f);
-	x[40] = f16_from_f32(-0.7f);
-	x[77] = f16_from_f32(1.1f);
-	for (const char *const *nm = kern_available(); *nm; nm++) {
-		const struct kern *kn = kern_find(*nm);
+	x[17] = f16_from_f32(-0.7f);
+	x[29] = f16_from_f32(1.1f);
+	for (int more = 0; more < 2; more++) {
+		if (more) {
+			x[22] = f16_from_f32(0.9f);
+			for (int r = 0; r < n; r++)
+				w[(size_t)r * k + 5] = 0.05f;
+		}
+		for (const char *const *nm = kern_available(); *nm; nm++) {
+			const struct kern *kn = kern_find(*nm);
 
-		if (!kn->digits)
-			continue;
-		kernels++;
-		for (int g = 32; g <= 128; g *= 2) {
-			struct q4_matrix m;
-			char what[64];
-
-			if (!(kn->digit_groups & g))
+			if (!kn->digits)
 				continue;
-			q4_init(&m, n, k, g);
-			q4_quantize(&m, w, Q4_ASYM);
-			q4_dequantize(&m, wd);
-			q4_gemm_ref(&m, x, 1, ref, 0, n);
-			kern_q4_gemm(kn, NULL, &m, x, 1, y);
-			snprintf(what, sizeof(what), "%s residuals g%d", *nm, g);
-			CHECK(compare(what, y, ref, wd, x, 1, n, k,
-				      MAX_FP32_KERNEL_ERR) == 0);
-			q4_release(&m);
+			kernels += !more;
+			for (int g = 32; g <= 128; g *= 2) {
+				struct q4_matrix m;
+				char what[64];
+
+				if (!(kn->digit_groups & g))
+					continue;
+				q4_init(&m, n, k, g);
+				q4_quantize(&m, w, Q4_ASYM);
+				q4_dequantize(&m, wd);
+				q4_gemm_ref(&m, x, 1, ref, 0, n);
+				kern_q4_gemm(kn, NULL, &m, x, 1, y);
+				snprintf(what, sizeof(what), "%s residuals g%d%s", *nm,
+					 g, more ? ", one too many" : "");
+				CHECK(compare(what, y, ref, wd, x, 1, n, k,
+					      MAX_FP32_KERNEL_ERR) == 0);
+				q4_release(&m);
+			}
 		}
 	}
 	if (!kernels)
