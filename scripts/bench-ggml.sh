@@ -26,6 +26,20 @@ H=$build/hybridspec
 kernel=${KERNEL:-}
 gb=$build/ggml${kernel:+-$kernel}
 isa="-DGGML_NATIVE=ON"
+# A CPU that reports AMX: ggml's x86 extensions spelled out, AMX off. The
+# project has no AMX path, and a VM may report AMX that it does not let a
+# program use (ggml's AMX path faulted in ldtilecfg on the development VM,
+# an Intel Xeon, 2026-12-05).
+flags=$(grep -m 1 '^flags' /proc/cpuinfo 2>/dev/null || true)
+case " $flags " in
+*" amx_tile "*)
+	isa="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+	for f in avx512f:AVX512 avx512vbmi:AVX512_VBMI avx512_vnni:AVX512_VNNI \
+		avx512_bf16:AVX512_BF16 avx_vnni:AVX_VNNI; do
+		case " $flags " in *" ${f%%:*} "*) isa="$isa -DGGML_${f#*:}=ON" ;; esac
+	done
+	[ -n "$kernel" ] || echo "bench-ggml.sh: this CPU reports AMX: ggml is built without it" >&2 ;;
+esac
 case $kernel in
 '') ;;
 avx2) isa="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AVX_VNNI=OFF" ;;

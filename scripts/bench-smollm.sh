@@ -22,6 +22,13 @@
 #   cmake -S llama_cpp_python-*/vendor/llama.cpp -B lcpp -DCMAKE_BUILD_TYPE=Release \
 #     -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF
 #   cmake --build lcpp -j 2 --target llama-bench    # lcpp/bin/llama-bench
+# Where the CPU reports AMX (amx_tile in /proc/cpuinfo), spell the other
+# extensions out and leave AMX off, as scripts/bench-ggml.sh does: a VM may
+# report AMX it does not let a program use (llama-bench then dies in
+# ldtilecfg), and the project has no AMX path. On the development Xeon:
+#   -DGGML_NATIVE=OFF -DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON \
+#   -DGGML_AVX512_VNNI=ON -DGGML_AVX512_BF16=ON -DGGML_AVX_VNNI=ON \
+#   -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 set -eu
 [ $# -ge 1 ] || { echo "usage: bench-smollm.sh LLAMA_BENCH [BUILD] [ROUNDS]" >&2; exit 2; }
 lb=$1

@@ -41,6 +41,21 @@ blocks() {
 		end' "$claims"
 }
 
+# edge_costs: the measurement the paper setting's edge costs rest on (the
+# phones' profile in configs/paper/async.json, derived from the measured
+# one by calib derive), with its provenance; docs/performance.md says what
+# moved at each re-measurement
+edge_costs() {
+	phone=$(jq -r '.tenants[0].device.profile // empty' configs/paper/async.json)
+	phone=${phone#../../}
+	from=$(jq -r '.derivation.from // empty' "$phone" 2>/dev/null || true)
+	if [ -z "$from" ] || [ ! -f "$from" ]; then
+		echo 'Edge costs in these runs: the phone profile or the measurement it is derived from is missing.'
+		return
+	fi
+	jq -r --arg phone "$phone" --arg from "$from" '"Edge costs in these runs: \($phone), derived (calib derive) from \($from): `calib cpu` on \(.provenance.machine), \(.provenance.date[0:10]), commit \(.provenance.commit), kernel set \(.kernel), \(.threads) threads, STREAM triad \(.stream_gbs * 10 | round / 10) GB/s; a draft step \(.fit.draft_base_s * 1e4 | round / 10) ms + \(.fit.draft_per_ctx_s * 1e7 | round / 10) us a context token, a prompt token \(.fit.prefill_per_token_s * 1e4 | round / 10) ms (docs/performance.md, Calibration profiles, says what moved at each re-measurement)."' "$from"
+}
+
 # claim ID: the claim's heading; claim_body ID: its evidence and verdict
 claim_head() {
 	printf '## (%s) %s\n\n' "$1" \
@@ -200,6 +215,8 @@ trap 'rm -f "$tmp"' EXIT
 	echo
 	printf 'Acceptance in these runs: %s (each run'"'"'s summary.json names it per group; the profiles of every model are in claim (b)).\n' \
 		"$(jq -r '.groups[0].acceptance' "$dir/runs/async/summary.json" 2>/dev/null || echo 'not recorded')"
+	echo
+	edge_costs
 	echo
 	blocks .setting
 	echo 'Each verdict names where the claim holds. Claims (a), (e) and (f) are maps over alpha and the RTT or the draft time a token (sweep regions, with the measured drafts marked on them); claim (b) ranges over models and formats, (c) over tenants sharing a GPU and (d) over the offered load, each in its own table.'
