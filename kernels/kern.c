@@ -640,6 +640,77 @@ void kern_q8_gemm(const struct kern *kn, struct kpool *p,
 	kern_x_release(&j.x);
 }
 
+struct f32_job {
+	void (*f32)(const float *w, int n, int k, const float *x, int m,
+		    float *y, int r0, int r1);
+	const float *w, *x;
+	int n, k, m;
+	float *y;
+};
+
+/* The portable kern.f32: the tokens in fours, so that each weight row is
+ * read once for four of them, each of the four summed in kern_dot_f32's
+ * order; the rest by kern_dot_f32. */
+static void f32_ref(const float *w, int n, int k, const float *x, int m,
+		    float *y, int r0, int r1)
+{
+	int i = 0;
+
+	for (; i + 4 <= m; i += 4) {
+		const float *x0 = x + (size_t)i * k, *x1 = x0 + k, *x2 = x1 + k,
+			    *x3 = x2 + k;
+
+		for (int r = r0; r < r1; r++) {
+			const float *wr = w + (size_t)r * k;
+			float a0[8] = { 0 }, a1[8] = { 0 }, a2[8] = { 0 },
+			      a3[8] = { 0 }, s[4] = { 0 };
+			int c = 0;
+
+			for (; c + 8 <= k; c += 8)
+				for (int q = 0; q < 8; q++) {
+					a0[q] += wr[c + q] * x0[c + q];
+					a1[q] += wr[c + q] * x1[c + q];
+					a2[q] += wr[c + q] * x2[c + q];
+					a3[q] += wr[c + q] * x3[c + q];
+				}
+			for (; c < k; c++) {
+				s[0] += wr[c] * x0[c];
+				s[1] += wr[c] * x1[c];
+				s[2] += wr[c] * x2[c];
+				s[3] += wr[c] * x3[c];
+			}
+			for (int q = 0; q < 8; q++) {
+				s[0] += a0[q];
+				s[1] += a1[q];
+				s[2] += a2[q];
+				s[3] += a3[q];
+			}
+			for (int b = 0; b < 4; b++)
+				y[(size_t)(i + b) * n + r] = s[b];
+		}
+	}
+	for (; i < m; i++)
+		for (int r = r0; r < r1; r++)
+			y[(size_t)i * n + r] = kern_dot_f32(w + (size_t)r * k,
+							    x + (size_t)i * k, k);
+}
+
+static void f32_rows(void *ctx, int r0, int r1)
+{
+	const struct f32_job *j = ctx;
+
+	j->f32(j->w, j->n, j->k, j->x, j->m, j->y, r0, r1);
+}
+
+void kern_f32_gemm(const struct kern *kn, struct kpool *p, const float *w,
+		   int n, int k, const float *x, int m, float *y)
+{
+	struct f32_job j = { kn && kn->f32 ? kn->f32 : f32_ref, w, x, n, k, m,
+			     y };
+
+	kpool_run(p, f32_rows, &j, n, 4);
+}
+
 void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
 		   int n, int k, const uint16_t *x, int m, float *y)
 {

@@ -90,6 +90,10 @@ struct kern {
 		   int r0, int r1);
 	void (*f16)(const uint16_t *w, int n, const struct kern_x *x, float *y,
 		    int r0, int r1);
+	/* NULL, or rows [r0, r1) of y (m x n) = x (m x k) W^T in FP32, every
+	 * output kern_dot_f32 of its row and token bit for bit */
+	void (*f32)(const float *w, int n, int k, const float *x, int m,
+		    float *y, int r0, int r1);
 	/* NULL, or the integer path: y = x W^T from x->tiles (activations
 	 * quantised to int8 in blocks, q4.h's q4_gemm_a8_ref) by kern.c's
 	 * driver, which packs rows into panels of a8_panel rows (a8_pack),
@@ -254,6 +258,12 @@ void kern_q8_gemm(const struct kern *kn, struct kpool *p,
 		  const struct q8_matrix *w, const uint16_t *x, int m, float *y);
 void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
 		   int n, int k, const uint16_t *x, int m, float *y);
+/* y = x W^T with FP32 weights and activations, every output bit for bit
+ * kern_dot_f32 of its row and token (so a token's result never depends on
+ * the batch), by kn's f32 call (kn NULL or without one: the portable
+ * loop) on p's threads */
+void kern_f32_gemm(const struct kern *kn, struct kpool *p, const float *w,
+		   int n, int k, const float *x, int m, float *y);
 /* From this many tokens the models take an integer path (linear.c) */
 #define KERN_A8_MIN_BATCH 4
 
@@ -340,5 +350,7 @@ void kern_avx2_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
 		       float *unit, float *sum);
 kern_attend_fn kern_avx2_attend;
 void kern_avx2_to_f16(const float *x, size_t n, uint16_t *h);
+void kern_avx2_f32(const float *w, int n, int k, const float *x, int m,
+		   float *y, int r0, int r1);
 
 #endif

@@ -577,6 +577,84 @@ void kern_avx2_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 	}
 }
 
+/* kern.f32 (FP32 weights and activations) in kern_dot_f32's order, bit
+ * for bit: a vector of 8 running sums an output (column c in lane c % 8,
+ * each product rounded, then added: no FMA), the columns past the last
+ * multiple of 8 summed apart, then the 8 lanes added to them in turn (ISO
+ * C: the compiler fuses no scalar product either). Register tiles of
+ * F32_R rows by F32_T tokens, each row's load meeting both tokens and each
+ * token's every row; tokens in blocks of F32_TB, whose activations stay in
+ * L2 while a tile's rows stay in L1 (the weights read from memory once a
+ * block: SmolLM2-135M's FP32 classifier is 113 MB). */
+#define F32_R 4
+#define F32_T 2
+#define F32_TB 64
+
+static inline __attribute__((always_inline)) void
+f32_tile(const float *w, int n, int k, const float *x, float *y, int r, int i,
+	 const int R, const int T)
+{
+	const int k8 = k / 8 * 8;
+	__m256 acc[F32_R][F32_T];
+
+	for (int a = 0; a < R; a++)
+		for (int t = 0; t < T; t++)
+			acc[a][t] = _mm256_setzero_ps();
+	for (int c = 0; c < k8; c += 8) {
+		__m256 xv[F32_T];
+
+		for (int t = 0; t < T; t++)
+			xv[t] = _mm256_loadu_ps(x + (size_t)(i + t) * k + c);
+		for (int a = 0; a < R; a++) {
+			const __m256 wv = _mm256_loadu_ps(w + (size_t)(r + a) * k + c);
+
+			for (int t = 0; t < T; t++)
+				acc[a][t] = _mm256_add_ps(acc[a][t],
+							  _mm256_mul_ps(wv, xv[t]));
+		}
+	}
+	for (int a = 0; a < R; a++)
+		for (int t = 0; t < T; t++) {
+			const float *wr = w + (size_t)(r + a) * k;
+			const float *xr = x + (size_t)(i + t) * k;
+			float lanes[8], sum = 0;
+
+			for (int c = k8; c < k; c++)
+				sum += wr[c] * xr[c];
+			_mm256_storeu_ps(lanes, acc[a][t]);
+			for (int q = 0; q < 8; q++)
+				sum += lanes[q];
+			y[(size_t)(i + t) * n + r + a] = sum;
+		}
+}
+
+/* Rows r .. r + R - 1 against tokens [i0, i1) */
+static inline __attribute__((always_inline)) void
+f32_rows_of(const float *w, int n, int k, const float *x, float *y, int r,
+	    int i0, int i1, const int R)
+{
+	int i = i0;
+
+	for (; i + F32_T <= i1; i += F32_T)
+		f32_tile(w, n, k, x, y, r, i, R, F32_T);
+	for (; i < i1; i++)
+		f32_tile(w, n, k, x, y, r, i, R, 1);
+}
+
+void kern_avx2_f32(const float *w, int n, int k, const float *x, int m,
+		   float *y, int r0, int r1)
+{
+	for (int i0 = 0; i0 < m; i0 += F32_TB) {
+		const int i1 = m - i0 < F32_TB ? m : i0 + F32_TB;
+		int r = r0;
+
+		for (; r + F32_R <= r1; r += F32_R)
+			f32_rows_of(w, n, k, x, y, r, i0, i1, F32_R);
+		for (; r < r1; r++)
+			f32_rows_of(w, n, k, x, y, r, i0, i1, 1);
+	}
+}
+
 /* Columns c .. c+3 of p converted to their place in xf; returned widened
  * to double for the group's sum */
 static inline __m256d put4(const uint16_t *p, int c, int interleave, float *xf)
@@ -1062,6 +1140,7 @@ static void a8_tile_madd(const struct kern_panel *pn, const int8_t *aq,
 
 const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .q8 = kern_avx2_q8, .f16 = kern_avx2_f16,
+			       .f32 = kern_avx2_f32,
 			       .a8_pack = a8_pack, .a8_run = a8_tile_madd,
 			       .a8_panel = PANEL, .a8_panels = 1,
 			       .a8_tile = TILE, .digits = digits,
@@ -1072,8 +1151,8 @@ const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .to_f16 = kern_avx2_to_f16 };
 const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
 				   .q4 = q4, .q8 = kern_avx2_q8,
-				   .f16 = kern_avx2_f16, .a8_pack = a8_pack,
-				   .a8_run = a8_tile_vnni, .a8_panel = PANEL,
+				   .f16 = kern_avx2_f16, .f32 = kern_avx2_f32,
+				   .a8_pack = a8_pack, .a8_run = a8_tile_vnni, .a8_panel = PANEL,
 				   .a8_panels = 1, .a8_tile = TILE,
 				   .digits = digits,
 				   .digit_groups = 32 | 64 | 128,

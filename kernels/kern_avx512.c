@@ -475,11 +475,11 @@ ROWS_DIG(128)
 
 /* The quad of chunks c .. c+3 of a row (128 weights along k, lanes 4j ..
  * 4j+3 holding chunk c+j) decoded into f, with the scale of each lane's
- * group in *sv; a group that starts in the quad adds its bias term for the
- * mi tokens from i0 to corr. */
+ * group in *sv; a group that starts in the quad adds its bias term to
+ * *corr, lane i for token i of the block, from sxt (group g's sums for the
+ * block's 16 tokens at 16 g). */
 static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
-			const struct kern_x *x, int i0, int mi, float *corr,
-			__m512 f[8], __m512 *sv)
+			const float *sxt, __m512 *corr, __m512 f[8], __m512 *sv)
 {
 	const int g = w->group, chunks = w->ngroups * (g / 32);
 	const __m512i lane_chunk = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1,
@@ -497,9 +497,9 @@ static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
 		__builtin_prefetch(b + 4 * w->block_bytes);
 		__builtin_prefetch(b + 4 * w->block_bytes + 64);
 		header(b, &s[0], &bias[0]);
-		for (int i = 0; i < mi; i++)
-			corr[i] += (bias[0] - 16 * s[0]) *
-				   x->sx[(size_t)(i0 + i) * x->ngroups + c / 4];
+		*corr = _mm512_fmadd_ps(_mm512_set1_ps(bias[0] - 16 * s[0]),
+					_mm512_load_ps(sxt + (size_t)16 * (c / 4)),
+					*corr);
 		codes_to_f(_mm512_loadu_si512(b + Q4_HEAD_BYTES), f);
 		*sv = _mm512_set1_ps(s[0]);
 		return;
@@ -517,9 +517,9 @@ static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
 							   (size_t)(cj * 32 % g) / 2));
 		header(b, &s[j], &bias[j]);
 		if (cj * 32 % g == 0)
-			for (int i = 0; i < mi; i++)
-				corr[i] += (bias[j] - 16 * s[j]) *
-					   x->sx[(size_t)(i0 + i) * x->ngroups + grp];
+			*corr = _mm512_fmadd_ps(_mm512_set1_ps(bias[j] - 16 * s[j]),
+						_mm512_load_ps(sxt + (size_t)16 * grp),
+						*corr);
 	}
 	codes = _mm512_inserti32x4(_mm512_castsi128_si512(part[0]), part[1], 1);
 	codes = _mm512_inserti32x4(codes, part[2], 2);
@@ -535,25 +535,30 @@ static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
  * every row of the tile meets them, instead of streaming a whole row's
  * worth from L2 for each row; the partial sums (rows x tokens vectors,
  * 16 KB) stay in L1 too. Each row's codes are decoded once per quad, for
- * all the tokens. */
+ * all the tokens. A row's bias terms sum in one vector, a token a lane,
+ * from the block's group sums laid out a group at a time (sxt). */
 static void tile(const struct q4_matrix *w, const struct kern_x *x, int r0,
 		 int r1, float *y)
 {
 	const int chunks = w->ngroups * (w->group / 32), m = x->m;
-	__m512 acc[16][16];
-	float corr[16][16];
+	float *sxt = xcalloc64(sizeof(float) * 16 * (size_t)w->ngroups);
+	__m512 acc[16][16], corr[16];
 
 	for (int i0 = 0; i0 < m; i0 += 16) {
 		int mi = m - i0 < 16 ? m - i0 : 16;
 
+		for (int g = 0; g < w->ngroups; g++)
+			for (int i = 0; i < 16; i++)
+				sxt[16 * g + i] = i < mi ?
+					x->sx[(size_t)(i0 + i) * x->ngroups + g] : 0;
 		for (int t0 = r0; t0 < r1; t0 += 16) {
 			int rows = r1 - t0 < 16 ? r1 - t0 : 16;
 
-			for (int j = 0; j < rows; j++)
-				for (int i = 0; i < mi; i++) {
+			for (int j = 0; j < rows; j++) {
+				for (int i = 0; i < mi; i++)
 					acc[j][i] = _mm512_setzero_ps();
-					corr[j][i] = 0;
-				}
+				corr[j] = _mm512_setzero_ps();
+			}
 			for (int c = 0; c < chunks; c += 4) {
 				const float *xq = x->xf + (size_t)i0 * x->stride +
 						  (size_t)c * 32;
@@ -563,7 +568,7 @@ static void tile(const struct q4_matrix *w, const struct kern_x *x, int r0,
 						(size_t)(t0 + j) * w->row_bytes;
 					__m512 f[8], sv;
 
-					quad(w, rowp, c, x, i0, mi, corr[j], f, &sv);
+					quad(w, rowp, c, sxt, &corr[j], f, &sv);
 					for (int i = 0; i < mi; i++) {
 						const float *xp = xq + (size_t)i * x->stride;
 
@@ -572,13 +577,18 @@ static void tile(const struct q4_matrix *w, const struct kern_x *x, int r0,
 					}
 				}
 			}
-			for (int j = 0; j < rows; j++)
+			for (int j = 0; j < rows; j++) {
+				float cj[16];
+
+				_mm512_storeu_ps(cj, corr[j]);
 				for (int i = 0; i < mi; i++)
 					y[(size_t)(i0 + i) * w->n + t0 + j] =
 						16 * _mm512_reduce_add_ps(acc[j][i]) +
-						corr[j][i];
+						cj[i];
+			}
 		}
 	}
+	free(sxt);
 }
 
 static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
@@ -963,13 +973,15 @@ static void f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 
 const struct kern kern_avx512 = { .name = "avx512", .interleave = 4,
 				  .q4 = q4, .q8 = kern_avx2_q8, .f16 = f16,
+				  .f32 = kern_avx2_f32,
 				  .lend = &kern_avx2, .lend_groups = 32 | 64,
 				  .load = kern_avx2_load,
 				  .attend = kern_avx2_attend,
 				  .to_f16 = kern_avx2_to_f16 };
 const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
 				       .q4 = q4_vnni, .q8 = kern_avx2_q8,
-				       .f16 = f16, .a8_pack = a8_pack,
+				       .f16 = f16, .f32 = kern_avx2_f32,
+				       .a8_pack = a8_pack,
 				       .a8_run = a8_tile, .a8_panel = PANEL,
 				       .a8_panels = PANELS, .a8_tile = TILE,
 				       .digits = digits,

@@ -86,73 +86,13 @@ float *lin_weights(const struct linear *l)
 	return w;
 }
 
-struct f32_job {
-	const struct linear *l;
-	const float *x;
-	int m;
-	float *y;
-};
-
-/* Output rows r0..r1 of y = x W^T for every input row: the input rows in
- * fours, so that each weight row is read once for four of them, each of
- * the four summed in kern_dot_f32's order; the rest by kern_dot_f32. */
-static void f32_rows(void *ctx, int r0, int r1)
-{
-	const struct f32_job *j = ctx;
-	const int k = j->l->k, n = j->l->n;
-	int i = 0;
-
-	for (; i + 4 <= j->m; i += 4) {
-		const float *x0 = j->x + (size_t)i * k, *x1 = x0 + k, *x2 = x1 + k,
-			    *x3 = x2 + k;
-
-		for (int r = r0; r < r1; r++) {
-			const float *w = j->l->f32 + (size_t)r * k;
-			float a0[8] = { 0 }, a1[8] = { 0 }, a2[8] = { 0 },
-			      a3[8] = { 0 }, s[4] = { 0 };
-			int c = 0;
-
-			for (; c + 8 <= k; c += 8)
-				for (int q = 0; q < 8; q++) {
-					a0[q] += w[c + q] * x0[c + q];
-					a1[q] += w[c + q] * x1[c + q];
-					a2[q] += w[c + q] * x2[c + q];
-					a3[q] += w[c + q] * x3[c + q];
-				}
-			for (; c < k; c++) {
-				s[0] += w[c] * x0[c];
-				s[1] += w[c] * x1[c];
-				s[2] += w[c] * x2[c];
-				s[3] += w[c] * x3[c];
-			}
-			for (int q = 0; q < 8; q++) {
-				s[0] += a0[q];
-				s[1] += a1[q];
-				s[2] += a2[q];
-				s[3] += a3[q];
-			}
-			for (int b = 0; b < 4; b++)
-				j->y[(size_t)(i + b) * n + r] = s[b];
-		}
-	}
-	for (; i < j->m; i++)
-		for (int r = r0; r < r1; r++)
-			j->y[(size_t)i * n + r] = kern_dot_f32(
-				j->l->f32 + (size_t)r * k, j->x + (size_t)i * k, k);
-}
-
 void lin_apply(const struct linear *l, const float *x, int m, float *y,
 	       const struct kern *kn, struct kpool *p, bool int8)
 {
 	uint16_t *xh;
 
 	if (l->format == LIN_F32) {
-		struct f32_job j = { l, x, m, y };
-
-		if (p)
-			kpool_run(p, f32_rows, &j, l->n, 4);
-		else
-			f32_rows(&j, 0, l->n);
+		kern_f32_gemm(kn, p, l->f32, l->n, l->k, x, m, y);
 		return;
 	}
 	xh = xmalloc(sizeof(uint16_t) * (size_t)m * l->k);

@@ -695,6 +695,54 @@ static void load_matches_portable(void)
 	free(x);
 }
 
+/* kern_f32_gemm, every set's and the portable loop, on 1 and 3 threads:
+ * every output is kern_dot_f32 of its row and token bit for bit, at row
+ * and column counts off the kernels' tiles and batches past a token
+ * block (so a batch gives each token its own forward's logits). */
+static void f32_is_dot_order(void)
+{
+	static const int dims[][3] = { { 1, 1, 1 }, { 5, 7, 3 }, { 9, 64, 2 },
+				       { 13, 100, 67 }, { 64, 576, 70 },
+				       { 3, 1000, 129 } };
+	struct kpool *pool = kern_pool_new(3);
+	const char *const *names = kern_available();
+
+	for (size_t s = 0; s < sizeof(dims) / sizeof(dims[0]); s++) {
+		const int n = dims[s][0], k = dims[s][1], m = dims[s][2];
+		float *w = malloc(sizeof(float) * n * k);
+		float *x = malloc(sizeof(float) * m * k);
+		float *y = malloc(sizeof(float) * m * n);
+
+		fill_weights(w, (size_t)n * k);
+		for (int i = 0; i < m * k; i++)
+			x[i] = (float)(uniform() * 8 - 4);
+		for (int set = -1; set < 0 || names[set]; set++)
+			for (int th = 0; th < 2; th++) {
+				const struct kern *kn = set < 0 ? NULL : kern_find(names[set]);
+				int bad = 0;
+
+				memset(y, 0xff, sizeof(float) * m * n);
+				kern_f32_gemm(kn, th ? pool : NULL, w, n, k, x, m, y);
+				for (int i = 0; i < m; i++)
+					for (int r = 0; r < n; r++) {
+						float want = kern_dot_f32(w + (size_t)r * k,
+									  x + (size_t)i * k, k);
+
+						bad += memcmp(&want, &y[(size_t)i * n + r],
+							      sizeof(want)) != 0;
+					}
+				CHECK_MSG(bad == 0, "%s, %dx%d by %d tokens, %d "
+					  "thread(s): %d outputs differ from "
+					  "kern_dot_f32", kn ? kn->name : "portable",
+					  n, k, m, th ? 3 : 1, bad);
+			}
+		free(w);
+		free(x);
+		free(y);
+	}
+	kpool_free(pool);
+}
+
 /* A kernel set's own FP16 conversion (kern.to_f16) is f16_from_f32 bit
  * for bit, with denormals flushed as the forward runs: random bit patterns
  * (every class), FP16's edges (overflow, its smallest values, ties that
@@ -976,6 +1024,8 @@ const struct tcase kernel_tests[] = {
 	  a8_load_matches_portable },
 	{ "kernels: a kernel's own FP16 conversion is the portable one's",
 	  to_f16_matches_portable },
+	{ "kernels: an FP32 product sums each output in kern_dot_f32's order",
+	  f32_is_dot_order },
 	{ "kernels: a set lends its small batches at the groups it names",
 	  lend_rule },
 	{ "kernels: a kernel's own attention is the portable one's",
