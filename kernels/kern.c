@@ -90,6 +90,18 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 	kx->tiles = (struct kern_tiles){ 0 };
 }
 
+float *kern_sx_blocks(const struct kern_x *x)
+{
+	const int blocks = (x->m + 15) / 16;
+	float *b = xcalloc64(sizeof(float) * 16 * (size_t)blocks * x->ngroups);
+
+	for (int i = 0; i < x->m; i++)
+		for (int g = 0; g < x->ngroups; g++)
+			b[16 * ((size_t)(i / 16) * x->ngroups + g) + i % 16] =
+				x->sx[(size_t)i * x->ngroups + g];
+	return b;
+}
+
 void kern_x_release(struct kern_x *kx)
 {
 	free(kx->xf);

@@ -156,6 +156,11 @@ static inline int kern_x_place(int c, int interleave)
 void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 		 int m, int k, int group, int interleave);
 void kern_x_release(struct kern_x *kx);
+/* x's group sums 16 tokens at a time, for kernels that sum 16 tokens' bias
+ * terms in one vector: tokens [16 b, 16 b + 16)'s sums of group g at
+ * 16 (b ngroups + g), token 16 b + i in lane i, zero past x->m. Owned by
+ * the caller (free). */
+float *kern_sx_blocks(const struct kern_x *x);
 
 /* ---- a digits call's form of the activations (kern_avx2.c,
  * kern_avx512.c, kern_neon.c)

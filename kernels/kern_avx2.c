@@ -96,23 +96,35 @@ static inline __m256 pair_dot(const __m256 f[8], const float *xp)
 	return _mm256_add_ps(p, q);
 }
 
+/* (b - 16 s) SX of the 16 tokens of a block (their sums at sxt) added to
+ * corr, the block at b with header h */
+static inline void bias_terms(__m128 h, const float *sxt, __m256 corr[2])
+{
+	const __m256 k = _mm256_set1_ps(_mm_cvtss_f32(_mm_movehdup_ps(h)) -
+					16 * _mm_cvtss_f32(h));
+
+	corr[0] = _mm256_fmadd_ps(k, _mm256_load_ps(sxt), corr[0]);
+	corr[1] = _mm256_fmadd_ps(k, _mm256_load_ps(sxt + 8), corr[1]);
+}
+
 /* One row, m tokens. Per pair: header lanes, code vectors, then each token.
- * acc[i] sums s P lanewise; corr[i] sums (b - 16 s) SX. */
-static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
-		   float *y)
+ * acc[i] sums s P lanewise; corr sums (b - 16 s) SX, token i in lane i
+ * (sxb: kern_sx_blocks). */
+static void q4_row(const struct q4_matrix *w, const struct kern_x *x,
+		   const float *sxb, int r, float *y)
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
 	const int g = w->group, m = x->m, chunks = w->ngroups * (g / 32);
-	__m256 acc[16];
-	float corr[16];
+	__m256 acc[16], corr[2];
 
 	for (int i0 = 0; i0 < m; i0 += 16) {
+		const float *sxt = sxb + (size_t)i0 * x->ngroups;
 		int mi = m - i0 < 16 ? m - i0 : 16;
+		float cl[16];
 
-		for (int i = 0; i < mi; i++) {
+		for (int i = 0; i < mi; i++)
 			acc[i] = _mm256_setzero_ps();
-			corr[i] = 0;
-		}
+		corr[0] = corr[1] = _mm256_setzero_ps();
 		for (int c = 0; c < chunks; c += 2) {
 			const uint8_t *ba = row + (size_t)(c * 32 / g) * w->block_bytes;
 			const uint8_t *qa = ba + Q4_HEAD_BYTES + (size_t)(c * 32 % g) / 2;
@@ -135,20 +147,19 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 			for (int i = 0; i < mi; i++) {
 				const float *xp = x->xf + (size_t)(i0 + i) * x->stride +
 						  (size_t)c * 32;
-				const float *sx = x->sx + (size_t)(i0 + i) * x->ngroups;
 
 				acc[i] = _mm256_fmadd_ps(sv, pair_dot(f, xp), acc[i]);
-				/* a group's correction once, at its first chunk */
-				if (c * 32 % g == 0)
-					corr[i] += (_mm_cvtss_f32(_mm_movehdup_ps(ha)) -
-						    16 * _mm_cvtss_f32(ha)) * sx[ga];
-				if (qb && (c + 1) * 32 % g == 0)
-					corr[i] += (_mm_cvtss_f32(_mm_movehdup_ps(hb)) -
-						    16 * _mm_cvtss_f32(hb)) * sx[gb];
 			}
+			/* a group's bias terms once, at its first chunk */
+			if (c * 32 % g == 0)
+				bias_terms(ha, sxt + (size_t)16 * ga, corr);
+			if (qb && (c + 1) * 32 % g == 0)
+				bias_terms(hb, sxt + (size_t)16 * gb, corr);
 		}
+		_mm256_storeu_ps(cl, corr[0]);
+		_mm256_storeu_ps(cl + 8, corr[1]);
 		for (int i = 0; i < mi; i++)
-			y[(size_t)(i0 + i) * w->n + r] = 16 * hsum(acc[i]) + corr[i];
+			y[(size_t)(i0 + i) * w->n + r] = 16 * hsum(acc[i]) + cl[i];
 	}
 }
 
@@ -498,8 +509,11 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 
 	if (!x->dig) { /* KERN_DIG_TOKENS tokens or more, or a kern_x made
 			  apart from kern_q4_gemm */
+		float *sxb = kern_sx_blocks(x);
+
 		for (int r = r0; r < r1; r++)
-			q4_row(w, x, r, y);
+			q4_row(w, x, sxb, r, y);
+		free(sxb);
 		return;
 	}
 	for (int i = 0; i < x->m; i++) /* each token's digits (kern.c) */

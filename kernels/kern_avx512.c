@@ -535,22 +535,19 @@ static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
  * every row of the tile meets them, instead of streaming a whole row's
  * worth from L2 for each row; the partial sums (rows x tokens vectors,
  * 16 KB) stay in L1 too. Each row's codes are decoded once per quad, for
- * all the tokens. A row's bias terms sum in one vector, a token a lane,
- * from the block's group sums laid out a group at a time (sxt). */
+ * all the tokens. A row's bias terms sum in one vector, a token a lane
+ * (kern_sx_blocks). */
 static void tile(const struct q4_matrix *w, const struct kern_x *x, int r0,
 		 int r1, float *y)
 {
 	const int chunks = w->ngroups * (w->group / 32), m = x->m;
-	float *sxt = xcalloc64(sizeof(float) * 16 * (size_t)w->ngroups);
+	float *sxb = kern_sx_blocks(x);
 	__m512 acc[16][16], corr[16];
 
 	for (int i0 = 0; i0 < m; i0 += 16) {
+		const float *sxt = sxb + (size_t)i0 * x->ngroups;
 		int mi = m - i0 < 16 ? m - i0 : 16;
 
-		for (int g = 0; g < w->ngroups; g++)
-			for (int i = 0; i < 16; i++)
-				sxt[16 * g + i] = i < mi ?
-					x->sx[(size_t)(i0 + i) * x->ngroups + g] : 0;
 		for (int t0 = r0; t0 < r1; t0 += 16) {
 			int rows = r1 - t0 < 16 ? r1 - t0 : 16;
 
@@ -588,7 +585,7 @@ static void tile(const struct q4_matrix *w, const struct kern_x *x, int r0,
 			}
 		}
 	}
-	free(sxt);
+	free(sxb);
 }
 
 static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
