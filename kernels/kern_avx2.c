@@ -611,17 +611,22 @@ f32_tile(const float *w, int n, int k, const float *x, float *y, int r, int i,
 	const int k8 = k / 8 * 8;
 	__m256 acc[F32_R][F32_T];
 
+	_Pragma("GCC unroll 4")
 	for (int a = 0; a < R; a++)
+		_Pragma("GCC unroll 2")
 		for (int t = 0; t < T; t++)
 			acc[a][t] = _mm256_setzero_ps();
 	for (int c = 0; c < k8; c += 8) {
 		__m256 xv[F32_T];
 
+		_Pragma("GCC unroll 2")
 		for (int t = 0; t < T; t++)
 			xv[t] = _mm256_loadu_ps(x + (size_t)(i + t) * k + c);
+		_Pragma("GCC unroll 4")
 		for (int a = 0; a < R; a++) {
 			const __m256 wv = _mm256_loadu_ps(w + (size_t)(r + a) * k + c);
 
+			_Pragma("GCC unroll 2")
 			for (int t = 0; t < T; t++)
 				acc[a][t] = _mm256_add_ps(acc[a][t],
 							  _mm256_mul_ps(wv, xv[t]));

@@ -619,6 +619,111 @@ q4_vnni(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
 		BY_STREAMS(rows_dig128, w, &dt, y, r0, r1);
 }
 
+/* ---- kern.f32: FP32 weights and activations, kern_dot_f32's order ----
+ * kern_avx2.c's kern_avx2_f32 on 16 lanes: a vector holds two tokens' 8
+ * running sums (token 2p in lanes 0-7, 2p + 1 in 8-15, each lane still
+ * column c % 8 of its token, products rounded, then added), so every
+ * output stays kern_dot_f32 of its row and token bit for bit; a row's 8
+ * weights are broadcast to both halves. The activations of each token
+ * pair are first laid side by side, 8 columns of each in turn. Register
+ * tiles of F32_R rows by F32_P pairs, tokens in blocks of F32_TB as in
+ * kern_avx2.c. */
+#define F32_R 4
+#define F32_P 4
+#define F32_TB 64
+
+static inline __attribute__((always_inline)) void
+f32_tile16(const float *w, int n, int k, const float *x, const float *xp,
+	   float *y, int r, int i, int i1, const int R, const int P)
+{
+	const int k8 = k / 8 * 8;
+	__m512 acc[F32_R][F32_P];
+
+	_Pragma("GCC unroll 4")
+	for (int a = 0; a < R; a++)
+		_Pragma("GCC unroll 4")
+		for (int q = 0; q < P; q++)
+			acc[a][q] = _mm512_setzero_ps();
+	for (int c = 0; c < k8; c += 8) {
+		__m512 xv[F32_P];
+
+		_Pragma("GCC unroll 4")
+		for (int q = 0; q < P; q++)
+			xv[q] = _mm512_loadu_ps(xp + (size_t)q * 2 * k8 + 2 * c);
+		_Pragma("GCC unroll 4")
+		for (int a = 0; a < R; a++) {
+			const __m512 wv = _mm512_castpd_ps(_mm512_broadcast_f64x4(
+				_mm256_castps_pd(_mm256_loadu_ps(
+					w + (size_t)(r + a) * k + c))));
+
+			_Pragma("GCC unroll 4")
+			for (int q = 0; q < P; q++)
+				acc[a][q] = _mm512_add_ps(acc[a][q],
+							  _mm512_mul_ps(wv, xv[q]));
+		}
+	}
+	for (int a = 0; a < R; a++)
+		for (int q = 0; q < P; q++) {
+			float lanes[16];
+
+			_mm512_storeu_ps(lanes, acc[a][q]);
+			for (int h = 0; h < 2 && i + 2 * q + h < i1; h++) {
+				const int t = i + 2 * q + h;
+				const float *wr = w + (size_t)(r + a) * k;
+				const float *xr = x + (size_t)t * k;
+				float sum = 0;
+
+				for (int c = k8; c < k; c++)
+					sum += wr[c] * xr[c];
+				for (int l = 0; l < 8; l++)
+					sum += lanes[8 * h + l];
+				y[(size_t)t * n + r + a] = sum;
+			}
+		}
+}
+
+/* Rows r .. r + R - 1 against the tokens [i0, i1) laid out in xp */
+static inline __attribute__((always_inline)) void
+f32_rows16(const float *w, int n, int k, const float *x, const float *xp,
+	   float *y, int r, int i0, int i1, const int R)
+{
+	const int pairs = (i1 - i0 + 1) / 2, k8 = k / 8 * 8;
+	int q = 0;
+
+	for (; q + F32_P <= pairs; q += F32_P)
+		f32_tile16(w, n, k, x, xp + (size_t)q * 2 * k8, y, r, i0 + 2 * q,
+			   i1, R, F32_P);
+	for (; q < pairs; q++)
+		f32_tile16(w, n, k, x, xp + (size_t)q * 2 * k8, y, r, i0 + 2 * q,
+			   i1, R, 1);
+}
+
+static void f32(const float *w, int n, int k, const float *x, int m, float *y,
+		int r0, int r1)
+{
+	const int k8 = k / 8 * 8;
+	float *xp = xcalloc64(sizeof(float) * (size_t)F32_TB * (k8 + 8));
+
+	for (int i0 = 0; i0 < m; i0 += F32_TB) {
+		const int i1 = m - i0 < F32_TB ? m : i0 + F32_TB;
+		int r = r0;
+
+		/* pair q's 8 columns from c: token i0 + 2q's, then the next
+		 * token's (zero past i1) */
+		for (int t = i0; t < i0 + (i1 - i0 + 1) / 2 * 2; t++)
+			for (int c = 0; c < k8; c += 8)
+				for (int l = 0; l < 8; l++)
+					xp[(size_t)(t - i0) / 2 * 2 * k8 + 2 * c +
+					   8 * ((t - i0) % 2) + l] =
+						t < i1 ? x[(size_t)t * k + c + l] : 0;
+		for (; r + F32_R <= r1; r += F32_R)
+			f32_rows16(w, n, k, x, xp, y, r, i0, i1, F32_R);
+		for (; r < r1; r++)
+			f32_rows16(w, n, k, x, xp, y, r, i0, i1, 1);
+	}
+	free(xp);
+}
+
 /* ---- the integer path: W4A8 batches (prefill, CPU verification) ----
  *
  * vpdpbusd multiplies unsigned bytes by signed bytes, four products into
@@ -970,14 +1075,14 @@ static void f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 
 const struct kern kern_avx512 = { .name = "avx512", .interleave = 4,
 				  .q4 = q4, .q8 = kern_avx2_q8, .f16 = f16,
-				  .f32 = kern_avx2_f32,
+				  .f32 = f32,
 				  .lend = &kern_avx2, .lend_groups = 32 | 64,
 				  .load = kern_avx2_load,
 				  .attend = kern_avx2_attend,
 				  .to_f16 = kern_avx2_to_f16 };
 const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
 				       .q4 = q4_vnni, .q8 = kern_avx2_q8,
-				       .f16 = f16, .f32 = kern_avx2_f32,
+				       .f16 = f16, .f32 = f32,
 				       .a8_pack = a8_pack,
 				       .a8_run = a8_tile, .a8_panel = PANEL,
 				       .a8_panels = PANELS, .a8_tile = TILE,
