@@ -107,60 +107,57 @@ static inline void bias_terms(__m128 h, const float *sxt, __m256 corr[2])
 	corr[1] = _mm256_fmadd_ps(k, _mm256_load_ps(sxt + 8), corr[1]);
 }
 
-/* One row, m tokens. Per pair: header lanes, code vectors, then each token.
- * acc[i] sums s P lanewise; corr sums (b - 16 s) SX, token i in lane i
- * (sxb: kern_sx_blocks). */
+/* One row, the block of up to 16 tokens from i0. Per pair: header lanes,
+ * code vectors, then each token. acc[i] sums s P lanewise; corr sums
+ * (b - 16 s) SX, token i in lane i (sxb: kern_sx_blocks). */
 static void q4_row(const struct q4_matrix *w, const struct kern_x *x,
-		   const float *sxb, int r, float *y)
+		   const float *sxb, int r, int i0, float *y)
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
 	const int g = w->group, m = x->m, chunks = w->ngroups * (g / 32);
+	const float *sxt = sxb + (size_t)i0 * x->ngroups;
+	const int mi = m - i0 < 16 ? m - i0 : 16;
 	__m256 acc[16], corr[2];
+	float cl[16];
 
-	for (int i0 = 0; i0 < m; i0 += 16) {
-		const float *sxt = sxb + (size_t)i0 * x->ngroups;
-		int mi = m - i0 < 16 ? m - i0 : 16;
-		float cl[16];
+	for (int i = 0; i < mi; i++)
+		acc[i] = _mm256_setzero_ps();
+	corr[0] = corr[1] = _mm256_setzero_ps();
+	for (int c = 0; c < chunks; c += 2) {
+		const uint8_t *ba = row + (size_t)(c * 32 / g) * w->block_bytes;
+		const uint8_t *qa = ba + Q4_HEAD_BYTES + (size_t)(c * 32 % g) / 2;
+		const uint8_t *bb = NULL, *qb = NULL;
+		__m256 f[8], sv;
+		__m128 ha = header(ba), hb;
+		int ga = c * 32 / g, gb;
 
-		for (int i = 0; i < mi; i++)
-			acc[i] = _mm256_setzero_ps();
-		corr[0] = corr[1] = _mm256_setzero_ps();
-		for (int c = 0; c < chunks; c += 2) {
-			const uint8_t *ba = row + (size_t)(c * 32 / g) * w->block_bytes;
-			const uint8_t *qa = ba + Q4_HEAD_BYTES + (size_t)(c * 32 % g) / 2;
-			const uint8_t *bb = NULL, *qb = NULL;
-			__m256 f[8], sv;
-			__m128 ha = header(ba), hb;
-			int ga = c * 32 / g, gb;
-
-			PREFETCH(qa, 32);
-			if (c + 1 < chunks) {
-				bb = row + (size_t)((c + 1) * 32 / g) * w->block_bytes;
-				qb = bb + Q4_HEAD_BYTES + (size_t)((c + 1) * 32 % g) / 2;
-			}
-			gb = qb ? (c + 1) * 32 / g : ga;
-			hb = qb ? (gb == ga ? ha : header(bb)) : _mm_setzero_ps();
-			codes_to_f(load_pair(qa, qb), f);
-			sv = _mm256_insertf128_ps(
-				_mm256_castps128_ps256(_mm_broadcastss_ps(ha)),
-				_mm_broadcastss_ps(hb), 1);
-			for (int i = 0; i < mi; i++) {
-				const float *xp = x->xf + (size_t)(i0 + i) * x->stride +
-						  (size_t)c * 32;
-
-				acc[i] = _mm256_fmadd_ps(sv, pair_dot(f, xp), acc[i]);
-			}
-			/* a group's bias terms once, at its first chunk */
-			if (c * 32 % g == 0)
-				bias_terms(ha, sxt + (size_t)16 * ga, corr);
-			if (qb && (c + 1) * 32 % g == 0)
-				bias_terms(hb, sxt + (size_t)16 * gb, corr);
+		PREFETCH(qa, 32);
+		if (c + 1 < chunks) {
+			bb = row + (size_t)((c + 1) * 32 / g) * w->block_bytes;
+			qb = bb + Q4_HEAD_BYTES + (size_t)((c + 1) * 32 % g) / 2;
 		}
-		_mm256_storeu_ps(cl, corr[0]);
-		_mm256_storeu_ps(cl + 8, corr[1]);
-		for (int i = 0; i < mi; i++)
-			y[(size_t)(i0 + i) * w->n + r] = 16 * hsum(acc[i]) + cl[i];
+		gb = qb ? (c + 1) * 32 / g : ga;
+		hb = qb ? (gb == ga ? ha : header(bb)) : _mm_setzero_ps();
+		codes_to_f(load_pair(qa, qb), f);
+		sv = _mm256_insertf128_ps(
+			_mm256_castps128_ps256(_mm_broadcastss_ps(ha)),
+			_mm_broadcastss_ps(hb), 1);
+		for (int i = 0; i < mi; i++) {
+			const float *xp = x->xf + (size_t)(i0 + i) * x->stride +
+					  (size_t)c * 32;
+
+			acc[i] = _mm256_fmadd_ps(sv, pair_dot(f, xp), acc[i]);
+		}
+		/* a group's bias terms once, at its first chunk */
+		if (c * 32 % g == 0)
+			bias_terms(ha, sxt + (size_t)16 * ga, corr);
+		if (qb && (c + 1) * 32 % g == 0)
+			bias_terms(hb, sxt + (size_t)16 * gb, corr);
 	}
+	_mm256_storeu_ps(cl, corr[0]);
+	_mm256_storeu_ps(cl + 8, corr[1]);
+	for (int i = 0; i < mi; i++)
+		y[(size_t)(i0 + i) * w->n + r] = 16 * hsum(acc[i]) + cl[i];
 }
 
 /* ---- batch 1 from the activations' digits (kern.h's kern_dig_*) ----
@@ -511,8 +508,12 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 			  apart from kern_q4_gemm */
 		float *sxb = kern_sx_blocks(x);
 
-		for (int r = r0; r < r1; r++)
-			q4_row(w, x, sxb, r, y);
+		/* a block's activations (16 x k values) stay in L2 while the
+		 * rows pass; a row at a time over every block would stream
+		 * all m tokens' from L3 for each row */
+		for (int i0 = 0; i0 < x->m; i0 += 16)
+			for (int r = r0; r < r1; r++)
+				q4_row(w, x, sxb, r, i0, y);
 		free(sxb);
 		return;
 	}
