@@ -104,9 +104,8 @@ struct kern {
 	kern_tile_fn *a8_run;
 	int a8_panel, a8_panels, a8_tile;
 	/* NULL, or (for the group sizes in digit_groups: 32, 64 and 128
-	 * OR-ed) allocates and fills x->dig
-	 * from x->xf at the batches it takes them (x->m; else leaves them
-	 * NULL) */
+	 * OR-ed) allocates and fills x->dig from x->xf at the batches it
+	 * takes them (x->m; else leaves it NULL) */
 	void (*digits)(struct kern_x *x);
 	int digit_groups;
 	/* NULL, or the set that runs this one's W4A16 products of fewer

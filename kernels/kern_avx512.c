@@ -351,8 +351,8 @@ span_codes(const uint8_t *b, const int G, int n, __m128i *heads)
 		G == 32 ? codes_at32 : codes_at64), w1);
 }
 
-/* Span sp (n of its blocks: 128 / G but in a row's last) of nrows rows
- * against token t's digits d and [u, SX] pairs us. The span's heads
+/* The span `at` bytes into each of nrows rows (n blocks: 128 / G but in a
+ * row's last) against a token's digits d and [u, SX] pairs us. The span's heads
  * [s0 b0 s1 b1 ..] times [u0 SX0 u1 SX1 ..]: the even lanes are each
  * group's s u, spread over its lanes of the span; the odd ones are the
  * bias terms, summed in corr. */
