@@ -371,6 +371,56 @@ static inline __m256i widen(const __m256i s[3])
 				_mm256_madd_epi16(s[2], ones));
 }
 
+/* vpdpbusd with AVX-VNNI (its VEX form) as an instruction, not an
+ * intrinsic: the functions that hold it serve avx2 too, and run it only
+ * in the avx-vnni set's instances (vnni, a constant where inlined), which
+ * kern.c picks only on a CPU with AVX-VNNI */
+static inline __m256i dpbusd_vex(__m256i acc, __m256i u8, __m256i s8)
+{
+	__asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u8), "x"(s8));
+	return acc;
+}
+
+/* q.v in 32-bit lanes over np (1 or 2) pairs of chunks, their codes z[p]
+ * against the digits at d + p DIG_PAIR: with vnni, vpdpbusd sums four
+ * products into each 32-bit lane exactly, ((q.d2) 256 + q.d1) 256 + q.d0
+ * (under 2^30, as widen's); without, vpmaddubsw's 16-bit sums widened
+ * once (pair_digits, widen) */
+static inline __attribute__((always_inline)) __m256i
+dig_dot(const __m256i z[2], const int8_t *d, const int np, const int vnni)
+{
+	const __m256i low = _mm256_set1_epi8(0x0f);
+	__m256i s[3], lo[2], hi[2], v = _mm256_setzero_si256();
+
+	if (!vnni) {
+		pair_digits(z[0], d, s, 1);
+		if (np == 2)
+			pair_digits(z[1], d + DIG_PAIR, s, 0);
+		return widen(s);
+	}
+	for (int p = 0; p < np; p++) {
+		lo[p] = _mm256_and_si256(z[p], low);
+		hi[p] = _mm256_and_si256(_mm256_srli_epi16(z[p], 4), low);
+	}
+	/* three chains, one a digit, joined at the end: one chain through
+	 * all six products waits on each (measured slower) */
+	_Pragma("GCC unroll 3")
+	for (int k = 0; k < 3; k++) {
+		s[k] = _mm256_setzero_si256();
+		_Pragma("GCC unroll 2")
+		for (int p = 0; p < np; p++) {
+			const int8_t *dk = d + (size_t)p * DIG_PAIR + 64 * k;
+
+			s[k] = dpbusd_vex(s[k], lo[p],
+					  _mm256_load_si256((const __m256i *)dk));
+			s[k] = dpbusd_vex(s[k], hi[p], _mm256_load_si256(
+						  (const __m256i *)(dk + 32)));
+		}
+	}
+	v = _mm256_add_epi32(_mm256_slli_epi32(s[0], 16), _mm256_slli_epi32(s[1], 8));
+	return _mm256_add_epi32(v, s[2]);
+}
+
 /* sum q x over group g (its block at b) by the float method: 16 (P - SX),
  * P = sum (1 + q/16) x */
 static float group_qx(const struct q4_matrix *w, const struct kern_dig_tok *t,
@@ -402,7 +452,7 @@ static float group_qx(const struct q4_matrix *w, const struct kern_dig_tok *t,
  * and corr += b sum(x) in one product [s, b] x [u, sum x] */
 static inline __attribute__((always_inline)) void
 row1_dig_pairs(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
-	       const int pairs, float *y)
+	       const int pairs, const int vnni, float *y)
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
 	const int8_t *d = t->d;
@@ -412,18 +462,16 @@ row1_dig_pairs(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 
 	for (int g = 0; g < w->ngroups; g++, d += pairs * DIG_PAIR) {
 		const uint8_t *b = row + (size_t)g * w->block_bytes;
-		__m256i s[3];
+		__m256i z[2];
 		__m128 hu;
 
 		PREFETCH(b, 64 * pairs);
 		hu = _mm_mul_ps(header(b), _mm_castsi128_ps(_mm_loadl_epi64(
 						(const __m128i *)(us + 2 * g))));
-		pair_digits(_mm256_loadu_si256((const __m256i *)(b + Q4_HEAD_BYTES)),
-			    d, s, 1);
-		if (pairs == 2)
-			pair_digits(_mm256_loadu_si256((const __m256i *)(b + Q4_HEAD_BYTES + 32)),
-				    d + DIG_PAIR, s, 0);
-		acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(widen(s)),
+		for (int p = 0; p < pairs; p++)
+			z[p] = _mm256_loadu_si256((const __m256i *)(b + Q4_HEAD_BYTES +
+								    32 * p));
+		acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dig_dot(z, d, pairs, vnni)),
 				      _mm256_broadcastss_ps(hu), acc);
 		corr = _mm_add_ps(corr, hu);
 	}
@@ -435,13 +483,14 @@ row1_dig_pairs(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 typedef void row1_dig_fn(const struct q4_matrix *w,
 			 const struct kern_dig_tok *t, int r, float *y);
 
-static void row1_dig(const struct q4_matrix *w, const struct kern_dig_tok *t,
-		     int r, float *y)
+static inline __attribute__((always_inline)) void
+row1_dig_64(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
+	    const int vnni, float *y)
 {
 	if (w->group == 128)
-		row1_dig_pairs(w, t, r, 2, y);
+		row1_dig_pairs(w, t, r, 2, vnni, y);
 	else
-		row1_dig_pairs(w, t, r, 1, y);
+		row1_dig_pairs(w, t, r, 1, vnni, y);
 }
 
 /* Batch 1 from digits, G = 32: a pair of chunks is two groups. n <= 4
@@ -451,7 +500,7 @@ static void row1_dig(const struct q4_matrix *w, const struct kern_dig_tok *t,
  * its pair's half. Past group n headers, [u, SX] and codes are zero. */
 static inline __attribute__((always_inline)) void
 g32_dig_step(const uint8_t *b, size_t bb, const int n, const float *usp,
-	     const int8_t *d, __m256 *acc, __m256 *corr)
+	     const int8_t *d, const int vnni, __m256 *acc, __m256 *corr)
 {
 	const __m256i pick[2] = { _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2),
 				  _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6) };
@@ -466,16 +515,17 @@ g32_dig_step(const uint8_t *b, size_t bb, const int n, const float *usp,
 	_Pragma("GCC unroll 2")
 	for (int p = 0; 2 * p < n; p++, d += DIG_PAIR) {
 		const uint8_t *qa = b + (size_t)(2 * p) * bb + Q4_HEAD_BYTES;
-		__m256i s[3];
+		const __m256i z[2] = { load_pair(qa, 2 * p + 1 < n ? qa + bb : NULL),
+				       _mm256_setzero_si256() };
 
-		pair_digits(load_pair(qa, 2 * p + 1 < n ? qa + bb : NULL), d, s, 1);
-		*acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(widen(s)),
+		*acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dig_dot(z, d, 1, vnni)),
 				       _mm256_permutevar8x32_ps(hu, pick[p]), *acc);
 	}
 }
 
-static void row1_dig_g32(const struct q4_matrix *w,
-			 const struct kern_dig_tok *t, int r, float *y)
+static inline __attribute__((always_inline)) void
+row1_dig_32(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
+	    const int vnni, float *y)
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
 	const size_t bb = w->block_bytes;
@@ -486,22 +536,48 @@ static void row1_dig_g32(const struct q4_matrix *w,
 
 	for (gi = 0; gi + 4 <= ng; gi += 4)
 		g32_dig_step(row + (size_t)gi * bb, bb, 4, us + 2 * gi,
-			     t->d + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
+			     t->d + (size_t)gi / 2 * DIG_PAIR, vnni, &acc, &corr);
 	if (ng - gi == 2)
 		g32_dig_step(row + (size_t)gi * bb, bb, 2, us + 2 * gi,
-			     t->d + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
+			     t->d + (size_t)gi / 2 * DIG_PAIR, vnni, &acc, &corr);
 	else if (gi < ng)
 		g32_dig_step(row + (size_t)gi * bb, bb, ng - gi, us + 2 * gi,
-			     t->d + (size_t)gi / 2 * DIG_PAIR, &acc, &corr);
+			     t->d + (size_t)gi / 2 * DIG_PAIR, vnni, &acc, &corr);
 	y[r] = hsum(_mm256_add_ps(acc, _mm256_blend_ps(_mm256_setzero_ps(),
 							corr, 0xAA))) +
 	       (t->nx ? kern_dig_rest(w, t, r, group_qx) : 0);
 }
 
-static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
-	       int r0, int r1)
+/* The row kernels of each set: avx2's through vpmaddubsw, avx-vnni's
+ * through vpdpbusd */
+static void row1_dig32(const struct q4_matrix *w, const struct kern_dig_tok *t,
+		       int r, float *y)
 {
-	row1_dig_fn *dig = w->group == 32 ? row1_dig_g32 : row1_dig;
+	row1_dig_32(w, t, r, 0, y);
+}
+
+static void row1_dig64(const struct q4_matrix *w, const struct kern_dig_tok *t,
+		       int r, float *y)
+{
+	row1_dig_64(w, t, r, 0, y);
+}
+
+static void row1_dig32_vnni(const struct q4_matrix *w,
+			    const struct kern_dig_tok *t, int r, float *y)
+{
+	row1_dig_32(w, t, r, 1, y);
+}
+
+static void row1_dig64_vnni(const struct q4_matrix *w,
+			    const struct kern_dig_tok *t, int r, float *y)
+{
+	row1_dig_64(w, t, r, 1, y);
+}
+
+static inline __attribute__((always_inline)) void
+q4_by(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
+      int r1, row1_dig_fn *dig)
+{
 	struct kern_dig_tok t[KERN_DIG_TOKENS];
 
 	if (!x->dig) { /* KERN_DIG_TOKENS tokens or more, or a kern_x made
@@ -522,6 +598,18 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 	for (int r = r0; r < r1; r++)
 		for (int i = 0; i < x->m; i++)
 			dig(w, &t[i], r, y + (size_t)i * w->n);
+}
+
+static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
+	       int r0, int r1)
+{
+	q4_by(w, x, y, r0, r1, w->group == 32 ? row1_dig32 : row1_dig64);
+}
+
+static void q4_vnni(const struct q4_matrix *w, const struct kern_x *x,
+		    float *y, int r0, int r1)
+{
+	q4_by(w, x, y, r0, r1, w->group == 32 ? row1_dig32_vnni : row1_dig64_vnni);
 }
 
 /* W8A16: 8 int8 weights at a time, sign-extended and converted. */
@@ -1170,7 +1258,7 @@ const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .attend = kern_avx2_attend,
 			       .to_f16 = kern_avx2_to_f16 };
 const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
-				   .q4 = q4, .q8 = kern_avx2_q8,
+				   .q4 = q4_vnni, .q8 = kern_avx2_q8,
 				   .f16 = kern_avx2_f16, .f32 = kern_avx2_f32,
 				   .a8_pack = a8_pack, .a8_run = a8_tile_vnni, .a8_panel = PANEL,
 				   .a8_panels = 1, .a8_tile = TILE,
