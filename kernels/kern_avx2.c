@@ -14,8 +14,9 @@
  * from 4 tokens where the models do not take the W4A8 integer path
  * (further down), and the groups the activations' digits cannot hold.
  * Below 4 tokens each token takes the batch-1 path from its digits
- * (further down, with the AVX-512 sets' G = 32 and 64). The set's FP16
- * conversion and attention follow, shared by the AVX-512 sets. */
+ * (further down, with the plain avx512 set's G = 32 and 64; avx-vnni's
+ * sums them with vpdpbusd). The set's FP16 conversion, FP32 product and
+ * attention follow, shared by the AVX-512 sets. */
 #include "kern.h"
 #include "f16.h"
 
@@ -163,7 +164,8 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x,
 /* ---- batch 1 from the activations' digits (kern.h's kern_dig_*) ----
  * kern_avx512.c's integer method on 8 lanes, for groups of 32, 64 and 128,
  * through vpmaddubsw (unsigned codes times signed bytes, two products
- * summed into each 16-bit lane). A group's values become integers
+ * summed into each 16-bit lane), or in the avx-vnni set through vpdpbusd
+ * (four into each 32-bit lane: dig_dot). A group's values become integers
  * v = x / u, u = 2^(e - 22) for the smallest e with max |x| < 2^e, split
  * into signed bytes v = 65536 d2 + 256 d1 + d0 (d2 in [-64, 64]); up to
  * KERN_DIG_FIXES values with bits below u (far smaller than the group's
