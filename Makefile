@@ -16,7 +16,7 @@ WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
 ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
-CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(SAN) -MMD -MP \
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off $(OPT) $(WARN) $(SAN) -MMD -MP \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Ibase -Ikernels -Imodels -Isim -Icalib -Ideploy -Istudy
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
 	     echo -lgsl -lgslcblas -ljansson) -lm -lpthread -ldl

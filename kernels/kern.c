@@ -14,9 +14,8 @@
  * time (kern_x_place). sx holds each group's sum, exact before its one
  * rounding to FP32. A kernel with a load call fills both its own way (the
  * same bits). For a W4A16 product, a set with a digits call may also make
- * dig for a group size it serves, at the
- * batches it takes them (its own form of the activations, made from xf;
- * NULL otherwise).
+ * dig for a group size it serves, at the batches it takes them (its own
+ * form of the activations, made from xf; NULL otherwise).
  *
  * An integer path reads its weights as panels of the kernel's own layout
  * (kern.a8_pack): packed at each call a block of panels at a time, or once
@@ -653,8 +652,7 @@ void kern_q8_gemm(const struct kern *kn, struct kpool *p,
 }
 
 struct f32_job {
-	void (*f32)(const float *w, int n, int k, const float *x, int m,
-		    float *y, int r0, int r1);
+	kern_f32_fn *f32;
 	const float *w, *x;
 	int n, k, m;
 	float *y;

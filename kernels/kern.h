@@ -15,8 +15,9 @@
  * through sdot or smmla, and digits through sdot below four tokens) must
  * match it within the tolerances of
  * tests/test_kernels.c; the integer paths (a8_run: avx2 through
- * vpmaddubsw, avx-vnni: the AVX2 set with 256-bit VNNI, avx512-vnni,
- * neon-dot, neon-i8mm) must match q4_gemm_a8_ref. */
+ * vpmaddubsw, avx-vnni: the AVX2 set with 256-bit VNNI, also for its
+ * digits below four tokens, avx512-vnni, neon-dot, neon-i8mm) must match
+ * q4_gemm_a8_ref. */
 #ifndef HS_KERN_H
 #define HS_KERN_H
 
@@ -80,6 +81,9 @@ typedef void kern_attend_fn(const float *q, const float *kc, const float *vc,
 			    int n, int hs, size_t stride, float scale,
 			    float *att, float *out);
 #define KERN_HEAD_MAX 512
+/* rows [r0, r1) of y (m x n) = x (m x k) W^T, FP32 weights and activations */
+typedef void kern_f32_fn(const float *w, int n, int k, const float *x, int m,
+			 float *y, int r0, int r1);
 
 struct kern {
 	const char *name;
@@ -92,8 +96,7 @@ struct kern {
 		    int r0, int r1);
 	/* NULL, or rows [r0, r1) of y (m x n) = x (m x k) W^T in FP32, every
 	 * output kern_dot_f32 of its row and token bit for bit */
-	void (*f32)(const float *w, int n, int k, const float *x, int m,
-		    float *y, int r0, int r1);
+	kern_f32_fn *f32;
 	/* NULL, or the integer path: y = x W^T from x->tiles (activations
 	 * quantised to int8 in blocks, q4.h's q4_gemm_a8_ref) by kern.c's
 	 * driver, which packs rows into panels of a8_panel rows (a8_pack),
@@ -354,7 +357,5 @@ void kern_avx2_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
 		       float *unit, float *sum);
 kern_attend_fn kern_avx2_attend;
 void kern_avx2_to_f16(const float *x, size_t n, uint16_t *h);
-void kern_avx2_f32(const float *w, int n, int k, const float *x, int m,
-		   float *y, int r0, int r1);
 
 #endif

@@ -392,7 +392,7 @@ static inline __attribute__((always_inline)) __m256i
 dig_dot(const __m256i z[2], const int8_t *d, const int np, const int vnni)
 {
 	const __m256i low = _mm256_set1_epi8(0x0f);
-	__m256i s[3], lo[2], hi[2], v = _mm256_setzero_si256();
+	__m256i s[3], lo[2], hi[2], v;
 
 	if (!vnni) {
 		pair_digits(z[0], d, s, 1);
@@ -485,6 +485,7 @@ row1_dig_pairs(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 typedef void row1_dig_fn(const struct q4_matrix *w,
 			 const struct kern_dig_tok *t, int r, float *y);
 
+/* G = 64 or 128: a group one or two pairs */
 static inline __attribute__((always_inline)) void
 row1_dig_64(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 	    const int vnni, float *y)
@@ -685,8 +686,9 @@ void kern_avx2_f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 /* kern.f32 (FP32 weights and activations) in kern_dot_f32's order, bit
  * for bit: a vector of 8 running sums an output (column c in lane c % 8,
  * each product rounded, then added: no FMA), the columns past the last
- * multiple of 8 summed apart, then the 8 lanes added to them in turn (ISO
- * C: the compiler fuses no scalar product either). Register tiles of
+ * multiple of 8 summed apart, then the 8 lanes added to them in turn (the
+ * Makefile's -ffp-contract=off: no compiler fuses a scalar product or a
+ * vector mul and add either, GCC or clang). Register tiles of
  * F32_R rows by F32_T tokens, each row's load meeting both tokens and each
  * token's every row; tokens in blocks of F32_TB, whose activations stay in
  * L2 while a tile's rows stay in L1 (the weights read from memory once a
@@ -751,8 +753,8 @@ f32_rows_of(const float *w, int n, int k, const float *x, float *y, int r,
 		f32_tile(w, n, k, x, y, r, i, R, 1);
 }
 
-void kern_avx2_f32(const float *w, int n, int k, const float *x, int m,
-		   float *y, int r0, int r1)
+static void f32(const float *w, int n, int k, const float *x, int m, float *y,
+		int r0, int r1)
 {
 	for (int i0 = 0; i0 < m; i0 += F32_TB) {
 		const int i1 = m - i0 < F32_TB ? m : i0 + F32_TB;
@@ -1250,7 +1252,7 @@ static void a8_tile_madd(const struct kern_panel *pn, const int8_t *aq,
 
 const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .q8 = kern_avx2_q8, .f16 = kern_avx2_f16,
-			       .f32 = kern_avx2_f32,
+			       .f32 = f32,
 			       .a8_pack = a8_pack, .a8_run = a8_tile_madd,
 			       .a8_panel = PANEL, .a8_panels = 1,
 			       .a8_tile = TILE, .digits = digits,
@@ -1261,7 +1263,7 @@ const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .to_f16 = kern_avx2_to_f16 };
 const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
 				   .q4 = q4_vnni, .q8 = kern_avx2_q8,
-				   .f16 = kern_avx2_f16, .f32 = kern_avx2_f32,
+				   .f16 = kern_avx2_f16, .f32 = f32,
 				   .a8_pack = a8_pack, .a8_run = a8_tile_vnni, .a8_panel = PANEL,
 				   .a8_panels = 1, .a8_tile = TILE,
 				   .digits = digits,

@@ -170,7 +170,8 @@ rows1_g128(const struct q4_matrix *w, const struct kern_x *x, int r, int h,
  * span takes 3 instructions to decode and 8 to multiply, where the float
  * method takes 16 and 9; a group's sum is s u q.v + b sum(x), and
  * kern_dig_rest adds s q.r over its residuals or s q.x by the float method
- * (group_qx). */
+ * (group_qx). A value that is not finite makes its group's sum (SX), and
+ * so every output, not finite, as in the reference. */
 #define DIG_SPAN 384
 
 /* Lanewise max over each group of a span: a chunk's 4 lanes (G = 32), two
@@ -620,7 +621,7 @@ q4_vnni(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
 }
 
 /* ---- kern.f32: FP32 weights and activations, kern_dot_f32's order ----
- * kern_avx2.c's kern_avx2_f32 on 16 lanes: a vector holds two tokens' 8
+ * kern_avx2.c's f32 on 16 lanes: a vector holds two tokens' 8
  * running sums (token 2p in lanes 0-7, 2p + 1 in 8-15, each lane still
  * column c % 8 of its token, products rounded, then added), so every
  * output stays kern_dot_f32 of its row and token bit for bit; a row's 8
@@ -701,8 +702,8 @@ f32_rows16(const float *w, int n, int k, const float *x, const float *xp,
 static void f32(const float *w, int n, int k, const float *x, int m, float *y,
 		int r0, int r1)
 {
-	const int k8 = k / 8 * 8;
-	float *xp = xcalloc64(sizeof(float) * (size_t)F32_TB * (k8 + 8));
+	const int k8 = k / 8 * 8, tb = m < F32_TB ? (m + 1) / 2 * 2 : F32_TB;
+	float *xp = xcalloc64(sizeof(float) * (size_t)tb * (k8 + 8));
 
 	for (int i0 = 0; i0 < m; i0 += F32_TB) {
 		const int i1 = m - i0 < F32_TB ? m : i0 + F32_TB;

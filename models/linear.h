@@ -1,8 +1,10 @@
 /* linear.h: a weight matrix of a model layer in one of the storage formats,
  * and y = x W^T through the kernels.
  *
- * FP32 is computed in plain C (the reference forward); every other format
- * turns the FP32 activations into FP16 (A16) and runs the kernel set given. */
+ * FP32 runs through kern_f32_gemm, every output bit for bit kern_dot_f32
+ * (the reference forward, whatever the set and the batch); every other
+ * format turns the FP32 activations into FP16 (A16) and runs the kernel
+ * set given. */
 #ifndef HS_LINEAR_H
 #define HS_LINEAR_H
 
