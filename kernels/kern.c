@@ -86,10 +86,12 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 		     kx->xf + (size_t)i * kx->stride,
 		     kx->sx + (size_t)i * kx->ngroups);
 	kx->dig = NULL;
+	kx->sxb = NULL;
 	kx->tiles = (struct kern_tiles){ 0 };
 }
 
-float *kern_sx_blocks(const struct kern_x *x)
+/* kern_x.sxb from x->sx (kern.h) */
+static float *sx_in_blocks(const struct kern_x *x)
 {
 	const int blocks = (x->m + 15) / 16;
 	float *b = xcalloc64(sizeof(float) * 16 * (size_t)blocks * x->ngroups);
@@ -106,6 +108,7 @@ void kern_x_release(struct kern_x *kx)
 	free(kx->xf);
 	free(kx->sx);
 	free(kx->dig);
+	free(kx->sxb);
 	free(kx->tiles.q);
 	free(kx->tiles.unit);
 	free(kx->tiles.sum);
@@ -622,6 +625,8 @@ void kern_q4_gemm(const struct kern *kn, struct kpool *p,
 	kern_x_init(&j.x, kn, x, m, w->k, w->group, kn->interleave);
 	if (kn->digits && (kn->digit_groups & w->group))
 		kn->digits(&j.x);
+	if (!j.x.dig && kn->sx_blocks)
+		j.x.sxb = sx_in_blocks(&j.x);
 	kpool_run(p, run_rows, &j, w->n, 4);
 	kern_x_release(&j.x);
 }

@@ -50,6 +50,11 @@ struct kern_x {
 				kernel with a digits call, at a group size
 				it serves and the batches it takes them,
 				its own form of the activations */
+	float *sxb;          /* owned, or NULL: for a W4A16 product without
+				dig by a set with sx_blocks, sx 16 tokens
+				at a time: tokens [16 b, 16 b + 16)'s sums
+				of group g at 16 (b ngroups + g), token
+				16 b + i in lane i, zero past m */
 	struct kern_tiles tiles; /* for an integer (a8_run) call, else all
 				    NULL */
 	int m, k, kpad, stride, group, ngroups;
@@ -117,6 +122,9 @@ struct kern {
 	 * own */
 	const struct kern *lend;
 	int lend_groups;
+	/* its W4A16 products without digits sum 16 tokens' bias terms in
+	 * one vector, from kern_x.sxb (made once a call by kern.c) */
+	int sx_blocks;
 	/* NULL, or one token's k activations into xf (zeroed, kpad values) in
 	 * the order of kern_x_place for that interleave, and each group's sum
 	 * into sx: bit for bit what kern.c's portable code writes */
@@ -158,11 +166,6 @@ static inline int kern_x_place(int c, int interleave)
 void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 		 int m, int k, int group, int interleave);
 void kern_x_release(struct kern_x *kx);
-/* x's group sums 16 tokens at a time, for kernels that sum 16 tokens' bias
- * terms in one vector: tokens [16 b, 16 b + 16)'s sums of group g at
- * 16 (b ngroups + g), token 16 b + i in lane i, zero past x->m. Owned by
- * the caller (free). */
-float *kern_sx_blocks(const struct kern_x *x);
 
 /* ---- a digits call's form of the activations (kern_avx2.c,
  * kern_avx512.c, kern_neon.c)

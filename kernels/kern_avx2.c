@@ -110,13 +110,13 @@ static inline void bias_terms(__m128 h, const float *sxt, __m256 corr[2])
 
 /* One row, the block of up to 16 tokens from i0. Per pair: header lanes,
  * code vectors, then each token. acc[i] sums s P lanewise; corr sums
- * (b - 16 s) SX, token i in lane i (sxb: kern_sx_blocks). */
-static void q4_row(const struct q4_matrix *w, const struct kern_x *x,
-		   const float *sxb, int r, int i0, float *y)
+ * (b - 16 s) SX, token i in lane i (x->sxb). */
+static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
+		   int i0, float *y)
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
 	const int g = w->group, m = x->m, chunks = w->ngroups * (g / 32);
-	const float *sxt = sxb + (size_t)i0 * x->ngroups;
+	const float *sxt = x->sxb + (size_t)i0 * x->ngroups;
 	const int mi = m - i0 < 16 ? m - i0 : 16;
 	__m256 acc[16], corr[2];
 	float cl[16];
@@ -583,17 +583,13 @@ q4_by(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
 {
 	struct kern_dig_tok t[KERN_DIG_TOKENS];
 
-	if (!x->dig) { /* KERN_DIG_TOKENS tokens or more, or a kern_x made
-			  apart from kern_q4_gemm */
-		float *sxb = kern_sx_blocks(x);
-
+	if (!x->dig) { /* KERN_DIG_TOKENS tokens or more */
 		/* a block's activations (16 x k values) stay in L2 while the
 		 * rows pass; a row at a time over every block would stream
 		 * all m tokens' from L3 for each row */
 		for (int i0 = 0; i0 < x->m; i0 += 16)
 			for (int r = r0; r < r1; r++)
-				q4_row(w, x, sxb, r, i0, y);
-		free(sxb);
+				q4_row(w, x, r, i0, y);
 		return;
 	}
 	for (int i = 0; i < x->m; i++) /* each token's digits (kern.c) */
@@ -1252,7 +1248,7 @@ static void a8_tile_madd(const struct kern_panel *pn, const int8_t *aq,
 
 const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .q8 = kern_avx2_q8, .f16 = kern_avx2_f16,
-			       .f32 = f32,
+			       .f32 = f32, .sx_blocks = 1,
 			       .a8_pack = a8_pack, .a8_run = a8_tile_madd,
 			       .a8_panel = PANEL, .a8_panels = 1,
 			       .a8_tile = TILE, .digits = digits,
@@ -1264,6 +1260,7 @@ const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
 				   .q4 = q4_vnni, .q8 = kern_avx2_q8,
 				   .f16 = kern_avx2_f16, .f32 = f32,
+				   .sx_blocks = 1,
 				   .a8_pack = a8_pack, .a8_run = a8_tile_vnni, .a8_panel = PANEL,
 				   .a8_panels = 1, .a8_tile = TILE,
 				   .digits = digits,

@@ -537,16 +537,15 @@ static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
  * worth from L2 for each row; the partial sums (rows x tokens vectors,
  * 16 KB) stay in L1 too. Each row's codes are decoded once per quad, for
  * all the tokens. A row's bias terms sum in one vector, a token a lane
- * (kern_sx_blocks). */
+ * (x->sxb). */
 static void tile(const struct q4_matrix *w, const struct kern_x *x, int r0,
 		 int r1, float *y)
 {
 	const int chunks = w->ngroups * (w->group / 32), m = x->m;
-	float *sxb = kern_sx_blocks(x);
 	__m512 acc[16][16], corr[16];
 
 	for (int i0 = 0; i0 < m; i0 += 16) {
-		const float *sxt = sxb + (size_t)i0 * x->ngroups;
+		const float *sxt = x->sxb + (size_t)i0 * x->ngroups;
 		int mi = m - i0 < 16 ? m - i0 : 16;
 
 		for (int t0 = r0; t0 < r1; t0 += 16) {
@@ -586,7 +585,6 @@ static void tile(const struct q4_matrix *w, const struct kern_x *x, int r0,
 			}
 		}
 	}
-	free(sxb);
 }
 
 static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
@@ -1076,14 +1074,14 @@ static void f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 
 const struct kern kern_avx512 = { .name = "avx512", .interleave = 4,
 				  .q4 = q4, .q8 = kern_avx2_q8, .f16 = f16,
-				  .f32 = f32,
+				  .f32 = f32, .sx_blocks = 1,
 				  .lend = &kern_avx2, .lend_groups = 32 | 64,
 				  .load = kern_avx2_load,
 				  .attend = kern_avx2_attend,
 				  .to_f16 = kern_avx2_to_f16 };
 const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
 				       .q4 = q4_vnni, .q8 = kern_avx2_q8,
-				       .f16 = f16, .f32 = f32,
+				       .f16 = f16, .f32 = f32, .sx_blocks = 1,
 				       .a8_pack = a8_pack,
 				       .a8_run = a8_tile, .a8_panel = PANEL,
 				       .a8_panels = PANELS, .a8_tile = TILE,
