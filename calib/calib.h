@@ -93,6 +93,8 @@ struct calib_cpu_job {
 	bool verify;               /* the verify table too: block forwards of
 				      1, 2, 4, 8 and 16 tokens */
 	const char *device;        /* the profile's device; NULL: the host name */
+	const struct kern *kern;   /* the kernel set (borrowed); NULL: the best
+				      this CPU runs */
 };
 
 /* Loads the model or builds the shape's weights with room for the largest

@@ -459,6 +459,8 @@ json_t *calib_cpu_profile(const struct calib_cpu_job *j, const json_t *prov,
 	if (calib_model_init(&c, j->model, j->shape, j->quant, j->threads,
 			     ctx[nctx - 1] + 16, e) < 0)
 		return NULL;
+	if (j->kern)
+		c.m.kn = j->kern;
 	c.m.int8_batches = j->int8_blocks;
 	llama_pack_a8(&c.m);
 	if (cut_lists(&c, ctx, pre, e) < 0) {

@@ -64,6 +64,13 @@ void cli_warn(const char *cmd, const char *warnings);
 #define CLI_OPT_BLOCK_ACTS(d, h) \
 	OPT_PARSE("block-acts", 0, d, "int8|fp16", cli_parse_block_acts, h)
 #define CLI_OPT_QUANT(n, d, h) OPT_PARSE(n, 0, d, "Q", cli_parse_quant, h)
+/* the CPU kernel set a command runs (const struct kern **; left alone:
+ * the caller's default, kern_best) */
+#define CLI_OPT_KERNEL(d) \
+	OPT_PARSE("kernel", 0, d, "K", cli_parse_kernel, \
+		  "CPU kernel set: one this build and CPU run, e.g. avx2\n" \
+		  "for an AVX2-only machine (default: the best; hybridspec\n" \
+		  "--version names it)")
 /* threads of the kernels, 1 to max: 64 where a command times STREAM and the
  * peaks (kernels/kbench.c runs at most 64), 256 elsewhere */
 #define CLI_OPT_THREADS(d, max, h) OPT_INT("threads", 0, d, "N", 1, max, h)
@@ -96,6 +103,8 @@ void cli_warn(const char *cmd, const char *warnings);
 int cli_parse_group(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 int cli_parse_block_acts(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 int cli_parse_quant(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
+/* a kernel set this build and CPU run, by name (const struct kern **) */
+int cli_parse_kernel(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 /* NAME[:Q] with Q a weight format (const char **: the argument) */
 int cli_parse_model_spec(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 

@@ -53,10 +53,9 @@ static int parse_shape(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 int cli_bench_kernels(int argc, char **argv)
 {
 	static const char *const batches[] = { "1", "4", "16", "64", "512", NULL };
-	const char *const *kerns = kern_available();
-	struct kbench_opts o = { .group = 128 };
+	struct kbench_opts o = { .group = 128, .kern = kern_best() };
 	long long threads = 0;
-	int kern = -1, batch = -1, rc;
+	int batch = -1, rc;
 	struct opt rows[] = {
 		CLI_OPT_THREADS(&threads, 64, "only N threads, 1 to 64 (default: 1 and 2)"),
 		CLI_OPT_GROUP(&o.group, "W4A16 group size: 32, 64 or 128 (default 128)"),
@@ -67,9 +66,7 @@ int cli_bench_kernels(int argc, char **argv)
 		OPT_FLAG("hot", 0, &o.hot,
 			 "one copy of each matrix: weights hot in the cache (and\n"
 			 "STREAM over 32 MB arrays: the cache's bandwidth too)"),
-		OPT_CHOICE("kernel", 0, &kern, "K", kerns,
-			   "kernel set: one this build and CPU run (default: the\n"
-			   "best; hybridspec --version names it)"),
+		CLI_OPT_KERNEL(&o.kern),
 		CLI_OPT_QUICK(&o.quick, "one shape, batch 1, shorter timings (a smoke test)"),
 		CLI_OPT_JSON(&o.json, "{\"stream_gbs\": X, \"rows\": [{\"kernel\": \"w4a16\",\n"
 			     " \"shape\": ..., \"triad_share\": X,\n"
@@ -81,7 +78,6 @@ int cli_bench_kernels(int argc, char **argv)
 		return rc;
 	o.threads = (int)threads;
 	o.batch = batch < 0 ? 0 : atoi(batches[batch]);
-	o.kern = kern < 0 ? kern_best() : kern_find(kerns[kern]);
 	kbench_run(&o);
 	return CLI_OK;
 }

@@ -50,7 +50,7 @@ static const struct opt_cmd cpu_cmd = {
 	.usage = "(--model NAME|PATH | --shape SHAPE) [--quant Q]\n"
 		 " [--threads N] [--device NAME] [--ctx LIST]\n"
 		 " [--prefill LIST] [--reps N] [--verify FILE]\n"
-		 " [--block-acts int8|fp16] [-o PROFILE]",
+		 " [--block-acts int8|fp16] [--kernel K] [-o PROFILE]",
 	.about = "Times the real draft forward (the project's kernels) on this CPU: one\n"
 		 "draft step at each context of --ctx and prompt prefills of each length\n"
 		 "of --prefill, beside STREAM bandwidth and the FMA peak measured in the\n"
@@ -96,6 +96,7 @@ int cli_calib_cpu(int argc, char **argv)
 			"also write the verify-cost table to FILE"),
 		CLI_OPT_BLOCK_ACTS(&j.int8_blocks, "how W4A16 layers take blocks of 4+ "
 				   "tokens\n(default int8)"),
+		CLI_OPT_KERNEL(&j.kern),
 		OPT_STR("out", 'o', &out, "PROFILE", "write the profile to PROFILE "
 			"(default: stdout)"),
 		OPT_END,

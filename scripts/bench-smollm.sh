@@ -29,15 +29,28 @@
 #   -DGGML_NATIVE=OFF -DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON \
 #   -DGGML_AVX512_VNNI=ON -DGGML_AVX512_BF16=ON -DGGML_AVX_VNNI=ON \
 #   -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+#
+# KERNEL=avx2: the AVX2-only pair, on any x86-64 machine with AVX2: the
+# project's forward on `calib cpu --kernel avx2` against a llama-bench
+# built for AVX2, FMA and F16C alone:
+#   -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON \
+#   -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_TILE=OFF \
+#   -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 set -eu
 [ $# -ge 1 ] || { echo "usage: bench-smollm.sh LLAMA_BENCH [BUILD] [ROUNDS]" >&2; exit 2; }
 lb=$1
 build=${2:-build}
 rounds=${3:-2}
+kernel=${KERNEL:-}
 H=$build/hybridspec
 [ -x "$lb" ] || { echo "bench-smollm.sh: $lb: not an executable llama-bench" >&2; exit 2; }
 [ -x "$H" ] || { echo "bench-smollm.sh: $H: build the project first (make)" >&2; exit 2; }
 case $rounds in ''|*[!0-9]*|0) echo "bench-smollm.sh: ROUNDS: expected a count >= 1, found '$rounds'" >&2; exit 2 ;; esac
+case $kernel in
+'') kopt= ;;
+avx2) kopt="--kernel avx2" ;;
+*) echo "bench-smollm.sh: KERNEL: expected avx2 (or nothing), found '$kernel'" >&2; exit 2 ;;
+esac
 command -v jq >/dev/null || { echo "bench-smollm.sh: jq is missing (apt-get install jq)" >&2; exit 2; }
 models=${HYBRIDSPEC_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/hybridspec/models}
 gguf=$(ls "$models"/smollm2-135m/*.gguf 2>/dev/null | head -n 1 || true)
@@ -50,8 +63,9 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 for r in $(seq "$rounds"); do
 	for t in 1 2; do
 		for q in w4a16-g32-asym-head w4a16-g32-asym; do
+			# shellcheck disable=SC2086 # $kopt is options, split
 			"$H" calib cpu --model smollm2-135m --quant "$q" --threads "$t" \
-				--ctx 128,1024 --prefill 128,1024 --reps 3 \
+				--ctx 128,1024 --prefill 128,1024 --reps 3 $kopt \
 				-o "$tmp/e.json" 2>"$tmp/log" ||
 				{ cat "$tmp/log" >&2; exit 1; }
 			# "prefill N tokens at context 0: X ms",
@@ -75,7 +89,7 @@ for r in $(seq "$rounds"); do
 done
 
 echo
-echo "medians over $rounds rounds, tokens/s; x: the project's over llama.cpp's"
+echo "medians over $rounds rounds, tokens/s; x: the project's over llama.cpp's${kernel:+ (the project on --kernel $kernel)}"
 # the table (median.awk beside this script)
 cat >"$tmp/table.awk" <<'EOF'
 {

@@ -505,6 +505,27 @@ static void test_accept_profile(void)
 	json_decref(doc);
 }
 
+/* calib cpu --kernel: the forward runs on the named set, and the profile
+ * says so (the portable set has no integer path: its blocks take FP16) */
+static void test_cpu_kernel(void)
+{
+	char out[8192], args[2048];
+	const char *path = t_write("ref.json", "");
+	json_t *p;
+
+	if (!t_need_models())
+		return;
+	t_absolute_dirs();
+	snprintf(args, sizeof(args), "calib cpu --model stories260K --ctx 16,32 "
+		 "--prefill 16 --reps 1 --kernel ref -o %s", path);
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	p = json_load_file(path, 0, NULL);
+	CHECK(p && !strcmp(json_string_value(json_object_get(p, "kernel")), "ref") &&
+	      !strcmp(json_string_value(json_object_get(p, "prefill_activations")),
+		      "fp16"));
+	json_decref(p);
+}
+
 /* The check's verdicts are timing, so they are not asserted here (under a
  * sanitiser the edge's forward is slower than its profile): what is asserted
  * is that every check ran, that each "pass" is its error against its bound,
@@ -730,6 +751,8 @@ const struct tcase calib_tests[] = {
 	{ "calib: the quick fidelity check: every verdict is its error against its bound",
 	  test_check_quick },
 	{ "calib: the device model held out device by device", test_blind },
+	{ "calib: calib cpu --kernel runs the forward on that kernel set",
+	  test_cpu_kernel },
 	{ "calib: published acceptance figures by name", test_published },
 	{ 0 },
 };

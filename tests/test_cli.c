@@ -494,6 +494,12 @@ static void calib_bad_input(void)
 	      strstr(out, "--batch: expected 1, 4, 16, 64 or 512, got \"3\""));
 	CHECK(t_run("bench kernels --shape 4096", out, sizeof(out)) == 2 &&
 	      strstr(out, "--shape: expected ROWSxCOLUMNS"));
+	CHECK(t_run("calib cpu --shape llama2-7b --kernel avx3", out,
+		    sizeof(out)) == 2 &&
+	      strstr(out, "calib cpu: --kernel: expected ") &&
+	      strstr(out, "ref (the sets this build and CPU run), got \"avx3\""));
+	CHECK(t_run("bench kernels --kernel avx3", out, sizeof(out)) == 2 &&
+	      strstr(out, "bench kernels: --kernel: expected "));
 }
 
 /* serve, edge, eval, generate and claims: a bad option is exit status 2
