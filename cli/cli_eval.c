@@ -45,7 +45,8 @@ static const struct opt_cmd ppl_cmd = {
 	.name = "eval ppl",
 	.usage = "--model NAME|PATH [--quant Q] --text FILE\n"
 		 " [--window N] [--windows W] [--score-from F]\n"
-		 " [--threads N] [--block-acts fp16|int8] [--json]",
+		 " [--threads N] [--block-acts fp16|int8] [--kernel K]\n"
+		 " [--json]",
 	.about = EVAL_TEXT "\n"
 		 "Perplexity over the text in windows of N tokens, each from an empty\n"
 		 "cache; every token after a window's first is predicted (the GPTQ\n"
@@ -63,7 +64,7 @@ static const struct opt_cmd accept_cmd = {
 	.usage = "--target NAME[:Q] --draft NAME[:Q] --text FILE\n"
 		 " [--gamma G] [--prompts N] [--temperature T]\n"
 		 " [--window N] [--windows W] [--threads N]\n"
-		 " [--seed S] [--out PROFILE] [--json]",
+		 " [--seed S] [--kernel K] [--out PROFILE] [--json]",
 	.about = EVAL_TEXT "\n"
 		 "Teacher-forced along the text, the greedy agreement of draft and\n"
 		 "target (alpha_greedy) and the mean of sum min(p, q) (alpha_stochastic);\n"
@@ -91,6 +92,7 @@ static int ppl_sub(int argc, char **argv)
 			"(default 0: every one after the first)"),
 		CLI_OPT_BLOCK_ACTS(&o.int8, "how W4A16 layers take a window's\n"
 				   "activations (default fp16)"),
+		CLI_OPT_KERNEL(&o.kern),
 		CLI_OPT_JSON(&json, "print the result as JSON"),
 		OPT_END,
 	};
@@ -200,6 +202,7 @@ static int accept_sub(int argc, char **argv)
 		CLI_OPT_TEMPERATURE(&o.temperature, "verify by rejection sampling at T;\n"
 				    "0 (the default): greedy verification"),
 		CLI_OPT_SEED(&seed, "the samples' seed (default 1)"),
+		CLI_OPT_KERNEL(&o.kern),
 		OPT_STR("out", 0, &out, "PROFILE", "write PROFILE and PROFILE.bits"),
 		CLI_OPT_JSON(&json, "print the summary as JSON"),
 		OPT_END,

@@ -10,7 +10,7 @@
 static const struct opt_cmd generate_cmd = {
 	.name = "generate",
 	.usage = "--model NAME|PATH [--quant Q] [--prompt TEXT]\n"
-		 " [--steps N] [--temperature T] [--seed S]",
+		 " [--steps N] [--temperature T] [--seed S] [--kernel K]",
 	.about = "Generates text from a llama2.c checkpoint (a path, or a name found in\n"
 		 "$HYBRIDSPEC_MODELS or ../shared/models, e.g. stories260K), its weights in\n"
 		 "format Q (f32, f16, w8a16, w4a16[-g32|-g64|-g128][-sym|-asym], w4a4;\n"
@@ -36,6 +36,7 @@ int cli_generate(int argc, char **argv)
 		CLI_OPT_TEMPERATURE(&g.temperature,
 				    "sample at T; 0 (the default): greedy"),
 		CLI_OPT_SEED(&seed, "the samples' seed (default 1)"),
+		CLI_OPT_KERNEL(&g.kern),
 		OPT_END,
 	};
 	struct err e;

@@ -46,6 +46,8 @@ int eval_generate(const struct eval_gen *o, FILE *out, struct err *e)
 
 	if (mload(o->model, &o->q, &m, &t, e) < 0)
 		return -1;
+	if (o->kern)
+		m.kn = o->kern;
 	toks = xmalloc(sizeof(int) * (strlen(o->prompt) + 3));
 	ntok = tok_encode(&t, o->prompt, 1, 0, toks);
 	if (ntok == 0) /* no prompt and no start token: begin from it anyway */
@@ -108,6 +110,8 @@ static int ppl_of(const struct eval_ppl_opts *o, struct llama *m,
 			       "less one (%d)", o->score_from, out->window - 1);
 	pool = kern_pool_new(o->threads);
 	m->pool = pool;
+	if (o->kern)
+		m->kn = o->kern;
 	m->int8_batches = o->int8;
 	llama_pack_a8(m);
 	out->acts = llama_block_acts(m);
@@ -212,6 +216,8 @@ int eval_accept(const struct eval_accept_opts *o, struct eval_accept *out,
 		llama_release(&tm);
 		return -1;
 	}
+	if (o->kern)
+		tm.kn = dm.kn = o->kern;
 	quant_name(&tq, out->target_quant);
 	quant_name(&dq, out->draft_quant);
 	rc = accept_of(o, &tm, &dm, &tt, out, e);

@@ -24,6 +24,8 @@ struct eval_gen {
 				(at most the model's context) */
 	double temperature;  /* 0: greedy, else sampled at it */
 	uint64_t seed;       /* of the samples' stream ("generate") */
+	const struct kern *kern; /* borrowed: the kernel set; NULL: the best
+				    this CPU runs (kern_best) */
 };
 
 /* Writes the prompt's text, then each new token's as it comes (flushed),
@@ -44,6 +46,7 @@ struct eval_ppl_opts {
 	int threads;         /* the linear layers' */
 	bool int8;           /* W4A16 layers quantise a window's activations
 				to int8 a group (the kernels' integer path) */
+	const struct kern *kern; /* as eval_gen's */
 };
 
 struct eval_ppl {
@@ -77,6 +80,7 @@ struct eval_accept_opts {
 	double temperature;  /* 0: greedy verification, else rejection
 				sampling at it */
 	uint64_t seed;       /* of the samples' stream ("eval/accept") */
+	const struct kern *kern; /* both models', as eval_gen's */
 };
 
 struct eval_accept {

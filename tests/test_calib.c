@@ -505,8 +505,9 @@ static void test_accept_profile(void)
 	json_decref(doc);
 }
 
-/* calib cpu --kernel: the forward runs on the named set, and the profile
- * says so (the portable set has no integer path: its blocks take FP16) */
+/* calib cpu and eval ppl --kernel: the forward runs on the named set, and
+ * the profile says so (the portable set has no integer path: its blocks
+ * take FP16, and eval says int8 was asked for and not had) */
 static void test_cpu_kernel(void)
 {
 	char out[8192], args[2048];
@@ -524,6 +525,12 @@ static void test_cpu_kernel(void)
 	      !strcmp(json_string_value(json_object_get(p, "prefill_activations")),
 		      "fp16"));
 	json_decref(p);
+	snprintf(args, sizeof(args), "eval ppl --model stories260K --quant w4a16 "
+		 "--text %s/TinyStories-valid-excerpt.txt --windows 1 "
+		 "--block-acts int8 --kernel ref", mload_data_dir());
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0 &&
+		  strstr(out, "activations fp16") &&
+		  strstr(out, "this kernel set has no integer path"), "%s", out);
 }
 
 /* The check's verdicts are timing, so they are not asserted here (under a
@@ -751,7 +758,7 @@ const struct tcase calib_tests[] = {
 	{ "calib: the quick fidelity check: every verdict is its error against its bound",
 	  test_check_quick },
 	{ "calib: the device model held out device by device", test_blind },
-	{ "calib: calib cpu --kernel runs the forward on that kernel set",
+	{ "calib: calib cpu and eval ppl --kernel run the forward on that set",
 	  test_cpu_kernel },
 	{ "calib: published acceptance figures by name", test_published },
 	{ 0 },

@@ -531,6 +531,12 @@ static void model_commands_bad_options(void)
 		{ "generate --model m --temperature -1", "hybridspec generate: "
 		  "--temperature: expected a number >= 0, got \"-1\"" },
 		{ "generate --steps 3", "hybridspec generate: give --model" },
+		{ "generate --model m --kernel avx3", "hybridspec generate: "
+		  "--kernel: expected " },
+		{ "eval ppl --model m --text t --kernel avx3", "hybridspec eval ppl: "
+		  "--kernel: expected " },
+		{ "eval accept --target m --draft m --text t --kernel avx3",
+		  "hybridspec eval accept: --kernel: expected " },
 		{ "claims", "hybridspec claims: expected RESULTS_DIR" },
 	};
 	static const char *const helps[] = { "eval ppl", "eval accept", "claims" };
