@@ -1,8 +1,8 @@
 /* tok.c: pieces are found through a hash table (FNV-1a, linear probing);
- * merges by rank (Hugging Face and byte-level BPE) through a sorted list
- * of "left right" strings and binary search. An encoding is a list of ids
- * that shrinks as pairs merge; every id in it is a piece of the
- * vocabulary. */
+ * merges by rank (Hugging Face and byte-level BPE) through a second one,
+ * keyed by the pair of ids a merge joins, holding its rank and the id of
+ * the join. An encoding is a list of ids that shrinks as pairs merge;
+ * every id in it is a piece of the vocabulary. */
 #include "tok.h"
 
 #include "gguf.h"
@@ -111,78 +111,90 @@ void tok_release(struct tok *t)
 {
 	for (int i = 0; t->piece && i < t->n; i++)
 		free(t->piece[i]);
-	for (int i = 0; t->merge && i < t->n_merges; i++)
-		free(t->merge[i]);
 	free(t->piece);
 	free(t->score);
 	free(t->table);
 	free(t->merge);
-	free(t->rank);
 	free(t->control);
 	memset(t, 0, sizeof(*t));
 }
 
 static int lookup(const struct tok *t, const char *s);
 
-/* Whether merge s, "left right" with sp at its one space, joins two pieces
- * into a third, as encoding assumes (Hugging Face's loader checks it too). */
-static int merge_known(const struct tok *t, const char *s, const char *sp)
+static uint32_t pair_hash(int left, int right)
+{
+	return ((uint32_t)left * 2654435761u) ^ ((uint32_t)right * 40503u);
+}
+
+/* The merge of the pair (left, right), or NULL */
+static const struct tok_merge *merge_of(const struct tok *t, int left,
+					int right)
+{
+	uint32_t mask = (uint32_t)t->merge_size - 1, at = pair_hash(left, right) & mask;
+
+	for (; t->merge[at].left >= 0; at = (at + 1) & mask)
+		if (t->merge[at].left == left && t->merge[at].right == right)
+			return &t->merge[at];
+	return NULL;
+}
+
+/* Merge s ("left right" with sp at its one space) as the ids it joins and
+ * the join's, each a piece (as encoding assumes; Hugging Face's loader
+ * checks it too), into *m; 0, or -1 where one is not */
+static int merge_ids(const struct tok *t, const char *s, const char *sp,
+		     struct tok_merge *m)
 {
 	size_t nl = (size_t)(sp - s);
 	char *buf = xmalloc(strlen(s) + 1);
-	int ok;
 
 	memcpy(buf, s, nl);
 	strcpy(buf + nl, sp + 1);
-	ok = lookup(t, buf) >= 0 && lookup(t, sp + 1) >= 0;
+	m->joined = lookup(t, buf);
+	m->right = lookup(t, sp + 1);
 	buf[nl] = '\0';
-	ok = ok && lookup(t, buf) >= 0;
+	m->left = lookup(t, buf);
 	free(buf);
-	return ok;
-}
-
-static char **merge_ctx;
-
-static int cmp_merge(const void *a, const void *b)
-{
-	return strcmp(merge_ctx[*(const int *)a], merge_ctx[*(const int *)b]);
+	return m->joined >= 0 && m->right >= 0 && m->left >= 0 ? 0 : -1;
 }
 
 /* Takes the merges m[0..n) (owned strings, in rank order; the array is
  * freed too): each must be "left right" joining two pieces into a third.
- * where names the list in messages ("/model/merges/"). */
+ * where names the list in messages ("/model/merges/"). A pair listed
+ * twice keeps its first rank. */
 static int set_merges(struct tok *t, char **m, int n, const char *path,
 		      const char *where, struct err *e)
 {
-	int *order;
+	int bad = -1;
 
-	for (int i = 0; i < n; i++) {
+	for (t->merge_size = 16; t->merge_size < 2 * n;)
+		t->merge_size *= 2;
+	t->merge = xmalloc(sizeof(*t->merge) * (size_t)t->merge_size);
+	for (int i = 0; i < t->merge_size; i++)
+		t->merge[i].left = -1;
+	for (int i = 0; i < n && bad < 0; i++) {
 		const char *sp = strchr(m[i], ' ');
+		struct tok_merge g = { .rank = i };
+		uint32_t mask = (uint32_t)t->merge_size - 1, at;
 
-		if (!sp || strchr(sp + 1, ' ') || !merge_known(t, m[i], sp)) {
-			err_set(e, "%s: %s%d: expected \"left right\", two pieces "
-				"of the vocabulary whose join is one too", path,
-				where, i);
-			for (int j = 0; j < n; j++)
-				free(m[j]);
-			free(m);
-			return -1;
+		if (!sp || strchr(sp + 1, ' ') || merge_ids(t, m[i], sp, &g) < 0) {
+			bad = i;
+			break;
 		}
+		for (at = pair_hash(g.left, g.right) & mask; t->merge[at].left >= 0 &&
+		     (t->merge[at].left != g.left || t->merge[at].right != g.right);
+		     at = (at + 1) & mask)
+			;
+		if (t->merge[at].left < 0)
+			t->merge[at] = g;
 	}
-	order = xmalloc(sizeof(int) * ((size_t)n + 1));
-	for (int i = 0; i < n; i++)
-		order[i] = i;
-	merge_ctx = m;
-	qsort(order, (size_t)n, sizeof(int), cmp_merge);
-	t->merge = xmalloc(sizeof(char *) * ((size_t)n + 1));
-	t->rank = xmalloc(sizeof(int) * ((size_t)n + 1));
-	for (int i = 0; i < n; i++) {
-		t->merge[i] = m[order[i]];
-		t->rank[i] = order[i];
-	}
-	t->n_merges = n;
+	for (int j = 0; j < n; j++)
+		free(m[j]);
 	free(m);
-	free(order);
+	t->n_merges = n;
+	if (bad >= 0)
+		return err_set(e, "%s: %s%d: expected \"left right\", two pieces "
+			       "of the vocabulary whose join is one too", path,
+			       where, bad);
 	return 0;
 }
 
@@ -452,53 +464,48 @@ fail:
 
 static const char SPACE[] = "\xe2\x96\x81"; /* U+2581, the HF space */
 
-static int merge_rank(const struct tok *t, const char *a, const char *b,
-		      char *buf)
+/* The merge of ids[i] and ids[i + 1], or NULL (none; pairs with the
+ * unknown token never merge) */
+static const struct tok_merge *pair_at(const struct tok *t, const int *ids,
+				       int i)
 {
-	int lo = 0, hi = t->n_merges - 1;
-
-	sprintf(buf, "%s %s", a, b);
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2, c = strcmp(t->merge[mid], buf);
-
-		if (c == 0)
-			return t->rank[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -1;
+	return ids[i] == t->unk || ids[i + 1] == t->unk ? NULL
+						       : merge_of(t, ids[i], ids[i + 1]);
 }
 
 /* Merges the pair of lowest rank (leftmost on ties) of ids[0..n) until
- * none is left; pairs with the unknown token never merge. Returns the new
- * count. buf: 2 max_piece + 2 bytes. */
-static int merge_by_rank(const struct tok *t, int *ids, int n, char *buf)
+ * none is left. Returns the new count. pair[i] is the merge of ids[i] and
+ * ids[i + 1]; a merge changes only its neighbours'. */
+static int merge_by_rank(const struct tok *t, int *ids, int n)
 {
+	const struct tok_merge *word[64], **pair = word;
+
+	if (n < 2)
+		return n;
+	if (n - 1 > 64) /* a long word; most are short */
+		pair = xmalloc(sizeof(*pair) * (size_t)(n - 1));
+	for (int i = 0; i + 1 < n; i++)
+		pair[i] = pair_at(t, ids, i);
 	for (;;) {
-		int best = -1, best_at = -1;
+		int at = -1;
 
-		for (int i = 0; i + 1 < n; i++) {
-			int r;
-
-			if (ids[i] == t->unk || ids[i + 1] == t->unk)
-				continue;
-			r = merge_rank(t, t->piece[ids[i]], t->piece[ids[i + 1]], buf);
-			if (r >= 0 && (best < 0 || r < best)) {
-				best = r;
-				best_at = i;
-			}
-		}
-		if (best_at < 0)
-			return n;
-		sprintf(buf, "%s%s", t->piece[ids[best_at]], t->piece[ids[best_at + 1]]);
-		ids[best_at] = lookup(t, buf);
-		HS_ASSERT(ids[best_at] >= 0);
-		memmove(ids + best_at + 1, ids + best_at + 2,
-			sizeof(int) * (size_t)(n - best_at - 2));
+		for (int i = 0; i + 1 < n; i++)
+			if (pair[i] && (at < 0 || pair[i]->rank < pair[at]->rank))
+				at = i;
+		if (at < 0)
+			break;
+		ids[at] = pair[at]->joined;
+		memmove(ids + at + 1, ids + at + 2, sizeof(int) * (size_t)(n - at - 2));
+		memmove(pair + at, pair + at + 1, sizeof(*pair) * (size_t)(n - at - 2));
 		n--;
+		if (at > 0)
+			pair[at - 1] = pair_at(t, ids, at - 1);
+		if (at + 1 < n)
+			pair[at] = pair_at(t, ids, at);
 	}
+	if (pair != word)
+		free(pair);
+	return n;
 }
 
 /* HF BPE: normalise, one symbol a character (unknown ones <unk>, runs of
@@ -506,10 +513,9 @@ static int merge_by_rank(const struct tok *t, int *ids, int n, char *buf)
 static int encode_hf(const struct tok *t, const char *text, int *out)
 {
 	size_t len = strlen(text), nl = 0;
-	char *norm = xmalloc(3 * len + 4), *buf, cp[8];
+	char *norm = xmalloc(3 * len + 4), cp[8];
 	int n = 0;
 
-	buf = xmalloc(2 * (size_t)t->max_piece + 2);
 	if (len) { /* the normaliser prepends only to non-empty text */
 		memcpy(norm, SPACE, 3);
 		nl = 3;
@@ -543,9 +549,8 @@ static int encode_hf(const struct tok *t, const char *text, int *out)
 		out[n++] = id;
 		i += cl;
 	}
-	n = merge_by_rank(t, out, n, buf);
+	n = merge_by_rank(t, out, n);
 	free(norm);
-	free(buf);
 	return n;
 }
 
@@ -555,23 +560,24 @@ static int encode_bytes(const struct tok *t, const char *text, int *out)
 {
 	size_t len = strlen(text), *ends = xmalloc(sizeof(size_t) * (len + 1));
 	size_t words = pretok_split(t->pre, text, len, ends);
-	char *buf = xmalloc(2 * (size_t)t->max_piece + 2), c[4];
-	int n = 0;
+	char c[4];
+	int n = 0, of[256]; /* each byte's token */
 
+	for (int b = 0; b < 256; b++) {
+		c[byte_char(b, c)] = '\0';
+		of[b] = lookup(t, c);
+	}
 	for (size_t w = 0, at = 0; w < words; at = ends[w++]) {
 		int first = n;
 
-		for (size_t i = at; i < ends[w]; i++) {
-			c[byte_char((unsigned char)text[i], c)] = '\0';
-			/* a byte the vocabulary lacks is dropped, as llama.cpp
-			 * does (SmolLM2's has no token for most control bytes) */
-			if ((out[n] = lookup(t, c)) >= 0)
+		/* a byte the vocabulary lacks is dropped, as llama.cpp does
+		 * (SmolLM2's has no token for most control bytes) */
+		for (size_t i = at; i < ends[w]; i++)
+			if ((out[n] = of[(unsigned char)text[i]]) >= 0)
 				n++;
-		}
-		n = first + merge_by_rank(t, out + first, n - first, buf);
+		n = first + merge_by_rank(t, out + first, n - first);
 	}
 	free(ends);
-	free(buf);
 	return n;
 }
 

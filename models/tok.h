@@ -37,8 +37,10 @@ struct tok {
 	int *table;     /* (table_size) owned: open-addressing hash of pieces
 			   to ids, -1 empty */
 	int table_size; /* a power of two, at least 2 n */
-	char **merge;   /* (n_merges) owned: "left right", sorted */
-	int *rank;      /* (n_merges) owned: rank of merge[i] in the file */
+	/* (merge_size) owned: open-addressing hash of merges by their pair
+	 * of ids, left -1 empty */
+	struct tok_merge { int left, right, rank, joined; } *merge;
+	int merge_size; /* a power of two, at least 2 n_merges */
 	int n_merges, unk;
 	int max_piece;  /* bytes of the longest piece */
 	int bos, eos;   /* ids of the start and end tokens */

@@ -981,7 +981,40 @@ static void burst_counts(void)
 	      b.p_after_reject == 0 && isinf(b.iid_mean_run));
 }
 
+/* BPE merges by rank: the lowest rank first, a pair listed twice at its
+ * first rank, and a merge whose join is no piece refused by its index */
+static void bpe_merge_ranks(void)
+{
+	static const char vocab[] = "{\"model\": {\"type\": \"BPE\", \"vocab\": "
+		"{\"<unk>\": 0, \"<s>\": 1, \"</s>\": 2, \"\\u2581\": 3, \"a\": 4, "
+		"\"b\": 5, \"c\": 6, \"ab\": 7, \"bc\": 8, \"abc\": 9}, "
+		"\"merges\": [%s]}}";
+	char text[512];
+	struct tok t;
+	struct err e;
+	int ids[8], n;
+
+	/* a b (rank 0) before b c (1), then ab c: "abc" is one piece; had
+	 * the second "a b" (3) counted, b c would merge first and stop */
+	snprintf(text, sizeof(text), vocab,
+		 "\"a b\", \"b c\", \"ab c\", \"a b\"");
+	if (tok_load_hf(&t, t_write("tok.json", text), 10, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	n = tok_encode(&t, "abc", 0, 0, ids);
+	CHECK_MSG(n == 2 && ids[0] == 3 && ids[1] == 9, "n %d", n);
+	n = tok_encode(&t, "cab", 0, 0, ids);
+	CHECK_MSG(n == 3 && ids[1] == 6 && ids[2] == 7, "n %d", n);
+	tok_release(&t);
+	snprintf(text, sizeof(text), vocab, "\"a b\", \"a c\"");
+	CHECK(tok_load_hf(&t, t_write("tok.json", text), 10, &e) < 0 &&
+	      strstr(e.msg, "/model/merges/1: expected \"left right\""));
+}
+
 const struct tcase model_tests[] = {
+	{ "models: BPE merges by rank, a pair listed twice at its first",
+	  bpe_merge_ranks },
 	{ "models: burstiness of accept bits", burst_counts },
 	{ "models: F16 and BF16 safetensors load and agree with F32",
 	  hf_half_precision },
