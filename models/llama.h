@@ -49,7 +49,9 @@ struct llama {
  * max_block tokens (a batch's scratch: up to max_block tokens in all). */
 struct llama_state {
 	int max_block;
-	float *key, *value;   /* (layers x seq_len x kv_dim) owned */
+	/* (layers x kv heads x seq_len x head dim) owned: a head's positions
+	 * one after another, which attention streams */
+	float *key, *value;
 	float *x, *xb, *xb2, *q, *k, *v, *hb, *hb2; /* owned scratch */
 	float *att;  /* (heads x seq_len) owned: attention weights per head */
 };
@@ -98,6 +100,15 @@ void llama_convert(struct llama *m, enum lin_format f, int group,
 void llama_state_init(struct llama_state *s, const struct llama_config *c,
 		      int max_block);
 void llama_state_release(struct llama_state *s);
+/* Where KV head g's position p starts in a cache's key or value, the layer
+ * at layer_off (layer x seq_len x kv_dim) */
+static inline size_t llama_kv_at(const struct llama_config *c,
+				 size_t layer_off, int g, int p)
+{
+	size_t hs = (size_t)(c->dim / c->n_heads);
+
+	return layer_off + ((size_t)g * c->seq_len + (size_t)p) * hs;
+}
 
 /* Runs tokens[0..n) at positions pos..pos+n-1 (the cache holds 0..pos-1)
  * and writes n x vocab logits. n <= max_block, pos + n <= seq_len. The

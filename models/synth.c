@@ -126,14 +126,16 @@ void synth_cache(struct llama_state *st, const struct llama_config *c,
 		 int upto, uint64_t seed)
 {
 	size_t kv_dim = (size_t)(c->dim / c->n_heads * c->n_kv_heads);
+	size_t hs = (size_t)(c->dim / c->n_heads);
 	uint64_t s = seed;
 
-	for (int l = 0; l < c->n_layers; l++) {
-		size_t at = (size_t)l * c->seq_len * kv_dim;
+	for (int l = 0; l < c->n_layers; l++)
+		for (int g = 0; g < c->n_kv_heads; g++) {
+			size_t at = llama_kv_at(c, (size_t)l * c->seq_len * kv_dim, g, 0);
 
-		for (size_t i = 0; i < (size_t)upto * kv_dim; i++) {
-			st->key[at + i] = draw(&s, 1);
-			st->value[at + i] = draw(&s, 1);
+			for (size_t i = 0; i < (size_t)upto * hs; i++) {
+				st->key[at + i] = draw(&s, 1);
+				st->value[at + i] = draw(&s, 1);
+			}
 		}
-	}
 }
