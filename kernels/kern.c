@@ -419,9 +419,8 @@ float kern_dot_f32(const float *a, const float *b, int n)
 	return sum;
 }
 
-static void attend_ref(const float *q, const float *kc, const float *vc, int n,
-		       int hs, size_t stride, float scale, float *att,
-		       float *out)
+static void attend1(const float *q, const float *kc, const float *vc, int n,
+		    int hs, size_t stride, float scale, float *att, float *out)
 {
 	float mx = -INFINITY, sum = 0;
 	/* a local sum that no store can alias */
@@ -452,6 +451,16 @@ static void attend_ref(const float *q, const float *kc, const float *vc, int n,
 	memcpy(out, acc, sizeof(float) * hs);
 }
 
+/* the portable attention: a head at a time */
+static void attend_ref(const float *q, int nq, const float *kc,
+		       const float *vc, int n, int hs, size_t stride,
+		       float scale, float *att, float *out)
+{
+	for (int j = 0; j < nq; j++)
+		attend1(q + (size_t)j * hs, kc, vc, n, hs, stride, scale,
+			att + (size_t)j * n, out + (size_t)j * hs);
+}
+
 void kern_to_f16(const struct kern *kn, const float *x, size_t n, uint16_t *h)
 {
 	if (kn && kn->to_f16) {
@@ -462,13 +471,14 @@ void kern_to_f16(const struct kern *kn, const float *x, size_t n, uint16_t *h)
 		h[i] = f16_from_f32(x[i]);
 }
 
-void kern_attend(const struct kern *kn, const float *q, const float *kc,
-		 const float *vc, int n, int hs, size_t stride, float scale,
-		 float *att, float *out)
+void kern_attend(const struct kern *kn, const float *q, int nq,
+		 const float *kc, const float *vc, int n, int hs, size_t stride,
+		 float scale, float *att, float *out)
 {
-	HS_ASSERT(n >= 1 && hs >= 1 && hs <= KERN_HEAD_MAX);
+	HS_ASSERT(n >= 1 && hs >= 1 && hs <= KERN_HEAD_MAX && nq >= 1 &&
+		  nq <= KERN_ATTEND_QMAX);
 	(kn && kn->attend && hs % 8 == 0 ? kn->attend : attend_ref)(
-		q, kc, vc, n, hs, stride, scale, att, out);
+		q, nq, kc, vc, n, hs, stride, scale, att, out);
 }
 
 static void ref_q4(const struct q4_matrix *w, const struct kern_x *x, float *y,

@@ -78,14 +78,18 @@ typedef void kern_tile_fn(const struct kern_panel *pn, const int8_t *aq,
 			  const float *au, const float *as, int T, int ngroups,
 			  int group, float *y, size_t ystride, int rows);
 
-/* One head of one query: out (hs) = the softmax over positions 0 .. n-1
- * of scale q . k_p, weighting v_p, with k_p at kc + p stride and v_p at
- * vc + p stride; att (n floats) is scratch. hs <= KERN_HEAD_MAX, and a
- * multiple of 8 for a kernel set's own (kern_attend). */
-typedef void kern_attend_fn(const float *q, const float *kc, const float *vc,
-			    int n, int hs, size_t stride, float scale,
-			    float *att, float *out);
+/* nq heads of one query that share a KV head (grouped-query attention),
+ * q and out nq x hs, a head after another: out_j = the softmax over
+ * positions 0 .. n-1 of scale q_j . k_p, weighting v_p, with k_p at kc + p
+ * stride and v_p at vc + p stride; att (nq x n floats) is scratch. Each
+ * head's output is, bit for bit, what it gets alone (nq 1): the heads
+ * share only the reads of the cache. 1 <= nq <= KERN_ATTEND_QMAX, hs <=
+ * KERN_HEAD_MAX, and a multiple of 8 for a kernel set's own (kern_attend). */
+typedef void kern_attend_fn(const float *q, int nq, const float *kc,
+			    const float *vc, int n, int hs, size_t stride,
+			    float scale, float *att, float *out);
 #define KERN_HEAD_MAX 512
+#define KERN_ATTEND_QMAX 16
 /* rows [r0, r1) of y (m x n) = x (m x k) W^T, FP32 weights and activations */
 typedef void kern_f32_fn(const float *w, int n, int k, const float *x, int m,
 			 float *y, int r0, int r1);
@@ -303,9 +307,9 @@ void kern_q4_gemm_a8(const struct kern *kn, struct kpool *p,
 
 /* kn's attention (kern_attend_fn; kn NULL or without one: the portable
  * code, the scores by kern_dot_f32, exp from libm) */
-void kern_attend(const struct kern *kn, const float *q, const float *kc,
-		 const float *vc, int n, int hs, size_t stride, float scale,
-		 float *att, float *out);
+void kern_attend(const struct kern *kn, const float *q, int nq,
+		 const float *kc, const float *vc, int n, int hs, size_t stride,
+		 float scale, float *att, float *out);
 
 /* h[i] = f16_from_f32(x[i]), i < n, bit for bit, by kn's own conversion
  * where it has one (kn NULL: the portable code) */

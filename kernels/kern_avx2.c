@@ -933,16 +933,16 @@ static inline __m128 hsum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3)
 	return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
 }
 
-/* out[0 .. 8 nb) = inv sum_p att[p] v_p[0 .. 8 nb), nb <= 8 (a constant
- * where inlined: the accumulators stay in registers) */
+/* out[0 .. 8 nb) += sum_p att[p] v_p[0 .. 8 nb) over n positions, nb <= 8
+ * (a constant where inlined: the accumulators stay in registers) */
 static inline __attribute__((always_inline)) void
 weigh(const float *att, const float *vc, int n, size_t stride, const int nb,
-      __m256 inv, float *out)
+      float *out)
 {
 	__m256 acc[8];
 
 	for (int j = 0; j < nb; j++)
-		acc[j] = _mm256_setzero_ps();
+		acc[j] = _mm256_loadu_ps(out + 8 * j);
 	for (int p = 0; p < n; p++) {
 		const __m256 a = _mm256_broadcast_ss(att + p);
 		const float *v = vc + (size_t)p * stride;
@@ -951,19 +951,16 @@ weigh(const float *att, const float *vc, int n, size_t stride, const int nb,
 			acc[j] = _mm256_fmadd_ps(a, _mm256_loadu_ps(v + 8 * j), acc[j]);
 	}
 	for (int j = 0; j < nb; j++)
-		_mm256_storeu_ps(out + 8 * j, _mm256_mul_ps(acc[j], inv));
+		_mm256_storeu_ps(out + 8 * j, acc[j]);
 }
 
-void kern_avx2_attend(const float *q, const float *kc, const float *vc, int n,
-		      int hs, size_t stride, float scale, float *att, float *out)
+/* Scores scale q . k_p of positions [p, end) into att, four at a time
+ * (then one at a time past the last four: p to end a multiple of 4 but
+ * at the end), their running maxima in *mx4 and *mx */
+static void scores(const float *q, const float *kc, int p, int end, int hs,
+		   size_t stride, __m128 sc, float *att, __m128 *mx4, float *mx)
 {
-	const __m128 sc = _mm_set1_ps(scale);
-	__m128 mx4 = _mm_set1_ps(-INFINITY);
-	__m256 sum8 = _mm256_setzero_ps(), inv;
-	float mx, sum = 0, m[4];
-	int p = 0, c;
-
-	for (; p + 4 <= n; p += 4) {
+	for (; p + 4 <= end; p += 4) {
 		const float *k = kc + (size_t)p * stride;
 		__m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
 		__m128 s;
@@ -978,43 +975,90 @@ void kern_avx2_attend(const float *q, const float *kc, const float *vc, int n,
 		}
 		s = _mm_mul_ps(hsum4(a0, a1, a2, a3), sc);
 		_mm_storeu_ps(att + p, s);
-		mx4 = _mm_max_ps(mx4, s);
+		*mx4 = _mm_max_ps(*mx4, s);
 	}
-	_mm_storeu_ps(m, mx4);
-	mx = m[0] > m[1] ? m[0] : m[1];
-	mx = mx > m[2] ? mx : m[2];
-	mx = mx > m[3] ? mx : m[3];
-	for (; p < n; p++) {
+	for (; p < end; p++) {
 		const float *k = kc + (size_t)p * stride;
 		__m256 a = _mm256_setzero_ps();
 
 		for (int i = 0; i < hs; i += 8)
 			a = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), _mm256_loadu_ps(k + i), a);
-		att[p] = hsum(a) * scale;
-		mx = att[p] > mx ? att[p] : mx;
+		att[p] = hsum(a) * _mm_cvtss_f32(sc);
+		*mx = att[p] > *mx ? att[p] : *mx;
 	}
-	for (p = 0; p + 8 <= n; p += 8) {
-		__m256 e = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(att + p),
-						 _mm256_set1_ps(mx)));
+}
 
-		_mm256_storeu_ps(att + p, e);
-		sum8 = _mm256_add_ps(sum8, e);
-	}
-	if (p < n) {
-		float t[8] = { 0 };
+/* Positions a block: a block's keys, then its values (16 KB at heads of
+ * 64 values), stay in L1 while each head of the group takes them, so the
+ * cache is read from memory once for the group, not once a head */
+#define ATTEND_BLOCK 64
 
-		memcpy(t, att + p, sizeof(float) * (size_t)(n - p));
-		_mm256_storeu_ps(t, exp_neg(_mm256_sub_ps(_mm256_loadu_ps(t),
-							  _mm256_set1_ps(mx))));
-		memcpy(att + p, t, sizeof(float) * (size_t)(n - p));
-		for (int i = 0; i < n - p; i++)
-			sum += t[i];
+void kern_avx2_attend(const float *q, int nq, const float *kc, const float *vc,
+		      int n, int hs, size_t stride, float scale, float *att,
+		      float *out)
+{
+	const __m128 sc = _mm_set1_ps(scale);
+	__m128 mx4[KERN_ATTEND_QMAX];
+	float mx[KERN_ATTEND_QMAX], inv[KERN_ATTEND_QMAX];
+
+	for (int j = 0; j < nq; j++) {
+		mx4[j] = _mm_set1_ps(-INFINITY);
+		mx[j] = -INFINITY;
 	}
-	inv = _mm256_set1_ps(1 / (sum + hsum(sum8)));
-	for (c = 0; c + 64 <= hs; c += 64)
-		weigh(att, vc + c, n, stride, 8, inv, out + c);
-	if (c < hs)
-		weigh(att, vc + c, n, stride, (hs - c) / 8, inv, out + c);
+	for (int p = 0; p < n; p += ATTEND_BLOCK)
+		for (int j = 0; j < nq; j++)
+			scores(q + (size_t)j * hs, kc, p,
+			       n - p < ATTEND_BLOCK ? n : p + ATTEND_BLOCK, hs,
+			       stride, sc, att + (size_t)j * n, &mx4[j], &mx[j]);
+	for (int j = 0; j < nq; j++) {
+		float *aj = att + (size_t)j * n, m[4], top, sum = 0;
+		__m256 sum8 = _mm256_setzero_ps();
+		int p;
+
+		_mm_storeu_ps(m, mx4[j]);
+		top = m[0] > m[1] ? m[0] : m[1];
+		top = top > m[2] ? top : m[2];
+		top = top > m[3] ? top : m[3];
+		top = mx[j] > top ? mx[j] : top;
+		for (p = 0; p + 8 <= n; p += 8) {
+			__m256 e = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(aj + p),
+							 _mm256_set1_ps(top)));
+
+			_mm256_storeu_ps(aj + p, e);
+			sum8 = _mm256_add_ps(sum8, e);
+		}
+		if (p < n) {
+			float t[8] = { 0 };
+
+			memcpy(t, aj + p, sizeof(float) * (size_t)(n - p));
+			_mm256_storeu_ps(t, exp_neg(_mm256_sub_ps(_mm256_loadu_ps(t),
+								  _mm256_set1_ps(top))));
+			memcpy(aj + p, t, sizeof(float) * (size_t)(n - p));
+			for (int i = 0; i < n - p; i++)
+				sum += t[i];
+		}
+		inv[j] = 1 / (sum + hsum(sum8));
+	}
+	memset(out, 0, sizeof(float) * (size_t)nq * hs);
+	for (int p = 0; p < n; p += ATTEND_BLOCK) {
+		int m = n - p < ATTEND_BLOCK ? n - p : ATTEND_BLOCK, c;
+
+		for (int j = 0; j < nq; j++) {
+			const float *aj = att + (size_t)j * n + p;
+			const float *v = vc + (size_t)p * stride;
+			float *o = out + (size_t)j * hs;
+
+			for (c = 0; c + 64 <= hs; c += 64)
+				weigh(aj, v + c, m, stride, 8, o + c);
+			if (c < hs)
+				weigh(aj, v + c, m, stride, (hs - c) / 8, o + c);
+		}
+	}
+	for (int j = 0; j < nq; j++)
+		for (int c = 0; c < hs; c += 8)
+			_mm256_storeu_ps(out + (size_t)j * hs + c,
+					 _mm256_mul_ps(_mm256_loadu_ps(out + (size_t)j * hs + c),
+						       _mm256_set1_ps(inv[j])));
 }
 
 /* ---- the integer path (256 bits; "avx2" and "avx-vnni") ----

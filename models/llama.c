@@ -347,19 +347,24 @@ static void attn_heads(void *ctx, int h0, int h1)
 	struct llama_state *s = j->scratch;
 	int hs = j->hs;
 
-	for (int h = h0; h < h1; h++) {
+	/* the heads of [h0, h1) that share a KV head at once (at most
+	 * KERN_ATTEND_QMAX): the cache is read once for them */
+	for (int h = h0, e; h < h1; h = e) {
 		float *att = s->att + (size_t)h * c->seq_len;
 		size_t kv_at = llama_kv_at(c, j->layer_off, h / j->group, 0);
 		int r = 0; /* the row in the batch */
 
+		e = (h / j->group + 1) * j->group;
+		e = e < h1 ? e : h1;
+		e = e - h < KERN_ATTEND_QMAX ? e : h + KERN_ATTEND_QMAX;
 		for (int i = 0; i < j->nseq; i++) {
 			const struct llama_seq *sq = &j->seqs[i];
 
 			for (int t = 0; t < sq->n; t++, r++)
 				kern_attend(j->kn, s->q + (size_t)r * c->dim + h * hs,
-					    sq->s->key + kv_at, sq->s->value + kv_at,
-					    sq->pos + t + 1, hs, (size_t)hs,
-					    j->inv_sqrt_hs, att,
+					    e - h, sq->s->key + kv_at,
+					    sq->s->value + kv_at, sq->pos + t + 1, hs,
+					    (size_t)hs, j->inv_sqrt_hs, att,
 					    s->xb + (size_t)r * c->dim + h * hs);
 		}
 	}

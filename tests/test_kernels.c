@@ -839,9 +839,9 @@ static void attend_matches_portable(void)
 
 					for (int i = 0; i < hs; i++)
 						q[i] = gauss(sd == 0 ? 0.1f : sd == 1 ? 1.0f : 8.0f);
-					kern_attend(kn, q, kc, vc, n, hs, stride,
+					kern_attend(kn, q, 1, kc, vc, n, hs, stride,
 						    0.125f, att, a);
-					kern_attend(NULL, q, kc, vc, n, hs, stride,
+					kern_attend(NULL, q, 1, kc, vc, n, hs, stride,
 						    0.125f, att, b);
 					for (int i = 0; i < hs; i++) {
 						top = fmaxf(top, fabsf(b[i]));
@@ -856,7 +856,7 @@ static void attend_matches_portable(void)
 		for (int i = 0; i < 64; i++)
 			q[i] = gauss(1.0f);
 		q[5] = NAN;
-		kern_attend(kn, q, kc, vc, 9, 64, stride, 0.125f, att, a);
+		kern_attend(kn, q, 1, kc, vc, 9, 64, stride, 0.125f, att, a);
 		CHECK_MSG(isnan(a[0]) && isnan(a[63]), "%s: a NaN query gave %g",
 			  *nm, a[0]);
 		/* one position 200 below the others: e^-200 is nothing */
@@ -864,13 +864,57 @@ static void attend_matches_portable(void)
 			q[i] = i ? 0 : 1;
 		memcpy(kc + 3 * stride, kc, sizeof(float) * 64);
 		kc[3 * stride] = kc[0] - 1600; /* scaled by 1/8: 200 below */
-		kern_attend(kn, q, kc, vc, 9, 64, stride, 0.125f, att, a);
-		kern_attend(NULL, q, kc, vc, 9, 64, stride, 0.125f, att, b);
+		kern_attend(kn, q, 1, kc, vc, 9, 64, stride, 0.125f, att, a);
+		kern_attend(NULL, q, 1, kc, vc, 9, 64, stride, 0.125f, att, b);
 		CHECK_MSG(fabsf(a[0] - b[0]) <= ATTEND_TOL * fabsf(b[0]) + 1e-6f,
 			  "%s: %g against %g", *nm, a[0], b[0]);
 	}
 	if (!sets)
 		t_skip("no kernel on this CPU has its own attention");
+	free(kc);
+	free(vc);
+}
+
+/* Heads that share a KV head, taken at once, each get bit for bit what
+ * they get alone, in a set's own attention and the portable one: 1 to 7
+ * heads, contexts around its blocks of 64 positions, a stride wider than
+ * the head. */
+static void attend_grouped_is_each_head(void)
+{
+	static const int ns[] = { 1, 5, 63, 64, 65, 130, 200 };
+	static const int nqs[] = { 2, 3, 7 };
+	const size_t stride = 136;
+	float *kc = malloc(sizeof(float) * 200 * stride);
+	float *vc = malloc(sizeof(float) * 200 * stride);
+	float q[7 * 72], att[7 * 200], a[7 * 72], b[72];
+
+	for (size_t i = 0; i < 200 * stride; i++) {
+		kc[i] = gauss(1.0f);
+		vc[i] = gauss(1.0f);
+	}
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+		q[i] = gauss(1.0f);
+	for (const char *const *nm = kern_available(); *nm; nm++) {
+		const struct kern *kn = kern_find(*nm);
+
+		for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ni++)
+			for (size_t gi = 0; gi < sizeof(nqs) / sizeof(nqs[0]); gi++)
+				for (int hs = 64; hs <= 72; hs += 8) {
+					int n = ns[ni], nq = nqs[gi], same = 1;
+
+					kern_attend(kn, q, nq, kc, vc, n, hs, stride,
+						    0.125f, att, a);
+					for (int j = 0; j < nq; j++) {
+						kern_attend(kn, q + j * hs, 1, kc, vc, n,
+							    hs, stride, 0.125f, att, b);
+						same &= !memcmp(a + j * hs, b,
+								sizeof(float) * hs);
+					}
+					CHECK_MSG(same, "%s: %d heads at once, %d "
+						  "positions, head %d: not each "
+						  "head's own", *nm, nq, n, hs);
+				}
+	}
 	free(kc);
 	free(vc);
 }
@@ -1030,6 +1074,8 @@ const struct tcase kernel_tests[] = {
 	  lend_rule },
 	{ "kernels: a kernel's own attention is the portable one's",
 	  attend_matches_portable },
+	{ "kernels: heads sharing a KV head at once are each head's own",
+	  attend_grouped_is_each_head },
 	{ "kernels: W4A8 moves an output by at most half a unit a group",
 	  a8_quantisation_bound },
 	{ 0 },
