@@ -10,7 +10,10 @@
  * the same but below four tokens, at every group size, multiplies codes by
  * the activations' fixed-point digits in integers (digits, rows_dig): the
  * float method there needed as many vector instructions per byte as this
- * machine's cores could retire while memory delivered it. */
+ * machine's cores could retire while memory delivered it. Two or three
+ * tokens (an async edge's two-token step, a short verify block) share each
+ * span's decoded codes, so the rows stream from memory once with every
+ * token's products beside the stream. */
 #include "kern.h"
 
 #include "mem.h"
@@ -352,16 +355,24 @@ span_codes(const uint8_t *b, const int G, int n, __m128i *heads)
 		G == 32 ? codes_at32 : codes_at64), w1);
 }
 
+/* The tokens of a product from digits, for BY_STREAMS */
+struct dig_toks {
+	struct kern_dig_tok t[KERN_DIG_TOKENS];
+	int m;
+};
+
 /* The span `at` bytes into each of nrows rows (n blocks: 128 / G but in a
- * row's last) against a token's digits d and [u, SX] pairs us. The span's heads
- * [s0 b0 s1 b1 ..] times [u0 SX0 u1 SX1 ..]: the even lanes are each
- * group's s u, spread over its lanes of the span; the odd ones are the
- * bias terms, summed in corr. */
+ * row's last), span sp of ntok tokens' digits and [u, SX] pairs: each
+ * row's codes decoded once, then multiplied by every token's digits (so
+ * the rows stream from memory once, the tokens' products beside the
+ * stream). The span's heads [s0 b0 s1 b1 ..] times a token's [u0 SX0 u1
+ * SX1 ..]: the even lanes are each group's s u, spread over its lanes of
+ * the span; the odd ones are the bias terms, summed in corr. */
 __attribute__((target("avx512vnni"))) static inline
 __attribute__((always_inline)) void
 span_rows(const uint8_t *const row[], const int nrows, size_t at,
-	  const int G, const int n, const int8_t *d, const float *us,
-	  __m512 acc[], __m256 corr[])
+	  const int G, const int n, const struct dig_toks *dt, const int ntok,
+	  int sp, __m512 acc[][STREAMS], __m256 corr[][STREAMS])
 {
 	const __m512i low = _mm512_set1_epi8(0x0f);
 	const __m512i spread = G == 32 ? _mm512_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2,
@@ -369,105 +380,105 @@ span_rows(const uint8_t *const row[], const int nrows, size_t at,
 			       _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0,
 						 2, 2, 2, 2, 2, 2, 2, 2);
 	const int sb = 128 / G * (int)q4_block_bytes(G);
-	const __m512i d2l = _mm512_load_si512(d);
-	const __m512i d2h = _mm512_load_si512(d + 64);
-	const __m512i d1l = _mm512_load_si512(d + 128);
-	const __m512i d1h = _mm512_load_si512(d + 192);
-	const __m512i d0l = _mm512_load_si512(d + 256);
-	const __m512i d0h = _mm512_load_si512(d + 320);
-	const __m256 usv = G == 32 ? _mm256_loadu_ps(us) :
-			   G == 64 ? _mm256_zextps128_ps256(_mm_loadu_ps(us)) :
-			   _mm256_zextps128_ps256(_mm_castsi128_ps(
-				   _mm_loadl_epi64((const __m128i *)us)));
+	__m256 usv[KERN_DIG_TOKENS];
 
+	for (int j = 0; j < ntok; j++) {
+		const float *us = dt->t[j].us + 2 * sp * (128 / G);
+
+		usv[j] = G == 32 ? _mm256_loadu_ps(us) :
+			 G == 64 ? _mm256_zextps128_ps256(_mm_loadu_ps(us)) :
+			 _mm256_zextps128_ps256(_mm_castsi128_ps(
+				 _mm_loadl_epi64((const __m128i *)us)));
+	}
 	_Pragma("GCC unroll 4")
 	for (int i = 0; i < nrows; i++) {
 		const uint8_t *b = row[i] + at;
-		__m512i codes, lo, hi, v;
+		__m512i codes, lo, hi;
 		__m128i heads;
-		__m256 hu;
+		__m256 hh;
 
 		PREFETCH(b, sb);
 		codes = span_codes(b, G, n, &heads);
-		hu = _mm256_mul_ps(_mm256_cvtph_ps(heads), usv);
-		corr[i] = _mm256_add_ps(corr[i], hu);
+		hh = _mm256_cvtph_ps(heads);
 		lo = _mm512_and_si512(codes, low);
 		hi = _mm512_and_si512(_mm512_srli_epi16(codes, 4), low);
-		v = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, d2l);
-		v = _mm512_dpbusd_epi32(v, hi, d2h);
-		v = _mm512_slli_epi32(v, 8);
-		v = _mm512_dpbusd_epi32(v, lo, d1l);
-		v = _mm512_dpbusd_epi32(v, hi, d1h);
-		v = _mm512_slli_epi32(v, 8);
-		v = _mm512_dpbusd_epi32(v, lo, d0l);
-		v = _mm512_dpbusd_epi32(v, hi, d0h);
-		acc[i] = _mm512_fmadd_ps(
-			_mm512_cvtepi32_ps(v),
-			G == 128 ? _mm512_broadcastss_ps(_mm256_castps256_ps128(hu)) :
-			_mm512_permutexvar_ps(spread, _mm512_castps256_ps512(hu)),
-			acc[i]);
+		_Pragma("GCC unroll 3")
+		for (int j = 0; j < ntok; j++) {
+			const int8_t *d = dt->t[j].d + (size_t)sp * DIG_SPAN;
+			const __m256 hu = _mm256_mul_ps(hh, usv[j]);
+			__m512i v;
+
+			corr[j][i] = _mm256_add_ps(corr[j][i], hu);
+			v = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo,
+						_mm512_load_si512(d));
+			v = _mm512_dpbusd_epi32(v, hi, _mm512_load_si512(d + 64));
+			v = _mm512_slli_epi32(v, 8);
+			v = _mm512_dpbusd_epi32(v, lo, _mm512_load_si512(d + 128));
+			v = _mm512_dpbusd_epi32(v, hi, _mm512_load_si512(d + 192));
+			v = _mm512_slli_epi32(v, 8);
+			v = _mm512_dpbusd_epi32(v, lo, _mm512_load_si512(d + 256));
+			v = _mm512_dpbusd_epi32(v, hi, _mm512_load_si512(d + 320));
+			acc[j][i] = _mm512_fmadd_ps(
+				_mm512_cvtepi32_ps(v),
+				G == 128 ? _mm512_broadcastss_ps(_mm256_castps256_ps128(hu)) :
+				_mm512_permutexvar_ps(spread, _mm512_castps256_ps512(hu)),
+				acc[j][i]);
+		}
 	}
 }
 
-/* Batch 1 from digits at group G, token t: rows r, r + h, ..., r +
- * (nrows - 1) h into y; whole spans, then a row's last if it is short */
+/* Batch 1 to 3 from digits at group G, the ntok tokens of dt: rows r, r +
+ * h, ..., r + (nrows - 1) h into y; whole spans, then a row's last if it
+ * is short */
 __attribute__((target("avx512vnni"))) static inline
 __attribute__((always_inline)) void
-rows_dig(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
-	 int h, const int nrows, const int G, float *y)
+rows_dig(const struct q4_matrix *w, const struct dig_toks *dt, const int ntok,
+	 int r, int h, const int nrows, const int G, float *y)
 {
 	const int per = 128 / G, whole = w->ngroups / per;
 	const size_t sb = (size_t)per * w->block_bytes;
 	const uint8_t *row[STREAMS];
-	__m512 acc[STREAMS];
-	__m256 corr[STREAMS];
+	__m512 acc[KERN_DIG_TOKENS][STREAMS];
+	__m256 corr[KERN_DIG_TOKENS][STREAMS];
 	int sp;
 
-	streams_begin(w, r, h, nrows, row, acc);
-	for (int i = 0; i < nrows; i++)
-		corr[i] = _mm256_setzero_ps();
+	for (int j = 0; j < ntok; j++)
+		streams_begin(w, r, h, nrows, row, acc[j]);
+	for (int j = 0; j < ntok; j++)
+		for (int i = 0; i < nrows; i++)
+			corr[j][i] = _mm256_setzero_ps();
 	for (sp = 0; sp < whole; sp++)
-		span_rows(row, nrows, sp * sb, G, per, t->d + (size_t)sp * DIG_SPAN,
-			  t->us + 2 * sp * per, acc, corr);
+		span_rows(row, nrows, sp * sb, G, per, dt, ntok, sp, acc, corr);
 	if (sp * per < w->ngroups)
-		span_rows(row, nrows, sp * sb, G, w->ngroups - sp * per,
-			  t->d + (size_t)sp * DIG_SPAN, t->us + 2 * sp * per, acc,
-			  corr);
-	for (int i = 0; i < nrows; i++) {
-		const __m256 odd = _mm256_blend_ps(_mm256_setzero_ps(), corr[i], 0xAA);
+		span_rows(row, nrows, sp * sb, G, w->ngroups - sp * per, dt, ntok,
+			  sp, acc, corr);
+	for (int j = 0; j < ntok; j++)
+		for (int i = 0; i < nrows; i++) {
+			const struct kern_dig_tok *t = &dt->t[j];
+			const __m256 odd = _mm256_blend_ps(_mm256_setzero_ps(),
+							   corr[j][i], 0xAA);
 
-		y[r + i * h] = _mm512_reduce_add_ps(_mm512_add_ps(
-			acc[i], _mm512_castps256_ps512(odd))) +
-			       (t->nx ? kern_dig_rest(w, t, r + i * h, group_qx) : 0);
-	}
+			y[(size_t)j * w->n + r + i * h] = _mm512_reduce_add_ps(
+				_mm512_add_ps(acc[j][i], _mm512_castps256_ps512(odd))) +
+				(t->nx ? kern_dig_rest(w, t, r + i * h, group_qx) : 0);
+		}
 }
 
-/* The tokens of a product from digits, for BY_STREAMS */
-struct dig_toks {
-	struct kern_dig_tok t[KERN_DIG_TOKENS];
-	int m;
-};
-
-/* rows_dig for each token of dt (their rows' weights from cache after the
- * first), at a group size fixed where it is inlined */
-__attribute__((target("avx512vnni"))) static inline
-__attribute__((always_inline)) void
-rows_dig_toks(const struct q4_matrix *w, const struct dig_toks *dt, int r,
-	      int h, const int nrows, const int G, float *y)
-{
-	for (int i = 0; i < dt->m; i++)
-		rows_dig(w, &dt->t[i], r, h, nrows, G, y + (size_t)i * w->n);
-}
-
+/* rows_dig at group G for 1, 2 or 3 tokens, on STREAMS rows or 1 */
 #define ROWS_DIG(G)                                                           \
 	__attribute__((target("avx512vnni"))) static void rows_dig##G(          \
 		const struct q4_matrix *w, const struct dig_toks *dt, int r,   \
 		int h, const int nrows, float *y)                              \
 	{                                                                      \
+		_Static_assert(KERN_DIG_TOKENS == 4, "1 to 3 tokens here");    \
 		if (nrows == STREAMS)                                          \
-			rows_dig_toks(w, dt, r, h, STREAMS, G, y);             \
+			dt->m == 1 ? rows_dig(w, dt, 1, r, h, STREAMS, G, y) :  \
+			dt->m == 2 ? rows_dig(w, dt, 2, r, h, STREAMS, G, y) :  \
+				     rows_dig(w, dt, 3, r, h, STREAMS, G, y);   \
 		else                                                           \
-			rows_dig_toks(w, dt, r, h, 1, G, y);                   \
+			dt->m == 1 ? rows_dig(w, dt, 1, r, h, 1, G, y) :        \
+			dt->m == 2 ? rows_dig(w, dt, 2, r, h, 1, G, y) :        \
+				     rows_dig(w, dt, 3, r, h, 1, G, y);         \
 	}
 ROWS_DIG(32)
 ROWS_DIG(64)
