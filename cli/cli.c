@@ -70,19 +70,10 @@ int cli_parse_block_acts(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 
 int cli_parse_kernel(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 {
-	const char *const *n = kern_available();
-	size_t at;
-
 	if ((*(const struct kern **)dest = kern_find(arg)))
 		return 0;
-	at = (size_t)snprintf(why, OPT_WHY_BYTES, "expected");
-	for (int i = 0; n[i] && at < OPT_WHY_BYTES; i++)
-		at += (size_t)snprintf(why + at, OPT_WHY_BYTES - at, "%s %s",
-				       !i ? "" : n[i + 1] ? "," : " or", n[i]);
-	if (at < OPT_WHY_BYTES)
-		snprintf(why + at, OPT_WHY_BYTES - at, " (the sets this build and "
-			 "CPU run), got \"%s\"", arg);
-	return -1;
+	return opt_why_choice(why, kern_available(),
+			      " (the sets this build and CPU run)", arg);
 }
 
 int cli_parse_quant(const char *arg, void *dest, char why[OPT_WHY_BYTES])

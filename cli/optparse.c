@@ -55,26 +55,29 @@ static int parse_num(const struct opt *r, const char *arg, char *why)
 	return -1;
 }
 
+int opt_why_choice(char why[OPT_WHY_BYTES], const char *const *choices,
+		   const char *note, const char *arg)
+{
+	size_t len = (size_t)snprintf(why, OPT_WHY_BYTES, "expected ");
+
+	for (int i = 0; choices[i] && len < OPT_WHY_BYTES; i++)
+		len += (size_t)snprintf(why + len, OPT_WHY_BYTES - len, "%s%s",
+					!i ? "" : choices[i + 1] ? ", " : " or ",
+					choices[i]);
+	if (len < OPT_WHY_BYTES)
+		snprintf(why + len, OPT_WHY_BYTES - len, "%s, got \"%s\"", note,
+			 arg);
+	return -1;
+}
+
 static int parse_choice(const struct opt *r, const char *arg, char *why)
 {
-	size_t n = 0, len;
-	int i;
-
-	for (i = 0; r->choices[i]; i++)
+	for (int i = 0; r->choices[i]; i++)
 		if (!strcmp(arg, r->choices[i])) {
 			*(int *)r->dest = i;
 			return 0;
 		}
-	len = (size_t)snprintf(why, OPT_WHY_BYTES, "expected ");
-	for (i = 0; r->choices[i] && len + n < OPT_WHY_BYTES; i++) {
-		const char *sep = !i ? "" : r->choices[i + 1] ? ", " : " or ";
-
-		n += (size_t)snprintf(why + len + n, OPT_WHY_BYTES - len - n,
-				      "%s%s", sep, r->choices[i]);
-	}
-	if (len + n < OPT_WHY_BYTES)
-		snprintf(why + len + n, OPT_WHY_BYTES - len - n, ", got \"%s\"", arg);
-	return -1;
+	return opt_why_choice(why, r->choices, "", arg);
 }
 
 /* The row's value from arg; -1 with why filled. */

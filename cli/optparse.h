@@ -16,4 +16,10 @@ int opt_parse(const struct opt_cmd *cmd, struct opt *rows, int *argc,
  * that name). */
 bool opt_given(const struct opt *rows, const char *name);
 
+/* why = "expected A, B or C<note>, got "arg"" for the NULL-terminated
+ * choices (note "" for none): an OPT_KIND_CHOICE row's message, and a
+ * parse function's over choices of its own. Returns -1. */
+int opt_why_choice(char why[OPT_WHY_BYTES], const char *const *choices,
+		   const char *note, const char *arg);
+
 #endif

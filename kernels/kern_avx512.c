@@ -464,21 +464,31 @@ rows_dig(const struct q4_matrix *w, const struct dig_toks *dt, const int ntok,
 		}
 }
 
-/* rows_dig at group G for 1, 2 or 3 tokens, on STREAMS rows or 1 */
+/* rows_dig for dt's 1, 2 or 3 tokens (a constant count in each call) */
+__attribute__((target("avx512vnni"))) static inline
+__attribute__((always_inline)) void
+rows_dig_toks(const struct q4_matrix *w, const struct dig_toks *dt, int r,
+	      int h, const int nrows, const int G, float *y)
+{
+	_Static_assert(KERN_DIG_TOKENS == 4, "1 to 3 tokens here");
+	if (dt->m == 1)
+		rows_dig(w, dt, 1, r, h, nrows, G, y);
+	else if (dt->m == 2)
+		rows_dig(w, dt, 2, r, h, nrows, G, y);
+	else
+		rows_dig(w, dt, 3, r, h, nrows, G, y);
+}
+
+/* rows_dig_toks at group G, on STREAMS rows or 1 */
 #define ROWS_DIG(G)                                                           \
 	__attribute__((target("avx512vnni"))) static void rows_dig##G(          \
 		const struct q4_matrix *w, const struct dig_toks *dt, int r,   \
 		int h, const int nrows, float *y)                              \
 	{                                                                      \
-		_Static_assert(KERN_DIG_TOKENS == 4, "1 to 3 tokens here");    \
 		if (nrows == STREAMS)                                          \
-			dt->m == 1 ? rows_dig(w, dt, 1, r, h, STREAMS, G, y) :  \
-			dt->m == 2 ? rows_dig(w, dt, 2, r, h, STREAMS, G, y) :  \
-				     rows_dig(w, dt, 3, r, h, STREAMS, G, y);   \
+			rows_dig_toks(w, dt, r, h, STREAMS, G, y);             \
 		else                                                           \
-			dt->m == 1 ? rows_dig(w, dt, 1, r, h, 1, G, y) :        \
-			dt->m == 2 ? rows_dig(w, dt, 2, r, h, 1, G, y) :        \
-				     rows_dig(w, dt, 3, r, h, 1, G, y);         \
+			rows_dig_toks(w, dt, r, h, 1, G, y);                   \
 	}
 ROWS_DIG(32)
 ROWS_DIG(64)

@@ -110,8 +110,6 @@ static int ppl_of(const struct eval_ppl_opts *o, struct llama *m,
 			       "less one (%d)", o->score_from, out->window - 1);
 	pool = kern_pool_new(o->threads);
 	m->pool = pool;
-	if (o->kern)
-		m->kn = o->kern;
 	m->int8_batches = o->int8;
 	llama_pack_a8(m);
 	out->acts = llama_block_acts(m);
@@ -135,6 +133,8 @@ int eval_ppl(const struct eval_ppl_opts *o, struct eval_ppl *out,
 
 	if (mload(o->model, &o->q, &m, &t, e) < 0)
 		return -1;
+	if (o->kern)
+		m.kn = o->kern;
 	if ((toks = tok_encode_file(&t, o->text, &n, e))) {
 		rc = ppl_of(o, &m, toks, n, out, e);
 		free(toks);

@@ -126,16 +126,25 @@ static uint32_t pair_hash(int left, int right)
 	return ((uint32_t)left * 2654435761u) ^ ((uint32_t)right * 40503u);
 }
 
+/* The slot of the pair (left, right) in the merges' table: its merge, or
+ * the empty slot where it would go */
+static struct tok_merge *merge_slot(const struct tok *t, int left, int right)
+{
+	uint32_t mask = (uint32_t)t->merge_size - 1, at = pair_hash(left, right) & mask;
+
+	while (t->merge[at].left >= 0 &&
+	       (t->merge[at].left != left || t->merge[at].right != right))
+		at = (at + 1) & mask;
+	return &t->merge[at];
+}
+
 /* The merge of the pair (left, right), or NULL */
 static const struct tok_merge *merge_of(const struct tok *t, int left,
 					int right)
 {
-	uint32_t mask = (uint32_t)t->merge_size - 1, at = pair_hash(left, right) & mask;
+	const struct tok_merge *m = merge_slot(t, left, right);
 
-	for (; t->merge[at].left >= 0; at = (at + 1) & mask)
-		if (t->merge[at].left == left && t->merge[at].right == right)
-			return &t->merge[at];
-	return NULL;
+	return m->left >= 0 ? m : NULL;
 }
 
 /* Merge s ("left right" with sp at its one space) as the ids it joins and
@@ -171,26 +180,21 @@ static int set_merges(struct tok *t, char **m, int n, const char *path,
 	t->merge = xmalloc(sizeof(*t->merge) * (size_t)t->merge_size);
 	for (int i = 0; i < t->merge_size; i++)
 		t->merge[i].left = -1;
-	for (int i = 0; i < n && bad < 0; i++) {
+	for (int i = 0; i < n; i++) {
 		const char *sp = strchr(m[i], ' ');
-		struct tok_merge g = { .rank = i };
-		uint32_t mask = (uint32_t)t->merge_size - 1, at;
+		struct tok_merge g = { .rank = i }, *slot;
 
 		if (!sp || strchr(sp + 1, ' ') || merge_ids(t, m[i], sp, &g) < 0) {
 			bad = i;
 			break;
 		}
-		for (at = pair_hash(g.left, g.right) & mask; t->merge[at].left >= 0 &&
-		     (t->merge[at].left != g.left || t->merge[at].right != g.right);
-		     at = (at + 1) & mask)
-			;
-		if (t->merge[at].left < 0)
-			t->merge[at] = g;
+		slot = merge_slot(t, g.left, g.right);
+		if (slot->left < 0)
+			*slot = g;
 	}
 	for (int j = 0; j < n; j++)
 		free(m[j]);
 	free(m);
-	t->n_merges = n;
 	if (bad >= 0)
 		return err_set(e, "%s: %s%d: expected \"left right\", two pieces "
 			       "of the vocabulary whose join is one too", path,

@@ -40,8 +40,8 @@ struct tok {
 	/* (merge_size) owned: open-addressing hash of merges by their pair
 	 * of ids, left -1 empty */
 	struct tok_merge { int left, right, rank, joined; } *merge;
-	int merge_size; /* a power of two, at least 2 n_merges */
-	int n_merges, unk;
+	int merge_size; /* a power of two, at least twice the merges */
+	int unk;
 	int max_piece;  /* bytes of the longest piece */
 	int bos, eos;   /* ids of the start and end tokens */
 	bool add_bos;   /* documents start with bos */
