@@ -167,6 +167,7 @@ struct calib_device {
 	json_t *doc;          /* owned: the file */
 	char path[1024];
 	const char *name;     /* borrowed from doc */
+	const char *cpu;      /* borrowed: the CPU in words, or "" */
 	int cls;              /* CALIB_CLASSES' index: phone, laptop, ... */
 	int threads;
 	double peak_gbs;      /* the DRAM's */

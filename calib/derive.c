@@ -245,6 +245,7 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 	if (jx_object(&x, v, "", keys) < 0 ||
 	    jx_enum(&x, v, "", "kind", kinds, NULL, &k) < 0 ||
 	    jx_str(&x, v, "", "name", NULL, &d->name) < 0 ||
+	    jx_str(&x, v, "", "cpu", "", &d->cpu) < 0 ||
 	    jx_enum(&x, v, "", "class", classes, NULL, &d->cls) < 0 ||
 	    jx_int(&x, v, "", "threads", 1, 1024, JX_REQUIRED_INT, &th) < 0 ||
 	    jx_num(&x, v, "", "peak_gbs", JX_POS, JX_REQUIRED, &d->peak_gbs) < 0 ||

@@ -337,6 +337,39 @@ int dfit_fit(struct dfit *m, const struct calib_device *d, const char *dir,
 	return 0;
 }
 
+int dfit_library_print(const char *dir, FILE *f, struct err *e)
+{
+	int n;
+	struct calib_device *devs = library_load(dir, &n, e);
+
+	if (!devs)
+		return -1;
+	fprintf(f, "# the device library in %s: the peaks the model scales "
+		"(DRAM GB/s, FP32 GFLOP/s, int8 GOP/s on all its threads) and its "
+		"published figures, decode (tg) and prefill (pp): those the model "
+		"uses / all; its held-out errors: calib devices --blind\n", dir);
+	fprintf(f, "%-22s %-7s %7s %7s %8s %8s %5s %5s  %s\n", "device", "class",
+		"threads", "GB/s", "GFLOP/s", "GOP/s", "tg", "pp", "cpu");
+	for (int i = 0; i < n; i++) {
+		const struct calib_device *d = &devs[i];
+		int used[2] = { 0, 0 }, all[2] = { 0, 0 };
+		char tg[16], pp[16];
+
+		for (int j = 0; j < d->nfig; j++) {
+			used[d->fig[j].prefill] += d->fig[j].used;
+			all[d->fig[j].prefill]++;
+		}
+		snprintf(tg, sizeof(tg), "%d/%d", used[0], all[0]);
+		snprintf(pp, sizeof(pp), "%d/%d", used[1], all[1]);
+		fprintf(f, "%-22s %-7s %7d %7.1f %8.1f %8.1f %5s %5s  %.60s\n",
+			d->name, classes[d->cls], d->threads, d->peak_gbs,
+			d->fp32_gflops, d->int8_gops, tg, pp,
+			d->cpu);
+	}
+	library_free(devs, n);
+	return 0;
+}
+
 int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 {
 	int n;

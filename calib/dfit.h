@@ -81,6 +81,11 @@ double dfit_stream_gbs(const struct dfit *m, const struct calib_device *d,
 double dfit_predict(const struct dfit *m, const struct calib_device *d,
 		    const struct calib_figure *f);
 
+/* The library in dir, a line a device: its class, threads, the peaks the
+ * model scales and how many of its decode and prefill figures the model
+ * uses, of how many; to f. 0, or -1 with a message. */
+int dfit_library_print(const char *dir, FILE *f, struct err *e);
+
 /* Every used figure of the library in dir predicted by the parameters
  * fitted without its device, to f, then the median and worst |error| of
  * decode and of prefill against the goals. 0, or -1 with a message. */

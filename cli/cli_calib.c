@@ -104,20 +104,26 @@ static int derive_sub(int argc, char **argv)
 
 static const struct opt_cmd devices_cmd = {
 	.name = "calib devices",
-	.usage = "[--library DIR]",
-	.about = "The device model's held-out errors: each device's published figures\n"
-		 "predicted by the model (what share of its DRAM peak and of its\n"
-		 "arithmetic peaks the CPU cluster reaches, by class and kernel\n"
-		 "family, a decode at its slowest thread's pace) fitted on the other\n"
-		 "devices alone (leave-one-device-out), then the errors' median and\n"
-		 "worst for decode and prefill (docs/calib.md).\n",
+	.usage = "[--blind] [--library DIR]",
+	.about = "The device library, a line a device: its class, the peaks the device\n"
+		 "model scales and its published figures. With --blind, the model's\n"
+		 "held-out errors: each device's published figures predicted by the\n"
+		 "model (what share of its DRAM peak and of its arithmetic peaks the\n"
+		 "CPU cluster reaches, by class and kernel family, a decode at its\n"
+		 "slowest thread's pace) fitted on the other devices alone\n"
+		 "(leave-one-device-out), then the errors' median and worst for\n"
+		 "decode and prefill (docs/calib.md).\n",
 	.exit_status = CLI_CALIB_EXIT,
 };
 
 static int devices_sub(int argc, char **argv)
 {
 	const char *dir = calib_device_dir();
+	bool blind = false;
 	struct opt rows[] = {
+		OPT_FLAG("blind", 0, &blind, "each device's figures predicted by "
+			 "the model fitted without it, and the errors' median and "
+			 "worst"),
 		CLI_OPT_LIBRARY(&dir),
 		OPT_END,
 	};
@@ -126,7 +132,7 @@ static int devices_sub(int argc, char **argv)
 
 	if ((rc = opt_parse(&devices_cmd, rows, &argc, argv)) != OPT_GO)
 		return rc;
-	if (dfit_blind_print(dir, stdout, &e) < 0)
+	if ((blind ? dfit_blind_print : dfit_library_print)(dir, stdout, &e) < 0)
 		return cli_fail("%s", e.msg);
 	return CLI_OK;
 }

@@ -36,7 +36,7 @@ for d in snapdragon-8-gen3 apple-a17-pro raspberry-pi-5 jetson-orin-nano \
 	laptop-m2-pro laptop-core-i3-1315u; do
 	derive "$d" llama2-7b "$OUT/edge-$d-llama2-7b-w4a16.json"
 done
-"$H" calib devices > "$OUT/devices/blind.txt"
+"$H" calib devices --blind > "$OUT/devices/blind.txt"
 # the pairs planners use, on every device of the library: 7-8B targets
 # and 0.5-1.7B drafts, W4A16
 mkdir -p "$OUT/pairs"

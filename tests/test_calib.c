@@ -634,6 +634,15 @@ static void test_blind(void)
 				 "median 0.0%"), "%s", out);
 	}
 	free(out);
+	/* the listing: a line a device, its peaks and its used figures */
+	out = NULL;
+	f = open_memstream(&out, &len);
+	CHECK_MSG(dfit_library_print(t_tmpdir(), f, &e) == 0, "%s", e.msg);
+	fclose(f);
+	CHECK_MSG(out && strstr(out, "\nc                      board         4"
+				     "    68.0    500.0   2000.0   2/2   1/1  \n"),
+		  "%s", out);
+	free(out);
 	/* the device with figures twice the model's: its own error is about
 	 * -50%, and the others stay within the grid */
 	synth_device("e", 51, 1200, 2);
