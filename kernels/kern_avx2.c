@@ -509,28 +509,11 @@ g32_dig_step(const uint8_t *b, size_t bb, const int n, const float *usp,
 				  _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6) };
 	__m256 hu;
 
-	__m128i h;
-
 	PREFETCH(b, 4 * (int)q4_block_bytes(32));
-	if (n == 4) {
-		/* the four headers from two loads that each span two blocks
-		 * of 20 bytes (words 0 and 5), not four loads and three
-		 * inserts: fewer instructions on the shuffle port */
-		const __m256i at05 = _mm256_setr_epi32(0, 5, 0, 5, 0, 0, 0, 0);
-
-		_Static_assert(Q4_HEAD_BYTES + 32 / 2 == 5 * 4,
-			       "a G = 32 block is five words");
-
-		h = _mm256_castsi256_si128(_mm256_blend_epi32(
-			_mm256_permutevar8x32_epi32(
-				_mm256_loadu_si256((const __m256i *)b), at05),
-			_mm256_permutevar8x32_epi32(_mm256_loadu_si256(
-				(const __m256i *)(b + 2 * bb)), at05), 0x0C));
-	} else {
-		h = _mm_setr_epi32(head_word(b), n > 1 ? head_word(b + bb) : 0,
-				   n > 2 ? head_word(b + 2 * bb) : 0, 0);
-	}
-	hu = _mm256_mul_ps(_mm256_cvtph_ps(h), _mm256_load_ps(usp));
+	hu = _mm256_mul_ps(_mm256_cvtph_ps(_mm_setr_epi32(
+		head_word(b), n > 1 ? head_word(b + bb) : 0,
+		n > 2 ? head_word(b + 2 * bb) : 0,
+		n > 3 ? head_word(b + 3 * bb) : 0)), _mm256_load_ps(usp));
 	*corr = _mm256_add_ps(*corr, hu);
 	_Pragma("GCC unroll 2")
 	for (int p = 0; 2 * p < n; p++, d += DIG_PAIR) {
