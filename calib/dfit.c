@@ -363,8 +363,7 @@ int dfit_library_print(const char *dir, FILE *f, struct err *e)
 		snprintf(pp, sizeof(pp), "%d/%d", used[1], all[1]);
 		fprintf(f, "%-22s %-7s %7d %7.1f %8.1f %8.1f %5s %5s  %.60s\n",
 			d->name, classes[d->cls], d->threads, d->peak_gbs,
-			d->fp32_gflops, d->int8_gops, tg, pp,
-			d->cpu);
+			d->fp32_gflops, d->int8_gops, tg, pp, d->cpu);
 	}
 	library_free(devs, n);
 	return 0;

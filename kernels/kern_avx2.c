@@ -543,7 +543,7 @@ row1_dig_32(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 		/* avx2's d opaque, so a register of its own: else each
 		 * vpmaddubsw takes it as an indexed memory operand, which
 		 * Intel cores issue as two micro-ops, not one (the G = 32 row
-		 * 5-6% faster hot on avx2; avx-vnni, which loads its digits
+		 * 4-6% faster hot on avx2; avx-vnni, which loads its digits
 		 * apart, was 4-9% slower from memory with it: Xeon, 2026-12-05) */
 		if (!vnni)
 			__asm__("" : "+r"(d));
