@@ -207,7 +207,7 @@ static const struct cli_sub calib_subs_table[] = {
 	{ "derive", derive_sub,
 	  "a profile for a device of the library, from a measured one" },
 	{ "devices", devices_sub,
-	  "the library's published figures against the derivation" },
+	  "the device library; --blind: its figures against the model held out" },
 	{ "accept", accept_sub, "acceptance profiles of draft formats (eval accept)" },
 	{ "gpu", cli_calib_gpu, "the verify-cost table of GPU 0, or a preset's roofline" },
 	{ "check", cli_calib_check, "the simulator against the real models timed here" },
