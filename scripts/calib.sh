@@ -2,12 +2,20 @@
 # Regenerates the calibration profiles under results/calib/ that the default
 # configs use: run on the machine the profiles are to describe, with nothing
 # else running (timings are medians, but a busy machine shifts them all).
-#   sh scripts/calib.sh [BUILD] [DEVICE]
+#   sh scripts/calib.sh [BUILD] [DEVICE] [derive]
 # DEVICE names this machine in the profiles (default: xeon-2vcpu, the
-# development machine the committed profiles come from).
+# development machine the committed profiles come from). With `derive`,
+# only the derived profiles and the held-out table are made again, from
+# the committed measured profile (after a change to the device library;
+# seconds, and any machine will do).
 set -e
 B=${1:-build}
 DEV=${2:-xeon-2vcpu}
+STAGE=${3:-all}
+case $STAGE in all|derive) ;; *)
+	echo "calib.sh: the third argument is 'derive' or nothing, not '$STAGE'" >&2
+	exit 2 ;;
+esac
 OUT=results/calib
 DATA=${HYBRIDSPEC_DATA:-../shared/data}
 H="$B/hybridspec"
@@ -17,7 +25,7 @@ mkdir -p "$OUT"
 # weights), 2 threads, prefill through the integer path (int8 activations,
 # as llama.cpp's)
 EDGE="$OUT/edge-$DEV-llama2-7b-w4a16.json"
-"$H" calib cpu --shape llama2-7b --quant w4a16-g128 --threads 2 \
+[ $STAGE = derive ] || "$H" calib cpu --shape llama2-7b --quant w4a16-g128 --threads 2 \
 	--device "$DEV" --ctx 16,64,256,512,1024,2048 --prefill 16,32,64 \
 	--reps 3 --block-acts int8 -o "$EDGE"
 
@@ -47,6 +55,7 @@ for f in "$OUT"/devices/*.json; do
 		derive "$d" "$m" "$OUT/pairs/edge-$d-$m-w4a16.json"
 	done
 done
+[ $STAGE = derive ] && exit 0
 
 # acceptance of quantised drafts against the FP32 target on real text
 "$H" calib accept --target stories260K \
