@@ -337,18 +337,30 @@ int dfit_fit(struct dfit *m, const struct calib_device *d, const char *dir,
 	return 0;
 }
 
+/* the width of the device column: the longest name (at least "device") */
+static int name_width(const struct calib_device *devs, int n)
+{
+	int w = 6;
+
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(devs[i].name) > w)
+			w = (int)strlen(devs[i].name);
+	return w;
+}
+
 int dfit_library_print(const char *dir, FILE *f, struct err *e)
 {
-	int n;
+	int n, w;
 	struct calib_device *devs = library_load(dir, &n, e);
 
 	if (!devs)
 		return -1;
+	w = name_width(devs, n);
 	fprintf(f, "# the device library in %s: the peaks the model scales "
 		"(DRAM GB/s, FP32 GFLOP/s, int8 GOP/s on all its threads) and its "
 		"published figures, decode (tg) and prefill (pp): those the model "
 		"uses / all; its held-out errors: calib devices --blind\n", dir);
-	fprintf(f, "%-22s %-7s %7s %7s %8s %8s %5s %5s  %s\n", "device", "class",
+	fprintf(f, "%-*s %-7s %7s %7s %8s %8s %5s %5s  %s\n", w, "device", "class",
 		"threads", "GB/s", "GFLOP/s", "GOP/s", "tg", "pp", "cpu");
 	for (int i = 0; i < n; i++) {
 		const struct calib_device *d = &devs[i];
@@ -361,8 +373,8 @@ int dfit_library_print(const char *dir, FILE *f, struct err *e)
 		}
 		snprintf(tg, sizeof(tg), "%d/%d", used[0], all[0]);
 		snprintf(pp, sizeof(pp), "%d/%d", used[1], all[1]);
-		fprintf(f, "%-22s %-7s %7d %7.1f %8.1f %8.1f %5s %5s  %.60s\n",
-			d->name, classes[d->cls], d->threads, d->peak_gbs,
+		fprintf(f, "%-*s %-7s %7d %7.1f %8.1f %8.1f %5s %5s  %.60s\n",
+			w, d->name, classes[d->cls], d->threads, d->peak_gbs,
 			d->fp32_gflops, d->int8_gops, tg, pp, d->cpu);
 	}
 	library_free(devs, n);
@@ -371,13 +383,14 @@ int dfit_library_print(const char *dir, FILE *f, struct err *e)
 
 int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 {
-	int n;
+	int n, w;
 	struct calib_device *devs = library_load(dir, &n, e);
 	double *err[2];
 	size_t k[2] = { 0, 0 };
 
 	if (!devs)
 		return -1;
+	w = name_width(devs, n);
 	err[0] = xmalloc(sizeof(double) * (size_t)n * CALIB_MAX_FIGURES);
 	err[1] = xmalloc(sizeof(double) * (size_t)n * CALIB_MAX_FIGURES);
 	fprintf(f, "# each device's published CPU figures predicted by the "
@@ -389,7 +402,7 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 		struct dfit p;
 
 		if (!has_kind(d, false, -1) && !has_kind(d, true, -1)) {
-			fprintf(f, "%-22s %-7s (no used CPU figure)\n", d->name,
+			fprintf(f, "%-*s %-7s (no used CPU figure)\n", w, d->name,
 				classes[d->cls]);
 			continue;
 		}
@@ -403,8 +416,8 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 			pred = dfit_predict(&p, d, g);
 			r = pred / g->tokens_per_s - 1;
 			err[g->prefill][k[g->prefill]++] = fabs(r);
-			fprintf(f, "%-22s %-7s %-16.16s %-7.7s %s t%-2d %8.2f %8.2f "
-				"%+6.0f%%  ", d->name, classes[d->cls], g->model,
+			fprintf(f, "%-*s %-7s %-16.16s %-7.7s %s t%-2d %8.2f %8.2f "
+				"%+6.0f%%  ", w, d->name, classes[d->cls], g->model,
 				g->quant, g->prefill ? "pp" : "tg", g->threads,
 				g->tokens_per_s, pred, 100 * r);
 			if (g->prefill)

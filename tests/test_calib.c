@@ -634,12 +634,13 @@ static void test_blind(void)
 				 "median 0.0%"), "%s", out);
 	}
 	free(out);
-	/* the listing: a line a device, its peaks and its used figures */
+	/* the listing: a line a device, its peaks and its used figures, the
+	 * names as wide as the longest ("device", here) */
 	out = NULL;
 	f = open_memstream(&out, &len);
 	CHECK_MSG(dfit_library_print(t_tmpdir(), f, &e) == 0, "%s", e.msg);
 	fclose(f);
-	CHECK_MSG(out && strstr(out, "\nc                      board         4"
+	CHECK_MSG(out && strstr(out, "\nc      board         4"
 				     "    68.0    500.0   2000.0   2/2   1/1  \n"),
 		  "%s", out);
 	free(out);
@@ -650,7 +651,7 @@ static void test_blind(void)
 	f = open_memstream(&out, &len);
 	CHECK_MSG(dfit_blind_print(t_tmpdir(), f, &e) == 0, "%s", e.msg);
 	fclose(f);
-	CHECK_MSG(out && strstr(out, "e                      board   7B") &&
+	CHECK_MSG(out && strstr(out, "\ne      board   7B") &&
 		  strstr(out, "-50%") && strstr(out, "worst 50.0%"), "%s", out);
 	free(out);
 }
