@@ -381,9 +381,34 @@ int dfit_library_print(const char *dir, FILE *f, struct err *e)
 	return 0;
 }
 
+/* the median and worst of the |errors| err[i] of class cls (all: -1) */
+static void blind_summary(FILE *f, const double *err, const int *cls_of,
+			  size_t k, int cls, bool prefill)
+{
+	double *a = xmalloc(sizeof(double) * (k ? k : 1)), worst = 0;
+	size_t m = 0;
+
+	for (size_t i = 0; i < k; i++)
+		if (cls < 0 || cls_of[i] == cls) {
+			a[m++] = err[i];
+			worst = fmax(worst, err[i]);
+		}
+	if (cls < 0)
+		fprintf(f, "%s: %zu figures, held-out |error| median %.1f%%, "
+			"worst %.1f%% (goal: %s)\n", prefill ? "prefill" : "decode",
+			m, m ? 100 * order_median(a, m) : 0, 100 * worst,
+			prefill ? "worst 40%" : "median 15%, worst 30%");
+	else if (m)
+		fprintf(f, "  %s, %s: %zu figure%s, median %.1f%%, worst "
+			"%.1f%%\n", prefill ? "prefill" : "decode", classes[cls],
+			m, m == 1 ? "" : "s", 100 * order_median(a, m),
+			100 * worst);
+	free(a);
+}
+
 int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 {
-	int n, w;
+	int n, w, *cls_of[2];
 	struct calib_device *devs = library_load(dir, &n, e);
 	double *err[2];
 	size_t k[2] = { 0, 0 };
@@ -391,8 +416,10 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 	if (!devs)
 		return -1;
 	w = name_width(devs, n);
-	err[0] = xmalloc(sizeof(double) * (size_t)n * CALIB_MAX_FIGURES);
-	err[1] = xmalloc(sizeof(double) * (size_t)n * CALIB_MAX_FIGURES);
+	for (int t = 0; t < 2; t++) {
+		err[t] = xmalloc(sizeof(double) * (size_t)n * CALIB_MAX_FIGURES);
+		cls_of[t] = xmalloc(sizeof(int) * (size_t)n * CALIB_MAX_FIGURES);
+	}
 	fprintf(f, "# each device's published CPU figures predicted by the "
 		"model fitted without the device (dfit.h): tokens/s "
 		"published, predicted, error; the parameters and what they "
@@ -415,6 +442,7 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 				continue;
 			pred = dfit_predict(&p, d, g);
 			r = pred / g->tokens_per_s - 1;
+			cls_of[g->prefill][k[g->prefill]] = d->cls;
 			err[g->prefill][k[g->prefill]++] = fabs(r);
 			fprintf(f, "%-*s %-7s %-16.16s %-7.7s %s t%-2d %8.2f %8.2f "
 				"%+6.0f%%  ", w, d->name, classes[d->cls], g->model,
@@ -431,17 +459,14 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 		}
 	}
 	for (int t = 0; t < 2; t++) {
-		double worst = 0;
-
-		for (size_t i = 0; i < k[t]; i++)
-			worst = fmax(worst, err[t][i]);
-		fprintf(f, "%s: %zu figures, held-out |error| median %.1f%%, "
-			"worst %.1f%% (goal: %s)\n", t ? "prefill" : "decode", k[t],
-			k[t] ? 100 * order_median(err[t], k[t]) : 0, 100 * worst,
-			t ? "worst 40%" : "median 15%, worst 30%");
+		blind_summary(f, err[t], cls_of[t], k[t], -1, t);
+		for (int c = 0; classes[c]; c++)
+			blind_summary(f, err[t], cls_of[t], k[t], c, t);
 	}
 	library_free(devs, n);
-	free(err[0]);
-	free(err[1]);
+	for (int t = 0; t < 2; t++) {
+		free(err[t]);
+		free(cls_of[t]);
+	}
 	return 0;
 }

@@ -112,7 +112,7 @@ static const struct opt_cmd devices_cmd = {
 		 "CPU cluster reaches, by class and kernel family, a decode at its\n"
 		 "slowest thread's pace) fitted on the other devices alone\n"
 		 "(leave-one-device-out), then the errors' median and worst for\n"
-		 "decode and prefill (docs/calib.md).\n",
+		 "decode and prefill, in all and by class (docs/calib.md).\n",
 	.exit_status = CLI_CALIB_EXIT,
 };
 

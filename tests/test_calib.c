@@ -653,6 +653,10 @@ static void test_blind(void)
 	fclose(f);
 	CHECK_MSG(out && strstr(out, "\ne      board   7B") &&
 		  strstr(out, "-50%") && strstr(out, "worst 50.0%"), "%s", out);
+	/* and by class: the boards' line, none for a class without figures */
+	CHECK_MSG(out && strstr(out, "\n  prefill, board: 5 figures, median "
+				     "0.0%, worst 50.0%\n") &&
+		  !strstr(out, "phone"), "%s", out);
 	free(out);
 }
 
