@@ -342,6 +342,29 @@ static int read_protocol_draft(struct jx *x, json_t *v, const char *p,
 	return read_draft(x, d, cp, cloud, target_text, &out->draft);
 }
 
+/* The device's costs: the profile's (pe) where v does not give them */
+static int read_costs(struct jx *x, json_t *v, const char *p,
+		      const struct prof_edge *pe, struct cfg_device *out)
+{
+	return jx_num(x, v, p, "draft_base_s", JX_POS, pe->draft_base_s,
+		      &out->draft_base_s) < 0 ||
+	       jx_num(x, v, p, "draft_per_ctx_s", JX_NONNEG, pe->draft_per_ctx_s,
+		      &out->draft_per_ctx_s) < 0 ||
+	       jx_num(x, v, p, "prefill_base_s", JX_NONNEG, pe->prefill_base_s,
+		      &out->prefill_base_s) < 0 ||
+	       jx_num(x, v, p, "prefill_per_token_s", JX_NONNEG,
+		      pe->prefill_per_token_s, &out->prefill_per_token_s) < 0 ||
+	       jx_num(x, v, p, "draft_pair_s", JX_NONNEG, pe->draft_pair_s,
+		      &out->draft_pair_s) < 0 ||
+	       jx_num(x, v, p, "power_busy_w", JX_NONNEG, pe->power_busy_w,
+		      &out->power_busy_w) < 0 ||
+	       jx_num(x, v, p, "power_idle_w", JX_NONNEG, pe->power_idle_w,
+		      &out->power_idle_w) < 0 ||
+	       jx_num(x, v, p, "battery_wh", JX_NONNEG, pe->battery_wh,
+		      &out->battery_wh) < 0
+		       ? -1 : 0;
+}
+
 /* The device's four costs and its power; a profile (`calib cpu`, `calib
  * derive`) gives their defaults. */
 static int read_device(struct jx *x, json_t *v, const char *p,
@@ -350,17 +373,19 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 	static const char *const keys[] = { "profile", "draft_base_s",
 		"draft_per_ctx_s", "prefill_base_s", "prefill_per_token_s",
 		"power_busy_w", "power_idle_w", "battery_wh", "passes",
-		"draft_pair_s", "wake", NULL };
+		"draft_pair_s", "wake", "prefill_band", NULL };
 	static const char *const passes[] = { "whole", "ideal", NULL };
+	static const char *const bands[] = { "none", "low", "high", NULL };
 	struct prof_edge pe = { .draft_base_s = JX_REQUIRED,
 				.prefill_per_token_s = JX_REQUIRED };
 	json_t *profile;
-	int ideal;
+	int ideal, band;
 
 	out->profile = NULL;
 	out->model[0] = '\0';
 	if (jx_object(x, v, p, keys) < 0 ||
 	    jx_enum(x, v, p, "passes", passes, "whole", &ideal) < 0 ||
+	    jx_enum(x, v, p, "prefill_band", bands, "none", &band) < 0 ||
 	    wake_read(x, v, p, &out->wake) < 0)
 		return -1;
 	out->ideal_passes = ideal;
@@ -375,23 +400,28 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 			return err_prefix(x->err, "%s: %s/profile", x->file, p);
 		snprintf(out->model, sizeof(out->model), "%s", pe.model);
 	}
-	return jx_num(x, v, p, "draft_base_s", JX_POS, pe.draft_base_s,
-		      &out->draft_base_s) < 0 ||
-	       jx_num(x, v, p, "draft_per_ctx_s", JX_NONNEG, pe.draft_per_ctx_s,
-		      &out->draft_per_ctx_s) < 0 ||
-	       jx_num(x, v, p, "prefill_base_s", JX_NONNEG, pe.prefill_base_s,
-		      &out->prefill_base_s) < 0 ||
-	       jx_num(x, v, p, "prefill_per_token_s", JX_NONNEG,
-		      pe.prefill_per_token_s, &out->prefill_per_token_s) < 0 ||
-	       jx_num(x, v, p, "draft_pair_s", JX_NONNEG, pe.draft_pair_s,
-		      &out->draft_pair_s) < 0 ||
-	       jx_num(x, v, p, "power_busy_w", JX_NONNEG, pe.power_busy_w,
-		      &out->power_busy_w) < 0 ||
-	       jx_num(x, v, p, "power_idle_w", JX_NONNEG, pe.power_idle_w,
-		      &out->power_idle_w) < 0 ||
-	       jx_num(x, v, p, "battery_wh", JX_NONNEG, pe.battery_wh,
-		      &out->battery_wh) < 0
-		       ? -1 : 0;
+	if (band && !pe.has_prefill_band) {
+		char cp[JX_PTR_MAX];
+
+		return err_set(x->err, "%s: %s: expected a profile with a "
+			       "held-out prefill band (derivation.held_out."
+			       "prefill, as calib derive writes), found %s%s",
+			       x->file, jx_child(cp, p, "prefill_band"),
+			       profile ? "none in " : "no profile",
+			       !profile ? "" : out->profile ? out->profile
+							    : "the inline one");
+	}
+	if (read_costs(x, v, p, &pe, out) < 0)
+		return -1;
+	/* the prefill at the band's end: a time is (1 + error) times the
+	 * predicted one (docs/calib.md) */
+	if (band) {
+		double f = 1 + pe.prefill_band[band - 1];
+
+		out->prefill_base_s *= f;
+		out->prefill_per_token_s *= f;
+	}
+	return 0;
 }
 
 static int read_file_key(struct jx *x, json_t *v, const char *p,

@@ -198,6 +198,29 @@ int prof_kind_check(const char *file, const json_t *doc, const char *want,
 		       file, got_what, got, want_what);
 }
 
+/* A derived profile's held-out prefill band, where its derivation has
+ * one (calib derive writes it; older profiles lack it) */
+static int read_prefill_band(struct jx *x, json_t *doc, struct prof_edge *p)
+{
+	static const char *const ptr = "/derivation/held_out/prefill";
+	const struct jx_range above = { -1, INFINITY, true, false };
+	json_t *b = jx_at(doc, ptr);
+
+	if (!json_is_object(b) || !json_object_get(b, "lowest"))
+		return 0;
+	if (jx_num(x, b, ptr, "lowest", above, JX_REQUIRED,
+		   &p->prefill_band[0]) < 0 ||
+	    jx_num(x, b, ptr, "highest", above, JX_REQUIRED,
+		   &p->prefill_band[1]) < 0)
+		return -1;
+	if (p->prefill_band[1] < p->prefill_band[0]) {
+		jx_fail(x, ptr, "highest no lower than lowest", b);
+		return -1;
+	}
+	p->has_prefill_band = true;
+	return 0;
+}
+
 int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 		    struct err *e)
 {
@@ -236,6 +259,8 @@ int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 	    read_series(&x, doc, "prefill", "tokens", true) < 0 ||
 	    read_fit(&x, doc, p) < 0 || read_power(&x, doc, p) < 0 ||
 	    read_provenance(&x, doc) < 0)
+		return -1;
+	if (read_prefill_band(&x, doc, p) < 0)
 		return -1;
 	p->stream_Bps = 1e9 * gbs;
 	p->peak_flops = 1e9 * gflops;

@@ -29,6 +29,11 @@ struct prof_edge {
 	/* the device's power computing and idle, its battery (0: not known,
 	 * or none): the profile's optional "power" */
 	double power_busy_w, power_idle_w, battery_wh;
+	/* a derived profile's held-out prefill error band (its
+	 * derivation.held_out.prefill lowest and highest: predicted over
+	 * published tokens/s, less 1), when has_prefill_band */
+	bool has_prefill_band;
+	double prefill_band[2];
 	char model[64];  /* the draft model's shape name */
 	char device[64];
 };

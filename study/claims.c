@@ -1824,19 +1824,23 @@ static int handover_table(json_t *blocks, const char *dir, struct err *e)
  * handover is worth it where TTFT p50 falls to half or less and mean ITL
  * does not rise. A request the cloud mostly keeps (handed over in under
  * half of them: the device's prefill outlasts the answer) costs what
- * cloud_only's does. */
-enum { HM_KIND, HM_DEV, HM_RTT, HM_N, HM_POLICY, HM_TTFT, HM_ITL, HM_SHARE,
-       HM_BUSY, HM_TIME, HM_DONE, HM_COLS };
+ * cloud_only's does. The table is the devices' derived prefill (band
+ * "none"); the sweep repeats it at each end of the profile's held-out
+ * prefill band ("low", "high"), which the verdict counts too. */
+enum { HM_KIND, HM_DEV, HM_RTT, HM_N, HM_POLICY, HM_BAND, HM_TTFT, HM_ITL,
+       HM_SHARE, HM_BUSY, HM_TIME, HM_DONE, HM_COLS };
+static const char *const hm_bands[] = { "none", "low", "high" };
 #define HM_MAX_COUNTS 8 /* the table's columns: tenant counts */
 
-/* The row with r's protocol, device and RTT, count tenants and policy,
- * or c->nrow. */
+/* The row with r's protocol, device and RTT, count tenants, policy and
+ * prefill band, or c->nrow. */
 static size_t hm_row(const struct csv *c, const int *col, size_t r,
-		     const char *count, const char *policy)
+		     const char *count, const char *policy, const char *band)
 {
 	for (size_t q = 0; q < c->nrow; q++) {
 		bool same = !strcmp(csv_str(c, q, col[HM_POLICY]), policy) &&
-			    !strcmp(csv_str(c, q, col[HM_N]), count);
+			    !strcmp(csv_str(c, q, col[HM_N]), count) &&
+			    !strcmp(csv_str(c, q, col[HM_BAND]), band);
 
 		for (int k = HM_KIND; k <= HM_RTT && same; k++)
 			same = !strcmp(csv_str(c, q, col[k]), csv_str(c, r, col[k]));
@@ -1871,7 +1875,8 @@ struct hm_tally {
 	double gpu_min_s, gpu_max_s;
 };
 
-/* The cell of never's row n and always' row a. */
+/* The cell of never's row n and always' row a, into t, and into rw
+ * unless NULL. */
 static void hm_cell(json_t *rw, const struct csv *c, const int *col,
 		    size_t n, size_t a, struct hm_tally *t)
 {
@@ -1886,20 +1891,22 @@ static void hm_cell(json_t *rw, const struct csv *c, const int *col,
 	t->kept += yes && whole;
 	t->gpu_min_s = fmin(t->gpu_min_s, dg);
 	t->gpu_max_s = fmax(t->gpu_max_s, dg);
-	cell(rw, "%s: TTFT %.2f → %.2f s, ITL %.1f → %.1f ms, GPU %+.3f s",
-	     !yes ? "no" : whole ? "*cloud's*" : "**worth it**", t0, t1,
-	     1e3 * i0, 1e3 * i1, dg);
+	if (rw)
+		cell(rw, "%s: TTFT %.2f → %.2f s, ITL %.1f → %.1f ms, GPU %+.3f s",
+		     !yes ? "no" : whole ? "*cloud's*" : "**worth it**", t0, t1,
+		     1e3 * i0, 1e3 * i1, dg);
 }
 
 static int handover_map(json_t *blocks, const char *dir, struct err *e)
 {
 	static const char *const names[] = { "protocol.kind",
 		"tenants.0.device.profile", "tenants.0.wan.rtt_s.mean",
-		"tenants.0.count", "protocol.handover", "all.ttft_s.p50_mean",
+		"tenants.0.count", "protocol.handover",
+		"tenants.0.device.prefill_band", "all.ttft_s.p50_mean",
 		"all.itl_s.mean_mean", "all.handover_share_mean",
 		"cloud.busy_fraction_mean", "sim_time_s_mean",
 		"requests_done_mean", NULL };
-	struct hm_tally t = { .gpu_min_s = INFINITY, .gpu_max_s = -INFINITY };
+	struct hm_tally t[3];
 	const char *counts[HM_MAX_COUNTS];
 	size_t nn;
 	bool more;
@@ -1907,6 +1914,9 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 	int col[HM_COLS], have;
 	json_t *head, *rows;
 
+	for (int k = 0; k < 3; k++)
+		t[k] = (struct hm_tally){ .gpu_min_s = INFINITY,
+					  .gpu_max_s = -INFINITY };
 	if ((have = sweep(&c, dir, "handover-map", blocks, false, e)) <= 0)
 		return have;
 	if (cols(&c, names, col, e) < 0) {
@@ -1939,27 +1949,41 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 		char dev[128];
 		json_t *rw;
 
-		if (hm_row(&c, col, r, counts[0], "never") != r)
+		if (hm_row(&c, col, r, counts[0], "never", "none") != r)
 			continue;
 		hm_device(csv_str(&c, r, col[HM_DEV]), dev, sizeof(dev));
 		rw = row(rows);
 		cell(rw, "%s, %s, %s", csv_str(&c, r, col[HM_KIND]), dev,
 		     csv_str(&c, r, col[HM_RTT]));
-		for (size_t j = 0; j < nn; j++) {
-			size_t n = hm_row(&c, col, r, counts[j], "never");
-			size_t a = hm_row(&c, col, r, counts[j], "always");
+		for (size_t j = 0; j < nn; j++)
+			for (int k = 0; k < 3; k++) {
+				size_t n = hm_row(&c, col, r, counts[j], "never",
+						  hm_bands[k]);
+				size_t a = hm_row(&c, col, r, counts[j], "always",
+						  hm_bands[k]);
 
-			if (n == c.nrow || a == c.nrow)
-				cell(rw, "%s", "");
-			else
-				hm_cell(rw, &c, col, n, a, &t);
-		}
+				if (n < c.nrow && a < c.nrow)
+					hm_cell(k ? NULL : rw, &c, col, n, a, &t[k]);
+				else if (!k)
+					cell(rw, "%s", "");
+			}
 	}
-	if (t.cells)
+	if (t[0].cells)
 		text(blocks, "The handover is worth it in %zu of %zu cells (%zu of "
 		     "them the cloud's); it adds %.3f to %.3f GPU-seconds a "
-		     "request.", t.worth, t.cells, t.kept, t.gpu_min_s,
-		     t.gpu_max_s);
+		     "request.", t[0].worth, t[0].cells, t[0].kept,
+		     t[0].gpu_min_s, t[0].gpu_max_s);
+	if (t[1].cells && t[2].cells)
+		text(blocks, "Sensitivity: with each device's prefill at the ends "
+		     "of its profile's held-out band (device/prefill_band: the "
+		     "time a token times 1 + the lowest and 1 + the highest "
+		     "error), the handover is worth it in %zu of %zu cells at "
+		     "the fast end (%zu the cloud's) and %zu of %zu at the slow "
+		     "end (%zu the cloud's): %s.", t[1].worth, t[1].cells,
+		     t[1].kept, t[2].worth, t[2].cells, t[2].kept,
+		     t[1].worth == t[0].worth && t[2].worth == t[0].worth
+			     ? "the count holds across the band"
+			     : "the count moves inside the band");
 	csv_release(&c);
 	return 0;
 }

@@ -2,9 +2,12 @@
 #include "harness.h"
 
 #include "cfg.h"
+#include "jx.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SMALL "tests/data/small.json"
 
@@ -213,6 +216,64 @@ static void profiles_of_the_wrong_kind(void)
 			 " where an acceptance profile was expected"), "%s", e.msg);
 }
 
+/* device/prefill_band takes the prefill to an end of the profile's
+ * held-out band, times (1 + error); a profile without a band (a measured
+ * one) is an error at that pointer. The committed phone profile, its band
+ * set to -0.5 and 1.0. */
+static void prefill_band(void)
+{
+	static const char *const bands[] = { "none", "low", "high" };
+	static const double times[] = { 1, 0.5, 2 };
+	json_t *prof = jx_load("results/calib/edge-snapdragon-8-gen3-llama2-"
+			       "7b-w4a16.json", NULL);
+	json_t *b = prof ? jx_at(prof, "/derivation/held_out/prefill") : NULL;
+	const char *phone, *xeon = "results/calib/edge-xeon-2vcpu-llama2-7b-"
+				   "w4a16.json";
+	double base_s[3], token_s[3];
+	struct cfg c;
+	struct err e;
+	char text[1024], cwd[512], *dump;
+
+	CHECK(b && getcwd(cwd, sizeof(cwd)));
+	if (!b || !getcwd(cwd, sizeof(cwd))) {
+		json_decref(prof);
+		return;
+	}
+	json_object_set_new(b, "lowest", json_real(-0.5));
+	json_object_set_new(b, "highest", json_real(1.0));
+	dump = json_dumps(prof, JSON_COMPACT);
+	phone = t_write("phone.json", dump);
+	free(dump);
+	json_decref(prof);
+	for (int i = 0; i < 3; i++) {
+		snprintf(text, sizeof(text),
+			 "{\"tenants\": [{\"protocol\": {\"kind\": \"sync\"},"
+			 " \"device\": {\"profile\": \"%s\", \"prefill_band\":"
+			 " \"%s\"}, \"workload\": {\"prompt_tokens\": 8,"
+			 " \"output_tokens\": 8}, \"wan\": {\"rtt_s\": 0.05},"
+			 " \"acceptance\": {\"alpha\": 0.7}}]}", phone, bands[i]);
+		CHECK_MSG(cfg_load(&c, t_write("b.json", text), NULL, 0, &e) == 0,
+			  "%s", e.msg);
+		base_s[i] = c.groups[0].device.prefill_base_s;
+		token_s[i] = c.groups[0].device.prefill_per_token_s;
+		cfg_release(&c);
+	}
+	for (int i = 1; i < 3; i++)
+		CHECK_MSG(fabs(token_s[i] / token_s[0] - times[i]) < 1e-12 &&
+			  fabs(base_s[i] / base_s[0] - times[i]) < 1e-12,
+			  "%s: %g, %g against %g, %g", bands[i], base_s[i],
+			  token_s[i], base_s[0], token_s[0]);
+	snprintf(text, sizeof(text),
+		 "{\"tenants\": [{\"protocol\": {\"kind\": \"sync\"},"
+		 " \"device\": {\"profile\": \"%s/%s\", \"prefill_band\":"
+		 " \"high\"}}]}", cwd, xeon);
+	CHECK(cfg_load(&c, t_write("m.json", text), NULL, 0, &e) < 0);
+	CHECK_MSG(strstr(e.msg, "m.json: /tenants/0/device/prefill_band: "
+			 "expected a profile with a held-out prefill band") &&
+		  strstr(e.msg, "found none in ") && strstr(e.msg, xeon),
+		  "%s", e.msg);
+}
+
 /* The files a config names are read when it loads: a bad bit trace or a
  * bad arrival trace is an error of the config, at its pointer. */
 static void files_read_at_load(void)
@@ -305,5 +366,7 @@ const struct tcase cfg_tests[] = {
 	  profiles_of_the_wrong_kind },
 	{ "cfg: the traces a config names are read and checked at load",
 	  files_read_at_load },
+	{ "cfg: prefill_band takes the prefill to an end of the profile's "
+	  "held-out band", prefill_band },
 	{ 0 },
 };
