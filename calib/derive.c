@@ -202,6 +202,35 @@ static int read_cores(struct jx *x, json_t *v, struct calib_device *d)
 	return 0;
 }
 
+/* v's "sources": where each constant v gives comes from, a string under
+ * its key (the power figures' under "power") */
+static int read_sources(struct jx *x, json_t *v)
+{
+	static const char *const of[][2] = {
+		{ "peak_gbs", "peak_gbs" }, { "fp32_gflops", "fp32_gflops" },
+		{ "int8_gops", "int8_gops" }, { "cores", "cores" },
+		{ "power_busy_w", "power" }, { "power_idle_w", "power" },
+	};
+	json_t *src = json_object_get(v, "sources");
+
+	if (!json_is_object(src))
+		return jx_fail(x, "/sources", "an object: where each figure comes "
+			       "from", src);
+	for (size_t i = 0; i < sizeof(of) / sizeof(of[0]); i++) {
+		json_t *s = json_object_get(src, of[i][1]);
+		char p[JX_PTR_MAX], want[96];
+
+		if (!json_object_get(v, of[i][0]) ||
+		    (json_is_string(s) && json_string_length(s)))
+			continue;
+		snprintf(p, sizeof(p), "/sources/%s", of[i][1]);
+		snprintf(want, sizeof(want), "a string: where %s comes from",
+			 of[i][0]);
+		return jx_fail(x, p, want, s);
+	}
+	return 0;
+}
+
 int calib_device_load(struct calib_device *d, const char *name_or_path,
 		      const char *dir, struct err *e)
 {
@@ -255,11 +284,8 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 	    opt_pos(&x, v, "", "power_busy_w", &d->power_busy_w) < 0 ||
 	    opt_pos(&x, v, "", "power_idle_w", &d->power_idle_w) < 0)
 		goto fail;
-	if (!json_is_object(json_object_get(v, "sources"))) {
-		jx_fail(&x, "/sources", "an object: where each figure comes from",
-			json_object_get(v, "sources"));
+	if (read_sources(&x, v) < 0)
 		goto fail;
-	}
 	d->threads = (int)th;
 	if (read_cores(&x, v, d) < 0)
 		goto fail;

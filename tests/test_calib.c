@@ -167,6 +167,10 @@ static void test_fit(void)
 	CHECK(a == 0 && b > 0);
 }
 
+/* the "sources" of a test device: one for each constant it may give */
+#define TEST_SOURCES "\"sources\": {\"peak_gbs\": \"t\", " \
+	"\"fp32_gflops\": \"t\", \"int8_gops\": \"t\", \"cores\": \"t\"}"
+
 /* A device file in dir/NAME.json of class cls: 4 threads, DRAM peak_gbs,
  * FP32 gf GFLOP/s, int8 4 gf GOP/s, then the members in extra */
 static void device_write(const char *dir, const char *name, const char *cls,
@@ -178,7 +182,7 @@ static void device_write(const char *dir, const char *name, const char *cls,
 	snprintf(text, sizeof(text),
 		 "{\"kind\": \"device\", \"name\": \"%s\", \"class\": \"%s\", "
 		 "\"threads\": 4, \"peak_gbs\": %g, \"fp32_gflops\": %g, "
-		 "\"int8_gops\": %g, \"sources\": {\"all\": \"a test\"}, %s}",
+		 "\"int8_gops\": %g, " TEST_SOURCES ", %s}",
 		 name, cls, peak_gbs, gf, 4 * gf, extra);
 	CHECK(t_write(path + strlen(t_tmpdir()) + 1, text) != NULL);
 }
@@ -313,6 +317,11 @@ static void test_derive(void)
 	device_file(dir, "bad-fig", 40, "\"published\": [{\"model\": \"m\"}]");
 	CHECK(calib_device_load(&b, "bad-fig", dir, &e) < 0 &&
 	      strstr(e.msg, "/published/0"));
+	/* a constant without its source: the power's is "power" */
+	device_file(dir, "no-src", 40, "\"power_busy_w\": 5, \"why_not\": \"-\"");
+	CHECK_MSG(calib_device_load(&b, "no-src", dir, &e) < 0 &&
+		  strstr(e.msg, "no-src.json: /sources/power: expected a string: "
+			 "where power_busy_w comes from"), "%s", e.msg);
 out:
 	calib_device_release(&a);
 	calib_device_release(&b);
@@ -589,7 +598,7 @@ static void synth_device(const char *name, double gbs, double gops,
 	snprintf(text, sizeof(text),
 		 "{\"kind\": \"device\", \"name\": \"%s\", \"class\": "
 		 "\"board\", \"threads\": 4, \"peak_gbs\": %g, "
-		 "\"fp32_gflops\": %g, \"int8_gops\": %g, \"sources\": {}, "
+		 "\"fp32_gflops\": %g, \"int8_gops\": %g, " TEST_SOURCES ", "
 		 "\"published\": ["
 		 "{\"model\": \"7B\", \"params\": %g, \"weight_bytes\": %g, "
 		 "\"quant\": \"Q4_0\", \"backend\": \"cpu\", \"threads\": 4, "
