@@ -214,7 +214,7 @@ static int read_sources(struct jx *x, json_t *v)
 	json_t *src = json_object_get(v, "sources");
 
 	if (!json_is_object(src))
-		return jx_fail(x, "/sources", "an object: where each figure comes "
+		return jx_fail(x, "/sources", "an object: where each constant comes "
 			       "from", src);
 	for (size_t i = 0; i < sizeof(of) / sizeof(of[0]); i++) {
 		json_t *s = json_object_get(src, of[i][1]);
