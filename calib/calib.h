@@ -212,6 +212,9 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 json_t *calib_derive_file(const char *profile_path, const char *device,
 			  const char *model, const char *kernel,
 			  const char *dir, const json_t *prov, struct err *e);
+/* One line of a derived profile into f: its device and model, the rates
+ * it predicts, each with its held-out band, and how far it extrapolates */
+void calib_derive_say(const json_t *derived, FILE *f);
 
 /* The roofline verify table of a GPU preset for a model shape (tokens x
  * context grid), marked "calibrated": false. */

@@ -596,3 +596,37 @@ json_t *calib_derive_file(const char *profile_path, const char *device,
 	json_decref(measured);
 	return derived;
 }
+
+/* " (held out LO% to HI%)" of band b, or " (no held-out figure)" */
+static void say_band(const json_t *b, FILE *f)
+{
+	const json_t *lo = json_object_get(b, "lowest");
+	const json_t *hi = json_object_get(b, "highest");
+
+	if (json_is_number(lo) && json_is_number(hi))
+		fprintf(f, " (held out %+.0f%% to %+.0f%%, %lld figure%s)",
+			100 * json_number_value(lo), 100 * json_number_value(hi),
+			json_integer_value(json_object_get(b, "figures")),
+			json_integer_value(json_object_get(b, "figures")) == 1
+				? "" : "s");
+	else
+		fprintf(f, " (no held-out figure)");
+}
+
+void calib_derive_say(const json_t *derived, FILE *f)
+{
+	const json_t *d = json_object_get(derived, "derivation");
+	const json_t *pr = json_object_get(d, "predicted");
+	const json_t *ho = json_object_get(d, "held_out");
+
+	fprintf(f, "calib: %s, %s: decode %.3g tokens/s",
+		json_string_value(json_object_get(derived, "device")),
+		json_string_value(jx_at((json_t *)d, "/model/name")),
+		json_number_value(json_object_get(pr, "decode_tokens_per_s")));
+	say_band(json_object_get(ho, "decode"), f);
+	fprintf(f, ", prefill %.3g tokens/s",
+		json_number_value(json_object_get(pr, "prefill_tokens_per_s")));
+	say_band(json_object_get(ho, "prefill"), f);
+	fprintf(f, "; %s\n", json_string_value(json_object_get(d,
+							       "extrapolation")));
+}

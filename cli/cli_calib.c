@@ -88,16 +88,17 @@ static int derive_sub(int argc, char **argv)
 			"(default: stdout)"),
 		OPT_END,
 	};
-	json_t *prov;
+	json_t *prov, *v;
 	struct err e;
 	int rc;
 
 	if ((rc = cli_calib_parse(&derive_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
-	rc = cli_calib_emit(calib_derive_file(argc ? argv[0] :
-					      calib_measured_profile(), device,
-					      model, kernel, dir, prov, &e), &e,
-			    out);
+	v = calib_derive_file(argc ? argv[0] : calib_measured_profile(), device,
+			      model, kernel, dir, prov, &e);
+	if (v)
+		calib_derive_say(v, stderr);
+	rc = cli_calib_emit(v, &e, out);
 	json_decref(prov);
 	return rc;
 }

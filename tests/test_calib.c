@@ -271,6 +271,21 @@ static void test_derive(void)
 				       "figures")) == 1);
 	CHECK(fabs(json_number_value(jx_at(d, "/derivation/held_out/decode/"
 					   "highest"))) < 0.03);
+	/* its line: the device, the predicted rates and their bands */
+	{
+		char *said = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&said, &len);
+
+		calib_derive_say(d, f);
+		fclose(f);
+		CHECK_MSG(said && !strncmp(said, "calib: dev-a, ", 14) &&
+			  strstr(said, ": decode ") &&
+			  strstr(said, " tokens/s (held out ") &&
+			  strstr(said, ", 1 figure), prefill ") &&
+			  said[len - 1] == '\n', "%s", said ? said : "");
+		free(said);
+	}
 	/* derived twice: refused */
 	CHECK(calib_derive(d, out, &b, NULL, 0, dir, NULL, &e) == NULL &&
 	      strstr(e.msg, "itself derived"));
