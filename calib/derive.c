@@ -597,18 +597,18 @@ json_t *calib_derive_file(const char *profile_path, const char *device,
 	return derived;
 }
 
-/* " (held out LO% to HI%)" of band b, or " (no held-out figure)" */
+/* " (held out LO% to HI%, N figures)" of band b, or " (no held-out
+ * figure)" */
 static void say_band(const json_t *b, FILE *f)
 {
 	const json_t *lo = json_object_get(b, "lowest");
 	const json_t *hi = json_object_get(b, "highest");
+	long long n = json_integer_value(json_object_get(b, "figures"));
 
 	if (json_is_number(lo) && json_is_number(hi))
 		fprintf(f, " (held out %+.0f%% to %+.0f%%, %lld figure%s)",
 			100 * json_number_value(lo), 100 * json_number_value(hi),
-			json_integer_value(json_object_get(b, "figures")),
-			json_integer_value(json_object_get(b, "figures")) == 1
-				? "" : "s");
+			n, n == 1 ? "" : "s");
 	else
 		fprintf(f, " (no held-out figure)");
 }

@@ -381,28 +381,30 @@ int dfit_library_print(const char *dir, FILE *f, struct err *e)
 	return 0;
 }
 
-/* the median and worst of the |errors| err[i] of class cls (all: -1) */
+/* the median and worst |error| of the errors err[i] of class cls (all:
+ * -1), as band_set measures them */
 static void blind_summary(FILE *f, const double *err, const int *cls_of,
 			  size_t k, int cls, bool prefill)
 {
-	double *a = xmalloc(sizeof(double) * (k ? k : 1)), worst = 0;
+	double *a = xmalloc(sizeof(double) * (k ? k : 1));
+	struct dfit_band b;
 	size_t m = 0;
 
 	for (size_t i = 0; i < k; i++)
-		if (cls < 0 || cls_of[i] == cls) {
+		if (cls < 0 || cls_of[i] == cls)
 			a[m++] = err[i];
-			worst = fmax(worst, err[i]);
-		}
+	band_set(&b, a, m, "");
 	if (cls < 0)
 		fprintf(f, "%s: %zu figures, held-out |error| median %.1f%%, "
 			"worst %.1f%% (goal: %s)\n", prefill ? "prefill" : "decode",
-			m, m ? 100 * order_median(a, m) : 0, 100 * worst,
+			m, m ? 100 * b.median_abs : 0,
+			m ? 100 * fmax(-b.lo, b.hi) : 0,
 			prefill ? "worst 40%" : "median 15%, worst 30%");
 	else if (m)
 		fprintf(f, "  %s, %s: %zu figure%s, median %.1f%%, worst "
 			"%.1f%%\n", prefill ? "prefill" : "decode", classes[cls],
-			m, m == 1 ? "" : "s", 100 * order_median(a, m),
-			100 * worst);
+			m, m == 1 ? "" : "s", 100 * b.median_abs,
+			100 * fmax(-b.lo, b.hi));
 	free(a);
 }
 
@@ -443,7 +445,7 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 			pred = dfit_predict(&p, d, g);
 			r = pred / g->tokens_per_s - 1;
 			cls_of[g->prefill][k[g->prefill]] = d->cls;
-			err[g->prefill][k[g->prefill]++] = fabs(r);
+			err[g->prefill][k[g->prefill]++] = r;
 			fprintf(f, "%-*s %-7s %-16.16s %-7.7s %s t%-2d %8.2f %8.2f "
 				"%+6.0f%%  ", w, d->name, classes[d->cls], g->model,
 				g->quant, g->prefill ? "pp" : "tg", g->threads,

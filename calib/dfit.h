@@ -88,7 +88,8 @@ int dfit_library_print(const char *dir, FILE *f, struct err *e);
 
 /* Every used figure of the library in dir predicted by the parameters
  * fitted without its device, to f, then the median and worst |error| of
- * decode and of prefill against the goals. 0, or -1 with a message. */
+ * decode and of prefill against the goals, and of each class with
+ * figures. 0, or -1 with a message. */
 int dfit_blind_print(const char *dir, FILE *f, struct err *e);
 
 #endif

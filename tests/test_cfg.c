@@ -234,8 +234,10 @@ static void prefill_band(void)
 	struct err e;
 	char text[1024], cwd[512], *dump;
 
-	CHECK(b && getcwd(cwd, sizeof(cwd)));
-	if (!b || !getcwd(cwd, sizeof(cwd))) {
+	bool ok = b && getcwd(cwd, sizeof(cwd));
+
+	CHECK(ok);
+	if (!ok) {
 		json_decref(prof);
 		return;
 	}
