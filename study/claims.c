@@ -1830,6 +1830,7 @@ static int handover_table(json_t *blocks, const char *dir, struct err *e)
 enum { HM_KIND, HM_DEV, HM_RTT, HM_N, HM_POLICY, HM_BAND, HM_TTFT, HM_ITL,
        HM_SHARE, HM_BUSY, HM_TIME, HM_DONE, HM_COLS };
 static const char *const hm_bands[] = { "none", "low", "high" };
+#define HM_NBANDS (int)(sizeof(hm_bands) / sizeof(hm_bands[0]))
 #define HM_MAX_COUNTS 8 /* the table's columns: tenant counts */
 
 /* The row with r's protocol, device and RTT, count tenants, policy and
@@ -1906,7 +1907,7 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 		"all.itl_s.mean_mean", "all.handover_share_mean",
 		"cloud.busy_fraction_mean", "sim_time_s_mean",
 		"requests_done_mean", NULL };
-	struct hm_tally t[3];
+	struct hm_tally t[HM_NBANDS];
 	const char *counts[HM_MAX_COUNTS];
 	size_t nn;
 	bool more;
@@ -1914,7 +1915,7 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 	int col[HM_COLS], have;
 	json_t *head, *rows;
 
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < HM_NBANDS; k++)
 		t[k] = (struct hm_tally){ .gpu_min_s = INFINITY,
 					  .gpu_max_s = -INFINITY };
 	if ((have = sweep(&c, dir, "handover-map", blocks, false, e)) <= 0)
@@ -1956,7 +1957,7 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 		cell(rw, "%s, %s, %s", csv_str(&c, r, col[HM_KIND]), dev,
 		     csv_str(&c, r, col[HM_RTT]));
 		for (size_t j = 0; j < nn; j++)
-			for (int k = 0; k < 3; k++) {
+			for (int k = 0; k < HM_NBANDS; k++) {
 				size_t n = hm_row(&c, col, r, counts[j], "never",
 						  hm_bands[k]);
 				size_t a = hm_row(&c, col, r, counts[j], "always",
