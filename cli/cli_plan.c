@@ -12,7 +12,7 @@
 
 static const struct opt_cmd plan_cmd = {
 	.name = "plan",
-	.usage = "PLAN.json [-j N] [-o DIR] [--quiet]",
+	.usage = "PLAN.json [-j N] [-o DIR [--overwrite]] [--quiet]",
 	.about = "Finds the cheapest deployment of the plan's base config that meets its\n"
 		 "SLO: for each candidate (GPU, tp, policy, protocol, gamma) the fewest\n"
 		 "replicas whose share of requests meeting both TTFT and TPOT bounds (the\n"

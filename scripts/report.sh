@@ -163,6 +163,36 @@ plan_section() {
 	tail -n +2 "$dir/plan/front.csv" | awk -F, '{ printf "| %s | %s | %.2f | %.1f | %.4f |\n", $1, $2, $3, 1000 * $8, $4 }' | tr -d '"'
 	echo
 	figure plan-front 'plan: cost against p99 TPOT' 'Every configuration the plan simulated that meets the SLO, and the Pareto front.'
+	plan_bands
+}
+
+# The plan at the ends of the phone's held-out bands (run.sh's
+# plan-bands/): the answer and the best attainment an edge protocol
+# reaches at each end, against the plan's own.
+plan_bands() {
+	b=$dir/plan-bands
+	[ -f "$b/draft_band-low/plan.json" ] || return 0
+	edge='[.searches[] | select(.candidate | test(" (sync|async) ")) | .points[].attainment] | max'
+	said=""
+	for key in draft_band prefill_band; do
+		for end in low high; do
+			s=$(jq -r --arg k "$key" --arg e "$end" "(.answer.candidate + \" x \" + (.answer.replicas | tostring)) as \$a | ($edge * 1000 | round / 1000) as \$m |
+				\"\(\$k | sub(\"_band\"; \"\")) at its \(if \$e == \"low\" then \"fast\" else \"slow\" end) end: \(\$a) (an edge protocol at best \(\$m))\"" \
+				"$b/$key-$end/plan.json")
+			said="$said${said:+; }$s"
+		done
+	done
+	same=$(for f in "$dir/plan/plan.json" "$b"/*/plan.json; do
+		jq -r '.answer.candidate + " x " + (.answer.replicas | tostring)' "$f"
+	done | sort -u | wc -l)
+	m=$(jq -r "$edge * 1000 | round / 1000" "$dir/plan/plan.json")
+	printf 'Sensitivity: with the phone'"'"'s draft and prefill at the ends of its profile'"'"'s held-out bands (device/draft_band, device/prefill_band; the best attainment an edge protocol reaches, %s with neither): %s. ' "$m" "$said"
+	if [ "$same" -eq 1 ]; then
+		echo 'The answer holds at every end.'
+	else
+		echo 'The answer moves inside the bands: the published figures cannot settle it.'
+	fi
+	echo
 }
 
 # Adaptive gamma against the best fixed gamma (the adaptive sweeps).

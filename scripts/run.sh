@@ -4,7 +4,8 @@
 # workers (sweeps/), a traced async run (trace/), the formulas of the
 # setting (formulas.json; formulas-cloud-*.json for the cloud-spec
 # sweeps' targets), the GPU costs against published serving figures
-# (gpu-check.json), the verdicts on the paper's claims
+# (gpu-check.json), the worked plan (plan/; plan-bands/: the same at the
+# ends of the phone's held-out bands), the verdicts on the paper's claims
 # (claims.json), the figures (plots/), REPORT.md, and the event
 # queue's speed (bench/). A line "[i/N] ..." before each step.
 set -eu
@@ -78,6 +79,19 @@ done
 
 step "plan: the cheapest deployment of 256 phones under an SLO"
 "$bin" plan configs/plan/phones.json -j 2 -o "$out/plan" --overwrite
+# The same at each end of the phone's held-out draft and prefill bands
+# (device/draft_band, device/prefill_band: docs/config.md).
+mkdir -p "$out/plan-bands"
+for key in draft_band prefill_band; do
+	for end in low high; do
+		f=$out/plan-bands/$key-$end.json
+		jq --arg base "$(pwd)/configs/paper/async.json" --arg k "$key" \
+			--arg e "$end" '.base = $base |
+			.set["/tenants/0/device/" + $k] = $e' \
+			configs/plan/phones.json > "$f"
+		"$bin" plan "$f" -j 2 -o "$out/plan-bands/$key-$end" --overwrite --quiet
+	done
+done
 
 step "gpu check: the cloud's costs against published serving figures"
 "$bin" gpu check --quiet -o "$out/gpu-check.json"

@@ -365,29 +365,59 @@ static int read_costs(struct jx *x, json_t *v, const char *p,
 		       ? -1 : 0;
 }
 
+/* The costs a held-out band scales: a time is (1 + error) times the
+ * predicted one (docs/calib.md) */
+static void scale_draft(struct cfg_device *d, double f)
+{
+	d->draft_base_s *= f;
+	d->draft_per_ctx_s *= f;
+	d->draft_pair_s *= f;
+}
+
+static void scale_prefill(struct cfg_device *d, double f)
+{
+	d->prefill_base_s *= f;
+	d->prefill_per_token_s *= f;
+}
+
+/* device/KEY ("none", "low", "high"): the costs at an end of the
+ * profile's held-out band of that kind */
+static const struct {
+	const char *key;
+	enum prof_band_kind kind;
+	void (*scale)(struct cfg_device *, double);
+} band_keys[] = {
+	{ "draft_band", PROF_BAND_DECODE, scale_draft },
+	{ "prefill_band", PROF_BAND_PREFILL, scale_prefill },
+};
+
+#define NBAND_KEYS (sizeof(band_keys) / sizeof(band_keys[0]))
+
 /* The device's four costs and its power; a profile (`calib cpu`, `calib
- * derive`) gives their defaults. */
+ * derive`) gives their defaults, its held-out bands their ends. */
 static int read_device(struct jx *x, json_t *v, const char *p,
 		       struct cfg_device *out)
 {
 	static const char *const keys[] = { "profile", "draft_base_s",
 		"draft_per_ctx_s", "prefill_base_s", "prefill_per_token_s",
 		"power_busy_w", "power_idle_w", "battery_wh", "passes",
-		"draft_pair_s", "wake", "prefill_band", NULL };
+		"draft_pair_s", "wake", "draft_band", "prefill_band", NULL };
 	static const char *const passes[] = { "whole", "ideal", NULL };
-	static const char *const bands[] = { "none", "low", "high", NULL };
+	static const char *const ends[] = { "none", "low", "high", NULL };
 	struct prof_edge pe = { .draft_base_s = JX_REQUIRED,
 				.prefill_per_token_s = JX_REQUIRED };
 	json_t *profile;
-	int ideal, band;
+	int ideal, end[NBAND_KEYS];
 
 	out->profile = NULL;
 	out->model[0] = '\0';
 	if (jx_object(x, v, p, keys) < 0 ||
 	    jx_enum(x, v, p, "passes", passes, "whole", &ideal) < 0 ||
-	    jx_enum(x, v, p, "prefill_band", bands, "none", &band) < 0 ||
 	    wake_read(x, v, p, &out->wake) < 0)
 		return -1;
+	for (size_t k = 0; k < NBAND_KEYS; k++)
+		if (jx_enum(x, v, p, band_keys[k].key, ends, "none", &end[k]) < 0)
+			return -1;
 	out->ideal_passes = ideal;
 	/* a profile file, or one given inline (as calib check gives its own) */
 	if ((profile = json_object_get(v, "profile"))) {
@@ -400,26 +430,25 @@ static int read_device(struct jx *x, json_t *v, const char *p,
 			return err_prefix(x->err, "%s: %s/profile", x->file, p);
 		snprintf(out->model, sizeof(out->model), "%s", pe.model);
 	}
-	if (band && !pe.has_prefill_band) {
-		char cp[JX_PTR_MAX];
-
-		return err_set(x->err, "%s: %s: expected a profile with a "
-			       "held-out prefill band (derivation.held_out."
-			       "prefill, as calib derive writes), found %s%s",
-			       x->file, jx_child(cp, p, "prefill_band"),
-			       profile ? "none in " : "no profile",
-			       !profile ? "" : out->profile ? out->profile
-							    : "the inline one");
-	}
 	if (read_costs(x, v, p, &pe, out) < 0)
 		return -1;
-	/* the prefill at the band's end: a time is (1 + error) times the
-	 * predicted one (docs/calib.md) */
-	if (band) {
-		double f = 1 + pe.prefill_band[band - 1];
+	for (size_t k = 0; k < NBAND_KEYS; k++) {
+		const struct prof_band *b = &pe.band[band_keys[k].kind];
+		char cp[JX_PTR_MAX];
 
-		out->prefill_base_s *= f;
-		out->prefill_per_token_s *= f;
+		if (!end[k])
+			continue;
+		if (!b->has)
+			return err_set(x->err, "%s: %s: expected a profile with a "
+				       "held-out %s band (derivation.held_out.%s, "
+				       "as calib derive writes), found %s%s",
+				       x->file, jx_child(cp, p, band_keys[k].key),
+				       prof_band_names[band_keys[k].kind],
+				       prof_band_names[band_keys[k].kind],
+				       profile ? "none in " : "no profile",
+				       !profile ? "" : out->profile ? out->profile
+								    : "the inline one");
+		band_keys[k].scale(out, 1 + (end[k] == 1 ? b->lowest : b->highest));
 	}
 	return 0;
 }

@@ -198,26 +198,35 @@ int prof_kind_check(const char *file, const json_t *doc, const char *want,
 		       file, got_what, got, want_what);
 }
 
-/* A derived profile's held-out prefill band, where its derivation has
- * one (calib derive writes it; older profiles lack it) */
-static int read_prefill_band(struct jx *x, json_t *doc, struct prof_edge *p)
-{
-	static const char *const ptr = "/derivation/held_out/prefill";
-	const struct jx_range above = { -1, INFINITY, true, false };
-	json_t *b = jx_at(doc, ptr);
+const char *const prof_band_names[PROF_NBANDS] = { "decode", "prefill" };
 
-	if (!json_is_object(b) || !json_object_get(b, "lowest"))
-		return 0;
-	if (jx_num(x, b, ptr, "lowest", above, JX_REQUIRED,
-		   &p->prefill_band[0]) < 0 ||
-	    jx_num(x, b, ptr, "highest", above, JX_REQUIRED,
-		   &p->prefill_band[1]) < 0)
-		return -1;
-	if (p->prefill_band[1] < p->prefill_band[0]) {
-		jx_fail(x, ptr, "highest no lower than lowest", b);
-		return -1;
+/* A derived profile's held-out bands, where its derivation has them
+ * (calib derive writes them; older profiles lack them) */
+static int read_bands(struct jx *x, json_t *doc, struct prof_edge *p)
+{
+	const struct jx_range above = { -1, INFINITY, true, false };
+
+	for (int k = 0; k < PROF_NBANDS; k++) {
+		struct prof_band *b = &p->band[k];
+		char ptr[64];
+		json_t *v;
+
+		snprintf(ptr, sizeof(ptr), "/derivation/held_out/%s",
+			 prof_band_names[k]);
+		v = jx_at(doc, ptr);
+		if (!json_is_object(v) || !json_object_get(v, "lowest"))
+			continue;
+		if (jx_num(x, v, ptr, "lowest", above, JX_REQUIRED,
+			   &b->lowest) < 0 ||
+		    jx_num(x, v, ptr, "highest", above, JX_REQUIRED,
+			   &b->highest) < 0)
+			return -1;
+		if (b->highest < b->lowest) {
+			jx_fail(x, ptr, "highest no lower than lowest", v);
+			return -1;
+		}
+		b->has = true;
 	}
-	p->has_prefill_band = true;
 	return 0;
 }
 
@@ -260,7 +269,7 @@ int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 	    read_fit(&x, doc, p) < 0 || read_power(&x, doc, p) < 0 ||
 	    read_provenance(&x, doc) < 0)
 		return -1;
-	if (read_prefill_band(&x, doc, p) < 0)
+	if (read_bands(&x, doc, p) < 0)
 		return -1;
 	p->stream_Bps = 1e9 * gbs;
 	p->peak_flops = 1e9 * gflops;

@@ -16,6 +16,19 @@
 
 #include "err.h"
 
+/* The held-out bands a derived profile carries (derivation.held_out.NAME,
+ * NAME prof_band_names[k]) */
+enum prof_band_kind { PROF_BAND_DECODE, PROF_BAND_PREFILL, PROF_NBANDS };
+
+extern const char *const prof_band_names[PROF_NBANDS];
+
+/* One band: the lowest and highest error (predicted over published
+ * tokens/s, less 1) of the figures held out, when has */
+struct prof_band {
+	bool has;
+	double lowest, highest;
+};
+
 struct prof_edge {
 	/* the fit (cfg_device's form) */
 	double draft_base_s, draft_per_ctx_s;
@@ -29,11 +42,8 @@ struct prof_edge {
 	/* the device's power computing and idle, its battery (0: not known,
 	 * or none): the profile's optional "power" */
 	double power_busy_w, power_idle_w, battery_wh;
-	/* a derived profile's held-out prefill error band (its
-	 * derivation.held_out.prefill lowest and highest: predicted over
-	 * published tokens/s, less 1), when has_prefill_band */
-	bool has_prefill_band;
-	double prefill_band[2];
+	/* a derived profile's held-out error bands, decode and prefill */
+	struct prof_band band[PROF_NBANDS];
 	char model[64];  /* the draft model's shape name */
 	char device[64];
 };

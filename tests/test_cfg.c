@@ -216,64 +216,91 @@ static void profiles_of_the_wrong_kind(void)
 			 " where an acceptance profile was expected"), "%s", e.msg);
 }
 
-/* device/prefill_band takes the prefill to an end of the profile's
- * held-out band, times (1 + error); a profile without a band (a measured
- * one) is an error at that pointer. The committed phone profile, its band
- * set to -0.5 and 1.0. */
-static void prefill_band(void)
+/* device/draft_band and device/prefill_band take the draft and the
+ * prefill to an end of the profile's held-out band of each kind, times
+ * (1 + error), and leave the other costs; a profile without a band (a
+ * measured one) is an error at that pointer. The committed phone profile,
+ * its decode band set to -0.5 and 1.0, its prefill band to -0.25 and 3. */
+static void bands(void)
 {
-	static const char *const bands[] = { "none", "low", "high" };
-	static const double times[] = { 1, 0.5, 2 };
+	static const char *const keys[] = { "draft_band", "prefill_band" };
+	static const char *const ends[] = { "none", "low", "high" };
+	static const double times[2][3] = { { 1, 0.5, 2 }, { 1, 0.75, 4 } };
 	json_t *prof = jx_load("results/calib/edge-snapdragon-8-gen3-llama2-"
 			       "7b-w4a16.json", NULL);
-	json_t *b = prof ? jx_at(prof, "/derivation/held_out/prefill") : NULL;
+	json_t *b[2] = { prof ? jx_at(prof, "/derivation/held_out/decode") : NULL,
+			 prof ? jx_at(prof, "/derivation/held_out/prefill") : NULL };
 	const char *phone, *xeon = "results/calib/edge-xeon-2vcpu-llama2-7b-"
 				   "w4a16.json";
-	double base_s[3], token_s[3];
+	double cost[2][3][5];
 	struct cfg c;
 	struct err e;
 	char text[1024], cwd[512], *dump;
 
-	bool ok = b && getcwd(cwd, sizeof(cwd));
+	bool ok = b[0] && b[1] && getcwd(cwd, sizeof(cwd));
 
 	CHECK(ok);
 	if (!ok) {
 		json_decref(prof);
 		return;
 	}
-	json_object_set_new(b, "lowest", json_real(-0.5));
-	json_object_set_new(b, "highest", json_real(1.0));
+	for (int k = 0; k < 2; k++) {
+		json_object_set_new(b[k], "lowest", json_real(times[k][1] - 1));
+		json_object_set_new(b[k], "highest", json_real(times[k][2] - 1));
+	}
 	dump = json_dumps(prof, JSON_COMPACT);
 	phone = t_write("phone.json", dump);
 	free(dump);
 	json_decref(prof);
-	for (int i = 0; i < 3; i++) {
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 3; i++) {
+			const struct cfg_device *d;
+
+			snprintf(text, sizeof(text),
+				 "{\"tenants\": [{\"protocol\": {\"kind\": \"sync\"},"
+				 " \"device\": {\"profile\": \"%s\", \"draft_pair_s\":"
+				 " 0.2, \"%s\": \"%s\"}, \"workload\":"
+				 " {\"prompt_tokens\": 8, \"output_tokens\": 8},"
+				 " \"wan\": {\"rtt_s\": 0.05}, \"acceptance\":"
+				 " {\"alpha\": 0.7}}]}", phone, keys[k], ends[i]);
+			CHECK_MSG(cfg_load(&c, t_write("b.json", text), NULL, 0,
+					   &e) == 0, "%s", e.msg);
+			d = &c.groups[0].device;
+			cost[k][i][0] = d->draft_base_s;
+			cost[k][i][1] = d->draft_per_ctx_s;
+			cost[k][i][2] = d->draft_pair_s;
+			cost[k][i][3] = d->prefill_base_s;
+			cost[k][i][4] = d->prefill_per_token_s;
+			cfg_release(&c);
+		}
+	/* draft_band moves the three draft costs, prefill_band the two
+	 * prefill costs, each by its own band */
+	for (int k = 0; k < 2; k++)
+		for (int i = 1; i < 3; i++)
+			for (int j = 0; j < 5; j++) {
+				double want = (j < 3) == (k == 0) ? times[k][i] : 1;
+
+				CHECK_MSG(cost[k][0][j] > 0 &&
+					  fabs(cost[k][i][j] / cost[k][0][j] -
+					       want) < 1e-12,
+					  "%s %s: cost %d %g against %g, want x%g",
+					  keys[k], ends[i], j, cost[k][i][j],
+					  cost[k][0][j], want);
+			}
+	for (int k = 0; k < 2; k++) {
+		char want[128];
+
 		snprintf(text, sizeof(text),
 			 "{\"tenants\": [{\"protocol\": {\"kind\": \"sync\"},"
-			 " \"device\": {\"profile\": \"%s\", \"prefill_band\":"
-			 " \"%s\"}, \"workload\": {\"prompt_tokens\": 8,"
-			 " \"output_tokens\": 8}, \"wan\": {\"rtt_s\": 0.05},"
-			 " \"acceptance\": {\"alpha\": 0.7}}]}", phone, bands[i]);
-		CHECK_MSG(cfg_load(&c, t_write("b.json", text), NULL, 0, &e) == 0,
-			  "%s", e.msg);
-		base_s[i] = c.groups[0].device.prefill_base_s;
-		token_s[i] = c.groups[0].device.prefill_per_token_s;
-		cfg_release(&c);
+			 " \"device\": {\"profile\": \"%s/%s\", \"%s\":"
+			 " \"high\"}}]}", cwd, xeon, keys[k]);
+		snprintf(want, sizeof(want), "m.json: /tenants/0/device/%s: "
+			 "expected a profile with a held-out %s band", keys[k],
+			 k ? "prefill" : "decode");
+		CHECK(cfg_load(&c, t_write("m.json", text), NULL, 0, &e) < 0);
+		CHECK_MSG(strstr(e.msg, want) && strstr(e.msg, "found none in ") &&
+			  strstr(e.msg, xeon), "%s", e.msg);
 	}
-	for (int i = 1; i < 3; i++)
-		CHECK_MSG(fabs(token_s[i] / token_s[0] - times[i]) < 1e-12 &&
-			  fabs(base_s[i] / base_s[0] - times[i]) < 1e-12,
-			  "%s: %g, %g against %g, %g", bands[i], base_s[i],
-			  token_s[i], base_s[0], token_s[0]);
-	snprintf(text, sizeof(text),
-		 "{\"tenants\": [{\"protocol\": {\"kind\": \"sync\"},"
-		 " \"device\": {\"profile\": \"%s/%s\", \"prefill_band\":"
-		 " \"high\"}}]}", cwd, xeon);
-	CHECK(cfg_load(&c, t_write("m.json", text), NULL, 0, &e) < 0);
-	CHECK_MSG(strstr(e.msg, "m.json: /tenants/0/device/prefill_band: "
-			 "expected a profile with a held-out prefill band") &&
-		  strstr(e.msg, "found none in ") && strstr(e.msg, xeon),
-		  "%s", e.msg);
 }
 
 /* The files a config names are read when it loads: a bad bit trace or a
@@ -368,7 +395,7 @@ const struct tcase cfg_tests[] = {
 	  profiles_of_the_wrong_kind },
 	{ "cfg: the traces a config names are read and checked at load",
 	  files_read_at_load },
-	{ "cfg: prefill_band takes the prefill to an end of the profile's "
-	  "held-out band", prefill_band },
+	{ "cfg: draft_band and prefill_band take the draft and the prefill "
+	  "to an end of the profile's held-out bands", bands },
 	{ 0 },
 };
