@@ -53,10 +53,13 @@ sweep itl-vs-tenants itl-vs-tenants tenants.0.count 1 all.itl_s.mean 1e3 \
 	protocol.kind "" "$tenants; $itl; ti='ITL against tenants, by protocol'; $ref"
 sweep itl-vs-rtt itl-vs-rtt tenants.0.wan.rtt_s 1e3 all.itl_s.mean 1e3 \
 	protocol.kind "" "xl='WAN round-trip time (ms)'; $itl; ti='ITL against RTT: where async hides the WAN'; $ref"
+# the batching sweep as derived (it also runs the device at its bands' ends)
 sweep batching batching-busy tenants.0.count 1 cloud.busy_fraction 100 \
-	cloud.policy "" "$tenants; yl='GPU busy (% of GPU time)'; ti='Busy fraction: shared GPU (continuous) against a GPU per tenant (dedicated)'"
+	cloud.policy "" "$tenants; yl='GPU busy (% of GPU time)'; ti='Busy fraction: shared GPU (continuous) against a GPU per tenant (dedicated)'" \
+	"tenants.0.device.draft_band=none"
 sweep batching batching-throughput tenants.0.count 1 all.tokens_per_s 1 \
-	cloud.policy cloud.gpus_mean "$tenants; logy=10; yl='committed tokens/s per GPU'; ti='Throughput per GPU: continuous batching against dedicated GPUs'"
+	cloud.policy cloud.gpus_mean "$tenants; logy=10; yl='committed tokens/s per GPU'; ti='Throughput per GPU: continuous batching against dedicated GPUs'" \
+	"tenants.0.device.draft_band=none"
 sweep itl-vs-gamma itl-vs-gamma protocol.gamma 1 all.itl_s.mean 1e3 \
 	protocol.kind "" "xl='gamma (draft tokens per block)'; $itl; ti='ITL against gamma'; key='top right'; $ref"
 sweep itl-vs-gamma tokens-per-verdict protocol.gamma 1 all.tokens_per_verdict 1 \

@@ -132,6 +132,11 @@ static void verdict(json_t *c, json_t *blocks, const char *v)
 
 #define MAX_POINTS 256
 
+/* A device's held-out bands as the sweeps take them (device/draft_band,
+ * device/prefill_band): as derived, at the fast end, at the slow end */
+static const char *const band_ends[] = { "none", "low", "high" };
+#define NBAND_ENDS (int)(sizeof(band_ends) / sizeof(band_ends[0]))
+
 /* ---- inputs ---- */
 
 static bool exists(const char *path)
@@ -938,25 +943,96 @@ static int claim_b(json_t *claims, const char *calib, struct err *e)
 
 /* ---- (c): continuous batching against dedicated GPUs ---- */
 
+/* One tenant count of the batching sweep: [0] dedicated, [1] continuous */
+struct batch_pt {
+	double t, busy[2], gpus[2], tput[2], itl[2], ttft[2];
+};
+
+/* The batching sweep's points at band end `end` (its rows whose column
+ * col[7], the device's draft band, reads so) into pt; their count */
+static size_t batch_points(const struct csv *s, const int *col,
+			   const char *end, struct batch_pt *pt)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < s->nrow; r++) {
+		double t = csv_num(s, r, col[0]);
+		int k = !strcmp(csv_str(s, r, col[1]), "continuous");
+		size_t i = 0;
+
+		if (strcmp(csv_str(s, r, col[7]), end))
+			continue;
+		while (i < n && pt[i].t != t)
+			i++;
+		if (i == n) {
+			HS_ASSERT(n < MAX_POINTS);
+			pt[n++].t = t;
+		}
+		pt[i].busy[k] = csv_num(s, r, col[2]);
+		pt[i].gpus[k] = csv_num(s, r, col[3]);
+		pt[i].tput[k] = csv_num(s, r, col[4]) / pt[i].gpus[k];
+		pt[i].itl[k] = csv_num(s, r, col[5]) * 1e3;
+		pt[i].ttft[k] = csv_num(s, r, col[6]);
+	}
+	return n;
+}
+
+/* Whether batching keeps the GPU busy at point p (the threshold) */
+static bool batch_ok(const struct batch_pt *p)
+{
+	return p->tput[1] / p->tput[0] >= TH(BATCH_SHARE) * p->t &&
+	       p->itl[1] <= (1 + TH(ITL_COST)) * p->itl[0] &&
+	       p->ttft[1] <= (1 + TH(ITL_COST)) * p->ttft[0];
+}
+
+/* The verdict over the n points: "holds", "holds only when the tenants are
+ * at most N" (the last count before the first that fails), ..., or "was
+ * not swept" (none) */
+static void batch_said(const struct batch_pt *pt, size_t n, char *out,
+		       size_t len)
+{
+	int good = 0, bad = 0;
+	double last = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool ok = batch_ok(&pt[i]);
+
+		if (pt[i].t == 1)
+			continue;
+		if (ok && !bad)
+			last = pt[i].t;
+		good += ok;
+		bad += !ok;
+	}
+	if (!n)
+		snprintf(out, len, "was not swept");
+	else if (!bad)
+		snprintf(out, len, "holds");
+	else if (last)
+		snprintf(out, len, "holds only when the tenants are at most %g",
+			 last);
+	else
+		snprintf(out, len, "%s", good ? "holds only at some tenant counts "
+			 "(see the table)" : "does not hold");
+}
+
 static int claim_c(json_t *claims, const char *dir, struct err *e)
 {
 	static const char *const names[] = { "tenants.0.count", "cloud.policy",
 		"cloud.busy_fraction_mean", "cloud.gpus_mean",
 		"all.tokens_per_s_mean", "all.itl_s.mean_mean",
-		"all.ttft_s.p99_mean", NULL };
+		"all.ttft_s.p99_mean", "tenants.0.device.draft_band", NULL };
 	static const char *const heads[] = { "tenants", "GPU busy, dedicated",
 		"continuous", "tokens/s per GPU, dedicated", "continuous",
 		"ratio / N", "ITL (ms), dedicated", "continuous",
 		"TTFT p99 (s), dedicated", "continuous", "keeps busy", NULL };
-	/* [0] dedicated, [1] continuous, per tenant count */
-	struct { double t, busy[2], gpus[2], tput[2], itl[2], ttft[2]; }
-		pt[MAX_POINTS];
+	struct batch_pt pt[MAX_POINTS], at[MAX_POINTS];
 	json_t *blocks, *c = claim(claims, "c", "Multi-tenant batching keeps "
 				   "the GPU busy", &blocks), *rows;
 	struct csv s = { 0 };
-	int col[7], rc, good = 0, bad = 0;
-	size_t n = 0;
-	double last = 0;
+	int col[8], rc;
+	size_t n;
+	char v[128], ends[2][128];
 
 	if ((rc = sweep(&s, dir, "batching", blocks, true, e)) <= 0)
 		return rc;
@@ -964,23 +1040,10 @@ static int claim_c(json_t *claims, const char *dir, struct err *e)
 		csv_release(&s);
 		return -1;
 	}
-	for (size_t r = 0; r < s.nrow; r++) {
-		double t = csv_num(&s, r, col[0]);
-		int k = !strcmp(csv_str(&s, r, col[1]), "continuous");
-		size_t i = 0;
-
-		while (i < n && pt[i].t != t)
-			i++;
-		if (i == n) {
-			HS_ASSERT(n < MAX_POINTS);
-			pt[n++].t = t;
-		}
-		pt[i].busy[k] = csv_num(&s, r, col[2]);
-		pt[i].gpus[k] = csv_num(&s, r, col[3]);
-		pt[i].tput[k] = csv_num(&s, r, col[4]) / pt[i].gpus[k];
-		pt[i].itl[k] = csv_num(&s, r, col[5]) * 1e3;
-		pt[i].ttft[k] = csv_num(&s, r, col[6]);
-	}
+	n = batch_points(&s, col, band_ends[0], pt);
+	for (int k = 1; k < NBAND_ENDS; k++)
+		batch_said(at, batch_points(&s, col, band_ends[k], at),
+			   ends[k - 1], sizeof(ends[k - 1]));
 	csv_release(&s);
 	text(blocks, "Dedicated: a GPU per tenant; continuous: every tenant on "
 	     "%d shared GPU, batched per iteration (Orca). Threshold: batching "
@@ -991,10 +1054,7 @@ static int claim_c(json_t *claims, const char *dir, struct err *e)
 	     (int)(100 * TH(ITL_COST)));
 	rows = table(blocks, heads);
 	for (size_t i = 0; i < n; i++) {
-		double t = pt[i].t, ratio = pt[i].tput[1] / pt[i].tput[0];
-		bool ok = ratio >= TH(BATCH_SHARE) * t &&
-			  pt[i].itl[1] <= (1 + TH(ITL_COST)) * pt[i].itl[0] &&
-			  pt[i].ttft[1] <= (1 + TH(ITL_COST)) * pt[i].ttft[0];
+		double t = pt[i].t;
 		json_t *r = row(rows);
 
 		cell(r, "%d", (int)t);
@@ -1002,33 +1062,21 @@ static int claim_c(json_t *claims, const char *dir, struct err *e)
 		cell(r, "%.2f%%", 100 * pt[i].busy[1]);
 		cell(r, "%.2f", pt[i].tput[0]);
 		cell(r, "%.2f", pt[i].tput[1]);
-		cell(r, "%.2f", ratio / t);
+		cell(r, "%.2f", pt[i].tput[1] / pt[i].tput[0] / t);
 		cell(r, "%.1f", pt[i].itl[0]);
 		cell(r, "%.1f", pt[i].itl[1]);
 		cell(r, "%.1f", pt[i].ttft[0]);
 		cell(r, "%.1f", pt[i].ttft[1]);
-		cell(r, "%s", t > 1 ? (ok ? "yes" : "no") : "-");
-		if (t == 1)
-			continue;
-		if (ok && !bad)
-			last = t;
-		if (ok)
-			good++;
-		else
-			bad++;
+		cell(r, "%s", t > 1 ? (batch_ok(&pt[i]) ? "yes" : "no") : "-");
 	}
-	if (!bad) {
-		verdict(c, blocks, "holds");
-	} else if (last) {
-		char v[128];
-
-		snprintf(v, sizeof(v), "holds only when the tenants are at most "
-			 "%g", last);
-		verdict(c, blocks, v);
-	} else {
-		verdict(c, blocks, good ? "holds only at some tenant counts (see "
-			"the table)" : "does not hold");
-	}
+	batch_said(pt, n, v, sizeof(v));
+	text(blocks, "Sensitivity: with the phone's draft and prefill at the "
+	     "fast ends of their held-out bands (device/draft_band and "
+	     "device/prefill_band \"low\"), it %s; at the slow ends "
+	     "(\"high\"), it %s: %s.", ends[0], ends[1],
+	     !strcmp(ends[0], v) && !strcmp(ends[1], v) ? "the verdict holds "
+	     "across the bands" : "the verdict moves inside the bands");
+	verdict(c, blocks, v);
 	return 0;
 }
 
@@ -1829,8 +1877,6 @@ static int handover_table(json_t *blocks, const char *dir, struct err *e)
  * prefill band ("low", "high"), which the verdict counts too. */
 enum { HM_KIND, HM_DEV, HM_RTT, HM_N, HM_POLICY, HM_BAND, HM_TTFT, HM_ITL,
        HM_SHARE, HM_BUSY, HM_TIME, HM_DONE, HM_COLS };
-static const char *const hm_bands[] = { "none", "low", "high" };
-#define HM_NBANDS (int)(sizeof(hm_bands) / sizeof(hm_bands[0]))
 #define HM_MAX_COUNTS 8 /* the table's columns: tenant counts */
 
 /* The row with r's protocol, device and RTT, count tenants, policy and
@@ -1907,7 +1953,7 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 		"all.itl_s.mean_mean", "all.handover_share_mean",
 		"cloud.busy_fraction_mean", "sim_time_s_mean",
 		"requests_done_mean", NULL };
-	struct hm_tally t[HM_NBANDS];
+	struct hm_tally t[NBAND_ENDS];
 	const char *counts[HM_MAX_COUNTS];
 	size_t nn;
 	bool more;
@@ -1915,7 +1961,7 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 	int col[HM_COLS], have;
 	json_t *head, *rows;
 
-	for (int k = 0; k < HM_NBANDS; k++)
+	for (int k = 0; k < NBAND_ENDS; k++)
 		t[k] = (struct hm_tally){ .gpu_min_s = INFINITY,
 					  .gpu_max_s = -INFINITY };
 	if ((have = sweep(&c, dir, "handover-map", blocks, false, e)) <= 0)
@@ -1957,11 +2003,11 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 		cell(rw, "%s, %s, %s", csv_str(&c, r, col[HM_KIND]), dev,
 		     csv_str(&c, r, col[HM_RTT]));
 		for (size_t j = 0; j < nn; j++)
-			for (int k = 0; k < HM_NBANDS; k++) {
+			for (int k = 0; k < NBAND_ENDS; k++) {
 				size_t n = hm_row(&c, col, r, counts[j], "never",
-						  hm_bands[k]);
+						  band_ends[k]);
 				size_t a = hm_row(&c, col, r, counts[j], "always",
-						  hm_bands[k]);
+						  band_ends[k]);
 
 				if (n < c.nrow && a < c.nrow)
 					hm_cell(k ? NULL : rw, &c, col, n, a, &t[k]);
