@@ -231,6 +231,19 @@ static int read_sources(struct jx *x, json_t *v)
 	return 0;
 }
 
+/* v[key], a string of at least one character, into *out */
+static int text_key(struct jx *x, json_t *v, const char *key, const char **out)
+{
+	char p[JX_PTR_MAX];
+
+	if (jx_str(x, v, "", key, NULL, out) < 0)
+		return -1;
+	if (**out)
+		return 0;
+	snprintf(p, sizeof(p), "/%s", key);
+	return jx_fail(x, p, "a non-empty string", json_object_get(v, key));
+}
+
 int calib_device_load(struct calib_device *d, const char *name_or_path,
 		      const char *dir, struct err *e)
 {
@@ -273,7 +286,7 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 	v = d->doc;
 	if (jx_object(&x, v, "", keys) < 0 ||
 	    jx_enum(&x, v, "", "kind", kinds, NULL, &k) < 0 ||
-	    jx_str(&x, v, "", "name", NULL, &d->name) < 0 ||
+	    text_key(&x, v, "name", &d->name) < 0 ||
 	    jx_str(&x, v, "", "cpu", "", &d->cpu) < 0 ||
 	    jx_enum(&x, v, "", "class", classes, NULL, &d->cls) < 0 ||
 	    jx_int(&x, v, "", "threads", 1, 1024, JX_REQUIRED_INT, &th) < 0 ||
@@ -284,6 +297,12 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 	    opt_pos(&x, v, "", "power_busy_w", &d->power_busy_w) < 0 ||
 	    opt_pos(&x, v, "", "power_idle_w", &d->power_idle_w) < 0)
 		goto fail;
+	if (d->power_idle_w > 0 && !(d->power_busy_w > 0)) {
+		jx_fail(&x, "/power_idle_w", "power_busy_w beside it (a profile's "
+			"power is the busy draw, and the idle one with it)",
+			json_object_get(v, "power_idle_w"));
+		goto fail;
+	}
 	if (read_sources(&x, v) < 0)
 		goto fail;
 	d->threads = (int)th;
@@ -306,8 +325,10 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 			goto fail;
 		cpu_figs += d->fig[d->nfig++].used;
 	}
-	if (!cpu_figs && jx_str(&x, d->doc, "", "why_not", NULL,
-				&(const char *){ NULL }) < 0) {
+	if (!cpu_figs && json_object_get(d->doc, "why_not")) {
+		if (text_key(&x, d->doc, "why_not", &(const char *){ NULL }) < 0)
+			goto fail;
+	} else if (!cpu_figs) {
 		err_set(e, "%.800s: /why_not: expected why the device has no "
 			"published CPU figure to correct by (none of /published "
 			"is a used \"cpu\" one)", d->path);
@@ -468,7 +489,7 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 	if (quant_parse(json_string_value(json_object_get(measured, "quant")),
 			&q, e) < 0)
 		return err_prefix(e, "%s: /quant", from_path), NULL;
-	if (dfit_fit(&m, d, dir, e) < 0)
+	if (dfit_fit(&m, d, dir, kernel, e) < 0)
 		return NULL;
 	measured_shape(measured, &mp);
 	if (!model)
@@ -496,6 +517,8 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 			       json_string_value(json_object_get(json_object_get(
 				       measured, "model"), "weights")) : "none");
 	out = json_deep_copy(measured);
+	/* the kernel set is the measuring machine's: the derivation says it */
+	json_object_del(out, "kernel");
 	json_object_set_new(out, "device", json_string(d->name));
 	json_object_set_new(out, "derived", json_true());
 	json_object_set_new(out, "model", model_json);
@@ -558,6 +581,9 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 		"1, the time a token being (1 + error) times the predicted one",
 		"measured_provenance",
 		json_object_get(measured, "provenance")));
+	if (json_object_get(measured, "kernel"))
+		json_object_set(json_object_get(out, "derivation"),
+				"measured_kernel", json_object_get(measured, "kernel"));
 	json_object_set(out, "provenance", (json_t *)prov);
 	return out;
 }

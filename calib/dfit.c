@@ -199,10 +199,17 @@ static double fit_prefill(const struct calib_device *devs, int n, int skip,
 	return eta;
 }
 
-/* the parameters fitted on devs[0..n) less devs[skip], for class cls */
-static void fit(const struct calib_device *devs, int n, int skip, int cls,
-		struct dfit *p)
+/* the parameters fitted on devs[0..n) less devs[skip], for class cls; -1
+ * with e where those devices have no used figure of a kind */
+static int fit(const struct calib_device *devs, int n, int skip, int cls,
+	       struct dfit *p, struct err *e)
 {
+	for (int w = 0; w < 2; w++)
+		if (!peers(devs, n, skip, cls, true, w, -1))
+			return err_set(e, "no used %s figure to fit the device "
+				       "model on%s%s", w ? "prefill" : "decode",
+				       skip >= 0 ? " without " : "",
+				       skip >= 0 ? devs[skip].name : "");
 	memset(p, 0, sizeof(*p));
 	p->decode_pool = peers(devs, n, skip, cls, false, false, -1) <
 			 DFIT_MIN_PEERS;
@@ -213,11 +220,19 @@ static void fit(const struct calib_device *devs, int n, int skip, int cls,
 
 		p->eta[k] = fit_prefill(devs, n, skip, cls, pool, k);
 		p->eta_from[k] = pool ? "every class" : "its class";
-		if (!p->eta[k] && k) { /* no figure of the family anywhere */
+	}
+	/* a family without a figure anywhere takes the generic one's, and
+	 * the generic without one every family's */
+	if (!p->eta[0]) {
+		p->eta[0] = fit_prefill(devs, n, skip, cls, true, -1);
+		p->eta_from[0] = "every family's";
+	}
+	for (int k = 1; k < CALIB_NKERNELS; k++)
+		if (!p->eta[k]) {
 			p->eta[k] = p->eta[0];
 			p->eta_from[k] = "the generic family's";
 		}
-	}
+	return 0;
 }
 
 static void library_free(struct calib_device *devs, int n)
@@ -244,28 +259,46 @@ static struct calib_device *library_load(const char *dir, int *n,
 		return NULL;
 	}
 	devs = xcalloc((size_t)k + 1, sizeof(*devs));
-	for (*n = 0; *n < k; ++*n)
+	for (*n = 0; *n < k; ++*n) {
+		int i = 0;
+
 		if (calib_device_load(&devs[*n], names[*n], dir, e) < 0) {
 			library_free(devs, *n);
 			devs = NULL;
 			break;
 		}
+		/* held out by name: two files of one name would leave one in */
+		while (i < *n && strcmp(devs[i].name, devs[*n].name))
+			i++;
+		if (i < *n) {
+			err_set(e, "%s/%s.json and %s/%s.json: two devices named \"%s\"",
+				dir, names[i], dir, names[*n], devs[i].name);
+			library_free(devs, *n + 1);
+			devs = NULL;
+			break;
+		}
+	}
 	calib_device_names_free(names);
 	return devs;
 }
 
-/* device i's used figures of the kind predicted by the model fitted
- * without it, their errors appended to err[*k]; the model in p */
-static void held_out(const struct calib_device *devs, int n, int i,
-		     bool prefill, struct dfit *p, double *err, size_t *k)
+/* device i's used figures of the kind (prefill: of kernel family kernel,
+ * any where < 0) predicted by the model fitted without it, their errors
+ * appended to err[*k]; -1 with e where it cannot be fitted */
+static int held_out(const struct calib_device *devs, int n, int i,
+		    bool prefill, int kernel, double *err, size_t *k,
+		    struct err *e)
 {
 	const struct calib_device *d = &devs[i];
+	struct dfit p;
 
-	fit(devs, n, i, d->cls, p);
+	if (fit(devs, n, i, d->cls, &p, e) < 0)
+		return -1;
 	for (int j = 0; j < d->nfig; j++)
-		if (of_kind(&d->fig[j], prefill, -1))
-			err[(*k)++] = dfit_predict(p, d, &d->fig[j]) /
+		if (of_kind(&d->fig[j], prefill, kernel))
+			err[(*k)++] = dfit_predict(&p, d, &d->fig[j]) /
 				      d->fig[j].tokens_per_s - 1;
+	return 0;
 }
 
 static void band_set(struct dfit_band *b, const double *err, size_t k,
@@ -287,9 +320,9 @@ static void band_set(struct dfit_band *b, const double *err, size_t k,
 }
 
 int dfit_fit(struct dfit *m, const struct calib_device *d, const char *dir,
-	     struct err *e)
+	     int kernel, struct err *e)
 {
-	int n, at;
+	int n, at, rc = 0;
 	struct calib_device *devs = library_load(dir, &n, e);
 	struct dfit_band band[2];
 	double *err;
@@ -304,37 +337,47 @@ int dfit_fit(struct dfit *m, const struct calib_device *d, const char *dir,
 	devs[at].doc = NULL;
 	n += at == n;
 	err = xmalloc(sizeof(double) * (size_t)n * CALIB_MAX_FIGURES);
-	for (int w = 0; w < 2; w++) {
-		struct dfit p;
-		char from[160];
+	for (int w = 0; w < 2 && !rc; w++) {
+		/* a prefill's band on figures of its kernel family, where any
+		 * device has them */
+		int kf = w && peers(devs, n, -1, d->cls, true, true, kernel) ? kernel
+									       : -1;
+		char from[160], fam[64] = "";
 		size_t k = 0;
-		bool own = has_kind(d, w, -1), pooled;
+		bool pooled;
 
-		if (own) {
-			held_out(devs, n, at, w, &p, err, &k);
-			snprintf(from, sizeof(from), "the device's own figures, "
-				 "the model fitted without them");
+		if (w && (kf < 0 || kernel))
+			snprintf(fam, sizeof(fam), kf < 0 ? " (none in its kernel "
+				 "family, %s)" : " in its kernel family (%s)",
+				 calib_kernels[kernel]);
+		if (has_kind(d, w, kf)) {
+			rc = held_out(devs, n, at, w, kf, err, &k, e);
+			snprintf(from, sizeof(from), "the device's own figures%s, "
+				 "the model fitted without them", fam);
 		} else {
 			/* the devices the model for d is fitted on: its class's,
 			 * or every one where fewer than DFIT_MIN_PEERS */
-			pooled = peers(devs, n, -1, d->cls, false, w, -1) <
+			pooled = peers(devs, n, -1, d->cls, false, w, kf) <
 				 DFIT_MIN_PEERS;
-			for (int i = 0; i < n; i++)
+			for (int i = 0; i < n && !rc; i++)
 				if (member(devs, i, -1, d->cls, pooled) &&
-				    has_kind(&devs[i], w, -1))
-					held_out(devs, n, i, w, &p, err, &k);
-			snprintf(from, sizeof(from), "no figure of its own: %s "
-				 "devices' figures, each fitted without its device",
-				 pooled ? "every" : classes[d->cls]);
+				    has_kind(&devs[i], w, kf))
+					rc = held_out(devs, n, i, w, kf, err, &k, e);
+			snprintf(from, sizeof(from), "no figure of its own%s: %s%s "
+				 "figures, each fitted without its device", fam,
+				 pooled ? "every device's" : classes[d->cls],
+				 pooled ? "" : " devices'");
 		}
 		band_set(&band[w], err, k, from);
 	}
-	fit(devs, n, -1, d->cls, m);
-	memcpy(m->band, band, sizeof(band));
+	if (!rc && fit(devs, n, -1, d->cls, m, e) == 0)
+		memcpy(m->band, band, sizeof(band));
+	else
+		rc = err_prefix(e, "%s", dir);
 	free(err);
 	devs[at] = (struct calib_device){ 0 };
 	library_free(devs, n);
-	return 0;
+	return rc;
 }
 
 /* the width of the device column: the longest name (at least "device") */
@@ -408,15 +451,31 @@ static void blind_summary(FILE *f, const double *err, const int *cls_of,
 	free(a);
 }
 
+/* whether d has a used figure of either kind */
+static bool has_any(const struct calib_device *d)
+{
+	return has_kind(d, false, -1) || has_kind(d, true, -1);
+}
+
 int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 {
 	int n, w, *cls_of[2];
 	struct calib_device *devs = library_load(dir, &n, e);
+	struct dfit *fits;
 	double *err[2];
 	size_t k[2] = { 0, 0 };
 
 	if (!devs)
 		return -1;
+	/* every fit first: nothing is printed where one cannot be made */
+	fits = xcalloc((size_t)n, sizeof(*fits));
+	for (int i = 0; i < n; i++)
+		if (has_any(&devs[i]) &&
+		    fit(devs, n, i, devs[i].cls, &fits[i], e) < 0) {
+			free(fits);
+			library_free(devs, n);
+			return err_prefix(e, "%s", dir);
+		}
 	w = name_width(devs, n);
 	for (int t = 0; t < 2; t++) {
 		err[t] = xmalloc(sizeof(double) * (size_t)n * CALIB_MAX_FIGURES);
@@ -428,21 +487,20 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 		"were fitted on (its class's other devices, or every other)\n");
 	for (int i = 0; i < n; i++) {
 		const struct calib_device *d = &devs[i];
-		struct dfit p;
+		const struct dfit *p = &fits[i];
 
-		if (!has_kind(d, false, -1) && !has_kind(d, true, -1)) {
+		if (!has_any(d)) {
 			fprintf(f, "%-*s %-7s (no used CPU figure)\n", w, d->name,
 				classes[d->cls]);
 			continue;
 		}
-		fit(devs, n, i, d->cls, &p);
 		for (int j = 0; j < d->nfig; j++) {
 			const struct calib_figure *g = &d->fig[j];
 			double pred, r;
 
 			if (!g->used)
 				continue;
-			pred = dfit_predict(&p, d, g);
+			pred = dfit_predict(p, d, g);
 			r = pred / g->tokens_per_s - 1;
 			cls_of[g->prefill][k[g->prefill]] = d->cls;
 			err[g->prefill][k[g->prefill]++] = r;
@@ -452,12 +510,12 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 				g->tokens_per_s, pred, 100 * r);
 			if (g->prefill)
 				fprintf(f, "eta %.3f (%s, %s)\n",
-					p.eta[g->kernel], calib_kernels[g->kernel],
-					p.eta_from[g->kernel]);
+					p->eta[g->kernel], calib_kernels[g->kernel],
+					p->eta_from[g->kernel]);
 			else
-				fprintf(f, "beta %.3f kappa %.3f (%s)\n", p.beta,
-					p.kappa, p.decode_pool ? "every class"
-							       : "its class");
+				fprintf(f, "beta %.3f kappa %.3f (%s)\n", p->beta,
+					p->kappa, p->decode_pool ? "every class"
+								 : "its class");
 		}
 	}
 	for (int t = 0; t < 2; t++) {
@@ -465,6 +523,7 @@ int dfit_blind_print(const char *dir, FILE *f, struct err *e)
 		for (int c = 0; classes[c]; c++)
 			blind_summary(f, err[t], cls_of[t], k[t], c, t);
 	}
+	free(fits);
 	library_free(devs, n);
 	for (int t = 0; t < 2; t++) {
 		free(err[t]);

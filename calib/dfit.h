@@ -62,9 +62,12 @@ struct dfit {
  * and its held-out band for each kind: d's own figures predicted by the
  * model fitted without d, where d has figures of the kind; else every
  * figure of its class's devices, each predicted without its device (of
- * every device where its class has none). 0, or -1 with e. */
+ * every device where its class has none). A prefill's band is measured on
+ * figures of kernel family kernel (CALIB_KERNELS) where the library has
+ * any, else on every family's (its "from" says so). 0, or -1 with e (two
+ * devices of one name; no used figure of a kind to fit on). */
 int dfit_fit(struct dfit *m, const struct calib_device *d, const char *dir,
-	     struct err *e);
+	     int kernel, struct err *e);
 
 /* Tokens/s the model predicts on threads of d (0: all of them) for a
  * model of params weights weighing weight_bytes; prefill on int8 dot

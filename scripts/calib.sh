@@ -31,13 +31,19 @@ EDGE="$OUT/edge-$DEV-llama2-7b-w4a16.json"
 
 # the paper's devices, derived from it: the level from the device model
 # fitted on the library's published llama.cpp figures (results/calib/devices),
-# the shape from the profile; and the model's held-out errors. Phones
-# prefill on the repacked kernels their published figures ran on (llama.cpp
-# repacks 4-bit weights on Arm cores with dot products); the others on the
-# generic ones of theirs.
+# the shape from the profile; and the model's held-out errors. A device
+# prefills on the kernel family of its own used prefill figures where they
+# are of one; else phones on the repacked kernels their class's figures ran
+# on (llama.cpp repacks 4-bit weights on Arm cores with dot products), the
+# others on the generic ones of theirs.
 derive() { # DEVICE MODEL OUT
-	k=generic
-	[ "$(jq -r .class "$OUT/devices/$1.json")" = phone ] && k=repack
+	k=$(jq -r '[.published[]? | select(.backend == "cpu" and .use != false
+		and .test == "pp") | .kernel // "generic"] | unique |
+		if length == 1 then .[0] else "" end' "$OUT/devices/$1.json")
+	if [ -z "$k" ]; then
+		k=generic
+		[ "$(jq -r .class "$OUT/devices/$1.json")" = phone ] && k=repack
+	fi
 	"$H" calib derive "$EDGE" --device "$1" --model "$2" --kernel $k -o "$3"
 }
 for d in snapdragon-8-gen3 apple-a17-pro raspberry-pi-5 jetson-orin-nano \

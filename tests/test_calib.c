@@ -707,6 +707,19 @@ static void split_device(const char *dir, const char *name, double gbs,
 	device_write(dir, name, "board", gbs, gf, extra);
 }
 
+/* A library of boards in the case's folder sub (its path into dir, 1024
+ * bytes): a and b prefill on the generic kernels at 0.2 of their peak, r1
+ * and r2 on the repacked ones at 0.4; all decode at half the DRAM peak */
+static void two_families(char *dir, const char *sub)
+{
+	snprintf(dir, 1024, "%s/%s", t_tmpdir(), sub);
+	mkdir(dir, 0755);
+	split_device(dir, "a", 40, 800, "", 1, 0.2, "generic");
+	split_device(dir, "b", 60, 1200, "", 1, 0.2, "generic");
+	split_device(dir, "r1", 50, 1000, "", 1, 0.4, "repack");
+	split_device(dir, "r2", 30, 600, "", 1, 0.4, "repack");
+}
+
 /* The blind table of dir; the decode and prefill worst |error| in % */
 static char *blind_worst(const char *dir, double *dec, double *pre)
 {
@@ -740,13 +753,8 @@ static void test_split(void)
 	struct err e;
 	double dec, pre;
 
-	snprintf(dir, sizeof(dir), "%s/split", t_tmpdir());
-	mkdir(dir, 0755);
-	split_device(dir, "a", 40, 800, "", 1, 0.2, "generic");
-	split_device(dir, "b", 60, 1200, "", 1, 0.2, "generic");
+	two_families(dir, "split");
 	split_device(dir, "c", 20, 400, "", 1, 0.2, "generic");
-	split_device(dir, "r1", 50, 1000, "", 1, 0.4, "repack");
-	split_device(dir, "r2", 30, 600, "", 1, 0.4, "repack");
 	split_device(dir, "r3", 35, 700, "", 1, 0.4, "repack");
 	/* 2 x 192 + 2 x 48 GFLOP/s: the slowest's pace is 4 x 48 / 480 */
 	split_device(dir, "h", 20, 480, slow, 0.4, 0.2, "generic");
@@ -779,7 +787,105 @@ static void test_split(void)
 	      strstr(e.msg, "unknown kernel family 'magic'"));
 }
 
+/* The library's own errors, and a prefill band in the kernel family
+ * derived for: two devices of one name are refused, naming both files; a
+ * library left with no figure of a kind to fit on is an error, and the
+ * blind table prints nothing then; a phone without prefill figures takes
+ * the band of its family's figures where there are some, and says when
+ * there are none. */
+static void test_library(void)
+{
+	char dir[1024], *out = NULL;
+	const char *path;
+	json_t *p = small_profile("edge.json", &path), *d;
+	struct calib_device a, r;
+	struct err e;
+	size_t len = 0;
+	FILE *f;
+
+	if (!p)
+		return;
+	two_families(dir, "lib");
+	device_write(dir, "phone", "phone", 30, 500, "\"why_not\": \"-\"");
+	CHECK_MSG(calib_device_load(&r, "phone", dir, &e) == 0, "%s", e.msg);
+	for (int k = 0; k < 2; k++) {
+		d = calib_derive(p, path, &r, NULL, k, dir, NULL, &e);
+		CHECK_MSG(d != NULL, "%s", e.msg);
+		if (!d)
+			continue;
+		CHECK_MSG(json_integer_value(jx_at(d, "/derivation/held_out/"
+						   "prefill/figures")) == 2 &&
+			  strstr(json_string_value(jx_at(d, "/derivation/held_out/"
+				 "prefill/from")), k ? "in its kernel family "
+				 "(repack): every device's" : "own: every device's"),
+			  "%s", json_string_value(jx_at(d, "/derivation/"
+				"held_out/prefill/from")));
+		/* the kernel set is the measuring machine's, not the device's */
+		CHECK(json_is_string(json_object_get(p, "kernel")) &&
+		      !json_object_get(d, "kernel") &&
+		      json_equal(jx_at(d, "/derivation/measured_kernel"),
+				 json_object_get(p, "kernel")));
+		json_decref(d);
+	}
+	/* no repack figure left: the band says so and takes every family's */
+	remove(strcat(strcpy((char[1100]){ 0 }, dir), "/r1.json"));
+	remove(strcat(strcpy((char[1100]){ 0 }, dir), "/r2.json"));
+	d = calib_derive(p, path, &r, NULL, 1, dir, NULL, &e);
+	CHECK_MSG(d && strstr(json_string_value(jx_at(d, "/derivation/held_out/"
+		  "prefill/from")), "(none in its kernel family, repack)"),
+		  "%s", d ? "" : e.msg);
+	json_decref(d);
+	/* a device alone with its figures: nothing to fit it on */
+	remove(strcat(strcpy((char[1100]){ 0 }, dir), "/b.json"));
+	CHECK_MSG(calib_device_load(&a, "a", dir, &e) == 0, "%s", e.msg);
+	d = calib_derive(p, path, &a, NULL, 0, dir, NULL, &e);
+	CHECK_MSG(!d && strstr(e.msg, "no used decode figure to fit the "
+			       "device model on without a"), "%s",
+		  d ? "derived" : e.msg);
+	json_decref(d);
+	f = open_memstream(&out, &len);
+	CHECK(dfit_blind_print(dir, f, &e) < 0 &&
+	      strstr(e.msg, "no used decode figure"));
+	fclose(f);
+	CHECK_MSG(len == 0, "%s", out);
+	free(out);
+	/* two files, one name */
+	split_device(dir, "b", 60, 1200, "", 1, 0.2, "generic");
+	{
+		char text[4096], *q;
+		json_t *b = jx_load(strcat(strcpy((char[1100]){ 0 }, dir),
+					   "/b.json"), &e);
+
+		json_object_set_new(b, "name", json_string("a"));
+		q = json_dumps(b, JSON_COMPACT);
+		snprintf(text, sizeof(text), "%s", q);
+		free(q);
+		json_decref(b);
+		t_write("lib/twin.json", text);
+	}
+	d = calib_derive(p, path, &r, NULL, 0, dir, NULL, &e);
+	CHECK_MSG(!d && strstr(e.msg, "a.json and ") &&
+		  strstr(e.msg, "twin.json: two devices named \"a\""), "%s",
+		  d ? "derived" : e.msg);
+	json_decref(d);
+	/* a device's name and its reason are text; the idle draw wants the
+	 * busy one */
+	device_write(dir, "nameless", "phone", 30, 500, "\"why_not\": \"\"");
+	CHECK_MSG(calib_device_load(&a, "nameless", dir, &e) < 0 &&
+		  strstr(e.msg, "/why_not: expected a non-empty string"), "%s",
+		  e.msg);
+	device_write(dir, "idle", "phone", 30, 500, "\"power_idle_w\": 1, "
+		     "\"why_not\": \"-\"");
+	CHECK_MSG(calib_device_load(&a, "idle", dir, &e) < 0 &&
+		  strstr(e.msg, "/power_idle_w: expected power_busy_w beside it"),
+		  "%s", e.msg);
+	calib_device_release(&r);
+	json_decref(p);
+}
+
 const struct tcase calib_tests[] = {
+	{ "calib: the device library's errors, and a prefill band in its "
+	  "kernel family", test_library },
 	{ "calib: the device model's split share and kernel families",
 	  test_split },
 	{ "calib: a measured profile is what the config's device gets",
