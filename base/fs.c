@@ -75,7 +75,8 @@ FILE *fs_atomic_open(struct fs_atomic *a, const char *path, struct err *e)
 	snprintf(a->tmp, n, "%.*s.%s.tmp-%ld", dir, path, path + dir,
 		 (long)getpid());
 	if (!(a->f = fopen(a->tmp, "w"))) {
-		err_set(e, "cannot write '%s': %s", a->tmp, strerror(errno));
+		err_set(e, "cannot write '%s': %s (through '%s')", path,
+			strerror(errno), a->tmp);
 		free(a->tmp);
 		free(a->path);
 		*a = (struct fs_atomic){ 0 };
@@ -88,8 +89,8 @@ int fs_atomic_commit(struct fs_atomic *a, struct err *e)
 	int bad = ferror(a->f), rc = 0;
 
 	if (fclose(a->f) != 0 || bad)
-		rc = err_set(e, "cannot write '%s': %s", a->tmp,
-			     strerror(bad ? EIO : errno));
+		rc = err_set(e, "cannot write '%s': %s (through '%s')", a->path,
+			     strerror(bad ? EIO : errno), a->tmp);
 	else if (rename(a->tmp, a->path) < 0)
 		rc = err_set(e, "cannot rename '%s' to '%s': %s", a->tmp,
 			     a->path, strerror(errno));

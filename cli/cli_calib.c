@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int cli_calib_parse(const struct opt_cmd *cmd, struct opt *rows, int *argc,
 		    char **argv, json_t **prov)
@@ -32,6 +33,28 @@ int cli_calib_parse(const struct opt_cmd *cmd, struct opt *rows, int *argc,
 	return rc;
 }
 
+/* Whether path may be written: absent, empty (as mktemp leaves it), or a
+ * file hybridspec wrote (JSON whose provenance names a hybridspec
+ * command); else -1 with a message */
+static int replaceable(const char *path, struct err *e)
+{
+	struct stat st;
+	json_t *doc;
+	const char *cmd;
+	bool ours;
+
+	if (stat(path, &st) < 0 || (S_ISREG(st.st_mode) && !st.st_size))
+		return 0;
+	doc = S_ISREG(st.st_mode) ? json_load_file(path, 0, NULL) : NULL;
+	cmd = json_string_value(jx_at(doc, "/provenance/command"));
+	ours = cmd && !strncmp(cmd, "hybridspec ", 11);
+	json_decref(doc);
+	return ours ? 0 : err_set(e, "'%s' exists and is not a file hybridspec "
+				 "wrote (no provenance naming a hybridspec "
+				 "command): refusing to replace it (remove it, or "
+				 "name another -o)", path);
+}
+
 int cli_calib_emit(json_t *v, const struct err *e, const char *path)
 {
 	struct err save;
@@ -41,7 +64,7 @@ int cli_calib_emit(json_t *v, const struct err *e, const char *path)
 		return cli_fail("%s", e->msg);
 	if (!path)
 		cli_print_json(v);
-	else if (jx_save(path, v, &save) < 0)
+	else if (replaceable(path, &save) < 0 || jx_save(path, v, &save) < 0)
 		rc = cli_fail("%s", save.msg);
 	else
 		fprintf(stderr, "calib: wrote %s\n", path);
@@ -89,13 +112,21 @@ static int derive_sub(int argc, char **argv)
 		OPT_END,
 	};
 	json_t *prov, *v;
+	struct stat so, sf;
+	const char *from;
 	struct err e;
 	int rc;
 
 	if ((rc = cli_calib_parse(&derive_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
-	v = calib_derive_file(argc ? argv[0] : calib_measured_profile(), device,
-			      model, kernel, dir, prov, &e);
+	from = argc ? argv[0] : calib_measured_profile();
+	if (out && !stat(out, &so) && !stat(from, &sf) && so.st_dev == sf.st_dev &&
+	    so.st_ino == sf.st_ino) {
+		json_decref(prov);
+		return cli_fail("calib derive: -o %s is PROFILE, the measured "
+				"profile it derives from", out);
+	}
+	v = calib_derive_file(from, device, model, kernel, dir, prov, &e);
 	if (v)
 		calib_derive_say(v, stderr);
 	rc = cli_calib_emit(v, &e, out);

@@ -117,6 +117,38 @@ static void writes_resolved(void)
 	CHECK(strstr(out, "\"kv_capacity_tokens\"") != NULL);
 }
 
+/* calib's -o replaces only a file hybridspec wrote, and never the
+ * profile it derives from; output that cannot all be written is an
+ * error, not a silent half */
+static void calib_out(void)
+{
+	const char *bin = getenv("HYBRIDSPEC_BIN");
+	char out[4096], cmd[1024], *kept;
+
+	t_write("keep.txt", "precious\n");
+	CHECK(t_run("calib derive --device snapdragon-8-gen3 -o keep.txt", out,
+		    sizeof(out)) == 2 &&
+	      strstr(out, "'keep.txt' exists and is not a file hybridspec "
+			  "wrote"));
+	kept = t_slurp("keep.txt");
+	CHECK(kept && !strcmp(kept, "precious\n"));
+	free(kept);
+	CHECK_MSG(t_run("calib derive --device snapdragon-8-gen3 -o d.json", out,
+			sizeof(out)) == 0, "%s", out);
+	CHECK_MSG(t_run("calib derive --device raspberry-pi-5 -o d.json", out,
+			sizeof(out)) == 0, "%s", out);
+	CHECK(t_run("calib derive d.json --device raspberry-pi-5 -o d.json", out,
+		    sizeof(out)) == 2);
+	CHECK(t_run("calib derive --device raspberry-pi-5 -o nowhere/d.json",
+		    out, sizeof(out)) == 2 &&
+	      strstr(out, "cannot write 'nowhere/d.json'"));
+	if (access("/dev/full", W_OK) == 0) {
+		snprintf(cmd, sizeof(cmd), "'%s' --version > /dev/full 2>/dev/null",
+			 bin ? bin : "build/hybridspec");
+		CHECK(WEXITSTATUS(system(cmd)) == 2);
+	}
+}
+
 static void usage_errors(void)
 {
 	char out[4096];
@@ -610,6 +642,8 @@ const struct tcase cli_tests[] = {
 	  bad_configs },
 	{ "cli: config -o writes the resolved config whole", writes_resolved },
 	{ "cli: usage errors and --help", usage_errors },
+	{ "cli: calib -o replaces only its own files; a failed write to "
+	  "standard output is an error", calib_out },
 	{ "cli: --version, and every command's exit statuses", version_and_help },
 	{ "cli: bench engine --json prints its rows", bench_engine_json },
 	{ "cli: calib and bench kernels refuse bad shapes and options",
