@@ -6,6 +6,7 @@
  * config.json by its keys (unknown keys are the model's business and are
  * ignored, missing or bad ones are errors with their JSON pointer), a GGUF
  * file by its metadata and tensor names (no tensor data is touched). */
+#define _DEFAULT_SOURCE /* realpath */
 #include "shape.h"
 
 #include "gguf.h"
@@ -224,14 +225,20 @@ static int well_formed(const struct shape *s, const char *file, struct err *e)
 	return 0;
 }
 
-/* The shape's name: the folder of a config.json, else the file's name
- * without its last extension ("SmolLM2-1.7B.gguf": "SmolLM2-1.7B"). */
+/* The shape's name: the folder of a config.json (found from the working
+ * directory where the path names none), else the file's name without its
+ * last extension ("SmolLM2-1.7B.gguf": "SmolLM2-1.7B"). */
 static void name_from(struct shape *s, const char *path)
 {
+	char full[4096];
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	const char *dot = strrchr(base, '.');
 	size_t n = dot ? (size_t)(dot - base) : strlen(base);
 
+	if (!strcmp(base, "config.json") && realpath(path, full)) {
+		path = full;
+		base = strrchr(full, '/') + 1;
+	}
 	if (!strcmp(base, "config.json") && base > path) {
 		const char *end = base - 1, *start = end;
 

@@ -98,6 +98,19 @@ static void shape_from_config_json(void)
 	/* the folder is enough */
 	snprintf(e.msg, sizeof(e.msg), "%s/Meta-Llama-3-8B", t_tmpdir());
 	CHECK(shape_load(&s, e.msg, &e) == 0 && s.n_kv_heads == 8);
+	/* and named from inside it, the folder is found */
+	{
+		char here[4096], there[4096];
+
+		snprintf(there, sizeof(there), "%s/Meta-Llama-3-8B", t_tmpdir());
+		if (getcwd(here, sizeof(here)) && chdir(there) == 0) {
+			int rc = shape_load(&s, "config.json", &e);
+
+			CHECK(chdir(here) == 0);
+			CHECK_MSG(rc == 0 && !strcmp(s.name, "Meta-Llama-3-8B"),
+				  "%s", rc ? e.msg : s.name);
+		}
+	}
 	/* a head width apart from dim / heads, and Qwen2's biases */
 	CHECK(shape_load(&s, write_config_json("q", "{\"model_type\": "
 		"\"qwen2\", \"head_dim\": 256, " L3 "}"), &e) == 0);
