@@ -201,7 +201,8 @@ int prof_kind_check(const char *file, const json_t *doc, const char *want,
 const char *const prof_band_names[PROF_NBANDS] = { "decode", "prefill" };
 
 /* A derived profile's held-out bands, where its derivation has them
- * (calib derive writes them; older profiles lack them) */
+ * (calib derive writes them; older profiles lack them; a band of no
+ * figures has no ends) */
 static int read_bands(struct jx *x, json_t *doc, struct prof_edge *p)
 {
 	const struct jx_range above = { -1, INFINITY, true, false };
@@ -214,7 +215,15 @@ static int read_bands(struct jx *x, json_t *doc, struct prof_edge *p)
 		snprintf(ptr, sizeof(ptr), "/derivation/held_out/%s",
 			 prof_band_names[k]);
 		v = jx_at(doc, ptr);
-		if (!json_is_object(v) || !json_object_get(v, "lowest"))
+		if (!v)
+			continue;
+		if (!json_is_object(v))
+			return jx_fail(x, ptr, "an object: the held-out errors' "
+				       "lowest and highest", v);
+		/* a band of no figures has no ends */
+		if (!json_object_get(v, "lowest") &&
+		    json_is_integer(json_object_get(v, "figures")) &&
+		    !json_integer_value(json_object_get(v, "figures")))
 			continue;
 		if (jx_num(x, v, ptr, "lowest", above, JX_REQUIRED,
 			   &b->lowest) < 0 ||

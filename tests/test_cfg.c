@@ -251,7 +251,18 @@ static void bands(void)
 	dump = json_dumps(prof, JSON_COMPACT);
 	phone = t_write("phone.json", dump);
 	free(dump);
+	/* a band that is not one is named in the profile */
+	json_object_set_new(jx_at(prof, "/derivation/held_out"), "prefill",
+			    json_integer(5));
+	dump = json_dumps(prof, JSON_COMPACT);
+	snprintf(text, sizeof(text), "{\"tenants\": [{\"protocol\": {\"kind\":"
+		 " \"sync\"}, \"device\": {\"profile\": \"%s\"}}]}",
+		 t_write("bad-band.json", dump));
+	free(dump);
 	json_decref(prof);
+	CHECK(cfg_load(&c, t_write("bb.json", text), NULL, 0, &e) < 0);
+	CHECK_MSG(strstr(e.msg, "bad-band.json: /derivation/held_out/prefill: "
+			 "expected an object"), "%s", e.msg);
 	for (int k = 0; k < 2; k++)
 		for (int i = 0; i < 3; i++) {
 			const struct cfg_device *d;
