@@ -545,7 +545,7 @@ static int read_accept(struct jx *x, json_t *v, const char *p,
 	};
 	struct prof_accept pa = { .alpha = JX_REQUIRED };
 	struct prof_published pp = { 0 };
-	const char *profile = NULL, *published = NULL;
+	const char *profile = NULL, *published = NULL, *file;
 	int model, replay;
 	bool given;
 
@@ -599,8 +599,11 @@ static int read_accept(struct jx *x, json_t *v, const char *p,
 		if (jx_enum(x, v, p, "replay", replays, "stream", &replay) < 0)
 			return -1;
 		out->by_request = replay == 1;
-		if (profile && !json_object_get(v, "file")) {
-			/* resolved against the profile's folder, and read */
+		file = json_string_value(json_object_get(v, "file"));
+		if (profile && (!json_object_get(v, "file") ||
+				(file && !strcmp(file, pa.bits)))) {
+			/* resolved against the profile's folder, and read (a
+			 * resolved config states it) */
 			json_object_set_new(v, "file", json_string(pa.bits));
 			out->trace = json_string_value(json_object_get(v, "file"));
 			memcpy(out->source, pa.source, sizeof(out->source));
@@ -897,15 +900,13 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 		"fp16_flops", "mem_bytes", NULL };
 	const struct gpu_spec *base = NULL;
 	const char *name;
-	bool custom = false, market_given;
+	bool custom = false;
 	int preset, pricing;
 
 	if (jx_object(x, v, p, keys) < 0 || wake_read(x, v, p, &out->wake) < 0 ||
 	    jx_enum(x, v, p, "pricing", pricings, "derived", &pricing) < 0)
 		return -1;
 	out->pricing = (enum gpu_pricing)pricing;
-	market_given = json_object_get(v, "power_idle_w") ||
-		       json_object_get(v, "usd_per_hour");
 	for (int i = 0; figures[i] && !json_object_get(v, "preset"); i++)
 		custom |= json_object_get(v, figures[i]) != NULL;
 	out->preset = NULL;
@@ -946,7 +947,11 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 	snprintf(out->spec.name, sizeof(out->spec.name), "%s", name);
 	if (base && strcmp(name, base->name))
 		out->spec.source = NULL; /* figures of another GPU */
-	if (market_given || out->spec.source == NULL)
+	/* the idle draw and the price are the preset's source's only at the
+	 * preset's figures (a resolved config states them) */
+	if (out->spec.source == NULL ||
+	    out->spec.power_idle_w != base->power_idle_w ||
+	    out->spec.usd_per_hour != base->usd_per_hour)
 		out->spec.market = NULL;
 	return 0;
 }

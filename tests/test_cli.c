@@ -230,6 +230,25 @@ static void resolved_reruns(void)
 	CHECK_MSG(t_run("run out/r/config.resolved.json -o r2 --quiet", out,
 			sizeof(out)) == 0, "%s", out);
 	CHECK(t_exists("r2/summary.json"));
+	/* the paper's setting (an acceptance profile, a GPU preset): the
+	 * rerun's summary is the run's, byte for byte, its sources' words
+	 * included */
+	{
+		char args[2 * PATH_MAX], *a, *b;
+
+		small(); /* sets repo */
+		snprintf(args, sizeof(args), "run %s/configs/paper/async.json -o p1 "
+			 "--quiet --set /tenants/0/workload/requests=1", repo);
+		CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+		CHECK_MSG(t_run("run p1/config.resolved.json -o p2 --quiet", out,
+				sizeof(out)) == 0, "%s", out);
+		a = t_slurp("p1/summary.json");
+		b = t_slurp("p2/summary.json");
+		CHECK(a && b && strstr(a, "\"idle_power_and_price\": \"") &&
+		      !strcmp(a, b));
+		free(a);
+		free(b);
+	}
 }
 
 static void run_bad_input(void)
