@@ -6,6 +6,7 @@
 #include "err.h"
 #include "mem.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,22 @@ int fs_write_atomic(const char *path, const char *text, struct err *e)
 		return -1;
 	fputs(text, a.f);
 	return fs_atomic_commit(&a, e);
+}
+
+int fs_dir_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *ent;
+	int empty = d != NULL;
+
+	while (d && (ent = readdir(d)))
+		if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, "..")) {
+			empty = 0;
+			break;
+		}
+	if (d)
+		closedir(d);
+	return empty;
 }
 
 int fs_exe_dir(char *buf, size_t n)

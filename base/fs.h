@@ -30,6 +30,9 @@ FILE *fs_atomic_open(struct fs_atomic *a, const char *path, struct err *e);
 int fs_atomic_commit(struct fs_atomic *a, struct err *e);
 void fs_atomic_abort(struct fs_atomic *a);
 
+/* Whether path is a folder with nothing in it */
+int fs_dir_empty(const char *path);
+
 /* The folder of the running binary (/proc/self/exe without its last
  * component) into buf. 0, or -1 where it cannot be read or is longer than
  * n - 1. */

@@ -171,7 +171,9 @@ int od_begin(struct od *o, const char *dir, bool replace, struct err *e)
 	while (n > 1 && trimmed[n - 1] == '/')
 		trimmed[--n] = '\0';
 	*o = (struct od){ 0 };
-	exists = stat(trimmed, &st) == 0;
+	/* an empty folder holds nothing to lose: taken as absent */
+	exists = stat(trimmed, &st) == 0 &&
+		 !(S_ISDIR(st.st_mode) && fs_dir_empty(trimmed));
 	if (exists && !(S_ISDIR(st.st_mode) && is_results_dir(trimmed))) {
 		err_set(e, "'%s' exists and is not a hybridspec results "
 			"directory: refusing to replace it", trimmed);

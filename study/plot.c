@@ -420,7 +420,7 @@ static int plot_sweep(const char *dir, const struct plot_opts *o,
 int plot_dir(const char *dir, const struct plot_opts *o,
 	     struct plot_result *r, struct err *e)
 {
-	char path[4200], out[4200];
+	char path[4300], out[4200];
 	struct od od;
 	FILE *gp;
 	int rc;
@@ -438,6 +438,14 @@ int plot_dir(const char *dir, const struct plot_opts *o,
 	snprintf(out, sizeof(out), "%s", o->out ? o->out : "");
 	if (!o->out)
 		snprintf(out, sizeof(out), "%s/plots", dir);
+	/* figures replace figures only: never a run's, sweep's or plan's
+	 * results (the folder read among them) */
+	snprintf(path, sizeof(path), "%s/" GP_NAME, out);
+	if (access(out, F_OK) == 0 && !fs_dir_empty(out) &&
+	    access(path, F_OK) != 0)
+		return err_set(e, "'%s' exists and holds no figures (no %s): "
+			       "plot replaces only a folder of its own figures; "
+			       "name another -o", out, GP_NAME);
 	if (od_begin(&od, out, true, e) < 0)
 		return -1;
 	if (!(gp = od_open(&od, GP_NAME, e))) {

@@ -105,12 +105,18 @@ static void writes_resolved(void)
 				  "/res/config.resolved.json"), 0, NULL);
 	CHECK(v && json_integer_value(json_object_get(v, "seed")) == 3);
 	json_decref(v);
-	/* never replaces a directory that is not hybridspec's */
+	/* never replaces a directory that is not hybridspec's; an empty one
+	 * holds nothing to lose */
 	mkdir(strcat(strcpy(out, t_tmpdir()), "/mine"), 0777);
 	snprintf(args, sizeof(args), "config %s -o mine", small());
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0 &&
+		  t_exists("mine/config.resolved.json"), "%s", out);
+	mkdir(strcat(strcpy(out, t_tmpdir()), "/theirs"), 0777);
+	t_write("theirs/notes.txt", "mine\n");
+	snprintf(args, sizeof(args), "config %s -o theirs", small());
 	CHECK(t_run(args, out, sizeof(out)) == 2);
-	CHECK(strstr(out, "'mine' exists and is not a hybridspec results "
-			  "directory") != NULL);
+	CHECK(strstr(out, "'theirs' exists and is not a hybridspec results "
+			  "directory") != NULL && t_exists("theirs/notes.txt"));
 	/* without -o, the resolved config goes to stdout */
 	snprintf(args, sizeof(args), "config %s", small());
 	CHECK(t_run(args, out, sizeof(out)) == 0);

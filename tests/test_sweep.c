@@ -650,6 +650,14 @@ static void plot_command(void)
 	      strstr(out, "--x, --y and --by are a sweep's"));
 	CHECK(t_run("plot nowhere", out, sizeof(out)) == 2 &&
 	      strstr(out, "neither a run's results"));
+	/* figures never replace results, the folder read among them; an
+	 * empty folder holds nothing to lose */
+	CHECK(t_run("plot r -o r", out, sizeof(out)) == 2 &&
+	      strstr(out, "'r' exists and holds no figures"));
+	CHECK(t_exists("r/summary.json") && t_exists("r/requests.csv"));
+	mkdir(strcat(strcpy(args, t_tmpdir()), "/empty"), 0777);
+	CHECK_MSG(t_run("plot r -o empty", out, sizeof(out)) == 0, "%s", out);
+	CHECK(t_exists("empty/plot.gp"));
 
 	snprintf(args, sizeof(args), "sweep %s -o s -j2 --quiet",
 		 data("sweep-small.json"));
