@@ -39,7 +39,8 @@ static const struct opt_cmd plan_cmd = {
 #endif
 	,
 	.exit_status = "0 an answer; 1 no candidate meets the SLO (the reason:\n"
-		       "the best attainment found and the SLO that binds); 2 bad input",
+		       "the best attainment found and the SLO that binds); 2 bad input;\n"
+		       "128 + N stopped by signal N (nothing written)",
 	.operands = "PLAN.json",
 	.min_operands = 1,
 	.max_operands = 1,
@@ -114,7 +115,10 @@ static int plan_main(const char *file, struct plandir_opts *o)
 		o->replace = true; /* the default folder is the tool's */
 	}
 	plandir_run(&p, o, &r, &e);
-	if (o->rank == 0 && r.status == PLANDIR_BAD) {
+	if (o->rank == 0 && r.status >= 128) {
+		fprintf(stderr, "hybridspec: plan: stopped by signal %d; nothing "
+			"written\n", r.status - 128);
+	} else if (o->rank == 0 && r.status == PLANDIR_BAD) {
 		cli_fail("%s", e.msg);
 	} else if (o->rank == 0) {
 		if (r.answer && !o->quiet)

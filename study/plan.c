@@ -76,6 +76,48 @@ static int read_server(struct plan *p, struct err *e)
 	return 0;
 }
 
+/* A key of "set" against what the plan writes itself: the candidates'
+ * pointers, the replicas and the SLO are refused (the plan's own would
+ * replace it unseen); a server key under /cloud/gpu (tables, pricing,
+ * overhead_s) goes with every candidate GPU; any other GPU figure belongs
+ * to a candidate object. 0, or -1 with e naming the key. */
+static int set_owned(struct plan *p, const char *key, json_t *v,
+		     struct err *e)
+{
+	static const char *const owned[][2] = {
+		{ "/cloud/gpu", "/candidates/gpus" },
+		{ "/cloud/tp", "/candidates/tps" },
+		{ "/cloud/policy", "/candidates/policies" },
+		{ "/protocol/kind", "/candidates/protocols" },
+		{ "/protocol/gamma", "/candidates/gammas" },
+		{ "/cloud/replicas", "the search" },
+		{ "/slo/ttft_s", "/slo" }, { "/slo/tpot_s", "/slo" },
+		{ "/slo", "/slo" },
+	};
+	static const char *const server[] = { "tables", "pricing", "overhead_s",
+					      NULL };
+	char cp[JX_PTR_MAX];
+
+	for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++) {
+		size_t n = strlen(owned[i][0]);
+
+		if (strncmp(key, owned[i][0], n) || (key[n] && key[n] != '/'))
+			continue;
+		for (int k = 0; i == 0 && key[n] && server[k]; k++)
+			if (!strcmp(key + n + 1, server[k])) {
+				json_object_set(p->server, server[k], v);
+				return 0;
+			}
+		return err_set(e, "%s: %s: the plan sets %s itself (from "
+			       "%s): give it there%s", p->file,
+			       jx_child(cp, "/set", key),
+			       owned[i][0], owned[i][1], i == 0 ? " (a GPU "
+			       "candidate may be an object: {\"preset\": ..., "
+			       "\"usd_per_hour\": ...})" : "");
+	}
+	return 0;
+}
+
 static int read_axis(struct jx *x, json_t *cand, const char *key,
 		     json_t *dflt, json_t **out)
 {
@@ -121,38 +163,76 @@ static int read_groups(struct plan *p, struct err *e)
 	return 0;
 }
 
+/* Whether every group of cf (candidate c's config) runs the candidate's
+ * protocol under the plan's SLO: a group's own protocol or SLO wins over
+ * the config's, which the candidates set, so the plan would judge what it
+ * did not run. 0, or -1 with e naming the group. */
+static int groups_follow(const struct plan *p, const struct cfg *cf, size_t c,
+			 struct err *e)
+{
+	const char *want = json_string_value(value(p, c, AX_PROTOCOL));
+
+	for (size_t g = 0; g < cf->n_groups; g++) {
+		const struct cfg_group *gr = &cf->groups[g];
+
+		if (strcmp(cfg_proto_names[gr->proto.kind], want))
+			return err_set(e, "%s: base: /tenants/%zu/protocol: the "
+				       "group runs its own protocol (%s), not the "
+				       "candidates' (%s): remove it from the group "
+				       "for the plan", p->file, g,
+				       cfg_proto_names[gr->proto.kind], want);
+		if (gr->slo.ttft_s != p->ttft_s || gr->slo.tpot_s != p->tpot_s)
+			return err_set(e, "%s: base: /tenants/%zu/slo: the group "
+				       "has its own SLO (TTFT %g s, TPOT %g s), not "
+				       "the plan's (%g s, %g s): remove it from the "
+				       "group for the plan", p->file, g,
+				       gr->slo.ttft_s, gr->slo.tpot_s, p->ttft_s,
+				       p->tpot_s);
+	}
+	return 0;
+}
+
+/* Every candidate the search runs, with the base and set: it loads, its
+ * groups follow it, its GPU has a price. A failure is blamed on the axis
+ * value whose pointer the message names, else on the candidate. */
 static int check_axes(const struct plan *p, struct err *e)
 {
 	static const char *const names[N_AX] = { "gpus", "tps", "policies",
 		"protocols", "gammas" };
+	static const char *const ptrs[N_AX] = { "/cloud/gpu", "/cloud/tp",
+		"/cloud/policy", "/protocol/kind", "/protocol/gamma" };
 
-	for (int a = 0; a < N_AX; a++)
-		for (size_t i = 0; i < json_array_size(axis(p, a)); i++) {
-			size_t c = 0, n;
-			char **sets;
-			struct cfg cf;
-			int rc;
+	for (size_t c = 0; c < p->n_candidates; c++) {
+		size_t n;
+		char **sets, name[160];
+		struct cfg cf;
+		int rc;
 
-			for (int k = 0; k < N_AX; k++)
-				c = c * json_array_size(axis(p, k)) +
-				    (k == a ? i : 0);
-			sets = plan_sets(p, c, 1, 1, -1, &n);
-			rc = cfg_load(&cf, p->base, (const char *const *)sets, n, e);
-			plan_sets_free(sets, n);
-			if (rc < 0)
-				return err_prefix(e, "%s: /candidates/%s/%zu",
-						  p->file, names[a], i);
-			rc = cf.cloud.gpu.spec.usd_per_hour > 0;
-			if (!rc)
-				err_set(e, "%s: /candidates/%s/%zu: %s has no price "
-					"an hour: give it as {\"preset\": \"%s\", "
-					"\"usd_per_hour\": ...}", p->file, names[a],
-					i, cf.cloud.gpu.spec.name,
-					cf.cloud.gpu.spec.name);
-			cfg_release(&cf);
-			if (!rc)
-				return -1;
+		if (!plan_candidate_used(p, c))
+			continue;
+		plan_candidate_name(p, c, name, sizeof(name));
+		sets = plan_sets(p, c, 1, 1, -1, &n);
+		rc = cfg_load(&cf, p->base, (const char *const *)sets, n, e);
+		plan_sets_free(sets, n);
+		if (rc < 0) {
+			for (int a = 0; a < N_AX; a++)
+				if (strstr(e->msg, ptrs[a]))
+					return err_prefix(e, "%s: /candidates/%s/%zu",
+							  p->file, names[a],
+							  digit(p, c, a));
+			return err_prefix(e, "%s: candidate %s", p->file, name);
 		}
+		rc = groups_follow(p, &cf, c, e);
+		if (!rc && !(cf.cloud.gpu.spec.usd_per_hour > 0))
+			rc = err_set(e, "%s: /candidates/gpus/%zu: %s has no price "
+				     "an hour: give it as {\"preset\": \"%s\", "
+				     "\"usd_per_hour\": ...}", p->file,
+				     digit(p, c, AX_GPU), cf.cloud.gpu.spec.name,
+				     cf.cloud.gpu.spec.name);
+		cfg_release(&cf);
+		if (rc < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -207,6 +287,8 @@ int plan_load(struct plan *p, const char *path, struct err *e)
 				"(the seeds are \"seeds\")", path, key);
 			goto fail;
 		}
+		if (set_owned(p, key, v, e) < 0)
+			goto fail;
 		p->set[p->n_set++] = sweep_set_text(key, v);
 	}
 	seeds = json_object_get(p->doc, "seeds");
@@ -220,12 +302,22 @@ int plan_load(struct plan *p, const char *path, struct err *e)
 	p->n_seeds = json_array_size(seeds);
 	p->seeds = xcalloc(p->n_seeds, sizeof(*p->seeds));
 	for (size_t i = 0; i < p->n_seeds; i++) {
+		size_t j = 0;
+
 		v = json_array_get(seeds, i);
 		if (!json_is_integer(v) || json_integer_value(v) < 0) {
 			jx_fail(&x, jx_index(buf, "/seeds", i), "an integer >= 0", v);
 			goto fail;
 		}
 		p->seeds[i] = json_integer_value(v);
+		/* a seed twice would count one run as two */
+		while (j < i && p->seeds[j] != p->seeds[i])
+			j++;
+		if (j < i) {
+			jx_fail(&x, jx_index(buf, "/seeds", i), "a seed not "
+				"listed before", v);
+			goto fail;
+		}
 	}
 	cand = json_object_get(p->doc, "candidates");
 	if (!json_is_object(cand)) {
@@ -515,17 +607,22 @@ int plan_search_run(const struct plan *p, size_t c, struct plan_search *r,
 		return -1;
 	hi = r->lower_bound;
 	/* up by doubling from the bound until one meets; stop when twice the
-	 * replicas gain less than PLATEAU of attainment (the SLO is bound by
-	 * something else: the edge, the WAN) */
+	 * replicas gain less than PLATEAU of attainment, of the TTFT share and
+	 * of the TPOT share (the SLO is bound by something else: the edge,
+	 * the WAN; a joint attainment of 0 can hide shares that still grow) */
 	for (;;) {
 		double before = r->best.attain_mean;
+		const struct plan_point *prev;
 
 		if (probe(p, c, hi, 1, r, &pt, e) < 0)
 			return -1;
 		if (pt.meets)
 			break;
 		lo = hi;
-		r->plateau = r->n_points > 1 && pt.attain_mean - before < PLATEAU;
+		prev = r->n_points > 1 ? &r->points[r->n_points - 2] : NULL;
+		r->plateau = prev && pt.attain_mean - before < PLATEAU &&
+			     pt.ttft_attain - prev->ttft_attain < PLATEAU &&
+			     pt.tpot_attain - prev->tpot_attain < PLATEAU;
 		if (hi >= p->max_replicas || r->plateau)
 			return 0; /* none: r->best says how close it came */
 		hi = 2 * hi < p->max_replicas ? 2 * hi : p->max_replicas;

@@ -378,6 +378,7 @@ void plandir_run(const struct plan *p, const struct plandir_opts *o,
 			  .what = "candidates", .jobs = o->jobs, .quiet = true,
 			  .rank = o->rank, .size = o->size };
 	struct farm_result fr;
+	int st;
 
 	*r = (struct plandir_result){ .binds = "none" };
 	for (size_t c = 0; c < p->n_candidates; c++)
@@ -402,8 +403,8 @@ void plandir_run(const struct plan *p, const struct plandir_opts *o,
 		farm_run(&f, &fr);
 		if (fr.status)
 			err_set(e, "%s", fr.msg[0] ? fr.msg : "plan: a worker failed");
-		if (farm_mpi_max(fr.status))
-			r->status = PLANDIR_BAD;
+		if ((st = farm_mpi_max(fr.status)))
+			r->status = st >= 128 ? st : PLANDIR_BAD; /* 128 + N: a signal */
 		if (r->status)
 			od_abort(&od);
 		else if (o->rank == 0)

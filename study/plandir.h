@@ -24,7 +24,8 @@ enum { PLANDIR_ANSWER = 0, PLANDIR_NONE = 1, PLANDIR_BAD = 2 };
 
 /* What the search found (rank 0's; the others have only status). */
 struct plandir_result {
-	int status;	       /* PLANDIR_*: none meets the SLO; e says */
+	int status;	       /* PLANDIR_*: none meets the SLO; e says; or
+				  128 + N, stopped by signal N */
 	size_t n_candidates;   /* the candidates searched */
 	int workers;	       /* a rank's workers */
 	size_t n_points;       /* configurations simulated */

@@ -843,6 +843,7 @@ static void test_library(void)
 			       "device model on without a"), "%s",
 		  d ? "derived" : e.msg);
 	json_decref(d);
+	calib_device_release(&a);
 	f = open_memstream(&out, &len);
 	CHECK(dfit_blind_print(dir, f, &e) < 0 &&
 	      strstr(e.msg, "no used decode figure"));

@@ -183,6 +183,77 @@ static void impossible_slo(void)
 		  "%s", out);
 }
 
+/* What the plan writes itself is not given twice: a set key under the
+ * candidates' or the SLO's pointers, a group's own protocol or SLO, a
+ * seed listed twice; a gamma of 0 is found beside any protocol; a server
+ * key under /cloud/gpu goes with every candidate GPU. */
+static void plan_conflicts(void)
+{
+	static const struct { const char *rest, *said; } bad[] = {
+		{ "\"set\": {\"/protocol/kind\": \"sync\"}",
+		  "c.json: /set/~1protocol~1kind: the plan sets /protocol/kind "
+		  "itself (from /candidates/protocols)" },
+		{ "\"set\": {\"/cloud/gpu/usd_per_hour\": 0.1}",
+		  "c.json: /set/~1cloud~1gpu~1usd_per_hour: the plan sets "
+		  "/cloud/gpu itself" },
+		{ "\"set\": {\"/slo/tpot_s\": 0.01}",
+		  "c.json: /set/~1slo~1tpot_s: the plan sets /slo/tpot_s" },
+		{ "\"set\": {\"/tenants/0/protocol\": {\"kind\": \"edge_only\"}}",
+		  "c.json: base: /tenants/0/protocol: the group runs its own "
+		  "protocol (edge_only), not the candidates' (cloud_only)" },
+		{ "\"set\": {\"/tenants/0/slo\": {\"ttft_s\": 1, \"tpot_s\": 0.01}}",
+		  "c.json: base: /tenants/0/slo: the group has its own SLO" },
+		{ "\"seeds\": [2, 2]", "c.json: /seeds/1: expected a seed not "
+		  "listed before, got 2" },
+		{ "\"candidates\": {\"protocols\": [\"cloud_only\", \"sync\"], "
+		  "\"gammas\": [4, 0]}", "c.json: /candidates/gammas/1: " },
+	};
+	static char out[16384];
+	char rest[512];
+	json_t *cfg;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(rest, sizeof(rest), "\"slo\": {\"ttft_s\": 2, \"tpot_s\": "
+			 "0.2}, %s%s", bad[i].rest, strstr(bad[i].rest,
+			 "candidates") ? "" : ", \"candidates\": {\"protocols\": "
+			 "[\"cloud_only\"]}");
+		CHECK_MSG(plan_of("c.json", rest, out, sizeof(out)) == 2 &&
+			  strstr(out, bad[i].said) && !t_exists("c.json.out"),
+			  "%zu: %s", i, out);
+	}
+	CHECK_MSG(plan_of("ok.json", "\"slo\": {\"ttft_s\": 2, \"tpot_s\": "
+			  "0.2, \"attainment\": 0.5}, \"seeds\": [1], \"set\": "
+			  "{\"/cloud/gpu/overhead_s\": 0.0125}, \"candidates\": "
+			  "{\"gpus\": [\"A100-80G\"], \"protocols\": "
+			  "[\"cloud_only\"]}", out, sizeof(out)) <= 1, "%s", out);
+	cfg = load("ok.json.out/config.resolved.json");
+	CHECK(cfg && json_number_value(json_object_get(json_object_get(
+		json_object_get(cfg, "cloud"), "gpu"), "overhead_s")) == 0.0125);
+	json_decref(cfg);
+}
+
+/* 512 phones asking at once of L40S cloud_only: at 2, 4 and 8 replicas
+ * none meets both bounds, while the TTFT share grows (0.25, 0.5, 1); the
+ * search does not stop there as if the SLO were bound elsewhere, and
+ * finds the replicas that meet it */
+static void plateau_sees_shares(void)
+{
+	static char out[16384];
+	char text[PATH_MAX + 512], args[PATH_MAX * 2];
+
+	if (!repo[0] && !getcwd(repo, sizeof(repo)))
+		abort();
+	snprintf(text, sizeof(text), "{\"base\": \"%s/configs/paper/async.json\", "
+		 "\"set\": {\"/tenants/0/count\": 512, \"/tenants/0/workload/"
+		 "requests\": 1, \"/tenants/0/workload/start_s\": 0}, \"slo\": "
+		 "{\"ttft_s\": 2, \"tpot_s\": 0.05, \"attainment\": 0.9}, "
+		 "\"seeds\": [1, 2], \"candidates\": {\"gpus\": [\"L40S\"], "
+		 "\"protocols\": [\"cloud_only\"]}}", repo);
+	snprintf(args, sizeof(args), "plan %s -o %s/p --quiet",
+		 t_write("plateau.json", text), t_tmpdir());
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+}
+
 /* With an MPI build and HYBRIDSPEC_MPI_BIN naming it, two ranks give the
  * points.csv of one process. Skipped otherwise. */
 static void mpi_two_ranks(void)
@@ -221,5 +292,9 @@ const struct tcase plan_tests[] = {
 	{ "plan: an SLO nothing meets exits 1 with the reason; bad input, a "
 	  "GPU without a price 2",
 	  impossible_slo },
+	{ "plan: a search goes on while a bound's share grows",
+	  plateau_sees_shares },
+	{ "plan: what the plan sets itself is not given twice; every "
+	  "candidate checked before a run", plan_conflicts },
 	{ 0 },
 };
