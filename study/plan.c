@@ -65,7 +65,7 @@ static int read_server(struct plan *p, struct err *e)
 	json_t *doc = jx_load(p->base, e), *gpu;
 
 	if (!doc)
-		return -1;
+		return err_prefix(e, "%s: /base", p->file);
 	gpu = jx_at(doc, "/cloud/gpu");
 	p->server = json_object();
 	for (int i = 0; keys[i]; i++)

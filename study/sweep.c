@@ -82,8 +82,19 @@ char *sweep_set_text(const char *ptr, const json_t *v)
 	return s;
 }
 
+/* Whether pointer a is b or lies under it (the first n bytes of a, n
+ * strlen(a) where a ends there) */
+static bool under(const char *a, size_t n, const char *b)
+{
+	size_t m = strlen(b);
+
+	return n >= m && !strncmp(a, b, m) && (n == m || a[m] == '/');
+}
+
 /* Checks a key of "set", "grid" or "zip": a config pointer, not /seed,
- * not given twice. */
+ * not given twice; a varied one neither within another varied one (one
+ * value would mask the other) nor above a set one (its value would
+ * replace the set one's); a set one may lie above a varied one. */
 static int check_pointer(struct jx *x, const struct sweep *s, const char *ptr,
 			 const char *where)
 {
@@ -95,15 +106,30 @@ static int check_pointer(struct jx *x, const struct sweep *s, const char *ptr,
 		return err_set(x->err, "%s: %s: the seed is not a config "
 			       "override: list the seeds in \"seeds\" or give "
 			       "\"replicates\"", x->file, where);
-	for (size_t i = 0; i < s->n_axes; i++)
-		if (!strcmp(s->axes[i].ptr, ptr))
+	for (size_t i = 0; i < s->n_axes; i++) {
+		const char *a = s->axes[i].ptr;
+
+		if (!strcmp(a, ptr))
 			return err_set(x->err, "%s: %s: \"%s\" is varied twice",
 				       x->file, where, ptr);
-	for (size_t i = 0; i < s->n_set; i++)
-		if (!strncmp(s->set[i], ptr, strlen(ptr)) &&
-		    s->set[i][strlen(ptr)] == '=')
+		if (under(a, strlen(a), ptr) || under(ptr, strlen(ptr), a))
+			return err_set(x->err, "%s: %s: \"%s\" and \"%s\" are "
+				       "both varied, one within the other: one's "
+				       "values would hide the other's", x->file,
+				       where, ptr, a);
+	}
+	for (size_t i = 0; i < s->n_set; i++) {
+		size_t n = strcspn(s->set[i], "=");
+
+		if (n == strlen(ptr) && !strncmp(s->set[i], ptr, n))
 			return err_set(x->err, "%s: %s: \"%s\" is both set and "
 				       "varied", x->file, where, ptr);
+		if (under(s->set[i], n, ptr))
+			return err_set(x->err, "%s: %s: \"%s\" is varied above "
+				       "\"%.*s\", which is set: each value would "
+				       "replace the set one", x->file, where, ptr,
+				       (int)n, s->set[i]);
+	}
 	return 0;
 }
 
@@ -308,9 +334,10 @@ int sweep_load(struct sweep *s, const char *path, struct err *e)
 	free(name);
 	if (rc < 0 || jx_str(&x, s->doc, "", "base", NULL, &base) < 0)
 		goto fail;
-	if (!*s->name || strchr(s->name, '/')) {
-		jx_fail(&x, "/name", "a non-empty name without '/'",
-			json_object_get(s->doc, "name"));
+	if (!*s->name || strchr(s->name, '/') || !strcmp(s->name, ".") ||
+	    !strcmp(s->name, "..")) {
+		jx_fail(&x, "/name", "a folder's name: not empty, \".\" or "
+			"\"..\", without '/'", json_object_get(s->doc, "name"));
 		goto fail;
 	}
 	s->base = xstrdup(jx_path(&x, base, buf, sizeof(buf)));
@@ -330,7 +357,17 @@ int sweep_load(struct sweep *s, const char *path, struct err *e)
 		goto fail;
 	}
 	s->n_points = (size_t)points;
-	/* the base with the fixed overrides: its seed is the default seed */
+	/* the base read alone (a file that is not there is the base's
+	 * fault), then with the fixed overrides: its seed is the default */
+	{
+		json_t *b = jx_load(s->base, e);
+
+		if (!b) {
+			err_prefix(e, "%s: /base", path);
+			goto fail;
+		}
+		json_decref(b);
+	}
 	if (cfg_load(&c, s->base, (const char *const *)s->set, s->n_set, e) < 0) {
 		err_prefix(e, "%s: %s", path, s->n_set ? "/set" : "/base");
 		goto fail;

@@ -226,6 +226,16 @@ static void plan_conflicts(void)
 			  "{\"/cloud/gpu/overhead_s\": 0.0125}, \"candidates\": "
 			  "{\"gpus\": [\"A100-80G\"], \"protocols\": "
 			  "[\"cloud_only\"]}", out, sizeof(out)) <= 1, "%s", out);
+	{
+		char args[PATH_MAX * 2];
+
+		snprintf(args, sizeof(args), "plan %s -o %s/nob.out --quiet",
+			 t_write("nob.json", "{\"base\": \"nowhere.json\", \"slo\": "
+				 "{\"ttft_s\": 2, \"tpot_s\": 0.2}}"), t_tmpdir());
+		CHECK_MSG(t_run(args, out, sizeof(out)) == 2 &&
+			  strstr(out, "nob.json: /base: ") &&
+			  strstr(out, "nowhere.json"), "%s", out);
+	}
 	cfg = load("ok.json.out/config.resolved.json");
 	CHECK(cfg && json_number_value(json_object_get(json_object_get(
 		json_object_get(cfg, "cloud"), "gpu"), "overhead_s")) == 0.0125);

@@ -394,6 +394,19 @@ static void bad_sweeps(void)
 		  "s.json: /metrics/0: \"/all/ttft_s\" is not a number" },
 		{ "no base", "{\"base\": \"nowhere.json\"}",
 		  "/nowhere.json: cannot read" },
+		{ "no base, with set", "{\"base\": \"nowhere.json\", \"set\": "
+		  "{\"/tenants/0/count\": 2}}", "s.json: /base: " },
+		{ "varied within a varied one", "{\"base\": \"B\", \"grid\": "
+		  "{\"/tenants/0/wan/rtt_s\": [0.02, 0.2]}, \"zip\": "
+		  "{\"/tenants/0/wan\": [{\"rtt_s\": 0.05}, {\"rtt_s\": 0.1}]}}",
+		  "s.json: /zip/~1tenants~10~1wan: \"/tenants/0/wan\" and "
+		  "\"/tenants/0/wan/rtt_s\" are both varied, one within the other" },
+		{ "varied above a set one", "{\"base\": \"B\", \"set\": "
+		  "{\"/tenants/0/wan/rtt_s\": 0.05}, \"grid\": {\"/tenants/0/wan\": "
+		  "[{\"rtt_s\": 0.1}]}}", "s.json: /grid/~1tenants~10~1wan: "
+		  "\"/tenants/0/wan\" is varied above \"/tenants/0/wan/rtt_s\"" },
+		{ "a name that is no folder", "{\"name\": \"..\", \"base\": \"B\"}",
+		  "s.json: /name: expected a folder's name" },
 	};
 	char out[4096], text[2 * PATH_MAX];
 
