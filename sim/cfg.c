@@ -1103,6 +1103,21 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 	out->weight_dtype = gpu_dtype_find(gpu_dtype_names()[wd]);
 	out->kv_dtype = gpu_dtype_find(gpu_dtype_names()[kd]);
 	out->tp = (int)tp;
+	/* tensor parallelism splits the attention heads (vLLM refuses a tp
+	 * that does not divide them; KV heads split, or replicate where
+	 * fewer than the GPUs) */
+	if (out->model.n_heads > 0 && out->model.n_kv_heads > 0 &&
+	    (out->model.n_heads % out->tp ||
+	     (out->model.n_kv_heads % out->tp &&
+	      out->tp % out->model.n_kv_heads))) {
+		char cp2[JX_PTR_MAX];
+
+		return err_set(x->err, "%s: %s: expected a tp that divides %s's %d "
+			       "attention heads, and its %d KV heads or a multiple "
+			       "of them, got %d", x->file, jx_child(cp2, p, "tp"),
+			       out->model.name, out->model.n_heads,
+			       out->model.n_kv_heads, out->tp);
+	}
 	if (jx_num(x, v, p, "activation_bytes", JX_NONNEG,
 		   activation_bytes(out), &out->activation_bytes) < 0)
 		return -1;

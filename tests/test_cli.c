@@ -265,6 +265,8 @@ static void run_bad_input(void)
 		{ "gamma = 0", NULL, "--set /tenants/1/protocol/gamma=0",
 		  "/tenants/1/protocol/gamma: expected an integer in [1, 64], "
 		  "got 0" },
+		{ "tp not dividing the heads", NULL, "--set /cloud/tp=3",
+		  "/cloud/tp: expected a tp that divides " },
 		{ "alpha > 1", NULL, "--set /tenants/0/acceptance/alpha=1.2",
 		  "/tenants/0/acceptance/alpha: expected a number in [0, 1], "
 		  "got 1.2" },
