@@ -692,6 +692,18 @@ static void plot_command(void)
 	CHECK(t_run("plot s --x nope", out, sizeof(out)) == 2 &&
 	      strstr(out, "no parameter \"nope\" (its parameters: "
 		     "tenants.0.count, protocol.kind"));
+	/* a metric no run has (the devices have no power figures): said, and
+	 * no empty figure */
+	snprintf(args, sizeof(args), "{\"base\": \"%s\", \"grid\": "
+		 "{\"/tenants/0/count\": [1, 2]}, \"metrics\": "
+		 "[\"/all/edge_j_per_token\"], \"replicates\": 1}",
+		 data("small.json"));
+	t_write("null.json", args);
+	CHECK_MSG(t_run("sweep null.json -o n --quiet", out, sizeof(out)) == 0,
+		  "%s", out);
+	CHECK_MSG(t_run("plot n -o nf", out, sizeof(out)) == 2 &&
+		  strstr(out, "all.edge_j_per_token_mean has no value at any "
+			 "point") && !t_exists("nf"), "%s", out);
 }
 
 const struct tcase sweep_tests[] = {
