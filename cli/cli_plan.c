@@ -87,9 +87,11 @@ static void say_none(const struct plan *p, const struct plandir_result *r)
 
 	plan_candidate_name(p, any ? b->candidate : 0, name, sizeof(name));
 	fprintf(stderr, "hybridspec: plan: no candidate meets the SLO (TTFT %g s, "
-		"TPOT %g s, for %.4f of requests): the best attainment is %.4f "
+		"TPOT %g s, for %.4f of requests, the lower end of the 95%% "
+		"interval over %zu seeds): the best attainment is %.4f +- %.4f "
 		"(%s x %lld replica%s); %s binds: %.4f met TTFT, %.4f met TPOT\n",
-		p->ttft_s, p->tpot_s, p->attainment, any ? b->attain_mean : 0,
+		p->ttft_s, p->tpot_s, p->attainment, p->n_seeds,
+		any ? b->attain_mean : 0, any ? b->attain_ci95 : 0,
 		name, any ? b->replicas : 0,
 		any && b->replicas == 1 ? "" : "s", r->binds,
 		any ? b->ttft_attain : 0, any ? b->tpot_attain : 0);

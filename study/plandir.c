@@ -62,13 +62,17 @@ static void say_search(const struct job *j, size_t k, const char *name,
 			rt_now_s() - t0);
 	else
 		fprintf(stderr, "plan: [%zu/%zu] %s (%s): none %s, best "
-			"attainment %.4f at %lld, %zu simulated, %.1f s\n",
+			"attainment %.4f +- %.4f at %lld, %zu simulated, %.1f s\n",
 			k + 1, j->n, name, r->pricing,
-			r->plateau ? "(twice the replicas did not help: the SLO "
-				     "is bound elsewhere)"
-				   : "up to the maximum",
-			r->best.attain_mean, r->best.replicas,
-			r->n_points, rt_now_s() - t0);
+			r->best.attain_mean >= j->p->attainment
+				? "(the mean reaches the target, the lower end "
+				  "of its interval over the seeds does not: "
+				  "more seeds may settle it)"
+			: r->plateau ? "(twice the replicas did not help: the SLO "
+				       "is bound elsewhere)"
+				     : "up to the maximum",
+			r->best.attain_mean, r->best.attain_ci95,
+			r->best.replicas, r->n_points, rt_now_s() - t0);
 }
 
 /* One candidate's search, written to the folder being made. */
@@ -244,6 +248,7 @@ static void choose(const struct plan *p, const struct plan_point *pts,
 		}
 	}
 	r->binds = ans ? "none" : !best ? "none" :
+		   best->attain_mean >= p->attainment ? "the seeds' interval" :
 		   best->tpot_attain < best->ttft_attain ? "TPOT" : "TTFT";
 }
 
