@@ -61,8 +61,9 @@ static void say_answer(const struct plan *p, const struct plandir_result *r)
 		       a->attain_ci95, p->attainment, p->n_seeds);
 		if (r->below_known)
 			printf("at load %.4g (%.4g requests a second) it fails: "
-			       "attainment %.4f\n", r->below.load,
-			       r->below.requests_per_s, r->below.attain_mean);
+			       "attainment %.4f +- %.4f\n", r->below.load,
+			       r->below.requests_per_s, r->below.attain_mean,
+			       r->below.attain_ci95);
 		else
 			printf("the load no longer binds (1024 times the base's "
 			       "meets it)\n");

@@ -659,6 +659,20 @@ int plan_search_run(const struct plan *p, size_t c, struct plan_search *r,
 
 #define RATE_FLOOR (1.0 / 1024) /* of the base's load: below, none */
 
+double plan_rate_floor(const struct plan *p)
+{
+	double most = 0;
+
+	/* closed loops only: below one tenant a group (rounded) the load
+	 * no longer falls */
+	for (size_t g = 0; g < p->n_groups; g++) {
+		if (p->arrival[g] != ARRIVAL_CLOSED)
+			return RATE_FLOOR;
+		most = fmax(most, p->count[g]);
+	}
+	return most > 0 ? fmax(RATE_FLOOR, 1 / most) : RATE_FLOOR;
+}
+
 /* The rate search's bracket: the highest load seen to meet the SLO and
  * the lowest seen to fail (0: none yet), with their points. */
 struct rate_bracket {
@@ -697,7 +711,7 @@ int plan_rate_search(const struct plan *p, size_t c, struct plan_search *r,
 			return -1;
 		if (b.lo > 0 && b.hi > 0)
 			break;
-		if (b.hi > 0 && load / 2 < RATE_FLOOR)
+		if (b.hi > 0 && load <= plan_rate_floor(p) * (1 + 1e-9))
 			return 0; /* none: r->best says how close it came */
 		if (b.lo > 0 && load >= 1 / RATE_FLOOR)
 			break; /* the load no longer binds */

@@ -121,9 +121,13 @@ void plan_search_release(struct plan_search *r);
 /* The rate question for candidate c at p->rate_replicas: the highest load
  * that meets the SLO, by doubling or halving from the base's, then
  * bisection until the next one up (which fails) is within 1 + rate_step;
- * none (r->load 0) below 1/1024 of the base's. As plan_search_run. */
+ * none (r->load 0) below plan_rate_floor's. As plan_search_run. */
 int plan_rate_search(const struct plan *p, size_t c, struct plan_search *r,
 		     struct err *e);
+/* The least load the rate search tries: 1/1024 of the base's, or where
+ * every group is a closed loop, one tenant of the largest (below, no
+ * group would shrink) */
+double plan_rate_floor(const struct plan *p);
 
 /* A point as JSON, and back (workers hand their points to the parent). */
 json_t *plan_point_json(const struct plan *p, const struct plan_point *pt);

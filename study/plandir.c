@@ -49,10 +49,10 @@ static void say_search(const struct job *j, size_t k, const char *name,
 			rt_now_s() - t0);
 	else if (j->p->rate_replicas)
 		fprintf(stderr, "plan: [%zu/%zu] %s (%s) x %lld: none down to "
-			"1/1024 of the base's load, best attainment %.4f, %zu "
+			"%.4g of the base's load, best attainment %.4f, %zu "
 			"simulated, %.1f s\n", k + 1, j->n, name, r->pricing,
-			r->replicas, r->best.attain_mean, r->n_points,
-			rt_now_s() - t0);
+			r->replicas, plan_rate_floor(j->p), r->best.attain_mean,
+			r->n_points, rt_now_s() - t0);
 	else if (r->replicas)
 		fprintf(stderr, "plan: [%zu/%zu] %s (%s): %lld replica%s (bound "
 			"%lld), attainment %.4f +- %.4f, %zu simulated, %.1f s\n",

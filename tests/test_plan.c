@@ -156,6 +156,19 @@ static void rate_question(void)
 		CHECK(cfg && !strstr(cfg, "\"count\": 24,"));
 		free(cfg);
 	}
+	/* an SLO no load meets: the closed loop's 24 tenants halve down to
+	 * one (loads 1 to 1/32: 6 points), not on to 1/1024 at one tenant */
+	CHECK_MSG(plan_of("rate0.json", "\"slo\": {\"ttft_s\": 2, \"tpot_s\": "
+			  "0.0001, \"attainment\": 0.9}, \"seeds\": [1], "
+			  "\"rate\": {\"replicas\": 1}, \"candidates\": "
+			  "{\"gpus\": [\"A100-80G\"], \"protocols\": "
+			  "[\"cloud_only\"]}", out, sizeof(out)) == 1, "%s", out);
+	doc = load("rate0.json.out/plan.json");
+	CHECK_MSG(json_array_size(json_object_get(json_array_get(json_object_get(
+		  doc, "searches"), 0), "points")) == 6, "%zu points",
+		  json_array_size(json_object_get(json_array_get(json_object_get(
+		  doc, "searches"), 0), "points")));
+	json_decref(doc);
 }
 
 static void impossible_slo(void)
