@@ -25,7 +25,8 @@ static const struct opt_cmd run_cmd = {
 		 " [--trace] [--trace-tenants N] [--json | --quiet]\n"
 		 "--columns",
 	.about = "Simulates the config and writes DIR (default results/runs/NAME, NAME the\n"
-		 "config's name): summary.json, tenants.csv, requests.csv,\n"
+		 "config's name, which the next run of that name replaces; another DIR\n"
+		 "holding results only with --overwrite): summary.json, tenants.csv, requests.csv,\n"
 		 "config.resolved.json, perf.json (wall time, events per second: the only\n"
 		 "file that differs between runs of one seed) and, with --trace, trace.json\n"
 		 "(open it in ui.perfetto.dev or chrome://tracing). DIR appears whole or not\n"
