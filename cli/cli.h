@@ -55,7 +55,7 @@ void cli_warn(const char *cmd, const char *warnings);
 #define CLI_OPT_JOBS(d) \
 	OPT_INT("jobs", 'j', d, "N", 1, 4096, \
 		"worker processes (default: the online CPUs)")
-#define CLI_OPT_QUIET(d) OPT_FLAG("quiet", 0, d, "print nothing on success")
+#define CLI_OPT_QUIET(d) OPT_FLAG("quiet", 'q', d, "print nothing on success")
 #define CLI_OPT_OVERWRITE(d) \
 	OPT_FLAG("overwrite", 0, d, \
 		 "replace the results in DIR if it holds some (never a\n" \
