@@ -265,6 +265,12 @@ static void run_bad_input(void)
 		{ "gamma = 0", NULL, "--set /tenants/1/protocol/gamma=0",
 		  "/tenants/1/protocol/gamma: expected an integer in [1, 64], "
 		  "got 0" },
+		{ "a name that leaves the results folder", NULL,
+		  "--set /name='\"../x\"'",
+		  "/name: expected a name for a results folder" },
+		{ "a group name that splits a CSV row", NULL,
+		  "--set /tenants/0/name='\"a,b\"'",
+		  "/tenants/0/name: expected a name without ','" },
 		{ "tp not dividing the heads", NULL, "--set /cloud/tp=3",
 		  "/cloud/tp: expected a tp that divides " },
 		{ "alpha > 1", NULL, "--set /tenants/0/acceptance/alpha=1.2",
