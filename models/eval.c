@@ -52,6 +52,14 @@ int eval_generate(const struct eval_gen *o, FILE *out, struct err *e)
 	ntok = tok_encode(&t, o->prompt, 1, 0, toks);
 	if (ntok == 0) /* no prompt and no start token: begin from it anyway */
 		toks[ntok++] = t.bos;
+	if (ntok > m.c.seq_len) {
+		err_set(e, "the prompt is %d tokens, more than %s's context of "
+			"%d", ntok, o->model, m.c.seq_len);
+		free(toks);
+		llama_release(&m);
+		tok_release(&t);
+		return -1;
+	}
 	llama_state_init(&st, &m.c, ntok);
 	logits = xmalloc(sizeof(float) * (size_t)m.c.vocab);
 	p = xmalloc(sizeof(double) * (size_t)m.c.vocab);
@@ -188,6 +196,13 @@ static int accept_of(const struct eval_accept_opts *o, struct llama *tm,
 	if (!(toks = tok_encode_file(tt, o->text, &n, e)))
 		return -1;
 	r->window = window_of(tm, o->window, o->windows, &n);
+	if (n < PROMPT_TOKENS) {
+		free(toks);
+		return err_set(e, "%s: %d tokens to measure on (%s), fewer than "
+			       "a decode's prompt of %d: give more text or a "
+			       "longer --window", o->text, n, o->windows ?
+			       "--windows of it" : "the whole text", PROMPT_TOKENS);
+	}
 	pool = kern_pool_new(o->threads);
 	tm->pool = dm->pool = pool;
 	spec_teacher_forced(tm, dm, toks, n, r->window, &r->a);

@@ -612,6 +612,26 @@ static void model_commands_bad_options(void)
 			  strstr(out, cases[i].want), "%s: \"%s\"", cases[i].args,
 			  out);
 	CHECK(t_run("eval frobnicate", out, sizeof(out)) == 2);
+	/* inputs too short for what is asked: said, not read past (a decode's
+	 * prompt beyond a short text) or aborted on (a prompt past the
+	 * model's context) */
+	if (t_need_models()) {
+		char big[8192] = "generate --model stories260K --steps 2 --prompt '";
+
+		t_absolute_dirs();
+		t_write("one.txt", "A\n");
+		CHECK_MSG(t_run("eval accept --target stories260K --draft "
+				"stories260K:w4a16 --text one.txt --gamma 1 "
+				"--prompts 1", out, sizeof(out)) == 2 &&
+			  strstr(out, "fewer than a decode's prompt of 32"), "%s",
+			  out);
+		for (int i = 0; i < 300; i++) /* some 1,200 tokens */
+			strcat(big, "the dog ");
+		strcat(big, "'");
+		CHECK_MSG(t_run(big, out, sizeof(out)) == 2 &&
+			  strstr(out, "more than stories260K's context of"), "%s",
+			  out);
+	}
 	for (size_t i = 0; i < sizeof(helps) / sizeof(helps[0]); i++) {
 		snprintf(args, sizeof(args), "%s --help", helps[i]);
 		CHECK_MSG(t_run(args, out, sizeof(out)) == 0 &&
