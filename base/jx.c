@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 json_t *jx_load(const char *path, struct err *e)
@@ -402,6 +403,38 @@ char *jx_dumps(const json_t *v)
 	s[n] = '\n';
 	s[n + 1] = '\0';
 	return s;
+}
+
+int jx_replaceable(const char *path, const char *const *keys,
+		   const char *line, struct err *e)
+{
+	struct stat st;
+	json_t *doc;
+	const char *cmd;
+	bool ours = false;
+
+	if (stat(path, &st) < 0 || (S_ISREG(st.st_mode) && !st.st_size))
+		return 0;
+	if (S_ISREG(st.st_mode) && (doc = json_load_file(path, 0, NULL))) {
+		cmd = json_string_value(jx_at(doc, "/provenance/command"));
+		ours = cmd && !strncmp(cmd, "hybridspec ", 11);
+		for (size_t i = 0; !ours && keys && keys[i]; i++)
+			if (!json_object_get(doc, keys[i]))
+				break;
+			else if (!keys[i + 1])
+				ours = true;
+		json_decref(doc);
+	} else if (S_ISREG(st.st_mode) && line) {
+		char *text = fs_slurp(path, NULL);
+		size_t n = strlen(line);
+
+		ours = text && !strncmp(text, line, n) &&
+		       (text[n] == '\n' || !text[n]);
+		free(text);
+	}
+	return ours ? 0 : err_set(e, "'%s' exists and is not a file hybridspec "
+				 "wrote: refusing to replace it (remove it, or "
+				 "write elsewhere)", path);
 }
 
 int jx_save(const char *path, const json_t *v, struct err *e)

@@ -33,28 +33,6 @@ int cli_calib_parse(const struct opt_cmd *cmd, struct opt *rows, int *argc,
 	return rc;
 }
 
-/* Whether path may be written: absent, empty (as mktemp leaves it), or a
- * file hybridspec wrote (JSON whose provenance names a hybridspec
- * command); else -1 with a message */
-static int replaceable(const char *path, struct err *e)
-{
-	struct stat st;
-	json_t *doc;
-	const char *cmd;
-	bool ours;
-
-	if (stat(path, &st) < 0 || (S_ISREG(st.st_mode) && !st.st_size))
-		return 0;
-	doc = S_ISREG(st.st_mode) ? json_load_file(path, 0, NULL) : NULL;
-	cmd = json_string_value(jx_at(doc, "/provenance/command"));
-	ours = cmd && !strncmp(cmd, "hybridspec ", 11);
-	json_decref(doc);
-	return ours ? 0 : err_set(e, "'%s' exists and is not a file hybridspec "
-				 "wrote (no provenance naming a hybridspec "
-				 "command): refusing to replace it (remove it, or "
-				 "name another -o)", path);
-}
-
 int cli_calib_emit(json_t *v, const struct err *e, const char *path)
 {
 	struct err save;
@@ -64,7 +42,8 @@ int cli_calib_emit(json_t *v, const struct err *e, const char *path)
 		return cli_fail("%s", e->msg);
 	if (!path)
 		cli_print_json(v);
-	else if (replaceable(path, &save) < 0 || jx_save(path, v, &save) < 0)
+	else if (jx_replaceable(path, NULL, NULL, &save) < 0 ||
+		 jx_save(path, v, &save) < 0)
 		rc = cli_fail("%s", save.msg);
 	else
 		fprintf(stderr, "calib: wrote %s\n", path);

@@ -281,6 +281,8 @@ json_t *eval_accept_json(const struct eval_accept_opts *o,
 	return s;
 }
 
+#define BITS_HEAD "# greedy agreement of draft and target, one bit a position"
+
 int eval_accept_save(const struct eval_accept *r, json_t *summary,
 		     const char *path, json_t *prov, struct err *e)
 {
@@ -293,9 +295,13 @@ int eval_accept_save(const struct eval_accept *r, json_t *summary,
 	if (n > 5 && !strcmp(path + n - 5, ".json"))
 		n -= 5;
 	snprintf(bits, sizeof(bits), "%.*s.bits", (int)n, path);
+	/* both checked before either is written: never one without the other */
+	if (jx_replaceable(path, NULL, NULL, e) < 0 ||
+	    jx_replaceable(bits, NULL, BITS_HEAD, e) < 0)
+		return -1;
 	if (!(f = fs_atomic_open(&at, bits, e)))
 		return -1;
-	fprintf(f, "# greedy agreement of draft and target, one bit a position\n");
+	fprintf(f, "%s\n", BITS_HEAD);
 	for (long i = 0; i < r->a.positions; i++) {
 		fputc('0' + r->a.bits[i], f);
 		if (i % 64 == 63)

@@ -646,12 +646,21 @@ json_t *gcheck_json(const struct gcheck *g)
 
 int gcheck_save(const struct gcheck *g, const char *path, struct err *e)
 {
+	static const char *const ours[] = { "refs", "points", "summary", NULL };
 	size_t n = strlen(path);
 	struct fs_atomic a;
+	char head[1024];
 	json_t *j;
 	FILE *f;
 	int rc;
 
+	/* replaces only a check of its own: its JSON, or its CSV's header */
+	f = fmemopen(head, sizeof(head), "w");
+	csv_header(f);
+	fclose(f);
+	head[strcspn(head, "\n")] = '\0';
+	if (jx_replaceable(path, ours, head, e) < 0)
+		return -1;
 	if (n >= 5 && !strcmp(path + n - 5, ".json")) {
 		rc = jx_save(path, j = gcheck_json(g), e);
 		json_decref(j);

@@ -234,6 +234,13 @@ static void command(void)
 	CHECK(csv && !strncmp(csv, "id,gpu,model,tp,batch,", 22) &&
 	      strstr(csv, "\nh,H100-SXM,llama2-7b,1,1,,16,8,test,tpot_s,0.01,"));
 	free(csv);
+	/* its own table again, yes; the REFS file or a stranger's, no */
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	snprintf(args, sizeof(args), "gpu check refs.json --tables '%s' -o "
+		 "refs.json", tables);
+	CHECK(t_run(args, out, sizeof(out)) == 2 &&
+	      strstr(out, "'refs.json' exists and is not a file hybridspec "
+			  "wrote"));
 	refs_of(POINT("h", "H100-SXM", "speed", ""));
 	CHECK(t_run("gpu check refs.json --quiet", out, sizeof(out)) == 2 &&
 	      strstr(out, "refs.json: /points/0/metric: expected one of"));
