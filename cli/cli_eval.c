@@ -72,8 +72,8 @@ static const struct opt_cmd accept_cmd = {
 		 "(32 tokens each, 128 new tokens) for gamma = 1..G: tokens committed per\n"
 		 "verification of a whole block (the last block of a run, cut short, is\n"
 		 "left out); greedy verification, or rejection sampling at temperature\n"
-		 "T > 0. --out writes PROFILE (JSON) and PROFILE.bits, the accept/reject\n"
-		 "bits the simulator's trace model replays.\n",
+		 "T > 0. --out writes PROFILE (JSON) and PROFILE.bits (P.bits for\n"
+		 "P.json), the accept/reject bits the simulator's trace model replays.\n",
 	.exit_status = EVAL_EXIT,
 	.required = { "target", "draft", "text" },
 };
