@@ -70,6 +70,9 @@ int cli_claims(int argc, char **argv)
 	if (stat(argv[0], &st) < 0 || !S_ISDIR(st.st_mode))
 		return cli_fail("claims: '%s' is not a folder (make run writes "
 				"results/paper)", argv[0]);
+	if (stat(calib, &st) < 0 || !S_ISDIR(st.st_mode))
+		return cli_fail("claims: --calib: '%s' is not a folder (the "
+				"profiles: results/calib)", calib);
 	if (!(out = claims_compute(argv[0], calib, &e)))
 		return cli_fail("claims: %s", e.msg);
 	if (json)

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
 	HIDE_SHARE, KEEP_RATIO, BATCH_SHARE, ITL_COST, BLOWUP, KNEE_CLOSE,
@@ -164,6 +165,28 @@ static int sweep(struct csv *c, const char *dir, const char *name,
 	return csv_load(c, path, e) < 0 ? -1 : 1;
 }
 
+/* The first input that is there but cannot be read: claims_compute fails
+ * with it, where a missing input only leaves its claim without a verdict.
+ * Reset by claims_compute, set by opt_load. */
+static struct err bad_input;
+static bool bad_seen;
+
+/* The JSON file at path, or NULL where it is not there (or cannot be read:
+ * the first such is kept in bad_input) */
+static json_t *opt_load(const char *path)
+{
+	struct err e;
+	json_t *doc;
+
+	if (access(path, F_OK) != 0)
+		return NULL;
+	if (!(doc = jx_load(path, &e)) && !bad_seen) {
+		bad_input = e;
+		bad_seen = true;
+	}
+	return doc;
+}
+
 /* The number at ptr of the JSON file dir/rel; 0 with *have cleared when
  * the file or the number is not there */
 static double num_at(const char *dir, const char *rel, const char *ptr,
@@ -174,7 +197,7 @@ static double num_at(const char *dir, const char *rel, const char *ptr,
 	double x = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	if (!(doc = jx_load(path, NULL))) {
+	if (!(doc = opt_load(path))) {
 		*have = false;
 		return 0;
 	}
@@ -393,7 +416,7 @@ static int rtt_read(struct rtt *d, const char *dir, struct err *e)
 	memset(d, 0, sizeof(*d));
 	/* the async run: its alpha and where its acceptance comes from */
 	snprintf(path, sizeof(path), "%s/runs/async/summary.json", dir);
-	if ((async = jx_load(path, NULL))) {
+	if ((async = opt_load(path))) {
 		const char *src = json_string_value(jx_at(async,
 							  "/groups/0/acceptance"));
 
@@ -476,7 +499,7 @@ static void points_add(json_t *pts, const char *pat, bool published)
 	if (glob(pat, 0, NULL, &gl) != 0)
 		return;
 	for (size_t i = 0; i < gl.gl_pathc; i++) {
-		json_t *p = jx_load(gl.gl_pathv[i], NULL);
+		json_t *p = opt_load(gl.gl_pathv[i]);
 		const char *a = published ? "published" :
 			json_string_value(json_object_get(p, "target"));
 		const char *b = json_string_value(json_object_get(p, published ?
@@ -1137,7 +1160,7 @@ static int claim_d(json_t *claims, const char *dir, struct err *e)
 	if ((rc = sweep(&q, dir, "queueing", blocks, true, e)) <= 0)
 		return rc;
 	snprintf(path, sizeof(path), "%s/formulas.json", dir);
-	if ((sw = jx_load(path, NULL))) {
+	if ((sw = opt_load(path))) {
 		const char *b = json_string_value(json_object_get(sw,
 							  "capacity_bound"));
 
@@ -1145,7 +1168,7 @@ static int claim_d(json_t *claims, const char *dir, struct err *e)
 		json_decref(sw);
 	}
 	snprintf(path, sizeof(path), "%s/sweeps/queueing/sweep.json", dir);
-	if ((sw = jx_load(path, NULL))) {
+	if ((sw = opt_load(path))) {
 		n = field(sw, "/set/~1tenants~10~1count");
 		out = field(sw, "/set/~1tenants~10~1workload/output_tokens");
 		json_decref(sw);
@@ -1680,14 +1703,14 @@ static void ttft_source(json_t *blocks, const char *dir)
 	double per, prompt, figs;
 
 	snprintf(path, sizeof(path), "%s/runs/sync/config.resolved.json", dir);
-	if (!(conf = jx_load(path, NULL)))
+	if (!(conf = opt_load(path)))
 		return;
 	file = json_string_value(jx_at(conf, "/tenants/0/device/profile"));
 	gpu = json_string_value(jx_at(conf, "/cloud/gpu/name"));
 	per = field(conf, "/tenants/0/device/prefill_per_token_s");
 	prompt = field(conf, "/tenants/0/workload/prompt_tokens");
 	if (file)
-		prof = jx_load(file, NULL);
+		prof = opt_load(file);
 	dev = prof ? json_string_value(json_object_get(prof, "device")) : NULL;
 	on = prof ? json_string_value(jx_at(prof,
 		"/derivation/device_model/prefill_fitted_on")) : NULL;
@@ -1771,7 +1794,7 @@ static void setting(json_t *blocks, const char *dir)
 		int kind;
 
 		snprintf(path, sizeof(path), "%s/runs/%s/summary.json", dir, runs[i]);
-		if (!(doc = jx_load(path, NULL)))
+		if (!(doc = opt_load(path)))
 			continue;
 		proto = json_string_value(jx_at(doc, "/groups/0/protocol"));
 		json_array_foreach(json_object_get(doc, "groups"), k, g)
@@ -1809,13 +1832,13 @@ static void setting(json_t *blocks, const char *dir)
 
 		snprintf(path, sizeof(path), "%s/runs/cloud_only/summary.json",
 			 dir);
-		if ((doc = jx_load(path, NULL))) {
+		if ((doc = opt_load(path))) {
 			text(blocks, "The cloud's iteration costs: %s.",
 			     json_string_value(jx_at(doc, "/cloud/pricing")));
 			json_decref(doc);
 		}
 		snprintf(path, sizeof(path), "%s/gpu-check.json", dir);
-		if ((doc = jx_load(path, NULL))) {
+		if ((doc = opt_load(path))) {
 			gpu_check(blocks, doc);
 			json_decref(doc);
 		}
@@ -2081,10 +2104,10 @@ static struct phone phone_of(const char *dir, const struct cmap_grid *rg)
 	const char *file;
 
 	snprintf(path, sizeof(path), "%s/runs/sync/config.resolved.json", dir);
-	if ((conf = jx_load(path, NULL))) {
+	if ((conf = opt_load(path))) {
 		ph.s = field(conf, "/tenants/0/device/draft_base_s");
 		file = json_string_value(jx_at(conf, "/tenants/0/device/profile"));
-		if (file && (prof = jx_load(file, NULL)) &&
+		if (file && (prof = opt_load(file)) &&
 		    json_is_number(jx_at(prof, "/derivation/held_out/decode/"
 					 "lowest"))) {
 			ph.lo = field(prof, "/derivation/held_out/decode/lowest");
@@ -2104,12 +2127,14 @@ json_t *claims_compute(const char *dir, const char *calib, struct err *e)
 				"claims", "others");
 	json_t *th = json_object_get(out, "thresholds");
 	json_t *claims = json_object_get(out, "claims");
-	json_t *meas = measured_points(calib);
+	json_t *meas;
 	struct cmap_grid g;
 	struct phone ph;
 	struct rtt d;
 	int rc;
 
+	bad_seen = false;
+	meas = measured_points(calib);
 	for (const struct threshold *t = thresholds; t->name; t++)
 		json_array_append_new(th, json_pack("{s:s,s:f,s:s}", "name",
 						    t->name, "value", t->value,
@@ -2124,6 +2149,10 @@ json_t *claims_compute(const char *dir, const char *calib, struct err *e)
 		     claim_e(claims, dir, &d, &g, meas, &ph) < 0 ||
 		     claim_f(claims, dir, &g, meas, e) < 0 ||
 		     others(json_object_get(out, "others"), dir, e) < 0 ? -1 : 0;
+	}
+	if (rc == 0 && bad_seen) { /* an input there that cannot be read */
+		*e = bad_input;
+		rc = -1;
 	}
 	if (rc < 0) {
 		json_decref(out);

@@ -507,6 +507,13 @@ static void claims_missing_inputs(void)
 			  first ? first : "no text");
 	}
 	json_decref(out);
+	/* an input that is there but cannot be read is an error, not a
+	 * missing one */
+	put("formulas.json", "{bad");
+	out = claims_compute(t_tmpdir(), calib, &e);
+	CHECK_MSG(!out && strstr(e.msg, "formulas.json:1:"), "%s",
+		  out ? "computed" : e.msg);
+	json_decref(out);
 }
 
 const struct tcase claims_tests[] = {
@@ -526,6 +533,7 @@ const struct tcase claims_tests[] = {
 	{ "claims: a report from fixtures reads no nan or inf",
 	  report_has_no_nan },
 	{ "claims: (e) async ITL close to the draft time", claim_e_close },
-	{ "claims: missing inputs give no verdict", claims_missing_inputs },
+	{ "claims: missing inputs give no verdict; an unreadable one is an error",
+	  claims_missing_inputs },
 	{ 0 },
 };
