@@ -1104,7 +1104,7 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 	    jx_enum(x, v, p, "kv_policy", cfg_kv_names, "paged", &kv) < 0 ||
 	    jx_int(x, v, p, "block_tokens", 1, 1 << 16, 16,
 		   &out->block_tokens) < 0 ||
-	    jx_num(x, v, p, "watermark", (struct jx_range){ 0, 1, false, false },
+	    jx_num(x, v, p, "watermark", (struct jx_range){ 0, 1, false, true },
 		   0.01, &out->watermark) < 0 ||
 	    jx_num(x, v, p, "gpu_memory_utilization",
 		   (struct jx_range){ 0, 1, true, false }, 0.9,

@@ -271,6 +271,8 @@ static void run_bad_input(void)
 		{ "a group name that splits a CSV row", NULL,
 		  "--set /tenants/0/name='\"a,b\"'",
 		  "/tenants/0/name: expected a name without ','" },
+		{ "a watermark of the whole pool", NULL, "--set /cloud/watermark=1",
+		  "/cloud/watermark: expected a number in [0, 1), got 1" },
 		{ "tp not dividing the heads", NULL, "--set /cloud/tp=3",
 		  "/cloud/tp: expected a tp that divides " },
 		{ "alpha > 1", NULL, "--set /tenants/0/acceptance/alpha=1.2",
