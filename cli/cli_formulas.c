@@ -96,6 +96,12 @@ int cli_formulas(int argc, char **argv)
 		rc = opt_fail(&formulas_cmd, checks || table
 			      ? "--check and --table take no CONFIG"
 			      : "expected CONFIG, --check or --table");
+	else if ((checks || table) && sets.n)
+		rc = opt_fail(&formulas_cmd, "--set is a CONFIG's, not --check's "
+			      "or --table's");
+	else if (table && (json || checks))
+		rc = opt_fail(&formulas_cmd, "--table prints markdown alone: not "
+			      "with --json or --check");
 	else if (table)
 		rc = fcheck_async_table(stdout, &e) < 0 ? cli_fail("%s", e.msg)
 							 : CLI_OK;

@@ -605,6 +605,10 @@ static void model_commands_bad_options(void)
 		{ "eval accept --target m --draft m --text t --kernel avx3",
 		  "hybridspec eval accept: --kernel: expected " },
 		{ "claims", "hybridspec claims: expected RESULTS_DIR" },
+		{ "formulas --check --set /cloud/replicas=2", "hybridspec "
+		  "formulas: --set is a CONFIG's" },
+		{ "formulas --table --json", "hybridspec formulas: --table "
+		  "prints markdown alone" },
 	};
 	static const char *const helps[] = { "eval ppl", "eval accept", "claims" };
 	char out[8192], args[64];
