@@ -35,8 +35,8 @@ static long long online_cpus(void)
 /* The rows both take: the text, its windows, the threads. */
 #define EVAL_TEXT_ROWS(text, window, windows, threads) \
 	CLI_OPT_TEXT(text, "the text (required)"), \
-	CLI_OPT_WINDOW(window, "tokens a window (default, or 0: the model's\n" \
-		       "context, at most 4096)"), \
+	CLI_OPT_WINDOW(window, "tokens a window, 2 to the model's context\n" \
+		       "(default, or 0: the context, at most 4096)"), \
 	CLI_OPT_WINDOWS(windows), \
 	CLI_OPT_THREADS(threads, EVAL_THREADS_MAX, "the forward on N threads (default: every\n" \
 			"online CPU, at most 256)")

@@ -96,11 +96,16 @@ int eval_generate(const struct eval_gen *o, FILE *out, struct err *e)
 
 /* The window in use for m, and *n cut to the first `windows` of them
  * (0: all). */
+/* The window's tokens (0: the model's context), or -1 with e where the
+ * model cannot take it; *n cut to the first windows of them */
 static int window_of(const struct llama *m, int window, long long windows,
-		     int *n)
+		     int *n, struct err *e)
 {
 	int win = spec_window(m, window);
 
+	if (window == 1 || window > m->c.seq_len)
+		return err_set(e, "--window %d: expected 0 (the model's context) "
+			       "or 2 to the context, %d", window, m->c.seq_len);
 	if (windows && (long long)*n > windows * win)
 		*n = (int)(windows * win);
 	return win;
@@ -112,7 +117,8 @@ static int ppl_of(const struct eval_ppl_opts *o, struct llama *m,
 {
 	struct kpool *pool;
 
-	out->window = window_of(m, o->window, o->windows, &n);
+	if ((out->window = window_of(m, o->window, o->windows, &n, e)) < 0)
+		return -1;
 	if (o->score_from >= out->window - 1)
 		return err_set(e, "--score-from %d: expected less than the window "
 			       "less one (%d)", o->score_from, out->window - 1);
@@ -195,7 +201,10 @@ static int accept_of(const struct eval_accept_opts *o, struct llama *tm,
 			       dm->c.vocab, tm->c.vocab);
 	if (!(toks = tok_encode_file(tt, o->text, &n, e)))
 		return -1;
-	r->window = window_of(tm, o->window, o->windows, &n);
+	if ((r->window = window_of(tm, o->window, o->windows, &n, e)) < 0) {
+		free(toks);
+		return -1;
+	}
 	if (n < PROMPT_TOKENS) {
 		free(toks);
 		return err_set(e, "%s: %d tokens to measure on (%s), fewer than "
