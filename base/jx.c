@@ -391,9 +391,9 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 		       "the config (at \"%s\")", ptr, rest ? tok : "?");
 }
 
-char *jx_dumps(const json_t *v)
+static char *dumps(const json_t *v, int digits)
 {
-	char *s = json_dumps(v, JSON_INDENT(2) | JSON_REAL_PRECISION(15) |
+	char *s = json_dumps(v, JSON_INDENT(2) | JSON_REAL_PRECISION(digits) |
 					JSON_ENCODE_ANY);
 	size_t n;
 
@@ -403,6 +403,16 @@ char *jx_dumps(const json_t *v)
 	s[n] = '\n';
 	s[n + 1] = '\0';
 	return s;
+}
+
+char *jx_dumps(const json_t *v)
+{
+	return dumps(v, 15);
+}
+
+char *jx_dumps_exact(const json_t *v)
+{
+	return dumps(v, 17);
 }
 
 int jx_replaceable(const char *path, const char *const *keys,

@@ -1433,7 +1433,7 @@ void cfg_release(struct cfg *c)
 
 char *cfg_resolved(const struct cfg *c)
 {
-	return jx_dumps(c->doc);
+	return jx_dumps_exact(c->doc);
 }
 
 int cfg_cloud_default(struct cfg_cloud *cl, const char *gpu,

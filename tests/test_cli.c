@@ -244,7 +244,9 @@ static void resolved_reruns(void)
 
 		small(); /* sets repo */
 		snprintf(args, sizeof(args), "run %s/configs/paper/async.json -o p1 "
-			 "--quiet --set /tenants/0/workload/requests=1", repo);
+			 "--quiet --set /tenants/0/workload/requests=2 --set "
+			 "'/tenants/0/workload/think_s={\"dist\": \"exponential\", "
+			 "\"mean\": 5.000000000000001}'", repo);
 		CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
 		CHECK_MSG(t_run("run p1/config.resolved.json -o p2 --quiet", out,
 				sizeof(out)) == 0, "%s", out);
