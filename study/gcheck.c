@@ -34,6 +34,7 @@
 #include "order.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,10 +374,15 @@ static void progress(FILE *f, const struct gcheck_row *row, size_t i,
 			row->predicted, gcheck_ratio(row), row->priced_by);
 }
 
-/* The tables folder, absolute, into g; -1 unless it is a folder. */
+/* The tables folder, absolute, into g; -1 unless it is a folder whose
+ * JSON files all read (a corrupt table is bad input, not a point the
+ * simulator refuses). */
 static int resolve_tables(struct gcheck *g, const char *dir, struct err *e)
 {
 	struct stat st;
+	char pat[4200];
+	glob_t gl;
+	int rc = 0;
 
 	if (!dir)
 		return 0;
@@ -384,7 +390,17 @@ static int resolve_tables(struct gcheck *g, const char *dir, struct err *e)
 	    !(g->tables = realpath(dir, NULL)))
 		return err_set(e, "the tables folder '%s': %s", dir,
 			       errno ? strerror(errno) : "not a folder");
-	return 0;
+	snprintf(pat, sizeof(pat), "%s/*.json", g->tables);
+	if (glob(pat, 0, NULL, &gl) != 0)
+		return 0;
+	for (size_t i = 0; i < gl.gl_pathc && !rc; i++) {
+		json_t *t = jx_load(gl.gl_pathv[i], e);
+
+		rc = t ? 0 : -1;
+		json_decref(t);
+	}
+	globfree(&gl);
+	return rc;
 }
 
 int gcheck_run(struct gcheck *g, const struct gcheck_refs *r,

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define TABLES "results/calib/gpu"
 #define H100_7B TABLES "/H100-SXM-llama2-7b-tp1.json"
@@ -241,6 +242,14 @@ static void command(void)
 	CHECK(t_run(args, out, sizeof(out)) == 2 &&
 	      strstr(out, "'refs.json' exists and is not a file hybridspec "
 			  "wrote"));
+	/* a table that does not read is bad input, not a refused point */
+	snprintf(tables, sizeof(tables), "%s/bad-tables", t_tmpdir());
+	mkdir(tables, 0777);
+	t_write("bad-tables/A100-80G-llama2-7b-tp1.json", "{bad");
+	CHECK(t_run("gpu check refs.json --tables bad-tables -o again.csv", out,
+		    sizeof(out)) == 2 &&
+	      strstr(out, "A100-80G-llama2-7b-tp1.json:1:") &&
+	      !t_exists("again.csv"));
 	refs_of(POINT("h", "H100-SXM", "speed", ""));
 	CHECK(t_run("gpu check refs.json --quiet", out, sizeof(out)) == 2 &&
 	      strstr(out, "refs.json: /points/0/metric: expected one of"));
