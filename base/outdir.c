@@ -171,6 +171,10 @@ int od_begin(struct od *o, const char *dir, bool replace, struct err *e)
 	while (n > 1 && trimmed[n - 1] == '/')
 		trimmed[--n] = '\0';
 	*o = (struct od){ 0 };
+	if (!n) {
+		free(trimmed);
+		return err_set(e, "an empty folder name: name the results folder");
+	}
 	/* an empty folder holds nothing to lose: taken as absent */
 	exists = stat(trimmed, &st) == 0 &&
 		 !(S_ISDIR(st.st_mode) && fs_dir_empty(trimmed));

@@ -114,6 +114,7 @@ static const struct opt_cmd config_cmd = {
 	.operands = "CONFIG",
 	.min_operands = 1,
 	.max_operands = 1,
+	.needs = { { "overwrite", "out" } },
 };
 
 int cli_config(int argc, char **argv)

@@ -11,8 +11,10 @@ static const struct opt_cmd generate_cmd = {
 	.name = "generate",
 	.usage = "--model NAME|PATH [--quant Q] [--prompt TEXT]\n"
 		 " [--steps N] [--temperature T] [--seed S] [--kernel K]",
-	.about = "Generates text from a llama2.c checkpoint (a path, or a name found in\n"
-		 "$HYBRIDSPEC_MODELS or ../shared/models, e.g. stories260K), its weights in\n"
+	.about = "Generates text from a model (a llama2.c checkpoint, a GGUF file or a\n"
+		 "folder with config.json: a path, or a name found in $HYBRIDSPEC_MODELS,\n"
+		 "../shared/models or ~/.cache/hybridspec/models, e.g. stories260K or\n"
+		 "smollm2-135m), its weights in\n"
 		 "format Q (f32, f16, w8a16, w4a16[-g32|-g64|-g128][-sym|-asym], w4a4;\n"
 		 "default f32). Greedy when T is 0 (the default). Stops at the end of\n"
 		 "the sequence or after N tokens (default 256).\n",

@@ -47,6 +47,7 @@ static const struct opt_cmd plan_cmd = {
 	.operands = "PLAN.json",
 	.min_operands = 1,
 	.max_operands = 1,
+	.needs = { { "overwrite", "out" } },
 };
 
 static void say_answer(const struct plan *p, const struct plandir_result *r)

@@ -37,6 +37,7 @@ static const struct opt_cmd run_cmd = {
 	.min_operands = 1,
 	.max_operands = 1,
 	.conflicts = { { "json", "quiet" } }, /* print JSON, or nothing */
+	.needs = { { "trace-tenants", "trace" }, { "overwrite", "out" } },
 	.more_help = run_legend,
 };
 

@@ -94,6 +94,7 @@ struct opt_cmd {
 	const char *exit_status; /* after "exit status: " */
 	int min_operands, max_operands; /* max -1: any number */
 	const char *conflicts[4][2]; /* pairs of long names not to give together */
+	const char *needs[4][2];     /* {a, b}: a only with b */
 	const char *required[4];     /* long names that must be given */
 	void (*more_help)(FILE *f);	/* printed after the options, or NULL */
 };

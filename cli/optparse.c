@@ -192,6 +192,12 @@ static int check_after(const struct opt_cmd *cmd, const struct opt *rows,
 			return opt_usage_fail(cmd, "--%s and --%s cannot be given "
 					  "together", cmd->conflicts[i][0],
 					  cmd->conflicts[i][1]);
+	for (int i = 0; i < 4 && cmd->needs[i][0]; i++)
+		if (opt_given(rows, cmd->needs[i][0]) &&
+		    !opt_given(rows, cmd->needs[i][1]))
+			return opt_usage_fail(cmd, "--%s is for --%s, which is not "
+					  "given", cmd->needs[i][0],
+					  cmd->needs[i][1]);
 	if (operands >= cmd->min_operands &&
 	    (cmd->max_operands < 0 || operands <= cmd->max_operands))
 		return opt_required(cmd, rows);

@@ -170,6 +170,11 @@ static void usage_errors(void)
 	      strstr(out, "hybridspec bench engine: --steps: expected an "
 			  "integer >= 1, got \"0\""));
 	CHECK(t_run("bench nothing", out, sizeof(out)) == 2);
+	/* an option for another that is not given */
+	CHECK(t_run("run c.json --trace-tenants 4", out, sizeof(out)) == 2 &&
+	      strstr(out, "--trace-tenants is for --trace, which is not given"));
+	CHECK(t_run("config c.json --overwrite", out, sizeof(out)) == 2 &&
+	      strstr(out, "--overwrite is for --out"));
 }
 
 /* --version names the commit and the build; every command's help ends
