@@ -518,14 +518,27 @@ static int read_workload(struct jx *x, json_t *v, const char *p,
 			return -1;
 		out->rate_per_s = rate_mean(&out->rate);
 	}
-	return jx_int(x, v, p, "requests", 1, LLONG_MAX, 1, &out->requests) < 0 ||
-	       dist_read(x, v, p, "prompt_tokens", JX_POS, NULL,
-			 &out->prompt_tokens) < 0 ||
-	       dist_read(x, v, p, "output_tokens", JX_POS, NULL,
-			 &out->output_tokens) < 0 ||
-	       dist_read(x, v, p, "think_s", JX_NONNEG, "0", &out->think_s) < 0 ||
-	       dist_read(x, v, p, "start_s", JX_NONNEG, "0", &out->start_s) < 0
-		       ? -1 : 0;
+	if (jx_int(x, v, p, "requests", 1, LLONG_MAX, 1, &out->requests) < 0 ||
+	    dist_read(x, v, p, "prompt_tokens", JX_POS, NULL,
+		      &out->prompt_tokens) < 0 ||
+	    dist_read(x, v, p, "output_tokens", JX_POS, NULL,
+		      &out->output_tokens) < 0 ||
+	    dist_read(x, v, p, "think_s", JX_NONNEG, "0", &out->think_s) < 0 ||
+	    dist_read(x, v, p, "start_s", JX_NONNEG, "0", &out->start_s) < 0)
+		return -1;
+	/* a length's mean sizes the KV cache and the formulas */
+	for (int k = 0; k < 2; k++) {
+		const char *key = k ? "output_tokens" : "prompt_tokens";
+		char at[JX_PTR_MAX];
+
+		if (!isfinite(dist_mean(k ? &out->output_tokens
+					  : &out->prompt_tokens)))
+			return err_set(x->err, "%s: %s: expected lengths of a finite "
+				       "mean (a Pareto's alpha above 1), got an "
+				       "infinite one", x->file,
+				       jx_child(at, p, key));
+	}
+	return 0;
 }
 
 /* An acceptance profile (`calib accept`) makes the trace model and its bits

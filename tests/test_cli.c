@@ -278,6 +278,11 @@ static void run_bad_input(void)
 		{ "a group name that splits a CSV row", NULL,
 		  "--set /tenants/0/name='\"a,b\"'",
 		  "/tenants/0/name: expected a name without ','" },
+		{ "prompts of an infinite mean", NULL,
+		  "--set '/tenants/0/workload/prompt_tokens={\"dist\": \"pareto\", "
+		  "\"xm\": 1, \"alpha\": 0.5}'",
+		  "/tenants/0/workload/prompt_tokens: expected lengths of a finite "
+		  "mean" },
 		{ "a watermark of the whole pool", NULL, "--set /cloud/watermark=1",
 		  "/cloud/watermark: expected a number in [0, 1), got 1" },
 		{ "tp not dividing the heads", NULL, "--set /cloud/tp=3",
