@@ -8,6 +8,7 @@
 #include "mem.h"
 #include "fs.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -339,11 +340,22 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 	   struct err *e)
 {
 	json_error_t je;
-	json_t *value = json_loads(value_text, JSON_DECODE_ANY, &je);
+	json_t *value = json_loads(value_text, JSON_DECODE_ANY |
+				   JSON_REJECT_DUPLICATES, &je);
 	json_t *cur = root;
 	const char *rest = ptr;
-	char tok[JX_PTR_MAX];
+	char tok[JX_PTR_MAX], *end;
 
+	/* not JSON: a bare word is a string, but a number JSON cannot hold
+	 * (2^64, 1e400) or an object with a key twice is an error */
+	if (!value && (isdigit((unsigned char)*value_text) ||
+		       (strchr("+-.", *value_text) &&
+			isdigit((unsigned char)value_text[1]))) &&
+	    (strtod(value_text, &end), !*end))
+		return err_set(e, "--set '%.*s': the number %s is out of range",
+			       JX_PTR_MAX, ptr, value_text);
+	if (!value && strchr("{[", *value_text) && strstr(je.text, "duplicate"))
+		return err_set(e, "--set '%.*s': %s", JX_PTR_MAX, ptr, je.text);
 	if (!value)
 		value = json_string(value_text);
 	if (!*ptr || *ptr != '/') {

@@ -283,6 +283,12 @@ static void run_bad_input(void)
 		  "\"xm\": 1, \"alpha\": 0.5}'",
 		  "/tenants/0/workload/prompt_tokens: expected lengths of a finite "
 		  "mean" },
+		{ "a number JSON cannot hold", NULL,
+		  "--set /slo/ttft_s=1e400",
+		  "--set '/slo/ttft_s': the number 1e400 is out of range" },
+		{ "a key twice", NULL,
+		  "--set '/slo={\"ttft_s\": 1, \"ttft_s\": 2}'",
+		  "--set '/slo': duplicate object key" },
 		{ "a watermark of the whole pool", NULL, "--set /cloud/watermark=1",
 		  "/cloud/watermark: expected a number in [0, 1), got 1" },
 		{ "tp not dividing the heads", NULL, "--set /cloud/tp=3",
