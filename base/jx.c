@@ -20,11 +20,17 @@
 json_t *jx_load(const char *path, struct err *e)
 {
 	json_error_t je;
+	struct stat st;
 	json_t *v;
 	FILE *f = fopen(path, "rb");
 
 	if (!f) {
 		err_set(e, "%s: cannot read: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		err_set(e, "%s: a folder, where a JSON file was expected", path);
 		return NULL;
 	}
 	v = json_loadf(f, JSON_REJECT_DUPLICATES, &je);

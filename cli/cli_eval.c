@@ -139,12 +139,14 @@ static void print_accept(const struct eval_accept_opts *o,
 	       "perplexity: target %.4f, draft %.4f\n"
 	       "alpha greedy %.4f, alpha stochastic %.4f\n"
 	       "bursts: P(accept | accept) %.4f, P(accept | reject) %.4f, "
-	       "mean run of accepts %.3f (iid %.3f)\n"
-	       "tokens per verification (%s speculative decoding):",
+	       "mean run of accepts %.3f (iid %.3f)\n",
 	       o->target, r->target_quant, o->draft, r->draft_quant,
 	       r->a.positions, o->text, r->a.ppl_target, r->a.ppl_draft,
 	       r->a.alpha_greedy, r->a.alpha_stochastic, b->p_after_accept,
-	       b->p_after_reject, b->mean_run, b->iid_mean_run,
+	       b->p_after_reject, b->mean_run, b->iid_mean_run);
+	if (!r->gammas) /* --gamma 0: no decoding */
+		return;
+	printf("tokens per verification (%s speculative decoding):",
 	       o->temperature > 0 ? "sampled" : "greedy");
 	for (int g = 0; g < r->gammas; g++)
 		if (isfinite(r->per_gamma[g]))
