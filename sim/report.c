@@ -545,6 +545,8 @@ void rep_columns(FILE *f)
 	fprintf(f, "  %-22s %s\n", "protocol", "the protocol its tenants run");
 	fprintf(f, "  %-22s %s\n", "acceptance", "where its acceptance comes "
 		"from: a profile's draft, target and text, or the model");
+	fprintf(f, "  %-22s %s\n", "radio", "the edge's radio (its energy "
+		"a bit)");
 	fputs("summary.json, /steady: the window from when every tenant has "
 	      "made its first request\n(and the warm-up is over) to when the "
 	      "first has made its last, whole seconds:\n", f);
@@ -564,6 +566,51 @@ void rep_columns(FILE *f)
 	fprintf(f, "  %-22s %s\n", "cloud_j_per_token", "the GPUs' joules over "
 		"it a token (null: a power not known; an edge's joules are its "
 		"requests', in /all)");
+	fputs("summary.json, /cloud (quantiles as /all's: mean, p50, p90, "
+	      "p99, p999, max):\n", f);
+	{
+		static const char *const rows[][2] = {
+			{ "gpu, pricing", "the GPU and what priced its "
+			  "iterations (measured tables, derived, roofline)" },
+			{ "gpus", "GPUs provisioned: replicas x tp" },
+			{ "busy_fraction", "the replicas' share of time "
+			  "running an iteration" },
+			{ "achieved_bytes_per_s, achieved_flops", "memory and "
+			  "arithmetic rates while busy" },
+			{ "mbu, mfu", "those over the GPU's peaks" },
+			{ "batches, batch_tokens_total", "iterations and "
+			  "their tokens" },
+			{ "batch_tokens", "tokens an iteration (quantiles)" },
+			{ "queue_wait_s", "a work item's wait from its queueing "
+			  "to its iteration, s (quantiles)" },
+			{ "admission_wait_s", "a request's wait from its prompt "
+			  "to KV blocks for it, s (quantiles; preempted ones "
+			  "left out)" },
+			{ "stale_blocks_dropped", "draft blocks dropped as "
+			  "stale (drafted before a rejection the edge had not "
+			  "yet heard of)" },
+			{ "segment_blocks_discarded", "blocks computed after a "
+			  "rejection in the same verified segment, not judged" },
+			{ "peak_active_per_gpu", "the most requests admitted "
+			  "at once on a replica" },
+			{ "gpu_hours", "GPU-hours provisioned" },
+			{ "energy_j, mean_power_w_per_gpu", "the GPUs' energy "
+			  "and mean draw (null: a power not known)" },
+			{ "usd_per_gpu_hour, usd", "the GPU's price and the "
+			  "bill (null: no price)" },
+			{ "gpu_sources", "where the datasheet, the idle draw "
+			  "and the price come from" },
+			{ "tp", "GPUs a replica (absent at one)" },
+		};
+
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+			fprintf(f, "  %-22s %s\n", rows[i][0], rows[i][1]);
+	}
+	fputs("summary.json, top level:\n", f);
+	fprintf(f, "  %-22s %s\n", "name, seed, slo", "the config's");
+	fprintf(f, "  %-22s %s\n", "sim_time_s, events", "simulated time and "
+		"events handled");
+	fprintf(f, "  %-22s %s\n", "requests_done", "requests finished in all");
 	fputs("summary.json, /cloud/kv: the KV cache:\n", f);
 	fprintf(f, "  %-22s %s\n", "policy", "paged or reserve");
 	fprintf(f, "  %-22s %s\n", "block_tokens, blocks_per_replica",

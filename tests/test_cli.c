@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -153,6 +154,61 @@ static void calib_out(void)
 			 bin ? bin : "build/hybridspec");
 		CHECK(WEXITSTATUS(system(cmd)) == 2);
 	}
+}
+
+/* run --columns names every figure summary.json has: its top level,
+ * /cloud and a group's */
+static void columns_cover_summary(void)
+{
+	static char out[32768];
+	char args[2 * PATH_MAX];
+	json_t *sum, *parts[3];
+	const char *key;
+	json_t *v;
+
+	snprintf(args, sizeof(args), "run %s -o r -q", small());
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	CHECK(t_run("run --columns", out, sizeof(out)) == 0);
+	sum = json_load_file(strcat(strcpy(args, t_tmpdir()), "/r/summary.json"),
+			     0, NULL);
+	CHECK(sum != NULL);
+	parts[0] = sum;
+	parts[1] = json_object_get(sum, "cloud");
+	parts[2] = json_array_get(json_object_get(sum, "groups"), 0);
+	for (int k = 0; k < 3; k++)
+		json_object_foreach(parts[k], key, v) {
+			size_t n = strlen(key);
+			char sect[80];
+			bool found;
+
+			/* a section ("/cloud/kv"), or a name of a row */
+			snprintf(sect, sizeof(sect), "/%s", key);
+			found = (json_is_object(v) || json_is_array(v)) &&
+				strstr(out, sect);
+
+			/* "  a, b   meaning": the names end at a space not
+			 * after a comma */
+			for (const char *l = out; !found && l && *l;
+			     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+				const char *q = l + 2;
+
+				if (strncmp(l, "  ", 2) || l[2] == ' ')
+					continue;
+				while (*q && *q != '\n' && !found) {
+					found = !strncmp(q, key, n) &&
+						(q[n] == ',' || q[n] == ' ');
+					while (*q && *q != ',' && *q != ' ' &&
+					       *q != '\n')
+						q++;
+					if (*q != ',')
+						break;
+					q += 2;
+				}
+			}
+			CHECK_MSG(found, "--columns does not name %s (part %d)",
+				  key, k);
+		}
+	json_decref(sum);
 }
 
 static void usage_errors(void)
@@ -721,6 +777,8 @@ const struct tcase cli_tests[] = {
 	  bad_configs },
 	{ "cli: config -o writes the resolved config whole", writes_resolved },
 	{ "cli: usage errors and --help", usage_errors },
+	{ "cli: run --columns names every figure of summary.json",
+	  columns_cover_summary },
 	{ "cli: calib -o replaces only its own files; a failed write to "
 	  "standard output is an error", calib_out },
 	{ "cli: --version, and every command's exit statuses", version_and_help },
