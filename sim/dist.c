@@ -55,11 +55,16 @@ static int read_samples(struct jx *x, const char *ptr, const char *file,
 		v = strtod(p, &end);
 		while (*end == ' ' || *end == '\t')
 			end++;
-		if (end == p || *end || errno || !jx_in_range(v, r)) {
+		if (end == p || *end || errno || strpbrk(p, "xX") ||
+		    !jx_in_range(v, r)) {
 			fclose(f);
-			return err_set(x->err, "%s:%d: expected a number %s, "
-				       "got \"%.40s\"", path, lineno,
-				       jx_range_str(rs, r), p);
+			p[40 < strlen(p) ? 40 : strlen(p)] = '\0';
+			for (char *c = p; *c; c++) /* no raw bytes to a terminal */
+				if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+					*c = '?';
+			return err_set(x->err, "%s: %s: %s:%d: expected a "
+				       "number %s, got \"%s\"", x->file, ptr, path,
+				       lineno, jx_range_str(rs, r), p);
 		}
 		if (d->n_samples == cap) {
 			cap = cap ? 2 * cap : 256;
@@ -69,11 +74,12 @@ static int read_samples(struct jx *x, const char *ptr, const char *file,
 	}
 	if (ferror(f)) {
 		fclose(f);
-		return err_set(x->err, "%s: read error", path);
+		return err_set(x->err, "%s: %s: %s: read error", x->file, ptr, path);
 	}
 	fclose(f);
 	if (d->n_samples == 0)
-		return err_set(x->err, "%s: no samples in the file", path);
+		return err_set(x->err, "%s: %s: %s: no samples in the file",
+			       x->file, ptr, path);
 	return 0;
 }
 
