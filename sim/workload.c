@@ -107,6 +107,9 @@ static bool number(const char *text, double *v)
 
 	errno = 0;
 	*v = strtod(text, &end);
+	for (const char *c = text; c < end; c++) /* decimal only: no 0x10 */
+		if (*c == 'x' || *c == 'X')
+			return false;
 	while (*end == ' ' || *end == '\t')
 		end++;
 	return end != text && (!*end || *end == ',') && !errno;
@@ -323,9 +326,12 @@ static int read_own(FILE *in, const char *path, const struct wl_text *x,
 		if (!*p || (line == 1 && !strncmp(p, "arrival_s", 9)))
 			continue;
 		if (!(pr_text = nth_field(p, 1)) || !(out_text = nth_field(p, 2))) {
+			for (char *c = p; *c; c++) /* no raw bytes to a terminal */
+				if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+					*c = '?';
 			rc = err_set(e, "%s:%ld: expected arrival_s,"
 				     "prompt_tokens,output_tokens[,user], got "
-				     "\"%s\"", path, line, p);
+				     "\"%.60s\"", path, line, p);
 			break;
 		}
 		if (seconds(path, line, own.time, p, 1, &a, e) < 0 ||
@@ -335,6 +341,12 @@ static int read_own(FILE *in, const char *path, const struct wl_text *x,
 			break;
 		}
 		add_row(t, &cap, a, pr, out);
+		if (nth_field(p, 4)) {
+			rc = err_set(e, "%s:%ld: expected at most four fields "
+				     "(arrival_s, prompt_tokens, output_tokens, "
+				     "user), got more", path, line);
+			break;
+		}
 		user = nth_field(p, 3);
 		if ((user != NULL) != (t->n == 1 ? user != NULL : u.n > 0)) {
 			rc = err_set(e, "%s:%ld: user: expected %s, as every row "

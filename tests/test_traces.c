@@ -120,6 +120,15 @@ static void users(void)
 	CHECK(wl_trace_load(&t, p, "csv", 1, NULL, &e) < 0 &&
 	      strstr(e.msg, "mixed.csv:2: user: expected a user, as every row "
 		     "has"));
+	/* a fifth field, a hex time */
+	p = t_write("five.csv", "0,10,5,alice,more\n");
+	CHECK_MSG(wl_trace_load(&t, p, "csv", 1, NULL, &e) < 0 &&
+		  strstr(e.msg, "five.csv:1: expected at most four fields"),
+		  "%s", e.msg);
+	p = t_write("hex.csv", "0x10,10,5\n");
+	CHECK_MSG(wl_trace_load(&t, p, "csv", 1, NULL, &e) < 0 &&
+		  strstr(e.msg, "hex.csv:1: arrival_s: expected a time >= 0, got "
+			 "\"0x10\""), "%s", e.msg);
 }
 
 /* ShareGPT: each conversation's first question and answer, counted in a
