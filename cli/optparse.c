@@ -141,6 +141,9 @@ static int meet(const struct opt_cmd *cmd, struct opt *r, const char *arg,
 		return OPT_OK;
 	}
 	snprintf(flag, sizeof(flag), "--%s", r->name);
+	/* one value an option, but a list's (--set) */
+	if (r->given && r->kind != OPT_KIND_LIST)
+		return opt_usage_fail(cmd, "%s: given twice%s", flag, "");
 	if (!takes_arg(r) && arg)
 		return opt_usage_fail(cmd, "%s: takes no value, got \"%s\"", flag, arg);
 	if (takes_arg(r) && !arg) {

@@ -226,6 +226,8 @@ static void usage_errors(void)
 	      strstr(out, "hybridspec bench engine: --steps: expected an "
 			  "integer >= 1, got \"0\""));
 	CHECK(t_run("bench nothing", out, sizeof(out)) == 2);
+	CHECK(t_run("run c.json --seed 1 --seed 2", out, sizeof(out)) == 2 &&
+	      strstr(out, "--seed: given twice"));
 	CHECK(t_run("config .", out, sizeof(out)) == 2 &&
 	      strstr(out, ".: a folder, where a JSON file was expected"));
 	/* an option for another that is not given */
