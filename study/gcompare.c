@@ -94,13 +94,26 @@ int gcompare_run(struct gcompare *g, const char *path, const char *gpu,
 		err_set(e, "--tables %s: no such folder", tables);
 		goto out;
 	}
-	if (vtab_parse(&t, doc, path, model, e) < 0 ||
-	    side_init(&ca, &ka, against, g->model, g->dtype,
-		      tables ? dir : NULL, e) < 0)
+	if (vtab_parse(&t, doc, path, model, e) < 0)
 		goto out;
+	/* a side that cannot be priced: the table's model or GPU, or the
+	 * preset it is held against, named where it was given */
+	if (side_init(&ca, &ka, against, g->model, g->dtype,
+		      tables ? dir : NULL, e) < 0) {
+		if (strstr(e->msg, "/cloud/model"))
+			err_prefix(e, "%s: /model", path);
+		else
+			err_prefix(e, "--against %s", against);
+		goto out;
+	}
 	sides = 1;
-	if (side_init(&co, &ko, g->gpu, g->model, g->dtype, NULL, e) < 0)
+	if (side_init(&co, &ko, g->gpu, g->model, g->dtype, NULL, e) < 0) {
+		if (gpu)
+			err_prefix(e, "--gpu %s", gpu);
+		else
+			err_prefix(e, "%s: /gpu", path);
 		goto out;
+	}
 	sides = 2;
 	snprintf(g->against_pricing, sizeof(g->against_pricing), "%s",
 		 cost_pricing(&ka));
