@@ -358,15 +358,15 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 		       (strchr("+-.", *value_text) &&
 			isdigit((unsigned char)value_text[1]))) &&
 	    (strtod(value_text, &end), !*end))
-		return err_set(e, "--set '%.*s': the number %s is out of range",
-			       JX_PTR_MAX, ptr, value_text);
+		return err_set(e, "--set '%.200s': the number %.40s is out of range",
+			       ptr, value_text);
 	if (!value && strchr("{[", *value_text) && strstr(je.text, "duplicate"))
-		return err_set(e, "--set '%.*s': %s", JX_PTR_MAX, ptr, je.text);
+		return err_set(e, "--set '%.200s': %s", ptr, je.text);
 	if (!value)
 		value = json_string(value_text);
 	if (!*ptr || *ptr != '/') {
 		json_decref(value);
-		return err_set(e, "--set '%s': expected a JSON pointer such as "
+		return err_set(e, "--set '%.200s': expected a JSON pointer such as "
 			       "/cloud/replicas", ptr);
 	}
 	while ((rest = next_token(rest, tok, sizeof(tok)))) {
@@ -405,8 +405,10 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 		}
 	}
 	json_decref(value);
-	return err_set(e, "--set '%s': the pointer does not name a place in "
-		       "the config (at \"%s\")", ptr, rest ? tok : "?");
+	/* the pointer cut to 200 bytes, so that the reason is never cut */
+	return err_set(e, "--set '%.200s%s': the pointer does not name a place "
+		       "in the config (at \"%.100s\")", ptr,
+		       strlen(ptr) > 200 ? "..." : "", rest ? tok : "?");
 }
 
 static char *dumps(const json_t *v, int digits)

@@ -1414,8 +1414,11 @@ int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 		char ptr[JX_PTR_MAX];
 
 		if (!eq || eq == sets[i] || (size_t)(eq - sets[i]) >= sizeof(ptr)) {
-			err_set(e, "--set '%s': expected POINTER=VALUE, e.g. "
-				"/cloud/replicas=2", sets[i]);
+			err_set(e, "--set '%.200s%s': expected POINTER=VALUE, e.g. "
+				"/cloud/replicas=2%s", sets[i],
+				strlen(sets[i]) > 200 ? "..." : "",
+				eq && (size_t)(eq - sets[i]) >= sizeof(ptr)
+				? ", a pointer shorter than 256 bytes" : "");
 			goto fail;
 		}
 		snprintf(ptr, sizeof(ptr), "%.*s", (int)(eq - sets[i]), sets[i]);
