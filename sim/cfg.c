@@ -883,7 +883,8 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 	    read_slo(x, json_object_get(v, "slo"), jx_child(cp, p, "slo"),
 		     &c->slo, &g->slo) < 0)
 		return -1;
-	if (!(proto = json_object_get(v, "protocol")))
+	g->own_protocol = (proto = json_object_get(v, "protocol")) != NULL;
+	if (!proto)
 		json_object_set_new(v, "protocol",
 				    proto = json_deep_copy(def_proto));
 	if (read_protocol(x, proto, jx_child(cp, p, "protocol"), &g->proto) < 0)
@@ -1382,12 +1383,22 @@ static void warn(struct cfg *c, const char *fmt, ...)
  * async keeps more than one (cloud_only and edge_only send no blocks). */
 static void window_warnings(struct cfg *c)
 {
+	bool top_said = false;
+
 	for (size_t i = 0; i < c->n_groups; i++) {
 		const struct cfg_protocol *pr = &c->groups[i].proto;
 		char p[JX_PTR_MAX];
 		json_t *w;
 
-		snprintf(p, sizeof(p), "/tenants/%zu/protocol/window", i);
+		/* a group that took the config's protocol: said once, there */
+		if (!c->groups[i].own_protocol) {
+			if (top_said)
+				continue;
+			top_said = true;
+			snprintf(p, sizeof(p), "/protocol/window");
+		} else {
+			snprintf(p, sizeof(p), "/tenants/%zu/protocol/window", i);
+		}
 		if (!(w = jx_at(c->doc, p)))
 			continue;
 		if (pr->caps.windowed && pr->window == 1)

@@ -203,6 +203,7 @@ struct cfg_group {
 	long long count;     /* tenants in the group */
 	struct cfg_slo slo;  /* default: the config's */
 	struct cfg_protocol proto;
+	bool own_protocol;   /* its own /tenants/N/protocol, not the config's */
 	struct cfg_device device;
 	struct cfg_workload workload;
 	struct cfg_accept accept;
