@@ -73,7 +73,8 @@ FILE *fs_atomic_open(struct fs_atomic *a, const char *path, struct err *e)
 
 	a->path = xstrdup(path);
 	a->tmp = xmalloc(n);
-	snprintf(a->tmp, n, "%.*s.%s.tmp-%ld", dir, path, path + dir,
+	/* the name cut to 200 bytes: the temporary's must fit NAME_MAX too */
+	snprintf(a->tmp, n, "%.*s.%.200s.tmp-%ld", dir, path, path + dir,
 		 (long)getpid());
 	if (!(a->f = fopen(a->tmp, "w"))) {
 		err_set(e, "cannot write '%s': %s (through '%s')", path,

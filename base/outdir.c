@@ -27,7 +27,8 @@ static char *sibling(const char *dir, const char *what)
 	size_t n = strlen(dir) + strlen(what) + 32;
 	char *s = xmalloc(n);
 
-	snprintf(s, n, "%.*s.%s.%s-%ld", (int)head, dir, dir + head, what,
+	/* the name cut to 200 bytes: the temporary's must fit NAME_MAX too */
+	snprintf(s, n, "%.*s.%.200s.%s-%ld", (int)head, dir, dir + head, what,
 		 (long)getpid());
 	return s;
 }
