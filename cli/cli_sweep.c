@@ -11,7 +11,8 @@
 
 static const struct opt_cmd sweep_cmd = {
 	.name = "sweep",
-	.usage = "SWEEP.json [-j N] [-o DIR] [--resume] [--progress] [--quiet]",
+	.usage = "SWEEP.json [-j N] [-o DIR] [--resume | --overwrite] [--progress]\n"
+		 " [--quiet]",
 	.about = "Runs a base config at every point of a grid and/or zipped lists of\n"
 		 "overrides (JSON pointers into the config), once per seed, and writes\n"
 		 "DIR (default results/runs/NAME, NAME the sweep's name):\n"
@@ -37,6 +38,7 @@ static const struct opt_cmd sweep_cmd = {
 	.operands = "SWEEP.json",
 	.min_operands = 1,
 	.max_operands = 1,
+	.conflicts = { { "resume", "overwrite" } },
 };
 
 /* The sweep in file run into its folder; the exit status. */
@@ -82,12 +84,15 @@ int cli_sweep(int argc, char **argv)
 	const char *out = NULL;
 	long long jobs = 0;
 	struct sweepdir_opts o = { 0 };
-	bool resume = false, progress = false, quiet = false;
+	bool resume = false, replace = false, progress = false, quiet = false;
 	struct opt rows[] = {
 		CLI_OPT_JOBS(&jobs),
 		OPT_STR("out", 'o', &out, "DIR", "results directory"),
 		OPT_FLAG("resume", 0, &resume,
 			 "keep the finished runs in DIR, do the rest"),
+		OPT_FLAG("overwrite", 0, &replace,
+			 "start over in DIR if it holds a sweep (never one "
+			 "holding a file a sweep does not write)"),
 		OPT_FLAG("progress", 0, &progress,
 			 "show progress even when stderr is not a terminal"),
 		OPT_FLAG("quiet", 'q', &quiet, "print nothing on success, no progress"),
@@ -98,6 +103,7 @@ int cli_sweep(int argc, char **argv)
 	if ((rc = opt_parse(&sweep_cmd, rows, &argc, argv)) != OPT_GO)
 		return rc;
 	o = (struct sweepdir_opts){ .jobs = (int)jobs, .resume = resume,
+				    .replace = replace,
 				    .progress = progress, .quiet = quiet };
 	farm_mpi_init(&argc, &argv, &o.rank, &o.size);
 	rc = sweep_main(argv[0], out, &o);

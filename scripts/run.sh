@@ -40,8 +40,8 @@ done
 
 for s in $sweeps; do
 	step "sweep $s"
-	rm -rf "$out/sweeps/$s"
-	"$bin" sweep "configs/sweeps/$s.json" -j 2 -o "$out/sweeps/$s" --progress
+	"$bin" sweep "configs/sweeps/$s.json" -j 2 -o "$out/sweeps/$s" --overwrite \
+		--progress
 done
 
 # The stationary queue of claim (d): the paper's async setting under
@@ -63,8 +63,8 @@ jq -n --arg base "$(pwd)/configs/paper/async.json" --argjson cap "$cap" '{
 		  "/cloud/admission_wait_s/p99", "/all/itl_s/mean", "/all/ttft_s/p50",
 		  "/all/ttft_s/p99", "/cloud/busy_fraction", "/cloud/queue_wait_s/mean"]
 }' > "$out/queueing-sweep.json"
-rm -rf "$out/sweeps/queueing"
-"$bin" sweep "$out/queueing-sweep.json" -j 2 -o "$out/sweeps/queueing" --progress
+"$bin" sweep "$out/queueing-sweep.json" -j 2 -o "$out/sweeps/queueing" \
+	--overwrite --progress
 
 # Energy and cost by protocol: the paper's setting with Raspberry Pi 5s as
 # the edge (the library's one device with published busy and idle power),

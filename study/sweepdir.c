@@ -156,10 +156,33 @@ static int check_kept(const struct sweep *s, const char *dir, size_t point,
 	return rc;
 }
 
+/* Whether dir holds only what a sweep writes (its table, its resolved
+ * file, its runs, their figures, and temporaries) */
+static bool only_sweep(const char *dir)
+{
+	static const char *const ours[] = { "sweep.json", "sweep.csv",
+					    "points", "plots", NULL };
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool ok = d != NULL;
+
+	while (ok && (de = readdir(d))) {
+		int i = 0;
+
+		while (ours[i] && strcmp(ours[i], de->d_name))
+			i++;
+		ok = ours[i] || de->d_name[0] == '.';
+	}
+	if (d)
+		closedir(d);
+	return ok;
+}
+
 /* Readies dir: new (or empty), or with --resume a sweep's directory whose
- * finished runs still match. Writes sweep.json. */
+ * finished runs still match, or with --overwrite a sweep's directory
+ * emptied. Writes sweep.json. */
 static int prepare(const struct sweep *s, const char *dir, bool resume,
-		   struct err *e)
+		   bool replace, struct err *e)
 {
 	size_t n = strlen(dir) + 64;
 	char *path = xmalloc(n), *text;
@@ -180,9 +203,19 @@ static int prepare(const struct sweep *s, const char *dir, bool resume,
 	}
 	snprintf(path, n, "%s/sweep.json", dir);
 	has_sweep = access(path, F_OK) == 0;
+	if (!empty && replace) {
+		if (!has_sweep || !only_sweep(dir)) {
+			rc = err_set(e, "'%s' holds files a sweep does not write: "
+				     "refusing to replace it", dir);
+			goto out;
+		}
+		od_rm_tree(dir);
+		empty = true;
+	}
 	if (!empty && !resume) {
 		rc = err_set(e, "'%s' exists and is not empty: add --resume to "
-			     "finish the sweep in it, or choose another -o", dir);
+			     "finish the sweep in it, --overwrite to start it "
+			     "over, or choose another -o", dir);
 		goto out;
 	}
 	if (!empty && !has_sweep) {
@@ -234,7 +267,7 @@ void sweepdir_run(const struct sweep *s, const struct sweepdir_opts *o,
 	size_t counts[2];
 
 	*r = (struct sweepdir_result){ 0 };
-	if (o->rank == 0 && prepare(s, o->dir, o->resume, e) < 0)
+	if (o->rank == 0 && prepare(s, o->dir, o->resume, o->replace, e) < 0)
 		r->status = FARM_BAD;
 	farm_mpi_share(&r->status, e->msg, sizeof(e->msg));
 	if (r->status)

@@ -15,6 +15,7 @@ struct sweepdir_opts {
 	const char *dir;     /* borrowed: the results folder */
 	int jobs;	     /* worker processes; 0: the online CPUs */
 	bool resume;	     /* keep the finished runs in dir, do the rest */
+	bool replace;	     /* a sweep's dir already there starts over */
 	bool progress, quiet; /* the farm's progress line */
 	int rank, size;	     /* MPI (farm_mpi_init); 0 and 1 without */
 };

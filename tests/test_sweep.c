@@ -284,6 +284,17 @@ static void resume(void)
 	CHECK(t_run(args, out, sizeof(out)) == 2);
 	CHECK_MSG(strstr(out, "'r' exists and is not empty: add --resume"),
 		  "%s", out);
+	/* --overwrite starts a sweep's folder over, one with a stranger's
+	 * file in it never */
+	snprintf(cmd, sizeof(cmd), "sweep %s -o o --quiet",
+		 data("sweep-small.json"));
+	CHECK(t_run(cmd, out, sizeof(out)) == 0);
+	strcat(cmd, " --overwrite");
+	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 0, "%s", out);
+	t_write("o/mine.txt", "mine\n");
+	CHECK(t_run(cmd, out, sizeof(out)) == 2 &&
+	      strstr(out, "'o' holds files a sweep does not write") &&
+	      t_exists("o/mine.txt") && t_exists("o/sweep.csv"));
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/r/points/5/seed-2' "
 		 "'%s/r/points/2'", t_tmpdir(), t_tmpdir());
 	CHECK(system(cmd) == 0);
