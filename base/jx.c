@@ -458,8 +458,7 @@ int jx_replaceable(const char *path, const char *const *keys,
 		char *text = fs_slurp(path, NULL);
 		size_t n = strlen(line);
 
-		ours = text && !strncmp(text, line, n) &&
-		       (text[n] == '\n' || !text[n]);
+		ours = text && !strncmp(text, line, n);
 		free(text);
 	}
 	return ours ? 0 : err_set(e, "'%s' exists and is not a file hybridspec "

@@ -110,8 +110,8 @@ int jx_save(const char *path, const json_t *v, struct err *e);
 /* Whether path may be replaced by what a command writes: it is absent or
  * empty, or a command wrote it: JSON whose provenance names a hybridspec
  * command, or holding every member of keys (NULL-terminated; NULL: none),
- * or text whose first line is line (NULL: none). 0, or -1 with e saying
- * it refuses. */
+ * or text that begins with line (NULL: none). 0, or -1 with e saying it
+ * refuses. */
 int jx_replaceable(const char *path, const char *const *keys,
 		   const char *line, struct err *e);
 

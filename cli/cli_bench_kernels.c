@@ -40,9 +40,11 @@ static int parse_shape(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 	int rows, cols;
 
 	if (sscanf(arg, "%dx%d%c", &rows, &cols, &(char){ 0 }) != 2 || rows < 1 ||
-	    cols < 1 || rows > 1 << 20 || cols > 1 << 20) {
+	    cols < 1 || rows > 1 << 20 || cols > 1 << 20 ||
+	    (double)rows * cols > (double)(1 << 30)) {
 		snprintf(why, OPT_WHY_BYTES, "expected ROWSxCOLUMNS (e.g. 11008x4096, "
-			 "each at most 1048576), got \"%s\"", arg);
+			 "each at most 1048576, at most 2^30 weights), got \"%s\"",
+			 arg);
 		return -1;
 	}
 	o->rows = rows;

@@ -8,9 +8,11 @@
 
 #include "cli.h"
 #include "cli_calib.h"
+#include "jx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* A list's value: increasing integers in [1, max], 0-terminated */
@@ -116,6 +118,11 @@ int cli_calib_cpu(int argc, char **argv)
 	j.verify = verify_path != NULL;
 	if (!j.model == !j.shape)
 		rc = opt_fail(&cpu_cmd, "give --model or --shape (one of them)");
+	else if (out && verify_path && !strcmp(out, verify_path))
+		rc = opt_fail(&cpu_cmd, "-o and --verify name one file");
+	else if ((out && jx_replaceable(out, NULL, NULL, &e) < 0) ||
+		 (verify_path && jx_replaceable(verify_path, NULL, NULL, &e) < 0))
+		rc = cli_fail("%s", e.msg); /* before minutes of measuring */
 	else {
 		rc = cli_calib_emit(calib_cpu_profile(&j, prov, &verify, &e), &e,
 				    out);
@@ -142,6 +149,9 @@ static const struct opt_cmd gpu_cmd = {
 		 "the roofline of a preset (--gpu, default H100-SXM) from datasheet\n"
 		 "constants, marked uncalibrated.\n",
 	.exit_status = CLI_CALIB_EXIT,
+	/* the roofline's grid is fixed and its quant FP16 */
+	.conflicts = { { "roofline", "quant" }, { "roofline", "tokens" },
+		       { "roofline", "ctx" }, { "roofline", "reps" } },
 };
 
 int cli_calib_gpu(int argc, char **argv)

@@ -5,6 +5,7 @@
 #include "edge.h"
 #include "jx.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,10 +63,15 @@ static int parse_connect(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 	char *end = NULL;
 	long port = colon ? strtol(colon + 1, &end, 10) : 0;
 
+	struct in_addr ip;
+	char host[64];
+
 	if (!colon || colon - arg >= (long)sizeof(a->host) || !colon[1] ||
-	    *end || port < 1 || port > 65535) {
-		snprintf(why, OPT_WHY_BYTES, "expected HOST:PORT with PORT in "
-			 "[1, 65535], got \"%s\"", arg);
+	    *end || port < 1 || port > 65535 ||
+	    (snprintf(host, sizeof(host), "%.*s", (int)(colon - arg), arg),
+	     inet_pton(AF_INET, host, &ip) != 1)) {
+		snprintf(why, OPT_WHY_BYTES, "expected HOST:PORT, HOST an IPv4 "
+			 "address and PORT in [1, 65535], got \"%s\"", arg);
 		return -1;
 	}
 	snprintf(a->host, sizeof(a->host), "%.*s", (int)(colon - arg), arg);
@@ -202,8 +208,11 @@ static int run(const struct edge_proc *p, const char *log_path)
 		cli_fail("%s", e.msg);
 		return CLI_FAILED;
 	}
-	if (log_path && jx_save(log_path, log, &e) < 0)
+	if (log_path && jx_save(log_path, log, &e) < 0) {
+		json_decref(log);
 		cli_fail("%s", e.msg);
+		return CLI_FAILED; /* drafted, but its log is lost */
+	}
 	json_decref(log);
 	return CLI_OK;
 }
@@ -235,7 +244,15 @@ int cli_edge(int argc, char **argv)
 		s.o.think_s = dist_constant(a.think_s);
 		s.o.stop_s = a.duration_s;
 		s.o.text = stdout;
-		if (edge_proc_init(&p, &s, &e) < 0) {
+		/* its log: one it wrote, or none, checked before it drafts */
+		static const char *const log_keys[] = { "drafted", "judged",
+							"verdicts", "reconnects",
+							NULL };
+
+		if (a.log_path && jx_replaceable(a.log_path, log_keys, NULL,
+						 &e) < 0) {
+			rc = cli_fail("%s", e.msg);
+		} else if (edge_proc_init(&p, &s, &e) < 0) {
 			rc = cli_fail("%s", e.msg);
 		} else {
 			rc = run(&p, a.log_path);

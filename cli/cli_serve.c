@@ -6,6 +6,7 @@
 #include "jx.h"
 #include "serve.h"
 
+#include <limits.h>
 #include <stdio.h>
 
 static const struct opt_cmd serve_cmd = {
@@ -117,7 +118,7 @@ static int serve_parse(struct serve_setup *s, struct serve_args *a, int argc,
 		OPT_NUM("drain-s", 0, &o->drain_s, "X", 0, INFINITY,
 			"after SIGINT or SIGTERM, answer what is queued\n"
 			"for at most X (default 5; 0: stop at once)"),
-		OPT_INT("exit-after", 0, &a->after, "N", 0, LLONG_MAX,
+		OPT_INT("exit-after", 0, &a->after, "N", 0, INT_MAX,
 			"stop once N clients have come and gone\n"
 			"(default 0: at a signal)"),
 		CLI_OPT_THREADS(&a->threads, 256,
@@ -163,18 +164,28 @@ int cli_serve(int argc, char **argv)
 	s.o.block_tokens = (int)a.block_tokens;
 	s.o.watermark = (int)a.watermark;
 	s.o.max_seqs = (int)(a.max_seqs ? a.max_seqs : a.clients);
+	/* the files it writes, checked before it serves: its own or none */
+	static const char *const stats_keys[] = { "clients", "iterations",
+						  "verdicts", "busy_s", NULL };
+
+	if ((a.stats && jx_replaceable(a.stats, stats_keys, NULL, &e) < 0) ||
+	    (s.log_path && jx_replaceable(s.log_path, NULL, "{\"t_s\":", &e) < 0))
+		return cli_fail("%s", e.msg);
 	if (serve_proc_init(&p, &s, &e) < 0)
 		return cli_fail("%s", e.msg);
 	fprintf(stderr, "serve: %s on %s:%d, %s batches of %d tokens, %s\n",
 		s.model, s.host, p.port, cfg_sched_names[s.o.policy], s.o.budget,
 		p.o.secret ? "secret required" : "no secret");
 	st = serve_run(&p.o, &e);
-	if (st && a.stats && jx_save(a.stats, st, &e) < 0)
-		cli_fail("%s", e.msg);
 	serve_proc_release(&p);
 	if (!st) {
 		cli_fail("%s", e.msg);
 		return CLI_FAILED;
+	}
+	if (a.stats && jx_save(a.stats, st, &e) < 0) {
+		json_decref(st);
+		cli_fail("%s", e.msg);
+		return CLI_FAILED; /* served, but its counters are lost */
 	}
 	json_decref(st);
 	return CLI_OK;

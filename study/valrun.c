@@ -565,7 +565,8 @@ static int begin(struct vrun *x, int gamma, int budget, struct err *e)
 	const char *out = x->r->out;
 
 	if (od_begin(&x->od, out, x->o->replace || !x->o->out, e) < 0)
-		return -1;
+		return -1; /* a folder that cannot be had: bad input, exit 2 */
+	x->r->status = VALRUN_FAILED; /* from here, a measurement that fails */
 	if (!realpath(x->od.tmp, x->tmp_abs))
 		return err_set(e, "%s: %s", x->od.tmp, strerror(errno));
 	snprintf(x->cdir, sizeof(x->cdir), "%.4000s/calib", x->tmp_abs);
@@ -632,7 +633,6 @@ static void validate(struct vrun *x, const char *text, int gamma, int budget,
 	x->rows = json_array();
 	x->skipped = json_array();
 	x->prov = prov_new(x->o->argc, x->o->argv);
-	x->r->status = VALRUN_FAILED;
 	if (begin(x, gamma, budget, e) < 0)
 		return;
 	farm_run(&f, &fr);

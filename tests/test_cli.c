@@ -144,6 +144,21 @@ static void calib_out(void)
 			sizeof(out)) == 0, "%s", out);
 	CHECK_MSG(t_run("calib derive --device raspberry-pi-5 -o d.json", out,
 			sizeof(out)) == 0, "%s", out);
+	/* every command's files, checked before its work: a measurement,
+	 * a server, an edge */
+	CHECK(t_run("calib cpu --shape llama2-7b -o d.json --verify d.json", out,
+		    sizeof(out)) == 2 && strstr(out, "-o and --verify name one"));
+	CHECK(t_run("calib cpu --shape llama2-7b -o keep.txt", out,
+		    sizeof(out)) == 2 && strstr(out, "'keep.txt' exists"));
+	CHECK(t_run("serve --port 0 --exit-after 1 --stats keep.txt", out,
+		    sizeof(out)) == 2 && strstr(out, "'keep.txt' exists"));
+	CHECK(t_run("serve --port 0 --exit-after 1 --log keep.txt", out,
+		    sizeof(out)) == 2 && strstr(out, "'keep.txt' exists"));
+	CHECK(t_run("edge --connect 127.0.0.1:9 --log keep.txt", out,
+		    sizeof(out)) == 2 && strstr(out, "'keep.txt' exists"));
+	kept = t_slurp("keep.txt");
+	CHECK(kept && !strcmp(kept, "precious\n"));
+	free(kept);
 	CHECK(t_run("calib derive d.json --device raspberry-pi-5 -o d.json", out,
 		    sizeof(out)) == 2);
 	CHECK(t_run("calib derive --device raspberry-pi-5 -o nowhere/d.json",
