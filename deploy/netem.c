@@ -273,11 +273,13 @@ void netem_wait(struct netem *n, double until_s)
 		if (n->fail || due <= now || n->changes != n->seen ||
 		    (!n->running && due == INFINITY))
 			break;
-		if (due == INFINITY) {
+		at = n->t0_s + due;
+		/* past what a time_t holds (a delay of 1e300 s): no deadline,
+		 * where one cast would wrap and spin */
+		if (due == INFINITY || !(at < 1e15)) {
 			pthread_cond_wait(&n->changed, &n->mu);
 			continue;
 		}
-		at = n->t0_s + due;
 		ts.tv_sec = (time_t)at;
 		ts.tv_nsec = (long)((at - floor(at)) * 1e9);
 		pthread_cond_timedwait(&n->changed, &n->mu, &ts);
