@@ -143,6 +143,30 @@ static bool is_linear(const char *op)
 	return false;
 }
 
+/* Whether every cell of the columns cols (n of them; < 0: absent) is a
+ * number: whole, finite and >= 0 (a time, a count, a size); -1 with e
+ * naming the line and the column */
+static int check_nums(const struct csv *c, const char *path, const int *cols,
+		      int n, struct err *e)
+{
+	for (size_t r = 0; r < c->nrow; r++)
+		for (int i = 0; i < n; i++) {
+			const char *t;
+			char *end;
+			double v;
+
+			if (cols[i] < 0)
+				continue;
+			t = csv_str(c, r, cols[i]);
+			v = strtod(t, &end);
+			if (end == t || *end || !isfinite(v) || v < 0)
+				return err_set(e, "%s:%zu: %s: expected a number "
+					       ">= 0, got \"%.40s\"", path, r + 2,
+					       c->cell[cols[i]], t);
+		}
+	return 0;
+}
+
 /* Reads path into m: the dims from row 1, a series a tp. */
 static int read_mlp(const char *path, struct model_prof *m, struct err *e)
 {
@@ -166,6 +190,17 @@ static int read_mlp(const char *path, struct model_prof *m, struct err *e)
 		err_set(e, "%s: expected rows of timings, found only the header",
 			path);
 		goto out;
+	}
+	{
+		int num[24], nn = 0;
+
+		num[nn++] = col[0];
+		num[nn++] = col[1];
+		num[nn++] = emb;
+		for (int i = 0; layer_ops[i] && nn < 24; i++)
+			num[nn++] = ops[i];
+		if (check_nums(&c, path, num, nn, e) < 0)
+			goto out;
 	}
 	m->dims = (struct shape){ .arch = "llama", .n_layers = 1,
 		.dim = (int)csv_num(&c, 0, col[2]),
@@ -217,6 +252,10 @@ static int read_network(const char *path, struct network *n, struct err *e)
 
 	if (csv_load_cols(&c, path, names, col, e) < 0)
 		return -1;
+	if (check_nums(&c, path, col, 4, e) < 0) {
+		csv_release(&c);
+		return -1;
+	}
 	for (size_t r = 0; r < c.nrow; r++) {
 		double w = csv_num(&c, r, col[1]);
 
@@ -515,8 +554,10 @@ static int find_compute(const char *dir, char *compute, char *network,
 		       "data/profiling/", dir);
 }
 
+/* Writes g's tables into o->out, or with dry only checks that each may
+ * be written (none there, or one hybridspec wrote); the tables, or -1. */
 static int write_tables(const struct calib_import *o, struct gpu_prof *g,
-			const json_t *extra, struct err *e)
+			const json_t *extra, bool dry, struct err *e)
 {
 	char path[2048];
 	size_t written = 0;
@@ -535,10 +576,16 @@ static int write_tables(const struct calib_import *o, struct gpu_prof *g,
 
 			if (!m->tp[tp].n)
 				continue;
-			measured_table(m, tp, g->spec, &g->curve, &g->net, &t);
-			j = optab_json(&t, extra);
 			snprintf(path, sizeof(path), "%s/%s-%s-tp%d.json",
 				 o->out, g->spec->name, m->shape->name, tp);
+			if (dry) {
+				if (jx_replaceable(path, NULL, NULL, e) < 0)
+					return -1;
+				written++;
+				continue;
+			}
+			measured_table(m, tp, g->spec, &g->curve, &g->net, &t);
+			j = optab_json(&t, extra);
 			rc = jx_save(path, j, e);
 			json_decref(j);
 			if (rc < 0)
@@ -559,14 +606,16 @@ int calib_import_profiles(const struct calib_import *o, const json_t *prov,
 	struct gcurve rows[N_GPUS + 1];
 	json_t *curves = json_array(), *held = json_array(), *extra, *doc;
 	size_t tables = 0, ng = 0;
+	bool has[N_GPUS] = { false }; /* a curve and tables of GPU k */
 	int rc = -1;
 
 	memset(g, 0, sizeof(g));
 	extra = json_pack("{s:s, s:O}", "source", o->source, "provenance",
 			  prov);
-	if (find_compute(o->dir, compute, network, sizeof(compute), e) < 0 ||
-	    fs_mkdirs(o->out, e) < 0)
+	if (find_compute(o->dir, compute, network, sizeof(compute), e) < 0)
 		goto out;
+	/* every GPU read and every file it would write checked first: a bad
+	 * profile or a stranger's file leaves OUT as it was */
 	for (size_t k = 0; k < N_GPUS; k++) {
 		int w;
 
@@ -577,10 +626,21 @@ int calib_import_profiles(const struct calib_import *o, const json_t *prov,
 		if (!g[k].nm || gpu_curve(g[k].m, g[k].nm, -1, g[k].spec,
 					  &g[k].curve) < 0)
 			continue;
-		json_array_append_new(curves, curve_json(&g[k].curve));
-		if ((w = write_tables(o, &g[k], extra, e)) < 0)
+		if ((w = write_tables(o, &g[k], extra, true, e)) < 0)
 			goto out;
+		has[k] = true;
 		tables += (size_t)w;
+	}
+	snprintf(path, sizeof(path), "%s/curves.json", o->out);
+	if (tables && (jx_replaceable(path, NULL, NULL, e) < 0 ||
+		       fs_mkdirs(o->out, e) < 0))
+		goto out;
+	for (size_t k = 0; tables && k < N_GPUS; k++) {
+		if (!has[k])
+			continue;
+		json_array_append_new(curves, curve_json(&g[k].curve));
+		if (write_tables(o, &g[k], extra, false, e) < 0)
+			goto out;
 		ng++;
 	}
 	if (!tables) {

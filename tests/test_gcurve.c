@@ -215,6 +215,31 @@ static void import(void)
 	/* 32 layers of 0.101 ms and the embedding's 0.01 ms */
 	CHECK_NEAR(t.layers_s[0], 32 * 0.101e-3 + 0.01e-3, 1e-12);
 	CHECK_NEAR(t.layers_s[GCURVE_N - 1], 32 * 4.196e-3 + 0.01e-3, 1e-12);
+	/* a stranger's file in OUT: refused before any table is written */
+	snprintf(out, sizeof(out), "%s/tables2", t_tmpdir());
+	mkdir(out, 0755);
+	t_write("tables2/curves.json", "notes\n");
+	CHECK(calib_import_profiles(&o, prov, &e) < 0 &&
+	      strstr(e.msg, "curves.json' exists and is not a file hybridspec "
+		     "wrote") && !t_exists("tables2/H100-SXM-llama2-7b-tp1.json"));
+	/* a time that is no number >= 0, named by its line and column */
+	snprintf(out, sizeof(out), "%s/tables3", t_tmpdir());
+	{
+		char csv[1100];
+		FILE *f;
+
+		snprintf(csv, sizeof(csv), "%s/compute/h100/meta-llama/"
+			 "Llama-2-7b-hf/mlp.csv", o.dir);
+		if ((f = fopen(csv, "a"))) {
+			fprintf(f, "0.01,-5,0.1,0.1,0.1,0.4,32,32,4096,11008,True,"
+				"8192,1\n");
+			fclose(f);
+		}
+	}
+	CHECK_MSG(calib_import_profiles(&o, prov, &e) < 0 &&
+		  strstr(e.msg, "mlp.csv:15: time_stats.attn_pre_proj.median: "
+			 "expected a number >= 0, got \"-5\"") &&
+		  !t_exists("tables3"), "%s", e.msg);
 	o.dir = write_profile("h100", true);
 	CHECK(calib_import_profiles(&o, prov, &e) < 0 &&
 	      strstr(e.msg, "mlp.csv") && strstr(e.msg, "time_stats.emb.median"));
