@@ -428,12 +428,16 @@ static int cut_lists(const struct calib_model *c, int *ctx, int *pre,
 		}
 	for (int i = 0; pre[i]; i++)
 		if (pre[i] > seq_len) {
+			fprintf(stderr, "calib: %s holds %d positions: prefills "
+				"from %d tokens on left out\n", c->name, seq_len,
+				pre[i]);
 			pre[i] = 0;
 			break;
 		}
 	if (!ctx[0] || !ctx[1] || !pre[0])
-		return err_set(e, "calib cpu: %s holds too few positions for two "
-			       "contexts and a prefill", c->name);
+		return err_set(e, "calib cpu: expected two contexts (--ctx) and a "
+			       "prefill (--prefill) that %s's %d positions hold",
+			       c->name, seq_len);
 	return 0;
 }
 

@@ -117,12 +117,14 @@ static int parse_gamma(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 static int parse_wan(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 {
 	static const char name[] = "--wan"; /* opt puts it first already */
-	json_t *v = json_loads(arg, 0, NULL);
+	json_error_t je;
+	json_t *v = json_loads(arg, JSON_REJECT_DUPLICATES, &je);
 	struct cfg_wan w;
 	struct err e;
 
 	if (!v) {
-		snprintf(why, OPT_WHY_BYTES, "expected JSON, got \"%s\"", arg);
+		snprintf(why, OPT_WHY_BYTES, "expected a JSON object, got \"%.60s\" "
+			 "(at %d: %s)", arg, je.column, je.text);
 		return -1;
 	}
 	if (cfg_wan_read(name, v, &w, &e) < 0) {

@@ -69,10 +69,10 @@ int cli_validate(int argc, char **argv)
 	struct opt rows[] = {
 		OPT_STR("out", 'o', &o.out, "DIR", "results directory"),
 		CLI_OPT_OVERWRITE(&o.replace),
-		OPT_STR("target", 0, &o.target, "NAME[:Q]",
-			"the verifier's model (default tinystories656K, f32)"),
-		OPT_STR("draft", 0, &o.draft, "NAME[:Q]",
-			"the edges' draft (default tinystories656K:w4a16)"),
+		CLI_OPT_MODEL_SPEC("target", &o.target, "the verifier's model "
+				   "(default tinystories656K, f32)"),
+		CLI_OPT_MODEL_SPEC("draft", &o.draft, "the edges' draft "
+				   "(default tinystories656K:w4a16)"),
 		OPT_STR("text", 0, &o.text, "FILE",
 			"the prompts' text (default the TinyStories excerpt\n"
 			"of the data folder)"),

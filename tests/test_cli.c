@@ -684,6 +684,10 @@ static void model_commands_bad_options(void)
 		  "HOST:PORT" },
 		{ "edge --wan '{\"rtt\": 1}'", "hybridspec edge: --wan: /rtt: "
 		  "unknown key \"rtt\"" },
+		{ "edge --wan '{\"rtt_s\": 0.02, \"rtt_s\": 0.03}'",
+		  "hybridspec edge: --wan: expected a JSON object" },
+		{ "validate s.json --target m:q9", "hybridspec validate: "
+		  "--target: expected f32" },
 		{ "eval ppl --model m --text t --windows 0", "hybridspec eval ppl: "
 		  "--windows: expected an integer in [1, 1073741824], got \"0\"" },
 		{ "eval accept --target m", "hybridspec eval accept: give --target, "
