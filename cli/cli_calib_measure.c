@@ -124,8 +124,19 @@ int cli_calib_cpu(int argc, char **argv)
 		 (verify_path && jx_replaceable(verify_path, NULL, NULL, &e) < 0))
 		rc = cli_fail("%s", e.msg); /* before minutes of measuring */
 	else {
-		rc = cli_calib_emit(calib_cpu_profile(&j, prov, &verify, &e), &e,
-				    out);
+		json_t *v = calib_cpu_profile(&j, prov, &verify, &e);
+		const char *acts = json_string_value(json_object_get(v,
+						"prefill_activations"));
+
+		/* int8 asked for and not had: the kernel set has no integer
+		 * path, or the layers are not W4A16 */
+		if (v && opt_given(rows, "block-acts") && j.int8_blocks && acts &&
+		    strcmp(acts, "int8"))
+			fprintf(stderr, "calib: --block-acts int8: the prefill took "
+				"%s activations (kernel set %s, weights %s)\n", acts,
+				json_string_value(json_object_get(v, "kernel")),
+				json_string_value(json_object_get(v, "quant")));
+		rc = cli_calib_emit(v, &e, out);
 		if (rc == CLI_OK && verify)
 			rc = cli_calib_emit(verify, &e, verify_path);
 		else
