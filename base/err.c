@@ -44,6 +44,18 @@ int err_prefix(struct err *e, const char *fmt, ...)
 	return -1;
 }
 
+char *err_quotable(char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n > max)
+		s[n = max] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			s[i] = '?';
+	return s;
+}
+
 _Noreturn void hs_abort(const char *file, int line, const char *what)
 {
 	fflush(stdout);

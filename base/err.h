@@ -8,6 +8,8 @@
 #ifndef HS_ERR_H
 #define HS_ERR_H
 
+#include <stddef.h>
+
 struct err {
 	char msg[1024]; /* lowercase, no trailing period; "" while no error */
 };
@@ -20,6 +22,10 @@ int err_set(struct err *e, const char *fmt, ...)
 /* Prepends "prefix: " to the message already in e. Returns -1. */
 int err_prefix(struct err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Input text made fit to quote in a message, in place: cut to max bytes,
+ * each byte outside printable ASCII (a binary file's) a '?'. Returns s. */
+char *err_quotable(char *s, size_t max);
 
 _Noreturn void hs_abort(const char *file, int line, const char *what);
 

@@ -58,13 +58,10 @@ static int read_samples(struct jx *x, const char *ptr, const char *file,
 		if (end == p || *end || errno || strpbrk(p, "xX") ||
 		    !jx_in_range(v, r)) {
 			fclose(f);
-			p[40 < strlen(p) ? 40 : strlen(p)] = '\0';
-			for (char *c = p; *c; c++) /* no raw bytes to a terminal */
-				if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
-					*c = '?';
 			return err_set(x->err, "%s: %s: %s:%d: expected a "
 				       "number %s, got \"%s\"", x->file, ptr, path,
-				       lineno, jx_range_str(rs, r), p);
+				       lineno, jx_range_str(rs, r),
+				       err_quotable(p, 40));
 		}
 		if (d->n_samples == cap) {
 			cap = cap ? 2 * cap : 256;

@@ -326,12 +326,9 @@ static int read_own(FILE *in, const char *path, const struct wl_text *x,
 		if (!*p || (line == 1 && !strncmp(p, "arrival_s", 9)))
 			continue;
 		if (!(pr_text = nth_field(p, 1)) || !(out_text = nth_field(p, 2))) {
-			for (char *c = p; *c; c++) /* no raw bytes to a terminal */
-				if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
-					*c = '?';
 			rc = err_set(e, "%s:%ld: expected arrival_s,"
 				     "prompt_tokens,output_tokens[,user], got "
-				     "\"%.60s\"", path, line, p);
+				     "\"%s\"", path, line, err_quotable(p, 60));
 			break;
 		}
 		if (seconds(path, line, own.time, p, 1, &a, e) < 0 ||
