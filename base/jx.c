@@ -448,11 +448,13 @@ int jx_replaceable(const char *path, const char *const *keys,
 	if (S_ISREG(st.st_mode) && (doc = json_load_file(path, 0, NULL))) {
 		cmd = json_string_value(jx_at(doc, "/provenance/command"));
 		ours = cmd && !strncmp(cmd, "hybridspec ", 11);
-		for (size_t i = 0; !ours && keys && keys[i]; i++)
-			if (!json_object_get(doc, keys[i]))
-				break;
-			else if (!keys[i + 1])
-				ours = true;
+		if (!ours && keys) { /* every member of keys */
+			size_t i = 0;
+
+			while (keys[i] && json_object_get(doc, keys[i]))
+				i++;
+			ours = i > 0 && !keys[i];
+		}
 		json_decref(doc);
 	} else if (S_ISREG(st.st_mode) && line) {
 		char *text = fs_slurp(path, NULL);

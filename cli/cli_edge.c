@@ -62,19 +62,17 @@ static int parse_connect(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 	const char *colon = strrchr(arg, ':');
 	char *end = NULL;
 	long port = colon ? strtol(colon + 1, &end, 10) : 0;
-
 	struct in_addr ip;
-	char host[64];
 
+	if (colon && colon - arg < (long)sizeof(a->host))
+		snprintf(a->host, sizeof(a->host), "%.*s", (int)(colon - arg), arg);
 	if (!colon || colon - arg >= (long)sizeof(a->host) || !colon[1] ||
 	    *end || port < 1 || port > 65535 ||
-	    (snprintf(host, sizeof(host), "%.*s", (int)(colon - arg), arg),
-	     inet_pton(AF_INET, host, &ip) != 1)) {
+	    inet_pton(AF_INET, a->host, &ip) != 1) {
 		snprintf(why, OPT_WHY_BYTES, "expected HOST:PORT, HOST an IPv4 "
 			 "address and PORT in [1, 65535], got \"%s\"", arg);
 		return -1;
 	}
-	snprintf(a->host, sizeof(a->host), "%.*s", (int)(colon - arg), arg);
 	a->port = (int)port;
 	return 0;
 }
@@ -221,6 +219,8 @@ static int run(const struct edge_proc *p, const char *log_path)
 
 int cli_edge(int argc, char **argv)
 {
+	static const char *const log_keys[] = { "drafted", "judged",
+		"verdicts", "reconnects", NULL }; /* its log's, as edge_run makes it */
 	struct edge_setup s = { .draft = "tinystories656K",
 				.prompt = "Once upon a time",
 				.o = { .proto = PROTO_ASYNC } };
@@ -247,10 +247,6 @@ int cli_edge(int argc, char **argv)
 		s.o.stop_s = a.duration_s;
 		s.o.text = stdout;
 		/* its log: one it wrote, or none, checked before it drafts */
-		static const char *const log_keys[] = { "drafted", "judged",
-							"verdicts", "reconnects",
-							NULL };
-
 		if (a.log_path && jx_replaceable(a.log_path, log_keys, NULL,
 						 &e) < 0) {
 			rc = cli_fail("%s", e.msg);

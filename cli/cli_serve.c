@@ -138,6 +138,8 @@ static int serve_parse(struct serve_setup *s, struct serve_args *a, int argc,
 
 int cli_serve(int argc, char **argv)
 {
+	static const char *const stats_keys[] = { "clients", "iterations",
+		"verdicts", "busy_s", NULL }; /* its --stats', as serve_run makes them */
 	struct serve_setup s = {
 		.model = "tinystories656K", .host = "127.0.0.1",
 		.o = { .policy = SCHED_CONTINUOUS, .window_s = 0.002, .hello_s = 5,
@@ -165,11 +167,8 @@ int cli_serve(int argc, char **argv)
 	s.o.watermark = (int)a.watermark;
 	s.o.max_seqs = (int)(a.max_seqs ? a.max_seqs : a.clients);
 	/* the files it writes, checked before it serves: its own or none */
-	static const char *const stats_keys[] = { "clients", "iterations",
-						  "verdicts", "busy_s", NULL };
-
 	if ((a.stats && jx_replaceable(a.stats, stats_keys, NULL, &e) < 0) ||
-	    (s.log_path && jx_replaceable(s.log_path, NULL, "{\"t_s\":", &e) < 0))
+	    (s.log_path && jx_replaceable(s.log_path, NULL, SERVE_LOG_HEAD, &e) < 0))
 		return cli_fail("%s", e.msg);
 	if (serve_proc_init(&p, &s, &e) < 0)
 		return cli_fail("%s", e.msg);

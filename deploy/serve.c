@@ -405,7 +405,7 @@ static void log_line(struct server *s, double now)
 {
 	double span = now - s->log_s;
 
-	fprintf(s->o->log, "{\"t_s\": %.3f, \"connected\": %ld, \"verdicts_per_s\": "
+	fprintf(s->o->log, SERVE_LOG_HEAD " %.3f, \"connected\": %ld, \"verdicts_per_s\": "
 		"%.1f, \"drafts_accepted_per_s\": %.1f, \"verdict_p50_s\": %.6f, "
 		"\"verdict_p99_s\": %.6f, \"rss_kb\": %ld, \"buffered_bytes\": "
 		"%zu, \"verdicts\": %ld, \"requests_done\": %ld}\n", now,

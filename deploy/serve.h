@@ -24,6 +24,10 @@
 #include "verifier.h"
 #include "wire.h"
 
+/* How each line of serve_opts.log begins: a file that does may be
+ * replaced by the next --log */
+#define SERVE_LOG_HEAD "{\"t_s\":"
+
 struct serve_opts {
 	const struct llama *m;   /* borrowed: the target */
 	int listen_fd;           /* a listening socket; serve_run owns it */
@@ -46,7 +50,8 @@ struct serve_opts {
 	int exit_after;          /* stop once this many clients came and went;
 				    0: until SIGINT or SIGTERM */
 	FILE *log;               /* borrowed: a JSON line of counters every
-				    log_every_s, or NULL */
+				    log_every_s (each begins SERVE_LOG_HEAD),
+				    or NULL */
 	double log_every_s;
 	double t0_s;             /* rt_now_s() origin of the stats' times */
 	bool spin;               /* poll without sleeping, as a GPU server's

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 enum {
 	HIDE_SHARE, KEEP_RATIO, BATCH_SHARE, ITL_COST, BLOWUP, KNEE_CLOSE,
@@ -178,7 +177,7 @@ static json_t *opt_load(const char *path)
 	struct err e;
 	json_t *doc;
 
-	if (access(path, F_OK) != 0)
+	if (!exists(path))
 		return NULL;
 	if (!(doc = jx_load(path, &e)) && !bad_seen) {
 		bad_input = e;

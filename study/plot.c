@@ -354,7 +354,7 @@ static int plot_sweep(const char *dir, const struct plot_opts *o,
 	int xcol, ycol, bycol = -1;
 	bool num = true, logx;
 	double lo = INFINITY, hi = 0;
-	size_t n;
+	size_t n, first = 0; /* first: the first row with a value of y */
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/sweep.csv", dir);
@@ -372,14 +372,14 @@ static int plot_sweep(const char *dir, const struct plot_opts *o,
 		csv_release(&c);
 		return -1;
 	}
-	for (size_t q = 0; q < c.nrow && !numeric(csv_str(&c, q, ycol)); q++)
-		if (q + 1 == c.nrow) {
-			err_set(e, "%s: %s has no value at any point (the runs "
-				"have no such figure: null in each)", path,
-				c.cell[ycol]);
-			csv_release(&c);
-			return -1;
-		}
+	while (first < c.nrow && !numeric(csv_str(&c, first, ycol)))
+		first++;
+	if (first == c.nrow) {
+		err_set(e, "%s: %s has no value at any point (the runs have no "
+			"such figure: null in each)", path, c.cell[ycol]);
+		csv_release(&c);
+		return -1;
+	}
 	for (size_t q = 0; q < c.nrow; q++) {
 		num &= numeric(csv_str(&c, q, xcol));
 		if (num && csv_num(&c, q, xcol) > 0) {

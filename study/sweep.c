@@ -357,19 +357,13 @@ int sweep_load(struct sweep *s, const char *path, struct err *e)
 		goto fail;
 	}
 	s->n_points = (size_t)points;
-	/* the base read alone (a file that is not there is the base's
-	 * fault), then with the fixed overrides: its seed is the default */
-	{
-		json_t *b = jx_load(s->base, e);
-
-		if (!b) {
-			err_prefix(e, "%s: /base", path);
-			goto fail;
-		}
-		json_decref(b);
-	}
+	/* the base with the fixed overrides: its seed is the default seed;
+	 * a failure is the overrides' only where the base itself reads */
 	if (cfg_load(&c, s->base, (const char *const *)s->set, s->n_set, e) < 0) {
-		err_prefix(e, "%s: %s", path, s->n_set ? "/set" : "/base");
+		json_t *b = s->n_set ? jx_load(s->base, NULL) : NULL;
+
+		err_prefix(e, "%s: %s", path, b ? "/set" : "/base");
+		json_decref(b);
 		goto fail;
 	}
 	base_seed = (long long)c.seed;

@@ -3,6 +3,7 @@
  * seed), it is the cheapest of the candidates' answers, and an SLO nothing
  * meets exits 1 with the reason. */
 #include "harness.h"
+#include "jx.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -130,6 +131,7 @@ static void rate_question(void)
 	static char out[16384];
 	json_t *doc, *ans, *more;
 	double la, lm;
+	size_t np;
 
 	CHECK_MSG(plan_of("rate.json", "\"slo\": {\"ttft_s\": 2, \"tpot_s\": "
 			  "0.2, \"attainment\": 0.9}, \"seeds\": [1, 2], "
@@ -164,10 +166,8 @@ static void rate_question(void)
 			  "{\"gpus\": [\"A100-80G\"], \"protocols\": "
 			  "[\"cloud_only\"]}", out, sizeof(out)) == 1, "%s", out);
 	doc = load("rate0.json.out/plan.json");
-	CHECK_MSG(json_array_size(json_object_get(json_array_get(json_object_get(
-		  doc, "searches"), 0), "points")) == 6, "%zu points",
-		  json_array_size(json_object_get(json_array_get(json_object_get(
-		  doc, "searches"), 0), "points")));
+	np = json_array_size(jx_at(doc, "/searches/0/points"));
+	CHECK_MSG(np == 6, "%zu points", np);
 	json_decref(doc);
 }
 
