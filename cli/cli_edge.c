@@ -15,7 +15,7 @@
 static const struct opt_cmd edge_cmd = {
 	.name = "edge",
 	.usage = "[--connect HOST:PORT] [--token-file FILE]\n"
-		 " [--retry-s X] [--draft NAME[:Q]]\n"
+		 " [--retry-s X] [--silence-s X] [--draft NAME[:Q]]\n"
 		 " [--protocol sync|async] [--gamma N|adaptive]\n"
 		 " [--window N] [--handover] [--handback]\n"
 		 " [--prompt TEXT] [--tokens N] [--requests N]\n"
@@ -34,9 +34,11 @@ static const struct opt_cmd edge_cmd = {
 		 "requests (default 0); --duration-s: start no request after this\n"
 		 "(--requests is then the most). --spin: poll while waiting, never\n"
 		 "sleep (the CPU stays awake for the next draft step; one edge a CPU).\n"
-		 "When the cloud is lost (gone, stopping, full) the edge dials again\n"
-		 "with a doubling backoff for up to --retry-s (default 30; 0: fail at\n"
-		 "once) and resumes the request from its committed tokens. --token-file\n"
+		 "When the cloud is lost (gone, stopping, full, or silent for\n"
+		 "--silence-s while the edge waits for it: default 60, 0 never) the\n"
+		 "edge dials again with a doubling backoff for up to --retry-s (default\n"
+		 "30; 0: fail at once) and resumes the request from its committed\n"
+		 "tokens. --token-file\n"
 		 "FILE or $HYBRIDSPEC_TOKEN: the shared secret the cloud asks for.\n",
 	.exit_status = "0 every request done, 1 the run failed (the verifier\n"
 		       "unreachable or gone, a protocol error), 2 bad usage or bad input",
@@ -48,7 +50,7 @@ struct edge_args {
 		char host[64];
 		int port;
 	} connect;
-	double retry_s, think_s, duration_s;
+	double retry_s, silence_s, think_s, duration_s;
 	long long gamma; /* 0: adaptive */
 	long long window, tokens, requests, tenant, seed;
 	const char *log_path; /* borrowed, or NULL */
@@ -150,6 +152,9 @@ static int edge_parse(struct edge_setup *s, struct edge_args *a, int argc,
 		CLI_OPT_TOKEN_FILE(&s->token_file),
 		OPT_NUM("retry-s", 0, &a->retry_s, "X", 0, INFINITY,
 			"dial a lost cloud again for X (default 30)"),
+		OPT_NUM("silence-s", 0, &a->silence_s, "X", 0, INFINITY,
+			"the cloud is lost when it says nothing\nfor X while "
+			"the edge waits for it (default 60; 0: never)"),
 		CLI_OPT_MODEL_SPEC("draft", &s->draft, "the draft (default "
 				   "tinystories656K; Q default w4a16)"),
 		OPT_PARSE("protocol", 0, &s->o.proto, "sync|async", parse_protocol,
@@ -225,7 +230,7 @@ int cli_edge(int argc, char **argv)
 				.prompt = "Once upon a time",
 				.o = { .proto = PROTO_ASYNC } };
 	struct edge_args a = { .connect = { "127.0.0.1", 7070 }, .retry_s = 30,
-			       .gamma = 4, .window = 4, .tokens = 64,
+			       .silence_s = EDGE_SILENCE_S, .gamma = 4, .window = 4, .tokens = 64,
 			       .requests = 1, .seed = 1 };
 	struct edge_proc p;
 	struct err e;
@@ -236,6 +241,7 @@ int cli_edge(int argc, char **argv)
 		s.o.host = a.connect.host;
 		s.o.port = a.connect.port;
 		s.o.retry_s = a.retry_s;
+		s.o.silence_s = a.silence_s;
 		s.o.tenant = (uint32_t)a.tenant;
 		s.o.gamma = s.adaptive ? 4 : (int)a.gamma;
 		s.o.window = (int)a.window;

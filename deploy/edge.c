@@ -7,7 +7,9 @@
  * KV cache holds positions 0 .. dkv (dkv < dlen: the newest token is fed
  * when the next one is drafted). Every time is seconds from o->t0_s.
  * lost_s >= 0 while the cloud is lost: since when, with no verdict since;
- * backoff_s is the next dial's mean wait. The connection and the emulated
+ * backoff_s is the next dial's mean wait. quiet_s is when the link last
+ * carried a message either way: an edge that waits for the cloud takes it
+ * as lost o->silence_s after. The connection and the emulated
  * WAN are net's thread's (deploy/netem.h): the edge hands it what it sends
  * and takes the verdicts that have arrived between its forward passes.
  *
@@ -61,6 +63,7 @@ struct edge {
 	struct adapt_est est;
 	long blocks, reconnects, resumed;
 	double lost_s, backoff_s;
+	double quiet_s;             /* the last message sent or taken */
 	bool prompted;              /* this connection's cloud knows the
 				       request (L < limit: one is open) */
 	bool starting;              /* a handover start: the cloud decodes */
@@ -89,6 +92,7 @@ static double now_s(const struct edge *e)
 /* Sends e->msg up the link; returns its arrival time at the cloud. */
 static double send_up(struct edge *e)
 {
+	e->quiet_s = now_s(e);
 	return netem_send(&e->net, e->msg);
 }
 
@@ -259,10 +263,12 @@ static int pump(struct edge *e, struct err *er)
 	struct wire_msg m;
 	int r;
 
-	while ((r = netem_take(&e->net, &m, er)) == 1)
+	while ((r = netem_take(&e->net, &m, er)) == 1) {
+		e->quiet_s = now_s(e);
 		if ((m.type == WIRE_TOKEN ? token(e, &m, er)
 					  : verdict(e, &m, er)) < 0)
 			return -1;
+	}
 	return r == NETEM_LOST ? LOST : r;
 }
 
@@ -356,33 +362,46 @@ static int hello(struct edge *e, int fd, struct err *er)
 	*e->msg = (struct wire_msg){ .type = WIRE_HELLO, .tenant = e->o->tenant };
 	if (e->o->secret)
 		memcpy(e->msg->secret, e->o->secret, WIRE_SECRET_BYTES);
+	e->quiet_s = now_s(e);
 	return netem_attach(&e->net, fd, e->msg, er);
 }
 
-/* Dials host:port until it answers, waiting a jittered, doubling backoff
- * between tries, for at most retry_s since the cloud was lost; then says
- * hello. -1 with er's message (why the cloud was lost, and the last dial's
- * failure) when it gives up. */
-static int dial_cloud(struct edge *e, struct err *er)
+/* Dials host:port until it answers, then says hello; pause: the cloud
+ * was lost again with no verdict since (it answered a dial, then not the
+ * edge), so the edge waits before its first dial too. Each wait is a
+ * jittered, doubling backoff; the edge gives up once retry_s have passed
+ * since the cloud was lost: -1 with er's message (why the cloud was lost,
+ * and the last dial's failure). */
+static int dial_cloud(struct edge *e, bool pause, struct err *er)
 {
 	const struct edge_opts *o = e->o;
 	struct err de = { "" };
-	int fd, tries = 0;
+	int fd = -1, tries = 0;
 
-	while ((fd = wire_dial(o->host, o->port, &de)) < 0) {
-		double wait = e->backoff_s * (0.5 + gsl_rng_uniform(e->backoff_r));
-		char why[sizeof(er->msg)];
+	while (fd < 0) {
+		if (pause) {
+			double wait = e->backoff_s *
+				      (0.5 + gsl_rng_uniform(e->backoff_r));
+			char why[sizeof(er->msg)];
 
-		tries++;
-		if (now_s(e) + wait - e->lost_s > o->retry_s) {
-			snprintf(why, sizeof(why), "%s", er->msg);
-			return err_set(er, "%s; gave up after %d dials in %.1f s: "
-				       "%s", why, tries, now_s(e) - e->lost_s,
-				       de.msg);
+			if (now_s(e) + wait - e->lost_s > o->retry_s) {
+				snprintf(why, sizeof(why), "%s", er->msg);
+				if (!tries)
+					return err_set(er, "%s; gave up %.1f s after "
+						       "the cloud was lost", why,
+						       now_s(e) - e->lost_s);
+				return err_set(er, "%s; gave up %.1f s after the "
+					       "cloud was lost, after %d failed "
+					       "dials: %s", why, now_s(e) - e->lost_s,
+					       tries, de.msg);
+			}
+			nanosleep(&(struct timespec){ (time_t)wait,
+				  (long)((wait - floor(wait)) * 1e9) }, NULL);
+			e->backoff_s = fmin(2 * e->backoff_s, RETRY_MAX_S);
 		}
-		nanosleep(&(struct timespec){ (time_t)wait,
-			  (long)((wait - floor(wait)) * 1e9) }, NULL);
-		e->backoff_s = fmin(2 * e->backoff_s, RETRY_MAX_S);
+		if ((fd = wire_dial(o->host, o->port, &de)) < 0)
+			tries++;
+		pause = true;
 	}
 	return hello(e, fd, er);
 }
@@ -392,9 +411,11 @@ static int dial_cloud(struct edge *e, struct err *er)
  * resumes the open request. */
 static int reconnect(struct edge *e, struct err *er)
 {
+	const bool again = e->lost_s >= 0;
+
 	if (!e->o->host || e->o->retry_s <= 0)
 		return -1;
-	if (e->lost_s < 0)
+	if (!again)
 		e->lost_s = now_s(e);
 	netem_detach(&e->net);
 	e->wasted += e->dlen - e->L;
@@ -402,7 +423,7 @@ static int reconnect(struct edge *e, struct err *er)
 	e->epoch = 0;
 	e->prompted = e->ready_sent = false;
 	e->hb = (struct hb_est){ 0 }; /* its next verdict waits for a prefill */
-	if (dial_cloud(e, er) < 0)
+	if (dial_cloud(e, again, er) < 0)
 		return -1;
 	e->reconnects++;
 	if (e->L >= e->limit) /* between requests, or its last verdict came */
@@ -417,6 +438,25 @@ static int step(struct edge *e, struct err *er)
 	int r = pump(e, er);
 
 	return r == LOST ? reconnect(e, er) : r;
+}
+
+/* Waits for the cloud, which owes the edge a verdict or a token, or has
+ * yet to take what was sent; after o->silence_s of silence both ways
+ * (0: never) the cloud is lost, and the edge dials again. */
+static int await(struct edge *e, struct err *er)
+{
+	const struct edge_opts *o = e->o;
+	const double until = o->silence_s > 0 ? e->quiet_s + o->silence_s :
+				INFINITY;
+
+	if (now_s(e) < until) {
+		wait_io(e, until);
+		return 0;
+	}
+	err_set(er, "the cloud sent nothing for %.1f s (request %u; blocks "
+		"in flight: %d%s)", now_s(e) - e->quiet_s, e->req, e->nfly,
+		e->starting ? ", a handover start" : "");
+	return reconnect(e, er);
 }
 
 /* A handover start, once the prompt is sent: the edge prefills it, then
@@ -450,7 +490,8 @@ static int start(struct edge *e, struct err *er)
 			e->ready_s = send_up(e);
 			e->ready_sent = true;
 		}
-		wait_io(e, INFINITY);
+		if (await(e, er) < 0)
+			return -1;
 	}
 	e->starting = false;
 	restart_drafts(e); /* none in flight yet: drafting starts at L */
@@ -512,8 +553,8 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 			send_back(e);
 		if (!e->handing_back && e->nfly < e->window && e->dlen < e->limit)
 			draft(e);
-		else
-			wait_io(e, INFINITY);
+		else if (await(e, er) < 0)
+			return -1;
 	}
 	/* a cloud that never heard of it (lost as the last verdict came) is
 	 * not told it is done */
@@ -541,7 +582,10 @@ static int idle(struct edge *e, double until_s, struct err *er)
 		if (until_s >= 0 ? now_s(e) >= until_s :
 		    netem_flushed(&e->net))
 			return 0;
-		wait_io(e, until_s >= 0 ? until_s : INFINITY);
+		if (until_s >= 0)
+			wait_io(e, until_s);
+		else if (await(e, er) < 0)
+			return -1;
 	}
 }
 
@@ -574,7 +618,7 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 	} else {
 		e.lost_s = now_s(&e);
 		err_set(er, "no connection to the cloud");
-		rc = dial_cloud(&e, er);
+		rc = dial_cloud(&e, false, er);
 	}
 	for (int r = 0; rc == 0 && r < o->requests; r++) {
 		double start = r ? now_s(&e) + dist_sample(&o->think_s, e.r) :
@@ -646,10 +690,14 @@ int edge_ping(int fd, uint32_t tenant, const uint8_t *secret, double rtt_s,
 
 		*m = (struct wire_msg){ .type = WIRE_PING, .request = (uint32_t)i };
 		netem_send(&net, m);
-		while ((r = netem_take(&net, m, e)) == 0)
+		while ((r = netem_take(&net, m, e)) == 0 &&
+		       rt_now_s() - t < EDGE_SILENCE_S)
 			if (!spin)
-				netem_wait(&net, INFINITY);
-		if (r != 1) {
+				netem_wait(&net, t - net.t0_s + EDGE_SILENCE_S);
+		if (r == 0) {
+			r = err_set(e, "ping %d: no answer in %.0f s", i,
+				    EDGE_SILENCE_S);
+		} else if (r != 1) {
 			err_prefix(e, "ping %d", i);
 			r = -1;
 		} else if (m->type != WIRE_PONG || m->request != (uint32_t)i) {

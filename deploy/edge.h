@@ -3,7 +3,7 @@
  * a window of blocks in flight, stale drafts thrown away), its WAN emulated
  * by delay lines in the process (deploy/wan.h), and a log of when each
  * token was committed. When the cloud goes away (closed, killed, stopping,
- * full) the edge dials again with exponential backoff and resumes the
+ * full, silent) the edge dials again with exponential backoff and resumes the
  * request from its committed tokens: they go up as the new prompt, which
  * the verifier prefills again; the drafts in flight are lost. */
 #ifndef HS_EDGE_H
@@ -18,6 +18,9 @@
 #include "tok.h"
 #include "wire.h"
 
+#define EDGE_SILENCE_S 60.0 /* edge_opts.silence_s's default, and the longest
+			       edge_ping waits for an answer */
+
 struct edge_opts {
 	const struct llama *m;      /* borrowed: the draft model */
 	const struct tok *tk;       /* borrowed: to print text; NULL: ids */
@@ -28,6 +31,10 @@ struct edge_opts {
 	int port;
 	double retry_s;             /* how long to keep dialling after the
 				       cloud is lost with no verdict since */
+	double silence_s;           /* how long the cloud may stay silent
+				       while the edge waits for it before it
+				       counts as lost (0: forever; the
+				       program's default EDGE_SILENCE_S) */
 	const uint8_t *secret;      /* borrowed (WIRE_SECRET_BYTES) for HELLO;
 				       NULL: none */
 	uint32_t tenant;
@@ -67,7 +74,8 @@ struct edge_opts {
  * already committed when a request was resumed),
  * "lost_messages" (each costing a retransmission timeout)}; times
  * from t0_s. NULL with e's message when the cloud breaks the protocol,
- * refuses the edge, or stays unreachable for retry_s. */
+ * refuses the edge, or stays lost (unreachable, full, or silent for
+ * silence_s) for retry_s. */
 json_t *edge_run(const struct edge_opts *o, struct err *e);
 
 /* An edge as its program sets it up ("hybridspec edge"). */
@@ -110,7 +118,8 @@ void edge_proc_release(struct edge_proc *p);
  * of each round trip less rtt_s over the n pings after the first few,
  * which is the time the two hosts' software took (network stacks, thread
  * hand-offs, the server's loop). -1 with e's message when the cloud is
- * lost or answers anything but the ping. */
+ * lost, answers anything but the ping, or leaves one unanswered for
+ * EDGE_SILENCE_S. */
 int edge_ping(int fd, uint32_t tenant, const uint8_t *secret, double rtt_s,
 	      int n, bool spin, double *over_s, struct err *e);
 

@@ -721,7 +721,7 @@ static int edge_child(struct val *v, const struct cfg *c, size_t g, int idx,
 	char path[4200];
 	struct edge_opts eo = {
 		.m = &v->dm.m, .tk = &v->tm.t, .tenant = (uint32_t)idx,
-		.proto = G->proto.kind, .gamma = G->proto.gamma,
+		.silence_s = EDGE_SILENCE_S, .proto = G->proto.kind, .gamma = G->proto.gamma,
 		.window = G->proto.window,
 		.handover = G->proto.handover == HANDOVER_ALWAYS,
 		.handback = G->proto.handback == HANDBACK_FASTER,

@@ -382,6 +382,8 @@ int start_edge(struct rig *r, uint32_t tenant, int hold_r, int hold_w)
 			.m = &r->draft, .tk = NULL, .fd = fd, .tenant = tenant,
 			.host = r->retry_s > 0 ? "127.0.0.1" : NULL,
 			.port = r->port, .retry_s = r->retry_s,
+			.silence_s = r->silence_s > 0 ? r->silence_s :
+				     EDGE_SILENCE_S,
 			.secret = r->secret,
 			.proto = ek->proto, .gamma = ek->gamma,
 			.window = ek->window, .handover = ek->handover,

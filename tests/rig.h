@@ -95,6 +95,8 @@ struct rig {
 	double think_s;          /* edges: pause between requests */
 	double retry_s;          /* edges: > 0 dial again when the cloud is
 				    lost, for this long */
+	double silence_s;        /* edges: the cloud silent this long while
+				    awaited is lost (0: EDGE_SILENCE_S) */
 	bool edge_dials;         /* edges dial themselves (else the parent
 				    dials before the fork) */
 	const uint8_t *secret;   /* edges' HELLO; NULL: none */

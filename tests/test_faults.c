@@ -2,7 +2,8 @@
  * "every request either completes with exactly the target's greedy output
  * or fails with a clear error; nothing hangs; the server's buffers stay
  * bounded": the server killed (SIGKILL) or stopped (SIGTERM) mid-run and
- * started again, edges reconnecting and resuming; a WAN blackout with 5%
+ * started again, edges reconnecting and resuming; the server frozen
+ * (SIGSTOP), the edges finding its silence; a WAN blackout with 5%
  * of the messages lost; hostile clients (wrong secret, a frame left half
  * sent, no hello, out-of-order and oversized frames, a flood of
  * connections beyond the slots) beside well-behaved edges; and the drain
@@ -174,6 +175,95 @@ static void restart_kill(void)
 static void restart_term(void)
 {
 	restart(SIGTERM);
+}
+
+#define Z_AT_S 0.25      /* mid first request (R_WAN) */
+#define Z_FOR_S 1.5      /* frozen this long */
+#define Z_SILENCE_S 0.4  /* the edges' bound on the cloud's silence */
+#define Z_RETRY_S 1.0    /* a cloud that never answers: give up after */
+
+/* The server frozen (SIGSTOP) mid-run, its connections and port open but
+ * silent, then woken (SIGCONT): every edge finds the silence, dials again
+ * (the frozen server's backlog takes the dial, and says nothing either)
+ * until it answers, and resumes; every output is the target's. */
+static void frozen(void)
+{
+	static struct rig r;
+	struct serve_opts o = f_opts(8 * R_EDGES); /* the dials abandoned */
+	struct f_edges f;
+	int ok, all = 1;
+
+	if (rig_init(&r) < 0)
+		return;
+	ok = rig_wan(&r, R_WAN) == 0;
+	r.think_s = R_THINK_S;
+	r.retry_s = F_RETRY_S;
+	r.silence_s = Z_SILENCE_S;
+	ok = ok && start_server_opts(&r, &o, "serve1.json") == 0;
+	for (int i = 0; ok && i < R_EDGES; i++)
+		ok = start_edge(&r, r_tenants[i], -1, -1) == 0;
+	if (r.k.n) {
+		sleep_s(Z_AT_S);
+		kill(r.k.pid[0], SIGSTOP);
+		sleep_s(Z_FOR_S);
+		kill(r.k.pid[0], SIGCONT);
+	}
+	for (int i = 1; i < r.k.n; i++)
+		all &= kid_wait(&r.k, i, CHILD_DEADLINE_S) == 0;
+	if (r.k.n)
+		kill(r.k.pid[0], SIGTERM);
+	if (!kids_wait(&r.k, CHILD_DEADLINE_S) || !ok || !all) {
+		CHECK_MSG(0, "an edge or the server failed (ok %d)", ok);
+		rig_release(&r);
+		return;
+	}
+	f = edges_seen(&r, r_tenants, R_EDGES);
+	CHECK_MSG(f.min_reconnects >= 1, "an edge never reconnected");
+	CHECK_MSG(f.resumed > 0, "no edge resumed with tokens committed");
+	printf("fault: server frozen at %.2f s for %.1f s, edges' silence bound "
+	       "%.1f s: %d edges x %d requests, every output the target's; "
+	       "%lld reconnects, %lld tokens resumed\n", Z_AT_S, Z_FOR_S,
+	       Z_SILENCE_S, R_EDGES, E_REQUESTS, f.reconnects, f.resumed);
+	rig_release(&r);
+}
+
+/* A server frozen before the edges come: the dials connect (the backlog)
+ * and nothing answers; each edge gives up once the silence has lasted
+ * past its retry bound, with a failure, not a hang. */
+static void never_answers(void)
+{
+	static struct rig r;
+	double t;
+	int ok;
+
+	if (rig_init(&r) < 0)
+		return;
+	r.retry_s = Z_RETRY_S;
+	r.silence_s = Z_SILENCE_S;
+	r.edge_dials = true;
+	ok = start_server(&r, F_EDGES, 0) == 0;
+	if (r.k.n)
+		kill(r.k.pid[0], SIGSTOP);
+	t = rt_now_s();
+	for (uint32_t i = 0; ok && i < F_EDGES; i++)
+		ok = start_edge(&r, i, -1, -1) == 0;
+	for (int i = 1; i < r.k.n; i++) {
+		int st = kid_wait(&r.k, i, CHILD_DEADLINE_S);
+
+		CHECK_MSG(st > 0, "edge %d: exit status %d, where the silent "
+			  "cloud is a failure", i, st);
+	}
+	t = rt_now_s() - t;
+	/* at least two silences (one after the dial again), and a bound */
+	CHECK_MSG(t > 2 * Z_SILENCE_S && t < Z_SILENCE_S + Z_RETRY_S + 5,
+		  "the edges gave up after %.2f s", t);
+	if (r.k.n)
+		kill(r.k.pid[0], SIGKILL);
+	kid_wait(&r.k, 0, CHILD_DEADLINE_S);
+	printf("fault: a server that never answers: %d edges gave up after "
+	       "%.2f s (silence bound %.1f s, retries %.1f s)\n", F_EDGES, t,
+	       Z_SILENCE_S, Z_RETRY_S);
+	rig_release(&r);
 }
 
 #define B_WAN "{\"rtt_s\": 0.01, \"loss\": 0.05, \"rto_s\": 0.05, " \
@@ -456,6 +546,8 @@ const struct tcase faults_tests[] = {
 	  restart_kill },
 	{ "faults: server stopped by SIGTERM and restarted, edges resume",
 	  restart_term },
+	{ "faults: server frozen, edges find the silence and resume", frozen },
+	{ "faults: a server that never answers: the edges give up", never_answers },
 	{ "faults: WAN blackout and 5% loss", wan_faults },
 	{ "faults: hostile clients and a flood beside lossless edges",
 	  hostile_clients },
