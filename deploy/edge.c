@@ -161,13 +161,26 @@ static void decide_back(struct edge *e)
 	cut_drafts(e, e->bstart);
 }
 
+/* A token from the cloud past the draft's vocabulary: the target and the
+ * draft do not share one tokenizer. */
+static int vocab_mismatch(const struct edge *e, const struct wire_msg *m,
+			  struct err *er)
+{
+	return err_set(er, "the cloud sent token %u, past the draft's vocabulary "
+		       "of %d: its target and this draft do not share a "
+		       "tokenizer (serve --model, edge --draft)", m->token,
+		       e->o->m->c.vocab);
+}
+
 static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 {
 	int from = e->L, fly0 = e->nfly;
 
+	if (m->token >= (uint32_t)e->o->m->c.vocab)
+		return vocab_mismatch(e, m, er);
 	if (m->request != e->req || m->epoch != e->epoch ||
 	    m->verified > (uint32_t)e->nfly || m->accepted > m->verified ||
-	    m->verified - m->accepted > 1 || m->token >= (uint32_t)e->o->m->c.vocab)
+	    m->verified - m->accepted > 1)
 		return err_set(er, "verdict that does not match request %u, epoch "
 			       "%u and %d blocks in flight", e->req, e->epoch,
 			       e->nfly);
@@ -231,8 +244,10 @@ static int token(struct edge *e, const struct wire_msg *m, struct err *er)
 {
 	bool open = e->starting || e->back;
 
+	if (m->token >= (uint32_t)e->o->m->c.vocab)
+		return vocab_mismatch(e, m, er);
 	if (!open || m->request != e->req || m->pos != (uint32_t)e->L ||
-	    e->L >= e->limit || m->token >= (uint32_t)e->o->m->c.vocab)
+	    e->L >= e->limit)
 		return err_set(er, "token that does not match request %u at "
 			       "position %d%s", e->req, e->L, open ? "" :
 			       " (no handover start or hand-back open)");

@@ -687,6 +687,42 @@ static void loopback_handback(void)
 	rig_release(&r);
 }
 
+/* A cloud whose tokenizer is not the draft's: its verdict carries a token
+ * past the draft's vocabulary, and the edge ends with a message that says
+ * so (not a protocol error's "does not match"). The verdict waits in the
+ * socket before the edge starts. */
+static void edge_vocab_mismatch(void)
+{
+	static struct rig r;
+	struct wire_msg *m = xcalloc(1, sizeof(*m));
+	struct wire_conn peer;
+	struct err e = { "" };
+	json_t *log;
+	int fds[2];
+
+	if (rig_init(&r) < 0) {
+		free(m);
+		return;
+	}
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+	wire_conn_init(&peer, fds[1]);
+	*m = (struct wire_msg){ .type = WIRE_VERDICT, .verified = 1,
+				.token = (uint32_t)r.draft.c.vocab };
+	CHECK(wire_conn_send(&peer, m, &e) == 0);
+	log = edge_run(&(struct edge_opts){
+		.m = &r.draft, .fd = fds[0], .proto = PROTO_SYNC, .gamma = 4,
+		.window = 1, .wan = &r.wan, .seed = 1, .prompts = r.prompts[0],
+		.prompt_n = E_PROMPT, .out_n = E_OUT, .requests = 1,
+		.think_s = dist_constant(0), .start_s = dist_constant(0),
+		.t0_s = rt_now_s(), .silence_s = EDGE_SILENCE_S }, &e);
+	CHECK_MSG(!log && strstr(e.msg, "token 512, past the draft's "
+				 "vocabulary of 512"), "%s", log ? "a log" : e.msg);
+	json_decref(log);
+	wire_conn_release(&peer);
+	rig_release(&r);
+	free(m);
+}
+
 /* A PING is answered at once with a PONG of its number: edge_ping's 10
  * pings through a link of a 4 ms round trip each come back (no sooner
  * than the link allows), and the server saw one client and no error. */
@@ -1163,6 +1199,8 @@ const struct tcase deploy_tests[] = {
 	{ "deploy: the verifier takes a hand-back and decodes the rest",
 	  verifier_hands_back },
 	{ "deploy: a ping is answered at once", loopback_ping },
+	{ "deploy: a cloud of another tokenizer is named as such",
+	  edge_vocab_mismatch },
 	{ "deploy: loopback misbehaving clients and freed slots",
 	  loopback_misbehaving },
 	{ 0 },
