@@ -199,16 +199,20 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 		return 0;
 	case WIRE_PROMPT:
 	case WIRE_START:
+		if (m->out_tokens > (uint32_t)v->m->c.seq_len)
+			return err_set(e, "request of %u prompt + %u output "
+				       "tokens: the model's context is %d", m->n,
+				       m->out_tokens, v->m->c.seq_len);
 		return verifier_prompt(v, slot, m->request, m->tok, (int)m->n,
-				       m->out_tokens > INT32_MAX ? -1 :
 				       (int)m->out_tokens, now_s, e) < 0 ||
 		       (m->type == WIRE_START &&
 			verifier_decode(v, slot, m->request, e) < 0) ? -1 : 0;
 	case WIRE_READY:
 		return verifier_handover(v, slot, m->request, e);
 	case WIRE_BACK:
-		return verifier_back(v, slot, m->request, m->pos > INT32_MAX ? -1 :
-				     (int)m->pos, e);
+		if (m->pos > (uint32_t)v->m->c.seq_len)
+			return err_set(e, "hand-back at position %u", m->pos);
+		return verifier_back(v, slot, m->request, (int)m->pos, e);
 	case WIRE_BLOCK:
 		if (m->pos > (uint32_t)v->m->c.seq_len)
 			return err_set(e, "block at position %u", m->pos);

@@ -119,8 +119,8 @@ static int check_tokens(const struct verifier *v, const int32_t *tok, int n,
 {
 	for (int i = 0; i < n; i++)
 		if (tok[i] < 0 || tok[i] >= v->m->c.vocab)
-			return err_set(e, "token %d at %d outside the vocabulary "
-				       "of %d", tok[i], i, v->m->c.vocab);
+			return err_set(e, "token %u at %d outside the vocabulary "
+				       "of %d", (uint32_t)tok[i], i, v->m->c.vocab);
 	return 0;
 }
 

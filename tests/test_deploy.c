@@ -759,9 +759,11 @@ static void loopback_ping(void)
 
 struct bad_client {
 	const char *what;
-	int oversized;    /* a frame longer than WIRE_MAX_PAYLOAD, else a
-			     BLOCK before HELLO */
-	const char *want; /* in the ERROR's text */
+	enum { BAD_OVERSIZED,    /* a frame longer than WIRE_MAX_PAYLOAD */
+	       BAD_NO_HELLO,     /* a BLOCK before HELLO */
+	       BAD_PROMPT } kind; /* HELLO, then a PROMPT of out and tok0 */
+	uint32_t out, tok0;
+	const char *want;  /* in the ERROR's text */
 };
 
 /* A raw client: HELLO, a PROMPT of prompts[pi], a BLOCK of its first
@@ -828,8 +830,13 @@ static int expect_full(int port)
 static void loopback_misbehaving(void)
 {
 	static const struct bad_client bad[] = {
-		{ "oversized frame", 1, "frame of" },
-		{ "block before hello", 0, "before hello" },
+		{ "oversized frame", BAD_OVERSIZED, 0, 0, "frame of" },
+		{ "block before hello", BAD_NO_HELLO, 0, 0, "before hello" },
+		/* the wire's unsigned numbers said as sent */
+		{ "4e9 output tokens", BAD_PROMPT, 4000000000u, 1,
+		  "+ 4000000000 output tokens" },
+		{ "token 2^32 - 1", BAD_PROMPT, 4, UINT32_MAX,
+		  "token 4294967295 at 0 outside" },
 	};
 	static struct rig r;
 	struct wire_msg *m = xcalloc(1, sizeof(*m));
@@ -856,14 +863,21 @@ static void loopback_misbehaving(void)
 			ok = 0;
 			break;
 		}
-		if (bad[i].oversized) {
+		if (bad[i].kind == BAD_OVERSIZED) {
 			wire_put32(frame, WIRE_MAX_PAYLOAD + 1);
 			frame[4] = WIRE_BLOCK;
 			ok = send_bytes(fd, frame, n) == 0;
-		} else {
+		} else if (bad[i].kind == BAD_NO_HELLO) {
 			*m = (struct wire_msg){ .type = WIRE_BLOCK, .pos = E_PROMPT,
 						.n = 1, .tok = { 1 } };
 			ok = send_msg(fd, m) == 0;
+		} else {
+			*m = (struct wire_msg){ .type = WIRE_HELLO, .tenant = 20 };
+			ok = send_msg(fd, m) == 0;
+			*m = (struct wire_msg){ .type = WIRE_PROMPT, .n = 1,
+						.out_tokens = bad[i].out,
+						.tok = { (int32_t)bad[i].tok0 } };
+			ok = ok && send_msg(fd, m) == 0;
 		}
 		if (ok && recv_msg(fd, m, &e) != 1) {
 			CHECK_MSG(0, "%s: no answer: %s", bad[i].what, e.msg);
