@@ -132,7 +132,7 @@ static int plan_main(const char *file, struct plandir_opts *o)
 			say_answer(&p, &r);
 		if (!r.answer)
 			say_none(&p, &r);
-		if (r.answer && !r.front_drawn && !o->quiet)
+		if (r.n_points && !r.front_drawn && !o->quiet)
 			fprintf(stderr, "plan: no front.png (gnuplot missing or "
 				"failed: run 'gnuplot front.gp' in %s)\n", o->dir);
 		if (!o->quiet)

@@ -158,8 +158,9 @@ static void csv_points(FILE *f, const struct plan *p,
 
 /* front.gp: $/hour against p99 TPOT, every configuration simulated (those
  * that miss the SLO apart), the Pareto front labelled (candidate x
- * replicas), the answer marked, the TPOT SLO a dashed reference. */
-static void front_gp(FILE *f, const struct plan *p,
+ * replicas), the answer marked (with none: the best attainment, and no
+ * front), the TPOT SLO a dashed reference. */
+static void front_gp(FILE *f, const struct plan *p, size_t n,
 		     const struct plandir_result *r)
 {
 	char name[256];
@@ -183,24 +184,34 @@ static void front_gp(FILE *f, const struct plan *p,
 		"meet it)' at graph 0.01, first %.9g offset 0, 0.6 font ',9'\n",
 		1e3 * p->tpot_s, 1e3 * p->tpot_s, 1e3 * p->tpot_s,
 		100 * p->attainment, 1e3 * p->tpot_s);
-	if (r->answer) {
-		plan_candidate_name(p, r->best.candidate, name, sizeof(name));
+	plan_candidate_name(p, r->best.candidate, name, sizeof(name));
+	if (r->answer)
 		fprintf(f, "set label 'answer: %s x %lld' at first %.9g, first "
 			"%.9g point pointtype 3 pointsize 3 linecolor rgb "
 			"'#d55e00' offset 1.5, -2.2 font ',10'\n", name,
 			r->best.replicas, r->best.usd_per_hour,
 			1e3 * r->best.tpot_p99_s);
-	}
+	else if (n)
+		fprintf(f, "set label 'none meets it; the best attainment "
+			"(marked), %.4f: %s x %lld' at graph 0.02, graph 0.95 "
+			"font ',10'\n"
+			"set label '' at first %.9g, first %.9g point pointtype 3 "
+			"pointsize 3 linecolor rgb '#d55e00'\n",
+			r->best.attain_mean, name, r->best.replicas,
+			r->best.usd_per_hour, 1e3 * r->best.tpot_p99_s);
 	fprintf(f, "plot 'points.csv' using ($10 == 0 ? $3 : 1/0):($8 * 1000) "
-		"with points pt 2 lc rgb '#bbbbbb' title 'misses the SLO', \\\n"
-		"     'points.csv' using ($10 == 1 ? $3 : 1/0):($8 * 1000) with "
-		"points pt 7 lc rgb '#777777' title 'meets the SLO', \\\n"
-		"     'front.csv' using 3:($8 * 1000) with linespoints pt 7 lw 2 "
-		"lc rgb '#0072b2' title 'Pareto front (of those that meet it)', "
-		"\\\n"
-		"     'front.csv' using 3:($8 * 1000):(sprintf('%%s x %%d', "
-		"stringcolumn(1), int($2))) with labels left offset 1, 0.4 "
-		"font ',8' notitle\n");
+		"with points pt 2 lc rgb '#bbbbbb' title 'misses the SLO'%s\n",
+		r->answer ? ", \\" : "");
+	if (r->answer) /* else nothing meets it: no front */
+		fprintf(f, "     'points.csv' using ($10 == 1 ? $3 : 1/0):($8 * "
+			"1000) with points pt 7 lc rgb '#777777' title 'meets "
+			"the SLO', \\\n"
+			"     'front.csv' using 3:($8 * 1000) with linespoints pt 7 "
+			"lw 2 lc rgb '#0072b2' title 'Pareto front (of those that "
+			"meet it)', \\\n"
+			"     'front.csv' using 3:($8 * 1000):(sprintf('%%s x %%d', "
+			"stringcolumn(1), int($2))) with labels left offset 1, 0.4 "
+			"font ',8' notitle\n");
 }
 
 /* Whether a beats b, both meeting the SLO: the replicas question's
@@ -281,7 +292,7 @@ static int report(const struct plan *p, struct od *o, json_t *searches,
 	if (rc == 0 && !(f = od_open(o, "front.gp", e)))
 		rc = -1;
 	if (rc == 0) {
-		front_gp(f, p, r);
+		front_gp(f, p, n, r);
 		if (fclose(f) != 0)
 			rc = err_set(e, "plan: cannot write front.gp");
 	}
@@ -363,7 +374,7 @@ static void finish(const struct job *j, struct od *o,
 	} else {
 		/* drawn before the folder is put in place: its manifest lists
 		 * the picture too */
-		r->front_drawn = r->answer && plot_gnuplot(o->tmp, "front.gp");
+		r->front_drawn = n_pts && plot_gnuplot(o->tmp, "front.gp");
 		r->status = od_commit(o, e) < 0 ? PLANDIR_BAD
 			    : r->answer ? PLANDIR_ANSWER : PLANDIR_NONE;
 	}

@@ -181,6 +181,16 @@ static void impossible_slo(void)
 		      "\"protocols\": [\"cloud_only\"]}", out, sizeof(out)) == 1);
 	CHECK_MSG(strstr(out, "no candidate meets the SLO") &&
 		  strstr(out, "TPOT binds"), "%s", out);
+	{
+		/* the figure still drawn: how far each point is, the best
+		 * attainment marked, no front */
+		char *gp = t_slurp("tight.json.out/front.gp");
+
+		CHECK(t_exists("tight.json.out/front.png"));
+		CHECK_MSG(gp && strstr(gp, "none meets it; the best attainment") &&
+			  !strstr(gp, "front.csv"), "%s", gp ? gp : "no front.gp");
+		free(gp);
+	}
 	/* bad input: the file and the pointer, exit 2, no folder */
 	CHECK(plan_of("bad.json", "\"slo\": {\"ttft_s\": 2, \"tpot_s\": 0.1}, "
 		      "\"candidates\": {\"gpus\": [\"H800\"]}", out,
