@@ -65,6 +65,32 @@ int fs_mkdirs(const char *path, struct err *e)
 	return rc;
 }
 
+int fs_writable(const char *path, struct err *e)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return err_set(e, "'%s' is a folder: a file's name was expected",
+			       path);
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else /* "/NAME": the root */
+		snprintf(dir, sizeof(dir), "%.*s",
+			 slash == path ? 1 : (int)(slash - path), path);
+	if (stat(dir, &st) < 0)
+		return err_set(e, "cannot write '%s': its folder '%s': %s", path,
+			       dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return err_set(e, "cannot write '%s': '%s' is not a folder", path,
+			       dir);
+	if (access(dir, W_OK | X_OK) < 0)
+		return err_set(e, "cannot write '%s': its folder '%s': %s", path,
+			       dir, strerror(errno));
+	return 0;
+}
+
 FILE *fs_atomic_open(struct fs_atomic *a, const char *path, struct err *e)
 {
 	const char *slash = strrchr(path, '/');

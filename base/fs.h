@@ -30,6 +30,11 @@ FILE *fs_atomic_open(struct fs_atomic *a, const char *path, struct err *e);
 int fs_atomic_commit(struct fs_atomic *a, struct err *e);
 void fs_atomic_abort(struct fs_atomic *a);
 
+/* Whether a file can be made at path through fs_atomic: path is not a
+ * folder, and its folder is there, a folder, and writable. 0, or -1 with
+ * e's message. */
+int fs_writable(const char *path, struct err *e);
+
 /* Whether path is a folder with nothing in it */
 int fs_dir_empty(const char *path);
 

@@ -443,6 +443,8 @@ int jx_replaceable(const char *path, const char *const *keys,
 	const char *cmd;
 	bool ours = false;
 
+	if (fs_writable(path, e) < 0)
+		return -1;
 	if (stat(path, &st) < 0 || (S_ISREG(st.st_mode) && !st.st_size))
 		return 0;
 	if (S_ISREG(st.st_mode) && (doc = json_load_file(path, 0, NULL))) {

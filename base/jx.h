@@ -107,8 +107,8 @@ char *jx_dumps_exact(const json_t *v);
 /* Writes jx_dumps(v) to path through a temporary file in the same folder
  * and a rename, so that path is never half-written. */
 int jx_save(const char *path, const json_t *v, struct err *e);
-/* Whether path may be replaced by what a command writes: it is absent or
- * empty, or a command wrote it: JSON whose provenance names a hybridspec
+/* Whether path may be replaced by what a command writes: its folder can
+ * take it (fs_writable), and it is absent or empty, or a command wrote it: JSON whose provenance names a hybridspec
  * command, or holding every member of keys (NULL-terminated; NULL: none),
  * or text that begins with line (NULL: none). 0, or -1 with e saying it
  * refuses. */

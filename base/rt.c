@@ -48,8 +48,13 @@ long rt_rss_kb(void)
 long rt_max_rss_kb(void)
 {
 	struct rusage u;
+	long now = rt_rss_kb();
 
-	return getrusage(RUSAGE_SELF, &u) < 0 ? -1 : u.ru_maxrss;
+	/* the kernel's two counts differ by a few pages: the peak is never
+	 * below the present */
+	if (getrusage(RUSAGE_SELF, &u) < 0)
+		return now;
+	return u.ru_maxrss > now ? u.ru_maxrss : now;
 }
 
 volatile sig_atomic_t rt_signal, rt_signal_count;

@@ -17,8 +17,8 @@ void rt_pause_s(double s, bool spin);
 /* The number of the SIGINT or SIGTERM caught since rt_signals_catch, or 0;
  * how many were caught (a second one can mean "now"). */
 extern volatile sig_atomic_t rt_signal, rt_signal_count;
-/* The process's resident memory now and at its peak, in KiB; -1 when the
- * system does not say. */
+/* The process's resident memory now and at its peak (never below now),
+ * in KiB; -1 when the system does not say. */
 long rt_rss_kb(void);
 long rt_max_rss_kb(void);
 

@@ -7,6 +7,7 @@
 #include "outdir.h"
 #include "mem.h"
 #include "mload.h"
+#include "prov.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -23,6 +24,20 @@ void cli_warn(const char *cmd, const char *warnings)
 		fprintf(stderr, "hybridspec %s: warning: %.*s\n", cmd,
 			(int)(nl - l), l);
 	}
+}
+
+int cli_parse_prov(const struct opt_cmd *cmd, struct opt *rows, int *argc,
+		   char **argv, json_t **prov)
+{
+	const int lead = strchr(cmd->name, ' ') ? 1 : 0; /* "calib derive" */
+	int words = *argc + lead, rc;
+	char **typed = xmalloc(sizeof(*typed) * (size_t)words);
+
+	memcpy(typed, argv - lead, sizeof(*typed) * (size_t)words);
+	if ((rc = opt_parse(cmd, rows, argc, argv)) == OPT_GO)
+		*prov = prov_new(words, typed);
+	free(typed);
+	return rc;
 }
 
 int cli_fail(const char *fmt, ...)

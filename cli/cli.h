@@ -38,6 +38,13 @@ int cli_bench_gpu(int argc, char **argv);     /* "bench gpu" */
 /* v as JSON text on stdout, as jx_dumps writes it. */
 void cli_print_json(const json_t *v);
 
+/* opt_parse of a subcommand (argv[-1] its command's word, as cli_sub_run
+ * passes it) or, for a command, of argv[0] on; with OPT_GO, *prov (new
+ * reference) is the provenance of the command line as typed from that
+ * word, before opt_parse moved its words. */
+int cli_parse_prov(const struct opt_cmd *cmd, struct opt *rows, int *argc,
+		   char **argv, json_t **prov);
+
 /* Prints "hybridspec: <msg>" to stderr and returns CLI_BAD_INPUT. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints each line of warnings (a config's; NULL: none) on stderr as

@@ -12,26 +12,11 @@
 #include "cli_calib.h"
 #include "cli_sub.h"
 #include "jx.h"
-#include "mem.h"
-#include "prov.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-int cli_calib_parse(const struct opt_cmd *cmd, struct opt *rows, int *argc,
-		    char **argv, json_t **prov)
-{
-	int words = *argc + 1, rc;
-	char **typed = xmalloc(sizeof(*typed) * (size_t)words);
-
-	memcpy(typed, argv - 1, sizeof(*typed) * (size_t)words);
-	if ((rc = opt_parse(cmd, rows, argc, argv)) == OPT_GO)
-		*prov = prov_new(words, typed);
-	free(typed);
-	return rc;
-}
 
 int cli_calib_emit(json_t *v, const struct err *e, const char *path)
 {
@@ -96,7 +81,7 @@ static int derive_sub(int argc, char **argv)
 	struct err e;
 	int rc;
 
-	if ((rc = cli_calib_parse(&derive_cmd, rows, &argc, argv, &prov)) != OPT_GO)
+	if ((rc = cli_parse_prov(&derive_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
 	from = argc ? argv[0] : calib_measured_profile();
 	if (out && !stat(out, &so) && !stat(from, &sf) && so.st_dev == sf.st_dev &&

@@ -19,11 +19,6 @@ int cli_calib_check(int argc, char **argv); /* "calib check" */
 /* cli_calib_import.c */
 int cli_calib_import(int argc, char **argv); /* "calib import-profiles" */
 
-/* opt_parse; with OPT_GO, *prov (new reference) is the provenance of the
- * subcommand as typed, before opt_parse moved its words. */
-int cli_calib_parse(const struct opt_cmd *cmd, struct opt *rows, int *argc,
-		    char **argv, json_t **prov);
-
 /* Writes v (owned: released here) to path, stderr saying so, or to
  * stdout without one; a NULL v is e's message. CLI_OK, or CLI_BAD_INPUT
  * after the message. */

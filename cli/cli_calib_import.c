@@ -47,7 +47,7 @@ int cli_calib_import(int argc, char **argv)
 	struct err e;
 	int rc;
 
-	if ((rc = cli_calib_parse(&import_cmd, rows, &argc, argv, &prov)) != OPT_GO)
+	if ((rc = cli_parse_prov(&import_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
 	o.dir = argv[0];
 	rc = calib_import_profiles(&o, prov, &e) < 0 ? cli_fail("%s", e.msg)

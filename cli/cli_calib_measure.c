@@ -108,7 +108,7 @@ int cli_calib_cpu(int argc, char **argv)
 	struct err e;
 	int rc;
 
-	if ((rc = cli_calib_parse(&cpu_cmd, rows, &argc, argv, &prov)) != OPT_GO)
+	if ((rc = cli_parse_prov(&cpu_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
 	j.quant = opt_given(rows, "quant") ? quant_name(&q, qn) : "w4a16";
 	j.threads = (int)threads;
@@ -200,7 +200,7 @@ int cli_calib_gpu(int argc, char **argv)
 	struct err e;
 	int rc;
 
-	if ((rc = cli_calib_parse(&gpu_cmd, rows, &argc, argv, &prov)) != OPT_GO)
+	if ((rc = cli_parse_prov(&gpu_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
 	o.reps = (int)reps;
 	if (!roofline && gpu)
@@ -253,7 +253,7 @@ int cli_calib_check(int argc, char **argv)
 	char qn[32];
 	int rc;
 
-	if ((rc = cli_calib_parse(&check_cmd, rows, &argc, argv, &prov)) != OPT_GO)
+	if ((rc = cli_parse_prov(&check_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
 	o.draft_quant = opt_given(rows, "draft-quant") ? quant_name(&dq, qn)
 						       : "w4a16";

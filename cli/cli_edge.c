@@ -198,6 +198,9 @@ static int edge_parse(struct edge_setup *s, struct edge_args *a, int argc,
 		return rc;
 	if (!opt_given(rows, "wan") && parse_wan(EDGE_WAN, &a->wan, why) < 0)
 		HS_ASSERT(!"--wan's default reads");
+	if (opt_given(rows, "window") && s->o.proto == PROTO_SYNC)
+		return cli_fail("edge: --window is async's blocks in flight; sync "
+				"has one");
 	if (!a->gamma && !opt_given(rows, "window"))
 		a->window = 32;
 	return OPT_GO;

@@ -5,8 +5,6 @@
 #include "cli_sub.h"
 
 #include "eval.h"
-#include "mem.h"
-#include "prov.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -154,25 +152,23 @@ static void print_accept(const struct eval_accept_opts *o,
 	printf("\n");
 }
 
-/* eval_accept, its profile written to out (NULL: none) with the command
- * line given[0 .. words) as its provenance, and the summary printed. */
+/* eval_accept, its profile written to out (NULL: none) with prov
+ * (borrowed) as its provenance, and the summary printed. */
 static int accept_run(const struct eval_accept_opts *o, const char *out,
-		      bool json, int words, char **given)
+		      bool json, json_t *prov)
 {
 	struct eval_accept r;
-	json_t *summary, *prov;
+	json_t *summary;
 	struct err e;
 	int rc = CLI_OK;
 
+	if (out && eval_accept_writable(out, &e) < 0)
+		return cli_fail("%s", e.msg);
 	if (eval_accept(o, &r, &e) < 0)
 		return cli_fail("%s", e.msg);
 	summary = eval_accept_json(o, &r);
-	if (out) {
-		prov = prov_new(words, given);
-		if (eval_accept_save(&r, summary, out, prov, &e) < 0)
-			rc = cli_fail("%s", e.msg);
-		json_decref(prov);
-	}
+	if (out && eval_accept_save(&r, summary, out, prov, &e) < 0)
+		rc = cli_fail("%s", e.msg);
 	if (json)
 		cli_print_json(summary);
 	else
@@ -182,9 +178,6 @@ static int accept_run(const struct eval_accept_opts *o, const char *out,
 	return rc;
 }
 
-/* argv[-1] is "eval" (cli_sub_run passes argv + 1): the profile's
- * provenance is the command line from it, as given (opt_parse reorders
- * argv). */
 static int accept_sub(int argc, char **argv)
 {
 	struct eval_accept_opts o = { 0 };
@@ -209,11 +202,9 @@ static int accept_sub(int argc, char **argv)
 		CLI_OPT_JSON(&json, "print the summary as JSON"),
 		OPT_END,
 	};
-	int words = argc + 1, rc;
-	char **given = xmalloc(sizeof(*given) * (size_t)words);
+	json_t *prov = NULL;
+	int rc = cli_parse_prov(&accept_cmd, rows, &argc, argv, &prov);
 
-	memcpy(given, argv - 1, sizeof(*given) * (size_t)words);
-	rc = opt_parse(&accept_cmd, rows, &argc, argv);
 	if (rc == OPT_GO) {
 		o.window = (int)window;
 		o.windows = windows;
@@ -221,9 +212,9 @@ static int accept_sub(int argc, char **argv)
 		o.gamma = (int)gamma;
 		o.prompts = (int)prompts;
 		o.seed = (uint64_t)seed;
-		rc = accept_run(&o, out, json, words, given);
+		rc = accept_run(&o, out, json, prov);
 	}
-	free(given);
+	json_decref(prov);
 	return rc;
 }
 

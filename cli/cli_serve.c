@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 static const struct opt_cmd serve_cmd = {
 	.name = "serve",
@@ -35,12 +36,12 @@ static const struct opt_cmd serve_cmd = {
 		 "first line of --token-file FILE or $HYBRIDSPEC_TOKEN (1 to 32 bytes),\n"
 		 "which every edge's hello must carry.\n"
 		 "\n"
-		 "Limits (0: none): --max-clients slots (default 64; one more is told\n"
-		 "\"server full\"), --max-per-addr connections from one address (default\n"
-		 "0), hello within --hello-timeout-s of connecting (default 5), a frame\n"
-		 "whole within --frame-timeout-s of its first byte (default 10), a client\n"
-		 "neither sending nor owed a verdict cut off after --idle-timeout-s\n"
-		 "(default 300). On SIGINT or SIGTERM: new work is refused with the\n"
+		 "Limits: --max-clients slots (default 64; one more is told \"server\n"
+		 "full\"), --max-per-addr connections from one address (default 0:\n"
+		 "any), hello within --hello-timeout-s of connecting (default 5), a\n"
+		 "frame whole within --frame-timeout-s of its first byte (default 10),\n"
+		 "a client neither sending nor owed a verdict cut off after\n"
+		 "--idle-timeout-s (default 300); a timeout of 0 is none. On SIGINT or SIGTERM: new work is refused with the\n"
 		 "reason, the blocks already queued are answered, and the server exits\n"
 		 "once none is left or after --drain-s (default 5); a second signal stops\n"
 		 "it at once. --exit-after N: stop once N clients have come and gone.\n"
@@ -51,6 +52,10 @@ static const struct opt_cmd serve_cmd = {
 		 "Wire protocol and threat model: docs/deploy.md.\n",
 	.exit_status = "0 stopped cleanly (SIGINT, SIGTERM or --exit-after), 1 it\n"
 		       "failed while serving (a socket error), 2 bad usage or bad input",
+	.needs = { { "block-tokens", "kv-blocks" },
+		   { "watermark-blocks", "kv-blocks" },
+		   { "max-num-seqs", "kv-blocks" },
+		   { "log-every-s", "log" } },
 };
 
 /* The options that are not a serve_setup's as they are given. */
@@ -133,7 +138,13 @@ static int serve_parse(struct serve_setup *s, struct serve_args *a, int argc,
 		OPT_END,
 	};
 
-	return opt_parse(&serve_cmd, rows, &argc, argv);
+	int rc = opt_parse(&serve_cmd, rows, &argc, argv);
+
+	if (rc == OPT_GO && opt_given(rows, "window-s") &&
+	    o->policy != SCHED_WINDOW)
+		return cli_fail("serve: --window-s is the window policy's wait: "
+				"give --policy window with it");
+	return rc;
 }
 
 int cli_serve(int argc, char **argv)
@@ -166,6 +177,13 @@ int cli_serve(int argc, char **argv)
 	s.o.block_tokens = (int)a.block_tokens;
 	s.o.watermark = (int)a.watermark;
 	s.o.max_seqs = (int)(a.max_seqs ? a.max_seqs : a.clients);
+	if (a.kv_blocks && a.watermark >= a.kv_blocks)
+		return cli_fail("serve: --watermark-blocks %lld leaves none of "
+				"--kv-blocks %lld to admit a request with",
+				a.watermark, a.kv_blocks);
+	if (a.stats && s.log_path && !strcmp(a.stats, s.log_path))
+		return cli_fail("serve: --stats and --log name one file, '%s'",
+				a.stats);
 	/* the files it writes, checked before it serves: its own or none */
 	if ((a.stats && jx_replaceable(a.stats, stats_keys, NULL, &e) < 0) ||
 	    (s.log_path && jx_replaceable(s.log_path, NULL, SERVE_LOG_HEAD, &e) < 0))

@@ -176,14 +176,16 @@ static int verdict(struct edge *e, const struct wire_msg *m, struct err *er)
 {
 	int from = e->L, fly0 = e->nfly;
 
-	if (m->token >= (uint32_t)e->o->m->c.vocab)
-		return vocab_mismatch(e, m, er);
-	if (m->request != e->req || m->epoch != e->epoch ||
+	if (m->request != e->req || m->epoch != e->epoch || !m->verified ||
 	    m->verified > (uint32_t)e->nfly || m->accepted > m->verified ||
 	    m->verified - m->accepted > 1)
-		return err_set(er, "verdict that does not match request %u, epoch "
-			       "%u and %d blocks in flight", e->req, e->epoch,
-			       e->nfly);
+		return err_set(er, "verdict (request %u, epoch %u, %u blocks "
+			       "judged, %u accepted) that does not match request "
+			       "%u, epoch %u and %d blocks in flight", m->request,
+			       m->epoch, m->verified, m->accepted, e->req,
+			       e->epoch, e->nfly);
+	if (m->token >= (uint32_t)e->o->m->c.vocab)
+		return vocab_mismatch(e, m, er);
 	e->verdicts++;
 	e->lost_s = -1;
 	e->backoff_s = RETRY_FIRST_S;
@@ -244,13 +246,13 @@ static int token(struct edge *e, const struct wire_msg *m, struct err *er)
 {
 	bool open = e->starting || e->back;
 
-	if (m->token >= (uint32_t)e->o->m->c.vocab)
-		return vocab_mismatch(e, m, er);
 	if (!open || m->request != e->req || m->pos != (uint32_t)e->L ||
 	    e->L >= e->limit)
 		return err_set(er, "token that does not match request %u at "
 			       "position %d%s", e->req, e->L, open ? "" :
 			       " (no handover start or hand-back open)");
+	if (m->token >= (uint32_t)e->o->m->c.vocab)
+		return vocab_mismatch(e, m, er);
 	if (m->last && !e->starting)
 		return err_set(er, "token of request %u flagged the last, after a "
 			       "hand-back (only a handover start's last is)",

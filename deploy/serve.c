@@ -208,7 +208,9 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 		       (m->type == WIRE_START &&
 			verifier_decode(v, slot, m->request, e) < 0) ? -1 : 0;
 	case WIRE_READY:
-		return verifier_handover(v, slot, m->request, e);
+		if (m->pos > (uint32_t)v->m->c.seq_len)
+			return err_set(e, "ready at position %u", m->pos);
+		return verifier_handover(v, slot, m->request, (int)m->pos, e);
 	case WIRE_BACK:
 		if (m->pos > (uint32_t)v->m->c.seq_len)
 			return err_set(e, "hand-back at position %u", m->pos);
@@ -591,21 +593,20 @@ int serve_secret(const char *file, uint8_t s[WIRE_SECRET_BYTES],
 
 	if (file)
 		return wire_secret_load(file, s, e) < 0 ? -1 : 1;
-	if (env)
+	if (env && *env) /* set but empty: none */
 		return wire_secret_parse("$HYBRIDSPEC_TOKEN", env, s, e) < 0 ? -1 : 1;
 	return 0;
-}
-
-/* Whether an IPv4 address in dotted quads is this machine's loopback. */
-static bool loopback(const char *addr)
-{
-	return !strncmp(addr, "127.", 4);
 }
 
 /* p's secret and log from s (nothing else held yet). */
 static int proc_secret_log(struct serve_proc *p, const struct serve_setup *s,
 			   struct err *e)
 {
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, s->host, &a) != 1)
+		return err_set(e, "--listen %s: not an IPv4 address (four numbers "
+			       "as 127.0.0.1 or 0.0.0.0)", s->host);
 	switch (serve_secret(s->token_file, p->secret, e)) {
 	case -1:
 		return -1;
@@ -613,7 +614,7 @@ static int proc_secret_log(struct serve_proc *p, const struct serve_setup *s,
 		p->o.secret = p->secret;
 		break;
 	default:
-		if (!loopback(s->host))
+		if (ntohl(a.s_addr) >> 24 != 127) /* not the loopback */
 			return err_set(e, "--listen %s: a server reachable from "
 				       "other machines needs a shared secret "
 				       "(--token-file FILE or $HYBRIDSPEC_TOKEN)",

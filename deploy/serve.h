@@ -96,7 +96,8 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 int serve_listen(const char *host, int *port, struct err *e);
 
 /* The shared secret a server asks for and its edges bring: the first line
- * of file, or with file NULL $HYBRIDSPEC_TOKEN's value. 1 with s filled,
+ * of file, or with file NULL $HYBRIDSPEC_TOKEN's value (set but empty:
+ * none). 1 with s filled,
  * 0 for none, -1 with e's message. */
 int serve_secret(const char *file, uint8_t s[WIRE_SECRET_BYTES],
 		 struct err *e);

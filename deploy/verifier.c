@@ -133,7 +133,10 @@ int verifier_prompt(struct verifier *v, int slot, uint32_t id,
 	if (r->active)
 		return err_set(e, "prompt for request %u while request %u is "
 			       "active", id, r->id);
-	if (n < 1 || out < 1 || (long)n + out > v->m->c.seq_len)
+	if (n < 1 || out < 1)
+		return err_set(e, "request of %d prompt + %d output tokens: one "
+			       "of each at least", n, out);
+	if ((long)n + out > v->m->c.seq_len)
 		return err_set(e, "request of %d prompt + %d output tokens: the "
 			       "model's context is %d", n, out, v->m->c.seq_len);
 	if (check_tokens(v, prompt, n, e) < 0)
@@ -161,7 +164,7 @@ int verifier_prompt(struct verifier *v, int slot, uint32_t id,
 	r->admitted = r->in_batch = false;
 	r->blocks = 0;
 	r->prompt_n = n;
-	r->decoding = r->stop = false;
+	r->decoding = r->stop = r->started = false;
 	return 0;
 }
 
@@ -172,17 +175,23 @@ int verifier_decode(struct verifier *v, int slot, uint32_t id, struct err *e)
 	if (!r->active || r->id != id || r->len != r->prompt_n || r->kv_len)
 		return err_set(e, "decode for request %u, which is not a prompt "
 			       "just come", id);
-	r->decoding = true;
+	r->decoding = r->started = true;
 	return 0;
 }
 
-int verifier_handover(struct verifier *v, int slot, uint32_t id,
+int verifier_handover(struct verifier *v, int slot, uint32_t id, int pos,
 		      struct err *e)
 {
 	struct vreq *r = &v->t[slot];
 
 	if (!r->active || r->id != id)
 		return err_set(e, "ready for request %u, which is not active", id);
+	if (!r->started)
+		return err_set(e, "ready for request %u, which did not begin with "
+			       "START", id);
+	if (pos < 1 || pos > r->limit)
+		return err_set(e, "ready for request %u at position %d: its "
+			       "tokens are 1 to %d", id, pos, r->limit);
 	r->stop = r->decoding;
 	return 0;
 }
@@ -218,7 +227,7 @@ int verifier_back(struct verifier *v, int slot, uint32_t id, int pos,
 		r->kv_len = r->len - 1;
 	r->pred = -1;
 	r->decoding = r->len < r->limit;
-	r->stop = false;
+	r->stop = r->started = false;
 	return 0;
 }
 

@@ -59,6 +59,8 @@ struct vreq {
 			       decodes it, a token each time its cache has
 			       caught up */
 	bool stop;          /* READY came: its next token is its last */
+	bool started;       /* began with START (a handover start): a READY
+			       may come */
 };
 
 /* A token the target decoded itself (what WIRE_TOKEN carries). */
@@ -153,10 +155,11 @@ int verifier_block(struct verifier *v, int slot, uint32_t id, uint32_t epoch,
  * each token is in v->tokens. -1 with e's message when id is not its
  * request or it has begun. */
 int verifier_decode(struct verifier *v, int slot, uint32_t id, struct err *e);
-/* READY: the next token the target decodes for request id is its last
- * (flagged last); then it waits for blocks. A request it no longer
- * decodes is left as it is. -1 when id is not the slot's request. */
-int verifier_handover(struct verifier *v, int slot, uint32_t id,
+/* READY, the edge at position pos: the next token the target decodes for
+ * request id is its last (flagged last); then it waits for blocks. A
+ * request it no longer decodes is left as it is. -1 when id is not the
+ * slot's request, did not begin with START, or pos lies outside it. */
+int verifier_handover(struct verifier *v, int slot, uint32_t id, int pos,
 		      struct err *e);
 /* BACK: the edge hands request id back at pos, its committed tokens: the
  * target decodes the rest itself, a token an iteration. pos is the

@@ -57,6 +57,11 @@ int wire_secret_load(const char *path, uint8_t s[WIRE_SECRET_BYTES],
 	if (!f)
 		return err_set(e, "%s: %s", path, strerror(errno));
 	got = fread(line, 1, sizeof(line) - 1, f);
+	if (ferror(f)) { /* a folder opens, and reads nothing */
+		err_set(e, "%s: %s", path, strerror(errno));
+		fclose(f);
+		return -1;
+	}
 	fclose(f);
 	line[got] = 0;
 	return wire_secret_parse(path, line, s, e);

@@ -292,21 +292,36 @@ json_t *eval_accept_json(const struct eval_accept_opts *o,
 
 #define BITS_HEAD "# greedy agreement of draft and target, one bit a position"
 
+/* The bits file beside the profile at path, into bits (n bytes) */
+static void bits_path(const char *path, char *bits, size_t n)
+{
+	size_t len = strlen(path);
+
+	if (len > 5 && !strcmp(path + len - 5, ".json"))
+		len -= 5;
+	snprintf(bits, n, "%.*s.bits", (int)len, path);
+}
+
+int eval_accept_writable(const char *path, struct err *e)
+{
+	char bits[4096];
+
+	bits_path(path, bits, sizeof(bits));
+	return jx_replaceable(path, NULL, NULL, e) < 0 ||
+	       jx_replaceable(bits, NULL, BITS_HEAD, e) < 0 ? -1 : 0;
+}
+
 int eval_accept_save(const struct eval_accept *r, json_t *summary,
 		     const char *path, json_t *prov, struct err *e)
 {
 	char bits[4096];
-	size_t n = strlen(path);
 	const char *base;
 	struct fs_atomic at;
 	FILE *f;
 
-	if (n > 5 && !strcmp(path + n - 5, ".json"))
-		n -= 5;
-	snprintf(bits, sizeof(bits), "%.*s.bits", (int)n, path);
+	bits_path(path, bits, sizeof(bits));
 	/* both checked before either is written: never one without the other */
-	if (jx_replaceable(path, NULL, NULL, e) < 0 ||
-	    jx_replaceable(bits, NULL, BITS_HEAD, e) < 0)
+	if (eval_accept_writable(path, e) < 0)
 		return -1;
 	if (!(f = fs_atomic_open(&at, bits, e)))
 		return -1;

@@ -112,6 +112,11 @@ void eval_accept_release(struct eval_accept *r);
 json_t *eval_accept_json(const struct eval_accept_opts *o,
 			 const struct eval_accept *r);
 
+/* Whether eval_accept_save may write path and its bits file (each
+ * absent, or one a command wrote, in a writable folder): 0, or -1 with
+ * e's message. Asked before the measurement, which takes minutes. */
+int eval_accept_writable(const char *path, struct err *e);
+
 /* Writes the profile: path minus ".json" plus ".bits" (r's bits, 64 a
  * line) and then summary to path, each whole or not at all; first adds
  * to summary "bits" (the bits file's name, relative to the profile) and

@@ -156,6 +156,17 @@ static void calib_out(void)
 		    sizeof(out)) == 2 && strstr(out, "'keep.txt' exists"));
 	CHECK(t_run("edge --connect 127.0.0.1:9 --log keep.txt", out,
 		    sizeof(out)) == 2 && strstr(out, "'keep.txt' exists"));
+	/* a file that cannot be made is found before the work too */
+	CHECK(t_run("serve --port 0 --stats nowhere/s.json", out,
+		    sizeof(out)) == 2 &&
+	      strstr(out, "cannot write 'nowhere/s.json': its folder 'nowhere'"));
+	CHECK(t_run("edge --connect 127.0.0.1:9 --log nowhere/e.json", out,
+		    sizeof(out)) == 2 && strstr(out, "its folder 'nowhere'"));
+	CHECK(t_run("eval accept --target m --draft m --text t --out "
+		    "nowhere/a.json", out, sizeof(out)) == 2 &&
+	      strstr(out, "its folder 'nowhere'"));
+	CHECK(t_run("eval accept --target m --draft m --text t --out .", out,
+		    sizeof(out)) == 2 && strstr(out, "'.' is a folder"));
 	kept = t_slurp("keep.txt");
 	CHECK(kept && !strcmp(kept, "precious\n"));
 	free(kept);
@@ -706,6 +717,16 @@ static void model_commands_bad_options(void)
 		  "formulas: --set is a CONFIG's" },
 		{ "formulas --table --json", "hybridspec formulas: --table "
 		  "prints markdown alone" },
+		/* options that do nothing where given, or cannot work */
+		{ "serve --kv-blocks 4 --watermark-blocks 4", "--watermark-blocks "
+		  "4 leaves none of --kv-blocks 4" },
+		{ "serve --block-tokens 8", "--block-tokens is for --kv-blocks" },
+		{ "serve --window-s 0.5", "--window-s is the window policy's" },
+		{ "serve --stats s.json --log s.json", "--stats and --log name "
+		  "one file" },
+		{ "serve --listen localhost", "--listen localhost: not an IPv4 "
+		  "address" },
+		{ "edge --protocol sync --window 8", "--window is async's" },
 	};
 	static const char *const helps[] = { "eval ppl", "eval accept", "claims" };
 	char out[8192], args[64];

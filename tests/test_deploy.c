@@ -687,38 +687,53 @@ static void loopback_handback(void)
 	rig_release(&r);
 }
 
-/* A cloud whose tokenizer is not the draft's: its verdict carries a token
- * past the draft's vocabulary, and the edge ends with a message that says
- * so (not a protocol error's "does not match"). The verdict waits in the
- * socket before the edge starts. */
-static void edge_vocab_mismatch(void)
+/* Verdicts an edge refuses, each waiting in the socket before the edge
+ * starts: a token past the draft's vocabulary (a cloud of another
+ * tokenizer) is named as such, not as a protocol error; a verdict that
+ * judges no block is one, and its token is then not what is blamed. */
+static void edge_bad_verdicts(void)
 {
+	static const struct {
+		uint32_t verified;
+		bool past_vocab; /* the token at the vocabulary's size */
+		const char *want;
+	} cases[] = {
+		{ 1, true, "token 512, past the draft's vocabulary of 512" },
+		{ 0, false, "0 blocks judged, 0 accepted) that does not match" },
+		{ 0, true, "that does not match" },
+	};
 	static struct rig r;
 	struct wire_msg *m = xcalloc(1, sizeof(*m));
-	struct wire_conn peer;
-	struct err e = { "" };
-	json_t *log;
-	int fds[2];
 
 	if (rig_init(&r) < 0) {
 		free(m);
 		return;
 	}
-	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
-	wire_conn_init(&peer, fds[1]);
-	*m = (struct wire_msg){ .type = WIRE_VERDICT, .verified = 1,
-				.token = (uint32_t)r.draft.c.vocab };
-	CHECK(wire_conn_send(&peer, m, &e) == 0);
-	log = edge_run(&(struct edge_opts){
-		.m = &r.draft, .fd = fds[0], .proto = PROTO_SYNC, .gamma = 4,
-		.window = 1, .wan = &r.wan, .seed = 1, .prompts = r.prompts[0],
-		.prompt_n = E_PROMPT, .out_n = E_OUT, .requests = 1,
-		.think_s = dist_constant(0), .start_s = dist_constant(0),
-		.t0_s = rt_now_s(), .silence_s = EDGE_SILENCE_S }, &e);
-	CHECK_MSG(!log && strstr(e.msg, "token 512, past the draft's "
-				 "vocabulary of 512"), "%s", log ? "a log" : e.msg);
-	json_decref(log);
-	wire_conn_release(&peer);
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		struct wire_conn peer;
+		struct err e = { "" };
+		json_t *log;
+		int fds[2];
+
+		CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+		wire_conn_init(&peer, fds[1]);
+		*m = (struct wire_msg){ .type = WIRE_VERDICT,
+			.verified = cases[i].verified,
+			.token = cases[i].past_vocab ? (uint32_t)r.draft.c.vocab : 5 };
+		CHECK(wire_conn_send(&peer, m, &e) == 0);
+		log = edge_run(&(struct edge_opts){
+			.m = &r.draft, .fd = fds[0], .proto = PROTO_SYNC,
+			.gamma = 4, .window = 1, .wan = &r.wan, .seed = 1,
+			.prompts = r.prompts[0], .prompt_n = E_PROMPT,
+			.out_n = E_OUT, .requests = 1,
+			.think_s = dist_constant(0), .start_s = dist_constant(0),
+			.t0_s = rt_now_s(), .silence_s = EDGE_SILENCE_S }, &e);
+		CHECK_MSG(!log && strstr(e.msg, cases[i].want) &&
+			  (cases[i].verified || !strstr(e.msg, "vocabulary")),
+			  "case %zu: %s", i, log ? "a log" : e.msg);
+		json_decref(log);
+		wire_conn_release(&peer);
+	}
 	rig_release(&r);
 	free(m);
 }
@@ -761,7 +776,8 @@ struct bad_client {
 	const char *what;
 	enum { BAD_OVERSIZED,    /* a frame longer than WIRE_MAX_PAYLOAD */
 	       BAD_NO_HELLO,     /* a BLOCK before HELLO */
-	       BAD_PROMPT } kind; /* HELLO, then a PROMPT of out and tok0 */
+	       BAD_PROMPT,       /* HELLO, then a PROMPT of out and tok0 */
+	       BAD_READY } kind; /* the same, then a READY (no START) */
 	uint32_t out, tok0;
 	const char *want;  /* in the ERROR's text */
 };
@@ -837,6 +853,9 @@ static void loopback_misbehaving(void)
 		  "+ 4000000000 output tokens" },
 		{ "token 2^32 - 1", BAD_PROMPT, 4, UINT32_MAX,
 		  "token 4294967295 at 0 outside" },
+		{ "no output tokens", BAD_PROMPT, 0, 1, "one of each at least" },
+		{ "ready without start", BAD_READY, 4, 1,
+		  "did not begin with START" },
 	};
 	static struct rig r;
 	struct wire_msg *m = xcalloc(1, sizeof(*m));
@@ -878,6 +897,9 @@ static void loopback_misbehaving(void)
 						.out_tokens = bad[i].out,
 						.tok = { (int32_t)bad[i].tok0 } };
 			ok = ok && send_msg(fd, m) == 0;
+			*m = (struct wire_msg){ .type = WIRE_READY, .pos = 1 };
+			ok = ok && (bad[i].kind != BAD_READY ||
+				    send_msg(fd, m) == 0);
 		}
 		if (ok && recv_msg(fd, m, &e) != 1) {
 			CHECK_MSG(0, "%s: no answer: %s", bad[i].what, e.msg);
@@ -1213,8 +1235,8 @@ const struct tcase deploy_tests[] = {
 	{ "deploy: the verifier takes a hand-back and decodes the rest",
 	  verifier_hands_back },
 	{ "deploy: a ping is answered at once", loopback_ping },
-	{ "deploy: a cloud of another tokenizer is named as such",
-	  edge_vocab_mismatch },
+	{ "deploy: an edge refuses bad verdicts, a foreign tokenizer's named",
+	  edge_bad_verdicts },
 	{ "deploy: loopback misbehaving clients and freed slots",
 	  loopback_misbehaving },
 	{ 0 },

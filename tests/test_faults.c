@@ -538,6 +538,22 @@ static void secrets(void)
 	      strstr(e.msg, "env"));
 	CHECK(wire_secret_load(tmp_path("none"), a, &e) < 0 &&
 	      strstr(e.msg, "none"));
+	/* a folder opens and reads nothing: said so, not "0 bytes" */
+	CHECK_MSG(wire_secret_load(t_tmpdir(), a, &e) < 0 &&
+		  strstr(e.msg, "directory"), "%s", e.msg);
+	/* $HYBRIDSPEC_TOKEN set but empty is none */
+	{
+		const char *was = getenv("HYBRIDSPEC_TOKEN");
+		char *keep = was ? strdup(was) : NULL;
+
+		setenv("HYBRIDSPEC_TOKEN", "", 1);
+		CHECK(serve_secret(NULL, a, &e) == 0);
+		if (keep)
+			setenv("HYBRIDSPEC_TOKEN", keep, 1);
+		else
+			unsetenv("HYBRIDSPEC_TOKEN");
+		free(keep);
+	}
 }
 
 const struct tcase faults_tests[] = {
