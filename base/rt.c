@@ -1,10 +1,14 @@
-/* rt.c: the clock, the process's memory and the stop signals. rt_signal is written only by the
+/* rt.c: the clock, the process's memory, the stop signals and tied
+ * children. rt_signal is written only by the
  * handler (and reset by rt_signals_catch); the handlers it replaced are kept
  * until rt_signals_restore puts them back. */
 #include "rt.h"
 
 #include <stdio.h>
 #include <sys/resource.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -80,4 +84,23 @@ void rt_signals_restore(void)
 {
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+}
+
+pid_t rt_fork_tied(int sig)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid != 0)
+		return pid;
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+#ifdef __linux__
+	prctl(PR_SET_PDEATHSIG, sig);
+	if (getppid() != parent) /* it died before the tie was made */
+		_exit(128 + sig);
+#else
+	(void)parent;
+	(void)sig;
+#endif
+	return 0;
 }

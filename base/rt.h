@@ -1,11 +1,13 @@
 /* rt.h: what a long-running piece of the process shares with the rest: a
- * monotonic clock, and the stop signals (SIGINT, SIGTERM) it polls to end
- * cleanly (run, sweep, serve, calibration). */
+ * monotonic clock, the stop signals (SIGINT, SIGTERM) it polls to end
+ * cleanly (run, sweep, serve, validate, calibration), and children that
+ * do not outlive it. */
 #ifndef HS_RT_H
 #define HS_RT_H
 
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 /* Seconds on a monotonic clock. */
 double rt_now_s(void);
@@ -27,5 +29,10 @@ long rt_max_rss_kb(void);
 void rt_signals_catch(void);
 /* Puts back the handlers rt_signals_catch replaced. */
 void rt_signals_restore(void);
+
+/* fork(2), the child tied to its parent: SIGINT and SIGTERM back to their
+ * defaults, and (on Linux) sig sent to it when the parent dies, so that a
+ * parent killed outright leaves no process behind. */
+pid_t rt_fork_tied(int sig);
 
 #endif

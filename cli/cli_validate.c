@@ -40,8 +40,10 @@ static const struct opt_cmd validate_cmd = {
 		 "but the verifier's), each edge polls while it waits instead of\n"
 		 "sleeping, so its CPU is awake for the next draft step as a phone's\n"
 		 "drafting core would be. Documented in docs/deploy.md.\n",
-	.exit_status = "0 every output lossless, 1 an output was not lossless or\n"
-		       "a point failed, 2 bad usage or bad input",
+	.exit_status = "0 every output lossless, 1 an output was not lossless,\n"
+		       "a point failed (the others still run; validate.json's\n"
+		       "\"failed\" says why) or none ran, 2 bad usage or bad input,\n"
+		       "128 + N stopped by signal N (nothing written)",
 	.operands = "SWEEP.json",
 	.min_operands = 1,
 	.max_operands = 1,
@@ -51,11 +53,13 @@ static const struct opt_cmd validate_cmd = {
 static void say_done(const struct valrun_result *r)
 {
 	printf("within 5%% on ITL and tokens/s: %ld of %zu points run (10%%: "
-	       "%ld; %zu not run, over the edge bound); on TTFT: %ld; %s\n"
-	       "results: %s\n", r->tight, r->points - r->not_run, r->close,
-	       r->not_run, r->ttft_tight,
-	       r->lossy ? "some outputs were NOT the target's greedy output"
-			: "every output was the target's greedy output", r->out);
+	       "%ld; %zu not run, over the edge bound; %zu failed); on TTFT: "
+	       "%ld; %s\nresults: %s\n", r->tight,
+	       r->points - r->not_run - r->failed, r->close, r->not_run,
+	       r->failed, r->ttft_tight,
+	       r->lossy ? "some outputs were NOT the target's greedy output" :
+	       r->points == r->not_run + r->failed ? "no output to check" :
+	       "every output was the target's greedy output", r->out);
 }
 
 int cli_validate(int argc, char **argv)
@@ -63,8 +67,8 @@ int cli_validate(int argc, char **argv)
 	struct valrun_opts o = {
 		.target = "tinystories656K", .draft = "tinystories656K:w4a16",
 		.timeout_s = 600, .edge_bound = VALRUN_EDGE_BOUND, .retime = true,
-		.argc = argc, .argv = argv,
 	};
+	json_t *prov = NULL;
 	bool json = false, no_retime = false;
 	struct opt rows[] = {
 		OPT_STR("out", 'o', &o.out, "DIR", "results directory"),
@@ -97,20 +101,23 @@ int cli_validate(int argc, char **argv)
 	struct err e;
 	int rc;
 
-	if ((rc = opt_parse(&validate_cmd, rows, &argc, argv)) != OPT_GO)
+	if ((rc = cli_parse_prov(&validate_cmd, rows, &argc, argv, &prov)) !=
+	    OPT_GO)
 		return rc;
 	o.sweep = argv[0];
 	o.retime = !no_retime;
-	o.table = json ? NULL : stdout;
+	o.prov = prov;
+	o.table = json || o.quiet ? NULL : stdout;
 	valrun_run(&o, &r, &e);
+	json_decref(prov);
 	if (r.status == VALRUN_BAD)
 		return cli_fail("%s", e.msg);
 	if (json && r.written)
 		fputs(r.json, stdout);
-	else if (r.written)
+	else if (r.written && !o.quiet)
 		say_done(&r);
 	if (r.status != VALRUN_LOSSLESS)
-		fprintf(stderr, "hybridspec: %s\n", e.msg);
+		fprintf(stderr, "hybridspec: validate: %s\n", e.msg);
 	valrun_result_release(&r);
 	return r.status;
 }

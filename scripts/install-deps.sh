@@ -40,10 +40,11 @@ done
 # qemu-user: the NEON kernel tests. valgrind: `make valgrind` in CI. gnuplot
 # and a font for the PNGs' text (gnuplot-nox only recommends one), jq (the
 # report's claims from JSON): `make run`. curl and unzip:
-# scripts/fetch-models.sh (SmolLM2-135M from PyPI).
+# scripts/fetch-models.sh (SmolLM2-135M from PyPI). procps (pgrep): the
+# tests that check no process outlives a stopped command.
 need="build-essential pkg-config libgsl-dev libjansson-dev \
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind \
-gnuplot-nox fonts-dejavu-core jq curl unzip"
+gnuplot-nox fonts-dejavu-core jq curl unzip procps"
 [ $fuzz -eq 1 ] && need="$need clang libclang-rt-dev"
 [ $mpi -eq 1 ] && need="$need openmpi-bin libopenmpi-dev"
 

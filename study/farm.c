@@ -25,9 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 #ifdef HS_MPI
 #include <mpi.h>
 #endif
@@ -112,14 +109,16 @@ static void progress_end(struct progress *pg)
 	pg->last[0] = '\0';
 }
 
-/* Takes tasks until none is left or one failed; in this process (show
- * set), shows progress after each. Returns 0 or -1. */
+/* Takes tasks until none is left, one failed, or a signal was caught
+ * (rt_signal: a caller in this process that catches them stops between
+ * tasks); in this process (show set), shows progress after each. Returns
+ * 0 or -1. */
 static int work(struct crew *c, bool show)
 {
 	struct shared *sh = c->sh;
 	struct err e;
 
-	while (!atomic_load(&sh->failed)) {
+	while (!atomic_load(&sh->failed) && !rt_signal) {
 		size_t i = atomic_fetch_add(&sh->next, 1), k;
 
 		if (i >= c->n)
@@ -146,21 +145,12 @@ static void fail_once(struct shared *sh, const char *msg)
 		snprintf(sh->msg, sizeof(sh->msg), "%s", msg);
 }
 
-static pid_t spawn(struct crew *c, pid_t parent)
+static pid_t spawn(struct crew *c)
 {
-	pid_t pid = fork();
+	pid_t pid = rt_fork_tied(SIGTERM);
 
 	if (pid != 0)
 		return pid;
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-#ifdef __linux__
-	/* a parent killed outright takes its workers along */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() != parent)
-		_exit(128 + SIGTERM);
-#endif
-	(void)parent; /* only Linux has PR_SET_PDEATHSIG */
 	_exit(rt_signal ? 128 + rt_signal : work(c, false) < 0 ? FARM_BAD : 0);
 }
 
@@ -184,14 +174,14 @@ static int reap(struct crew *c, int st, bool stopping)
  * SIGTERM stops them. Returns a status of farm_result. */
 static int work_forked(struct crew *c, int jobs)
 {
-	pid_t *pids = xcalloc((size_t)jobs, sizeof(*pids)), parent = getpid();
+	pid_t *pids = xcalloc((size_t)jobs, sizeof(*pids));
 	int alive = 0, rc = 0;
 	bool stopping = false;
 
 	rt_signals_catch();
 	fflush(NULL);
 	for (int i = 0; i < jobs; i++) {
-		if ((pids[i] = spawn(c, parent)) < 0) {
+		if ((pids[i] = spawn(c)) < 0) {
 			char msg[256];
 
 			snprintf(msg, sizeof(msg), "cannot start a worker: %s",
@@ -304,9 +294,11 @@ void farm_run(const struct farm *f, struct farm_result *r)
 	};
 	r->jobs = jobs = farm_workers(f, r->todo);
 	progress_show(&c);
-	if (r->todo > 0 && (f->in_process || (f->size > 1 && jobs == 1)))
-		r->status = work(&c, true) < 0 ? FARM_BAD : 0;
-	else if (r->todo > 0)
+	if (r->todo > 0 && (f->in_process || (f->size > 1 && jobs == 1))) {
+		int w = work(&c, true);
+
+		r->status = rt_signal ? 128 + rt_signal : w < 0 ? FARM_BAD : 0;
+	} else if (r->todo > 0)
 		r->status = work_forked(&c, jobs);
 	progress_end(&c.pg);
 	r->done = atomic_load(&sh->runs_done);

@@ -30,7 +30,9 @@ struct farm {
 	const char *label; /* borrowed: the progress line's name */
 	const char *what;  /* borrowed: what a task is called ("runs") */
 	int jobs;	   /* worker processes; 0: the online CPUs */
-	bool in_process;   /* run in this process, not in workers */
+	bool in_process;   /* run in this process, not in workers (a caller
+			      that catches SIGINT and SIGTERM, rt.h, has
+			      them stop it between tasks) */
 	bool progress;	   /* the progress line even when stderr is no tty */
 	bool quiet;	   /* no progress line */
 	int rank, size;	   /* this rank of size (0 and 1 without MPI) */

@@ -806,7 +806,7 @@ int val_stack(struct val *v, const struct cfg *c, double *stack_s,
 	if (lfd < 0)
 		return -1;
 	fflush(NULL);
-	if ((pid = fork()) == 0) {
+	if ((pid = rt_fork_tied(SIGKILL)) == 0) {
 		struct serve_opts so = server_opts(v, c, lfd, 1, rt_now_s());
 		json_t *st;
 
@@ -868,7 +868,7 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 	pid = xcalloc((size_t)clients + 1, sizeof(pid_t));
 	fflush(NULL);
 	t0 = rt_now_s() + 0.3 + 0.005 * clients; /* all processes up by then */
-	if ((pid[n++] = fork()) == 0) {
+	if ((pid[n++] = rt_fork_tied(SIGKILL)) == 0) {
 		pin(v, SIDE_SERVER);
 		_exit(server_child(v, c, lfd, clients, t0, pdir));
 	}
@@ -876,7 +876,7 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 	for (size_t g = 0, idx = 0; g < c->n_groups && pid[n - 1] > 0; g++)
 		for (long long k = 0; k < c->groups[g].count && pid[n - 1] > 0;
 		     k++, idx++)
-			if ((pid[n++] = fork()) == 0) {
+			if ((pid[n++] = rt_fork_tied(SIGKILL)) == 0) {
 				pin(v, SIDE_EDGE);
 				_exit(edge_child(v, c, g, (int)idx, port, t0,
 						 p->edges_spin, pdir));
@@ -895,6 +895,10 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 		if (w > 0) {
 			left--;
 			bad += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+		} else if (rt_signal) {
+			kill_all(pid, n);
+			free(pid);
+			return err_set(e, "stopped by signal %d", (int)rt_signal);
 		} else if (rt_now_s() > deadline) {
 			kill_all(pid, n);
 			free(pid);

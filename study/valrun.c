@@ -16,7 +16,7 @@
 #include "mem.h"
 #include "mload.h"
 #include "outdir.h"
-#include "prov.h"
+#include "rt.h"
 #include "validate.h"
 
 #include <errno.h>
@@ -400,7 +400,8 @@ struct vrun {
 	char cdir[4200];    /* its calib/ */
 	char out_abs[4200]; /* the folder once in place, absolute */
 	double step_prof;   /* the profile's draft step at a mean context */
-	json_t *rows, *skipped, *prov; /* owned */
+	json_t *rows, *skipped, *failed; /* owned */
+	const json_t *prov;	  /* borrowed: o's */
 	FILE *csv;
 };
 
@@ -497,21 +498,19 @@ static bool over_bound(struct vrun *x, const struct cfg *c, size_t pt,
 	return true;
 }
 
-/* One point (the farm's task): timed again, simulated on the profiles
- * scaled to it, run for real unless over the edge bound, simulated on
- * the run's own costs, recorded. */
-static int run_point(void *ctx, size_t pt, struct err *e)
+/* One point: timed again, simulated on the profiles scaled to it, run for
+ * real unless over the edge bound, simulated on the run's own costs,
+ * recorded. */
+static int point(struct vrun *x, size_t pt, const char *label,
+		 struct err *e)
 {
-	struct vrun *x = ctx;
 	struct val_point p = { 0 };
-	struct row w = { .pt = pt, .p = &p };
-	char pdir[4400], rdir[4500], label[512], **extra;
+	struct row w = { .pt = pt, .p = &p, .label = label };
+	char pdir[4400], rdir[4500], **extra;
 	size_t nx;
 	struct cfg c;
 	int r;
 
-	point_label(&x->sw, pt, label, sizeof(label));
-	w.label = label;
 	snprintf(pdir, sizeof(pdir), "%.4000s/points/%zu", x->tmp_abs, pt);
 	snprintf(rdir, sizeof(rdir), "%.4400s/retimed", pdir);
 	if (!x->v.quiet)
@@ -556,6 +555,32 @@ static int run_point(void *ctx, size_t pt, struct err *e)
 	if (r == 0)
 		record(x, &w);
 	return r;
+}
+
+/* The farm's task: point, one that fails recorded (validate.json's
+ * failed, the table), its message naming the folder as it will be; -1
+ * only when a signal stops the study. */
+static int run_point(void *ctx, size_t pt, struct err *e)
+{
+	struct vrun *x = ctx;
+	char label[512], *why;
+
+	int r;
+
+	point_label(&x->sw, pt, label, sizeof(label));
+	r = rt_signal ? -1 : point(x, pt, label, e);
+	if (rt_signal)
+		return err_set(e, "stopped by signal %d", (int)rt_signal);
+	if (r == 0)
+		return 0;
+	why = replace_all(e->msg, x->tmp_abs, x->out_abs);
+	json_array_append_new(x->failed, json_pack("{s:I,s:s,s:s}", "point",
+		(json_int_t)pt, "label", label, "why", why));
+	if (x->o->table)
+		fprintf(x->o->table, "%-34s failed: %s\n", label, why);
+	free(why);
+	x->r->failed++;
+	return 0;
 }
 
 /* The folder readied: the profiles measured, the paths made absolute,
@@ -612,6 +637,7 @@ static int finish(struct vrun *x, const char *text, struct err *e)
 			(json_int_t)x->r->tight, "points_ttft_within_5pct",
 			(json_int_t)x->r->ttft_tight, "not_run", x->skipped,
 			"edge_bound", x->o->edge_bound, "provenance", x->prov);
+	json_object_set(doc, "failed", x->failed);
 	x->r->json = jx_dumps(doc);
 	json_decref(doc);
 	sr = sweep_resolved(&x->sw);
@@ -632,8 +658,9 @@ static void validate(struct vrun *x, const char *text, int gamma, int budget,
 
 	x->rows = json_array();
 	x->skipped = json_array();
-	x->prov = prov_new(x->o->argc, x->o->argv);
-	if (begin(x, gamma, budget, e) < 0)
+	x->failed = json_array();
+	x->prov = x->o->prov;
+	if (begin(x, gamma, budget, e) < 0 || rt_signal)
 		return;
 	farm_run(&f, &fr);
 	if (fr.status) {
@@ -645,9 +672,17 @@ static void validate(struct vrun *x, const char *text, int gamma, int budget,
 	if (finish(x, text, e) < 0)
 		return;
 	x->r->written = true;
-	x->r->status = x->r->lossy ? VALRUN_FAILED : VALRUN_LOSSLESS;
+	x->r->status = x->r->lossy || x->r->failed ||
+		       x->r->not_run == x->r->points ? VALRUN_FAILED
+						     : VALRUN_LOSSLESS;
 	if (x->r->lossy)
 		err_set(e, "%ld requests were not lossless", x->r->lossy);
+	else if (x->r->failed)
+		err_set(e, "%zu of %zu points failed (validate.json's \"failed\" "
+			"says why)", x->r->failed, x->r->points);
+	else if (x->r->not_run == x->r->points)
+		err_set(e, "none of the %zu points ran: each is over the edge "
+			"bound (--edge-bound %g)", x->r->points, x->o->edge_bound);
 }
 
 void valrun_run(const struct valrun_opts *o, struct valrun_result *r,
@@ -684,13 +719,19 @@ void valrun_run(const struct valrun_opts *o, struct valrun_result *r,
 	x.v.quick = o->quick;
 	x.v.quiet = o->quiet;
 	x.v.edges_sleep = o->edges_sleep;
+	rt_signals_catch();
 	validate(&x, text, gamma, budget, e);
+	rt_signals_restore();
 	if (x.csv)
 		fclose(x.csv);
 	od_abort(&x.od);
+	if (rt_signal && !r->written) {
+		r->status = 128 + rt_signal;
+		err_set(e, "stopped by signal %d; nothing written", (int)rt_signal);
+	}
 	json_decref(x.rows);
 	json_decref(x.skipped);
-	json_decref(x.prov);
+	json_decref(x.failed);
 	val_release(&x.v);
 	sweep_release(&x.sw);
 }

@@ -1,12 +1,15 @@
 /* valrun.h: the real deployment on loopback against the simulator, point
  * by point, for a sweep file (docs/deploy.md): every point checked first,
  * the profiles measured once, each point run as a task of the farm (in
- * this process: the points are timed, one at a time), and the results
- * folder written whole or not at all. The work of one point is
- * validate.h's. */
+ * this process: the points are timed, one at a time; a point that fails
+ * is recorded and the next one runs), and the results folder written
+ * whole or not at all. SIGINT or SIGTERM stop it at the next step (a
+ * point's processes killed) with nothing written. The work of one point
+ * is validate.h's. */
 #ifndef HS_VALRUN_H
 #define HS_VALRUN_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -34,17 +37,20 @@ struct valrun_opts {
 	FILE *table;		  /* the table: its head once the profiles are
 				     measured, then a row a point as it ends;
 				     or NULL */
-	int argc;		  /* the command line, for the provenance */
-	char **argv;		  /* borrowed */
+	const json_t *prov;	  /* borrowed: the command line's provenance */
 };
 
-/* valrun_result's status, an exit status */
+/* valrun_result's status, an exit status (or 128 + N: stopped by signal
+ * N, nothing written) */
 enum { VALRUN_LOSSLESS = 0, VALRUN_FAILED = 1, VALRUN_BAD = 2 };
 
 struct valrun_result {
-	int status;	     /* VALRUN_*: FAILED an output not lossless, or a
-				point failed; BAD bad input (e says both) */
+	int status;	     /* VALRUN_*: FAILED an output not lossless, a
+				point failed or none ran; BAD bad input (e
+				says each) */
 	size_t points, not_run; /* the sweep's points, those over the bound */
+	size_t failed;	     /* points that failed (validate.json's failed
+				says why); the others still ran */
 	long close, tight;   /* points run within VALRUN_CLOSE, _TIGHT on
 				ITL and tokens/s */
 	long ttft_tight;     /* points run within VALRUN_TIGHT on TTFT */

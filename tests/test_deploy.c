@@ -987,7 +987,7 @@ static void t_validate_small(void)
 	/* every point runs, however slow this build drafts (the bound is
 	 * tested below) */
 	snprintf(args, sizeof(args), "validate %s/sweep.json -o %s/v --quick "
-		 "--quiet --target stories260K --draft stories260K:w4a16 "
+		 "--target stories260K --draft stories260K:w4a16 "
 		 "--edge-bound 100", t_tmpdir(), t_tmpdir());
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
 	CHECK(strstr(out, "kind=\"sync\"") && strstr(out, "kind=\"async\""));
@@ -996,6 +996,13 @@ static void t_validate_small(void)
 	if (!doc)
 		return;
 	j = json_loads(doc, 0, NULL);
+	/* the command as typed */
+	CHECK_MSG(!strncmp(json_string_value(jx_at(j, "/provenance/command")),
+			   "hybridspec validate ", 20) &&
+		  strstr(json_string_value(jx_at(j, "/provenance/command")),
+			 "--edge-bound 100"), "%s",
+		  json_string_value(jx_at(j, "/provenance/command")));
+	CHECK(json_array_size(json_object_get(j, "failed")) == 0);
 	pts = json_object_get(j, "points");
 	CHECK(json_array_size(pts) == 2);
 	CHECK(json_is_integer(json_object_get(j, "points_within_10pct")));
@@ -1104,11 +1111,15 @@ static void t_validate_small(void)
 		/* the edges' CPUs: all but the verifier's, when there are 2 */
 		shared = (CPU_COUNT(&cs) - (CPU_COUNT(&cs) >= 2)) < 2 ? 2 : 0;
 		snprintf(args, sizeof(args), "validate %s/sweep.json -o %s/v0 "
-			 "--quick --quiet --target stories260K --draft "
+			 "--quick --target stories260K --draft "
 			 "stories260K:w4a16 --edge-bound 0", t_tmpdir(),
 			 t_tmpdir());
-		CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
-		CHECK_MSG(strstr(out, "not run: its edges would keep"), "%s", out);
+		/* none ran: nothing was checked, a failure */
+		CHECK_MSG(t_run(args, out, sizeof(out)) == (shared == 2), "%s",
+			  out);
+		CHECK_MSG(!shared || (strstr(out, "not run: its edges would keep") &&
+				      strstr(out, "none of the 2 points ran")),
+			  "%s", out);
 		doc = t_slurp("v0/validate.json");
 		j = doc ? json_loads(doc, 0, NULL) : NULL;
 		CHECK(json_array_size(json_object_get(j, "points")) == 2 - shared &&
@@ -1118,6 +1129,61 @@ static void t_validate_small(void)
 		CHECK(!shared || !t_exists("v0/points/0/server.json"));
 		json_decref(j);
 		free(doc);
+	}
+	{
+		/* a point that fails (its deployment past --timeout-s) is
+		 * recorded, its message naming the folder as it is, and the
+		 * next runs; --quiet prints nothing */
+		t_write("slow.json", "{\"name\": \"slow\", \"base\": "
+			"\"base.json\", \"set\": {\"/tenants/0/workload/"
+			"requests\": 500}, \"grid\": {\"/protocol/kind\": "
+			"[\"sync\", \"async\"]}}\n");
+		snprintf(args, sizeof(args), "validate %s/slow.json -o %s/vs "
+			 "--quick --quiet --target stories260K --draft "
+			 "stories260K:w4a16 --edge-bound 100 --timeout-s 1",
+			 t_tmpdir(), t_tmpdir());
+		CHECK_MSG(t_run(args, out, sizeof(out)) == 1 &&
+			  strstr(out, "2 of 2 points failed") &&
+			  !strstr(out, "kind="), "%s", out);
+		doc = t_slurp("vs/validate.json");
+		j = doc ? json_loads(doc, 0, NULL) : NULL;
+		CHECK_MSG(json_array_size(json_object_get(j, "failed")) == 2 &&
+			  strstr(json_string_value(jx_at(j, "/failed/1/why")),
+				 "/vs/points/1: still running after 1 s") &&
+			  !strstr(json_string_value(jx_at(j, "/failed/1/why")),
+				  ".tmp"), "%s", doc ? doc : "no validate.json");
+		json_decref(j);
+		free(doc);
+	}
+	{
+		/* SIGTERM mid-point: exit 143, the point's processes gone
+		 * with it, nothing written (no folder, no temporary) */
+		const char *bin = getenv("HYBRIDSPEC_BIN");
+		char cmd[3 * PATH_MAX], *err, *rc_text, *left;
+
+		snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir vi && { '%s' "
+			 "validate slow.json -o vi/v --quick --quiet --target "
+			 "stories260K --draft stories260K:w4a16 --edge-bound 100 "
+			 "2>err & p=$!; sleep 8; kill -TERM $p; wait $p; echo $? > "
+			 "rc; sleep 0.5; { command -v pgrep > /dev/null || echo no "
+			 "pgrep; pgrep -f '^[^ ]*hybridspec validate slow[.]json'; "
+			 "} > left; true; }",
+			 t_tmpdir(), bin ? bin : "build/hybridspec");
+		CHECK(system(cmd) == 0);
+		rc_text = t_slurp("rc");
+		err = t_slurp("err");
+		left = t_slurp("left");
+		CHECK_MSG(rc_text && atoi(rc_text) == 143, "exit status %s",
+			  rc_text ? rc_text : "none");
+		CHECK_MSG(err && strstr(err, "stopped by signal 15; nothing "
+					"written"), "stderr: %s", err ? err : "");
+		CHECK_MSG(left && !left[0], "processes left: %s", left ? left : "");
+		snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s/vi')\"",
+			 t_tmpdir());
+		CHECK_MSG(system(cmd) == 0, "files left behind");
+		free(rc_text);
+		free(err);
+		free(left);
 	}
 }
 
