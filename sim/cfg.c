@@ -346,15 +346,15 @@ static int read_protocol_draft(struct jx *x, json_t *v, const char *p,
 static int read_costs(struct jx *x, json_t *v, const char *p,
 		      const struct prof_edge *pe, struct cfg_device *out)
 {
-	return jx_num(x, v, p, "draft_base_s", JX_POS, pe->draft_base_s,
+	return jx_num(x, v, p, "draft_base_s", CFG_TIME, pe->draft_base_s,
 		      &out->draft_base_s) < 0 ||
-	       jx_num(x, v, p, "draft_per_ctx_s", JX_NONNEG, pe->draft_per_ctx_s,
+	       jx_num(x, v, p, "draft_per_ctx_s", CFG_TIME0, pe->draft_per_ctx_s,
 		      &out->draft_per_ctx_s) < 0 ||
-	       jx_num(x, v, p, "prefill_base_s", JX_NONNEG, pe->prefill_base_s,
+	       jx_num(x, v, p, "prefill_base_s", CFG_TIME0, pe->prefill_base_s,
 		      &out->prefill_base_s) < 0 ||
-	       jx_num(x, v, p, "prefill_per_token_s", JX_NONNEG,
+	       jx_num(x, v, p, "prefill_per_token_s", CFG_TIME0,
 		      pe->prefill_per_token_s, &out->prefill_per_token_s) < 0 ||
-	       jx_num(x, v, p, "draft_pair_s", JX_NONNEG, pe->draft_pair_s,
+	       jx_num(x, v, p, "draft_pair_s", CFG_TIME0, pe->draft_pair_s,
 		      &out->draft_pair_s) < 0 ||
 	       jx_num(x, v, p, "power_busy_w", JX_NONNEG, pe->power_busy_w,
 		      &out->power_busy_w) < 0 ||
@@ -392,6 +392,25 @@ static const struct {
 };
 
 #define NBAND_KEYS (sizeof(band_keys) / sizeof(band_keys[0]))
+
+/* A time as a distribution (dist_read, > 0 or with zero >= 0) whose mean
+ * is at most CFG_TIME_MAX_S (its draws may reach past it). */
+static int time_dist(struct jx *x, json_t *obj, const char *ptr,
+		     const char *key, bool positive, const char *def,
+		     struct dist *out)
+{
+	char p[JX_PTR_MAX];
+
+	if (dist_read(x, obj, ptr, key, positive ? JX_POS : JX_NONNEG, def,
+		      out) < 0)
+		return -1;
+	if (dist_mean(out) <= CFG_TIME_MAX_S)
+		return 0;
+	dist_release(out);
+	jx_child(p, ptr, key);
+	return jx_fail(x, p, "a time of mean at most 1e+09 s",
+		       json_object_get(obj, key));
+}
 
 /* The device's four costs and its power; a profile (`calib cpu`, `calib
  * derive`) gives their defaults, its held-out bands their ends. */
@@ -523,8 +542,8 @@ static int read_workload(struct jx *x, json_t *v, const char *p,
 		      &out->prompt_tokens) < 0 ||
 	    dist_read(x, v, p, "output_tokens", JX_POS, NULL,
 		      &out->output_tokens) < 0 ||
-	    dist_read(x, v, p, "think_s", JX_NONNEG, "0", &out->think_s) < 0 ||
-	    dist_read(x, v, p, "start_s", JX_NONNEG, "0", &out->start_s) < 0)
+	    time_dist(x, v, p, "think_s", false, "0", &out->think_s) < 0 ||
+	    time_dist(x, v, p, "start_s", false, "0", &out->start_s) < 0)
 		return -1;
 	/* a length's mean sizes the KV cache and the formulas */
 	for (int k = 0; k < 2; k++) {
@@ -670,7 +689,7 @@ static int read_radio(struct jx *x, json_t *v, const char *p,
 	    jx_num(x, r, cp, "active_w", JX_NONNEG, JX_REQUIRED,
 		   &out->active_w) < 0 ||
 	    jx_num(x, r, cp, "tail_w", JX_NONNEG, 0, &out->tail_w) < 0 ||
-	    jx_num(x, r, cp, "tail_s", JX_NONNEG, 0, &out->tail_s) < 0 ||
+	    jx_num(x, r, cp, "tail_s", CFG_TIME0, 0, &out->tail_s) < 0 ||
 	    jx_num(x, r, cp, "promo_j", JX_NONNEG, 0, &out->promo_j) < 0)
 		return -1;
 	snprintf(out->name, sizeof(out->name), "%s", name);
@@ -691,9 +710,9 @@ static int read_rtt_step(struct jx *x, json_t *v, const char *p,
 		return 0;
 	jx_child(cp, p, "rtt_step");
 	return jx_object(x, st, cp, keys) < 0 ||
-	       jx_num(x, st, cp, "at_s", JX_POS, JX_REQUIRED,
+	       jx_num(x, st, cp, "at_s", CFG_TIME, JX_REQUIRED,
 		      &out->rtt_step_at_s) < 0 ||
-	       dist_read(x, st, cp, "rtt_s", JX_POS, NULL, &out->rtt_after_s) < 0
+	       time_dist(x, st, cp, "rtt_s", true, NULL, &out->rtt_after_s) < 0
 		       ? -1 : 0;
 }
 
@@ -710,9 +729,9 @@ static int read_blackout(struct jx *x, json_t *v, const char *p,
 		return 0;
 	jx_child(cp, p, "blackout");
 	return jx_object(x, b, cp, keys) < 0 ||
-	       jx_num(x, b, cp, "at_s", JX_NONNEG, JX_REQUIRED,
+	       jx_num(x, b, cp, "at_s", CFG_TIME0, JX_REQUIRED,
 		      &out->blackout_at_s) < 0 ||
-	       jx_num(x, b, cp, "for_s", JX_POS, JX_REQUIRED,
+	       jx_num(x, b, cp, "for_s", CFG_TIME, JX_REQUIRED,
 		      &out->blackout_for_s) < 0 ? -1 : 0;
 }
 
@@ -726,15 +745,15 @@ static int read_wan(struct jx *x, json_t *v, const char *p, struct cfg_wan *out)
 	       read_radio(x, v, p, &out->radio) < 0 ||
 	       read_rtt_step(x, v, p, out) < 0 ||
 	       read_blackout(x, v, p, out) < 0 ||
-	       dist_read(x, v, p, "rtt_s", JX_POS, NULL, &out->rtt_s) < 0 ||
+	       time_dist(x, v, p, "rtt_s", true, NULL, &out->rtt_s) < 0 ||
 	       jx_num(x, v, p, "up_bps", JX_POS, 20e6, &out->up_bps) < 0 ||
 	       jx_num(x, v, p, "down_bps", JX_POS, 50e6, &out->down_bps) < 0 ||
 	       jx_num(x, v, p, "loss", (struct jx_range){ 0, 1, false, true }, 0,
 		      &out->loss) < 0 ||
-	       jx_num(x, v, p, "rto_s", JX_POS, 0.2, &out->rto_s) < 0 ||
+	       jx_num(x, v, p, "rto_s", CFG_TIME, 0.2, &out->rto_s) < 0 ||
 	       jx_int(x, v, p, "header_bytes", 0, 65535, 66,
 		      &out->header_bytes) < 0 ||
-	       jx_num(x, v, p, "stack_s", JX_NONNEG, 0, &out->stack_s) < 0 ?
+	       jx_num(x, v, p, "stack_s", CFG_TIME0, 0, &out->stack_s) < 0 ?
 	       -1 : 0;
 }
 
@@ -769,8 +788,8 @@ static int read_slo(struct jx *x, json_t *v, const char *p,
 	static const char *const keys[] = { "ttft_s", "tpot_s", NULL };
 
 	return jx_object(x, v, p, keys) < 0 ||
-	       jx_num(x, v, p, "ttft_s", JX_POS, def->ttft_s, &out->ttft_s) < 0 ||
-	       jx_num(x, v, p, "tpot_s", JX_POS, def->tpot_s, &out->tpot_s) < 0
+	       jx_num(x, v, p, "ttft_s", CFG_TIME, def->ttft_s, &out->ttft_s) < 0 ||
+	       jx_num(x, v, p, "tpot_s", CFG_TIME, def->tpot_s, &out->tpot_s) < 0
 		       ? -1 : 0;
 }
 
@@ -983,7 +1002,7 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 		   0.8, &out->eta_bw) < 0 ||
 	    jx_num(x, v, p, "eta_flops", (struct jx_range){ 0, 1, true, false },
 		   0.6, &out->eta_flops) < 0 ||
-	    jx_num(x, v, p, "overhead_s", JX_NONNEG,
+	    jx_num(x, v, p, "overhead_s", CFG_TIME0,
 		   out->pricing == PRICING_ROOFLINE ? 0.0005 : optab_overhead_s,
 		   &out->overhead_s) < 0)
 		return -1;
@@ -1030,9 +1049,9 @@ static int read_link(struct jx *x, json_t *v, const char *p,
 	if (jx_object(x, l, cp, keys) < 0 ||
 	    jx_str(x, l, cp, "name", "custom", &name) < 0 ||
 	    jx_num(x, l, cp, "bw_Bps", JX_POS, JX_REQUIRED, &out->link.bw_Bps) < 0 ||
-	    jx_num(x, l, cp, "latency_s", JX_NONNEG, JX_REQUIRED,
+	    jx_num(x, l, cp, "latency_s", CFG_TIME0, JX_REQUIRED,
 		   &out->link.latency_s) < 0 ||
-	    jx_num(x, l, cp, "step_s", JX_NONNEG, 0, &out->link.step_s) < 0)
+	    jx_num(x, l, cp, "step_s", CFG_TIME0, 0, &out->link.step_s) < 0)
 		return -1;
 	snprintf(out->link.name, sizeof(out->link.name), "%s", name);
 	out->link.source = NULL;
@@ -1115,7 +1134,7 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 		   &out->prefill_chunk_tokens) < 0 ||
 	    jx_int(x, v, p, "max_num_seqs", 1, 1 << 24, 256,
 		   &out->max_num_seqs) < 0 ||
-	    jx_num(x, v, p, "window_s", JX_NONNEG, 0.002, &out->window_s) < 0 ||
+	    jx_num(x, v, p, "window_s", CFG_TIME0, 0.002, &out->window_s) < 0 ||
 	    jx_enum(x, v, p, "kv_policy", cfg_kv_names, "paged", &kv) < 0 ||
 	    jx_int(x, v, p, "block_tokens", 1, 1 << 16, 16,
 		   &out->block_tokens) < 0 ||
@@ -1300,8 +1319,8 @@ static int read_top(struct cfg *c, struct jx *x)
 	    jx_str(x, doc, "", "name", base, &c->name) < 0 ||
 	    check_name(x, doc, "", c->name, true, named) < 0 ||
 	    jx_int(x, doc, "", "seed", 0, LLONG_MAX, 1, &seed) < 0 ||
-	    jx_num(x, doc, "", "horizon_s", JX_NONNEG, 0, &c->horizon_s) < 0 ||
-	    jx_num(x, doc, "", "warmup_s", JX_NONNEG, 0, &c->warmup_s) < 0 ||
+	    jx_num(x, doc, "", "horizon_s", CFG_TIME0, 0, &c->horizon_s) < 0 ||
+	    jx_num(x, doc, "", "warmup_s", CFG_TIME0, 0, &c->warmup_s) < 0 ||
 	    read_slo(x, object_or_new(doc, "slo"), "/slo", &def_slo,
 		     &c->slo) < 0)
 		return -1;
@@ -1417,6 +1436,23 @@ static void window_warnings(struct cfg *c)
 	}
 }
 
+/* A trace whose first request comes more than a day in: its times are
+ * likely counted from an epoch, not from the run's start, and the run
+ * would spend that idle time in every rate and cost. */
+static void trace_warnings(struct cfg *c)
+{
+	for (size_t i = 0; i < c->n_groups; i++) {
+		const struct wl_trace *t = &c->groups[i].wl_trace;
+
+		if (t->n && t->rows[0].arrive_s > 86400)
+			warn(c, "/tenants/%zu/workload/trace: its first request "
+			     "arrives %.0f s (%.1f days) after the run starts: "
+			     "arrival times count from 0; subtract the first to "
+			     "replay it from the start", i, t->rows[0].arrive_s,
+			     t->rows[0].arrive_s / 86400);
+	}
+}
+
 int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 	      const char *const *sets, size_t n_sets, struct err *e)
 {
@@ -1442,6 +1478,7 @@ int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 	if (read_top(c, &x) < 0)
 		goto fail;
 	window_warnings(c);
+	trace_warnings(c);
 	return 0;
 fail:
 	cfg_release(c);

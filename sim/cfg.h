@@ -25,6 +25,14 @@
 #include "wake.h"
 #include "workload.h"
 
+/* A time in a config, in seconds, is at most CFG_TIME_MAX_S (31.7
+ * years): sums of them stay far from overflowing, and a run they push
+ * out of scale meets sim.h's SIM_TIME_MAX_S and stops with a message.
+ * CFG_TIME: > 0; CFG_TIME0: >= 0. */
+#define CFG_TIME_MAX_S 1e9
+#define CFG_TIME ((struct jx_range){ 0, CFG_TIME_MAX_S, true, false })
+#define CFG_TIME0 ((struct jx_range){ 0, CFG_TIME_MAX_S, false, false })
+
 /* What a protocol does. The simulator and the deployment test these, never
  * the protocol's kind, so that a new protocol is a row of PROTO_LIST (and
  * the code of what is new in it). */

@@ -176,6 +176,9 @@ int dist_read(struct jx *x, json_t *obj, const char *ptr, const char *key,
 		if (jx_num(x, v, p, "min", JX_ANY, JX_REQUIRED, &d.a) < 0 ||
 		    jx_num(x, v, p, "max", JX_ANY, JX_REQUIRED, &d.b) < 0)
 			return -1;
+		if (d.b < d.a)
+			return jx_fail(x, p, "a uniform distribution whose min "
+				       "is at most its max", v);
 		break;
 	case DIST_EXPONENTIAL:
 		if (jx_num(x, v, p, "mean", JX_POS, JX_REQUIRED, &d.a) < 0)

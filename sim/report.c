@@ -352,7 +352,8 @@ static void agg_release(struct agg *a)
 
 /* The steady window: from when every tenant has made its first request
  * (and the warm-up is over) to when the first has made its last (or the
- * run's end), whole seconds: the workload's whole load is on. Over it,
+ * run's end), in whole bins of simulated time (seconds in a run of up
+ * to 12 days: sim.h's SIM_BINS_MAX): the workload's whole load is on. Over it,
  * the tokens a second, the GPUs' busy share and the cost of a token; it
  * is steady when it spans half the measured run or more. */
 static json_t *steady_json(const struct sim *s, const struct bill *b)
@@ -372,14 +373,14 @@ static json_t *steady_json(const struct sim *s, const struct bill *b)
 		if (t->issued_all && t->last_arrive_s < to)
 			to = t->last_arrive_s;
 	}
-	lo = (size_t)ceil(from);
-	hi = to > 0 ? (size_t)floor(to) : 0;
-	if (hi > s->n_secs)
-		hi = s->n_secs;
-	len = hi > lo ? (double)(hi - lo) : 0;
+	lo = (size_t)ceil(from / s->bin_s);
+	hi = to > 0 ? (size_t)floor(to / s->bin_s) : 0;
+	if (hi > s->n_bins)
+		hi = s->n_bins;
+	len = hi > lo ? (double)(hi - lo) * s->bin_s : 0;
 	for (size_t k = lo; k < hi; k++) {
-		tok += s->sec_tokens[k];
-		gpu_s += s->sec_gpu_s[k];
+		tok += s->bin_tokens[k];
+		gpu_s += s->bin_gpu_s[k];
 	}
 	/* the provisioned GPU-hours a million tokens; their price and the
 	 * GPUs' joules follow (the edge's joules are its requests', whatever
@@ -391,8 +392,8 @@ static json_t *steady_json(const struct sim *s, const struct bill *b)
 			       gpu_s) : NAN;
 	return json_pack("{s:b,s:f,s:f,s:f,s:o,s:o,s:o,s:o,s:o}",
 			 "steady", len >= 1 && len >= run / 2,
-			 "from_s", (double)lo, "to_s", len > 0 ? (double)hi
-							      : (double)lo,
+			 "from_s", (double)lo * s->bin_s, "to_s",
+			 (double)(len > 0 ? hi : lo) * s->bin_s,
 			 "share_of_run", ratio(len, run),
 			 "tokens_per_s", number_or_null(len > 0 ? tok / len : NAN),
 			 "gpu_busy_fraction", number_or_null(

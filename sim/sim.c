@@ -95,8 +95,9 @@ static double draft_s(const struct cfg_device *d, int32_t ctx0, int32_t g)
 	       d->draft_per_ctx_s * ((double)g * ctx0 + (double)g * (g - 1) / 2);
 }
 
-/* Whole tokens of the block being drafted finished by time now, and when
- * the forward pass in progress ends (*pass_end_s, unless NULL). */
+/* Whole tokens of the block being drafted finished by time now, at most
+ * the block's (e->draft_g), and when the forward pass in progress ends
+ * (*pass_end_s, unless NULL; with the block done, when its last ended). */
 static int32_t drafted_by(const struct tenant_edge *e,
 			  const struct cfg_device *d, double now_s,
 			  double *pass_end_s)
@@ -104,15 +105,17 @@ static int32_t drafted_by(const struct tenant_edge *e,
 	int32_t n = 0;
 	double t = e->draft_start_s + e->draft_lead_s;
 
-	for (;;) {
+	for (; n < e->draft_g; n++) {
 		t += d->draft_base_s + d->draft_per_ctx_s * (e->draft_ctx0 + n);
 		if (t > now_s) {
 			if (pass_end_s)
 				*pass_end_s = t;
 			return n;
 		}
-		n++;
 	}
+	if (pass_end_s)
+		*pass_end_s = t;
+	return n;
 }
 
 /* ---- prefetching: at 10^5 tenants their state does not fit the cache ---- */
@@ -422,26 +425,44 @@ static void count_request(struct sim *s, struct tenant *t)
 	write_request(s, t);
 }
 
-/* The bins of second now (grown as time goes on). */
-static size_t sec_of(struct sim *s, double now)
+/* The bin of time now (the arrays grown, or their bins merged in pairs
+ * and widened, as time goes on). */
+static size_t bin_of(struct sim *s, double now)
 {
-	size_t k = (size_t)now;
+	size_t k;
 
-	if (k >= s->secs_cap) {
-		size_t cap = s->secs_cap ? s->secs_cap : 1024;
+	while (now / s->bin_s >= SIM_BINS_MAX) {
+		for (size_t i = 0; i < s->n_bins; i += 2) {
+			double tok = s->bin_tokens[i], gpu = s->bin_gpu_s[i];
+
+			if (i + 1 < s->n_bins) {
+				tok += s->bin_tokens[i + 1];
+				gpu += s->bin_gpu_s[i + 1];
+			}
+			s->bin_tokens[i / 2] = tok;
+			s->bin_gpu_s[i / 2] = gpu;
+		}
+		for (size_t i = (s->n_bins + 1) / 2; i < s->n_bins; i++)
+			s->bin_tokens[i] = s->bin_gpu_s[i] = 0;
+		s->n_bins = (s->n_bins + 1) / 2;
+		s->bin_s *= 2;
+	}
+	k = (size_t)(now / s->bin_s);
+	if (k >= s->bins_cap) {
+		size_t cap = s->bins_cap ? s->bins_cap : 1024;
 
 		while (cap <= k)
 			cap *= 2;
-		s->sec_tokens = xrealloc(s->sec_tokens, cap * sizeof(double));
-		s->sec_gpu_s = xrealloc(s->sec_gpu_s, cap * sizeof(double));
-		memset(s->sec_tokens + s->secs_cap, 0,
-		       (cap - s->secs_cap) * sizeof(double));
-		memset(s->sec_gpu_s + s->secs_cap, 0,
-		       (cap - s->secs_cap) * sizeof(double));
-		s->secs_cap = cap;
+		s->bin_tokens = xrealloc(s->bin_tokens, cap * sizeof(double));
+		s->bin_gpu_s = xrealloc(s->bin_gpu_s, cap * sizeof(double));
+		memset(s->bin_tokens + s->bins_cap, 0,
+		       (cap - s->bins_cap) * sizeof(double));
+		memset(s->bin_gpu_s + s->bins_cap, 0,
+		       (cap - s->bins_cap) * sizeof(double));
+		s->bins_cap = cap;
 	}
-	if (k + 1 > s->n_secs)
-		s->n_secs = k + 1;
+	if (k + 1 > s->n_bins)
+		s->n_bins = k + 1;
 	return k;
 }
 
@@ -450,9 +471,9 @@ static void commit(struct sim *s, struct tenant *t, int32_t c)
 {
 	struct req_stat *q = &t->rq;
 	double now = s->q.now_s;
-	size_t sec = sec_of(s, now);
+	size_t bin = bin_of(s, now);
 
-	s->sec_tokens[sec] += c;
+	s->bin_tokens[bin] += c;
 
 	HS_ASSERT(c >= 1 && q->committed + c <= q->n_out);
 	if (q->committed == 0) {
@@ -539,8 +560,6 @@ static void stop_draft(struct sim *s, struct tenant *t)
 	if (!t->edge.drafting)
 		return;
 	done = drafted_by(&t->edge, &t->cfg->device, s->q.now_s, NULL);
-	if (done > t->edge.draft_g)
-		done = t->edge.draft_g;
 	t->rq.drafted += (uint64_t)done;
 	t->rq.wasted += (uint64_t)done;
 	t->rq.compute_s += s->q.now_s - t->edge.draft_start_s;
@@ -1611,7 +1630,7 @@ static void try_start(struct sim *s, uint32_t ri)
 	struct cost_batch cb = { 0 };
 	double now = s->q.now_s, t_s, bytes, flops;
 	long tokens = 0;
-	size_t sec;
+	size_t bin;
 
 	if (r->busy || s->failed ||
 	    (r->ready.n == 0 && r->prefill.n == 0 && r->admit.n == 0))
@@ -1654,8 +1673,8 @@ static void try_start(struct sim *s, uint32_t ri)
 	t_s = cost_iter_s(&s->cost, &cb, &bytes, &flops) +
 	      wake_extra_s(&s->cfg->cloud.gpu.wake, now - r->idle_from_s) +
 	      draft_passes_s(s, r, &bytes, &flops);
-	sec = sec_of(s, now);
-	s->sec_gpu_s[sec] += t_s * s->cfg->cloud.tp;
+	bin = bin_of(s, now);
+	s->bin_gpu_s[bin] += t_s * s->cfg->cloud.tp;
 	r->busy = true;
 	r->batch_start_s = now;
 	if (measured(s)) { /* the GPU is measured after the warm-up */
@@ -1888,7 +1907,7 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 {
 	uint32_t n = 0;
 
-	*s = (struct sim){ .cfg = c, .opt = opt, .err = e };
+	*s = (struct sim){ .cfg = c, .opt = opt, .err = e, .bin_s = 1 };
 	eq_init(&s->q);
 	cost_init(&s->cost, &c->cloud);
 	init_drafts(s);
@@ -1954,8 +1973,8 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 
 void sim_release(struct sim *s)
 {
-	free(s->sec_tokens);
-	free(s->sec_gpu_s);
+	free(s->bin_tokens);
+	free(s->bin_gpu_s);
 	for (uint32_t i = 0; s->t && i < s->n_tenants; i++) {
 		struct tenant *t = &s->t[i];
 
@@ -2020,6 +2039,14 @@ int sim_run(struct sim *s)
 		if (t > horizon_s) {
 			s->end_s = c->horizon_s;
 			return 0;
+		}
+		if (t > SIM_TIME_MAX_S) {
+			err_set(s->err, "simulated time passed %.0e s (%.0f "
+				"years): a time, a rate or a cost in the config "
+				"is out of scale", SIM_TIME_MAX_S,
+				SIM_TIME_MAX_S / 3.15576e7);
+			s->failed = true;
+			break;
 		}
 		s->events++;
 		s->end_s = t;

@@ -30,6 +30,14 @@
 #include "trace.h"
 #include "workload.h"
 
+/* The steady window's bins of simulated time: 1 s each up to this many
+ * (12 days), wider beyond (sim's bin_s) */
+#define SIM_BINS_MAX ((size_t)1 << 20)
+/* The simulated time a run may reach (317 years): past it an input (a
+ * time, a rate, a cost) is out of scale, and the run stops with that
+ * message. */
+#define SIM_TIME_MAX_S 1e10
+
 /* A draft block, on the edge (in flight) or queued at the cloud. */
 struct blk {
 	uint32_t epoch;
@@ -341,10 +349,14 @@ struct sim {
 	 * iteration's items by group, while it forms (else 0) */
 	double *group_gpu_s;       /* (n_groups) owned */
 	uint64_t *group_tok;       /* (n_groups) owned */
-	/* tokens committed and GPU-seconds begun in each second of simulated
-	 * time, for the steady window (report.h) */
-	double *sec_tokens, *sec_gpu_s; /* (n_secs, in secs_cap) owned */
-	size_t n_secs, secs_cap;
+	/* tokens committed and GPU-seconds begun in each bin of simulated
+	 * time, for the steady window (report.h): bin k is [k bin_s, (k + 1)
+	 * bin_s); bin_s is 1 s until a run passes SIM_BINS_MAX of them, and
+	 * doubles each time it would (neighbours merged), so the memory
+	 * stays bounded however long the simulated time */
+	double *bin_tokens, *bin_gpu_s; /* (n_bins, in bins_cap) owned */
+	size_t n_bins, bins_cap;
+	double bin_s;
 	uint64_t events, stale_dropped, segment_discarded, requests_done;
 	double end_s;              /* time of the last event */
 	struct err *err;           /* borrowed: a run-time input error */
@@ -359,8 +371,9 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 void sim_release(struct sim *s);
 
 /* Runs to the end (or the horizon). Returns -1 if an input turned out bad
- * on the way (a request longer than the KV capacity), with the message, or
- * when opt.stop turned nonzero (no message). */
+ * on the way (a request longer than the KV capacity, simulated time past
+ * SIM_TIME_MAX_S), with the message, or when opt.stop turned nonzero (no
+ * message). */
 int sim_run(struct sim *s);
 
 /* One scheduling decision of the config's policy on replica ri, idle, as

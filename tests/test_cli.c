@@ -397,6 +397,23 @@ static void run_bad_input(void)
 		  "\"trace\":\"arrivals.csv\"}'",
 		  "arrivals.csv:3: output_tokens: expected a whole number of "
 		  "tokens in [1, 1e+07], got \"-5\"" },
+		{ "a time past the config's bound", NULL,
+		  "--set /tenants/0/device/draft_base_s=1e308",
+		  "/tenants/0/device/draft_base_s: expected a number in (0, "
+		  "1e+09], got 1e308" },
+		{ "a think time of a mean past the bound", NULL,
+		  "--set '/tenants/0/workload/think_s={\"dist\": \"exponential\", "
+		  "\"mean\": 1e300}'",
+		  "/tenants/0/workload/think_s: expected a time of mean at most "
+		  "1e+09 s" },
+		{ "a uniform upside down", NULL,
+		  "--set '/tenants/0/workload/think_s={\"dist\": \"uniform\", "
+		  "\"min\": 10, \"max\": 5}'",
+		  "expected a uniform distribution whose min is at most its max" },
+		{ "simulated time out of scale", NULL,
+		  "--set /tenants/0/workload/think_s=1e9 "
+		  "--set /tenants/0/workload/requests=20",
+		  "simulated time passed 1e+10 s (317 years)" },
 		{ "acceptance trace with a bad bit", NULL,
 		  "--set '/tenants/0/acceptance={\"model\":\"trace\","
 		  "\"file\":\"bits.txt\"}'",

@@ -558,6 +558,31 @@ static void steady_window(void)
 	json_decref(sum);
 	sim_release(&s);
 	cfg_release(&c);
+	/* the same load stretched to weeks of simulated time: the bins
+	 * widen (bounded memory), lose no token, and the window is whole
+	 * bins, still steady */
+	many[3] = "/tenants/0/workload/think_s={\"dist\": \"exponential\", "
+		  "\"mean\": 200000}";
+	if (load(&c, base_cfg, many, 4) < 0)
+		return;
+	CHECK(simulate(&c, &s, NULL) == 0);
+	sum = rep_summary(&s);
+	{
+		double tok = 0, bin = s.bin_s;
+
+		for (size_t k = 0; k < s.n_bins; k++)
+			tok += s.bin_tokens[k];
+		CHECK_MSG(bin > 1 && s.n_bins <= SIM_BINS_MAX &&
+			  s.end_s / bin < (double)SIM_BINS_MAX, "bins of %g s, "
+			  "%zu of them, a run of %g s", bin, s.n_bins, s.end_s);
+		CHECK_NEAR(tok, json_number_value(jx_at(sum, "/all/tokens")), 0);
+		CHECK(fmod(json_number_value(jx_at(sum, "/steady/from_s")), bin) == 0 &&
+		      fmod(json_number_value(jx_at(sum, "/steady/to_s")), bin) == 0);
+		CHECK(json_is_true(jx_at(sum, "/steady/steady")));
+	}
+	json_decref(sum);
+	sim_release(&s);
+	cfg_release(&c);
 }
 
 /* Arrival times of the finished requests in a run's requests.csv (its
