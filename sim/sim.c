@@ -466,6 +466,26 @@ static size_t bin_of(struct sim *s, double now)
 	return k;
 }
 
+/* gpus GPUs busy from from_s for dur_s: their GPU-seconds into the bins
+ * the span overlaps, each its share (so no bin holds more than its
+ * width of a GPU's time). */
+static void busy_bins(struct sim *s, double from_s, double dur_s, double gpus)
+{
+	const double to_s = from_s + dur_s;
+	size_t k0, k1;
+
+	bin_of(s, to_s); /* widened first: both ends then count in one width */
+	k0 = bin_of(s, from_s);
+	k1 = bin_of(s, to_s);
+	for (size_t k = k0; k <= k1; k++) {
+		double lo = fmax(from_s, (double)k * s->bin_s);
+		double hi = fmin(to_s, (double)(k + 1) * s->bin_s);
+
+		if (hi > lo)
+			s->bin_gpu_s[k] += (hi - lo) * gpus;
+	}
+}
+
 /* Commits c tokens of the current request at now. */
 static void commit(struct sim *s, struct tenant *t, int32_t c)
 {
@@ -1630,7 +1650,6 @@ static void try_start(struct sim *s, uint32_t ri)
 	struct cost_batch cb = { 0 };
 	double now = s->q.now_s, t_s, bytes, flops;
 	long tokens = 0;
-	size_t bin;
 
 	if (r->busy || s->failed ||
 	    (r->ready.n == 0 && r->prefill.n == 0 && r->admit.n == 0))
@@ -1673,8 +1692,7 @@ static void try_start(struct sim *s, uint32_t ri)
 	t_s = cost_iter_s(&s->cost, &cb, &bytes, &flops) +
 	      wake_extra_s(&s->cfg->cloud.gpu.wake, now - r->idle_from_s) +
 	      draft_passes_s(s, r, &bytes, &flops);
-	bin = bin_of(s, now);
-	s->bin_gpu_s[bin] += t_s * s->cfg->cloud.tp;
+	busy_bins(s, now, t_s, s->cfg->cloud.tp);
 	r->busy = true;
 	r->batch_start_s = now;
 	if (measured(s)) { /* the GPU is measured after the warm-up */

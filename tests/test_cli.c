@@ -1,5 +1,6 @@
 /* test_cli.c: the binary's exit status, messages and output directories. */
 #include "harness.h"
+#include "jx.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -542,6 +543,31 @@ static void run_interrupted(void)
 	free(err);
 }
 
+/* A GPU kept busy: the steady window's share of its time is at most 1
+ * (an iteration's time split at the window's bins, not counted whole in
+ * the bin it starts in: 1.005 here before) */
+static void run_busy_share(void)
+{
+	char out[8192], args[2 * PATH_MAX], *text;
+	json_t *sum;
+	double busy;
+
+	if (!repo[0] && !getcwd(repo, sizeof(repo)))
+		abort();
+	snprintf(args, sizeof(args), "run %s/configs/paper/cloud_only.json -o busy "
+		 "--quiet --set /tenants/0/count=64 --set "
+		 "/tenants/0/workload/requests=3 --set "
+		 "/tenants/0/workload/prompt_tokens=4000 --set "
+		 "/tenants/0/workload/output_tokens=64", repo);
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	text = t_slurp("busy/summary.json");
+	sum = text ? json_loads(text, 0, NULL) : NULL;
+	busy = json_number_value(jx_at(sum, "/steady/gpu_busy_fraction"));
+	free(text);
+	CHECK_MSG(busy > 0.9 && busy <= 1, "GPU busy %.6f", busy);
+	json_decref(sum);
+}
+
 /* A golden summary at a fixed seed (make golden rewrites it). */
 static void run_golden(void)
 {
@@ -830,6 +856,7 @@ const struct tcase cli_tests[] = {
 	{ "cli: run is byte-identical for a seed, trace included",
 	  run_deterministic },
 	{ "cli: run matches the golden summary", run_golden },
+	{ "cli: a busy GPU's steady share is at most 1", run_busy_share },
 	{ "cli: SIGTERM stops a run and leaves nothing behind",
 	  run_interrupted },
 	{ "cli: bad configs exit 2 with the message and no results",
