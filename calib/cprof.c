@@ -607,12 +607,15 @@ int calib_import_profiles(const struct calib_import *o, const json_t *prov,
 	json_t *curves = json_array(), *held = json_array(), *extra, *doc;
 	size_t tables = 0, ng = 0;
 	bool has[N_GPUS] = { false }; /* a curve and tables of GPU k */
+	bool made = access(o->out, F_OK) != 0; /* OUT is made here: removed
+						   again if nothing goes in */
 	int rc = -1;
 
 	memset(g, 0, sizeof(g));
 	extra = json_pack("{s:s, s:O}", "source", o->source, "provenance",
 			  prov);
-	if (find_compute(o->dir, compute, network, sizeof(compute), e) < 0)
+	if (find_compute(o->dir, compute, network, sizeof(compute), e) < 0 ||
+	    fs_mkdirs(o->out, e) < 0)
 		goto out;
 	/* every GPU read and every file it would write checked first: a bad
 	 * profile or a stranger's file leaves OUT as it was */
@@ -632,8 +635,7 @@ int calib_import_profiles(const struct calib_import *o, const json_t *prov,
 		tables += (size_t)w;
 	}
 	snprintf(path, sizeof(path), "%s/curves.json", o->out);
-	if (tables && (jx_replaceable(path, NULL, NULL, e) < 0 ||
-		       fs_mkdirs(o->out, e) < 0))
+	if (tables && jx_replaceable(path, NULL, NULL, e) < 0)
 		goto out;
 	for (size_t k = 0; tables && k < N_GPUS; k++) {
 		if (!has[k])
@@ -686,6 +688,8 @@ int calib_import_profiles(const struct calib_import *o, const json_t *prov,
 			print_rows(g, N_GPUS);
 	}
 out:
+	if (rc < 0 && made)
+		rmdir(o->out); /* empty: nothing was written in it */
 	for (size_t k = 0; k < N_GPUS; k++)
 		gpu_prof_release(&g[k]);
 	json_decref(curves);

@@ -1,7 +1,8 @@
 /* edge.c: the edge's protocol machine around a draft model.
  *
  * seq[0 .. dlen) is the request's text as the edge sees it: committed
- * tokens seq[0 .. L), then its own drafts not yet judged. Of the drafts,
+ * tokens seq[0 .. L), then its own drafts not yet judged (L <= dlen: a
+ * token the cloud decodes moves both). Of the drafts,
  * the blocks in flight are fly[0 .. nfly) (sizes, oldest first) starting at
  * L, and the block being drafted is seq[bstart .. dlen). The draft model's
  * KV cache holds positions 0 .. dkv (dkv < dlen: the newest token is fed
@@ -260,6 +261,7 @@ static int token(struct edge *e, const struct wire_msg *m, struct err *er)
 	e->lost_s = -1;
 	e->backoff_s = RETRY_FIRST_S;
 	e->seq[e->L++] = (int)m->token;
+	e->dlen = e->bstart = e->L; /* none drafted while the cloud decodes */
 	if (e->back)
 		e->back_tokens++;
 	else

@@ -75,12 +75,23 @@ static void agg_add(struct agg *a, const struct cfg_group *g,
 	a->tput_sq += tput * tput;
 }
 
+/* A figure that may not be known (NaN, and so the infinities of 0 / 0). */
+static json_t *number_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
 static json_t *quantiles(const struct sketch *k)
 {
-	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "mean", sk_mean(k),
-			 "p50", sk_quantile(k, 0.5), "p90", sk_quantile(k, 0.9),
-			 "p99", sk_quantile(k, 0.99), "p999",
-			 sk_quantile(k, 0.999), "max", k->n ? k->max : 0);
+	const double n = k->n ? 1 : NAN; /* no sample: each null */
+
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}",
+			 "mean", number_or_null(n * sk_mean(k)),
+			 "p50", number_or_null(n * sk_quantile(k, 0.5)),
+			 "p90", number_or_null(n * sk_quantile(k, 0.9)),
+			 "p99", number_or_null(n * sk_quantile(k, 0.99)),
+			 "p999", number_or_null(n * sk_quantile(k, 0.999)),
+			 "max", number_or_null(n * k->max));
 }
 
 static double ratio(double a, double b)
@@ -88,10 +99,19 @@ static double ratio(double a, double b)
 	return b > 0 ? a / b : 0;
 }
 
+/* A mean over things counted in b: unknown (NaN, so null) where there
+ * were none, not 0 (a sweep would average a 0 in) */
+static double per(double a, double b)
+{
+	return b > 0 ? a / b : NAN;
+}
+
 /* The figures of a group (and of "all") in summary.json: X(name, kind,
- * value, meaning), kind I an integer, F a number, Q quantiles (an object
- * of mean, p50, p90, p99, p999 and max); values of the group's sums x, its
- * aggregate a, its tenant count n and the simulated seconds sim_s. */
+ * value, meaning), kind I an integer, F a number, N a number or null
+ * (not known: no request finished, no draft compared, no power given), Q
+ * quantiles (an object of mean, p50, p90, p99, p999 and max, each null
+ * with no sample); values of the group's sums x, its aggregate a, its
+ * tenant count n and the simulated seconds sim_s. */
 #define GROUP_METRICS(X)                                                   \
 	X(tenants, I, a->tenants, "tenants in the group")                   \
 	X(requests, I, x->requests, "requests finished")                    \
@@ -100,27 +120,28 @@ static double ratio(double a, double b)
 	X(itl_s, Q, &x->itl, "inter-token latency: the gaps between "       \
 	  "committed tokens of a request (0 between tokens one verdict "    \
 	  "commits), s")                                                   \
-	X(tpot_s, F, ratio(x->tpot_sum, (double)x->requests),               \
-	  "time per output token after the first, mean over requests, s")  \
+	X(tpot_s, N, per(x->tpot_sum, (double)x->requests),               \
+	  "time per output token after the first, mean over requests, s "   \
+	  "(null: no request finished)")  \
 	X(tpot_quantiles_s, Q, &x->tpot,                                    \
 	  "time per output token after the first, over requests, s")       \
 	X(tokens_per_s, F, ratio((double)x->tokens, sim_s),                 \
 	  "output tokens per simulated second")                            \
 	X(tokens_per_s_per_tenant, F, ratio(a->tput_sum, n),                \
 	  "tokens per second of a tenant while it has a request, mean")    \
-	X(alpha, F, ratio((double)x->accepted, (double)x->judged),          \
-	  "share of compared draft positions accepted")                    \
-	X(tokens_per_verdict, F, ratio((double)x->tokens,                   \
+	X(alpha, N, per((double)x->accepted, (double)x->judged),          \
+	  "share of compared draft positions accepted (null: none compared)")                    \
+	X(tokens_per_verdict, N, per((double)x->tokens,                   \
 					(double)x->verdicts),               \
 	  "tokens committed per verdict")                                  \
 	X(wasted_draft_tokens, I, x->wasted,                                \
 	  "draft tokens thrown away, never accepted")                      \
-	X(wasted_per_token, F, ratio((double)x->wasted, (double)x->tokens), \
+	X(wasted_per_token, N, per((double)x->wasted, (double)x->tokens), \
 	  "wasted draft tokens per output token")                          \
-	X(bytes_up_per_token, F, ratio((double)x->bytes_up,                 \
+	X(bytes_up_per_token, N, per((double)x->bytes_up,                 \
 					(double)x->tokens),                 \
 	  "bytes sent from the edge per output token")                     \
-	X(bytes_down_per_token, F, ratio((double)x->bytes_down,             \
+	X(bytes_down_per_token, N, per((double)x->bytes_down,             \
 					  (double)x->tokens),               \
 	  "bytes sent to the edge per output token")                       \
 	X(prompt_tokens_sent, I, x->prompt_sent,                            \
@@ -128,32 +149,31 @@ static double ratio(double a, double b)
 	X(preemptions, I, x->preemptions,                                   \
 	  "times the cloud preempted a request (its KV cache computed "    \
 	  "again), of the requests finished")                              \
-	X(handover_share, F, ratio((double)x->handed_over,                  \
+	X(handover_share, N, per((double)x->handed_over,                  \
 				    (double)x->requests),                   \
 	  "share of requests the cloud served first, then handed over")    \
-	X(cloud_made_per_handover, F, ratio((double)x->cloud_made,          \
+	X(cloud_made_per_handover, N, per((double)x->cloud_made,          \
 					     (double)x->handed_over),       \
 	  "output tokens the cloud decoded before a handover, mean")       \
-	X(catchup_per_request, F, ratio((double)x->catchup,                 \
+	X(catchup_per_request, N, per((double)x->catchup,                 \
 					 (double)x->requests),              \
 	  "tokens the edge prefilled to catch up with the cloud's, mean")  \
-	X(handback_share, F, ratio((double)x->handed_back,                  \
+	X(handback_share, N, per((double)x->handed_back,                  \
 				    (double)x->requests),                   \
 	  "share of requests the edge handed back to the cloud")           \
-	X(back_made_per_handback, F, ratio((double)x->back_made,            \
+	X(back_made_per_handback, N, per((double)x->back_made,            \
 					    (double)x->handed_back),        \
 	  "output tokens the cloud decoded after a hand-back, mean")       \
-	X(slo_attainment, F, ratio((double)x->slo_met, (double)x->requests),\
-	  "share of requests that met both SLOs")                          \
-	X(ttft_attainment, F, ratio((double)x->ttft_met, (double)x->requests),\
+	X(slo_attainment, N, per((double)x->slo_met, (double)x->requests),\
+	  "share of requests that met both SLOs (null: no request finished)")                          \
+	X(ttft_attainment, N, per((double)x->ttft_met, (double)x->requests),\
 	  "share of requests that met the TTFT SLO")                       \
-	X(tpot_attainment, F, ratio((double)x->tpot_met, (double)x->requests),\
+	X(tpot_attainment, N, per((double)x->tpot_met, (double)x->requests),\
 	  "share of requests that met the TPOT SLO")                       \
 	X(goodput_tokens_per_s, F, ratio((double)x->slo_tokens, sim_s),     \
 	  "tokens per second of the requests that met both SLOs")          \
-	X(jain_fairness, F, a->tput_sq > 0 ? a->tput_sum * a->tput_sum /     \
-	  (n * a->tput_sq) : 1.0, "Jain's index of the tenants' tokens/s "  \
-	  "(1: all equal)")                                                \
+	X(jain_fairness, N, per(a->tput_sum * a->tput_sum, n * a->tput_sq), \
+	  "Jain's index of the tenants' tokens/s (1: all equal)")          \
 	X(edge_busy_fraction, F, ratio(x->compute_s + x->prefill_s,         \
 				       n * sim_s),                          \
 	  "share of the run an edge device computes (drafting, prefilling)," \
@@ -199,11 +219,6 @@ static double ratio(double a, double b)
 #define METRIC_Q(v) quantiles(v)
 #define METRIC_N(v) number_or_null(v)
 
-/* A figure that may not be known (NaN, and so the infinities of 0 / 0). */
-static json_t *number_or_null(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
 
 static json_t *agg_json(const struct agg *a, double sim_s)
 {
@@ -480,9 +495,10 @@ json_t *rep_summary(const struct sim *s)
 	X(itl_p99_s, "%.9g", sk_quantile(&x->itl, 0.99),                    \
 	  "inter-token latency, 99th percentile, s")                       \
 	X(tpot_mean_s, "%.9g", ratio(x->tpot_sum, (double)x->requests),     \
-	  "time per output token after the first, mean over requests, s")  \
+	  "time per output token after the first, mean over requests, s "   \
+	  "(null: no request finished)")  \
 	X(alpha, "%.9g", ratio((double)x->accepted, (double)x->judged),     \
-	  "share of compared draft positions accepted")                    \
+	  "share of compared draft positions accepted (null: none compared)")                    \
 	X(tokens_per_verdict, "%.9g", ratio(tok, (double)x->verdicts),      \
 	  "tokens committed per verdict")                                  \
 	X(drafted, "%llu", (unsigned long long)x->drafted, "draft tokens made")\

@@ -140,7 +140,8 @@ static void bad_distributions(void)
 		{ "{\"dist\": \"exponential\", \"mean\": 1, \"sd\": 2}",
 		  "/x/sd: unknown key \"sd\"" },
 		{ "{\"dist\": \"uniform\", \"min\": 3, \"max\": 1}",
-		  "/x: expected a distribution whose draws are >= 0" },
+		  "/x: expected a uniform distribution whose min is at most its "
+		  "max" },
 		{ "{\"dist\": \"uniform\", \"min\": -3, \"max\": 1}",
 		  "/x: expected a distribution whose draws are >= 0" },
 		{ "{\"dist\": \"gamma\", \"mean\": 1, \"cv\": 0}",
