@@ -259,11 +259,14 @@ static int32_t rank_bucket(const struct sketch *s, uint64_t r)
 double sk_quantile(const struct sketch *s, double q)
 {
 	uint64_t rank;
+	double k;
 
 	if (s->n == 0)
 		return 0;
-	/* the order statistic of rank floor(q (n - 1)), 0-based */
-	rank = (uint64_t)floor(q * (double)(s->n - 1));
+	/* nearest rank: ceil(q n), 1-based (a hair below q n first: q = 0.99
+	 * of 100 values is rank 99, not 100, whatever the last bit of q) */
+	k = ceil(q * (double)s->n * (1 - 1e-12));
+	rank = k < 1 ? 0 : (uint64_t)k - 1;
 	if (rank < s->zeros)
 		return 0;
 	if (!s->count) { /* the order statistic among the small values */

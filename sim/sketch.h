@@ -51,8 +51,11 @@ static inline void sk_add_zeros(struct sketch *s, uint64_t n)
 }
 void sk_merge(struct sketch *into, const struct sketch *from);
 
-/* The q-quantile (q in [0, 1]), within SK_REL_ERR of an exact order
- * statistic; 0 when empty. */
+/* The q-quantile (q in [0, 1]) by nearest rank, the value of rank
+ * ceil(q n) (1-based; the least for q = 0): the smallest value with a
+ * share q of the values at or below it, so that a p99 of fewer than 100
+ * values is their largest. Within SK_REL_ERR of that order statistic; 0
+ * when empty. */
 double sk_quantile(const struct sketch *s, double q);
 double sk_mean(const struct sketch *s);
 
