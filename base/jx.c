@@ -74,7 +74,10 @@ int jx_fail(struct jx *x, const char *ptr, const char *expected,
 	char shown[80] = "nothing (the key is missing)";
 
 	if (got) {
-		char *s = json_dumps(got, JSON_ENCODE_ANY | JSON_COMPACT);
+		/* 15 digits: a number as it was typed (0.1, not 17 digits'
+		 * 0.10000000000000001) */
+		char *s = json_dumps(got, JSON_ENCODE_ANY | JSON_COMPACT |
+					  JSON_REAL_PRECISION(15));
 
 		if (s && strlen(s) > 60)
 			snprintf(shown, sizeof(shown), "%.57s...", s);
@@ -406,9 +409,14 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 	}
 	json_decref(value);
 	/* the pointer cut to 200 bytes, so that the reason is never cut */
+	if (!rest)
+		return err_set(e, "--set '%.200s%s': not a JSON pointer: a '~' "
+			       "is followed by 0 or 1 ('~0' is '~', '~1' is "
+			       "'/'), and a key has fewer than %zu bytes", ptr,
+			       strlen(ptr) > 200 ? "..." : "", sizeof(tok));
 	return err_set(e, "--set '%.200s%s': the pointer does not name a place "
 		       "in the config (at \"%.100s\")", ptr,
-		       strlen(ptr) > 200 ? "..." : "", rest ? tok : "?");
+		       strlen(ptr) > 200 ? "..." : "", tok);
 }
 
 static char *dumps(const json_t *v, int digits)

@@ -75,6 +75,9 @@ static void set_values(void)
 	CHECK(strstr(e.msg, "does not name a place") != NULL);
 	CHECK(jx_set(o, "a/b", "1", &e) < 0);
 	CHECK(jx_set(o, "/a/b/1/c/d", "1", &e) < 0);
+	/* a '~' that is no escape: said so, not blamed on a place */
+	CHECK(jx_set(o, "/a/x~2y", "1", &e) < 0 &&
+	      strstr(e.msg, "not a JSON pointer: a '~' is followed by 0 or 1"));
 	json_decref(o);
 }
 
