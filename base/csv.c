@@ -7,6 +7,7 @@
 #include "mem.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,4 +145,13 @@ const char *csv_str(const struct csv *c, size_t r, int col)
 double csv_num(const struct csv *c, size_t r, int col)
 {
 	return strtod(csv_str(c, r, col), NULL);
+}
+
+bool csv_is_num(const struct csv *c, size_t r, int col, double *x)
+{
+	const char *s = csv_str(c, r, col);
+	char *end;
+
+	*x = strtod(s, &end);
+	return end != s && !*end && isfinite(*x);
 }

@@ -4,6 +4,7 @@
 #ifndef HS_CSV_H
 #define HS_CSV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct err;
@@ -30,5 +31,9 @@ int csv_load_cols(struct csv *c, const char *path, const char *const *names,
  * (strtod; 0 where it is no number). Borrowed. */
 const char *csv_str(const struct csv *c, size_t r, int col);
 double csv_num(const struct csv *c, size_t r, int col);
+/* Whether row r's field in column col is a finite number, all of it (an
+ * empty field, "abc" or "nan" is not); its value in *x. A reader that
+ * must have numbers asks this: csv_num reads those as 0. */
+bool csv_is_num(const struct csv *c, size_t r, int col, double *x);
 
 #endif

@@ -170,6 +170,23 @@ static int sweep(struct csv *c, const char *dir, const char *name,
 static struct err bad_input;
 static bool bad_seen;
 
+/* Row r's number in column col of c, or NaN with the input bad (the
+ * first such kept in bad_input) where the field is not one: a claim read
+ * on a 0 that stood for "abc" or nothing would give a verdict */
+static double cnum(const struct csv *c, size_t r, int col)
+{
+	double x;
+
+	if (csv_is_num(c, r, col, &x))
+		return x;
+	if (!bad_seen) {
+		err_set(&bad_input, "%s:%zu: %s: expected a number, got \"%.40s\"",
+			c->file, r + 2, c->cell[col], csv_str(c, r, col));
+		bad_seen = true;
+	}
+	return NAN;
+}
+
 /* The JSON file at path, or NULL where it is not there (or cannot be read:
  * the first such is kept in bad_input) */
 static json_t *opt_load(const char *path)
@@ -301,8 +318,8 @@ static int pivot(json_t *blocks, const struct csv *c, const char *row_col,
 				cell(r, "%s", "");
 				continue;
 			}
-			cell(r, cellfmt, csv_num(c, k, mc) * scale,
-			     csv_num(c, k, cc) * scale);
+			cell(r, cellfmt, cnum(c, k, mc) * scale,
+			     cnum(c, k, cc) * scale);
 		}
 	}
 	return 0;
@@ -384,7 +401,7 @@ static int rtt_add(struct rtt *d, const struct csv *c, const char *by,
 	for (size_t r = 0; r < c->nrow; r++) {
 		const char *k = csv_str(c, r, col[0]);
 		bool async = !strcmp(k, "async");
-		double x = csv_num(c, r, col[1]), y = csv_num(c, r, col[2]);
+		double x = cnum(c, r, col[1]), y = cnum(c, r, col[2]);
 		struct rtt_group *g;
 		size_t at;
 
@@ -893,6 +910,16 @@ static int claim_b(json_t *claims, const char *calib, struct err *e)
 			 json_string_value(json_object_get(doc, "target")) ?
 			 json_string_value(json_object_get(doc, "target")) : "");
 		p[i].model[strcspn(p[i].model, ":")] = '\0';
+		if (!json_is_number(jx_at(doc, "/alpha_greedy")) ||
+		    !(field(doc, "/alpha_greedy") >= 0 &&
+		      field(doc, "/alpha_greedy") <= 1)) {
+			err_set(e, "%s: /alpha_greedy: expected a number in [0, "
+				"1]", gl.gl_pathv[i]);
+			json_decref(doc);
+			free(p);
+			globfree(&gl);
+			return -1;
+		}
 		p[i].ag = field(doc, "/alpha_greedy");
 		p[i].as = field(doc, "/alpha_stochastic");
 		p[i].ppl = field(doc, "/ppl");
@@ -978,7 +1005,7 @@ static size_t batch_points(const struct csv *s, const int *col,
 	size_t n = 0;
 
 	for (size_t r = 0; r < s->nrow; r++) {
-		double t = csv_num(s, r, col[0]);
+		double t = cnum(s, r, col[0]);
 		int k = !strcmp(csv_str(s, r, col[1]), "continuous");
 		size_t i = 0;
 
@@ -990,11 +1017,11 @@ static size_t batch_points(const struct csv *s, const int *col,
 			HS_ASSERT(n < MAX_POINTS);
 			pt[n++].t = t;
 		}
-		pt[i].busy[k] = csv_num(s, r, col[2]);
-		pt[i].gpus[k] = csv_num(s, r, col[3]);
-		pt[i].tput[k] = csv_num(s, r, col[4]) / pt[i].gpus[k];
-		pt[i].itl[k] = csv_num(s, r, col[5]) * 1e3;
-		pt[i].ttft[k] = csv_num(s, r, col[6]);
+		pt[i].busy[k] = cnum(s, r, col[2]);
+		pt[i].gpus[k] = cnum(s, r, col[3]);
+		pt[i].tput[k] = cnum(s, r, col[4]) / pt[i].gpus[k];
+		pt[i].itl[k] = cnum(s, r, col[5]) * 1e3;
+		pt[i].ttft[k] = cnum(s, r, col[6]);
 	}
 	return n;
 }
@@ -1206,28 +1233,28 @@ static int claim_d(json_t *claims, const char *dir, struct err *e)
 	     "drains, whose last requests found the GPU emptier, which is why "
 	     "its mean ITL fell as tenants were added; it measured the drain, "
 	     "not a steady state.)", n,
-	     csv_num(&q, 0, col[0]) * n / cap,
-	     csv_num(&q, q.nrow - 1, col[0]) * n / cap, cap,
+	     cnum(&q, 0, col[0]) * n / cap,
+	     cnum(&q, q.nrow - 1, col[0]) * n / cap, cap,
 	     bound, slots, life, onset,
 	     (int)(100 * TH(KNEE_CLOSE)), TH(BLOWUP));
 	rows = table(blocks, heads);
 	for (size_t r = 0; r < q.nrow; r++) {
-		double lam = csv_num(&q, r, col[0]) * n, load = lam / cap;
-		double got = csv_num(&q, r, col[1]) / out, w = csv_num(&q, r, col[2]);
+		double lam = cnum(&q, r, col[0]) * n, load = lam / cap;
+		double got = cnum(&q, r, col[1]) / out, w = cnum(&q, r, col[2]);
 		double pred = kv_wait_s(lam, slots, life, cap);
 		json_t *rw = row(rows);
 
 		cell(rw, "%.2f", load);
 		cell(rw, "%.3f", lam);
 		cell(rw, "%.3f", got);
-		cell(rw, "%.2f ± %.2f", w, csv_num(&q, r, col[3]));
+		cell(rw, "%.2f ± %.2f", w, cnum(&q, r, col[3]));
 		if (isfinite(pred))
 			cell(rw, "%.2f", pred);
 		else
 			cell(rw, "%s", "grows");
-		cell(rw, "%.1f", 1e3 * csv_num(&q, r, col[4]));
-		cell(rw, "%.1f", csv_num(&q, r, col[5]));
-		cell(rw, "%.1f%%", 100 * csv_num(&q, r, col[6]));
+		cell(rw, "%.1f", 1e3 * cnum(&q, r, col[4]));
+		cell(rw, "%.1f", cnum(&q, r, col[5]));
+		cell(rw, "%.1f%%", 100 * cnum(&q, r, col[6]));
 		json_array_append_new(queue, json_pack("{s:f,s:f,s:f,s:f}", "load",
 			load, "delivered", got / cap, "wait_s", w, "predicted_s",
 			isfinite(pred) ? pred : -1));
@@ -1238,8 +1265,8 @@ static int claim_d(json_t *claims, const char *dir, struct err *e)
 		if (isfinite(pred) && pred > 1 && load >= 0.4 - 1e-9)
 			err_max = fmax(err_max, fabs(w / pred - 1));
 		if (r == 0)
-			itl_lo = csv_num(&q, r, col[4]);
-		itl_hi = csv_num(&q, r, col[4]);
+			itl_lo = cnum(&q, r, col[4]);
+		itl_hi = cnum(&q, r, col[4]);
 		w_top = w;
 		load_top = load;
 	}
@@ -1419,7 +1446,7 @@ static double clients_at(const struct csv *c, const int *col, const char *dev,
 	double lo_n = 0, lo_a = 0;
 
 	for (size_t r = 0; r < c->nrow; r++) {
-		double n = csv_num(c, r, col[3]), a = csv_num(c, r, col[4]);
+		double n = cnum(c, r, col[3]), a = cnum(c, r, col[4]);
 
 		if (strcmp(csv_str(c, r, col[0]), dev) ||
 		    strcmp(csv_str(c, r, col[1]), model) ||
@@ -1491,7 +1518,7 @@ static int claim_f(json_t *claims, const char *dir,
 		}
 	}
 	for (size_t r = 0; r < k.nrow; r++)
-		most = fmax(most, csv_num(&k, r, kc[3]));
+		most = fmax(most, cnum(&k, r, kc[3]));
 	text(blocks, "The alternative to drafting on the edge is speculation run "
 	     "wholly in the cloud (cloud_spec, docs/protocols.md): the cloud "
 	     "drafts with its own copy of the draft (the device's model in "
@@ -1523,7 +1550,7 @@ static int claim_f(json_t *claims, const char *dir,
 				 * but for the protocol */
 				for (size_t q = 0; q < l.nrow; q++) {
 					const char *p = csv_str(&l, q, lc[5]);
-					double x = csv_num(&l, q, lc[6]);
+					double x = cnum(&l, q, lc[6]);
 					bool same = true;
 
 					for (int j = 0; j < 5; j++)
@@ -1548,7 +1575,7 @@ static int claim_f(json_t *claims, const char *dir,
 					co_at = co;
 					snprintf(where, sizeof(where), "%s, %.0f",
 						 csv_str(&l, r, lc[3]),
-						 1e3 * csv_num(&l, r, lc[4]));
+						 1e3 * cnum(&l, r, lc[4]));
 				}
 			}
 			if (!n)
@@ -1921,10 +1948,10 @@ static size_t hm_row(const struct csv *c, const int *col, size_t r,
 
 static double hm_gpu_s(const struct csv *c, const int *col, size_t r)
 {
-	double done = csv_num(c, r, col[HM_DONE]);
+	double done = cnum(c, r, col[HM_DONE]);
 
-	return done > 0 ? csv_num(c, r, col[HM_BUSY]) *
-				  csv_num(c, r, col[HM_TIME]) / done : 0;
+	return done > 0 ? cnum(c, r, col[HM_BUSY]) *
+				  cnum(c, r, col[HM_TIME]) / done : 0;
 }
 
 /* The device of a pair profile's path (edge-DEVICE-MODEL-w4a16.json). */
@@ -1949,10 +1976,10 @@ struct hm_tally {
 static void hm_cell(json_t *rw, const struct csv *c, const int *col,
 		    size_t n, size_t a, struct hm_tally *t)
 {
-	double t0 = csv_num(c, n, col[HM_TTFT]), t1 = csv_num(c, a, col[HM_TTFT]);
-	double i0 = csv_num(c, n, col[HM_ITL]), i1 = csv_num(c, a, col[HM_ITL]);
+	double t0 = cnum(c, n, col[HM_TTFT]), t1 = cnum(c, a, col[HM_TTFT]);
+	double i0 = cnum(c, n, col[HM_ITL]), i1 = cnum(c, a, col[HM_ITL]);
 	double dg = hm_gpu_s(c, col, a) - hm_gpu_s(c, col, n);
-	bool whole = csv_num(c, a, col[HM_SHARE]) < 0.5;
+	bool whole = cnum(c, a, col[HM_SHARE]) < 0.5;
 	bool yes = t1 <= t0 / 2 && i1 <= i0;
 
 	t->cells++;

@@ -75,6 +75,19 @@ int cmap_load(struct cmap_grid *g, const char *dir, struct err *e)
 	if (csv_load_cols(&c, path, names, col, e) < 0)
 		return -1;
 	for (size_t r = 0; r < c.nrow; r++)
+		for (int k = 0; names[k]; k++) {
+			double x;
+
+			/* every column a number but the protocol's name */
+			if (k != 3 && !csv_is_num(&c, r, col[k], &x)) {
+				err_set(e, "%s:%zu: %s: expected a number, got "
+					"\"%.40s\"", path, r + 2, names[k],
+					csv_str(&c, r, col[k]));
+				csv_release(&c);
+				return -1;
+			}
+		}
+	for (size_t r = 0; r < c.nrow; r++)
 		if (!axis_add(g->d, &g->nd, csv_num(&c, r, col[0])) ||
 		    !axis_add(g->alpha, &g->na, csv_num(&c, r, col[1])) ||
 		    !axis_add(g->rtt, &g->nr, csv_num(&c, r, col[2]))) {

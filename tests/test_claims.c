@@ -230,6 +230,21 @@ static void claim_b_formats(void)
 	EXPECT("b", "holds only when the W4A16 draft is w4a16-g128-sym");
 	profile("accept-w4a4.json", "w4a4-g32", 0.85);
 	EXPECT("b", "does not hold");
+	{
+		/* an alpha that is no share is bad input, not a verdict */
+		char calib[1024];
+		struct err e;
+		json_t *out;
+
+		snprintf(calib, sizeof(calib), "%s/calib", t_tmpdir());
+		profile("accept-w4a4.json", "w4a4-g32", 1.7);
+		out = claims_compute(t_tmpdir(), calib, &e);
+		CHECK_MSG(!out && strstr(e.msg, "accept-w4a4.json: /alpha_greedy: "
+					 "expected a number in [0, 1]"), "%s",
+			  out ? "computed" : e.msg);
+		json_decref(out);
+		profile("accept-w4a4.json", "w4a4-g32", 0.85);
+	}
 }
 
 /* (b) with two models: each draft against its own model's reference (its
@@ -319,6 +334,23 @@ static void claim_c_batching(void)
 	CHECK(claim_says("c", "it holds; at the slow ends (\\\"high\\\"), it "
 			 "holds only when the tenants are at most 4: the verdict "
 			 "moves inside the bands"));
+	{
+		/* a field that is no number (or nothing) is bad input, not a
+		 * 0 to give a verdict on */
+		static const char *const bad[] = { "abc", "", "nan" };
+		struct err e;
+		json_t *out;
+
+		for (size_t i = 0; i < 3; i++) {
+			batching_csv(bad[i], "0.1", "160");
+			out = claims_compute(t_tmpdir(), NULL, &e);
+			CHECK_MSG(!out && strstr(e.msg, "sweep.csv:7: "
+						 "all.tokens_per_s_mean: expected a "
+						 "number"), "\"%s\": %s", bad[i],
+				  out ? "computed" : e.msg);
+			json_decref(out);
+		}
+	}
 }
 
 /* (d) a stationary queue below and above capacity: 100 tenants at loads
