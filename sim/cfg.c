@@ -1193,6 +1193,27 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 		       ? -1 : 0;
 }
 
+void cfg_mean_lengths(const struct cfg_group *g, double *prompt,
+		      double *output)
+{
+	const struct wl_trace *t = &g->wl_trace;
+
+	*prompt = *output = 0;
+	if (g->workload.arrival != ARRIVAL_TRACE) {
+		*prompt = dist_mean(&g->workload.prompt_tokens);
+		*output = dist_mean(&g->workload.output_tokens);
+		return;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		*prompt += t->rows[i].prompt;
+		*output += t->rows[i].output;
+	}
+	if (t->n) {
+		*prompt /= (double)t->n;
+		*output /= (double)t->n;
+	}
+}
+
 /* Tokens of the longest request a group draws (its mean, where the
  * lengths have no bound), and whether that is the longest. */
 static double request_tokens(const struct cfg_group *g, bool *longest)

@@ -338,6 +338,11 @@ struct cfg {
 				 ("POINTER: ..."), or NULL */
 };
 
+/* A group's mean prompt and output lengths, tokens: its trace's rows'
+ * where it replays one, else its distributions' means. */
+void cfg_mean_lengths(const struct cfg_group *g, double *prompt,
+		      double *output);
+
 /* Loads path, applies the n_sets overrides "POINTER=VALUE" in order, and
  * checks everything. Returns 0 (c->warnings says what it asks that is not
  * done: a window async runs as sync, a window sync does not keep), or -1

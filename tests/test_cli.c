@@ -681,6 +681,33 @@ static void formulas_for_config(void)
 	CHECK(json_number_value(json_object_get(v, "capacity_tenants")) > 0);
 	json_decref(v);
 	CHECK(t_run("formulas", out, sizeof(out)) == 2);
+	{
+		/* a trace's lengths are its rows' means: the same cache slots
+		 * as constant lengths of those means (it had read 0 for both) */
+		char tr[PATH_MAX + 64];
+		double slots[2];
+
+		snprintf(tr, sizeof(tr), "%s", t_write("tr.csv",
+			 "arrival_s,prompt_tokens,output_tokens\n"
+			 "0,100,40\n1,300,80\n"));
+		for (int k = 0; k < 2; k++) {
+			char set[PATH_MAX + 128];
+
+			snprintf(set, sizeof(set), k ?
+				 "--set /tenants/0/workload/prompt_tokens=200 "
+				 "--set /tenants/0/workload/output_tokens=60%.0s" :
+				 "--set '/tenants/0/workload={\"arrival\": "
+				 "\"trace\", \"trace\": \"%s\"}'", tr);
+			snprintf(args, sizeof(args), "formulas %.2000s --json %.2000s",
+				 small(), set);
+			CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+			v = json_loads(out, 0, NULL);
+			slots[k] = json_number_value(json_object_get(v, "kv_slots"));
+			json_decref(v);
+		}
+		CHECK_MSG(slots[0] > 0 && slots[0] == slots[1], "%g against %g",
+			  slots[0], slots[1]);
+	}
 }
 
 /* calib and bench kernels refuse what they cannot time, before timing */
