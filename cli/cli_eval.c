@@ -133,15 +133,23 @@ static void print_accept(const struct eval_accept_opts *o,
 {
 	const struct spec_burst *b = &r->burst;
 
+	char aa[16] = "n/a", ar[16] = "n/a", iid[16] = "n/a";
+
+	if (isfinite(b->p_after_accept))
+		snprintf(aa, sizeof(aa), "%.4f", b->p_after_accept);
+	if (isfinite(b->p_after_reject))
+		snprintf(ar, sizeof(ar), "%.4f", b->p_after_reject);
+	if (isfinite(b->iid_mean_run))
+		snprintf(iid, sizeof(iid), "%.3f", b->iid_mean_run);
 	printf("target %s (%s), draft %s (%s), %ld positions of %s\n"
 	       "perplexity: target %.4f, draft %.4f\n"
 	       "alpha greedy %.4f, alpha stochastic %.4f\n"
-	       "bursts: P(accept | accept) %.4f, P(accept | reject) %.4f, "
-	       "mean run of accepts %.3f (iid %.3f)\n",
+	       "bursts: P(accept | accept) %s, P(accept | reject) %s, "
+	       "mean run of accepts %.3f (iid %s)\n",
 	       o->target, r->target_quant, o->draft, r->draft_quant,
 	       r->a.positions, o->text, r->a.ppl_target, r->a.ppl_draft,
-	       r->a.alpha_greedy, r->a.alpha_stochastic, b->p_after_accept,
-	       b->p_after_reject, b->mean_run, b->iid_mean_run);
+	       r->a.alpha_greedy, r->a.alpha_stochastic, aa, ar, b->mean_run,
+	       iid);
 	if (!r->gammas) /* --gamma 0: no decoding */
 		return;
 	printf("tokens per verification (%s speculative decoding):",

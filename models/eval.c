@@ -205,7 +205,7 @@ static int accept_of(const struct eval_accept_opts *o, struct llama *tm,
 		free(toks);
 		return -1;
 	}
-	if (n < PROMPT_TOKENS) {
+	if (n < PROMPT_TOKENS && o->gamma > 0) { /* gamma 0: no decode */
 		free(toks);
 		return err_set(e, "%s: %d tokens to measure on (%s), fewer than "
 			       "a decode's prompt of %d: give more text or a "
@@ -258,6 +258,12 @@ void eval_accept_release(struct eval_accept *r)
 	r->a.bits = NULL;
 }
 
+/* x, or null where it is not a finite number (nothing to measure it on) */
+static json_t *known(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
 json_t *eval_accept_json(const struct eval_accept_opts *o,
 			 const struct eval_accept *r)
 {
@@ -281,10 +287,10 @@ json_t *eval_accept_json(const struct eval_accept_opts *o,
 		      "mean_accepted_per_gamma", per_gamma);
 	json_object_set_new(s, "window", json_integer(r->window));
 	json_object_set_new(s, "burst", json_pack(
-		"{s:f,s:f,s:f,s:f,s:I}", "p_accept_after_accept",
-		b->p_after_accept, "p_accept_after_reject", b->p_after_reject,
-		"mean_accept_run", b->mean_run, "iid_mean_accept_run",
-		isfinite(b->iid_mean_run) ? b->iid_mean_run : 0.0,
+		"{s:o,s:o,s:f,s:o,s:I}", "p_accept_after_accept",
+		known(b->p_after_accept), "p_accept_after_reject",
+		known(b->p_after_reject), "mean_accept_run", b->mean_run,
+		"iid_mean_accept_run", known(b->iid_mean_run),
 		"accept_runs", (json_int_t)b->runs));
 	json_object_set_new(s, "draft_quant", json_string(r->draft_quant));
 	return s;

@@ -107,8 +107,9 @@ void eval_accept_release(struct eval_accept *r);
  * "target_quant", "text", "tokens", "ppl", "ppl_draft", "alpha_greedy",
  * "alpha_stochastic", "temperature", "mean_accepted_per_gamma": {"1": ...,
  * a key a finite per_gamma}, "window", "burst": {"p_accept_after_accept",
- * "p_accept_after_reject", "mean_accept_run", "iid_mean_accept_run" (0 if
- * infinite), "accept_runs"}, "draft_quant"}. */
+ * "p_accept_after_reject", "mean_accept_run", "iid_mean_accept_run" (each
+ * null where not known: no reject, no accept), "accept_runs"},
+ * "draft_quant"}. */
 json_t *eval_accept_json(const struct eval_accept_opts *o,
 			 const struct eval_accept *r);
 

@@ -185,8 +185,10 @@ void spec_burst(const unsigned char *bits, long n, struct spec_burst *b)
 		b->mean_run += (double)len;
 	}
 	b->mean_run = b->runs ? b->mean_run / (double)b->runs : 0;
-	b->p_after_accept = after[1] ? (double)acc_after[1] / (double)after[1] : 0;
-	b->p_after_reject = after[0] ? (double)acc_after[0] / (double)after[0] : 0;
+	b->p_after_accept = after[1] ? (double)acc_after[1] / (double)after[1]
+				     : NAN;
+	b->p_after_reject = after[0] ? (double)acc_after[0] / (double)after[0]
+				     : NAN;
 	b->iid_mean_run = ones < n ? 1 / (1 - (double)ones / (double)n) : INFINITY;
 }
 

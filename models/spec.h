@@ -29,8 +29,9 @@ struct spec_accept {
 
 /* How bursty a row of accept (1) and reject (0) bits is: the chance of an
  * accept after an accept and after a reject (alpha both, were the bits
- * independent), and the mean length of the runs of accepts (1 / (1 -
- * alpha) if independent). */
+ * independent; NaN where no bit follows one), and the mean length of the
+ * runs of accepts (1 / (1 - alpha) if independent: infinite with no
+ * reject). */
 struct spec_burst {
 	double p_after_accept, p_after_reject;
 	double mean_run, iid_mean_run;

@@ -785,6 +785,10 @@ int *tok_encode_file(const struct tok *t, const char *path, int *n,
 	while ((got = getline(&line, &lcap, f)) > 0) {
 		int k;
 
+		if (strlen(line) != (size_t)got) {
+			err_set(e, "%s: holds a NUL byte", path);
+			break;
+		}
 		while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
 			line[--got] = '\0';
 		if (got == 0)
@@ -801,6 +805,13 @@ int *tok_encode_file(const struct tok *t, const char *path, int *n,
 		free(line_tok);
 	}
 	free(line);
+	if (got > 0 || ferror(f)) { /* a NUL byte; a read error (a folder) */
+		if (got <= 0)
+			err_set(e, "%s: cannot read: %s", path, strerror(errno));
+		fclose(f);
+		free(out);
+		return NULL;
+	}
 	fclose(f);
 	if (len < 2) {
 		free(out);
