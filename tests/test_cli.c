@@ -819,6 +819,28 @@ static void model_commands_bad_options(void)
 				"--prompts 1", out, sizeof(out)) == 2 &&
 			  strstr(out, "fewer than a decode's prompt of 32"), "%s",
 			  out);
+		/* --gamma 0 decodes nothing: no prompt of 32 needed */
+		t_write("short.txt", "Once upon a time, there was a little "
+			"girl named Lily.\n");
+		CHECK_MSG(t_run("eval accept --target stories260K --draft "
+				"stories260K:w4a16 --text short.txt --gamma 0", out,
+				sizeof(out)) == 0 && strstr(out, "alpha greedy"),
+			  "%s", out);
+		/* a folder for a text, a NUL byte in one: said, not "no text"
+		 * or a line cut short */
+		CHECK_MSG(t_run("eval ppl --model stories260K --text .", out,
+				sizeof(out)) == 2 && strstr(out, "cannot read: Is a "
+							    "directory"), "%s", out);
+		{
+			FILE *f = fopen(t_write("nul.txt", "Once"), "a");
+
+			fputc('\0', f);
+			fputs(" upon a time\nthere was\n", f);
+			fclose(f);
+		}
+		CHECK_MSG(t_run("eval ppl --model stories260K --text nul.txt", out,
+				sizeof(out)) == 2 && strstr(out, "holds a NUL byte"),
+			  "%s", out);
 		for (int i = 0; i < 300; i++) /* some 1,200 tokens */
 			strcat(big, "the dog ");
 		strcat(big, "'");
