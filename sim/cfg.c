@@ -1297,6 +1297,16 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 	holds = B * floor(fmax(0, cl->tp * (mem * cl->gpu_memory_utilization -
 					    cl->activation_bytes) - w - wd) /
 			  kv / B);
+	if (holds < 1 && !json_object_get(v, "kv_capacity_tokens"))
+		return err_set(x->err, "%s: /cloud: no KV cache fits: %d x %.1f "
+			       "GB x %g (gpu_memory_utilization), less %.2f GB "
+			       "of activations a GPU and %.1f GB of weights, "
+			       "leaves no block of %lld tokens of %.0f bytes each: "
+			       "raise gpu_memory_utilization or tp, or lower "
+			       "activation_bytes", x->file, cl->tp, GB(mem),
+			       cl->gpu_memory_utilization,
+			       GB(cl->activation_bytes), GB(w + wd),
+			       cl->block_tokens, kv);
 	if (jx_int(x, v, "/cloud", "kv_capacity_tokens", 1, LLONG_MAX,
 		   (long long)holds, &cl->kv_capacity_tokens) < 0)
 		return -1;

@@ -141,6 +141,8 @@ static void bad_values(void)
 		  "/tests/data/missing.json'" }, /* absolute: cwd's */
 		{ "/tenants/0/wan/rtt_s={\"dist\":\"empirical\",\"file\":\"no.txt\"}",
 		  "/tests/data/no.txt': No such file" },
+		{ "/cloud/gpu_memory_utilization=0.1", "/cloud: no KV cache "
+		  "fits: 1 x 80.0 GB x 0.1 (gpu_memory_utilization)" },
 		{ "nopointer", "--set 'nopointer': expected POINTER=VALUE" },
 		{ "/tenants/9/count=1", "--set '/tenants/9/count': the pointer "
 		  "does not name a place" },
