@@ -20,6 +20,7 @@ static const struct opt_cmd engine_cmd = {
 		 "events/s and the mean time in system against 1 / (mu - lambda) = 10.\n"
 		 "scripts/bench-mm1.sh times it beside cimba's, alternating.\n",
 	.exit_status = "0 done, 2 bad usage",
+	.conflicts = { { "mm1", "steps" } }, /* its customers are fixed */
 };
 
 static int bench_engine(int argc, char **argv)

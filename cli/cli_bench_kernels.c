@@ -31,6 +31,8 @@ static const struct opt_cmd kbench_cmd = {
 		 "columns x batch a second) and %peak (of the int8 peak for W4A8, of the\n"
 		 "FMA peak for the rest). %read is against the read pass above.\n",
 	.exit_status = "0 done, 2 bad usage",
+	/* --quick is one shape at batch 1 */
+	.conflicts = { { "quick", "batch" }, { "quick", "shape" } },
 };
 
 /* "11008x4096" into o->rows and o->cols (struct kbench_opts *) */

@@ -136,7 +136,10 @@ static int meet(const struct opt_cmd *cmd, struct opt *r, const char *arg,
 {
 	char why[OPT_WHY_BYTES], flag[64];
 
-	if (r->kind == OPT_KIND_SHOW) {
+	if (r->kind == OPT_KIND_SHOW) { /* a listing: given alone */
+		if (argc != 2)
+			return opt_usage_fail(cmd, "--%s takes nothing else on the "
+					      "line%s", r->name, "");
 		r->show(stdout);
 		return OPT_OK;
 	}

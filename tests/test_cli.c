@@ -741,6 +741,13 @@ static void calib_bad_input(void)
 	      strstr(out, "ref (the sets this build and CPU run), got \"avx3\""));
 	CHECK(t_run("bench kernels --kernel avx3", out, sizeof(out)) == 2 &&
 	      strstr(out, "bench kernels: --kernel: expected "));
+	/* options that would do nothing: refused, not an empty table */
+	CHECK(t_run("bench kernels --quick --batch 16", out, sizeof(out)) == 2 &&
+	      strstr(out, "--quick and --batch cannot be given together"));
+	CHECK(t_run("bench engine --mm1 --steps 10", out, sizeof(out)) == 2 &&
+	      strstr(out, "--mm1 and --steps cannot be given together"));
+	CHECK(t_run("run --columns c.json", out, sizeof(out)) == 2 &&
+	      strstr(out, "--columns takes nothing else"));
 }
 
 /* serve, edge, eval, generate and claims: a bad option is exit status 2
