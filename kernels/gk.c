@@ -50,9 +50,10 @@ const struct gk_api *gk_open(struct gk_device *d, struct err *e)
 		if (plugin_path(path, sizeof(path), e) < 0)
 			return NULL;
 		if (access(path, F_OK) != 0)
-			return err_set(e, "this build has no CUDA path: '%s' "
-				       "does not exist (nvcc was not found "
-				       "when it was built; see README)", path),
+			return err_set(e, "no CUDA plugin: '%s' does not exist "
+				       "(it is built beside the binary where nvcc "
+				       "is, and must stay beside it, or be named "
+				       "by $HYBRIDSPEC_CUDA; see README)", path),
 			       NULL;
 		plugin = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 		if (!plugin)
