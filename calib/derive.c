@@ -244,6 +244,12 @@ static int text_key(struct jx *x, json_t *v, const char *key, const char **out)
 	return jx_fail(x, p, "a non-empty string", json_object_get(v, key));
 }
 
+/* A datasheet's figure: > 0 (or >= 0), and no more than any device has
+ * (100 TB/s, 10 PFLOP/s, 100 POP/s): a typo of exponents is refused, not
+ * fitted */
+#define DEV_MAX(hi) ((struct jx_range){ 0, (hi), true, false })
+#define DEV_MAX0(hi) ((struct jx_range){ 0, (hi), false, false })
+
 int calib_device_load(struct calib_device *d, const char *name_or_path,
 		      const char *dir, struct err *e)
 {
@@ -290,10 +296,12 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 	    jx_str(&x, v, "", "cpu", "", &d->cpu) < 0 ||
 	    jx_enum(&x, v, "", "class", classes, NULL, &d->cls) < 0 ||
 	    jx_int(&x, v, "", "threads", 1, 1024, JX_REQUIRED_INT, &th) < 0 ||
-	    jx_num(&x, v, "", "peak_gbs", JX_POS, JX_REQUIRED, &d->peak_gbs) < 0 ||
-	    jx_num(&x, v, "", "fp32_gflops", JX_POS, JX_REQUIRED,
+	    jx_num(&x, v, "", "peak_gbs", DEV_MAX(1e5), JX_REQUIRED,
+		   &d->peak_gbs) < 0 ||
+	    jx_num(&x, v, "", "fp32_gflops", DEV_MAX(1e7), JX_REQUIRED,
 		   &d->fp32_gflops) < 0 ||
-	    jx_num(&x, v, "", "int8_gops", JX_NONNEG, 0, &d->int8_gops) < 0 ||
+	    jx_num(&x, v, "", "int8_gops", DEV_MAX0(1e8), 0,
+		   &d->int8_gops) < 0 ||
 	    opt_pos(&x, v, "", "power_busy_w", &d->power_busy_w) < 0 ||
 	    opt_pos(&x, v, "", "power_idle_w", &d->power_idle_w) < 0)
 		goto fail;
