@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void cli_warn(const char *cmd, const char *warnings)
 {
@@ -114,6 +115,23 @@ int cli_parse_model_spec(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 
 	if (colon && cli_parse_quant(colon + 1, &q, why) < 0)
 		return -1;
+	*(const char **)dest = arg;
+	return 0;
+}
+
+int cli_parse_model(const char *arg, void *dest, char why[OPT_WHY_BYTES])
+{
+	const char *colon = strrchr(arg, ':');
+	struct quant q;
+	char skip[OPT_WHY_BYTES];
+
+	if (colon && access(arg, F_OK) != 0 &&
+	    cli_parse_quant(colon + 1, &q, skip) == 0) {
+		snprintf(why, OPT_WHY_BYTES, "expected NAME or PATH, the format "
+			 "apart (--model %.*s --quant %s), got \"%s\"",
+			 (int)(colon - arg), arg, colon + 1, arg);
+		return -1;
+	}
 	*(const char **)dest = arg;
 	return 0;
 }

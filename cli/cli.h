@@ -93,7 +93,8 @@ void cli_warn(const char *cmd, const char *warnings);
 #define CLI_OPT_TEXT(d, h) OPT_STR("text", 0, d, "FILE", h)
 /* a model by name or path, its format another option's; a model with its
  * format, NAME[:Q] (mload_spec; the NAME[:Q] is kept, borrowed) */
-#define CLI_OPT_MODEL(d, h) OPT_STR("model", 0, d, "NAME|PATH", h)
+#define CLI_OPT_MODEL(d, h) \
+	OPT_PARSE("model", 0, d, "NAME|PATH", cli_parse_model, h)
 #define CLI_OPT_MODEL_SPEC(n, d, h) \
 	OPT_PARSE(n, 0, d, "NAME[:Q]", cli_parse_model_spec, h)
 #define CLI_OPT_TOKEN_FILE(d) \
@@ -114,5 +115,8 @@ int cli_parse_quant(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 int cli_parse_kernel(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 /* NAME[:Q] with Q a weight format (const char **: the argument) */
 int cli_parse_model_spec(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
+/* --model of a command with --quant (const char **): NAME or PATH; a
+ * NAME:Q that is no file is refused with the --quant it means */
+int cli_parse_model(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 
 #endif

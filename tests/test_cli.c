@@ -783,6 +783,9 @@ static void model_commands_bad_options(void)
 		{ "generate --model m --temperature -1", "hybridspec generate: "
 		  "--temperature: expected a number >= 0, got \"-1\"" },
 		{ "generate --steps 3", "hybridspec generate: give --model" },
+		{ "generate --model m:w4a16", "hybridspec generate: --model: "
+		  "expected NAME or PATH, the format apart (--model m --quant "
+		  "w4a16)" },
 		{ "generate --model m --kernel avx3", "hybridspec generate: "
 		  "--kernel: expected " },
 		{ "eval ppl --model m --text t --kernel avx3", "hybridspec eval ppl: "
