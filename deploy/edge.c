@@ -378,7 +378,8 @@ static int send_prompt(struct edge *e, struct err *er)
 /* Takes fd as the connection to the cloud and says hello on it. */
 static int hello(struct edge *e, int fd, struct err *er)
 {
-	*e->msg = (struct wire_msg){ .type = WIRE_HELLO, .tenant = e->o->tenant };
+	*e->msg = (struct wire_msg){ .type = WIRE_HELLO, .tenant = e->o->tenant,
+				     .tokenizer = e->o->tokenizer };
 	if (e->o->secret)
 		memcpy(e->msg->secret, e->o->secret, WIRE_SECRET_BYTES);
 	e->quiet_s = now_s(e);
@@ -773,6 +774,7 @@ int edge_proc_init(struct edge_proc *p, const struct edge_setup *s,
 	}
 	p->o.m = &p->m;
 	p->o.tk = s->ids ? NULL : &p->t;
+	p->o.tokenizer = tok_fingerprint(&p->t);
 	p->o.fd = -1;
 	p->o.secret = have ? p->secret : NULL;
 	p->o.window = cfg_proto_caps(s->o.proto)->windowed ? s->o.window : 1;

@@ -38,6 +38,8 @@ struct edge_opts {
 	const uint8_t *secret;      /* borrowed (WIRE_SECRET_BYTES) for HELLO;
 				       NULL: none */
 	uint32_t tenant;
+	uint32_t tokenizer;         /* the draft's tok_fingerprint, for HELLO
+				       (0: not said) */
 	enum proto_kind proto;      /* PROTO_SYNC or PROTO_ASYNC */
 	int gamma, window;          /* window 1 for sync; adaptive: the first
 				       block's gamma, the most blocks in flight */

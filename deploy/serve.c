@@ -181,8 +181,8 @@ static void accept_client(struct server *s)
 }
 
 int serve_handle(struct verifier *v, struct serve_client *c, int slot,
-		 const struct wire_msg *m, const uint8_t *secret, double now_s,
-		 struct err *e)
+		 const struct wire_msg *m, const struct serve_opts *o,
+		 double now_s, struct err *e)
 {
 	if (!c->hello && m->type != WIRE_HELLO)
 		return err_set(e, "message type %d before hello", m->type);
@@ -190,8 +190,16 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 	case WIRE_HELLO:
 		if (c->hello)
 			return err_set(e, "a second hello");
-		if (secret && !wire_secret_equal(m->secret, secret)) {
+		if (o && o->secret && !wire_secret_equal(m->secret, o->secret)) {
 			err_set(e, "hello with the wrong secret");
+			return -2;
+		}
+		if (o && o->tokenizer && m->tokenizer &&
+		    m->tokenizer != o->tokenizer) {
+			err_set(e, "the edge's draft has another tokenizer than "
+				"this server's target (fingerprints %08x and %08x: "
+				"serve --model and edge --draft must share one)",
+				m->tokenizer, o->tokenizer);
 			return -2;
 		}
 		c->hello = true;
@@ -262,7 +270,7 @@ static int handle(struct server *s, int i, const struct wire_msg *m)
 		s->draining_refused++;
 		return 0;
 	}
-	r = serve_handle(&s->v, &c->p, i, m, s->o->secret, now, &e);
+	r = serve_handle(&s->v, &c->p, i, m, s->o, now, &e);
 	if (r < 0) {
 		snprintf(what, sizeof(what), "tenant %u: %.200s", c->p.tenant,
 			 e.msg);
@@ -652,6 +660,7 @@ int serve_proc_init(struct serve_proc *p, const struct serve_setup *s,
 	if (s->threads > 1)
 		p->m.pool = kern_pool_new(s->threads);
 	p->o.m = &p->m;
+	p->o.tokenizer = tok_fingerprint(&p->t);
 	p->o.t0_s = rt_now_s();
 	return 0;
 }

@@ -41,6 +41,9 @@ struct serve_opts {
 	int max_per_addr;        /* connections from one address; 0: any */
 	const uint8_t *secret;   /* borrowed (WIRE_SECRET_BYTES): what HELLO
 				    must carry; NULL: not checked */
+	uint32_t tokenizer;      /* the target's tok_fingerprint: a HELLO
+				    that says another is refused; 0: not
+				    checked */
 	double hello_s;          /* limits (0: none): HELLO within this of */
 	double frame_s;          /* connecting; a frame begun whole within
 				    this; a client neither sending nor */
@@ -83,13 +86,13 @@ struct serve_client {
 };
 
 /* Applies message m of the client in slot to the verifier (a HELLO must
- * carry secret unless it is NULL): -1 with e's message when it breaks the
- * protocol, -2 when its HELLO has the wrong secret (either way the server
- * then sends ERROR and disconnects). The event loop's step, and the wire
- * fuzz target's. */
+ * carry o's secret and say o's tokenizer, where o gives them; o NULL:
+ * neither checked): -1 with e's message when it breaks the protocol, -2
+ * when its HELLO is refused (either way the server then sends ERROR and
+ * disconnects). The event loop's step, and the wire fuzz target's. */
 int serve_handle(struct verifier *v, struct serve_client *c, int slot,
-		 const struct wire_msg *m, const uint8_t *secret, double now_s,
-		 struct err *e);
+		 const struct wire_msg *m, const struct serve_opts *o,
+		 double now_s, struct err *e);
 
 /* A listening TCP socket on host:port (port 0: any free one; *port gets
  * it). -1 with e's message. */

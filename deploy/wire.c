@@ -80,7 +80,7 @@ bool wire_secret_equal(const uint8_t *a, const uint8_t *b)
 static size_t fixed_len(uint8_t type)
 {
 	switch (type) {
-	case WIRE_HELLO: return 1 + 8 + WIRE_SECRET_BYTES;
+	case WIRE_HELLO: return 1 + 12 + WIRE_SECRET_BYTES;
 	case WIRE_PROMPT: case WIRE_START: return 1 + 12;
 	case WIRE_BLOCK: case WIRE_TOKEN: return 1 + 16;
 	case WIRE_READY: case WIRE_BACK: return 1 + 8;
@@ -126,7 +126,8 @@ void wire_encode(const struct wire_msg *m, uint8_t *buf)
 	case WIRE_HELLO:
 		wire_put32(p, WIRE_MAGIC);
 		wire_put32(p + 4, m->tenant);
-		memcpy(p + 8, m->secret, WIRE_SECRET_BYTES);
+		wire_put32(p + 8, m->tokenizer);
+		memcpy(p + 12, m->secret, WIRE_SECRET_BYTES);
 		break;
 	case WIRE_PROMPT:
 	case WIRE_START:
@@ -204,7 +205,8 @@ long wire_decode(const uint8_t *buf, size_t len, struct wire_msg *m,
 		if (wire_get32(p) != WIRE_MAGIC)
 			return err_set(e, "hello without the protocol's magic");
 		m->tenant = wire_get32(p + 4);
-		memcpy(m->secret, p + 8, WIRE_SECRET_BYTES);
+		m->tokenizer = wire_get32(p + 8);
+		memcpy(m->secret, p + 12, WIRE_SECRET_BYTES);
 		break;
 	case WIRE_PROMPT:
 	case WIRE_START:

@@ -14,7 +14,7 @@
 
 #include "err.h"
 
-#define WIRE_MAGIC 0x32505348u /* "HSP2" */
+#define WIRE_MAGIC 0x33505348u /* "HSP3" */
 #define WIRE_SECRET_BYTES 32   /* the shared secret in HELLO, zero-padded */
 #define WIRE_MAX_TOKENS 2048   /* tokens in one prompt or block */
 #define WIRE_TEXT_MAX 200      /* bytes of an error's text */
@@ -44,6 +44,8 @@ enum wire_type {
 struct wire_msg {
 	enum wire_type type;
 	uint32_t tenant;        /* HELLO */
+	uint32_t tokenizer;     /* HELLO: the edge's draft's tok_fingerprint
+				   (models/tok.h); 0: not said */
 	uint32_t request;       /* all but HELLO and ERROR */
 	uint32_t epoch;         /* BLOCK VERDICT */
 	uint32_t pos;           /* BLOCK: sequence position of tok[0]; TOKEN:

@@ -821,3 +821,18 @@ int *tok_encode_file(const struct tok *t, const char *path, int *n,
 	*n = (int)len;
 	return out;
 }
+
+uint32_t tok_fingerprint(const struct tok *t)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (int b = 0; b < 4; b++)
+		h = (h ^ (uint32_t)((unsigned)t->n >> (8 * b) & 255)) * 16777619u;
+	for (int i = 0; i < t->n; i++) {
+		for (const unsigned char *c = (const unsigned char *)t->piece[i];
+		     *c; c++)
+			h = (h ^ *c) * 16777619u;
+		h = (h ^ 0xFF) * 16777619u; /* a piece's end: no byte of text */
+	}
+	return h ? h : 1;
+}

@@ -16,6 +16,7 @@
 #define HS_TOK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -51,6 +52,11 @@ struct tok {
 	unsigned char *control; /* (n) owned, or NULL: 1 for a control token,
 				   which decodes to nothing */
 };
+
+/* A 32-bit fingerprint of the vocabulary (its size and every piece, in
+ * order), never 0: two tokenizers with one are the same one, for all a
+ * deployment can tell (wire.h's HELLO carries the edge's). */
+uint32_t tok_fingerprint(const struct tok *t);
 
 /* Reads a Hugging Face tokenizer.json: BPE with a "prepend \u2581 and
  * replace spaces by it" normaliser, no pre-tokeniser, merges by rank;

@@ -721,6 +721,7 @@ static int edge_child(struct val *v, const struct cfg *c, size_t g, int idx,
 	char path[4200];
 	struct edge_opts eo = {
 		.m = &v->dm.m, .tk = &v->tm.t, .tenant = (uint32_t)idx,
+		.tokenizer = tok_fingerprint(&v->dm.t),
 		.silence_s = EDGE_SILENCE_S, .proto = G->proto.kind, .gamma = G->proto.gamma,
 		.window = G->proto.window,
 		.handover = G->proto.handover == HANDOVER_ALWAYS,
@@ -776,6 +777,7 @@ static struct serve_opts server_opts(const struct val *v, const struct cfg *c,
 		.max_seqs = (int)fmin((double)c->cloud.max_num_seqs, clients),
 		.window_s = c->cloud.window_s, .max_clients = clients,
 		.exit_after = clients, .t0_s = t0, .spin = v->server_cpu >= 0,
+		.tokenizer = tok_fingerprint(&v->tm.t),
 	};
 }
 

@@ -337,6 +337,7 @@ int start_server_opts(struct rig *r, const struct serve_opts *tmpl,
 		json_t *st;
 
 		o.m = &r->target;
+		o.tokenizer = tok_fingerprint(&r->tt);
 		o.listen_fd = fd;
 		o.t0_s = rt_now_s();
 		st = serve_run(&o, &e);
@@ -380,6 +381,7 @@ int start_edge(struct rig *r, uint32_t tenant, int hold_r, int hold_w)
 	if (pid == 0) {
 		struct edge_opts o = {
 			.m = &r->draft, .tk = NULL, .fd = fd, .tenant = tenant,
+			.tokenizer = tok_fingerprint(&r->dt),
 			.host = r->retry_s > 0 ? "127.0.0.1" : NULL,
 			.port = r->port, .retry_s = r->retry_s,
 			.silence_s = r->silence_s > 0 ? r->silence_s :
