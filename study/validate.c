@@ -102,9 +102,11 @@ static int make_prompts(struct val *v, struct err *e)
 	const struct llama *m = &v->tm.m;
 
 	if (v->np + v->nout > m->c.seq_len || v->ntext < v->np + 1)
-		return err_set(e, "%d prompt + %d output tokens: the target's "
-			       "context is %d, the text has %d tokens", v->np,
-			       v->nout, m->c.seq_len, v->ntext);
+		return err_set(e, "the sweep's points ask %d prompt + %d output "
+			       "tokens (/tenants/*/workload/prompt_tokens and "
+			       "output_tokens): the target's context is %d, the "
+			       "text has %d tokens", v->np, v->nout, m->c.seq_len,
+			       v->ntext);
 	v->prompts = xmalloc(sizeof(int) * VAL_PROMPTS * (size_t)v->np);
 	v->greedy = xmalloc(sizeof(int) * VAL_PROMPTS * (size_t)v->nout);
 	for (int p = 0; p < VAL_PROMPTS; p++) {
