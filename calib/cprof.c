@@ -48,6 +48,7 @@ struct series {
 /* One profile: a model on a GPU. */
 struct model_prof {
 	char repo[128];            /* org/model */
+	char file[2100];           /* its mlp.csv, for messages */
 	const struct shape *shape; /* built-in, or NULL: curves only */
 	struct shape dims;         /* a layer's, from the file's columns */
 	bool gated;
@@ -144,8 +145,9 @@ static bool is_linear(const char *op)
 }
 
 /* Whether every cell of the columns cols (n of them; < 0: absent) is a
- * number: whole, finite and >= 0 (a time, a count, a size); -1 with e
- * naming the line and the column */
+ * number: whole, finite, >= 0 and at most 1e9 (a time in ms, a count, a
+ * size: an exponent's typo is refused, not imported); -1 with e naming
+ * the line and the column */
 static int check_nums(const struct csv *c, const char *path, const int *cols,
 		      int n, struct err *e)
 {
@@ -159,10 +161,10 @@ static int check_nums(const struct csv *c, const char *path, const int *cols,
 				continue;
 			t = csv_str(c, r, cols[i]);
 			v = strtod(t, &end);
-			if (end == t || *end || !isfinite(v) || v < 0)
+			if (end == t || *end || !(v >= 0 && v <= 1e9))
 				return err_set(e, "%s:%zu: %s: expected a number "
-					       ">= 0, got \"%.40s\"", path, r + 2,
-					       c->cell[cols[i]], t);
+					       "in [0, 1e9], got \"%.40s\"", path,
+					       r + 2, c->cell[cols[i]], t);
 		}
 	return 0;
 }
@@ -194,8 +196,8 @@ static int read_mlp(const char *path, struct model_prof *m, struct err *e)
 	{
 		int num[24], nn = 0;
 
-		num[nn++] = col[0];
-		num[nn++] = col[1];
+		for (int i = 0; i < 6; i++) /* the dims but use_gated_mlp */
+			num[nn++] = col[i];
 		num[nn++] = emb;
 		for (int i = 0; layer_ops[i] && nn < 24; i++)
 			num[nn++] = ops[i];
@@ -209,6 +211,11 @@ static int read_mlp(const char *path, struct model_prof *m, struct err *e)
 		.n_kv_heads = (int)csv_num(&c, 0, col[5]) };
 	strcpy(m->dims.name, "a profiled layer");
 	m->gated = !strcmp(csv_str(&c, 0, col[6]), "True");
+	if (!m->gated && strcmp(csv_str(&c, 0, col[6]), "False")) {
+		err_set(e, "%s:2: use_gated_mlp: expected True or False, got "
+			"\"%.40s\"", path, csv_str(&c, 0, col[6]));
+		goto out;
+	}
 	for (size_t r = 0; r < c.nrow; r++) {
 		double tok = csv_num(&c, r, col[0]), tp = csv_num(&c, r, col[1]);
 		double layer = 0, lin = 0;
@@ -434,6 +441,7 @@ static int read_gpu(const char *compute, const char *network, size_t gi,
 				*m = (struct model_prof){ 0 };
 				snprintf(m->repo, sizeof(m->repo), "%.60s/%.60s",
 					 de->d_name, me->d_name);
+				snprintf(m->file, sizeof(m->file), "%s", path);
 				m->shape = shape_of_repo(m->repo);
 				if (model && (!m->shape ||
 					      strcmp(m->shape->name, model)))
@@ -461,16 +469,15 @@ static int read_gpu(const char *compute, const char *network, size_t gi,
 }
 
 /* Checks m's columns against its built-in shape. */
-static int check_shape(const struct model_prof *m, const char *gpu,
-		       struct err *e)
+static int check_shape(const struct model_prof *m, struct err *e)
 {
 	const struct shape *s = m->shape, *d = &m->dims;
 
 	if (s->dim != d->dim || s->hidden != d->hidden ||
 	    s->n_heads != d->n_heads || s->n_kv_heads != d->n_kv_heads)
-		return err_set(e, "compute/%s/%s/mlp.csv: expected the shape of "
+		return err_set(e, "%s: expected the shape of "
 			       "%s (n_embd %d, n_expanded_embd %d, n_head %d, "
-			       "n_kv_head %d), got %d, %d, %d, %d", gpu, m->repo,
+			       "n_kv_head %d), got %d, %d, %d, %d", m->file,
 			       s->name, s->dim, s->hidden, s->n_heads,
 			       s->n_kv_heads, d->dim, d->hidden, d->n_heads,
 			       d->n_kv_heads);
@@ -567,7 +574,7 @@ static int write_tables(const struct calib_import *o, struct gpu_prof *g,
 
 		if (!m->shape)
 			continue;
-		if (check_shape(m, g->spec->name, e) < 0)
+		if (check_shape(m, e) < 0)
 			return -1;
 		for (int tp = 1; tp <= MAX_TP; tp++) {
 			struct optab t;
