@@ -805,9 +805,12 @@ void rep_print(const json_t *sum, FILE *f)
 	fprintf(f, "cloud cost: %s\n",
 		json_string_value(json_object_get(cl, "pricing")));
 	fprintf(f, "run: %.3f s simulated, %.0f events, goodput %.1f tokens/s, "
-		"Jain fairness %.3f\n", num(sum, "sim_time_s"),
-		num(sum, "events"), num(sum, "all.goodput_tokens_per_s"),
-		num(sum, "all.jain_fairness"));
+		"Jain fairness ", num(sum, "sim_time_s"), num(sum, "events"),
+		num(sum, "all.goodput_tokens_per_s"));
+	if (json_is_number(at(sum, "all.jain_fairness")))
+		fprintf(f, "%.3f\n", num(sum, "all.jain_fairness"));
+	else
+		fputs("- (no tenant made a token)\n", f);
 	fprintf(f, "steady window: %.0f-%.0f s, %.0f%% of the run%s: %.1f "
 		"tokens/s, GPU busy %.1f%%, $%.3f a million tokens%s\n",
 		num(sum, "steady.from_s"), num(sum, "steady.to_s"),
@@ -816,8 +819,9 @@ void rep_print(const json_t *sum, FILE *f)
 		"ramp and drain take half of it)", num(sum, "steady.tokens_per_s"),
 		100 * num(sum, "steady.gpu_busy_fraction"),
 		num(sum, "steady.usd_per_mtok"),
-		json_is_number(at(sum, "steady.usd_per_mtok")) ? ""
-		: " (no price)");
+		json_is_number(at(sum, "steady.usd_per_mtok")) ? "" :
+		num(sum, "steady.tokens_per_s") > 0 ? " (no price)" :
+		" (no token in the window)");
 	fputs("energy and cost:\n", f);
 	print_table(f, energy, N_OF(energy), sum);
 }
