@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <jansson.h>
 #include <signal.h>
@@ -688,8 +689,31 @@ static void loopback_handback(void)
 	rig_release(&r);
 }
 
-/* Verdicts an edge refuses, each waiting in the socket before the edge
- * starts: a token past the draft's vocabulary (a cloud of another
+/* A fake cloud for edge_bad_verdicts: takes the edge's messages until its
+ * first BLOCK (so that a block is in flight whatever the machine's pace),
+ * then sends the verdict v and returns. */
+struct fake_cloud {
+	int fd;
+	struct wire_msg v;
+};
+
+static void *fake_cloud(void *arg)
+{
+	struct fake_cloud *f = arg;
+	struct wire_msg *m = xcalloc(1, sizeof(*m));
+	struct err e = { "" };
+
+	while (recv_msg(f->fd, m, &e) == 1)
+		if (m->type == WIRE_BLOCK) {
+			send_msg(f->fd, &f->v);
+			break;
+		}
+	free(m);
+	return NULL;
+}
+
+/* Verdicts an edge refuses, each sent once the edge's first block is in
+ * flight: a token past the draft's vocabulary (a cloud of another
  * tokenizer) is named as such, not as a protocol error; a verdict that
  * judges no block is one, and its token is then not what is blamed. */
 static void edge_bad_verdicts(void)
@@ -704,24 +728,22 @@ static void edge_bad_verdicts(void)
 		{ 0, true, "that does not match" },
 	};
 	static struct rig r;
-	struct wire_msg *m = xcalloc(1, sizeof(*m));
 
-	if (rig_init(&r) < 0) {
-		free(m);
+	if (rig_init(&r) < 0)
 		return;
-	}
 	for (size_t i = 0; i < NELEM(cases); i++) {
-		struct wire_conn peer;
+		struct fake_cloud f;
 		struct err e = { "" };
+		pthread_t th;
 		json_t *log;
 		int fds[2];
 
 		CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
-		wire_conn_init(&peer, fds[1]);
-		*m = (struct wire_msg){ .type = WIRE_VERDICT,
-			.verified = cases[i].verified,
-			.token = cases[i].past_vocab ? (uint32_t)r.draft.c.vocab : 5 };
-		CHECK(wire_conn_send(&peer, m, &e) == 0);
+		f = (struct fake_cloud){ .fd = fds[1], .v = {
+			.type = WIRE_VERDICT, .verified = cases[i].verified,
+			.token = cases[i].past_vocab ? (uint32_t)r.draft.c.vocab
+						     : 5 } };
+		CHECK(pthread_create(&th, NULL, fake_cloud, &f) == 0);
 		log = edge_run(&(struct edge_opts){
 			.m = &r.draft, .fd = fds[0], .proto = PROTO_SYNC,
 			.gamma = 4, .window = 1, .wan = &r.wan, .seed = 1,
@@ -729,14 +751,14 @@ static void edge_bad_verdicts(void)
 			.out_n = E_OUT, .requests = 1,
 			.think_s = dist_constant(0), .start_s = dist_constant(0),
 			.t0_s = rt_now_s(), .silence_s = EDGE_SILENCE_S }, &e);
+		pthread_join(th, NULL); /* edge_run closed its end: it ends */
+		close(fds[1]);
 		CHECK_MSG(!log && strstr(e.msg, cases[i].want) &&
 			  (cases[i].verified || !strstr(e.msg, "vocabulary")),
 			  "case %zu: %s", i, log ? "a log" : e.msg);
 		json_decref(log);
-		wire_conn_release(&peer);
 	}
 	rig_release(&r);
-	free(m);
 }
 
 /* A PING is answered at once with a PONG of its number: edge_ping's 10
