@@ -203,6 +203,12 @@ static int edge_parse(struct edge_setup *s, struct edge_args *a, int argc,
 				"has one");
 	if (!a->gamma && !opt_given(rows, "window"))
 		a->window = 32;
+	if (a->silence_s > 0 &&
+	    a->silence_s <= dist_mean(cfg_wan_rtt(&a->wan, 0)))
+		return cli_fail("edge: --silence-s %g is no longer than the "
+				"link's round trip (%g s): no answer could come "
+				"in it", a->silence_s,
+				dist_mean(cfg_wan_rtt(&a->wan, 0)));
 	return OPT_GO;
 }
 

@@ -104,7 +104,8 @@ static void put_text(const struct edge *e, int from, int to)
 
 	for (int i = from; i < to; i++) {
 		if (o->tk)
-			fputs(tok_decode(o->tk, e->seq[i - 1], e->seq[i]), o->text);
+			fputs(tok_decode(o->tk, i ? e->seq[i - 1] : -1, e->seq[i]),
+			      o->text);
 		else
 			fprintf(o->text, " %d", e->seq[i]);
 	}
@@ -426,17 +427,17 @@ static int dial_cloud(struct edge *e, bool pause, struct err *er)
 	return hello(e, fd, er);
 }
 
-/* The cloud was lost (er says how): unless the edge may not dial again,
- * forgets the connection and what was in flight on it, dials again and
- * resumes the open request. */
-static int reconnect(struct edge *e, struct err *er)
+/* The cloud was lost at since_s (er says how): unless the edge may not
+ * dial again, forgets the connection and what was in flight on it, dials
+ * again and resumes the open request. */
+static int reconnect(struct edge *e, double since_s, struct err *er)
 {
 	const bool again = e->lost_s >= 0;
 
 	if (!e->o->host || e->o->retry_s <= 0)
 		return -1;
 	if (!again)
-		e->lost_s = now_s(e);
+		e->lost_s = since_s;
 	netem_detach(&e->net);
 	e->wasted += e->dlen - e->L;
 	restart_drafts(e);
@@ -446,8 +447,12 @@ static int reconnect(struct edge *e, struct err *er)
 	if (dial_cloud(e, again, er) < 0)
 		return -1;
 	e->reconnects++;
-	if (e->L >= e->limit) /* between requests, or its last verdict came */
+	if (e->L >= e->limit) { /* between requests, or its last verdict came:
+				   nothing is owed, the dial answered */
+		e->lost_s = -1;
+		e->backoff_s = RETRY_FIRST_S;
 		return 0;
+	}
 	e->resumed += e->L - e->o->prompt_n;
 	return send_prompt(e, er);
 }
@@ -457,7 +462,7 @@ static int step(struct edge *e, struct err *er)
 {
 	int r = pump(e, er);
 
-	return r == LOST ? reconnect(e, er) : r;
+	return r == LOST ? reconnect(e, now_s(e), er) : r;
 }
 
 /* Waits for the cloud, which owes the edge a verdict or a token, or has
@@ -466,17 +471,27 @@ static int step(struct edge *e, struct err *er)
 static int await(struct edge *e, struct err *er)
 {
 	const struct edge_opts *o = e->o;
-	const double until = o->silence_s > 0 ? e->quiet_s + o->silence_s :
-				INFINITY;
+	double until = o->silence_s > 0 ? e->quiet_s + o->silence_s : INFINITY;
 
+	/* lost with no verdict since: the silence of a cloud dialled again
+	 * spends what is left of retry_s, no more */
+	if (e->lost_s >= 0 && o->host && e->lost_s + o->retry_s < until)
+		until = e->lost_s + o->retry_s;
 	if (now_s(e) < until) {
 		wait_io(e, until);
 		return 0;
 	}
+	if (e->lost_s >= 0 && o->host && now_s(e) >= e->lost_s + o->retry_s)
+		return err_set(er, "the cloud has sent nothing for %.1f s, since "
+			       "it was lost (request %u; blocks in flight: %d%s): "
+			       "gave up after --retry-s %g", now_s(e) - e->lost_s,
+			       e->req, e->nfly, e->starting ?
+			       ", a handover start" : "", o->retry_s);
 	err_set(er, "the cloud sent nothing for %.1f s (request %u; blocks "
 		"in flight: %d%s)", now_s(e) - e->quiet_s, e->req, e->nfly,
 		e->starting ? ", a handover start" : "");
-	return reconnect(e, er);
+	/* lost since the silence began, not since it was noticed */
+	return reconnect(e, e->quiet_s, er);
 }
 
 /* A handover start, once the prompt is sent: the edge prefills it, then
@@ -554,7 +569,7 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	if (send_prompt(e, er) < 0)
 		return -1;
 	if (o->text && o->tk) /* the prompt, then the tokens as they commit */
-		put_text(e, 1, o->prompt_n);
+		put_text(e, o->tk && o->tk->add_bos ? 1 : 0, o->prompt_n);
 	if (!o->handover)
 		feed(e, o->prompt_n - 1, false); /* the edge's prefill */
 	else if (start(e, er) < 0)

@@ -197,9 +197,10 @@ int serve_handle(struct verifier *v, struct serve_client *c, int slot,
 		if (o && o->tokenizer && m->tokenizer &&
 		    m->tokenizer != o->tokenizer) {
 			err_set(e, "the edge's draft has another tokenizer than "
-				"this server's target (fingerprints %08x and %08x: "
-				"serve --model and edge --draft must share one)",
-				m->tokenizer, o->tokenizer);
+				"this server's target (the edge's fingerprint "
+				"%08x, the target's %08x: serve --model and edge "
+				"--draft must share one)", m->tokenizer,
+				o->tokenizer);
 			return -2;
 		}
 		c->hello = true;
@@ -483,6 +484,7 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 			    .signal_s = -1,
 			    .iters = o->log_iterations ? json_array() : NULL };
 	int n = 1 + o->max_clients;
+	long rss, max_rss;
 	json_t *stats;
 
 	verifier_init(&s.v, o->m, o->policy, o->budget, o->chunk, o->window_s,
@@ -547,6 +549,10 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 			if (s.pfd[1 + i].fd >= 0)
 				send_error(&s, &s.cl[i].c, true, why);
 	}
+	rss = rt_rss_kb(); /* read once: the peak is never below it */
+	max_rss = rt_max_rss_kb();
+	if (max_rss < rss)
+		max_rss = rss;
 	stats = json_pack("{s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
 			  " s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:o,"
 			  " s:I, s:I}",
@@ -569,8 +575,8 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 			  "verdict_p50_s", sk_quantile(&s.lat, 0.5),
 			  "verdict_p99_s", sk_quantile(&s.lat, 0.99),
 			  "max_buffered_bytes", (json_int_t)s.max_buffered,
-			  "rss_kb", (json_int_t)rt_rss_kb(),
-			  "max_rss_kb", (json_int_t)rt_max_rss_kb(),
+			  "rss_kb", (json_int_t)rss,
+			  "max_rss_kb", (json_int_t)max_rss,
 			  "signal_s", s.signal_s < 0 ? json_null() :
 				      json_real(s.signal_s),
 			  "drained_verdicts", (json_int_t)s.drained,

@@ -18,13 +18,13 @@ int rate_read(struct jx *x, json_t *obj, const char *ptr,
 	bool any = false;
 
 	*out = (struct rate_table){ .scale = 1 };
-	if (jx_num(x, obj, ptr, "rate_scale", JX_POS, 1, &out->scale) < 0)
+	if (jx_num(x, obj, ptr, "rate_scale", RATE_RANGE, 1, &out->scale) < 0)
 		return -1;
 	if (!json_is_object(v)) {
 		out->n = 1;
 		out->at_s = xcalloc(1, sizeof(double));
 		out->per_s = xcalloc(1, sizeof(double));
-		return jx_num(x, obj, ptr, "rate_per_s", JX_POS, JX_REQUIRED,
+		return jx_num(x, obj, ptr, "rate_per_s", RATE_RANGE, JX_REQUIRED,
 			      out->per_s);
 	}
 	jx_child(p, ptr, "rate_per_s");
@@ -35,8 +35,17 @@ int rate_read(struct jx *x, json_t *obj, const char *ptr,
 		rate_release(out);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		any |= out->per_s[i] > 0;
+		if (out->per_s[i] > 0 && !jx_in_range(out->per_s[i], RATE_RANGE)) {
+			char q[JX_PTR_MAX + 32];
+
+			snprintf(q, sizeof(q), "%s/per_s/%zu", p, i);
+			rate_release(out);
+			return jx_fail(x, q, "a rate of 0 or in [1e-09, 1e+09]",
+				       json_array_get(json_object_get(v, "per_s"), i));
+		}
+	}
 	if (out->at_s[0] != 0 || n != out->n || !any ||
 	    (out->period_s > 0 && out->period_s <= out->at_s[out->n - 1])) {
 		const char *want = out->at_s[0] != 0 ? "at_s starting at 0"

@@ -11,6 +11,13 @@
 
 #include "jx.h"
 
+/* A rate a second is 0 or in [RATE_MIN_PER_S, RATE_MAX_PER_S] (one a
+ * 31.7 years to a billion a second), and so is a scale: below, the gaps
+ * between arrivals would be infinite and no request would come */
+#define RATE_MIN_PER_S 1e-9
+#define RATE_MAX_PER_S 1e9
+#define RATE_RANGE ((struct jx_range){ RATE_MIN_PER_S, RATE_MAX_PER_S, false, false })
+
 struct rate_table {
 	size_t n;          /* segments */
 	double *at_s;      /* (n) owned: each one's start, at_s[0] = 0,

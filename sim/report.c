@@ -407,8 +407,8 @@ static json_t *steady_json(const struct sim *s, const struct bill *b)
 			       gpu_s) : NAN;
 	return json_pack("{s:b,s:f,s:f,s:f,s:o,s:o,s:o,s:o,s:o}",
 			 "steady", len >= 1 && len >= run / 2,
-			 "from_s", (double)lo * s->bin_s, "to_s",
-			 (double)(len > 0 ? hi : lo) * s->bin_s,
+			 "from_s", fmin((double)lo * s->bin_s, s->end_s), "to_s",
+			 fmin((double)(len > 0 ? hi : lo) * s->bin_s, s->end_s),
 			 "share_of_run", ratio(len, run),
 			 "tokens_per_s", number_or_null(len > 0 ? tok / len : NAN),
 			 "gpu_busy_fraction", number_or_null(

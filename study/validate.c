@@ -906,7 +906,7 @@ int val_deploy(struct val *v, const struct cfg *c, const char *pdir,
 		} else if (rt_now_s() > deadline) {
 			kill_all(pid, n);
 			free(pid);
-			return err_set(e, "%s: still running after %.0f s: killed",
+			return err_set(e, "%s: still running after %g s: killed",
 				       pdir, timeout_s);
 		} else {
 			nanosleep(&(struct timespec){ 0, 20000000 }, NULL);

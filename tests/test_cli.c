@@ -411,6 +411,11 @@ static void run_bad_input(void)
 		  "--set '/tenants/0/workload/think_s={\"dist\": \"uniform\", "
 		  "\"min\": 10, \"max\": 5}'",
 		  "expected a uniform distribution whose min is at most its max" },
+		{ "a rate with infinite gaps", NULL,
+		  "--set /tenants/0/workload/arrival=poisson "
+		  "--set /tenants/0/workload/rate_per_s=1e-320",
+		  "/tenants/0/workload/rate_per_s: expected a number in [1e-09, "
+		  "1e+09]" },
 		{ "simulated time out of scale", NULL,
 		  "--set /tenants/0/workload/think_s=1e9 "
 		  "--set /tenants/0/workload/requests=20",
@@ -807,6 +812,8 @@ static void model_commands_bad_options(void)
 		{ "serve --listen localhost", "--listen localhost: not an IPv4 "
 		  "address" },
 		{ "edge --protocol sync --window 8", "--window is async's" },
+		{ "edge --silence-s 0.5 --wan '{\"rtt_s\": 1}'", "--silence-s 0.5 "
+		  "is no longer than the link's round trip (1 s)" },
 	};
 	static const char *const helps[] = { "eval ppl", "eval accept", "claims" };
 	char out[8192], args[64];

@@ -227,6 +227,47 @@ static void frozen(void)
 	rig_release(&r);
 }
 
+#define I_IDLE_S 0.3   /* the server cuts a client idle this long */
+#define I_RETRY_S 0.5  /* shorter than the think time: no verdict owed */
+
+/* A server that cuts idle clients, and edges that think longer than that
+ * between requests: each is cut while it thinks, dials again, and runs
+ * its next request; a cut with nothing owed does not spend its retry
+ * bound (which had ended the edge after the second cut). */
+static void idle_cut(void)
+{
+	static struct rig r;
+	struct serve_opts o = f_opts(8 * F_EDGES);
+	struct f_edges f;
+	int ok, all = 1;
+
+	if (rig_init(&r) < 0)
+		return;
+	o.idle_s = I_IDLE_S;
+	r.think_s = R_THINK_S;
+	r.retry_s = I_RETRY_S;
+	ok = start_server_opts(&r, &o, "serve1.json") == 0;
+	for (uint32_t i = 0; ok && i < F_EDGES; i++)
+		ok = start_edge(&r, i, -1, -1) == 0;
+	for (int i = 1; i < r.k.n; i++)
+		all &= kid_wait(&r.k, i, CHILD_DEADLINE_S) == 0;
+	if (r.k.n)
+		kill(r.k.pid[0], SIGTERM);
+	if (!kids_wait(&r.k, CHILD_DEADLINE_S) || !ok || !all) {
+		CHECK_MSG(0, "an edge or the server failed (ok %d)", ok);
+		rig_release(&r);
+		return;
+	}
+	f = edges_seen(&r, f_tenants, F_EDGES);
+	CHECK_MSG(f.min_reconnects >= 1, "an edge was never cut while it "
+		  "thought");
+	printf("fault: a server cutting clients idle %.1f s, edges thinking "
+	       "%.1f s with a retry bound of %.1f s: %d edges x %d requests, "
+	       "every output the target's; %lld reconnects\n", I_IDLE_S,
+	       R_THINK_S, I_RETRY_S, F_EDGES, E_REQUESTS, f.reconnects);
+	rig_release(&r);
+}
+
 /* A server frozen before the edges come: the dials connect (the backlog)
  * and nothing answers; each edge gives up once the silence has lasted
  * past its retry bound, with a failure, not a hang. */
@@ -564,6 +605,7 @@ const struct tcase faults_tests[] = {
 	  restart_term },
 	{ "faults: server frozen, edges find the silence and resume", frozen },
 	{ "faults: a server that never answers: the edges give up", never_answers },
+	{ "faults: edges cut while they think dial again and go on", idle_cut },
 	{ "faults: WAN blackout and 5% loss", wan_faults },
 	{ "faults: hostile clients and a flood beside lossless edges",
 	  hostile_clients },
