@@ -487,20 +487,20 @@ json_t *rep_summary(const struct sim *s)
 	X(busy_s, "%.9g", x->busy_s, "time with a request in progress, s")  \
 	X(tokens_per_s, "%.9g", ratio(tok, x->busy_s),                      \
 	  "tokens per second while busy")                                  \
-	X(ttft_mean_s, "%.9g", ratio(x->ttft_sum, (double)x->requests),     \
-	  "time to first token, mean, s")                                  \
+	X(ttft_mean_s, "%.9g", per(x->ttft_sum, (double)x->requests),       \
+	  "time to first token, mean, s (nan: no request finished)")        \
 	X(itl_mean_s, "%.9g", sk_mean(&x->itl), "inter-token latency, mean, s")\
 	X(itl_p50_s, "%.9g", sk_quantile(&x->itl, 0.5),                     \
 	  "inter-token latency, median, s")                                \
 	X(itl_p99_s, "%.9g", sk_quantile(&x->itl, 0.99),                    \
 	  "inter-token latency, 99th percentile, s")                       \
-	X(tpot_mean_s, "%.9g", ratio(x->tpot_sum, (double)x->requests),     \
+	X(tpot_mean_s, "%.9g", per(x->tpot_sum, (double)x->requests),       \
 	  "time per output token after the first, mean over requests, s "   \
-	  "(null: no request finished)")  \
-	X(alpha, "%.9g", ratio((double)x->accepted, (double)x->judged),     \
-	  "share of compared draft positions accepted (null: none compared)")                    \
-	X(tokens_per_verdict, "%.9g", ratio(tok, (double)x->verdicts),      \
-	  "tokens committed per verdict")                                  \
+	  "(nan: no request finished)")                                    \
+	X(alpha, "%.9g", per((double)x->accepted, (double)x->judged),       \
+	  "share of compared draft positions accepted (nan: none compared)") \
+	X(tokens_per_verdict, "%.9g", per(tok, (double)x->verdicts),        \
+	  "tokens committed per verdict (nan: no verdict)")                \
 	X(drafted, "%llu", (unsigned long long)x->drafted, "draft tokens made")\
 	X(wasted, "%llu", (unsigned long long)x->wasted,                    \
 	  "draft tokens thrown away, never accepted")                      \
@@ -528,8 +528,8 @@ json_t *rep_summary(const struct sim *s)
 	X(edge_wait_j, "%.9g", e.wait, "joules waiting with a request open")\
 	X(radio_j, "%.9g", e.radio, "joules of the radio")                  \
 	X(edge_j, "%.9g", e.total, "the edge's joules, all parts")          \
-	X(edge_j_per_token, "%.9g", e.total / tok, "edge joules per output "\
-	  "token")                                                         \
+	X(edge_j_per_token, "%.9g", per(e.total, tok), "edge joules per "    \
+	  "output token (nan: no token, or a power not known)")             \
 	X(battery_pct_per_hour, "%.9g", 100 * e.battery / x->busy_s,        \
 	  "battery drained per hour with a request open, % (nan: no "       \
 	  "battery given)")
