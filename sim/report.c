@@ -474,6 +474,12 @@ json_t *rep_summary(const struct sim *s)
 	return sum;
 }
 
+/* v, a figure of sketch k: NaN where k holds no sample */
+static double sk_or_nan(const struct sketch *k, double v)
+{
+	return k->n ? v : NAN;
+}
+
 /* The columns of tenants.csv, a row per tenant: X(name, printf format,
  * value, meaning), values of the tenant t, its statistics x, their
  * token count tok and its edge energy e. */
@@ -489,10 +495,11 @@ json_t *rep_summary(const struct sim *s)
 	  "tokens per second while busy")                                  \
 	X(ttft_mean_s, "%.9g", per(x->ttft_sum, (double)x->requests),       \
 	  "time to first token, mean, s (nan: no request finished)")        \
-	X(itl_mean_s, "%.9g", sk_mean(&x->itl), "inter-token latency, mean, s")\
-	X(itl_p50_s, "%.9g", sk_quantile(&x->itl, 0.5),                     \
+	X(itl_mean_s, "%.9g", sk_or_nan(&x->itl, sk_mean(&x->itl)),         \
+	  "inter-token latency, mean, s (nan: no gap)")                     \
+	X(itl_p50_s, "%.9g", sk_or_nan(&x->itl, sk_quantile(&x->itl, 0.5)),  \
 	  "inter-token latency, median, s")                                \
-	X(itl_p99_s, "%.9g", sk_quantile(&x->itl, 0.99),                    \
+	X(itl_p99_s, "%.9g", sk_or_nan(&x->itl, sk_quantile(&x->itl, 0.99)), \
 	  "inter-token latency, 99th percentile, s")                       \
 	X(tpot_mean_s, "%.9g", per(x->tpot_sum, (double)x->requests),       \
 	  "time per output token after the first, mean over requests, s "   \
