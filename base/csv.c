@@ -147,11 +147,15 @@ double csv_num(const struct csv *c, size_t r, int col)
 	return strtod(csv_str(c, r, col), NULL);
 }
 
-bool csv_is_num(const struct csv *c, size_t r, int col, double *x)
+int csv_number(const struct csv *c, size_t r, int col, double *x,
+	       struct err *e)
 {
 	const char *s = csv_str(c, r, col);
 	char *end;
 
 	*x = strtod(s, &end);
-	return end != s && !*end && isfinite(*x);
+	if (end != s && !*end && isfinite(*x))
+		return 0;
+	return err_set(e, "%s:%zu: %s: expected a number, got \"%.40s\"",
+		       c->file, r + 2, c->cell[col], s);
 }

@@ -4,7 +4,6 @@
 #ifndef HS_CSV_H
 #define HS_CSV_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 struct err;
@@ -31,9 +30,11 @@ int csv_load_cols(struct csv *c, const char *path, const char *const *names,
  * (strtod; 0 where it is no number). Borrowed. */
 const char *csv_str(const struct csv *c, size_t r, int col);
 double csv_num(const struct csv *c, size_t r, int col);
-/* Whether row r's field in column col is a finite number, all of it (an
- * empty field, "abc" or "nan" is not); its value in *x. A reader that
- * must have numbers asks this: csv_num reads those as 0. */
-bool csv_is_num(const struct csv *c, size_t r, int col, double *x);
+/* Row r's field in column col into *x where it is a finite number, all
+ * of it: 0; else (an empty field, "abc", "nan") -1 with e's message
+ * naming the file, the line and the column. A reader that must have
+ * numbers asks this: csv_num reads those as 0. */
+int csv_number(const struct csv *c, size_t r, int col, double *x,
+	       struct err *e);
 
 #endif

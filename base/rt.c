@@ -49,16 +49,15 @@ long rt_rss_kb(void)
 	return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-long rt_max_rss_kb(void)
+long rt_max_rss_kb(long now_kb)
 {
 	struct rusage u;
-	long now = rt_rss_kb();
 
 	/* the kernel's two counts differ by a few pages: the peak is never
 	 * below the present */
 	if (getrusage(RUSAGE_SELF, &u) < 0)
-		return now;
-	return u.ru_maxrss > now ? u.ru_maxrss : now;
+		return now_kb;
+	return u.ru_maxrss > now_kb ? u.ru_maxrss : now_kb;
 }
 
 volatile sig_atomic_t rt_signal, rt_signal_count;

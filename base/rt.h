@@ -19,10 +19,10 @@ void rt_pause_s(double s, bool spin);
 /* The number of the SIGINT or SIGTERM caught since rt_signals_catch, or 0;
  * how many were caught (a second one can mean "now"). */
 extern volatile sig_atomic_t rt_signal, rt_signal_count;
-/* The process's resident memory now and at its peak (never below now),
- * in KiB; -1 when the system does not say. */
+/* The process's resident memory now, and at its peak (never below now_kb,
+ * a reading of rt_rss_kb), in KiB; -1 when the system does not say. */
 long rt_rss_kb(void);
-long rt_max_rss_kb(void);
+long rt_max_rss_kb(long now_kb);
 
 /* Catches SIGINT and SIGTERM into rt_signal and rt_signal_count, which it
  * resets to 0. */

@@ -146,6 +146,7 @@ static int edge_parse(struct edge_setup *s, struct edge_args *a, int argc,
 		      char **argv)
 {
 	char why[OPT_WHY_BYTES];
+	double rtt;
 	struct opt rows[] = {
 		OPT_PARSE("connect", 0, &a->connect, "HOST:PORT", parse_connect,
 			  "the cloud (default 127.0.0.1:7070)"),
@@ -203,12 +204,11 @@ static int edge_parse(struct edge_setup *s, struct edge_args *a, int argc,
 				"has one");
 	if (!a->gamma && !opt_given(rows, "window"))
 		a->window = 32;
-	if (a->silence_s > 0 &&
-	    a->silence_s <= dist_mean(cfg_wan_rtt(&a->wan, 0)))
+	rtt = dist_mean(cfg_wan_rtt(&a->wan, 0));
+	if (a->silence_s > 0 && a->silence_s <= rtt)
 		return cli_fail("edge: --silence-s %g is no longer than the "
 				"link's round trip (%g s): no answer could come "
-				"in it", a->silence_s,
-				dist_mean(cfg_wan_rtt(&a->wan, 0)));
+				"in it", a->silence_s, rtt);
 	return OPT_GO;
 }
 
@@ -239,8 +239,9 @@ int cli_edge(int argc, char **argv)
 				.prompt = "Once upon a time",
 				.o = { .proto = PROTO_ASYNC } };
 	struct edge_args a = { .connect = { "127.0.0.1", 7070 }, .retry_s = 30,
-			       .silence_s = EDGE_SILENCE_S, .gamma = 4, .window = 4, .tokens = 64,
-			       .requests = 1, .seed = 1 };
+			       .silence_s = EDGE_SILENCE_S, .gamma = 4,
+			       .window = 4, .tokens = 64, .requests = 1,
+			       .seed = 1 };
 	struct edge_proc p;
 	struct err e;
 	int rc;

@@ -128,19 +128,25 @@ static int ppl_sub(int argc, char **argv)
 	return CLI_OK;
 }
 
+/* v in fmt into buf (16 bytes), or "n/a" where it is not finite */
+static void known(char buf[16], const char *fmt, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, 16, fmt, v);
+	else
+		snprintf(buf, 16, "n/a");
+}
+
 static void print_accept(const struct eval_accept_opts *o,
 			 const struct eval_accept *r)
 {
 	const struct spec_burst *b = &r->burst;
 
-	char aa[16] = "n/a", ar[16] = "n/a", iid[16] = "n/a";
+	char aa[16], ar[16], iid[16];
 
-	if (isfinite(b->p_after_accept))
-		snprintf(aa, sizeof(aa), "%.4f", b->p_after_accept);
-	if (isfinite(b->p_after_reject))
-		snprintf(ar, sizeof(ar), "%.4f", b->p_after_reject);
-	if (isfinite(b->iid_mean_run))
-		snprintf(iid, sizeof(iid), "%.3f", b->iid_mean_run);
+	known(aa, "%.4f", b->p_after_accept);
+	known(ar, "%.4f", b->p_after_reject);
+	known(iid, "%.3f", b->iid_mean_run);
 	printf("target %s (%s), draft %s (%s), %ld positions of %s\n"
 	       "perplexity: target %.4f, draft %.4f\n"
 	       "alpha greedy %.4f, alpha stochastic %.4f\n"

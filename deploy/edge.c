@@ -471,17 +471,18 @@ static int step(struct edge *e, struct err *er)
 static int await(struct edge *e, struct err *er)
 {
 	const struct edge_opts *o = e->o;
-	double until = o->silence_s > 0 ? e->quiet_s + o->silence_s : INFINITY;
-
 	/* lost with no verdict since: the silence of a cloud dialled again
 	 * spends what is left of retry_s, no more */
-	if (e->lost_s >= 0 && o->host && e->lost_s + o->retry_s < until)
-		until = e->lost_s + o->retry_s;
+	const double give_up = e->lost_s >= 0 && o->host ? e->lost_s + o->retry_s
+							 : INFINITY;
+	const double until = fmin(give_up, o->silence_s > 0 ?
+				  e->quiet_s + o->silence_s : INFINITY);
+
 	if (now_s(e) < until) {
 		wait_io(e, until);
 		return 0;
 	}
-	if (e->lost_s >= 0 && o->host && now_s(e) >= e->lost_s + o->retry_s)
+	if (now_s(e) >= give_up)
 		return err_set(er, "the cloud has sent nothing for %.1f s, since "
 			       "it was lost (request %u; blocks in flight: %d%s): "
 			       "gave up after --retry-s %g", now_s(e) - e->lost_s,
@@ -569,7 +570,7 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	if (send_prompt(e, er) < 0)
 		return -1;
 	if (o->text && o->tk) /* the prompt, then the tokens as they commit */
-		put_text(e, o->tk && o->tk->add_bos ? 1 : 0, o->prompt_n);
+		put_text(e, o->tk->add_bos ? 1 : 0, o->prompt_n);
 	if (!o->handover)
 		feed(e, o->prompt_n - 1, false); /* the edge's prefill */
 	else if (start(e, er) < 0)

@@ -549,10 +549,8 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 			if (s.pfd[1 + i].fd >= 0)
 				send_error(&s, &s.cl[i].c, true, why);
 	}
-	rss = rt_rss_kb(); /* read once: the peak is never below it */
-	max_rss = rt_max_rss_kb();
-	if (max_rss < rss)
-		max_rss = rss;
+	rss = rt_rss_kb();
+	max_rss = rt_max_rss_kb(rss);
 	stats = json_pack("{s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
 			  " s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:o,"
 			  " s:I, s:I}",

@@ -774,6 +774,7 @@ int *tok_encode_file(const struct tok *t, const char *path, int *n,
 	char *line = NULL;
 	size_t lcap = 0;
 	ssize_t got;
+	bool nul = false;
 
 	if (!t->add_bos)
 		return encode_whole(t, path, n, e);
@@ -782,13 +783,11 @@ int *tok_encode_file(const struct tok *t, const char *path, int *n,
 		return NULL;
 	}
 	out = xmalloc(sizeof(int) * cap);
-	while ((got = getline(&line, &lcap, f)) > 0) {
+	while (!nul && (got = getline(&line, &lcap, f)) > 0) {
 		int k;
 
-		if (strlen(line) != (size_t)got) {
-			err_set(e, "%s: holds a NUL byte", path);
-			break;
-		}
+		if ((nul = strlen(line) != (size_t)got))
+			continue;
 		while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
 			line[--got] = '\0';
 		if (got == 0)
@@ -805,8 +804,10 @@ int *tok_encode_file(const struct tok *t, const char *path, int *n,
 		free(line_tok);
 	}
 	free(line);
-	if (got > 0 || ferror(f)) { /* a NUL byte; a read error (a folder) */
-		if (got <= 0)
+	if (nul || ferror(f)) { /* a read error: a folder, say */
+		if (nul)
+			err_set(e, "%s: holds a NUL byte", path);
+		else
 			err_set(e, "%s: cannot read: %s", path, strerror(errno));
 		fclose(f);
 		free(out);

@@ -399,7 +399,7 @@ static int time_dist(struct jx *x, json_t *obj, const char *ptr,
 		     const char *key, bool positive, const char *def,
 		     struct dist *out)
 {
-	char p[JX_PTR_MAX];
+	char p[JX_PTR_MAX], want[64];
 
 	if (dist_read(x, obj, ptr, key, positive ? JX_POS : JX_NONNEG, def,
 		      out) < 0)
@@ -408,8 +408,9 @@ static int time_dist(struct jx *x, json_t *obj, const char *ptr,
 		return 0;
 	dist_release(out);
 	jx_child(p, ptr, key);
-	return jx_fail(x, p, "a time of mean at most 1e+09 s",
-		       json_object_get(obj, key));
+	snprintf(want, sizeof(want), "a time of mean at most %g s",
+		 CFG_TIME_MAX_S);
+	return jx_fail(x, p, want, json_object_get(obj, key));
 }
 
 /* The device's four costs and its power; a profile (`calib cpu`, `calib
@@ -1193,25 +1194,24 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 		       ? -1 : 0;
 }
 
-void cfg_mean_lengths(const struct cfg_group *g, double *prompt,
-		      double *output)
+struct cfg_lengths cfg_mean_lengths(const struct cfg_group *g)
 {
 	const struct wl_trace *t = &g->wl_trace;
+	struct cfg_lengths m = { 0, 0 };
 
-	*prompt = *output = 0;
-	if (g->workload.arrival != ARRIVAL_TRACE) {
-		*prompt = dist_mean(&g->workload.prompt_tokens);
-		*output = dist_mean(&g->workload.output_tokens);
-		return;
-	}
+	if (g->workload.arrival != ARRIVAL_TRACE)
+		return (struct cfg_lengths){
+			dist_mean(&g->workload.prompt_tokens),
+			dist_mean(&g->workload.output_tokens) };
 	for (size_t i = 0; i < t->n; i++) {
-		*prompt += t->rows[i].prompt;
-		*output += t->rows[i].output;
+		m.prompt += t->rows[i].prompt;
+		m.output += t->rows[i].output;
 	}
 	if (t->n) {
-		*prompt /= (double)t->n;
-		*output /= (double)t->n;
+		m.prompt /= (double)t->n;
+		m.output /= (double)t->n;
 	}
+	return m;
 }
 
 /* Tokens of the longest request a group draws (its mean, where the
@@ -1251,6 +1251,7 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 	double kb = cl->kv_dtype->bytes;
 	double kv = kb * shape_kv_elems_per_token(&cl->model), kvd = 0;
 	double need = 0, mem = cl->gpu.spec.mem_bytes, holds, B;
+	char fit[256];
 	const struct cfg_group *big = NULL;
 	bool longest = true;
 
@@ -1297,28 +1298,25 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 	holds = B * floor(fmax(0, cl->tp * (mem * cl->gpu_memory_utilization -
 					    cl->activation_bytes) - w - wd) /
 			  kv / B);
+	/* the arithmetic, for the messages of a cache that does not fit */
+	snprintf(fit, sizeof(fit), "%d x %.1f GB x %g (gpu_memory_utilization), "
+		 "less %.2f GB of activations a GPU and %.1f GB of weights",
+		 cl->tp, GB(mem), cl->gpu_memory_utilization,
+		 GB(cl->activation_bytes), GB(w + wd));
 	if (holds < 1 && !json_object_get(v, "kv_capacity_tokens"))
-		return err_set(x->err, "%s: /cloud: no KV cache fits: %d x %.1f "
-			       "GB x %g (gpu_memory_utilization), less %.2f GB "
-			       "of activations a GPU and %.1f GB of weights, "
-			       "leaves no block of %lld tokens of %.0f bytes each: "
-			       "raise gpu_memory_utilization or tp, or lower "
-			       "activation_bytes", x->file, cl->tp, GB(mem),
-			       cl->gpu_memory_utilization,
-			       GB(cl->activation_bytes), GB(w + wd),
-			       cl->block_tokens, kv);
+		return err_set(x->err, "%s: /cloud: no KV cache fits: %s, leaves "
+			       "no block of %lld tokens of %.0f bytes each: raise "
+			       "gpu_memory_utilization or tp, or lower "
+			       "activation_bytes", x->file, fit, cl->block_tokens,
+			       kv);
 	if (jx_int(x, v, "/cloud", "kv_capacity_tokens", 1, LLONG_MAX,
 		   (long long)holds, &cl->kv_capacity_tokens) < 0)
 		return -1;
 	if ((double)cl->kv_capacity_tokens > holds)
 		return err_set(x->err, "%s: /cloud/kv_capacity_tokens: %lld "
-			       "tokens do not fit: %d x %.1f GB x %g "
-			       "(gpu_memory_utilization), less %.2f GB of "
-			       "activations a GPU and %.1f GB of weights, "
-			       "holds %.0f tokens of %.0f bytes each in blocks "
-			       "of %lld", x->file, cl->kv_capacity_tokens, cl->tp,
-			       GB(mem), cl->gpu_memory_utilization,
-			       GB(cl->activation_bytes), GB(w + wd), holds, kv,
+			       "tokens do not fit: %s, holds %.0f tokens of %.0f "
+			       "bytes each in blocks of %lld", x->file,
+			       cl->kv_capacity_tokens, fit, holds, kv,
 			       cl->block_tokens);
 
 	if (big && (double)cl->kv_capacity_tokens < need)

@@ -340,8 +340,10 @@ struct cfg {
 
 /* A group's mean prompt and output lengths, tokens: its trace's rows'
  * where it replays one, else its distributions' means. */
-void cfg_mean_lengths(const struct cfg_group *g, double *prompt,
-		      double *output);
+struct cfg_lengths {
+	double prompt, output;
+};
+struct cfg_lengths cfg_mean_lengths(const struct cfg_group *g);
 
 /* Loads path, applies the n_sets overrides "POINTER=VALUE" in order, and
  * checks everything. Returns 0 (c->warnings says what it asks that is not

@@ -38,11 +38,13 @@ int rate_read(struct jx *x, json_t *obj, const char *ptr,
 	for (size_t i = 0; i < n; i++) {
 		any |= out->per_s[i] > 0;
 		if (out->per_s[i] > 0 && !jx_in_range(out->per_s[i], RATE_RANGE)) {
-			char q[JX_PTR_MAX + 32];
+			char q[JX_PTR_MAX + 32], rs[64], want[96];
 
 			snprintf(q, sizeof(q), "%s/per_s/%zu", p, i);
+			snprintf(want, sizeof(want), "a rate of 0 or %s",
+				 jx_range_str(rs, RATE_RANGE));
 			rate_release(out);
-			return jx_fail(x, q, "a rate of 0 or in [1e-09, 1e+09]",
+			return jx_fail(x, q, want,
 				       json_array_get(json_object_get(v, "per_s"), i));
 		}
 	}

@@ -16,7 +16,8 @@
  * between arrivals would be infinite and no request would come */
 #define RATE_MIN_PER_S 1e-9
 #define RATE_MAX_PER_S 1e9
-#define RATE_RANGE ((struct jx_range){ RATE_MIN_PER_S, RATE_MAX_PER_S, false, false })
+#define RATE_RANGE \
+	((struct jx_range){ RATE_MIN_PER_S, RATE_MAX_PER_S, false, false })
 
 struct rate_table {
 	size_t n;          /* segments */

@@ -81,17 +81,22 @@ static json_t *number_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* v, a figure of sketch k: NaN where k holds no sample */
+static double sk_or_nan(const struct sketch *k, double v)
+{
+	return k->n ? v : NAN;
+}
+
 static json_t *quantiles(const struct sketch *k)
 {
-	const double n = k->n ? 1 : NAN; /* no sample: each null */
-
 	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}",
-			 "mean", number_or_null(n * sk_mean(k)),
-			 "p50", number_or_null(n * sk_quantile(k, 0.5)),
-			 "p90", number_or_null(n * sk_quantile(k, 0.9)),
-			 "p99", number_or_null(n * sk_quantile(k, 0.99)),
-			 "p999", number_or_null(n * sk_quantile(k, 0.999)),
-			 "max", number_or_null(n * k->max));
+			 "mean", number_or_null(sk_or_nan(k, sk_mean(k))),
+			 "p50", number_or_null(sk_or_nan(k, sk_quantile(k, 0.5))),
+			 "p90", number_or_null(sk_or_nan(k, sk_quantile(k, 0.9))),
+			 "p99", number_or_null(sk_or_nan(k, sk_quantile(k, 0.99))),
+			 "p999", number_or_null(sk_or_nan(k,
+						sk_quantile(k, 0.999))),
+			 "max", number_or_null(sk_or_nan(k, k->max)));
 }
 
 static double ratio(double a, double b)
@@ -112,68 +117,70 @@ static double per(double a, double b)
  * quantiles (an object of mean, p50, p90, p99, p999 and max, each null
  * with no sample); values of the group's sums x, its aggregate a, its
  * tenant count n and the simulated seconds sim_s. */
-#define GROUP_METRICS(X)                                                   \
+#define GROUP_METRICS(X)                                                    \
 	X(tenants, I, a->tenants, "tenants in the group")                   \
 	X(requests, I, x->requests, "requests finished")                    \
 	X(tokens, I, x->tokens, "output tokens committed")                  \
 	X(ttft_s, Q, &x->ttft, "time to first token, s")                    \
 	X(itl_s, Q, &x->itl, "inter-token latency: the gaps between "       \
 	  "committed tokens of a request (0 between tokens one verdict "    \
-	  "commits), s")                                                   \
-	X(tpot_s, N, per(x->tpot_sum, (double)x->requests),               \
+	  "commits), s")                                                    \
+	X(tpot_s, N, per(x->tpot_sum, (double)x->requests),                 \
 	  "time per output token after the first, mean over requests, s "   \
-	  "(null: no request finished)")  \
+	  "(null: no request finished)")                                    \
 	X(tpot_quantiles_s, Q, &x->tpot,                                    \
-	  "time per output token after the first, over requests, s")       \
+	  "time per output token after the first, over requests, s")        \
 	X(tokens_per_s, F, ratio((double)x->tokens, sim_s),                 \
-	  "output tokens per simulated second")                            \
+	  "output tokens per simulated second")                             \
 	X(tokens_per_s_per_tenant, F, ratio(a->tput_sum, n),                \
-	  "tokens per second of a tenant while it has a request, mean")    \
-	X(alpha, N, per((double)x->accepted, (double)x->judged),          \
-	  "share of compared draft positions accepted (null: none compared)")                    \
-	X(tokens_per_verdict, N, per((double)x->tokens,                   \
+	  "tokens per second of a tenant while it has a request, mean")     \
+	X(alpha, N, per((double)x->accepted, (double)x->judged),            \
+	  "share of compared draft positions accepted (null: none "         \
+	  "compared)")                                                      \
+	X(tokens_per_verdict, N, per((double)x->tokens,                     \
 					(double)x->verdicts),               \
-	  "tokens committed per verdict")                                  \
+	  "tokens committed per verdict")                                   \
 	X(wasted_draft_tokens, I, x->wasted,                                \
-	  "draft tokens thrown away, never accepted")                      \
-	X(wasted_per_token, N, per((double)x->wasted, (double)x->tokens), \
-	  "wasted draft tokens per output token")                          \
-	X(bytes_up_per_token, N, per((double)x->bytes_up,                 \
+	  "draft tokens thrown away, never accepted")                       \
+	X(wasted_per_token, N, per((double)x->wasted, (double)x->tokens),   \
+	  "wasted draft tokens per output token")                           \
+	X(bytes_up_per_token, N, per((double)x->bytes_up,                   \
 					(double)x->tokens),                 \
-	  "bytes sent from the edge per output token")                     \
-	X(bytes_down_per_token, N, per((double)x->bytes_down,             \
+	  "bytes sent from the edge per output token")                      \
+	X(bytes_down_per_token, N, per((double)x->bytes_down,               \
 					  (double)x->tokens),               \
-	  "bytes sent to the edge per output token")                       \
+	  "bytes sent to the edge per output token")                        \
 	X(prompt_tokens_sent, I, x->prompt_sent,                            \
-	  "prompt tokens sent to the cloud")                               \
+	  "prompt tokens sent to the cloud")                                \
 	X(preemptions, I, x->preemptions,                                   \
-	  "times the cloud preempted a request (its KV cache computed "    \
-	  "again), of the requests finished")                              \
-	X(handover_share, N, per((double)x->handed_over,                  \
+	  "times the cloud preempted a request (its KV cache computed "     \
+	  "again), of the requests finished")                               \
+	X(handover_share, N, per((double)x->handed_over,                    \
 				    (double)x->requests),                   \
-	  "share of requests the cloud served first, then handed over")    \
-	X(cloud_made_per_handover, N, per((double)x->cloud_made,          \
+	  "share of requests the cloud served first, then handed over")     \
+	X(cloud_made_per_handover, N, per((double)x->cloud_made,            \
 					     (double)x->handed_over),       \
-	  "output tokens the cloud decoded before a handover, mean")       \
-	X(catchup_per_request, N, per((double)x->catchup,                 \
+	  "output tokens the cloud decoded before a handover, mean")        \
+	X(catchup_per_request, N, per((double)x->catchup,                   \
 					 (double)x->requests),              \
-	  "tokens the edge prefilled to catch up with the cloud's, mean")  \
-	X(handback_share, N, per((double)x->handed_back,                  \
+	  "tokens the edge prefilled to catch up with the cloud's, mean")   \
+	X(handback_share, N, per((double)x->handed_back,                    \
 				    (double)x->requests),                   \
-	  "share of requests the edge handed back to the cloud")           \
-	X(back_made_per_handback, N, per((double)x->back_made,            \
+	  "share of requests the edge handed back to the cloud")            \
+	X(back_made_per_handback, N, per((double)x->back_made,              \
 					    (double)x->handed_back),        \
-	  "output tokens the cloud decoded after a hand-back, mean")       \
-	X(slo_attainment, N, per((double)x->slo_met, (double)x->requests),\
-	  "share of requests that met both SLOs (null: no request finished)")                          \
+	  "output tokens the cloud decoded after a hand-back, mean")        \
+	X(slo_attainment, N, per((double)x->slo_met, (double)x->requests),  \
+	  "share of requests that met both SLOs (null: no request "         \
+	  "finished)")                                                      \
 	X(ttft_attainment, N, per((double)x->ttft_met, (double)x->requests),\
-	  "share of requests that met the TTFT SLO")                       \
+	  "share of requests that met the TTFT SLO")                        \
 	X(tpot_attainment, N, per((double)x->tpot_met, (double)x->requests),\
-	  "share of requests that met the TPOT SLO")                       \
+	  "share of requests that met the TPOT SLO")                        \
 	X(goodput_tokens_per_s, F, ratio((double)x->slo_tokens, sim_s),     \
-	  "tokens per second of the requests that met both SLOs")          \
+	  "tokens per second of the requests that met both SLOs")           \
 	X(jain_fairness, N, per(a->tput_sum * a->tput_sum, n * a->tput_sq), \
-	  "Jain's index of the tenants' tokens/s (1: all equal)")          \
+	  "Jain's index of the tenants' tokens/s (1: all equal)")           \
 	X(edge_busy_fraction, F, ratio(x->compute_s + x->prefill_s,         \
 				       n * sim_s),                          \
 	  "share of the run an edge device computes (drafting, prefilling)," \
@@ -472,12 +479,6 @@ json_t *rep_summary(const struct sim *s)
 	agg_release(&all);
 	HS_ASSERT(sum != NULL);
 	return sum;
-}
-
-/* v, a figure of sketch k: NaN where k holds no sample */
-static double sk_or_nan(const struct sketch *k, double v)
-{
-	return k->n ? v : NAN;
 }
 
 /* The columns of tenants.csv, a row per tenant: X(name, printf format,

@@ -472,12 +472,10 @@ static size_t bin_of(struct sim *s, double now)
 static void busy_bins(struct sim *s, double from_s, double dur_s, double gpus)
 {
 	const double to_s = from_s + dur_s;
-	size_t k0, k1;
+	/* the later end first: its bin widens the bins if any does */
+	const size_t k1 = bin_of(s, to_s);
 
-	bin_of(s, to_s); /* widened first: both ends then count in one width */
-	k0 = bin_of(s, from_s);
-	k1 = bin_of(s, to_s);
-	for (size_t k = k0; k <= k1; k++) {
+	for (size_t k = (size_t)(from_s / s->bin_s); k <= k1; k++) {
 		double lo = fmax(from_s, (double)k * s->bin_s);
 		double hi = fmin(to_s, (double)(k + 1) * s->bin_s);
 

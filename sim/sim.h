@@ -349,7 +349,7 @@ struct sim {
 	 * iteration's items by group, while it forms (else 0) */
 	double *group_gpu_s;       /* (n_groups) owned */
 	uint64_t *group_tok;       /* (n_groups) owned */
-	/* tokens committed and GPU-seconds begun in each bin of simulated
+	/* tokens committed and GPU-seconds spent in each bin of simulated
 	 * time, for the steady window (report.h): bin k is [k bin_s, (k + 1)
 	 * bin_s); bin_s is 1 s until a run passes SIM_BINS_MAX of them, and
 	 * doubles each time it would (neighbours merged), so the memory

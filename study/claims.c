@@ -175,13 +175,13 @@ static bool bad_seen;
  * on a 0 that stood for "abc" or nothing would give a verdict */
 static double cnum(const struct csv *c, size_t r, int col)
 {
+	struct err e;
 	double x;
 
-	if (csv_is_num(c, r, col, &x))
+	if (csv_number(c, r, col, &x, &e) == 0)
 		return x;
 	if (!bad_seen) {
-		err_set(&bad_input, "%s:%zu: %s: expected a number, got \"%.40s\"",
-			c->file, r + 2, c->cell[col], csv_str(c, r, col));
+		bad_input = e;
 		bad_seen = true;
 	}
 	return NAN;
@@ -910,17 +910,14 @@ static int claim_b(json_t *claims, const char *calib, struct err *e)
 			 json_string_value(json_object_get(doc, "target")) ?
 			 json_string_value(json_object_get(doc, "target")) : "");
 		p[i].model[strcspn(p[i].model, ":")] = '\0';
-		if (!json_is_number(jx_at(doc, "/alpha_greedy")) ||
-		    !(field(doc, "/alpha_greedy") >= 0 &&
-		      field(doc, "/alpha_greedy") <= 1)) {
-			err_set(e, "%s: /alpha_greedy: expected a number in [0, "
-				"1]", gl.gl_pathv[i]);
+		if (jx_num(&(struct jx){ .file = gl.gl_pathv[i], .err = e }, doc,
+			   "", "alpha_greedy", JX_UNIT, JX_REQUIRED,
+			   &p[i].ag) < 0) {
 			json_decref(doc);
 			free(p);
 			globfree(&gl);
 			return -1;
 		}
-		p[i].ag = field(doc, "/alpha_greedy");
 		p[i].as = field(doc, "/alpha_stochastic");
 		p[i].ppl = field(doc, "/ppl");
 		p[i].pd = field(doc, "/ppl_draft");

@@ -79,10 +79,7 @@ int cmap_load(struct cmap_grid *g, const char *dir, struct err *e)
 			double x;
 
 			/* every column a number but the protocol's name */
-			if (k != 3 && !csv_is_num(&c, r, col[k], &x)) {
-				err_set(e, "%s:%zu: %s: expected a number, got "
-					"\"%.40s\"", path, r + 2, names[k],
-					csv_str(&c, r, col[k]));
+			if (k != 3 && csv_number(&c, r, col[k], &x, e) < 0) {
 				csv_release(&c);
 				return -1;
 			}

@@ -34,23 +34,6 @@ static double prompt_prefill_s(const struct cost *cost, double prompt)
 			   prompt * prompt / 2, 1 }, NULL, NULL);
 }
 
-
-/* A group's mean prompt and output, tokens (cfg_mean_lengths) */
-static double mean_prompt(const struct cfg_group *g)
-{
-	double p, o;
-
-	cfg_mean_lengths(g, &p, &o);
-	return p;
-}
-
-static double mean_output(const struct cfg_group *g)
-{
-	double p, o;
-
-	cfg_mean_lengths(g, &p, &o);
-	return o;
-}
 /* Requests a second the cloud carries, of group g's protocol at its mean
  * lengths, into o. The GPU: one over the GPU time a request takes, its
  * prompt and gamma + 1 tokens a round at the target's full-batch rate
@@ -72,7 +55,8 @@ static void request_capacity(const struct cfg *c, const struct cfg_group *g,
 			     double t_token, double rtt, json_t *o)
 {
 	const struct proto_caps *k = &g->proto.caps;
-	double prompt = mean_prompt(g), out = mean_output(g);
+	const struct cfg_lengths len = cfg_mean_lengths(g);
+	double prompt = len.prompt, out = len.output;
 	double rounds = out / fm_expected_accepted(alpha, g->proto.gamma);
 	/* GPU seconds a request: the target's tokens at its full-batch rate,
 	 * and cloud_spec's draft steps and prompt at the draft's */
@@ -134,8 +118,9 @@ static double scoring_s(const struct cost *c, long n, int gamma, double ctx)
 static json_t *handover(const struct cfg_group *g, const struct cost *cost,
 			double step, double rtt, double after_s)
 {
-	double prompt = mean_prompt(g);
-	int out = (int)lround(mean_output(g));
+	const struct cfg_lengths len = cfg_mean_lengths(g);
+	double prompt = len.prompt;
+	int out = (int)lround(len.output);
 	struct fm_handover h;
 
 	fm_handover(rtt / 2, prompt_prefill_s(cost, prompt), step, rtt / 2, rtt / 2,
@@ -155,6 +140,7 @@ static json_t *setting(const struct cfg *c, struct extras *x)
 {
 	const struct cfg_group *g = &c->groups[0];
 	const struct cfg_protocol *p = &g->proto;
+	const struct cfg_lengths len = cfg_mean_lengths(g);
 	struct cost cost;
 	double alpha, ctx, d, rtt, tnet, v, step, bw, fl, ridge, cap, demand;
 	double td = 0, cap_draft = 0;
@@ -163,7 +149,7 @@ static json_t *setting(const struct cfg *c, struct extras *x)
 
 	alpha = acc_alpha(&g->accept, &g->acc_trace);
 	cost_init(&cost, &c->cloud);
-	ctx = mean_prompt(g) + mean_output(g) / 2;
+	ctx = len.prompt + len.output / 2;
 	d = g->device.draft_base_s + g->device.draft_per_ctx_s * ctx;
 	rtt = dist_mean(&g->wan.rtt_s);
 	tnet = rtt + 8.0 * (g->wan.header_bytes + LINK_APP_HEADER_BYTES +
@@ -402,7 +388,7 @@ void fset_print(const struct cfg *c, FILE *f)
 			"\"%s\"): TTFT %.3f s (the cloud's), ",
 			json_string_value(json_object_get(h, "policy")),
 			num(h, "ttft_s"));
-		if (last >= (int)lround(mean_output(&c->groups[0])))
+		if (last >= (int)lround(cfg_mean_lengths(&c->groups[0]).output))
 			fprintf(f, "the cloud makes every token before the edge's "
 				"cache catches up (READY at %.2f s)\n",
 				num(h, "ready_s"));

@@ -401,7 +401,6 @@ struct vrun {
 	char out_abs[4200]; /* the folder once in place, absolute */
 	double step_prof;   /* the profile's draft step at a mean context */
 	json_t *rows, *skipped, *failed; /* owned */
-	const json_t *prov;	  /* borrowed: o's */
 	FILE *csv;
 };
 
@@ -534,7 +533,7 @@ static int point(struct vrun *x, size_t pt, const char *label,
 			     true, &nx);
 	w.prof_s = x->step_prof * p.retime_draft; /* the step it ran on */
 	w.pair_prof_s = x->v.edge.draft_pair_s * p.retime_draft;
-	r = val_accept_profile(&x->v, &c, pdir, x->prov, e);
+	r = val_accept_profile(&x->v, &c, pdir, x->o->prov, e);
 	if (r == 0)
 		r = val_simulate(&x->sw, pt, extra, nx, pdir, &p, e);
 	w.demand = p.edge_demand / x->v.edge_cpus;
@@ -564,7 +563,6 @@ static int run_point(void *ctx, size_t pt, struct err *e)
 {
 	struct vrun *x = ctx;
 	char label[512], *why;
-
 	int r;
 
 	point_label(&x->sw, pt, label, sizeof(label));
@@ -596,7 +594,7 @@ static int begin(struct vrun *x, int gamma, int budget, struct err *e)
 		return err_set(e, "%s: %s", x->od.tmp, strerror(errno));
 	snprintf(x->cdir, sizeof(x->cdir), "%.4000s/calib", x->tmp_abs);
 	if (fs_mkdirs(x->cdir, e) < 0 ||
-	    val_calibrate(&x->v, x->cdir, gamma, budget, x->prov, e) < 0)
+	    val_calibrate(&x->v, x->cdir, gamma, budget, x->o->prov, e) < 0)
 		return -1;
 	if (out[0] == '/') {
 		snprintf(x->out_abs, sizeof(x->out_abs), "%.4000s", out);
@@ -636,7 +634,7 @@ static int finish(struct vrun *x, const char *text, struct err *e)
 			(json_int_t)x->r->close, "points_within_5pct",
 			(json_int_t)x->r->tight, "points_ttft_within_5pct",
 			(json_int_t)x->r->ttft_tight, "not_run", x->skipped,
-			"edge_bound", x->o->edge_bound, "provenance", x->prov);
+			"edge_bound", x->o->edge_bound, "provenance", x->o->prov);
 	json_object_set(doc, "failed", x->failed);
 	x->r->json = jx_dumps(doc);
 	json_decref(doc);
@@ -659,7 +657,6 @@ static void validate(struct vrun *x, const char *text, int gamma, int budget,
 	x->rows = json_array();
 	x->skipped = json_array();
 	x->failed = json_array();
-	x->prov = x->o->prov;
 	if (begin(x, gamma, budget, e) < 0 || rt_signal)
 		return;
 	farm_run(&f, &fr);

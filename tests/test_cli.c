@@ -557,8 +557,7 @@ static void run_busy_share(void)
 	json_t *sum;
 	double busy;
 
-	if (!repo[0] && !getcwd(repo, sizeof(repo)))
-		abort();
+	small(); /* sets repo */
 	snprintf(args, sizeof(args), "run %s/configs/paper/cloud_only.json -o busy "
 		 "--quiet --set /tenants/0/count=64 --set "
 		 "/tenants/0/workload/requests=3 --set "

@@ -177,6 +177,24 @@ static void restart_term(void)
 	restart(SIGTERM);
 }
 
+/* Waits for the edges (r's children after the server, its first) to end,
+ * then stops the server with SIGTERM, which the server's own end waits
+ * for (no count of clients would: dials abandoned come and go); whether
+ * every one exited 0 and ok held (a failure said where not). */
+static int edges_then_server(struct rig *r, int ok)
+{
+	int all = 1;
+
+	for (int i = 1; i < r->k.n; i++)
+		all &= kid_wait(&r->k, i, CHILD_DEADLINE_S) == 0;
+	if (r->k.n)
+		kill(r->k.pid[0], SIGTERM);
+	if (kids_wait(&r->k, CHILD_DEADLINE_S) && ok && all)
+		return 1;
+	CHECK_MSG(0, "an edge or the server failed (ok %d)", ok);
+	return 0;
+}
+
 #define Z_AT_S 0.25      /* mid first request (R_WAN) */
 #define Z_FOR_S 1.5      /* frozen this long */
 #define Z_SILENCE_S 0.4  /* the edges' bound on the cloud's silence */
@@ -191,7 +209,7 @@ static void frozen(void)
 	static struct rig r;
 	struct serve_opts o = f_opts(8 * R_EDGES); /* the dials abandoned */
 	struct f_edges f;
-	int ok, all = 1;
+	int ok;
 
 	if (rig_init(&r) < 0)
 		return;
@@ -208,12 +226,7 @@ static void frozen(void)
 		sleep_s(Z_FOR_S);
 		kill(r.k.pid[0], SIGCONT);
 	}
-	for (int i = 1; i < r.k.n; i++)
-		all &= kid_wait(&r.k, i, CHILD_DEADLINE_S) == 0;
-	if (r.k.n)
-		kill(r.k.pid[0], SIGTERM);
-	if (!kids_wait(&r.k, CHILD_DEADLINE_S) || !ok || !all) {
-		CHECK_MSG(0, "an edge or the server failed (ok %d)", ok);
+	if (!edges_then_server(&r, ok)) {
 		rig_release(&r);
 		return;
 	}
@@ -239,7 +252,7 @@ static void idle_cut(void)
 	static struct rig r;
 	struct serve_opts o = f_opts(8 * F_EDGES);
 	struct f_edges f;
-	int ok, all = 1;
+	int ok;
 
 	if (rig_init(&r) < 0)
 		return;
@@ -249,12 +262,7 @@ static void idle_cut(void)
 	ok = start_server_opts(&r, &o, "serve1.json") == 0;
 	for (uint32_t i = 0; ok && i < F_EDGES; i++)
 		ok = start_edge(&r, i, -1, -1) == 0;
-	for (int i = 1; i < r.k.n; i++)
-		all &= kid_wait(&r.k, i, CHILD_DEADLINE_S) == 0;
-	if (r.k.n)
-		kill(r.k.pid[0], SIGTERM);
-	if (!kids_wait(&r.k, CHILD_DEADLINE_S) || !ok || !all) {
-		CHECK_MSG(0, "an edge or the server failed (ok %d)", ok);
+	if (!edges_then_server(&r, ok)) {
 		rig_release(&r);
 		return;
 	}
