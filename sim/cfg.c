@@ -1465,20 +1465,46 @@ static void window_warnings(struct cfg *c)
 	}
 }
 
-/* A trace whose first request comes more than a day in: its times are
- * likely counted from an epoch, not from the run's start, and the run
- * would spend that idle time in every rate and cost. */
-static void trace_warnings(struct cfg *c)
+/* What a workload says that the run will not do as written:
+ * - a trace whose first request comes more than a day in: its times are
+ *   likely counted from an epoch, and the run would spend that idle time
+ *   in every rate and cost;
+ * - a Poisson rate that falls to 0 for ever before a tenant can expect
+ *   its requests: the rest never arrive;
+ * - a rate under the closed arrival, which takes none. */
+static void workload_warnings(struct cfg *c)
 {
 	for (size_t i = 0; i < c->n_groups; i++) {
+		const struct cfg_workload *w = &c->groups[i].workload;
 		const struct wl_trace *t = &c->groups[i].wl_trace;
+		char p[JX_PTR_MAX];
 
+		snprintf(p, sizeof(p), "/tenants/%zu/workload", i);
 		if (t->n && t->rows[0].arrive_s > 86400)
-			warn(c, "/tenants/%zu/workload/trace: its first request "
-			     "arrives %.0f s (%.1f days) after the run starts: "
-			     "arrival times count from 0; subtract the first to "
-			     "replay it from the start", i, t->rows[0].arrive_s,
+			warn(c, "%s/trace: its first request arrives %.0f s "
+			     "(%.1f days) after the run starts: arrival times "
+			     "count from 0; subtract the first to replay it "
+			     "from the start", p, t->rows[0].arrive_s,
 			     t->rows[0].arrive_s / 86400);
+		if (w->arrival == ARRIVAL_POISSON &&
+		    rate_arrivals_bound(&w->rate) < (double)w->requests)
+			warn(c, "%s/rate_per_s: the rate is 0 from %g s on, with "
+			     "no period_s to repeat the table: a tenant can "
+			     "expect %.3g arrivals before then, of its %lld "
+			     "requests, and the rest never arrive (give a "
+			     "period_s, or fewer requests)", p,
+			     w->rate.at_s[w->rate.n - 1],
+			     rate_arrivals_bound(&w->rate), w->requests);
+		for (int k = 0; w->arrival == ARRIVAL_CLOSED && k < 2; k++) {
+			const char *key = k ? "rate_scale" : "rate_per_s";
+			json_t *v = jx_at(c->doc, p);
+
+			if (json_object_get(v, key))
+				warn(c, "%s/%s: not used: the arrival is closed "
+				     "(the default), each tenant's requests one "
+				     "after another, think_s apart; give "
+				     "\"arrival\": \"poisson\" for a rate", p, key);
+		}
 	}
 }
 
@@ -1507,7 +1533,7 @@ int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 	if (read_top(c, &x) < 0)
 		goto fail;
 	window_warnings(c);
-	trace_warnings(c);
+	workload_warnings(c);
 	return 0;
 fail:
 	cfg_release(c);

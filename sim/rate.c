@@ -85,6 +85,17 @@ double rate_mean(const struct rate_table *r)
 	return span > 0 ? r->scale * sum / span : r->scale * r->per_s[0];
 }
 
+double rate_arrivals_bound(const struct rate_table *r)
+{
+	double sum = 0;
+
+	if (r->period_s > 0 || r->per_s[r->n - 1] > 0)
+		return INFINITY;
+	for (size_t i = 0; i + 1 < r->n; i++)
+		sum += r->per_s[i] * (r->at_s[i + 1] - r->at_s[i]);
+	return r->scale * sum;
+}
+
 double rate_next_s(const struct rate_table *r, double now, gsl_rng *g)
 {
 	double t = now;

@@ -39,6 +39,10 @@ void rate_release(struct rate_table *r);
  * the last rate is 0, else the last rate (what lasts). */
 double rate_mean(const struct rate_table *r);
 
+/* The arrivals one tenant can expect from 0 to where the rate falls to 0
+ * for ever (no period, the last rate 0); INFINITY where it never does. */
+double rate_arrivals_bound(const struct rate_table *r);
+
 /* The first arrival after now (INFINITY: none, the rate 0 for ever),
  * drawn from g: an exponential gap at each segment's rate, restarted at
  * its end (the process is memoryless). A constant rate draws exactly one

@@ -401,8 +401,58 @@ static void window_warnings(void)
 	}
 }
 
+/* A workload that will not run as written is a warning at its pointer: a
+ * rate under the closed arrival, and a Poisson rate that falls to 0 for
+ * ever before a tenant can expect its requests; one that can, or that
+ * repeats, is not. */
+static void workload_warnings(void)
+{
+	static const char fall[] = "/tenants/1/workload/rate_per_s="
+		"{\"at_s\": [0, 10], \"per_s\": [1, 0]}";
+	static const struct {
+		const char *sets[4], *want;
+	} cases[] = {
+		{ { "/tenants/1/workload/rate_per_s=2" },
+		  "/tenants/1/workload/rate_per_s: not used: the arrival is "
+		  "closed" },
+		{ { "/tenants/1/workload/arrival=poisson", fall,
+		    "/tenants/1/workload/requests=50" },
+		  "/tenants/1/workload/rate_per_s: the rate is 0 from 10 s on, "
+		  "with no period_s to repeat the table: a tenant can expect "
+		  "10 arrivals before then, of its 50 requests" },
+		{ { "/tenants/1/workload/arrival=poisson", fall,
+		    "/tenants/1/workload/requests=5" }, NULL },
+		{ { "/tenants/1/workload/arrival=poisson", fall,
+		    "/tenants/1/workload/requests=50",
+		    "/tenants/1/workload/rate_per_s/period_s=20" }, NULL },
+	};
+	struct cfg c;
+	struct err e;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = 0;
+
+		while (n < 4 && cases[i].sets[n])
+			n++;
+		if (cfg_load(&c, SMALL, cases[i].sets, n, &e) < 0) {
+			CHECK_MSG(0, "case %zu: %s", i, e.msg);
+			continue;
+		}
+		if (cases[i].want)
+			CHECK_MSG(c.warnings && !strncmp(c.warnings, cases[i].want,
+							 strlen(cases[i].want)),
+				  "case %zu: warnings \"%s\"", i,
+				  c.warnings ? c.warnings : "");
+		else
+			CHECK_MSG(!c.warnings, "case %zu: %s", i, c.warnings);
+		cfg_release(&c);
+	}
+}
+
 const struct tcase cfg_tests[] = {
 	{ "cfg: a window the protocol does not keep is a warning", window_warnings },
+	{ "cfg: a rate the workload will not follow is a warning",
+	  workload_warnings },
 	{ "cfg: the small config loads with its values", loads_small },
 	{ "cfg: the resolved config is complete and stable",
 	  resolved_is_complete },
