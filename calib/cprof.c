@@ -347,6 +347,7 @@ static void measured_table(const struct model_prof *m, int tp,
 	const struct shape *sh = m->shape;
 	const struct series *net = n->found ? &n->by_tp[tp] : NULL;
 	int raised = 0;
+	size_t len;
 
 	*t = (struct optab){ .curve = *c, .tp = tp, .measured = true,
 			     .overhead_s = optab_overhead_s };
@@ -371,12 +372,21 @@ static void measured_table(const struct model_prof *m, int tp,
 			t->layers_s[i] = t->layers_s[i - 1];
 			raised++;
 		}
-	snprintf(t->pricing, sizeof(t->pricing), "measured: operator profiles "
-		 "of %.80s on %.40s at tp %d%s; %d of %d points raised to the "
-		 "time of fewer tokens", m->repo, g->name, tp,
-		 tp == 1 ? "" : net && net->n ? ", all-reduces measured"
-			      : ", all-reduces from the link's model (no "
-				"measured collectives)", raised, GCURVE_N);
+	len = (size_t)snprintf(t->pricing, sizeof(t->pricing), "measured: "
+		"operator profiles of %.80s on %.40s at tp %d%s; %d of %d points "
+		"raised to the time of fewer tokens", m->repo, g->name, tp,
+		tp == 1 ? "" : net && net->n ? ", all-reduces measured"
+			     : ", all-reduces from the link's model (no "
+			       "measured collectives)", raised, GCURVE_N);
+	/* the grid past the profile's tokens: held below, a line above */
+	if (s->tok[0] > gcurve_tok[0])
+		len += (size_t)snprintf(t->pricing + len, sizeof(t->pricing) - len,
+					"; below %g tokens (the profile's first) "
+					"its time", s->tok[0]);
+	if (s->tok[s->n - 1] < gcurve_tok[GCURVE_N - 1] && len < sizeof(t->pricing))
+		snprintf(t->pricing + len, sizeof(t->pricing) - len, "; past %g "
+			 "tokens (its last) extrapolated from its last two "
+			 "points", s->tok[s->n - 1]);
 }
 
 /* |derived / measured - 1| of layers_s over the grid: median and worst. */

@@ -34,7 +34,7 @@ struct optab {
 	int tp;
 	bool measured;               /* imported, not derived */
 	char gpu[64], model[64];
-	char pricing[320];           /* what priced it, for reports */
+	char pricing[448];           /* what priced it, for reports */
 };
 
 /* The server's step overhead a table takes unless a config gives its own,

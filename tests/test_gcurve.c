@@ -160,7 +160,7 @@ static void ops_cost(void)
 
 /* A small profiling folder: llama2-7b's layer on a made-up GPU line, time
  * 0.1 ms + 1 us a token, the linear operators half of it. */
-static const char *write_profile(const char *gpu, bool drop_emb)
+static const char *write_profile(const char *gpu, bool drop_emb, int last)
 {
 	static char root[512];
 	char dir[1024], path[1100];
@@ -184,7 +184,7 @@ static const char *write_profile(const char *gpu, bool drop_emb)
 		"n_expanded_embd,use_gated_mlp,num_tokens,"
 		"num_tensor_parallel_workers\n",
 		drop_emb ? "" : "time_stats.emb.median,");
-	for (int t = 1; t <= 4096; t *= 2) {
+	for (int t = 1; t <= last; t *= 2) {
 		double ms = 0.1 + 0.001 * t;
 
 		if (!drop_emb)
@@ -206,7 +206,7 @@ static void import(void)
 
 	snprintf(out, sizeof(out), "%s/tables", t_tmpdir());
 	o.out = out;
-	o.dir = write_profile("h100", false);
+	o.dir = write_profile("h100", false, 4096);
 	CHECK_MSG(calib_import_profiles(&o, prov, &e) == 0, "%s", e.msg);
 	CHECK(t_exists("tables/H100-SXM-llama2-7b-tp1.json") &&
 	      t_exists("tables/curves.json"));
@@ -215,6 +215,7 @@ static void import(void)
 	/* 32 layers of 0.101 ms and the embedding's 0.01 ms */
 	CHECK_NEAR(t.layers_s[0], 32 * 0.101e-3 + 0.01e-3, 1e-12);
 	CHECK_NEAR(t.layers_s[GCURVE_N - 1], 32 * 4.196e-3 + 0.01e-3, 1e-12);
+	CHECK_MSG(!strstr(t.pricing, "extrapolated"), "%s", t.pricing);
 	/* a stranger's file in OUT: refused before any table is written */
 	snprintf(out, sizeof(out), "%s/tables2", t_tmpdir());
 	mkdir(out, 0755);
@@ -240,7 +241,16 @@ static void import(void)
 		  strstr(e.msg, "mlp.csv:15: time_stats.attn_pre_proj.median: "
 			 "expected a number in [0, 1e9], got \"-5\"") &&
 		  !t_exists("tables3"), "%s", e.msg);
-	o.dir = write_profile("h100", true);
+	/* a profile of 1 to 4 tokens: the grid past it a line, and said */
+	snprintf(out, sizeof(out), "%s/tables4", t_tmpdir());
+	o.dir = write_profile("h100", false, 4);
+	CHECK_MSG(calib_import_profiles(&o, prov, &e) == 0, "%s", e.msg);
+	snprintf(path, sizeof(path), "%s/H100-SXM-llama2-7b-tp1.json", out);
+	CHECK_MSG(optab_load(&t, path, "llama2-7b", &e) == 0, "%s", e.msg);
+	CHECK_NEAR(t.layers_s[GCURVE_N - 1], 32 * 4.196e-3 + 0.01e-3, 1e-12);
+	CHECK_MSG(strstr(t.pricing, "; past 4 tokens (its last) extrapolated "
+			 "from its last two points"), "%s", t.pricing);
+	o.dir = write_profile("h100", true, 4096);
 	CHECK(calib_import_profiles(&o, prov, &e) < 0 &&
 	      strstr(e.msg, "mlp.csv") && strstr(e.msg, "time_stats.emb.median"));
 	o.dir = t_tmpdir();
