@@ -106,6 +106,7 @@ static struct {
 	const char *foreign; /* the first file it does not list */
 	char *found;      /* owned copy of it */
 	FILE *out;        /* the manifest being written */
+	const char *const *own; /* names the walked root's top may hold */
 } walk;
 
 static int check_entry(const char *path, const struct stat *sb, int flag,
@@ -160,6 +161,53 @@ static int check_replace(const char *dir, struct err *e)
 	free(walk.listed);
 	free(text);
 	return rc;
+}
+
+/* Whether a path from a walked root passes through the hidden temporary
+ * of a killed run or write ("DIR/.NAME.tmp-PID", ".NAME.old-PID") */
+static int in_litter(const char *rel)
+{
+	for (const char *name = rel; name; ) {
+		const char *end = strchr(name, '/');
+		size_t len = end ? (size_t)(end - name) : strlen(name);
+		char part[256];
+
+		if (len < sizeof(part) && name[0] == '.') {
+			memcpy(part, name, len);
+			part[len] = '\0';
+			if (strstr(part, ".tmp-") || strstr(part, ".old-"))
+				return 1;
+		}
+		name = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+static int foreign_entry(const char *path, const struct stat *sb, int flag,
+			 struct FTW *ftw)
+{
+	const char *rel = path + walk.root;
+
+	(void)sb;
+	if (flag != FTW_F || !strcmp(path + ftw->base, OD_MANIFEST) ||
+	    in_litter(rel) || nested_listed(path, rel))
+		return 0;
+	if (!strchr(rel, '/'))
+		for (const char *const *n = walk.own; *n; n++)
+			if (!strcmp(rel, *n))
+				return 0;
+	walk.found = xstrdup(rel);
+	return 1;
+}
+
+char *od_foreign_file(const char *dir, const char *const *own)
+{
+	walk.root = strlen(dir) + 1;
+	walk.own = own;
+	walk.found = NULL;
+	if (nftw(dir, foreign_entry, 16, FTW_PHYS) != 0 && !walk.found)
+		walk.found = xstrdup("(a folder that could not be read)");
+	return walk.found;
 }
 
 int od_begin(struct od *o, const char *dir, bool replace, struct err *e)

@@ -39,6 +39,12 @@ int od_commit(struct od *o, struct err *e);
 /* Removes the temporary directory and releases o. Safe after od_commit. */
 void od_abort(struct od *o);
 
+/* The first file below dir (its path from dir) that neither a results
+ * directory within dir lists in its manifest nor is one of the names own
+ * (NULL-terminated) at dir's top, temporaries of killed runs aside: a
+ * file the tool did not write. NULL when there is none; caller frees. */
+char *od_foreign_file(const char *dir, const char *const *own);
+
 /* Removes path and everything below it (no links followed); errors are
  * ignored: what cannot be removed stays. */
 void od_rm_tree(const char *path);

@@ -204,9 +204,22 @@ static int prepare(const struct sweep *s, const char *dir, bool resume,
 	snprintf(path, n, "%s/sweep.json", dir);
 	has_sweep = access(path, F_OK) == 0;
 	if (!empty && replace) {
+		static const char *const own[] = { "sweep.json", "sweep.csv",
+						   NULL };
+		char *foreign;
+
 		if (!has_sweep || !only_sweep(dir)) {
 			rc = err_set(e, "'%s' holds files a sweep does not write: "
 				     "refusing to replace it", dir);
+			goto out;
+		}
+		/* every file below: a run's or a plot's manifest lists it */
+		if ((foreign = od_foreign_file(dir, own))) {
+			rc = err_set(e, "'%s/%s' was not written by hybridspec: "
+				     "refusing to replace '%s' (move the file "
+				     "out, or name another folder)", dir,
+				     foreign, dir);
+			free(foreign);
 			goto out;
 		}
 		od_rm_tree(dir);

@@ -295,6 +295,23 @@ static void resume(void)
 	CHECK(t_run(cmd, out, sizeof(out)) == 2 &&
 	      strstr(out, "'o' holds files a sweep does not write") &&
 	      t_exists("o/mine.txt") && t_exists("o/sweep.csv"));
+	/* nor with one deeper: in a run's folder, or a folder of its own */
+	snprintf(src, sizeof(src), "%s/o/mine.txt", t_tmpdir());
+	remove(src);
+	t_write("o/points/0/seed-1/mine.txt", "mine\n");
+	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 2 &&
+		  strstr(out, "o/points/0/seed-1/mine.txt' was not written by "
+			 "hybridspec: refusing to replace 'o'") &&
+		  t_exists("o/points/0/seed-1/mine.txt") &&
+		  t_exists("o/points/0/seed-1/summary.json"), "%s", out);
+	snprintf(src, sizeof(src), "%s/o/points/0/seed-1/mine.txt", t_tmpdir());
+	remove(src);
+	snprintf(src, sizeof(src), "%s/o/points/0/notes", t_tmpdir());
+	mkdir(src, 0755);
+	t_write("o/points/0/notes/a.txt", "mine\n");
+	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 2 &&
+		  strstr(out, "o/points/0/notes/a.txt' was not written") &&
+		  t_exists("o/points/0/notes/a.txt"), "%s", out);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/r/points/5/seed-2' "
 		 "'%s/r/points/2'", t_tmpdir(), t_tmpdir());
 	CHECK(system(cmd) == 0);
