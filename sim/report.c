@@ -785,7 +785,11 @@ void rep_legend(FILE *f)
 	fprintf(f, "  ITL p50 can be 0: a verdict commits its accepted tokens "
 		   "together, and the gaps\n  between them are 0. cloud: stale "
 		   "blocks dropped are async blocks drafted\n  before a "
-		   "rejection, dropped unverified at the cloud.\n");
+		   "rejection, dropped unverified at the cloud.\n  Percentiles "
+		   "are within 1%% of the exact ones (a log-bucket sketch: "
+		   "values\n  closer than that may share one, below their mean); "
+		   "requests.csv has each\n  request's own, and slo%% counts "
+		   "requests exactly.\n");
 }
 
 void rep_print(const json_t *sum, FILE *f)
