@@ -128,7 +128,7 @@ static int plan_main(const char *file, struct plandir_opts *o)
 	} else if (o->rank == 0 && r.status == PLANDIR_BAD) {
 		cli_fail("%s", e.msg);
 	} else if (o->rank == 0) {
-		if (r.answer && !o->quiet)
+		if (r.answer)
 			say_answer(&p, &r);
 		if (!r.answer)
 			say_none(&p, &r);
@@ -151,7 +151,8 @@ int cli_plan(int argc, char **argv)
 		CLI_OPT_JOBS(&jobs),
 		OPT_STR("out", 'o', &o.dir, "DIR", "results folder"),
 		CLI_OPT_OVERWRITE(&o.replace),
-		OPT_FLAG("quiet", 'q', &o.quiet, "no progress on stderr"),
+		OPT_FLAG("quiet", 'q', &o.quiet, "no progress on stderr (the answer still "
+			 "on stdout)"),
 		OPT_END,
 	};
 	int rc;

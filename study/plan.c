@@ -133,6 +133,17 @@ static int read_axis(struct jx *x, json_t *cand, const char *key,
 	if (!json_is_array(v) || json_array_size(v) == 0)
 		return jx_fail(x, jx_child(cp, "/candidates", key),
 			       "a non-empty array", v);
+	/* a value twice would search one candidate twice */
+	for (size_t i = 1; i < json_array_size(v); i++)
+		for (size_t j = 0; j < i; j++)
+			if (json_equal(json_array_get(v, i), json_array_get(v, j))) {
+				char at[JX_PTR_MAX];
+
+				jx_child(cp, "/candidates", key);
+				return jx_fail(x, jx_index(at, cp, i),
+					       "a value not listed before",
+					       json_array_get(v, i));
+			}
 	*out = v;
 	return 0;
 }
@@ -320,6 +331,8 @@ int plan_load(struct plan *p, const char *path, struct err *e)
 		}
 	}
 	cand = json_object_get(p->doc, "candidates");
+	if (!cand) /* every axis its default */
+		json_object_set_new(p->doc, "candidates", cand = json_object());
 	if (!json_is_object(cand)) {
 		jx_fail(&x, "/candidates", "an object of the axes (gpus, tps, "
 			"policies, protocols, gammas)", cand);
@@ -385,6 +398,8 @@ void plan_candidate_name(const struct plan *p, size_t c, char *buf, size_t n)
 {
 	json_t *g = value(p, c, AX_GPU);
 	const char *gpu = json_is_string(g) ? json_string_value(g) :
+		json_object_get(g, "name") ?
+		json_string_value(json_object_get(g, "name")) :
 		json_string_value(json_object_get(g, "preset"));
 	const char *proto = json_string_value(value(p, c, AX_PROTOCOL));
 	int len = snprintf(buf, n, "%s tp%lld %s %s", gpu ? gpu : "custom",

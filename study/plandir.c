@@ -69,7 +69,9 @@ static void say_search(const struct job *j, size_t k, const char *name,
 				  "of its interval over the seeds does not: "
 				  "more seeds may settle it)"
 			: r->plateau ? "(twice the replicas did not help: the SLO "
-				       "is bound elsewhere)"
+				       "is bound elsewhere: a replica's own "
+				       "speed, its GPU or tp, the edge or the "
+				       "WAN)"
 				     : "up to the maximum",
 			r->best.attain_mean, r->best.attain_ci95,
 			r->best.replicas, r->n_points, rt_now_s() - t0);
@@ -95,10 +97,13 @@ static int search_task(void *ctx, size_t k, struct err *e)
 	pts = json_array();
 	for (size_t i = 0; i < r.n_points; i++)
 		json_array_append_new(pts, plan_point_json(j->p, &r.points[i]));
-	doc = json_pack("{s:I,s:s,s:b,s:I,s:I,s:f,s:o}", "index", (json_int_t)c,
+	/* the answer's replicas (the load's, for the rate question); none:
+	 * null */
+	doc = json_pack("{s:I,s:s,s:b,s:I,s:o,s:o,s:o}", "index", (json_int_t)c,
 			"pricing", r.pricing, "plateau", r.plateau,
-			"lower_bound", (json_int_t)r.lower_bound,
-			"replicas", (json_int_t)r.replicas, "load", r.load,
+			"lower_bound", (json_int_t)r.lower_bound, "replicas",
+			r.replicas ? json_integer(r.replicas) : json_null(),
+			"load", r.load > 0 ? json_real(r.load) : json_null(),
 			"points", pts);
 	snprintf(path, sizeof(path), "%s/cand-%zu.json", j->tmp, c);
 	if (json_dump_file(doc, path, JSON_COMPACT) < 0)

@@ -230,6 +230,10 @@ static void plan_conflicts(void)
 		  "listed before, got 2" },
 		{ "\"candidates\": {\"protocols\": [\"cloud_only\", \"sync\"], "
 		  "\"gammas\": [4, 0]}", "c.json: /candidates/gammas/1: " },
+		{ "\"candidates\": {\"protocols\": [\"cloud_only\"], "
+		  "\"gpus\": [\"A100-80G\", \"L40S\", \"A100-80G\"]}",
+		  "c.json: /candidates/gpus/2: expected a value not listed "
+		  "before, got \"A100-80G\"" },
 	};
 	static char out[16384];
 	char rest[512];
@@ -259,6 +263,15 @@ static void plan_conflicts(void)
 			  strstr(out, "nob.json: /base: ") &&
 			  strstr(out, "nowhere.json"), "%s", out);
 	}
+	/* a GPU of the plan's own is named by its name, and --quiet keeps
+	 * the answer */
+	CHECK_MSG(plan_of("named.json", "\"slo\": {\"ttft_s\": 2, \"tpot_s\": "
+			  "0.2, \"attainment\": 0.5}, \"seeds\": [1], "
+			  "\"candidates\": {\"gpus\": [{\"name\": \"MyA100\", "
+			  "\"preset\": \"A100-80G\"}], \"protocols\": "
+			  "[\"cloud_only\"]}", out, sizeof(out)) == 0 &&
+		  strstr(out, "plan: MyA100 tp1 continuous cloud_only x "),
+		  "%s", out);
 	cfg = load("ok.json.out/config.resolved.json");
 	CHECK(cfg && json_number_value(json_object_get(json_object_get(
 		json_object_get(cfg, "cloud"), "gpu"), "overhead_s")) == 0.0125);
