@@ -1430,8 +1430,8 @@ static void warn(struct cfg *c, const char *fmt, ...)
 }
 
 /* A window a group's protocol is given that it does not keep: async with
- * one block in flight runs as sync, and of the protocols that draft only
- * async keeps more than one (cloud_only and edge_only send no blocks). */
+ * one block in flight runs as sync, and only async keeps more than one
+ * (cloud_only and edge_only send no blocks at all). */
 static void window_warnings(struct cfg *c)
 {
 	bool top_said = false;
@@ -1456,12 +1456,14 @@ static void window_warnings(struct cfg *c)
 			warn(c, "%s: 1 makes %s sync, event for event: give a "
 			     "window of 2 or more (its default is 4), or the "
 			     "kind sync", p, cfg_proto_names[pr->kind]);
-		else if (!pr->caps.windowed && cfg_proto_drafts(&pr->caps) &&
-			 json_integer_value(w) > 1)
-			warn(c, "%s: %lld is not used: %s keeps one block in "
-			     "flight (only async keeps more)", p,
+		else if (!pr->caps.windowed && json_integer_value(w) > 1)
+			warn(c, "%s: %lld is not used: %s %s", p,
 			     (long long)json_integer_value(w),
-			     cfg_proto_names[pr->kind]);
+			     cfg_proto_names[pr->kind],
+			     cfg_proto_drafts(&pr->caps)
+				     ? "keeps one block in flight (only async "
+				       "keeps more)"
+				     : "sends no draft blocks");
 	}
 }
 

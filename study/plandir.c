@@ -68,10 +68,8 @@ static void say_search(const struct job *j, size_t k, const char *name,
 				? "(the mean reaches the target, the lower end "
 				  "of its interval over the seeds does not: "
 				  "more seeds may settle it)"
-			: r->plateau ? "(twice the replicas did not help: the SLO "
-				       "is bound elsewhere: a replica's own "
-				       "speed, its GPU or tp, the edge or the "
-				       "WAN)"
+			: r->plateau ? "(twice the replicas did not help: the "
+				       "GPU, the edge or the WAN binds)"
 				     : "up to the maximum",
 			r->best.attain_mean, r->best.attain_ci95,
 			r->best.replicas, r->n_points, rt_now_s() - t0);

@@ -361,6 +361,9 @@ static void window_warnings(void)
 		{ "/tenants/0/protocol={\"kind\": \"async\"}",
 		  "/tenants/0/protocol/window=1",
 		  "/tenants/0/protocol/window: 1 makes async sync" },
+		{ "/protocol/kind=cloud_only", "/protocol/window=4",
+		  "/protocol/window: 4 is not used: cloud_only sends no draft "
+		  "blocks" },
 	};
 	const char *kinds[] = { "sync", "async", "cloud_only", "cloud_spec",
 				"edge_only", "multi_tenant" };
