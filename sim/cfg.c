@@ -1358,10 +1358,14 @@ static int read_top(struct cfg *c, struct jx *x)
 		return err_set(x->err, "%s: /warmup_s: %g s is not before the "
 			       "horizon (/horizon_s %g s): no request would be "
 			       "measured", x->file, c->warmup_s, c->horizon_s);
+	/* the default protocol is async: absent, or given without its kind
+	 * (as --set /protocol/gamma=6 makes it) */
 	proto = json_object_get(doc, "protocol");
 	if (!proto) {
 		proto = json_pack("{s:s}", "kind", "async");
 		json_object_set_new(doc, "protocol", proto);
+	} else if (json_is_object(proto) && !json_object_get(proto, "kind")) {
+		json_object_set_new(proto, "kind", json_string("async"));
 	}
 	cloud = object_or_new(doc, "cloud");
 	if (read_cloud(x, cloud, "/cloud", &c->cloud) < 0)
@@ -1510,6 +1514,29 @@ static void workload_warnings(struct cfg *c)
 	}
 }
 
+/* An error at or below a pointer that --set gave says so: the value is
+ * not in the file it names. */
+static void said_by_set(const char *file, const char *const *sets,
+			size_t n_sets, struct err *e)
+{
+	for (size_t i = 0; i < n_sets; i++) {
+		const char *eq = strchr(sets[i], '=');
+		char at[JX_PTR_MAX + 512];
+		size_t len;
+
+		snprintf(at, sizeof(at), "%s: %.*s", file, (int)(eq - sets[i]),
+			 sets[i]);
+		len = strlen(at);
+		if (!strncmp(e->msg, at, len) &&
+		    (e->msg[len] == ':' || e->msg[len] == '/')) {
+			len = strlen(e->msg);
+			snprintf(e->msg + len, sizeof(e->msg) - len, " (from --set "
+				 "%.*s)", (int)(sizeof(e->msg) / 4), sets[i]);
+			return;
+		}
+	}
+}
+
 int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 	      const char *const *sets, size_t n_sets, struct err *e)
 {
@@ -1532,8 +1559,10 @@ int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 		if (jx_set(c->doc, ptr, eq + 1, e) < 0)
 			goto fail;
 	}
-	if (read_top(c, &x) < 0)
+	if (read_top(c, &x) < 0) {
+		said_by_set(file, sets, n_sets, e);
 		goto fail;
+	}
 	window_warnings(c);
 	workload_warnings(c);
 	return 0;

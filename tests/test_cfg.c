@@ -82,6 +82,30 @@ static void overrides(void)
 	CHECK(c.groups[0].proto.gamma == 8); /* inherited after the override */
 	CHECK(c.groups[1].proto.gamma == 6);
 	cfg_release(&c);
+	/* a bad value an override gave is said to come from it */
+	{
+		const char *bad[] = { "/cloud/replicas=0" };
+
+		CHECK(cfg_load(&c, SMALL, bad, 1, &e) < 0);
+		CHECK_MSG(strstr(e.msg, SMALL ": /cloud/replicas: expected") &&
+			  strstr(e.msg, "got 0 (from --set /cloud/replicas=0)"),
+			  "%s", e.msg);
+	}
+	/* the config's protocol made by an override keeps the default kind */
+	{
+		const char *g[] = { "/protocol/gamma=8" };
+		const char *path = t_write("np.json", "{\"tenants\": [{"
+			"\"device\": {\"draft_base_s\": 0.01, "
+			"\"prefill_per_token_s\": 0.001}, \"workload\": "
+			"{\"prompt_tokens\": 8, \"output_tokens\": 8}, "
+			"\"acceptance\": {\"alpha\": 0.7}, "
+			"\"wan\": {\"rtt_s\": 0.05}}]}");
+
+		CHECK_MSG(cfg_load(&c, path, g, 1, &e) == 0, "%s", e.msg);
+		CHECK(c.groups[0].proto.kind == PROTO_ASYNC &&
+		      c.groups[0].proto.gamma == 8);
+		cfg_release(&c);
+	}
 }
 
 struct bad_case {
