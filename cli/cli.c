@@ -18,6 +18,42 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The command whose input the JSON object at file is, by its keys; NULL
+ * where it cannot be read or says nothing. */
+static const char *file_command(const char *file)
+{
+	json_t *d = json_load_file(file, 0, NULL);
+	const char *cmd = NULL;
+
+	if (json_is_object(d)) {
+		bool base = json_object_get(d, "base") != NULL;
+
+		if (json_object_get(d, "tenants"))
+			cmd = "run";
+		else if (base && (json_object_get(d, "slo") ||
+				  json_object_get(d, "candidates")))
+			cmd = "plan";
+		else if (base && (json_object_get(d, "grid") ||
+				  json_object_get(d, "zip")))
+			cmd = "sweep";
+	}
+	json_decref(d);
+	return cmd;
+}
+
+int cli_fail_file(const char *cmd, const char *file, const char *msg)
+{
+	const char *its = file_command(file);
+
+	cli_fail("%s", msg);
+	if (its && strcmp(its, cmd))
+		fprintf(stderr, "hybridspec: '%s' is %s: 'hybridspec %s %s' "
+			"reads it\n", file, !strcmp(its, "run") ? "a config"
+			: !strcmp(its, "plan") ? "a plan file" : "a sweep file",
+			its, file);
+	return CLI_BAD_INPUT;
+}
+
 void cli_warn(const char *cmd, const char *warnings)
 {
 	for (const char *l = warnings, *nl; l && *l; l = nl + 1) {
@@ -173,7 +209,7 @@ int cli_config(int argc, char **argv)
 	}
 	if (cfg_load(&c, argv[0], sets.v, sets.n, &e) < 0) {
 		opt_list_release(&sets);
-		return cli_fail("%s", e.msg);
+		return cli_fail_file("run", argv[0], e.msg);
 	}
 	rc = CLI_OK;
 	cli_warn("config", c.warnings);

@@ -47,6 +47,10 @@ int cli_parse_prov(const struct opt_cmd *cmd, struct opt *rows, int *argc,
 
 /* Prints "hybridspec: <msg>" to stderr and returns CLI_BAD_INPUT. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cli_fail(msg), then, where file is another command's input (a config,
+ * a sweep or a plan file, by its keys), which command reads it: cmd, the
+ * command that failed, is "run", "sweep" or "plan". */
+int cli_fail_file(const char *cmd, const char *file, const char *msg);
 /* Prints each line of warnings (a config's; NULL: none) on stderr as
  * "hybridspec CMD: warning: LINE". */
 void cli_warn(const char *cmd, const char *warnings);

@@ -112,7 +112,8 @@ static int plan_main(const char *file, struct plandir_opts *o)
 	double t0 = rt_now_s();
 
 	if (plan_load(&p, file, &e) < 0)
-		return o->rank == 0 ? cli_fail("%s", e.msg) : CLI_BAD_INPUT;
+		return o->rank == 0 ? cli_fail_file("plan", file, e.msg)
+				    : CLI_BAD_INPUT;
 	if (!o->dir) {
 		b = b ? b + 1 : file;
 		dot = strrchr(b, '.');

@@ -120,7 +120,7 @@ int cli_run(int argc, char **argv)
 	 * its temporary directory instead of putting it in place */
 	rt_signals_catch();
 	if (cfg_load(&c, argv[0], sets.v, sets.n, &e) < 0) {
-		rc = cli_fail("%s", e.msg);
+		rc = cli_fail_file("run", argv[0], e.msg);
 	} else {
 		if (!quiet)
 			cli_warn("run", c.warnings);

@@ -54,7 +54,8 @@ static int sweep_main(const char *file, const char *out,
 	/* every rank checks (and fails) alike; rank 0 says why */
 	if (sweep_load(&s, file, &e) < 0 || sweep_check(&s, &e) < 0) {
 		sweep_release(&s); /* a no-op after a failed load */
-		return o->rank == 0 ? cli_fail("%s", e.msg) : CLI_BAD_INPUT;
+		return o->rank == 0 ? cli_fail_file("sweep", file, e.msg)
+				    : CLI_BAD_INPUT;
 	}
 	snprintf(dir, sizeof(dir), out ? "%s" : "results/runs/%s",
 		 out ? out : s.name);

@@ -81,6 +81,28 @@ static void bad_configs(void)
 				  args);
 		}
 	}
+	/* another command's file: its error, then which command reads it */
+	{
+		static const struct {
+			const char *cmd, *file, *its;
+		} wrong[] = {
+			{ "run", "configs/plan/phones.json", "phones.json' is a "
+			  "plan file: 'hybridspec plan /" },
+			{ "sweep", "tests/data/small.json", "small.json' is a "
+			  "config: 'hybridspec run /" },
+			{ "plan", "configs/sweeps/itl-vs-rtt.json", "itl-vs-rtt.json' "
+			  "is a sweep file: 'hybridspec sweep /" },
+		};
+		char wa[PATH_MAX + 128];
+
+		for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+			snprintf(wa, sizeof(wa), "%s %s/%s -o out", wrong[i].cmd,
+				 repo, wrong[i].file);
+			CHECK_MSG(t_run(wa, out, sizeof(out)) == 2 &&
+				  strstr(out, wrong[i].its) && !t_exists("out"),
+				  "%s: %s", wa, out);
+		}
+	}
 }
 
 static void writes_resolved(void)
