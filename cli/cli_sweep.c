@@ -11,8 +11,8 @@
 
 static const struct opt_cmd sweep_cmd = {
 	.name = "sweep",
-	.usage = "SWEEP.json [-j N] [-o DIR] [--resume | --overwrite] [--progress]\n"
-		 " [--quiet]",
+	.usage = "SWEEP.json [-j N] [-o DIR] [--resume | --overwrite]\n"
+		 " [--progress | --quiet]",
 	.about = "Runs a base config at every point of a grid and/or zipped lists of\n"
 		 "overrides (JSON pointers into the config), once per seed, and writes\n"
 		 "DIR (default results/runs/NAME, NAME the sweep's name):\n"
@@ -38,7 +38,7 @@ static const struct opt_cmd sweep_cmd = {
 	.operands = "SWEEP.json",
 	.min_operands = 1,
 	.max_operands = 1,
-	.conflicts = { { "resume", "overwrite" } },
+	.conflicts = { { "resume", "overwrite" }, { "progress", "quiet" } },
 };
 
 /* The sweep in file run into its folder; the exit status. */
