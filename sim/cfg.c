@@ -935,8 +935,20 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 					     g->workload.trace_rate_per_s,
 					     c->seed }, x->err) < 0)
 		return err_prefix(x->err, "%s: %s/workload/trace", x->file, p);
-	if (g->workload.arrival == ARRIVAL_TRACE)
+	if (g->workload.arrival == ARRIVAL_TRACE) {
+		const struct wl_trace *t = &g->wl_trace;
+
+		/* rows by time: the last comes latest */
+		if (t->rows[t->n - 1].arrive_s > CFG_TIME_MAX_S)
+			return err_set(x->err, "%s: %s/workload/trace: %s: "
+				       "request %zu arrives at %g s into the run "
+				       "(at trace_speed %g): expected at most "
+				       "%g s, a config's time", x->file, p,
+				       g->workload.trace, t->n,
+				       t->rows[t->n - 1].arrive_s,
+				       g->workload.trace_speed, CFG_TIME_MAX_S);
 		wl_trace_assign(&g->wl_trace, (uint32_t)g->count);
+	}
 	/* acceptance matters only where drafts are verified */
 	if (!cfg_proto_drafts(&g->proto.caps) &&
 	    !json_object_get(v, "acceptance"))

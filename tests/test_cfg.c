@@ -366,6 +366,16 @@ static void files_read_at_load(void)
 	CHECK(cfg_load(&c, t_write("w.json", text), NULL, 0, &e) < 0);
 	CHECK_MSG(strstr(e.msg, "w.json: /tenants/0/workload/trace: ") &&
 		  strstr(e.msg, "bad.csv"), "%s", e.msg);
+	/* a time past a config's bound, where the trace names it */
+	t_write("late.csv", "arrival_s,prompt_tokens,output_tokens\n0,8,8\n"
+		"1e12,8,8\n");
+	snprintf(text, sizeof(text), "%s \"workload\": {\"arrival\": "
+		 "\"trace\", \"trace\": \"late.csv\"},"
+		 " \"acceptance\": {\"alpha\": 0.7}}]}", head);
+	CHECK(cfg_load(&c, t_write("l.json", text), NULL, 0, &e) < 0);
+	CHECK_MSG(strstr(e.msg, "l.json: /tenants/0/workload/trace: ") &&
+		  strstr(e.msg, "late.csv: request 2 arrives at 1e+12 s into "
+			 "the run"), "%s", e.msg);
 }
 
 /* A window a protocol does not keep is a warning naming it where it was
