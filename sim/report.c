@@ -824,16 +824,23 @@ void rep_print(const json_t *sum, FILE *f)
 	else
 		fputs("- (no tenant made a token)\n", f);
 	fprintf(f, "steady window: %.0f-%.0f s, %.0f%% of the run%s: %.1f "
-		"tokens/s, GPU busy %.1f%%, $%.3f a million tokens%s\n",
-		num(sum, "steady.from_s"), num(sum, "steady.to_s"),
-		100 * num(sum, "steady.share_of_run"),
+		"tokens/s, GPU busy ", num(sum, "steady.from_s"),
+		num(sum, "steady.to_s"), 100 * num(sum, "steady.share_of_run"),
 		json_is_true(at(sum, "steady.steady")) ? "" : " (not steady: "
-		"ramp and drain take half of it)", num(sum, "steady.tokens_per_s"),
-		100 * num(sum, "steady.gpu_busy_fraction"),
-		num(sum, "steady.usd_per_mtok"),
-		json_is_number(at(sum, "steady.usd_per_mtok")) ? "" :
-		num(sum, "steady.tokens_per_s") > 0 ? " (no price)" :
-		" (no token in the window)");
+		"ramp and drain take half of it)", num(sum, "steady.tokens_per_s"));
+	if (json_is_number(at(sum, "steady.gpu_busy_fraction")))
+		fprintf(f, "%.1f%%, ", 100 * num(sum, "steady.gpu_busy_fraction"));
+	else
+		fputs("-, ", f);
+	if (json_is_number(at(sum, "steady.usd_per_mtok")))
+		fprintf(f, "$%.3f a million tokens\n",
+			num(sum, "steady.usd_per_mtok"));
+	else
+		fprintf(f, "$- a million tokens (%s)\n",
+			!(num(sum, "steady.tokens_per_s") > 0)
+			? "no token in the window"
+			: !json_is_number(at(sum, "steady.gpu_hours_per_mtok"))
+			? "no cloud GPU serves them" : "no price");
 	fputs("energy and cost:\n", f);
 	print_table(f, energy, N_OF(energy), sum);
 }

@@ -275,8 +275,8 @@ int plan_load(struct plan *p, const char *path, struct err *e)
 		goto fail;
 	slo = json_object_get(p->doc, "slo");
 	if (!json_is_object(slo)) {
-		jx_fail(&x, "/slo", "an object with \"ttft_s\", \"tpot_s\" and "
-			"\"attainment\"", slo);
+		jx_fail(&x, "/slo", "an object with \"ttft_s\" and \"tpot_s\" "
+			"(and \"attainment\", 0.99 if not given)", slo);
 		goto fail;
 	}
 	if (jx_object(&x, slo, "/slo", slo_keys) < 0 ||
