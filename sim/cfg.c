@@ -908,6 +908,9 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 	if (!proto)
 		json_object_set_new(v, "protocol",
 				    proto = json_deep_copy(def_proto));
+	else if (json_is_object(proto) && !json_object_get(proto, "kind"))
+		/* its own without a kind: the config's */
+		json_object_set(proto, "kind", json_object_get(def_proto, "kind"));
 	if (read_protocol(x, proto, jx_child(cp, p, "protocol"), &g->proto) < 0)
 		return -1;
 	if (g->proto.caps.uses_edge || json_object_get(v, "device")) {

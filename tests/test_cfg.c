@@ -106,6 +106,16 @@ static void overrides(void)
 		      c.groups[0].proto.gamma == 8);
 		cfg_release(&c);
 	}
+	/* and a group's own, the config's kind */
+	{
+		const char *g[] = { "/protocol/kind=sync",
+				    "/tenants/0/protocol/gamma=5" };
+
+		CHECK_MSG(cfg_load(&c, SMALL, g, 2, &e) == 0, "%s", e.msg);
+		CHECK(c.groups[0].proto.kind == PROTO_SYNC &&
+		      c.groups[0].proto.gamma == 5 && c.groups[0].own_protocol);
+		cfg_release(&c);
+	}
 }
 
 struct bad_case {
