@@ -39,6 +39,17 @@ static int plugin_path(char *path, size_t n, struct err *e)
 	return 0;
 }
 
+int gk_plugin_at(char *path, size_t n)
+{
+	struct err e;
+
+	if (plugin_path(path, n, &e) < 0) {
+		snprintf(path, n, "%s", e.msg);
+		return -1;
+	}
+	return access(path, F_OK) == 0;
+}
+
 const struct gk_api *gk_open(struct gk_device *d, struct err *e)
 {
 	char path[4200], msg[GK_MSG] = "";
