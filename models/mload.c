@@ -262,7 +262,8 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 			       "folder with config.json or one .gguf file under "
 			       "'%s' in the models folders ($HYBRIDSPEC_MODELS, "
 			       "../shared/models, ~/.cache/hybridspec/models; "
-			       "scripts/fetch-models.sh gets smollm2-135m)",
+			       "scripts/fetch-models.sh gets smollm2-135m, "
+			       "stories260K and tinystories656K)",
 			       name_or_path, name_or_path, name_or_path);
 	}
 	if (is_dir(path)) {

