@@ -68,6 +68,16 @@ char *jx_index(char *buf, const char *ptr, size_t i)
 	return jx_child(buf, ptr, num);
 }
 
+size_t jx_repeated(const json_t *arr)
+{
+	for (size_t i = 1; i < json_array_size(arr); i++)
+		for (size_t j = 0; j < i; j++)
+			if (json_equal(json_array_get(arr, i),
+				       json_array_get(arr, j)))
+				return i;
+	return 0;
+}
+
 int jx_fail(struct jx *x, const char *ptr, const char *expected,
 	    const json_t *got)
 {

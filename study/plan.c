@@ -123,6 +123,7 @@ static int read_axis(struct jx *x, json_t *cand, const char *key,
 {
 	char cp[JX_PTR_MAX];
 	json_t *v = json_object_get(cand, key);
+	size_t i;
 
 	if (!v) {
 		json_object_set_new(cand, key, dflt);
@@ -134,16 +135,13 @@ static int read_axis(struct jx *x, json_t *cand, const char *key,
 		return jx_fail(x, jx_child(cp, "/candidates", key),
 			       "a non-empty array", v);
 	/* a value twice would search one candidate twice */
-	for (size_t i = 1; i < json_array_size(v); i++)
-		for (size_t j = 0; j < i; j++)
-			if (json_equal(json_array_get(v, i), json_array_get(v, j))) {
-				char at[JX_PTR_MAX];
+	if ((i = jx_repeated(v))) {
+		char at[JX_PTR_MAX];
 
-				jx_child(cp, "/candidates", key);
-				return jx_fail(x, jx_index(at, cp, i),
-					       "a value not listed before",
-					       json_array_get(v, i));
-			}
+		jx_child(cp, "/candidates", key);
+		return jx_fail(x, jx_index(at, cp, i), "a value not listed "
+			       "before", json_array_get(v, i));
+	}
 	*out = v;
 	return 0;
 }

@@ -174,6 +174,15 @@ static int read_axes(struct jx *x, struct sweep *s, json_t *obj,
 			return -1;
 		if (!json_is_array(v) || json_array_size(v) == 0)
 			return jx_fail(x, p, "a non-empty array of values", v);
+		/* a grid's value twice runs one point twice (a zipped list may
+		 * repeat: its tuples differ) */
+		if (!zip && jx_repeated(v)) {
+			char at[JX_PTR_MAX];
+
+			return jx_fail(x, jx_index(at, p, jx_repeated(v)),
+				       "a value not listed before",
+				       json_array_get(v, jx_repeated(v)));
+		}
 		if (zip && s->n_axes > first &&
 		    json_array_size(v) != json_array_size(s->axes[first].values))
 			return err_set(x->err, "%s: %s: expected %zu values, as "

@@ -406,6 +406,10 @@ static void bad_sweeps(void)
 		  "{\"/tenants/0/count\": 4}}",
 		  "s.json: /grid/~1tenants~10~1count: expected a non-empty array "
 		  "of values, got 4" },
+		{ "a grid's value twice", "{\"base\": \"B\", \"grid\": "
+		  "{\"/tenants/0/count\": [1, 2, 1]}}",
+		  "s.json: /grid/~1tenants~10~1count/2: expected a value not "
+		  "listed before, got 1" },
 		{ "the seed as an override", "{\"base\": \"B\", \"grid\": "
 		  "{\"/seed\": [1, 2]}}", "s.json: /grid/~1seed: the seed is not "
 		  "a config override" },
