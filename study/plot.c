@@ -129,26 +129,37 @@ static size_t cdf_blocks(FILE *f, const struct csv *c, int gcol, int col,
 	}
 	for (size_t g = 0; g < groups; g++) {
 		const char *name = csv_str(c, first[g], gcol);
+		bool zeros = false; /* every median 0: no line for them */
 
 		for (int k = 0; k < (col99 >= 0 ? 2 : 1); k++) {
 			int cc = k ? col99 : col;
-			size_t n = 0;
+			size_t n = 0, nz = 0;
 
 			for (size_t q = first[g]; q < c->nrow; q++) {
 				double x = csv_num(c, q, cc);
 
-				if (!strcmp(csv_str(c, q, gcol), name) &&
-				    isfinite(x) && x > 0)
+				if (strcmp(csv_str(c, q, gcol), name) || !isfinite(x))
+					continue;
+				if (x > 0)
 					v[n++] = x;
+				else
+					nz++;
 			}
-			if (!n)
+			if (!n) {
+				zeros = nz > 0;
 				continue;
+			}
 			qsort(v, n, sizeof(double), order_cmp_double);
 			lo = fmin(lo, v[0]);
 			hi = fmax(hi, v[n - 1]);
-			fprintf(f, "%s\"%s%s\"\n", blocks ? "\n\n" : "",
+			/* a line of the positive values only: the key says
+			 * where zeros were left out (a verdict commits its
+			 * tokens together, 0 apart) */
+			fprintf(f, "%s\"%s%s%s\"\n", blocks ? "\n\n" : "",
 				quoted(name, label, sizeof(label)),
-				col99 < 0 ? "" : k ? ", p99" : ", median");
+				col99 < 0 ? "" : k ? ", p99" : ", median",
+				k && zeros ? " (every median 0)"
+				: nz ? " (0s left out)" : "");
 			for (size_t i = 0; i < n; i++)
 				fprintf(f, "%.9g %.9g\n", v[i],
 					(double)(i + 1) / (double)n);
