@@ -361,8 +361,8 @@ static void agg_init(struct agg *a)
 {
 	memset(a, 0, sizeof(*a));
 	sk_init(&a->st.itl);
-	sk_init(&a->st.ttft);
-	sk_init(&a->st.tpot);
+	sk_init_exact(&a->st.ttft);
+	sk_init_exact(&a->st.tpot);
 }
 
 static void agg_release(struct agg *a)
@@ -785,11 +785,10 @@ void rep_legend(FILE *f)
 	fprintf(f, "  ITL p50 can be 0: a verdict commits its accepted tokens "
 		   "together, and the gaps\n  between them are 0. cloud: stale "
 		   "blocks dropped are async blocks drafted\n  before a "
-		   "rejection, dropped unverified at the cloud.\n  Percentiles "
-		   "are within 1%% of the exact ones (a log-bucket sketch: "
-		   "values\n  closer than that may share one, below their mean); "
-		   "requests.csv has each\n  request's own, and slo%% counts "
-		   "requests exactly.\n");
+		   "rejection, dropped unverified at the cloud.\n  TTFT and "
+		   "TPOT percentiles are exact; ITL's within 1%% of the exact "
+		   "ones\n  (a log-bucket sketch: gaps closer than that may "
+		   "share one).\n");
 }
 
 void rep_print(const json_t *sum, FILE *f)

@@ -1980,8 +1980,8 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 					 &t->acc_rng.gen);
 			sk_init(&t->rq_itl);
 			sk_init(&t->st.itl);
-			sk_init(&t->st.ttft);
-			sk_init(&t->st.tpot);
+			sk_init_exact(&t->st.ttft);
+			sk_init_exact(&t->st.tpot);
 		}
 	}
 	name_tracks(s);

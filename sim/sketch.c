@@ -7,9 +7,10 @@
  * factor e^w = g, and answering 2 lo hi / (lo + hi) for it is within a of
  * every value in it (DDSketch's linearly interpolated mapping). count[] is
  * dense between the least and greatest index seen. Until a sketch holds
- * more than SK_SMALL non-zero values it keeps them in small[] instead (no
- * count[]), and a quantile picks the order statistic among them and answers
- * its bucket's value: the same answer as from the counts. After that a
+ * more than SK_SMALL non-zero values (an exact one SK_EXACT_MAX) it keeps
+ * them in small[] instead (no count[]), and a quantile picks the order
+ * statistic among them and answers its bucket's value, the same answer as
+ * from the counts (an exact sketch: the value). After that a
  * value's bucket index goes to pend[] first, and the SK_PEND there go into
  * count[] at once; a quantile counts pend[] as if it were in count[]. So
  * every answer is the one without pend[]. */
@@ -53,11 +54,20 @@ void sk_init(struct sketch *s)
 	*s = (struct sketch){ .min = INFINITY, .max = -INFINITY };
 }
 
+void sk_init_exact(struct sketch *s)
+{
+	sk_init(s);
+	s->exact = true;
+}
+
 void sk_release(struct sketch *s)
 {
+	bool exact = s->exact;
+
 	free(s->count);
 	free(s->small);
 	sk_init(s);
+	s->exact = exact;
 }
 
 /* Keeps the memory, and counts in buckets if it did. */
@@ -65,16 +75,19 @@ void sk_reset(struct sketch *s)
 {
 	uint32_t *c = s->count;
 	double *small = s->small;
-	uint32_t nb = s->n_buckets;
+	uint32_t nb = s->n_buckets, cap = s->cap_small;
 	int32_t lo = s->lo;
+	bool exact = s->exact;
 
 	if (c)
 		memset(c, 0, nb * sizeof(*c));
 	sk_init(s);
 	s->count = c;
 	s->small = small;
+	s->cap_small = cap;
 	s->n_buckets = nb;
 	s->lo = lo;
+	s->exact = exact;
 }
 
 /* The bucket of v > 0: floor(L(v) / w), |L(v) / w| < 2^17, by truncation,
@@ -134,7 +147,7 @@ static void to_buckets(struct sketch *s)
 		count_index(s, bucket_of(s->small[k]));
 	free(s->small);
 	s->small = NULL;
-	s->n_small = 0;
+	s->n_small = s->cap_small = 0;
 }
 
 /* Moves pend[] into count[] (out of line: once in SK_PEND values). */
@@ -145,13 +158,16 @@ static __attribute__((noinline)) void count_pending(struct sketch *s)
 	s->n_pend = 0;
 }
 
-/* Counts v > 0 while count[] is NULL: in small[], or in buckets from the
- * one past SK_SMALL on. */
+/* Counts v > 0 while count[] is NULL: in small[] (grown by doubling from
+ * SK_SMALL), or in buckets from the one past its bound on. */
 static __attribute__((noinline)) void count_small(struct sketch *s, double v)
 {
-	if (s->n_small < SK_SMALL) {
-		if (!s->small)
-			s->small = xmalloc(SK_SMALL * sizeof(*s->small));
+	if (s->n_small < (s->exact ? SK_EXACT_MAX : SK_SMALL)) {
+		if (s->n_small == s->cap_small) {
+			s->cap_small = s->cap_small ? 2 * s->cap_small : SK_SMALL;
+			s->small = xrealloc(s->small, s->cap_small *
+							      sizeof(*s->small));
+		}
 		s->small[s->n_small++] = v;
 		return;
 	}
@@ -256,6 +272,43 @@ static int32_t rank_bucket(const struct sketch *s, uint64_t r)
 	return p[j + (r - seen)];
 }
 
+/* The value of rank r (0-based, r < n) among v, v unchanged: a copy
+ * partitioned about its median of three until the rank's place holds it
+ * (Hoare's selection; expected linear time) */
+static double select_rank(const double *v, uint32_t n, uint64_t r)
+{
+	double *w = xmalloc(n * sizeof(*w)), x;
+	uint32_t lo = 0, hi = n - 1;
+
+	memcpy(w, v, n * sizeof(*w));
+	while (lo < hi) {
+		double a = w[lo], b = w[lo + (hi - lo) / 2], c = w[hi];
+		double p = a < b ? (b < c ? b : a < c ? c : a)
+				 : (a < c ? a : b < c ? c : b);
+		uint32_t i = lo, j = hi;
+
+		for (;;) { /* w[lo..i) <= p, w(j..hi] >= p */
+			while (w[i] < p)
+				i++;
+			while (w[j] > p)
+				j--;
+			if (i >= j)
+				break;
+			x = w[i];
+			w[i++] = w[j];
+			w[j--] = x;
+		}
+		/* [lo, j] <= p <= [j + 1, hi] */
+		if (r <= j)
+			hi = j;
+		else
+			lo = j + 1;
+	}
+	x = w[lo];
+	free(w);
+	return x;
+}
+
 double sk_quantile(const struct sketch *s, double q)
 {
 	uint64_t rank;
@@ -270,18 +323,9 @@ double sk_quantile(const struct sketch *s, double q)
 	if (rank < s->zeros)
 		return 0;
 	if (!s->count) { /* the order statistic among the small values */
-		double v[SK_SMALL];
-		uint32_t m = s->n_small;
+		double x = select_rank(s->small, s->n_small, rank - s->zeros);
 
-		memcpy(v, s->small, m * sizeof(*v));
-		for (uint32_t i = 1; i < m; i++)
-			for (uint32_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
-				double x = v[j];
-
-				v[j] = v[j - 1];
-				v[j - 1] = x;
-			}
-		return bucket_value(s, bucket_of(v[rank - s->zeros]));
+		return s->exact ? x : bucket_value(s, bucket_of(x));
 	}
 	return bucket_value(s, rank_bucket(s, rank - s->zeros));
 }
