@@ -71,10 +71,16 @@ char *jx_index(char *buf, const char *ptr, size_t i)
 size_t jx_repeated(const json_t *arr)
 {
 	for (size_t i = 1; i < json_array_size(arr); i++)
-		for (size_t j = 0; j < i; j++)
-			if (json_equal(json_array_get(arr, i),
-				       json_array_get(arr, j)))
+		for (size_t j = 0; j < i; j++) {
+			const json_t *a = json_array_get(arr, i);
+			const json_t *b = json_array_get(arr, j);
+
+			/* 4 and 4.0 are one number */
+			if (json_is_number(a) && json_is_number(b)
+				    ? json_number_value(a) == json_number_value(b)
+				    : json_equal(a, b))
 				return i;
+		}
 	return 0;
 }
 

@@ -50,8 +50,9 @@ json_t *jx_load(const char *path, struct err *e);
 char *jx_child(char *buf, const char *ptr, const char *key);
 char *jx_index(char *buf, const char *ptr, size_t i);
 
-/* The index of arr's first value equal to one before it (json_equal), or
- * 0 where none is: a list of choices that names one twice. */
+/* The index of arr's first value equal to one before it (numbers by
+ * value, 4 as 4.0; the rest by json_equal), or 0 where none is: a list of
+ * choices that names one twice. */
 size_t jx_repeated(const json_t *arr);
 
 /* The value at ptr (RFC 6901) in root, borrowed, or NULL. */

@@ -189,8 +189,11 @@ static int foreign_entry(const char *path, const struct stat *sb, int flag,
 	const char *rel = path + walk.root;
 
 	(void)sb;
-	if (flag != FTW_F || !strcmp(path + ftw->base, OD_MANIFEST) ||
-	    in_litter(rel) || nested_listed(path, rel))
+	/* a folder's files are walked; anything else (a file, a link, a
+	 * pipe) must be listed */
+	if (flag == FTW_D || flag == FTW_DP ||
+	    !strcmp(path + ftw->base, OD_MANIFEST) || in_litter(rel) ||
+	    nested_listed(path, rel))
 		return 0;
 	if (!strchr(rel, '/'))
 		for (const char *const *n = walk.own; *n; n++)

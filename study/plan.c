@@ -118,6 +118,18 @@ static int set_owned(struct plan *p, const char *key, json_t *v,
 	return 0;
 }
 
+/* A candidate GPU's name in messages and tables: a preset's, or an
+ * object's name, else its preset, else "custom" */
+static const char *gpu_label(const json_t *g)
+{
+	const char *s = json_is_string(g) ? json_string_value(g)
+		: json_object_get(g, "name")
+		? json_string_value(json_object_get(g, "name"))
+		: json_string_value(json_object_get(g, "preset"));
+
+	return s ? s : "custom";
+}
+
 static int read_axis(struct jx *x, json_t *cand, const char *key,
 		     json_t *dflt, json_t **out)
 {
@@ -346,6 +358,20 @@ int plan_load(struct plan *p, const char *path, struct err *e)
 		      &p->protocols) < 0 ||
 	    read_axis(&x, cand, "gammas", json_pack("[i]", 4), &p->gammas) < 0)
 		goto fail;
+	/* the GPUs told apart by their names, as the tables show them */
+	for (size_t i = 1; i < json_array_size(p->gpus); i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(gpu_label(json_array_get(p->gpus, i)),
+				    gpu_label(json_array_get(p->gpus, j)))) {
+				char want[96];
+
+				snprintf(want, sizeof(want), "a GPU named apart "
+					 "from /candidates/gpus/%zu (give each a "
+					 "\"name\")", j);
+				jx_fail(&x, jx_index(buf, "/candidates/gpus", i),
+					want, json_array_get(p->gpus, i));
+				goto fail;
+			}
 	rate = json_object_get(p->doc, "rate");
 	if (rate && (jx_object(&x, rate, "/rate", rate_keys) < 0 ||
 		     jx_int(&x, rate, "/rate", "replicas", 1, p->max_replicas,
@@ -394,19 +420,15 @@ bool plan_candidate_used(const struct plan *p, size_t c)
 
 void plan_candidate_name(const struct plan *p, size_t c, char *buf, size_t n)
 {
-	json_t *g = value(p, c, AX_GPU);
-	const char *gpu = json_is_string(g) ? json_string_value(g) :
-		json_object_get(g, "name") ?
-		json_string_value(json_object_get(g, "name")) :
-		json_string_value(json_object_get(g, "preset"));
 	const char *proto = json_string_value(value(p, c, AX_PROTOCOL));
-	int len = snprintf(buf, n, "%s tp%lld %s %s", gpu ? gpu : "custom",
-			   (long long)json_integer_value(value(p, c, AX_TP)),
+	int len = snprintf(buf, n, "%s tp%g %s %s",
+			   gpu_label(value(p, c, AX_GPU)),
+			   json_number_value(value(p, c, AX_TP)),
 			   json_string_value(value(p, c, AX_POLICY)), proto);
 
 	if (drafts(proto) && len > 0 && (size_t)len < n)
-		snprintf(buf + len, n - (size_t)len, " gamma %lld",
-			 (long long)json_integer_value(value(p, c, AX_GAMMA)));
+		snprintf(buf + len, n - (size_t)len, " gamma %g",
+			 json_number_value(value(p, c, AX_GAMMA)));
 }
 
 /* Group g's override at load times its base load, into s[*k]. */

@@ -156,26 +156,28 @@ static int check_kept(const struct sweep *s, const char *dir, size_t point,
 	return rc;
 }
 
-/* Whether dir holds only what a sweep writes (its table, its resolved
- * file, its runs, their figures, and temporaries) */
-static bool only_sweep(const char *dir)
+/* The first entry of dir that a sweep does not write there (its table,
+ * its resolved file, its runs, their figures, and temporaries), or NULL;
+ * caller frees */
+static char *stranger(const char *dir)
 {
 	static const char *const ours[] = { "sweep.json", "sweep.csv",
 					    "points", "plots", NULL };
 	DIR *d = opendir(dir);
 	struct dirent *de;
-	bool ok = d != NULL;
+	char *found = d ? NULL : xstrdup("(the folder cannot be read)");
 
-	while (ok && (de = readdir(d))) {
+	while (!found && d && (de = readdir(d))) {
 		int i = 0;
 
 		while (ours[i] && strcmp(ours[i], de->d_name))
 			i++;
-		ok = ours[i] || de->d_name[0] == '.';
+		if (!ours[i] && de->d_name[0] != '.')
+			found = xstrdup(de->d_name);
 	}
 	if (d)
 		closedir(d);
-	return ok;
+	return found;
 }
 
 /* Readies dir: new (or empty), or with --resume a sweep's directory whose
@@ -208,13 +210,15 @@ static int prepare(const struct sweep *s, const char *dir, bool resume,
 						   NULL };
 		char *foreign;
 
-		if (!has_sweep || !only_sweep(dir)) {
-			rc = err_set(e, "'%s' holds files a sweep does not write: "
-				     "refusing to replace it", dir);
+		if (!has_sweep) {
+			rc = err_set(e, "'%s' holds no sweep.json: refusing to "
+				     "replace it", dir);
 			goto out;
 		}
-		/* every file below: a run's or a plot's manifest lists it */
-		if ((foreign = od_foreign_file(dir, own))) {
+		/* every entry at the top a sweep's, and every file below one a
+		 * run's or a plot's manifest lists */
+		if ((foreign = stranger(dir)) ||
+		    (foreign = od_foreign_file(dir, own))) {
 			rc = err_set(e, "'%s/%s' was not written by hybridspec: "
 				     "refusing to replace '%s' (move the file "
 				     "out, or name another folder)", dir,

@@ -234,6 +234,14 @@ static void plan_conflicts(void)
 		  "\"gpus\": [\"A100-80G\", \"L40S\", \"A100-80G\"]}",
 		  "c.json: /candidates/gpus/2: expected a value not listed "
 		  "before, got \"A100-80G\"" },
+		{ "\"candidates\": {\"protocols\": [\"sync\"], "
+		  "\"gammas\": [4, 4.0]}", "c.json: /candidates/gammas/1: "
+		  "expected a value not listed before, got 4" },
+		{ "\"candidates\": {\"protocols\": [\"cloud_only\"], "
+		  "\"gpus\": [{\"preset\": \"L4\", \"usd_per_hour\": 0.44}, "
+		  "{\"preset\": \"L4\", \"usd_per_hour\": 0.8}]}",
+		  "c.json: /candidates/gpus/1: expected a GPU named apart from "
+		  "/candidates/gpus/0 (give each a \"name\")" },
 	};
 	static char out[16384];
 	char rest[512];

@@ -292,9 +292,10 @@ static void resume(void)
 	strcat(cmd, " --overwrite");
 	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 0, "%s", out);
 	t_write("o/mine.txt", "mine\n");
-	CHECK(t_run(cmd, out, sizeof(out)) == 2 &&
-	      strstr(out, "'o' holds files a sweep does not write") &&
-	      t_exists("o/mine.txt") && t_exists("o/sweep.csv"));
+	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 2 &&
+		  strstr(out, "o/mine.txt' was not written by hybridspec: "
+			 "refusing to replace 'o'") &&
+		  t_exists("o/mine.txt") && t_exists("o/sweep.csv"), "%s", out);
 	/* nor with one deeper: in a run's folder, or a folder of its own */
 	snprintf(src, sizeof(src), "%s/o/mine.txt", t_tmpdir());
 	remove(src);
@@ -306,6 +307,19 @@ static void resume(void)
 		  t_exists("o/points/0/seed-1/summary.json"), "%s", out);
 	snprintf(src, sizeof(src), "%s/o/points/0/seed-1/mine.txt", t_tmpdir());
 	remove(src);
+	/* a link the tool did not make, too (its target untouched) */
+	{
+		char link[PATH_MAX + 64];
+
+		snprintf(src, sizeof(src), "%s/r", t_tmpdir());
+		snprintf(link, sizeof(link), "%s/o/points/0/seed-1/elsewhere",
+			 t_tmpdir());
+		CHECK(symlink(src, link) == 0);
+		CHECK_MSG(t_run(cmd, out, sizeof(out)) == 2 &&
+			  strstr(out, "seed-1/elsewhere' was not written"),
+			  "%s", out);
+		remove(link);
+	}
 	snprintf(src, sizeof(src), "%s/o/points/0/notes", t_tmpdir());
 	mkdir(src, 0755);
 	t_write("o/points/0/notes/a.txt", "mine\n");
@@ -407,9 +421,9 @@ static void bad_sweeps(void)
 		  "s.json: /grid/~1tenants~10~1count: expected a non-empty array "
 		  "of values, got 4" },
 		{ "a grid's value twice", "{\"base\": \"B\", \"grid\": "
-		  "{\"/tenants/0/count\": [1, 2, 1]}}",
+		  "{\"/tenants/0/count\": [1, 2, 1.0]}}",
 		  "s.json: /grid/~1tenants~10~1count/2: expected a value not "
-		  "listed before, got 1" },
+		  "listed before, got 1.0" },
 		{ "the seed as an override", "{\"base\": \"B\", \"grid\": "
 		  "{\"/seed\": [1, 2]}}", "s.json: /grid/~1seed: the seed is not "
 		  "a config override" },
