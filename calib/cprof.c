@@ -241,6 +241,19 @@ static int read_mlp(const char *path, struct model_prof *m, struct err *e)
 		series_add(&m->tp[(int)tp], &cnt[(int)tp], tok, layer, lin,
 			   csv_num(&c, r, emb) * 1e-3);
 	}
+	/* a table's grid is read off the profile: two counts at least, the
+	 * first on the grid (past it, extrapolated from the last two) */
+	for (int t = 1; t <= MAX_TP; t++) {
+		const struct series *s = &m->tp[t];
+
+		if (s->n && (s->n < 2 || s->tok[0] > gcurve_tok[GCURVE_N - 1])) {
+			err_set(e, "%s: num_tokens at tp %d: expected two token "
+				"counts or more, the first at most %g (the "
+				"grid's last), got %zu from %g", path, t,
+				gcurve_tok[GCURVE_N - 1], s->n, s->tok[0]);
+			goto out;
+		}
+	}
 	rc = 0;
 out:
 	for (int t = 0; t <= MAX_TP; t++)

@@ -54,9 +54,9 @@ static void version(void)
 	int at = gk_plugin_at(plugin, sizeof(plugin));
 
 	printf("hybridspec %s\nbuilt with %s\nCPU kernels on this machine: %s\n"
-	       "CUDA plugin on this machine: %s%s\n", HS_COMMIT, HS_BUILD_OPTS,
+	       "CUDA plugin on this machine: %s%s%s\n", HS_COMMIT, HS_BUILD_OPTS,
 	       kern_best()->name, at < 0 ? "cannot tell: " : at ? "" : "none at ",
-	       plugin);
+	       plugin, at > 0 ? " (a file there; opened only for GPU work)" : "");
 }
 
 /* rc, or CLI_BAD_INPUT where what went to standard output did not all

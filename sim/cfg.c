@@ -944,12 +944,16 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 		/* rows by time: the last comes latest */
 		if (t->rows[t->n - 1].arrive_s > CFG_TIME_MAX_S)
 			return err_set(x->err, "%s: %s/workload/trace: %s: "
-				       "request %zu arrives at %g s into the run "
-				       "(at trace_speed %g): expected at most "
-				       "%g s, a config's time", x->file, p,
+				       "request %zu arrives at %.10g s into the "
+				       "run (at trace_speed %g): expected at most "
+				       "%g s, a config's time%s", x->file, p,
 				       g->workload.trace, t->n,
 				       t->rows[t->n - 1].arrive_s,
-				       g->workload.trace_speed, CFG_TIME_MAX_S);
+				       g->workload.trace_speed, CFG_TIME_MAX_S,
+				       t->rows[0].arrive_s > 86400
+				       ? " (the first arrives a day or more in: "
+					 "times counted from an epoch? they "
+					 "count from 0)" : "");
 		wl_trace_assign(&g->wl_trace, (uint32_t)g->count);
 	}
 	/* acceptance matters only where drafts are verified */
@@ -1507,24 +1511,30 @@ static void workload_warnings(struct cfg *c)
 			     "count from 0; subtract the first to replay it "
 			     "from the start", p, t->rows[0].arrive_s,
 			     t->rows[0].arrive_s / 86400);
+		/* from when a tenant starts (its mean start) */
 		if (w->arrival == ARRIVAL_POISSON &&
-		    rate_arrivals_bound(&w->rate) < (double)w->requests)
+		    rate_arrivals_bound(&w->rate, dist_mean(&w->start_s)) <
+			    (double)w->requests)
 			warn(c, "%s/rate_per_s: the rate is 0 from %g s on, with "
-			     "no period_s to repeat the table: a tenant can "
-			     "expect %.3g arrivals before then, of its %lld "
-			     "requests, and the rest never arrive (give a "
+			     "no period_s to repeat the table: of a tenant's "
+			     "%lld requests about %.3g arrive before then (from "
+			     "its start, %g s), and the rest never do (give a "
 			     "period_s, or fewer requests)", p,
-			     w->rate.at_s[w->rate.n - 1],
-			     rate_arrivals_bound(&w->rate), w->requests);
-		for (int k = 0; w->arrival == ARRIVAL_CLOSED && k < 2; k++) {
+			     rate_zero_from_s(&w->rate), w->requests,
+			     rate_arrivals_bound(&w->rate, dist_mean(&w->start_s)),
+			     dist_mean(&w->start_s));
+		for (int k = 0; w->arrival != ARRIVAL_POISSON && k < 2; k++) {
 			const char *key = k ? "rate_scale" : "rate_per_s";
 			json_t *v = jx_at(c->doc, p);
 
 			if (json_object_get(v, key))
-				warn(c, "%s/%s: not used: the arrival is closed "
-				     "(the default), each tenant's requests one "
-				     "after another, think_s apart; give "
-				     "\"arrival\": \"poisson\" for a rate", p, key);
+				warn(c, "%s/%s: not used: %s; give \"arrival\": "
+				     "\"poisson\" for a rate", p, key,
+				     w->arrival == ARRIVAL_TRACE
+				     ? "the trace gives the arrivals"
+				     : "the arrival is closed, each tenant's "
+				       "requests one after another, think_s "
+				       "apart");
 		}
 	}
 }

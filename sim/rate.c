@@ -85,14 +85,34 @@ double rate_mean(const struct rate_table *r)
 	return span > 0 ? r->scale * sum / span : r->scale * r->per_s[0];
 }
 
-double rate_arrivals_bound(const struct rate_table *r)
+/* The first of the table's last run of 0 rates (n where it ends above 0) */
+static size_t zero_tail(const struct rate_table *r)
+{
+	size_t k = r->n;
+
+	while (k > 0 && r->per_s[k - 1] == 0)
+		k--;
+	return k;
+}
+
+double rate_zero_from_s(const struct rate_table *r)
+{
+	size_t k = zero_tail(r);
+
+	return r->period_s > 0 || k == r->n ? INFINITY : r->at_s[k];
+}
+
+double rate_arrivals_bound(const struct rate_table *r, double from_s)
 {
 	double sum = 0;
 
-	if (r->period_s > 0 || r->per_s[r->n - 1] > 0)
+	if (!isfinite(rate_zero_from_s(r)))
 		return INFINITY;
-	for (size_t i = 0; i + 1 < r->n; i++)
-		sum += r->per_s[i] * (r->at_s[i + 1] - r->at_s[i]);
+	for (size_t i = 0; i < zero_tail(r); i++) {
+		double lo = fmax(r->at_s[i], from_s), hi = r->at_s[i + 1];
+
+		sum += hi > lo ? r->per_s[i] * (hi - lo) : 0;
+	}
 	return r->scale * sum;
 }
 

@@ -39,9 +39,12 @@ void rate_release(struct rate_table *r);
  * the last rate is 0, else the last rate (what lasts). */
 double rate_mean(const struct rate_table *r);
 
-/* The arrivals one tenant can expect from 0 to where the rate falls to 0
- * for ever (no period, the last rate 0); INFINITY where it never does. */
-double rate_arrivals_bound(const struct rate_table *r);
+/* Where the rate falls to 0 for ever (no period, the table ending in 0s:
+ * the first of them), or INFINITY where it never does */
+double rate_zero_from_s(const struct rate_table *r);
+/* The arrivals one tenant can expect from from_s to rate_zero_from_s
+ * (INFINITY where the rate never falls to 0 for ever) */
+double rate_arrivals_bound(const struct rate_table *r, double from_s);
 
 /* The first arrival after now (INFINITY: none, the rate 0 for ever),
  * drawn from g: an exponential gap at each segment's rate, restarted at

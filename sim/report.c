@@ -407,7 +407,8 @@ static json_t *steady_json(const struct sim *s, const struct bill *b)
 	/* the provisioned GPU-hours a million tokens; their price and the
 	 * GPUs' joules follow (the edge's joules are its requests', whatever
 	 * the window) */
-	gpu_h = tok > 0 && b->gpus > 0 ? b->gpus * len / 3600 / tok * 1e6 : NAN;
+	gpu_h = !(tok > 0) ? NAN : b->gpus > 0 ? b->gpus * len / 3600 / tok * 1e6
+						: 0; /* no cloud GPU in use */
 	cloud_j = len > 0 && b->gpus > 0 && g->power_idle_w > 0 &&
 		  g->power_max_w > 0
 		? gpu_energy_j(g->power_idle_w, g->power_max_w, b->gpus, len,
@@ -832,14 +833,14 @@ void rep_print(const json_t *sum, FILE *f)
 	else
 		fputs("-, ", f);
 	if (json_is_number(at(sum, "steady.usd_per_mtok")))
-		fprintf(f, "$%.3f a million tokens\n",
-			num(sum, "steady.usd_per_mtok"));
+		fprintf(f, "$%.3f a million tokens%s\n",
+			num(sum, "steady.usd_per_mtok"),
+			num(sum, "steady.gpu_hours_per_mtok") == 0
+			? " (no cloud GPU serves them)" : "");
 	else
 		fprintf(f, "$- a million tokens (%s)\n",
 			!(num(sum, "steady.tokens_per_s") > 0)
-			? "no token in the window"
-			: !json_is_number(at(sum, "steady.gpu_hours_per_mtok"))
-			? "no cloud GPU serves them" : "no price");
+			? "no token in the window" : "no price");
 	fputs("energy and cost:\n", f);
 	print_table(f, energy, N_OF(energy), sum);
 }

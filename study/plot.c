@@ -160,6 +160,8 @@ static size_t cdf_blocks(FILE *f, const struct csv *c, int gcol, int col,
 				col99 < 0 ? "" : k ? ", p99" : ", median",
 				k && zeros ? " (every median 0)"
 				: nz ? " (0s left out)" : "");
+			/* from 0 at the least: one value is a step too */
+			fprintf(f, "%.9g 0\n", v[0]);
 			for (size_t i = 0; i < n; i++)
 				fprintf(f, "%.9g %.9g\n", v[i],
 					(double)(i + 1) / (double)n);

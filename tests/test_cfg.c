@@ -465,10 +465,20 @@ static void workload_warnings(void)
 		{ { "/tenants/1/workload/arrival=poisson", fall,
 		    "/tenants/1/workload/requests=50" },
 		  "/tenants/1/workload/rate_per_s: the rate is 0 from 10 s on, "
-		  "with no period_s to repeat the table: a tenant can expect "
-		  "10 arrivals before then, of its 50 requests" },
+		  "with no period_s to repeat the table: of a tenant's 50 "
+		  "requests about 10 arrive before then (from its start, 0 s)" },
+		{ { "/tenants/1/workload/arrival=poisson", fall,
+		    "/tenants/1/workload/requests=5",
+		    "/tenants/1/workload/start_s=8" },
+		  "/tenants/1/workload/rate_per_s: the rate is 0 from 10 s on, "
+		  "with no period_s to repeat the table: of a tenant's 5 "
+		  "requests about 2 arrive before then (from its start, 8 s)" },
 		{ { "/tenants/1/workload/arrival=poisson", fall,
 		    "/tenants/1/workload/requests=5" }, NULL },
+		{ { "/tenants/1/workload/arrival=poisson",
+		    "/tenants/1/workload/rate_per_s={\"at_s\": [0, 10, 20], "
+		    "\"per_s\": [1, 0, 0]}", "/tenants/1/workload/requests=50" },
+		  "/tenants/1/workload/rate_per_s: the rate is 0 from 10 s on" },
 		{ { "/tenants/1/workload/arrival=poisson", fall,
 		    "/tenants/1/workload/requests=50",
 		    "/tenants/1/workload/rate_per_s/period_s=20" }, NULL },

@@ -250,6 +250,14 @@ static void import(void)
 	CHECK_NEAR(t.layers_s[GCURVE_N - 1], 32 * 4.196e-3 + 0.01e-3, 1e-12);
 	CHECK_MSG(strstr(t.pricing, "; past 4 tokens (its last) extrapolated "
 			 "from its last two points"), "%s", t.pricing);
+	/* one count: no grid can be read off it */
+	snprintf(out, sizeof(out), "%s/tables5", t_tmpdir());
+	o.dir = write_profile("h100", false, 1);
+	CHECK_MSG(calib_import_profiles(&o, prov, &e) < 0 &&
+		  strstr(e.msg, "mlp.csv: num_tokens at tp 1: expected two token "
+			 "counts or more, the first at most 4096 (the grid's "
+			 "last), got 1 from 1") && !t_exists("tables5"),
+		  "%s", e.msg);
 	o.dir = write_profile("h100", true, 4096);
 	CHECK(calib_import_profiles(&o, prov, &e) < 0 &&
 	      strstr(e.msg, "mlp.csv") && strstr(e.msg, "time_stats.emb.median"));
