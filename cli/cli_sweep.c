@@ -48,15 +48,18 @@ static int sweep_main(const char *file, const char *out,
 	struct sweepdir_result r;
 	struct sweep s;
 	struct err e;
-	char dir[1024];
+	char dir[1024], *warnings;
 	double t0 = rt_now_s();
 
 	/* every rank checks (and fails) alike; rank 0 says why */
-	if (sweep_load(&s, file, &e) < 0 || sweep_check(&s, &e) < 0) {
+	if (sweep_load(&s, file, &e) < 0 || sweep_check(&s, &warnings, &e) < 0) {
 		sweep_release(&s); /* a no-op after a failed load */
 		return o->rank == 0 ? cli_fail_file("sweep", file, e.msg)
 				    : CLI_BAD_INPUT;
 	}
+	if (o->rank == 0 && !o->quiet)
+		cli_warn("sweep", warnings);
+	free(warnings);
 	snprintf(dir, sizeof(dir), out ? "%s" : "results/runs/%s",
 		 out ? out : s.name);
 	o->dir = dir;

@@ -493,7 +493,37 @@ static int check_metrics(const struct sweep *s, json_t *summary, size_t point,
 
 /* Loads the point as its first run would and builds its simulation
  * (traces, tables) without running it. */
-static int check_point(const struct sweep *s, size_t p, struct err *e)
+/* The points' config warnings, each line once, and at how many points */
+struct said {
+	char *line; /* owned */
+	size_t points;
+};
+
+static void said_add(struct said **w, size_t *n, const char *lines)
+{
+	for (const char *l = lines, *nl; l && *l; l = nl + 1) {
+		size_t len = (nl = strchr(l, '\n')) ? (size_t)(nl - l) : strlen(l);
+		size_t i = 0;
+
+		while (i < *n && (strlen((*w)[i].line) != len ||
+				  strncmp((*w)[i].line, l, len)))
+			i++;
+		if (i == *n) {
+			char *copy = xmalloc(len + 1);
+
+			memcpy(copy, l, len);
+			copy[len] = '\0';
+			*w = xrealloc(*w, (*n + 1) * sizeof(**w));
+			(*w)[(*n)++] = (struct said){ copy, 0 };
+		}
+		(*w)[i].points++;
+		if (!nl)
+			break;
+	}
+}
+
+static int check_point(const struct sweep *s, size_t p, struct said **w,
+		       size_t *nw, struct err *e)
 {
 	size_t n;
 	char **sets = sweep_sets(s, p, s->seeds[0], &n);
@@ -506,6 +536,7 @@ static int check_point(const struct sweep *s, size_t p, struct err *e)
 
 	sweep_sets_free(sets, n);
 	if (rc == 0) {
+		said_add(w, nw, c.warnings);
 		sim_init(&sim, &c, (struct sim_opts){ 0 }, e);
 		too_many = sim.failed; /* tenants outgrowing this machine */
 		if (too_many) {
@@ -547,12 +578,14 @@ static int load_with(const struct sweep *s, char *const *more, size_t n,
 	return rc;
 }
 
-int sweep_check(const struct sweep *s, struct err *e)
+int sweep_check(const struct sweep *s, char **warnings, struct err *e)
 {
 	char **row = xcalloc(s->n_axes + 1, sizeof(*row));
-	size_t nz = 0;
+	struct said *w = NULL;
+	size_t nz = 0, nw = 0, len = 0;
 	int rc = 0;
 
+	*warnings = NULL;
 	/* each grid value alone, and each row of the zip lists together (a
 	 * row's values are meant together), so that a bad one is named where
 	 * it is */
@@ -585,10 +618,22 @@ int sweep_check(const struct sweep *s, struct err *e)
 	if (rc < 0)
 		return -1;
 	/* then every point, as far as a run goes before it simulates */
-	for (size_t p = 0; p < s->n_points; p++)
-		if (check_point(s, p, e) < 0)
-			return -1;
-	return 0;
+	for (size_t p = 0; p < s->n_points && rc == 0; p++)
+		rc = check_point(s, p, &w, &nw, e);
+	/* a warning of some points only comes of what the sweep varies (a
+	 * window where it switches async to sync): said are those of all */
+	for (size_t i = 0; i < nw; i++) {
+		if (rc == 0 && w[i].points == s->n_points) {
+			*warnings = xrealloc(*warnings, len + strlen(w[i].line) +
+							       64);
+			len += (size_t)sprintf(*warnings + len, "%s%s\n",
+					       s->n_points > 1 ? "every point: "
+							       : "", w[i].line);
+		}
+		free(w[i].line);
+	}
+	free(w);
+	return rc;
 }
 
 char *sweep_resolved(const struct sweep *s)

@@ -58,8 +58,10 @@ void sweep_release(struct sweep *s);
 /* Loads every value of every axis alone, then every point, through cfg_load,
  * and checks that each metric is a number in a run's summary. The first
  * failure names the sweep file, the place in it and the config's message.
- * Returns 0 or -1. */
-int sweep_check(const struct sweep *s, struct err *e);
+ * Returns 0 or -1; with 0, *warnings (caller frees; NULL: none) holds the
+ * config warnings that every point gives, a line each ("every point:
+ * LINE"; one that only some give comes of what the sweep varies). */
+int sweep_check(const struct sweep *s, char **warnings, struct err *e);
 
 /* The index into axis a's values that point takes. */
 size_t sweep_value_index(const struct sweep *s, size_t point, size_t a);

@@ -493,6 +493,7 @@ static void usage(void)
 /* The library: point order, overrides, stats. */
 static void library(void)
 {
+	char *warned;
 	static const double x[] = { 1, 2, 3 };
 	struct sweep s;
 	struct err e;
@@ -527,13 +528,14 @@ static void library(void)
 		CHECK(!strcmp(sets[5], "/seed=9"));
 	}
 	sweep_sets_free(sets, n);
-	CHECK(sweep_check(&s, &e) == 0);
+	CHECK(sweep_check(&s, &warned, &e) == 0 && !warned);
 	sweep_release(&s);
 }
 
 /* Every committed sweep reads and checks cleanly. */
 static void committed_sweeps(void)
 {
+	char *warned;
 	static const char *const files[] = {
 		"configs/sweeps/batching.json",
 		"configs/sweeps/itl-vs-gamma.json",
@@ -554,7 +556,8 @@ static void committed_sweeps(void)
 			CHECK_MSG(0, "%s", e.msg);
 			continue;
 		}
-		CHECK_MSG(sweep_check(&s, &e) == 0, "%s", e.msg);
+		CHECK_MSG(sweep_check(&s, &warned, &e) == 0, "%s", e.msg);
+		free(warned);
 		CHECK(s.n_points > 1);
 		sweep_release(&s);
 	}
@@ -761,6 +764,28 @@ static void plot_command(void)
 			 "point") && !t_exists("nf"), "%s", out);
 }
 
+/* A config warning every point gives is said once; one that only some
+ * give (a window where the sweep switches async to sync) is not. */
+static void warns_once(void)
+{
+	char out[4096], text[PATH_MAX + 512], args[2 * PATH_MAX];
+
+	snprintf(text, sizeof(text), "{\"base\": \"%s\", \"set\": "
+		 "{\"/tenants/1/workload/rate_per_s\": 3}, \"grid\": "
+		 "{\"/protocol/kind\": [\"async\", \"sync\"]}}",
+		 data("small.json"));
+	snprintf(args, sizeof(args), "sweep %s -o w", t_write("w.json", text));
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	{
+		const char *w = strstr(out, "warning:");
+
+		CHECK_MSG(w && !strstr(w + 1, "warning:") &&
+			  strstr(out, "hybridspec sweep: warning: every point: "
+				 "/tenants/1/workload/rate_per_s: not used"),
+			  "%s", out);
+	}
+}
+
 const struct tcase sweep_tests[] = {
 	{ "plot: a run's CDFs and a sweep's lines, drawn and refused",
 	  plot_command },
@@ -776,6 +801,7 @@ const struct tcase sweep_tests[] = {
 	{ "sweep: SIGTERM leaves no partial file; --resume finishes",
 	  interrupted },
 	{ "sweep: bad sweep files exit 2 and write nothing", bad_sweeps },
+	{ "sweep: a config warning of every point is said once", warns_once },
 	{ "sweep: usage and --help", usage },
 	{ "sweep: every committed sweep is valid", committed_sweeps },
 	{ "sweep: plots.sh draws PNG and SVG figures from a small sweep",
