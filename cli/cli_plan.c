@@ -114,6 +114,8 @@ static int plan_main(const char *file, struct plandir_opts *o)
 	if (plan_load(&p, file, &e) < 0)
 		return o->rank == 0 ? cli_fail_file("plan", file, e.msg)
 				    : CLI_BAD_INPUT;
+	if (o->rank == 0 && !o->quiet)
+		cli_warn("plan", p.warnings);
 	if (!o->dir) {
 		b = b ? b + 1 : file;
 		dot = strrchr(b, '.');

@@ -170,6 +170,7 @@ static int read_groups(struct plan *p, struct err *e)
 		     e) < 0)
 		return err_prefix(e, "%s: base", p->file);
 	p->n_groups = cf.n_groups;
+	p->warnings = cf.warnings ? xstrdup(cf.warnings) : NULL;
 	p->arrival = xcalloc(cf.n_groups, sizeof(*p->arrival));
 	p->count = xcalloc(cf.n_groups, sizeof(*p->count));
 	p->rate_scale = xcalloc(cf.n_groups, sizeof(*p->rate_scale));
@@ -393,6 +394,7 @@ fail:
 
 void plan_release(struct plan *p)
 {
+	free(p->warnings);
 	free(p->arrival);
 	free(p->count);
 	free(p->rate_scale);

@@ -28,6 +28,8 @@ struct plan {
 				 overhead_s), which every candidate GPU keeps */
 	char **set;           /* (n_set) owned: fixed "POINTER=VALUE" */
 	size_t n_set;
+	char *warnings;       /* owned: the base's config warnings (with set),
+				 a line each; NULL: none */
 	double ttft_s, tpot_s; /* the SLO a request must meet, both */
 	double attainment;    /* the share of requests that must meet it */
 	long long *seeds;     /* (n_seeds) owned */
