@@ -67,6 +67,9 @@ struct edge {
 	double quiet_s;             /* the last message sent or taken */
 	bool prompted;              /* this connection's cloud knows the
 				       request (L < limit: one is open) */
+	bool prompt_owed;           /* the open request's prompt text, printed
+				       with its first committed tokens (not
+				       before the cloud has answered) */
 	bool starting;              /* a handover start: the cloud decodes */
 	bool ready_sent;            /* READY went up on this connection */
 	double prefilled_s, ready_s; /* this request's handover start: when
@@ -119,6 +122,11 @@ static void commit(struct edge *e, int from)
 		return;
 	json_array_append_new(e->commits, json_pack("[f, i]", now_s(e),
 						    e->L - from));
+	if (e->o->text && e->prompt_owed) {
+		put_text(e, e->o->tk && e->o->tk->add_bos ? 1 : 0,
+			 e->o->prompt_n);
+		e->prompt_owed = false;
+	}
 	if (e->o->text)
 		put_text(e, from, e->L);
 }
@@ -569,8 +577,8 @@ static int request(struct edge *e, const int *prompt, json_t *log,
 	e->hb = (struct hb_est){ 0 };
 	if (send_prompt(e, er) < 0)
 		return -1;
-	if (o->text && o->tk) /* the prompt, then the tokens as they commit */
-		put_text(e, o->tk->add_bos ? 1 : 0, o->prompt_n);
+	/* the prompt, then the tokens as they commit */
+	e->prompt_owed = o->text && o->tk;
 	if (!o->handover)
 		feed(e, o->prompt_n - 1, false); /* the edge's prefill */
 	else if (start(e, er) < 0)
