@@ -68,7 +68,8 @@ char *jx_index(char *buf, const char *ptr, size_t i)
 	return jx_child(buf, ptr, num);
 }
 
-size_t jx_repeated(const json_t *arr)
+/* The index of arr's first value equal to one before it, or 0 */
+static size_t repeated(const json_t *arr)
 {
 	for (size_t i = 1; i < json_array_size(arr); i++)
 		for (size_t j = 0; j < i; j++) {
@@ -82,6 +83,15 @@ size_t jx_repeated(const json_t *arr)
 				return i;
 		}
 	return 0;
+}
+
+int jx_unique(struct jx *x, const json_t *arr, const char *ptr)
+{
+	size_t i = repeated(arr);
+	char at[JX_PTR_MAX];
+
+	return i ? jx_fail(x, jx_index(at, ptr, i), "a value not listed before",
+			   json_array_get(arr, i)) : 0;
 }
 
 int jx_fail(struct jx *x, const char *ptr, const char *expected,

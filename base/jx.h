@@ -50,10 +50,10 @@ json_t *jx_load(const char *path, struct err *e);
 char *jx_child(char *buf, const char *ptr, const char *key);
 char *jx_index(char *buf, const char *ptr, size_t i);
 
-/* The index of arr's first value equal to one before it (numbers by
- * value, 4 as 4.0; the rest by json_equal), or 0 where none is: a list of
- * choices that names one twice. */
-size_t jx_repeated(const json_t *arr);
+/* 0 where arr (at ptr), a list of choices, names no value twice (numbers
+ * by value, 4 as 4.0; the rest by json_equal), else x's error at the
+ * repeat: "expected a value not listed before" */
+int jx_unique(struct jx *x, const json_t *arr, const char *ptr);
 
 /* The value at ptr (RFC 6901) in root, borrowed, or NULL. */
 json_t *jx_at(json_t *root, const char *ptr);

@@ -102,30 +102,111 @@ static int nested_listed(const char *path, const char *rel)
 /* The walk's state: nftw takes no argument, so one walk at a time. */
 static struct {
 	size_t root;      /* length of the walked directory's path + 1 */
-	char *listed;     /* the manifest, "\n"-framed: "\npath\n..." */
-	const char *foreign; /* the first file it does not list */
-	char *found;      /* owned copy of it */
+	char *listed;     /* the manifest, "\n"-framed: "\npath\n...", or
+			     NULL: none */
+	const char *const *own; /* names the walked root's top may hold, or
+				   NULL: any folder */
+	char *found;      /* owned: the first entry not the tool's */
+	bool unreadable;  /* found is a folder that cannot be read */
 	FILE *out;        /* the manifest being written */
-	const char *const *own; /* names the walked root's top may hold */
 } walk;
 
+/* Whether a path from a walked root passes through the hidden temporary
+ * of a killed run or write ("DIR/.NAME.tmp-PID", ".NAME.old-PID") */
+static int in_litter(const char *rel)
+{
+	for (const char *name = rel; name; ) {
+		const char *end = strchr(name, '/');
+		size_t len = end ? (size_t)(end - name) : strlen(name);
+		char part[256];
+
+		if (len < sizeof(part) && name[0] == '.') {
+			memcpy(part, name, len);
+			part[len] = '\0';
+			if (strstr(part, ".tmp-") || strstr(part, ".old-"))
+				return 1;
+		}
+		name = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Whether the walked root's entry rel is one of walk.own at its top */
+static int own_name(const char *rel)
+{
+	if (!walk.own || strchr(rel, '/'))
+		return 0;
+	for (const char *const *n = walk.own; *n; n++)
+		if (!strcmp(rel, *n))
+			return 1;
+	return 0;
+}
+
+/* An entry is the tool's where a manifest lists it (the walked folder's,
+ * or a nested results folder's), it is one of walk.own at the top, or it
+ * lies in a killed run's temporary; a folder's entries are walked in
+ * turn (at the top, a folder not in walk.own is a stranger); anything
+ * else (a file, a link, a pipe) must be listed */
 static int check_entry(const char *path, const struct stat *sb, int flag,
 		       struct FTW *ftw)
 {
 	const char *rel = path + walk.root;
 	char *framed;
-	int unlisted;
+	int listed;
 
 	(void)sb;
-	if (flag != FTW_F || !strcmp(path + ftw->base, OD_MANIFEST))
-		return 0; /* its manifest, or a nested results folder's */
+	if (ftw->level == 0 || !strcmp(path + ftw->base, OD_MANIFEST) ||
+	    in_litter(rel) || own_name(rel))
+		return 0;
+	if (flag == FTW_DNR) {
+		walk.found = xstrdup(rel);
+		walk.unreadable = true;
+		return 1;
+	}
+	if (flag == FTW_D || flag == FTW_DP) {
+		if (!walk.own || strchr(rel, '/'))
+			return 0;
+		walk.found = xstrdup(rel);
+		return 1;
+	}
 	framed = xmalloc(strlen(rel) + 3);
 	sprintf(framed, "\n%s\n", rel);
-	unlisted = !strstr(walk.listed, framed) && !nested_listed(path, rel);
+	listed = (walk.listed && strstr(walk.listed, framed)) ||
+		 nested_listed(path, rel);
 	free(framed);
-	if (unlisted)
+	if (!listed)
 		walk.found = xstrdup(rel);
-	return unlisted;
+	return !listed;
+}
+
+/* Walks dir for what the tool did not write (walk.listed and walk.own
+ * set): 0, or -1 with e's message naming it */
+static int check_walk(const char *dir, struct err *e)
+{
+	int rc = 0;
+
+	walk.root = strlen(dir) + 1;
+	walk.found = NULL;
+	walk.unreadable = false;
+	if (nftw(dir, check_entry, 16, FTW_PHYS) != 0)
+		rc = !walk.found
+			? err_set(e, "cannot read '%s': %s", dir, strerror(errno))
+		: walk.unreadable
+			? err_set(e, "'%s/%s' cannot be read: refusing to replace "
+				  "'%s'", dir, walk.found, dir)
+			: err_set(e, "'%s/%s' was not written by hybridspec: "
+				  "refusing to replace '%s' (move it out, or name "
+				  "another folder)", dir, walk.found, dir);
+	free(walk.found);
+	walk.found = NULL;
+	return rc;
+}
+
+int od_check_own(const char *dir, const char *const *own, struct err *e)
+{
+	walk.listed = NULL;
+	walk.own = own;
+	return check_walk(dir, e);
 }
 
 static int list_entry(const char *path, const struct stat *sb, int flag,
@@ -149,69 +230,16 @@ static int check_replace(const char *dir, struct err *e)
 	free(path);
 	if (!text)
 		return 0;
-	walk.root = strlen(dir) + 1;
 	walk.listed = xmalloc(strlen(text) + 2);
 	sprintf(walk.listed, "\n%s", text);
-	walk.found = NULL;
-	if (nftw(dir, check_entry, 16, FTW_PHYS) != 0 && walk.found)
-		rc = err_set(e, "'%s/%s' was not written by hybridspec: refusing "
-			     "to replace '%s' (move the file out, or name another "
-			     "folder)", dir, walk.found, dir);
-	free(walk.found);
+	walk.own = NULL;
+	rc = check_walk(dir, e);
 	free(walk.listed);
+	walk.listed = NULL;
 	free(text);
 	return rc;
 }
 
-/* Whether a path from a walked root passes through the hidden temporary
- * of a killed run or write ("DIR/.NAME.tmp-PID", ".NAME.old-PID") */
-static int in_litter(const char *rel)
-{
-	for (const char *name = rel; name; ) {
-		const char *end = strchr(name, '/');
-		size_t len = end ? (size_t)(end - name) : strlen(name);
-		char part[256];
-
-		if (len < sizeof(part) && name[0] == '.') {
-			memcpy(part, name, len);
-			part[len] = '\0';
-			if (strstr(part, ".tmp-") || strstr(part, ".old-"))
-				return 1;
-		}
-		name = end ? end + 1 : NULL;
-	}
-	return 0;
-}
-
-static int foreign_entry(const char *path, const struct stat *sb, int flag,
-			 struct FTW *ftw)
-{
-	const char *rel = path + walk.root;
-
-	(void)sb;
-	/* a folder's files are walked; anything else (a file, a link, a
-	 * pipe) must be listed */
-	if (flag == FTW_D || flag == FTW_DP ||
-	    !strcmp(path + ftw->base, OD_MANIFEST) || in_litter(rel) ||
-	    nested_listed(path, rel))
-		return 0;
-	if (!strchr(rel, '/'))
-		for (const char *const *n = walk.own; *n; n++)
-			if (!strcmp(rel, *n))
-				return 0;
-	walk.found = xstrdup(rel);
-	return 1;
-}
-
-char *od_foreign_file(const char *dir, const char *const *own)
-{
-	walk.root = strlen(dir) + 1;
-	walk.own = own;
-	walk.found = NULL;
-	if (nftw(dir, foreign_entry, 16, FTW_PHYS) != 0 && !walk.found)
-		walk.found = xstrdup("(a folder that could not be read)");
-	return walk.found;
-}
 
 int od_begin(struct od *o, const char *dir, bool replace, struct err *e)
 {

@@ -39,11 +39,12 @@ int od_commit(struct od *o, struct err *e);
 /* Removes the temporary directory and releases o. Safe after od_commit. */
 void od_abort(struct od *o);
 
-/* The first file below dir (its path from dir) that neither a results
- * directory within dir lists in its manifest nor is one of the names own
- * (NULL-terminated) at dir's top, temporaries of killed runs aside: a
- * file the tool did not write. NULL when there is none; caller frees. */
-char *od_foreign_file(const char *dir, const char *const *own);
+/* Whether everything below dir is the tool's: listed in the manifest of a
+ * results directory within dir, one of the names own (NULL-terminated)
+ * at dir's top (a folder at its top not among them is a stranger), or a
+ * killed run's temporary. 0, or -1 with e's message naming the first
+ * entry that is not, or that cannot be read. */
+int od_check_own(const char *dir, const char *const *own, struct err *e);
 
 /* Removes path and everything below it (no links followed); errors are
  * ignored: what cannot be removed stays. */

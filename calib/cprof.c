@@ -256,8 +256,11 @@ static int read_mlp(const char *path, struct model_prof *m, struct err *e)
 	}
 	rc = 0;
 out:
-	for (int t = 0; t <= MAX_TP; t++)
+	for (int t = 0; t <= MAX_TP; t++) {
 		free(cnt[t]);
+		if (rc < 0) /* a profile refused keeps nothing */
+			series_release(&m->tp[t]);
+	}
 	csv_release(&c);
 	return rc;
 }
@@ -392,7 +395,7 @@ static void measured_table(const struct model_prof *m, int tp,
 			     : ", all-reduces from the link's model (no "
 			       "measured collectives)", raised, GCURVE_N);
 	/* the grid past the profile's tokens: held below, a line above */
-	if (s->tok[0] > gcurve_tok[0])
+	if (s->tok[0] > gcurve_tok[0] && len < sizeof(t->pricing))
 		len += (size_t)snprintf(t->pricing + len, sizeof(t->pricing) - len,
 					"; below %g tokens (the profile's first) "
 					"its time", s->tok[0]);

@@ -18,39 +18,39 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The command whose input the JSON object at file is, by its keys; NULL
- * where it cannot be read or says nothing. */
-static const char *file_command(const char *file)
-{
-	json_t *d = json_load_file(file, 0, NULL);
-	const char *cmd = NULL;
-
-	if (json_is_object(d)) {
-		bool base = json_object_get(d, "base") != NULL;
-
-		if (json_object_get(d, "tenants"))
-			cmd = "run";
-		else if (base && (json_object_get(d, "slo") ||
-				  json_object_get(d, "candidates")))
-			cmd = "plan";
-		else if (base && (json_object_get(d, "grid") ||
-				  json_object_get(d, "zip")))
-			cmd = "sweep";
-	}
-	json_decref(d);
-	return cmd;
-}
+/* The inputs of the commands that read JSON files, told apart by their
+ * keys: a file is the command's where it has `needs` (or no such) and any
+ * of `any` */
+static const struct {
+	const char *cmd, *noun, *needs, *any[3];
+} inputs[] = {
+	{ "run", "a config", NULL, { "tenants" } },
+	{ "plan", "a plan file", "base", { "slo", "candidates" } },
+	{ "sweep", "a sweep file", "base", { "grid", "zip" } },
+};
 
 int cli_fail_file(const char *cmd, const char *file, const char *msg)
 {
-	const char *its = file_command(file);
+	json_t *d = json_load_file(file, 0, NULL);
 
 	cli_fail("%s", msg);
-	if (its && strcmp(its, cmd))
-		fprintf(stderr, "hybridspec: '%s' is %s: 'hybridspec %s %s' "
-			"reads it\n", file, !strcmp(its, "run") ? "a config"
-			: !strcmp(its, "plan") ? "a plan file" : "a sweep file",
-			its, file);
+	for (size_t i = 0; json_is_object(d) &&
+			   i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		bool its = false;
+
+		if (inputs[i].needs && !json_object_get(d, inputs[i].needs))
+			continue;
+		for (int k = 0; k < 3 && inputs[i].any[k]; k++)
+			its |= json_object_get(d, inputs[i].any[k]) != NULL;
+		if (its) {
+			if (strcmp(inputs[i].cmd, cmd))
+				fprintf(stderr, "hybridspec: '%s' is %s: "
+					"'hybridspec %s %s' reads it\n", file,
+					inputs[i].noun, inputs[i].cmd, file);
+			break;
+		}
+	}
+	json_decref(d);
 	return CLI_BAD_INPUT;
 }
 

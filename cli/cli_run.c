@@ -59,13 +59,16 @@ static int simulate(const struct cfg *c, const char *out,
 		return -1;
 	*committed = true;
 	/* a warm-up the run never left measured nothing */
-	if (!quiet && c->warmup_s > 0 &&
-	    c->warmup_s >= json_number_value(json_object_get(r.summary,
-							     "sim_time_s")))
-		fprintf(stderr, "hybridspec run: warning: /warmup_s: %g s "
-			"outlasts the run (%.6g s): nothing was measured\n",
-			c->warmup_s, json_number_value(json_object_get(
-				r.summary, "sim_time_s")));
+	if (!quiet && c->warmup_s > 0 && c->warmup_s >= json_number_value(
+			json_object_get(r.summary, "sim_time_s"))) {
+		char line[160];
+
+		snprintf(line, sizeof(line), "/warmup_s: %g s outlasts the run "
+			 "(%.6g s): nothing was measured", c->warmup_s,
+			 json_number_value(json_object_get(r.summary,
+							   "sim_time_s")));
+		cli_warn("run", line);
+	}
 	if (json) {
 		cli_print_json(r.summary);
 	} else if (!quiet) {

@@ -50,7 +50,7 @@ static void usage(FILE *f)
 
 static void version(void)
 {
-	char plugin[4200];
+	char plugin[GK_PATH_MAX];
 	int at = gk_plugin_at(plugin, sizeof(plugin));
 
 	printf("hybridspec %s\nbuilt with %s\nCPU kernels on this machine: %s\n"

@@ -52,7 +52,7 @@ int gk_plugin_at(char *path, size_t n)
 
 const struct gk_api *gk_open(struct gk_device *d, struct err *e)
 {
-	char path[4200], msg[GK_MSG] = "";
+	char path[GK_PATH_MAX], msg[GK_MSG] = "";
 	gk_api_fn *entry;
 
 	if (api)

@@ -199,9 +199,10 @@ typedef const struct gk_api *gk_api_fn(int abi);
  * build has no CUDA path, the plugin cannot be loaded, or no device.
  * Borrowed; the device stays open until gk_close. */
 const struct gk_api *gk_open(struct gk_device *d, struct err *e);
-/* Where gk_open looks for the plugin, into path (n bytes): 1 where a file
- * is there, 0 where none is, -1 where the place cannot be told (path then
- * says why). Loads nothing. */
+/* Where gk_open looks for the plugin, into path (n bytes, GK_PATH_MAX
+ * will do): 1 where a file is there, 0 where none is, -1 where the place
+ * cannot be told (path then says why). Loads nothing. */
+#define GK_PATH_MAX 4200
 int gk_plugin_at(char *path, size_t n);
 void gk_close(void);
 

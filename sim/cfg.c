@@ -1380,12 +1380,11 @@ static int read_top(struct cfg *c, struct jx *x)
 	/* the default protocol is async: absent, or given without its kind
 	 * (as --set /protocol/gamma=6 makes it) */
 	proto = json_object_get(doc, "protocol");
-	if (!proto) {
-		proto = json_pack("{s:s}", "kind", "async");
-		json_object_set_new(doc, "protocol", proto);
-	} else if (json_is_object(proto) && !json_object_get(proto, "kind")) {
-		json_object_set_new(proto, "kind", json_string("async"));
-	}
+	if (!proto)
+		json_object_set_new(doc, "protocol", proto = json_object());
+	if (json_is_object(proto) && !json_object_get(proto, "kind"))
+		json_object_set_new(proto, "kind",
+				    json_string(cfg_proto_names[PROTO_ASYNC]));
 	cloud = object_or_new(doc, "cloud");
 	if (read_cloud(x, cloud, "/cloud", &c->cloud) < 0)
 		return -1;
@@ -1502,6 +1501,10 @@ static void workload_warnings(struct cfg *c)
 	for (size_t i = 0; i < c->n_groups; i++) {
 		const struct cfg_workload *w = &c->groups[i].workload;
 		const struct wl_trace *t = &c->groups[i].wl_trace;
+		/* arrivals from when a tenant starts (its mean start) */
+		const double start_s = dist_mean(&w->start_s);
+		const double come = w->arrival == ARRIVAL_POISSON
+			? rate_arrivals_bound(&w->rate, start_s) : INFINITY;
 		char p[JX_PTR_MAX];
 
 		snprintf(p, sizeof(p), "/tenants/%zu/workload", i);
@@ -1511,18 +1514,14 @@ static void workload_warnings(struct cfg *c)
 			     "count from 0; subtract the first to replay it "
 			     "from the start", p, t->rows[0].arrive_s,
 			     t->rows[0].arrive_s / 86400);
-		/* from when a tenant starts (its mean start) */
-		if (w->arrival == ARRIVAL_POISSON &&
-		    rate_arrivals_bound(&w->rate, dist_mean(&w->start_s)) <
-			    (double)w->requests)
+		if (come < (double)w->requests)
 			warn(c, "%s/rate_per_s: the rate is 0 from %g s on, with "
 			     "no period_s to repeat the table: of a tenant's "
 			     "%lld requests about %.3g arrive before then (from "
 			     "its start, %g s), and the rest never do (give a "
 			     "period_s, or fewer requests)", p,
-			     rate_zero_from_s(&w->rate), w->requests,
-			     rate_arrivals_bound(&w->rate, dist_mean(&w->start_s)),
-			     dist_mean(&w->start_s));
+			     rate_zero_from_s(&w->rate), w->requests, come,
+			     start_s);
 		for (int k = 0; w->arrival != ARRIVAL_POISSON && k < 2; k++) {
 			const char *key = k ? "rate_scale" : "rate_per_s";
 			json_t *v = jx_at(c->doc, p);

@@ -409,8 +409,8 @@ static json_t *steady_json(const struct sim *s, const struct bill *b)
 	 * the window) */
 	gpu_h = !(tok > 0) ? NAN : b->gpus > 0 ? b->gpus * len / 3600 / tok * 1e6
 						: 0; /* no cloud GPU in use */
-	cloud_j = len > 0 && b->gpus > 0 && g->power_idle_w > 0 &&
-		  g->power_max_w > 0
+	cloud_j = b->gpus == 0 ? 0 /* a run that never uses the cloud */
+		: len > 0 && g->power_idle_w > 0 && g->power_max_w > 0
 		? gpu_energy_j(g->power_idle_w, g->power_max_w, b->gpus, len,
 			       gpu_s) : NAN;
 	return json_pack("{s:b,s:f,s:f,s:f,s:o,s:o,s:o,s:o,s:o}",
@@ -422,9 +422,9 @@ static json_t *steady_json(const struct sim *s, const struct bill *b)
 			 "gpu_busy_fraction", number_or_null(
 				 len > 0 && b->gpus > 0 ? gpu_s / (b->gpus * len)
 							: NAN),
-			 "usd_per_mtok", number_or_null(g->usd_per_hour > 0
-							? g->usd_per_hour * gpu_h
-							: NAN),
+			 "usd_per_mtok", number_or_null(
+				 gpu_h == 0 || g->usd_per_hour > 0
+				 ? g->usd_per_hour * gpu_h : NAN),
 			 "gpu_hours_per_mtok", number_or_null(gpu_h),
 			 "cloud_j_per_token", number_or_null(
 				 tok > 0 ? cloud_j / tok : NAN));
@@ -787,9 +787,9 @@ void rep_legend(FILE *f)
 		   "together, and the gaps\n  between them are 0. cloud: stale "
 		   "blocks dropped are async blocks drafted\n  before a "
 		   "rejection, dropped unverified at the cloud.\n  TTFT and "
-		   "TPOT percentiles are exact; ITL's within 1%% of the exact "
-		   "ones\n  (a log-bucket sketch: gaps closer than that may "
-		   "share one).\n");
+		   "TPOT percentiles are exact (to 4 million requests a group); "
+		   "ITL's\n  within 1%% of the exact ones (a log-bucket sketch: "
+		   "gaps closer than that\n  may share one).\n");
 }
 
 void rep_print(const json_t *sum, FILE *f)

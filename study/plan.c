@@ -135,7 +135,6 @@ static int read_axis(struct jx *x, json_t *cand, const char *key,
 {
 	char cp[JX_PTR_MAX];
 	json_t *v = json_object_get(cand, key);
-	size_t i;
 
 	if (!v) {
 		json_object_set_new(cand, key, dflt);
@@ -147,13 +146,8 @@ static int read_axis(struct jx *x, json_t *cand, const char *key,
 		return jx_fail(x, jx_child(cp, "/candidates", key),
 			       "a non-empty array", v);
 	/* a value twice would search one candidate twice */
-	if ((i = jx_repeated(v))) {
-		char at[JX_PTR_MAX];
-
-		jx_child(cp, "/candidates", key);
-		return jx_fail(x, jx_index(at, cp, i), "a value not listed "
-			       "before", json_array_get(v, i));
-	}
+	if (jx_unique(x, v, jx_child(cp, "/candidates", key)) < 0)
+		return -1;
 	*out = v;
 	return 0;
 }

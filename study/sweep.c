@@ -19,6 +19,7 @@
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,13 +177,8 @@ static int read_axes(struct jx *x, struct sweep *s, json_t *obj,
 			return jx_fail(x, p, "a non-empty array of values", v);
 		/* a grid's value twice runs one point twice (a zipped list may
 		 * repeat: its tuples differ) */
-		if (!zip && jx_repeated(v)) {
-			char at[JX_PTR_MAX];
-
-			return jx_fail(x, jx_index(at, p, jx_repeated(v)),
-				       "a value not listed before",
-				       json_array_get(v, jx_repeated(v)));
-		}
+		if (!zip && jx_unique(x, v, p) < 0)
+			return -1;
 		if (zip && s->n_axes > first &&
 		    json_array_size(v) != json_array_size(s->axes[first].values))
 			return err_set(x->err, "%s: %s: expected %zu values, as "
@@ -491,15 +487,14 @@ static int check_metrics(const struct sweep *s, json_t *summary, size_t point,
 	return 0;
 }
 
-/* Loads the point as its first run would and builds its simulation
- * (traces, tables) without running it. */
-/* The points' config warnings, each line once, and at how many points */
+/* The points' config warnings, each line once, and at how many points
+ * (a point counted once however often it gives the line) */
 struct said {
 	char *line; /* owned */
-	size_t points;
+	size_t points, last; /* last: the point that counted it last */
 };
 
-static void said_add(struct said **w, size_t *n, const char *lines)
+static void said_add(struct said **w, size_t *n, const char *lines, size_t p)
 {
 	for (const char *l = lines, *nl; l && *l; l = nl + 1) {
 		size_t len = (nl = strchr(l, '\n')) ? (size_t)(nl - l) : strlen(l);
@@ -514,14 +509,19 @@ static void said_add(struct said **w, size_t *n, const char *lines)
 			memcpy(copy, l, len);
 			copy[len] = '\0';
 			*w = xrealloc(*w, (*n + 1) * sizeof(**w));
-			(*w)[(*n)++] = (struct said){ copy, 0 };
+			(*w)[(*n)++] = (struct said){ copy, 0, SIZE_MAX };
 		}
-		(*w)[i].points++;
+		if ((*w)[i].last != p) {
+			(*w)[i].points++;
+			(*w)[i].last = p;
+		}
 		if (!nl)
 			break;
 	}
 }
 
+/* Loads the point as its first run would and builds its simulation
+ * (traces, tables) without running it; its warnings into w. */
 static int check_point(const struct sweep *s, size_t p, struct said **w,
 		       size_t *nw, struct err *e)
 {
@@ -536,7 +536,7 @@ static int check_point(const struct sweep *s, size_t p, struct said **w,
 
 	sweep_sets_free(sets, n);
 	if (rc == 0) {
-		said_add(w, nw, c.warnings);
+		said_add(w, nw, c.warnings, p);
 		sim_init(&sim, &c, (struct sim_opts){ 0 }, e);
 		too_many = sim.failed; /* tenants outgrowing this machine */
 		if (too_many) {

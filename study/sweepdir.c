@@ -156,29 +156,10 @@ static int check_kept(const struct sweep *s, const char *dir, size_t point,
 	return rc;
 }
 
-/* The first entry of dir that a sweep does not write there (its table,
- * its resolved file, its runs, their figures, and temporaries), or NULL;
- * caller frees */
-static char *stranger(const char *dir)
-{
-	static const char *const ours[] = { "sweep.json", "sweep.csv",
-					    "points", "plots", NULL };
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char *found = d ? NULL : xstrdup("(the folder cannot be read)");
-
-	while (!found && d && (de = readdir(d))) {
-		int i = 0;
-
-		while (ours[i] && strcmp(ours[i], de->d_name))
-			i++;
-		if (!ours[i] && de->d_name[0] != '.')
-			found = xstrdup(de->d_name);
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
+/* What a sweep writes at its folder's top: its resolved file, its table,
+ * its runs and their figures (and temporaries, which od_check_own knows) */
+static const char *const sweep_top[] = { "sweep.json", "sweep.csv", "points",
+					 "plots", NULL };
 
 /* Readies dir: new (or empty), or with --resume a sweep's directory whose
  * finished runs still match, or with --overwrite a sweep's directory
@@ -206,10 +187,6 @@ static int prepare(const struct sweep *s, const char *dir, bool resume,
 	snprintf(path, n, "%s/sweep.json", dir);
 	has_sweep = access(path, F_OK) == 0;
 	if (!empty && replace) {
-		static const char *const own[] = { "sweep.json", "sweep.csv",
-						   NULL };
-		char *foreign;
-
 		if (!has_sweep) {
 			rc = err_set(e, "'%s' holds no sweep.json: refusing to "
 				     "replace it", dir);
@@ -217,15 +194,8 @@ static int prepare(const struct sweep *s, const char *dir, bool resume,
 		}
 		/* every entry at the top a sweep's, and every file below one a
 		 * run's or a plot's manifest lists */
-		if ((foreign = stranger(dir)) ||
-		    (foreign = od_foreign_file(dir, own))) {
-			rc = err_set(e, "'%s/%s' was not written by hybridspec: "
-				     "refusing to replace '%s' (move the file "
-				     "out, or name another folder)", dir,
-				     foreign, dir);
-			free(foreign);
+		if ((rc = od_check_own(dir, sweep_top, e)) < 0)
 			goto out;
-		}
 		od_rm_tree(dir);
 		empty = true;
 	}
