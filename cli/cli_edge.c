@@ -199,9 +199,9 @@ static int edge_parse(struct edge_setup *s, struct edge_args *a, int argc,
 		return rc;
 	if (!opt_given(rows, "wan") && parse_wan(EDGE_WAN, &a->wan, why) < 0)
 		HS_ASSERT(!"--wan's default reads");
-	if (opt_given(rows, "window") && s->o.proto == PROTO_SYNC)
-		return cli_fail("edge: --window is async's blocks in flight; sync "
-				"has one");
+	if (opt_given(rows, "window") && !cfg_proto_caps(s->o.proto)->windowed)
+		return cli_fail("edge: --window is async's blocks in flight; %s "
+				"has one", cfg_proto_names[s->o.proto]);
 	if (!a->gamma && !opt_given(rows, "window"))
 		a->window = 32;
 	rtt = dist_mean(cfg_wan_rtt(&a->wan, 0));

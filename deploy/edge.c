@@ -163,7 +163,7 @@ static void decide_back(struct edge *e)
 	hb_observe(&e->hb, now_s(e) - e->fly_s[0], rtt);
 	if (!e->drafted || !e->judged ||
 	    !hb_faster(&e->hb, (double)e->accepted / (double)e->judged,
-		       e->gamma, o->proto == PROTO_ASYNC ? e->window : 1,
+		       e->gamma, e->pr.caps.windowed ? e->window : 1,
 		       e->draft_s / (double)e->drafted, rtt))
 		return;
 	e->handing_back = true;

@@ -482,7 +482,8 @@ static struct vreq *victim(struct verifier *v, struct vreq *r)
 
 		if (u == r || !u->admitted || u->in_batch)
 			continue;
-		if (x == r || u->prompt_s >= x->prompt_s)
+		if (x == r || cfg_preempts_first(u->prompt_s, u->id,
+						 x->prompt_s, x->id))
 			x = u;
 	}
 	return x;

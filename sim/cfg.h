@@ -268,6 +268,16 @@ enum kv_policy { KV_LIST(KV_ENUM) KV_N };
 
 extern const char *const cfg_kv_names[]; /* by enum kv_policy */
 
+/* The paged pool's preemption order, the simulator's and the verifier's:
+ * vLLM preempts from the tail of its running queue, the request whose
+ * prompt came last (of two at once, the higher id); whether a (its prompt
+ * at a_s) goes before b */
+static inline bool cfg_preempts_first(double a_s, uint64_t a, double b_s,
+				      uint64_t b)
+{
+	return a_s > b_s || (a_s == b_s && a > b);
+}
+
 /* How a GPU without a measured table prices an iteration (cost.h). */
 enum gpu_pricing { PRICING_DERIVED, PRICING_ROOFLINE };
 

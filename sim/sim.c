@@ -1015,8 +1015,8 @@ static struct tenant *victim(struct sim *s, struct replica *r,
 
 		if (u == t || u->cloud.in_batch)
 			continue;
-		if (v == t || u->cloud.prompt_s > v->cloud.prompt_s ||
-		    (u->cloud.prompt_s == v->cloud.prompt_s && u->id > v->id))
+		if (v == t || cfg_preempts_first(u->cloud.prompt_s, u->id,
+						 v->cloud.prompt_s, v->id))
 			v = u;
 	}
 	return v;
