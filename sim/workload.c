@@ -532,28 +532,29 @@ static bool is_own(const char *first)
 	return true;
 }
 
+/* The trace formats, a row each (what each reads: docs/config.md):
+ * - azure: the Azure LLM inference traces 2023/2024, TIMESTAMP (a
+ *   date-time; the first request at 0), ContextTokens, GeneratedTokens;
+ * - burstgpt: Timestamp (s), Request tokens, Response tokens, rows of 0
+ *   response tokens (failures) skipped;
+ * - mooncake: JSON lines of timestamp (ms), input_length, output_length;
+ * - sharegpt: conversations (a JSON list), each one's first human turn
+ *   and the reply in trace_tokenizer's tokens, arrivals Poisson at
+ *   trace_rate_per_s;
+ * - csv: arrival_s,prompt_tokens,output_tokens[,user], a header optional,
+ *   '#' comments, a user's requests to one tenant. */
 static const struct wl_format {
 	const char *name;
-	const char *uses; /* what of the file it reads, for docs and --help */
 	bool (*detect)(const char *first);
 	int (*read)(FILE *in, const char *path, const struct wl_text *x,
 		    struct wl_trace *t, struct err *e);
 	bool dates;       /* times are dates: the first request is at 0 */
 } formats[] = {
-	{ "azure", "Azure LLM inference traces 2023/2024: TIMESTAMP "
-	  "(date-time; the first request at 0), ContextTokens, "
-	  "GeneratedTokens", is_azure, read_azure, true },
-	{ "burstgpt", "BurstGPT: Timestamp (s), Request tokens, Response "
-	  "tokens; rows of 0 response tokens (failures) skipped", is_burstgpt,
-	  read_burstgpt, false },
-	{ "mooncake", "Mooncake JSON lines: timestamp (ms), input_length, "
-	  "output_length", is_mooncake, read_mooncake, false },
-	{ "sharegpt", "ShareGPT conversations (a JSON list): each one's first "
-	  "human turn and the reply, in trace_tokenizer's tokens; arrivals "
-	  "Poisson at trace_rate_per_s", is_sharegpt, read_sharegpt, false },
-	{ "csv", "arrival_s,prompt_tokens,output_tokens[,user] (header "
-	  "optional, '#' comments; a user's requests go to one tenant)",
-	  is_own, read_own, false },
+	{ "azure", is_azure, read_azure, true },
+	{ "burstgpt", is_burstgpt, read_burstgpt, false },
+	{ "mooncake", is_mooncake, read_mooncake, false },
+	{ "sharegpt", is_sharegpt, read_sharegpt, false },
+	{ "csv", is_own, read_own, false },
 };
 #define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
 
@@ -565,14 +566,6 @@ const char *const *wl_format_names(void)
 		for (size_t i = 0; i < N_FORMATS; i++)
 			names[i + 1] = formats[i].name;
 	return names;
-}
-
-const char *wl_format_uses(const char *name)
-{
-	for (size_t i = 0; i < N_FORMATS; i++)
-		if (!strcmp(formats[i].name, name))
-			return formats[i].uses;
-	return NULL;
 }
 
 /* The format called name, or ("auto") the first whose detect takes the

@@ -65,9 +65,7 @@ static inline const struct wl_row *wl_trace_row(const struct wl_trace *t,
 						 : NULL;
 }
 
-/* "auto" and the formats' names, NULL-terminated; what a format reads of
- * its file (NULL for an unknown name). Both static. */
+/* "auto" and the formats' names, NULL-terminated, static */
 const char *const *wl_format_names(void);
-const char *wl_format_uses(const char *name);
 
 #endif
