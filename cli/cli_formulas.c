@@ -26,7 +26,7 @@ static const struct opt_cmd formulas_cmd = {
 	.operands = "CONFIG (or --check, or --table)",
 	.min_operands = 0,
 	.max_operands = 1,
-	.conflicts = { { "check", "table" } },
+	.conflicts = { { "check", "table" }, { "table", "json" } },
 };
 
 /* o as JSON on stdout, then dropped. */
@@ -99,9 +99,6 @@ int cli_formulas(int argc, char **argv)
 	else if ((checks || table) && sets.n)
 		rc = opt_fail(&formulas_cmd, "--set is a CONFIG's, not --check's "
 			      "or --table's");
-	else if (table && (json || checks))
-		rc = opt_fail(&formulas_cmd, "--table prints markdown alone: not "
-			      "with --json or --check");
 	else if (table)
 		rc = fcheck_async_table(stdout, &e) < 0 ? cli_fail("%s", e.msg)
 							 : CLI_OK;

@@ -821,8 +821,8 @@ static void model_commands_bad_options(void)
 		{ "claims", "hybridspec claims: expected RESULTS_DIR" },
 		{ "formulas --check --set /cloud/replicas=2", "hybridspec "
 		  "formulas: --set is a CONFIG's" },
-		{ "formulas --table --json", "hybridspec formulas: --table "
-		  "prints markdown alone" },
+		{ "formulas --table --json", "hybridspec formulas: --table and "
+		  "--json cannot be given together" },
 		/* options that do nothing where given, or cannot work */
 		{ "serve --kv-blocks 4 --watermark-blocks 4", "--watermark-blocks "
 		  "4 leaves none of --kv-blocks 4" },
