@@ -1223,12 +1223,12 @@ struct cfg_lengths cfg_mean_lengths(const struct cfg_group *g)
 			dist_mean(&g->workload.prompt_tokens),
 			dist_mean(&g->workload.output_tokens) };
 	for (size_t i = 0; i < t->n; i++) {
-		m.prompt += t->rows[i].prompt;
-		m.output += t->rows[i].output;
+		m.prompt_tokens += t->rows[i].prompt;
+		m.output_tokens += t->rows[i].output;
 	}
 	if (t->n) {
-		m.prompt /= (double)t->n;
-		m.output /= (double)t->n;
+		m.prompt_tokens /= (double)t->n;
+		m.output_tokens /= (double)t->n;
 	}
 	return m;
 }

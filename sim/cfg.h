@@ -351,7 +351,7 @@ struct cfg {
 /* A group's mean prompt and output lengths, tokens: its trace's rows'
  * where it replays one, else its distributions' means. */
 struct cfg_lengths {
-	double prompt, output;
+	double prompt_tokens, output_tokens;
 };
 struct cfg_lengths cfg_mean_lengths(const struct cfg_group *g);
 

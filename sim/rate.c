@@ -116,9 +116,9 @@ double rate_arrivals_bound(const struct rate_table *r, double from_s)
 	return r->scale * sum;
 }
 
-double rate_next_s(const struct rate_table *r, double now, gsl_rng *g)
+double rate_next_s(const struct rate_table *r, double now_s, gsl_rng *g)
 {
-	double t = now;
+	double t = now_s;
 
 	for (;;) {
 		double base = r->period_s > 0 ? r->period_s * floor(t / r->period_s)

@@ -46,10 +46,10 @@ double rate_zero_from_s(const struct rate_table *r);
  * (INFINITY where the rate never falls to 0 for ever) */
 double rate_arrivals_bound(const struct rate_table *r, double from_s);
 
-/* The first arrival after now (INFINITY: none, the rate 0 for ever),
+/* The first arrival after now_s (INFINITY: none, the rate 0 for ever),
  * drawn from g: an exponential gap at each segment's rate, restarted at
  * its end (the process is memoryless). A constant rate draws exactly one
  * exponential. */
-double rate_next_s(const struct rate_table *r, double now, gsl_rng *g);
+double rate_next_s(const struct rate_table *r, double now_s, gsl_rng *g);
 
 #endif

@@ -56,7 +56,7 @@ static void request_capacity(const struct cfg *c, const struct cfg_group *g,
 {
 	const struct proto_caps *k = &g->proto.caps;
 	const struct cfg_lengths len = cfg_mean_lengths(g);
-	double prompt = len.prompt, out = len.output;
+	double prompt = len.prompt_tokens, out = len.output_tokens;
 	double rounds = out / fm_expected_accepted(alpha, g->proto.gamma);
 	/* GPU seconds a request: the target's tokens at its full-batch rate,
 	 * and cloud_spec's draft steps and prompt at the draft's */
@@ -119,8 +119,8 @@ static json_t *handover(const struct cfg_group *g, const struct cost *cost,
 			double step, double rtt, double after_s)
 {
 	const struct cfg_lengths len = cfg_mean_lengths(g);
-	double prompt = len.prompt;
-	int out = (int)lround(len.output);
+	double prompt = len.prompt_tokens;
+	int out = (int)lround(len.output_tokens);
 	struct fm_handover h;
 
 	fm_handover(rtt / 2, prompt_prefill_s(cost, prompt), step, rtt / 2, rtt / 2,
@@ -149,7 +149,7 @@ static json_t *setting(const struct cfg *c, struct extras *x)
 
 	alpha = acc_alpha(&g->accept, &g->acc_trace);
 	cost_init(&cost, &c->cloud);
-	ctx = len.prompt + len.output / 2;
+	ctx = len.prompt_tokens + len.output_tokens / 2;
 	d = g->device.draft_base_s + g->device.draft_per_ctx_s * ctx;
 	rtt = dist_mean(&g->wan.rtt_s);
 	tnet = rtt + 8.0 * (g->wan.header_bytes + LINK_APP_HEADER_BYTES +
@@ -388,7 +388,7 @@ void fset_print(const struct cfg *c, FILE *f)
 			"\"%s\"): TTFT %.3f s (the cloud's), ",
 			json_string_value(json_object_get(h, "policy")),
 			num(h, "ttft_s"));
-		if (last >= (int)lround(cfg_mean_lengths(&c->groups[0]).output))
+		if (last >= (int)lround(cfg_mean_lengths(&c->groups[0]).output_tokens))
 			fprintf(f, "the cloud makes every token before the edge's "
 				"cache catches up (READY at %.2f s)\n",
 				num(h, "ready_s"));
