@@ -36,7 +36,7 @@ static void print_json(json_t *o)
 	json_decref(o);
 }
 
-static int check(bool json)
+static int run_checks(bool json)
 {
 	struct fcheck_list l = { 0 };
 	struct err e;
@@ -103,7 +103,7 @@ int cli_formulas(int argc, char **argv)
 		rc = fcheck_async_table(stdout, &e) < 0 ? cli_fail("%s", e.msg)
 							 : CLI_OK;
 	else if (checks)
-		rc = check(json);
+		rc = run_checks(json);
 	else
 		rc = setting(argv[0], &sets, json);
 out:

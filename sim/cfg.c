@@ -1436,9 +1436,9 @@ int cfg_load(struct cfg *c, const char *path, const char *const *sets,
 }
 
 /* Adds a line to c's warnings. */
-static void warn(struct cfg *c, const char *fmt, ...)
+static void cfg_warn(struct cfg *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void warn(struct cfg *c, const char *fmt, ...)
+static void cfg_warn(struct cfg *c, const char *fmt, ...)
 {
 	char line[512];
 	size_t have = c->warnings ? strlen(c->warnings) : 0;
@@ -1475,11 +1475,11 @@ static void window_warnings(struct cfg *c)
 		if (!(w = jx_at(c->doc, p)))
 			continue;
 		if (pr->caps.windowed && pr->window == 1)
-			warn(c, "%s: 1 makes %s sync, event for event: give a "
+			cfg_warn(c, "%s: 1 makes %s sync, event for event: give a "
 			     "window of 2 or more (its default is 4), or the "
 			     "kind sync", p, cfg_proto_names[pr->kind]);
 		else if (!pr->caps.windowed && json_integer_value(w) > 1)
-			warn(c, "%s: %lld is not used: %s %s", p,
+			cfg_warn(c, "%s: %lld is not used: %s %s", p,
 			     (long long)json_integer_value(w),
 			     cfg_proto_names[pr->kind],
 			     cfg_proto_drafts(&pr->caps)
@@ -1509,13 +1509,13 @@ static void workload_warnings(struct cfg *c)
 
 		snprintf(p, sizeof(p), "/tenants/%zu/workload", i);
 		if (t->n && t->rows[0].arrive_s > 86400)
-			warn(c, "%s/trace: its first request arrives %.0f s "
+			cfg_warn(c, "%s/trace: its first request arrives %.0f s "
 			     "(%.1f days) after the run starts: arrival times "
 			     "count from 0; subtract the first to replay it "
 			     "from the start", p, t->rows[0].arrive_s,
 			     t->rows[0].arrive_s / 86400);
 		if (come < (double)w->requests)
-			warn(c, "%s/rate_per_s: the rate is 0 from %g s on, with "
+			cfg_warn(c, "%s/rate_per_s: the rate is 0 from %g s on, with "
 			     "no period_s to repeat the table: of a tenant's "
 			     "%lld requests about %.3g arrive before then (from "
 			     "its start, %g s), and the rest never do (give a "
@@ -1527,7 +1527,7 @@ static void workload_warnings(struct cfg *c)
 			json_t *v = jx_at(c->doc, p);
 
 			if (json_object_get(v, key))
-				warn(c, "%s/%s: not used: %s; give \"arrival\": "
+				cfg_warn(c, "%s/%s: not used: %s; give \"arrival\": "
 				     "\"poisson\" for a rate", p, key,
 				     w->arrival == ARRIVAL_TRACE
 				     ? "the trace gives the arrivals"

@@ -705,7 +705,7 @@ static const struct column latency[] = {
 	  "share of requests that met both the TTFT and the TPOT SLO, %" },
 };
 
-static const struct column energy[] = {
+static const struct column spend_cols[] = {
 	{ "edge_J/ans", "edge_j_per_request", 1, "%10.2f",
 	  "edge energy per answer (a finished request), J (-: a power not "
 	  "known)" },
@@ -781,8 +781,8 @@ void rep_legend(FILE *f)
 {
 	for (size_t i = 0; i < N_OF(latency); i++)
 		fprintf(f, "  %-9s %s\n", latency[i].head, latency[i].meaning);
-	for (size_t i = 0; i < N_OF(energy); i++)
-		fprintf(f, "  %-9s %s\n", energy[i].head, energy[i].meaning);
+	for (size_t i = 0; i < N_OF(spend_cols); i++)
+		fprintf(f, "  %-9s %s\n", spend_cols[i].head, spend_cols[i].meaning);
 	fprintf(f, "  ITL p50 can be 0: a verdict commits its accepted tokens "
 		   "together, and the gaps\n  between them are 0. cloud: stale "
 		   "blocks dropped are async blocks drafted\n  before a "
@@ -842,7 +842,7 @@ void rep_print(const json_t *sum, FILE *f)
 			!(num(sum, "steady.tokens_per_s") > 0)
 			? "no token in the window" : "no price");
 	fputs("energy and cost:\n", f);
-	print_table(f, energy, N_OF(energy), sum);
+	print_table(f, spend_cols, N_OF(spend_cols), sum);
 }
 
 void rep_requests_header(FILE *f)

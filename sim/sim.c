@@ -606,7 +606,8 @@ static void discard_drafts(struct sim *s, struct tenant *t)
 /* A verdict on the oldest blocks in flight: nfull accepted whole, then one
  * with k of its drafts accepted (k < 0: none rejected). The estimates take
  * it in, and the next block's gamma (and window) is the model's best. */
-static void adapt(struct sim *s, struct tenant *t, uint32_t nfull, int32_t k)
+static void tune_gamma(struct sim *s, struct tenant *t, uint32_t nfull,
+		       int32_t k)
 {
 	const struct cfg_protocol *pr = &t->cfg->proto;
 	const struct cfg_device *d = &t->cfg->device;
@@ -699,7 +700,7 @@ static void on_verdict(struct sim *s, struct tenant *t, const struct link_msg *m
 		stop_draft(s, t);
 	}
 	if (t->cfg->proto.adapt.on)
-		adapt(s, t, nfull, nblocks > nfull ? k : -1);
+		tune_gamma(s, t, nfull, nblocks > nfull ? k : -1);
 	for (uint32_t i = 0; i < nfull; i++) {
 		struct blk b = blk_ring_pop(&t->edge.inflight);
 

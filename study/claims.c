@@ -150,7 +150,7 @@ static bool exists(const char *path)
 
 /* dir/sweeps/name/sweep.csv into c: 1 loaded, 0 missing (said in blocks),
  * -1 unreadable (e) */
-static int sweep(struct csv *c, const char *dir, const char *name,
+static int load_sweep(struct csv *c, const char *dir, const char *name,
 		 json_t *blocks, bool say, struct err *e)
 {
 	char path[4096];
@@ -443,10 +443,10 @@ static int rtt_read(struct rtt *d, const char *dir, struct err *e)
 	snprintf(d->alpha_text, sizeof(d->alpha_text), "%.3f", d->alpha);
 	snprintf(d->path, sizeof(d->path), "%s/sweeps/itl-vs-rtt/sweep.csv",
 		 dir);
-	if ((rc = sweep(&d->sweep, dir, "itl-vs-rtt", NULL, false, e)) <= 0)
+	if ((rc = load_sweep(&d->sweep, dir, "itl-vs-rtt", NULL, false, e)) <= 0)
 		return rc;
 	d->have = true;
-	if ((ra = sweep(&alpha, dir, "itl-vs-rtt-alpha", NULL, false, e)) < 0)
+	if ((ra = load_sweep(&alpha, dir, "itl-vs-rtt-alpha", NULL, false, e)) < 0)
 		return -1;
 	rc = rtt_add(d, &d->sweep, NULL, e) < 0 ||
 	     (ra > 0 && rtt_add(d, &alpha, "tenants.0.acceptance.alpha",
@@ -1080,7 +1080,7 @@ static int claim_c(json_t *claims, const char *dir, struct err *e)
 	size_t n;
 	char v[128], ends[2][128];
 
-	if ((rc = sweep(&s, dir, "batching", blocks, true, e)) <= 0)
+	if ((rc = load_sweep(&s, dir, "batching", blocks, true, e)) <= 0)
 		return rc;
 	if (cols(&s, names, col, e) < 0) {
 		csv_release(&s);
@@ -1180,7 +1180,7 @@ static int claim_d(json_t *claims, const char *dir, struct err *e)
 	char v[512];
 
 	json_object_set_new(c, "queue", queue);
-	if ((rc = sweep(&q, dir, "queueing", blocks, true, e)) <= 0)
+	if ((rc = load_sweep(&q, dir, "queueing", blocks, true, e)) <= 0)
 		return rc;
 	snprintf(path, sizeof(path), "%s/formulas.json", dir);
 	if ((sw = opt_load(path))) {
@@ -1490,9 +1490,9 @@ static int claim_f(json_t *claims, const char *dir,
 	bool beyond = false;
 	char v[512];
 
-	if ((rl = sweep(&l, dir, "cloud-spec-itl", blocks, true, e)) <= 0)
+	if ((rl = load_sweep(&l, dir, "cloud-spec-itl", blocks, true, e)) <= 0)
 		return rl;
-	if ((rk = sweep(&k, dir, "cloud-spec-capacity", blocks, true, e)) <= 0) {
+	if ((rk = load_sweep(&k, dir, "cloud-spec-capacity", blocks, true, e)) <= 0) {
 		csv_release(&l);
 		return rk;
 	}
@@ -1882,7 +1882,7 @@ static int handover_table(json_t *blocks, const char *dir, struct err *e)
 	struct csv c = { 0 };
 	int have, rc;
 
-	if ((have = sweep(&c, dir, "handover", blocks, false, e)) <= 0)
+	if ((have = load_sweep(&c, dir, "handover", blocks, false, e)) <= 0)
 		return have;
 	text(blocks, "A handover start (docs/protocols.md): the paper's async "
 	     "setting with Qwen2.5-0.5B drafting on the Snapdragon 8 Gen 3 "
@@ -2010,7 +2010,7 @@ static int handover_map(json_t *blocks, const char *dir, struct err *e)
 	for (int k = 0; k < NBAND_ENDS; k++)
 		t[k] = (struct hm_tally){ .gpu_min_s = INFINITY,
 					  .gpu_max_s = -INFINITY };
-	if ((have = sweep(&c, dir, "handover-map", blocks, false, e)) <= 0)
+	if ((have = load_sweep(&c, dir, "handover-map", blocks, false, e)) <= 0)
 		return have;
 	if (cols(&c, names, col, e) < 0) {
 		csv_release(&c);
@@ -2094,7 +2094,7 @@ static int others(json_t *out, const char *dir, struct err *e)
 	json_object_set_new(out, "handover", hand);
 	if (handover_table(hand, dir, e) < 0 || handover_map(hand, dir, e) < 0)
 		return -1;
-	if ((have = sweep(&c, dir, "itl-vs-tenants", tenants, false, e)) < 0)
+	if ((have = load_sweep(&c, dir, "itl-vs-tenants", tenants, false, e)) < 0)
 		return -1;
 	if (have) {
 		text(tenants, "Mean ITL (ms) against the number of tenants on one "
@@ -2103,7 +2103,8 @@ static int others(json_t *out, const char *dir, struct err *e)
 			   "protocol.kind", "all.itl_s.mean", 1e3, "%.1f", e);
 		csv_release(&c);
 	}
-	if (rc < 0 || (have = sweep(&c, dir, "itl-vs-gamma", gamma, false, e)) < 0)
+	if (rc < 0 ||
+	    (have = load_sweep(&c, dir, "itl-vs-gamma", gamma, false, e)) < 0)
 		return -1;
 	if (have) {
 		text(gamma, "Mean ITL (ms) and tokens committed per verification "

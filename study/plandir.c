@@ -268,7 +268,7 @@ static void choose(const struct plan *p, const struct plan_point *pts,
 
 /* Writes the folder's files: the points, the front, the answer and its
  * evidence; 0 or -1. */
-static int report(const struct plan *p, struct od *o, json_t *searches,
+static int write_report(const struct plan *p, struct od *o, json_t *searches,
 		  struct plan_point *pts, size_t n, struct plandir_result *r,
 		  struct err *e)
 {
@@ -371,7 +371,7 @@ static void finish(const struct job *j, struct od *o,
 		json_decref(searches);
 		od_abort(o);
 		r->status = PLANDIR_BAD;
-	} else if (report(j->p, o, searches, pts, n_pts, r, e) < 0) {
+	} else if (write_report(j->p, o, searches, pts, n_pts, r, e) < 0) {
 		od_abort(o); /* report took searches */
 		r->status = PLANDIR_BAD;
 	} else {

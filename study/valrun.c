@@ -646,8 +646,8 @@ static int finish(struct vrun *x, const char *text, struct err *e)
 	return rc;
 }
 
-static void validate(struct vrun *x, const char *text, int gamma, int budget,
-		     struct err *e)
+static void run_points(struct vrun *x, const char *text, int gamma,
+		       int budget, struct err *e)
 {
 	struct farm f = { .n_tasks = x->sw.n_points, .ctx = x, .run = run_point,
 			  .label = "validate", .what = "points", .jobs = 1,
@@ -717,7 +717,7 @@ void valrun_run(const struct valrun_opts *o, struct valrun_result *r,
 	x.v.quiet = o->quiet;
 	x.v.edges_sleep = o->edges_sleep;
 	rt_signals_catch();
-	validate(&x, text, gamma, budget, e);
+	run_points(&x, text, gamma, budget, e);
 	rt_signals_restore();
 	if (x.csv)
 		fclose(x.csv);
