@@ -31,9 +31,9 @@ int calib_model_init(struct calib_model *c, const char *model,
 	struct quant q;
 
 	*c = (struct calib_model){ .threads = threads };
-	if (quant_parse(quant, &q, e) < 0)
+	if (mload_quant_parse(quant, &q, e) < 0)
 		return -1;
-	quant_name(&q, c->quant);
+	mload_quant_name(&q, c->quant);
 	if (model) {
 		const char *slash = strrchr(model, '/');
 
@@ -329,9 +329,9 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 	if (o->verify_tokens)
 		vmax = o->verify_tokens[count(o->verify_tokens) - 1];
 	blk = vmax > CALIB_PREFILL_BLOCK ? vmax : CALIB_PREFILL_BLOCK;
-	kstream_measure(c->threads, o->stream_bytes, stream);
-	peak = kflops_measure(c->threads);
-	int8 = kint8_measure(c->threads);
+	kbench_stream(c->threads, o->stream_bytes, stream);
+	peak = kbench_flops(c->threads);
+	int8 = kbench_int8(c->threads);
 	if (o->progress)
 		fprintf(stderr, "calib: %s %s, %d thread%s, %s activations in "
 			"blocks; STREAM triad %.1f GB/s, FMA peak %.0f GFLOP/s, "

@@ -265,7 +265,7 @@ json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
 
 	if (!s)
 		return err_set(e, "--model: unknown shape '%s'", o->model), NULL;
-	if (quant_parse(o->quant, &q, e) < 0)
+	if (mload_quant_parse(o->quant, &q, e) < 0)
 		return NULL;
 	if (q.format != LIN_F16 && q.format != LIN_W4A16)
 		return err_set(e, "--quant: the GPU model takes f16 or w4a16, "
@@ -286,7 +286,7 @@ json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
 	budget = 0.9 * (double)dev->free_bytes - (1 << 30) - wbytes;
 	if (budget < cbytes) {
 		err_set(e, "'%s' in %s needs %.1f GB of weights and %.1f GB a KV "
-			"cache; %s has %.1f GB free", o->model, quant_name(&q, qname),
+			"cache; %s has %.1f GB free", o->model, mload_quant_name(&q, qname),
 			wbytes / 1e9, cbytes / 1e9, dev->name,
 			dev->free_bytes / 1e9);
 		gk_close();
@@ -296,7 +296,7 @@ json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
 	if (o->progress)
 		fprintf(stderr, "calib: %s, %s %s: %.1f GB of weights, %d KV "
 			"caches of %d positions\n", dev->name, o->model,
-			quant_name(&q, qname), wbytes / 1e9, caches, c.seq_len);
+			mload_quant_name(&q, qname), wbytes / 1e9, caches, c.seq_len);
 	if (!(gm = calib_gpu_model(api, &c, NULL, q.format == LIN_W4A16,
 				   q.group, last(o->tokens), caches, e))) {
 		gk_close();
@@ -311,7 +311,7 @@ json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
 		 CALIB_GPU_BLOCK, caches, o->reps);
 	pv = json_deep_copy(prov);
 	json_object_set_new(pv, "gpu_device", json_string(dev->name));
-	json_object_set_new(pv, "quant", json_string(quant_name(&q, qname)));
+	json_object_set_new(pv, "quant", json_string(mload_quant_name(&q, qname)));
 	pt.api = api;
 	pt.gm = gm;
 	pt.caches = caches;

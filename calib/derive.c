@@ -494,7 +494,7 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 	if (json_is_true(json_object_get(measured, "derived")))
 		return err_set(e, "%s: is itself derived; derive from a measured "
 			       "profile", from_path), NULL;
-	if (quant_parse(json_string_value(json_object_get(measured, "quant")),
+	if (mload_quant_parse(json_string_value(json_object_get(measured, "quant")),
 			&q, e) < 0)
 		return err_prefix(e, "%s: /quant", from_path), NULL;
 	if (dfit_fit(&m, d, dir, kernel, e) < 0)
@@ -502,7 +502,7 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 	measured_shape(measured, &mp);
 	if (!model)
 		model = &mp;
-	bits = quant_bits(&q);
+	bits = mload_quant_bits(&q);
 	pm = read_params(model);
 	pmp = read_params(&mp);
 	t_dec = 1 / dfit_decode_tps(&m, d, pm, pm * bits / 8, d->threads);

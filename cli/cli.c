@@ -133,7 +133,7 @@ int cli_parse_quant(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 	struct err e;
 	const char *m;
 
-	if (quant_parse(arg, dest, &e) < 0) {
+	if (mload_quant_parse(arg, dest, &e) < 0) {
 		/* "--quant 'Q': expected ...": the option's name is put
 		 * before why already */
 		m = strstr(e.msg, "': ");

@@ -110,7 +110,7 @@ int cli_calib_cpu(int argc, char **argv)
 
 	if ((rc = cli_parse_prov(&cpu_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
-	j.quant = opt_given(rows, "quant") ? quant_name(&q, qn) : "w4a16";
+	j.quant = opt_given(rows, "quant") ? mload_quant_name(&q, qn) : "w4a16";
 	j.threads = (int)threads;
 	j.ctx = ctx.v;
 	j.prefill = pre.v;
@@ -255,7 +255,7 @@ int cli_calib_check(int argc, char **argv)
 
 	if ((rc = cli_parse_prov(&check_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
-	o.draft_quant = opt_given(rows, "draft-quant") ? quant_name(&dq, qn)
+	o.draft_quant = opt_given(rows, "draft-quant") ? mload_quant_name(&dq, qn)
 						       : "w4a16";
 	o.threads = (int)threads;
 	o.progress = !json && isatty(2);

@@ -110,7 +110,7 @@ static int ppl_sub(int argc, char **argv)
 	if (r.int8_lost)
 		fprintf(stderr, "eval: --block-acts int8 has no effect: %s\n",
 			r.int8_lost);
-	quant_name(&o.q, qn);
+	mload_quant_name(&o.q, qn);
 	if (json) {
 		json_t *j = json_pack("{s:s,s:s,s:s,s:f,s:I,s:i,s:I,s:s}", "model",
 				      o.model, "quant", qn, "text", o.text, "ppl",

@@ -156,7 +156,7 @@ static void stream_best(const struct kstream *s, int threads, double gbs[3])
 	}
 }
 
-void kstream_measure(int threads, size_t bytes, double gbs[3])
+void kbench_stream(int threads, size_t bytes, double gbs[3])
 {
 	struct kstream s;
 
@@ -267,7 +267,7 @@ static double best_rate(int threads, void *(*fn)(void *))
 	return best;
 }
 
-double kflops_measure(int threads)
+double kbench_flops(int threads)
 {
 	return best_rate(threads, fma_thread);
 }
@@ -355,7 +355,7 @@ static void *dot_thread(void *ops)
 	return NULL;
 }
 
-double kint8_measure(int threads)
+double kbench_int8(int threads)
 {
 	return dot_fn() ? best_rate(threads, dot_thread) : 0;
 }
@@ -585,8 +585,8 @@ void kbench_run(const struct kbench_opts *o)
 	kstream_init(&st, quick || o->hot ? 32u << 20 : 0);
 	for (int i = 0; i < nt; i++) {
 		stream_best(&st, tlist[i], stream[i]);
-		fma[i] = kflops_measure(tlist[i]);
-		dot[i] = kint8_measure(tlist[i]);
+		fma[i] = kbench_flops(tlist[i]);
+		dot[i] = kbench_int8(tlist[i]);
 		if (!json)
 			printf("%d thread%s: stream copy %.1f GB/s, triad %.1f GB/s, "
 			       "read %.1f GB/s; peak FP32 FMA %.1f GFLOP/s, int8 "

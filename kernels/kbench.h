@@ -14,18 +14,18 @@ enum { KSTREAM_COPY, KSTREAM_TRIAD, KSTREAM_READ };
 /* GB/s of copy (16 B an element), triad (24 B) and a read-only sum (8 B)
  * into gbs[KSTREAM_*], best of 5 passes on `threads` threads over arrays of
  * `bytes` each (0: four times the last-level cache). */
-void kstream_measure(int threads, size_t bytes, double gbs[3]);
+void kbench_stream(int threads, size_t bytes, double gbs[3]);
 
 /* Peak FP32 multiply-add rate, GFLOP/s (2 per lane per FMA), of `threads`
  * threads running independent FMA chains in the widest vectors this CPU
  * has (AVX-512, AVX2, else 4 lanes): the machine's compute ceiling, measured
  * the way STREAM measures its memory ceiling. Best of 5. */
-double kflops_measure(int threads);
+double kbench_flops(int threads);
 
 /* Peak int8 dot-product rate, GOP/s (2 per byte product), of `threads`
  * threads running independent chains of the widest int8 dot product this
  * CPU has (AVX512-VNNI, AVX-VNNI); 0 where it has none. Best of 5. */
-double kint8_measure(int threads);
+double kbench_int8(int threads);
 
 /* What "bench kernels" runs. */
 struct kbench_opts {

@@ -242,8 +242,8 @@ int eval_accept(const struct eval_accept_opts *o, struct eval_accept *out,
 	}
 	if (o->kern)
 		tm.kn = dm.kn = o->kern;
-	quant_name(&tq, out->target_quant);
-	quant_name(&dq, out->draft_quant);
+	mload_quant_name(&tq, out->target_quant);
+	mload_quant_name(&dq, out->draft_quant);
 	rc = accept_of(o, &tm, &dm, &tt, out, e);
 	tok_release(&dt);
 	llama_release(&dm);

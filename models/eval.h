@@ -84,7 +84,7 @@ struct eval_accept_opts {
 };
 
 struct eval_accept {
-	char target_quant[32], draft_quant[32]; /* quant_name of each */
+	char target_quant[32], draft_quant[32]; /* mload_quant_name of each */
 	int window;               /* the window in use */
 	struct spec_accept a;     /* teacher-forced; a.bits owned */
 	struct spec_burst burst;  /* of a.bits */

@@ -13,7 +13,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-int quant_parse(const char *s, struct quant *q, struct err *e)
+int mload_quant_parse(const char *s, struct quant *q, struct err *e)
 {
 	char buf[64];
 	char *tok, *save;
@@ -63,7 +63,7 @@ bad:
 		       s);
 }
 
-const char *quant_name(const struct quant *q, char *buf)
+const char *mload_quant_name(const struct quant *q, char *buf)
 {
 	static const char *const base[] = { "f32", "f16", "w8a16", "w4a16",
 					    "w4a4" };
@@ -77,7 +77,7 @@ const char *quant_name(const struct quant *q, char *buf)
 	return buf;
 }
 
-double quant_bits(const struct quant *q)
+double mload_quant_bits(const struct quant *q)
 {
 	switch (q->format) {
 	case LIN_F32:
@@ -309,7 +309,7 @@ int mload_spec(const char *arg, const char *def_quant, struct llama *m,
 
 	snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - arg) : 1023,
 		 arg);
-	if (quant_parse(colon ? colon + 1 : def_quant, q, e) < 0)
+	if (mload_quant_parse(colon ? colon + 1 : def_quant, q, e) < 0)
 		return -1;
 	return mload(name, q, m, t, e);
 }

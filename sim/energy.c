@@ -59,7 +59,7 @@ const char *const *radio_names(void)
 	return names;
 }
 
-double gpu_energy_j(double idle_w, double max_w, double gpus, double span_s,
+double energy_gpu_j(double idle_w, double max_w, double gpus, double span_s,
 		    double busy_s)
 {
 	return idle_w * gpus * span_s + (max_w - idle_w) * busy_s;

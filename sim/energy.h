@@ -54,7 +54,7 @@ static inline double radio_transfer_j(const struct radio *r,
 /* Joules of gpus GPUs over span_s seconds, busy for busy_s GPU-seconds
  * of them: each draws idle_w, and max_w while busy
  * (P = idle_w + (max_w - idle_w) x busy fraction). */
-double gpu_energy_j(double idle_w, double max_w, double gpus, double span_s,
+double energy_gpu_j(double idle_w, double max_w, double gpus, double span_s,
 		    double busy_s);
 
 #endif

@@ -263,7 +263,7 @@ static struct bill cloud_bill(const struct sim *s, double sim_s)
 	for (uint32_t i = 0; i < s->n_replicas; i++)
 		b.busy_gpu_s += s->r[i].busy_s * cl->tp;
 	b.j = g->power_idle_w > 0 && g->power_max_w > 0
-		      ? gpu_energy_j(g->power_idle_w, g->power_max_w, b.gpus,
+		      ? energy_gpu_j(g->power_idle_w, g->power_max_w, b.gpus,
 				     sim_s, b.busy_gpu_s)
 		      : NAN;
 	b.usd = g->usd_per_hour > 0 ? g->usd_per_hour * b.gpu_h : NAN;
@@ -411,7 +411,7 @@ static json_t *steady_json(const struct sim *s, const struct bill *b)
 						: 0; /* no cloud GPU in use */
 	cloud_j = b->gpus == 0 ? 0 /* a run that never uses the cloud */
 		: len > 0 && g->power_idle_w > 0 && g->power_max_w > 0
-		? gpu_energy_j(g->power_idle_w, g->power_max_w, b->gpus, len,
+		? energy_gpu_j(g->power_idle_w, g->power_max_w, b->gpus, len,
 			       gpu_s) : NAN;
 	return json_pack("{s:b,s:f,s:f,s:f,s:o,s:o,s:o,s:o,s:o}",
 			 "steady", len >= 1 && len >= run / 2,

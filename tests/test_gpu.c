@@ -345,7 +345,7 @@ static void model_case(const char *name, const char *quant)
 		t_skip("no model '%s' in the models folders", name);
 		return;
 	}
-	if (quant_parse(quant, &q, &e) < 0 ||
+	if (mload_quant_parse(quant, &q, &e) < 0 ||
 	    mload(path, &q, &m, &t, &e) < 0) {
 		CHECK_MSG(0, "%s", e.msg);
 		return;
