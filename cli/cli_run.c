@@ -9,9 +9,11 @@
 #include "sim.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void run_legend(FILE *f)
 {
@@ -36,10 +38,35 @@ static const struct opt_cmd run_cmd = {
 	.operands = "CONFIG",
 	.min_operands = 1,
 	.max_operands = 1,
-	.conflicts = { { "json", "quiet" } }, /* print JSON, or nothing */
+	.conflicts = { { "json", "quiet" }, /* print JSON, or nothing */
+		       { "progress", "quiet" } },
 	.needs = { { "trace-tenants", "trace" }, { "overwrite", "out" } },
 	.more_help = run_legend,
 };
+
+/* A long run's progress on stderr: on a terminal one line, redrawn; else a
+ * line; at the first tick (SIM_TICK_EVENTS events in), then at most one a
+ * second */
+struct run_progress {
+	bool tty, shown;
+	double t0_s, last_s;
+};
+
+static void run_tick(void *ctx, const struct sim *s)
+{
+	struct run_progress *p = ctx;
+	double now_s = rt_now_s();
+
+	if (now_s - p->last_s < 1)
+		return;
+	p->last_s = now_s;
+	p->shown = true;
+	fprintf(stderr, "%srun: at %.1f s simulated, %llu requests done, %.3g "
+		"events, %.0f s elapsed%s", p->tty ? "\r" : "", s->q.now_s,
+		(unsigned long long)s->requests_done, (double)s->events,
+		now_s - p->t0_s, p->tty ? "\033[K" : "\n");
+	fflush(stderr);
+}
 
 /* Runs the loaded config into out (default results/runs/NAME) and shows
  * the summary; *committed says whether the folder was put in place. */
@@ -47,15 +74,20 @@ static int simulate(const struct cfg *c, const char *out,
 		    struct rundir_opts *o, bool json, bool quiet,
 		    bool *committed, struct err *e)
 {
+	const struct run_progress *pg = o->tick_ctx;
 	struct rundir_result r;
 	char dir[1024];
+	int rc;
 
 	if (!out) { /* the default folder is the tool's to replace */
 		snprintf(dir, sizeof(dir), "results/runs/%s", c->name);
 		out = dir;
 		o->replace = true;
 	}
-	if (rundir_write(c, out, o, &r, e) < 0)
+	rc = rundir_write(c, out, o, &r, e);
+	if (pg && pg->shown && pg->tty) /* the line redrawn ends */
+		fputc('\n', stderr);
+	if (rc < 0)
 		return -1;
 	*committed = true;
 	/* a warm-up the run never left measured nothing */
@@ -85,6 +117,7 @@ int cli_run(int argc, char **argv)
 	struct opt_list sets = { 0 };
 	const char *out = NULL;
 	bool trace = false, json = false, quiet = false, overwrite = false;
+	bool progress = false;
 	long long seed = 0, trace_tenants = 16;
 	struct opt rows[] = {
 		OPT_STR("out", 'o', &out, "DIR", "results directory"),
@@ -99,6 +132,9 @@ int cli_run(int argc, char **argv)
 			"tenants with tracks in the trace (default 16)"),
 		CLI_OPT_JSON(&json, "print summary.json instead of the table"),
 		CLI_OPT_QUIET(&quiet),
+		OPT_FLAG("progress", 0, &progress,
+			 "show progress even when stderr is not a terminal\n"
+			 "(a line a second at most)"),
 		OPT_SHOW("columns", rep_columns,
 			 "what each figure of summary.json and each column of\n"
 			 "requests.csv and tenants.csv means, and exit"),
@@ -135,10 +171,16 @@ int cli_run(int argc, char **argv)
 	} else {
 		if (!quiet)
 			cli_warn("run", c.warnings);
+		struct run_progress pg = { .tty = isatty(STDERR_FILENO),
+			.t0_s = rt_now_s(), .last_s = -INFINITY };
 		struct rundir_opts o = { .tables = true, .trace = trace,
 			.trace_tenants = (uint32_t)trace_tenants,
 			.stop = &rt_signal, .replace = overwrite };
 
+		if (progress || (pg.tty && !quiet && !json)) {
+			o.tick = run_tick;
+			o.tick_ctx = &pg;
+		}
 		if (simulate(&c, out, &o, json, quiet, &committed, &e) < 0 &&
 		    !rt_signal)
 			rc = cli_fail("%s", e.msg);

@@ -41,7 +41,8 @@ int rundir_write(const struct cfg *c, const char *dir,
 		 struct err *e)
 {
 	struct sim_opts opt = { .trace_tenants = o->trace_tenants,
-				.stop = o->stop };
+				.stop = o->stop, .tick = o->tick,
+				.tick_ctx = o->tick_ctx };
 	struct trace tr;
 	FILE *trace_f = NULL;
 	struct od out = { 0 };

@@ -13,6 +13,8 @@
 
 #include "cfg.h"
 
+struct sim;
+
 struct rundir_opts {
 	bool tables;            /* tenants.csv and requests.csv too */
 	bool trace;             /* trace.json of the first trace_tenants */
@@ -21,6 +23,8 @@ struct rundir_opts {
 	uint32_t trace_tenants;
 	volatile sig_atomic_t *stop; /* borrowed, or NULL: nonzero stops the
 					run, and nothing is put in place */
+	void (*tick)(void *tick_ctx, const struct sim *s); /* sim_opts' */
+	void *tick_ctx;
 };
 
 struct rundir_result {

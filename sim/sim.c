@@ -2067,6 +2067,8 @@ int sim_run(struct sim *s)
 		}
 		s->events++;
 		s->end_s = t;
+		if (s->opt.tick && s->events % SIM_TICK_EVENTS == 0)
+			s->opt.tick(s->opt.tick_ctx, s);
 		if ((soon = tenant_of(s, eq_upcoming(&s->q, 1))) != NULL)
 			prefetch_state(soon);
 		if ((soon = tenant_of(s, eq_upcoming(&s->q, 0))) != NULL)

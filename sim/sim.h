@@ -312,6 +312,8 @@ struct replica {
 	struct sketch admit_wait;  /* PROMPT's arrival to admission */
 };
 
+struct sim;
+
 struct sim_opts {
 	struct trace *trace;       /* borrowed: the trace, or NULL */
 	uint32_t trace_tenants;    /* tenants with tracks in the trace */
@@ -319,7 +321,13 @@ struct sim_opts {
 	/* borrowed, or NULL: a flag a signal handler sets; once it is
 	 * nonzero sim_run stops at the next event and returns -1 */
 	const volatile sig_atomic_t *stop;
+	/* NULL, or called with tick_ctx (borrowed) every SIM_TICK_EVENTS
+	 * events: progress on long runs */
+	void (*tick)(void *tick_ctx, const struct sim *s);
+	void *tick_ctx;
 };
+
+#define SIM_TICK_EVENTS 65536
 
 struct sched_ops;
 struct kv_ops;

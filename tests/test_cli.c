@@ -105,6 +105,27 @@ static void bad_configs(void)
 	}
 }
 
+/* A long run shows its progress with --progress (stderr no terminal
+ * here): a line once 65536 events are done, then a second apart; with
+ * --quiet it is refused. */
+static void run_progress(void)
+{
+	char out[8192], args[PATH_MAX + 256];
+
+	if (!repo[0] && !getcwd(repo, sizeof(repo)))
+		abort();
+	snprintf(args, sizeof(args), "run %s/configs/bench/scale-100k.json "
+		 "--set /horizon_s=10 -o p --quiet --progress", repo);
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 2 &&
+		  strstr(out, "--progress and --quiet cannot be given together"),
+		  "%s", out);
+	snprintf(args, sizeof(args), "run %s/configs/bench/scale-100k.json "
+		 "--set /horizon_s=10 -o p --progress", repo);
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0 &&
+		  strstr(out, "run: at ") && strstr(out, " requests done, ") &&
+		  strstr(out, " s elapsed\n"), "%s", out);
+}
+
 static void writes_resolved(void)
 {
 	char out[65536], args[2 * PATH_MAX];
@@ -948,6 +969,7 @@ const struct tcase cli_tests[] = {
 	  run_interrupted },
 	{ "cli: bad configs exit 2 with the message and no results",
 	  bad_configs },
+	{ "cli: a long run shows its progress", run_progress },
 	{ "cli: config -o writes the resolved config whole", writes_resolved },
 	{ "cli: usage errors and --help", usage_errors },
 	{ "cli: run --columns names every figure of summary.json",
