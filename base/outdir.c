@@ -111,8 +111,12 @@ static struct {
 	FILE *out;        /* the manifest being written */
 } walk;
 
-/* Whether a path from a walked root passes through the hidden temporary
- * of a killed run or write ("DIR/.NAME.tmp-PID", ".NAME.old-PID") */
+bool od_is_litter(const char *name)
+{
+	return name[0] == '.' && (strstr(name, ".tmp-") || strstr(name, ".old-"));
+}
+
+/* Whether a path from a walked root passes through litter */
 static int in_litter(const char *rel)
 {
 	for (const char *name = rel; name; ) {
@@ -120,10 +124,10 @@ static int in_litter(const char *rel)
 		size_t len = end ? (size_t)(end - name) : strlen(name);
 		char part[256];
 
-		if (len < sizeof(part) && name[0] == '.') {
+		if (len < sizeof(part)) {
 			memcpy(part, name, len);
 			part[len] = '\0';
-			if (strstr(part, ".tmp-") || strstr(part, ".old-"))
+			if (od_is_litter(part))
 				return 1;
 		}
 		name = end ? end + 1 : NULL;
@@ -239,7 +243,6 @@ static int check_replace(const char *dir, struct err *e)
 	free(text);
 	return rc;
 }
-
 
 int od_begin(struct od *o, const char *dir, bool replace, struct err *e)
 {

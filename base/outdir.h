@@ -46,6 +46,10 @@ void od_abort(struct od *o);
  * entry that is not, or that cannot be read. */
 int od_check_own(const char *dir, const char *const *own, struct err *e);
 
+/* Whether a folder entry's name is the hidden temporary of a killed run or
+ * write (".NAME.tmp-PID", ".NAME.old-PID") */
+bool od_is_litter(const char *name);
+
 /* Removes path and everything below it (no links followed); errors are
  * ignored: what cannot be removed stays. */
 void od_rm_tree(const char *path);

@@ -396,10 +396,12 @@ static void measured_table(const struct model_prof *m, int tp,
 			       "measured collectives)", raised, GCURVE_N);
 	/* the grid past the profile's tokens: held below, a line above */
 	if (s->tok[0] > gcurve_tok[0] && len < sizeof(t->pricing))
-		len += (size_t)snprintf(t->pricing + len, sizeof(t->pricing) - len,
-					"; below %g tokens (the profile's first) "
-					"its time", s->tok[0]);
-	if (s->tok[s->n - 1] < gcurve_tok[GCURVE_N - 1] && len < sizeof(t->pricing))
+		len += (size_t)snprintf(t->pricing + len,
+					sizeof(t->pricing) - len, "; below %g "
+					"tokens (the profile's first) its time",
+					s->tok[0]);
+	if (s->tok[s->n - 1] < gcurve_tok[GCURVE_N - 1] &&
+	    len < sizeof(t->pricing))
 		snprintf(t->pricing + len, sizeof(t->pricing) - len, "; past %g "
 			 "tokens (its last) extrapolated from its last two "
 			 "points", s->tok[s->n - 1]);

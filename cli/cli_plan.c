@@ -154,8 +154,8 @@ int cli_plan(int argc, char **argv)
 		CLI_OPT_JOBS(&jobs),
 		OPT_STR("out", 'o', &o.dir, "DIR", "results folder"),
 		CLI_OPT_OVERWRITE(&o.replace),
-		OPT_FLAG("quiet", 'q', &o.quiet, "no progress on stderr (the answer still "
-			 "on stdout)"),
+		OPT_FLAG("quiet", 'q', &o.quiet,
+			 "no progress on stderr (the answer still on stdout)"),
 		OPT_END,
 	};
 	int rc;

@@ -77,6 +77,7 @@ static int simulate(const struct cfg *c, const char *out,
 	const struct run_progress *pg = o->tick_ctx;
 	struct rundir_result r;
 	char dir[1024];
+	double run_s;
 	int rc;
 
 	if (!out) { /* the default folder is the tool's to replace */
@@ -91,14 +92,12 @@ static int simulate(const struct cfg *c, const char *out,
 		return -1;
 	*committed = true;
 	/* a warm-up the run never left measured nothing */
-	if (!quiet && c->warmup_s > 0 && c->warmup_s >= json_number_value(
-			json_object_get(r.summary, "sim_time_s"))) {
+	run_s = json_number_value(json_object_get(r.summary, "sim_time_s"));
+	if (!quiet && c->warmup_s > 0 && c->warmup_s >= run_s) {
 		char line[160];
 
 		snprintf(line, sizeof(line), "/warmup_s: %g s outlasts the run "
-			 "(%.6g s): nothing was measured", c->warmup_s,
-			 json_number_value(json_object_get(r.summary,
-							   "sim_time_s")));
+			 "(%.6g s): nothing was measured", c->warmup_s, run_s);
 		cli_warn("run", line);
 	}
 	if (json) {

@@ -122,9 +122,8 @@ static void commit(struct edge *e, int from)
 		return;
 	json_array_append_new(e->commits, json_pack("[f, i]", now_s(e),
 						    e->L - from));
-	if (e->o->text && e->prompt_owed) {
-		put_text(e, e->o->tk && e->o->tk->add_bos ? 1 : 0,
-			 e->o->prompt_n);
+	if (e->prompt_owed) { /* text and a tokenizer */
+		put_text(e, e->o->tk->add_bos ? 1 : 0, e->o->prompt_n);
 		e->prompt_owed = false;
 	}
 	if (e->o->text)

@@ -17,6 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A trace whose first request comes this far in counts its times from an
+ * epoch, not from the run's start */
+#define EPOCH_HINT_S 86400.0
+
 #define PROTO_NAME(kind, name, ...) name,
 #define PROTO_CAPS(kind, name, edge, cloud, spec, win, cdraft, hand) \
 	{ edge, cloud, spec, win, cdraft, hand },
@@ -950,7 +954,7 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 				       g->workload.trace, t->n,
 				       t->rows[t->n - 1].arrive_s,
 				       g->workload.trace_speed, CFG_TIME_MAX_S,
-				       t->rows[0].arrive_s > 86400
+				       t->rows[0].arrive_s > EPOCH_HINT_S
 				       ? " (the first arrives a day or more in: "
 					 "times counted from an epoch? they "
 					 "count from 0)" : "");
@@ -1475,17 +1479,17 @@ static void window_warnings(struct cfg *c)
 		if (!(w = jx_at(c->doc, p)))
 			continue;
 		if (pr->caps.windowed && pr->window == 1)
-			cfg_warn(c, "%s: 1 makes %s sync, event for event: give a "
-			     "window of 2 or more (its default is 4), or the "
-			     "kind sync", p, cfg_proto_names[pr->kind]);
+			cfg_warn(c, "%s: 1 makes %s sync, event for event: give "
+				 "a window of 2 or more (its default is 4), or "
+				 "the kind sync", p, cfg_proto_names[pr->kind]);
 		else if (!pr->caps.windowed && json_integer_value(w) > 1)
 			cfg_warn(c, "%s: %lld is not used: %s %s", p,
-			     (long long)json_integer_value(w),
-			     cfg_proto_names[pr->kind],
-			     cfg_proto_drafts(&pr->caps)
-				     ? "keeps one block in flight (only async "
-				       "keeps more)"
-				     : "sends no draft blocks");
+				 (long long)json_integer_value(w),
+				 cfg_proto_names[pr->kind],
+				 cfg_proto_drafts(&pr->caps)
+				 ? "keeps one block in flight (only async "
+				   "keeps more)"
+				 : "sends no draft blocks");
 	}
 }
 
@@ -1505,36 +1509,39 @@ static void workload_warnings(struct cfg *c)
 		const double start_s = dist_mean(&w->start_s);
 		const double come = w->arrival == ARRIVAL_POISSON
 			? rate_arrivals_bound(&w->rate, start_s) : INFINITY;
+		static const char *const rate_keys[] = { "rate_per_s",
+							 "rate_scale" };
 		char p[JX_PTR_MAX];
+		json_t *given;
 
 		snprintf(p, sizeof(p), "/tenants/%zu/workload", i);
-		if (t->n && t->rows[0].arrive_s > 86400)
-			cfg_warn(c, "%s/trace: its first request arrives %.0f s "
-			     "(%.1f days) after the run starts: arrival times "
-			     "count from 0; subtract the first to replay it "
-			     "from the start", p, t->rows[0].arrive_s,
-			     t->rows[0].arrive_s / 86400);
+		given = jx_at(c->doc, p);
+		if (t->n && t->rows[0].arrive_s > EPOCH_HINT_S)
+			cfg_warn(c, "%s/trace: its first request arrives %.0f "
+				 "s (%.1f days) after the run starts: arrival "
+				 "times count from 0; subtract the first to "
+				 "replay it from the start", p,
+				 t->rows[0].arrive_s,
+				 t->rows[0].arrive_s / EPOCH_HINT_S);
 		if (come < (double)w->requests)
-			cfg_warn(c, "%s/rate_per_s: the rate is 0 from %g s on, with "
-			     "no period_s to repeat the table: of a tenant's "
-			     "%lld requests about %.3g arrive before then (from "
-			     "its start, %g s), and the rest never do (give a "
-			     "period_s, or fewer requests)", p,
-			     rate_zero_from_s(&w->rate), w->requests, come,
-			     start_s);
-		for (int k = 0; w->arrival != ARRIVAL_POISSON && k < 2; k++) {
-			const char *key = k ? "rate_scale" : "rate_per_s";
-			json_t *v = jx_at(c->doc, p);
-
-			if (json_object_get(v, key))
-				cfg_warn(c, "%s/%s: not used: %s; give \"arrival\": "
-				     "\"poisson\" for a rate", p, key,
-				     w->arrival == ARRIVAL_TRACE
-				     ? "the trace gives the arrivals"
-				     : "the arrival is closed, each tenant's "
-				       "requests one after another, think_s "
-				       "apart");
-		}
+			cfg_warn(c, "%s/rate_per_s: the rate is 0 from %g s on, "
+				 "with no period_s to repeat the table: of a "
+				 "tenant's %lld requests about %.3g arrive "
+				 "before then (from its start, %g s), and the "
+				 "rest never do (give a period_s, or fewer "
+				 "requests)", p, rate_zero_from_s(&w->rate),
+				 w->requests, come, start_s);
+		for (int k = 0; k < 2; k++)
+			if (w->arrival != ARRIVAL_POISSON &&
+			    json_object_get(given, rate_keys[k]))
+				cfg_warn(c, "%s/%s: not used: %s; give "
+					 "\"arrival\": \"poisson\" for a rate",
+					 p, rate_keys[k],
+					 w->arrival == ARRIVAL_TRACE
+					 ? "the trace gives the arrivals"
+					 : "the arrival is closed, each "
+					   "tenant's requests one after "
+					   "another, think_s apart");
 	}
 }
 

@@ -356,9 +356,10 @@ struct cfg_lengths {
 struct cfg_lengths cfg_mean_lengths(const struct cfg_group *g);
 
 /* Loads path, applies the n_sets overrides "POINTER=VALUE" in order, and
- * checks everything. Returns 0 (c->warnings says what it asks that is not
- * done: a window async runs as sync, a window sync does not keep), or -1
- * with e's message (and c released). */
+ * checks everything. Returns 0 (c->warnings says what it asks that will
+ * not be done: a window a protocol does not keep, a rate the arrivals do
+ * not take, requests a rate that falls to 0 never brings), or -1 with e's
+ * message (and c released; a value --set gave says so). */
 int cfg_load(struct cfg *c, const char *path, const char *const *sets,
 	     size_t n_sets, struct err *e);
 /* The same from a document in memory, which c takes (its reference is

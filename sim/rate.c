@@ -104,11 +104,12 @@ double rate_zero_from_s(const struct rate_table *r)
 
 double rate_arrivals_bound(const struct rate_table *r, double from_s)
 {
+	const size_t k = zero_tail(r);
 	double sum = 0;
 
 	if (!isfinite(rate_zero_from_s(r)))
 		return INFINITY;
-	for (size_t i = 0; i < zero_tail(r); i++) {
+	for (size_t i = 0; i < k; i++) {
 		double lo = fmax(r->at_s[i], from_s), hi = r->at_s[i + 1];
 
 		sum += hi > lo ? r->per_s[i] * (hi - lo) : 0;

@@ -226,7 +226,6 @@ static double per(double a, double b)
 #define METRIC_Q(v) quantiles(v)
 #define METRIC_N(v) number_or_null(v)
 
-
 static json_t *agg_json(const struct agg *a, double sim_s)
 {
 	const struct tenant_stat *x = &a->st;

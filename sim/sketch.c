@@ -62,12 +62,9 @@ void sk_init_exact(struct sketch *s)
 
 void sk_release(struct sketch *s)
 {
-	bool exact = s->exact;
-
 	free(s->count);
 	free(s->small);
 	sk_init(s);
-	s->exact = exact;
 }
 
 /* Keeps the memory, and counts in buckets if it did. */

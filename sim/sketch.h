@@ -12,10 +12,9 @@
  * them: values closer than SK_REL_ERR share a bucket, and a planner reads
  * a p99 below the mean of 300 TTFTs within 0.3% of each other as wrong,
  * which 8 bytes a request avoids. Past them, the buckets of the last few
- * values wait
- * inside the sketch and are counted SK_PEND at a time: count[] lies apart
- * from its owner and misses the cache, and a tenant's values bunch in a
- * line or two of it. */
+ * values wait inside the sketch and are counted SK_PEND at a time: count[]
+ * lies apart from its owner and misses the cache, and a tenant's values
+ * bunch in a line or two of it. */
 #ifndef HS_SKETCH_H
 #define HS_SKETCH_H
 

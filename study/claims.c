@@ -151,7 +151,7 @@ static bool exists(const char *path)
 /* dir/sweeps/name/sweep.csv into c: 1 loaded, 0 missing (said in blocks),
  * -1 unreadable (e) */
 static int load_sweep(struct csv *c, const char *dir, const char *name,
-		 json_t *blocks, bool say, struct err *e)
+		      json_t *blocks, bool say, struct err *e)
 {
 	char path[4096];
 

@@ -268,9 +268,9 @@ static void choose(const struct plan *p, const struct plan_point *pts,
 
 /* Writes the folder's files: the points, the front, the answer and its
  * evidence; 0 or -1. */
-static int write_report(const struct plan *p, struct od *o, json_t *searches,
-		  struct plan_point *pts, size_t n, struct plandir_result *r,
-		  struct err *e)
+static int write_report(const struct plan *p, struct od *o,
+			json_t *searches, struct plan_point *pts, size_t n,
+			struct plandir_result *r, struct err *e)
 {
 	bool *front = calloc(n ? n : 1, sizeof(*front));
 	const struct plan_point *b = &r->best;

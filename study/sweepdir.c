@@ -64,11 +64,6 @@ static size_t task_point(void *ctx, size_t k)
 	return k / ((const struct job *)ctx)->s->n_seeds;
 }
 
-static bool is_litter(const char *name)
-{
-	return name[0] == '.' && (strstr(name, ".tmp-") || strstr(name, ".old-"));
-}
-
 /* Removes what killed runs leave: the hidden temporary directories beside
  * the run directories, and temporary files beside sweep.json. */
 static void clean_litter(const char *dir)
@@ -80,7 +75,7 @@ static void clean_litter(const char *dir)
 
 	if ((d = opendir(dir))) {
 		while ((de = readdir(d)))
-			if (is_litter(de->d_name)) {
+			if (od_is_litter(de->d_name)) {
 				snprintf(p, n, "%s/%s", dir, de->d_name);
 				od_rm_tree(p);
 			}
@@ -95,7 +90,7 @@ static void clean_litter(const char *dir)
 			if (!(pd = opendir(q)))
 				continue;
 			while ((pe = readdir(pd)))
-				if (is_litter(pe->d_name)) {
+				if (od_is_litter(pe->d_name)) {
 					snprintf(q, n + 300, "%s/points/%s/%s", dir,
 						 de->d_name, pe->d_name);
 					od_rm_tree(q);

@@ -788,18 +788,12 @@ static void calib_bad_input(void)
 	      strstr(out, "ref (the sets this build and CPU run), got \"avx3\""));
 	CHECK(t_run("bench kernels --kernel avx3", out, sizeof(out)) == 2 &&
 	      strstr(out, "bench kernels: --kernel: expected "));
-	/* options that would do nothing: refused, not an empty table */
-	CHECK(t_run("bench kernels --quick --batch 16", out, sizeof(out)) == 2 &&
-	      strstr(out, "--quick and --batch cannot be given together"));
-	CHECK(t_run("bench engine --mm1 --steps 10", out, sizeof(out)) == 2 &&
-	      strstr(out, "--mm1 and --steps cannot be given together"));
-	CHECK(t_run("run --columns c.json", out, sizeof(out)) == 2 &&
-	      strstr(out, "--columns takes nothing else"));
 }
 
 /* serve, edge, eval, generate and claims: a bad option is exit status 2
  * and a message that names the command, the option and the value, before
- * any model is loaded; the subcommands' --help end with exit statuses */
+ * any model is loaded, and so are options of any command that would do
+ * nothing together; the subcommands' --help end with exit statuses */
 static void model_commands_bad_options(void)
 {
 	static const struct {
@@ -845,6 +839,11 @@ static void model_commands_bad_options(void)
 		{ "formulas --table --json", "hybridspec formulas: --table and "
 		  "--json cannot be given together" },
 		/* options that do nothing where given, or cannot work */
+		{ "bench kernels --quick --batch 16", "--quick and --batch "
+		  "cannot be given together" },
+		{ "bench engine --mm1 --steps 10", "--mm1 and --steps cannot be "
+		  "given together" },
+		{ "run --columns c.json", "--columns takes nothing else" },
 		{ "serve --kv-blocks 4 --watermark-blocks 4", "--watermark-blocks "
 		  "4 leaves none of --kv-blocks 4" },
 		{ "serve --block-tokens 8", "--block-tokens is for --kv-blocks" },
