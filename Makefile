@@ -22,7 +22,7 @@ LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
 	     echo -lgsl -lgslcblas -ljansson) -lm -lpthread -ldl
 LDFLAGS += $(SAN)
 
-KERN_SRC = kernels/q4.c kernels/q8.c kernels/kern.c kernels/pool.c
+KERN_SRC = kernels/q4.c kernels/q8.c kernels/f16.c kernels/kern.c kernels/pool.c
 # The layers, each a library over the ones before it (docs/design.md):
 # base, kernels, models, sim, calib, deploy, study; cli (the command line) on top,
 # the only folder whose headers the others cannot see.

@@ -1,6 +1,6 @@
 /* f16.h: IEEE half precision <-> single, portable and exact (round to
  * nearest even), for formats and references; kernels use the ISA's own
- * conversions. */
+ * conversions. And FP16 weights' reference kernel, the dense baseline. */
 #ifndef HS_F16_H
 #define HS_F16_H
 
@@ -60,5 +60,10 @@ static inline uint16_t f16_from_f32(float f)
 		return (uint16_t)h;
 	}
 }
+
+/* y (m x n) = x (m x k, FP16) times W^T for FP16 weights w (n x k), each
+ * dot product summed in k order in FP32. Rows [r0, r1) only. */
+void f16_gemm_ref(const uint16_t *w, int n, int k, const uint16_t *x, int m,
+		  float *y, int r0, int r1);
 
 #endif

@@ -1,4 +1,4 @@
-/* q8.c: the W8A16 and FP16 baselines by definition (reference kernels). */
+/* q8.c: the W8A16 format and its reference kernel, by definition. */
 #include "q8.h"
 #include "q4.h"
 
@@ -77,19 +77,5 @@ void q8_gemm_ref(const struct q8_matrix *w, const uint16_t *x, int m, float *y,
 				       f16_to_f32(x[(size_t)i * w->k + c]);
 			}
 			y[(size_t)i * w->n + r] = acc;
-		}
-}
-
-void f16_gemm_ref(const uint16_t *w, int n, int k, const uint16_t *x, int m,
-		  float *y, int r0, int r1)
-{
-	for (int r = r0; r < r1; r++)
-		for (int i = 0; i < m; i++) {
-			float acc = 0;
-
-			for (int c = 0; c < k; c++)
-				acc += f16_to_f32(w[(size_t)r * k + c]) *
-				       f16_to_f32(x[(size_t)i * k + c]);
-			y[(size_t)i * n + r] = acc;
 		}
 }

@@ -25,8 +25,4 @@ void q8_dequantize(const struct q8_matrix *m, float *w);
 void q8_gemm_ref(const struct q8_matrix *w, const uint16_t *x, int m, float *y,
 		 int r0, int r1);
 
-/* FP16 weights (n x k), the dense baseline. */
-void f16_gemm_ref(const uint16_t *w, int n, int k, const uint16_t *x, int m,
-		  float *y, int r0, int r1);
-
 #endif
