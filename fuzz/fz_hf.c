@@ -1,10 +1,11 @@
-/* fz_hf.c: Hugging Face model folders (llama_load_hf, models/llama.h). An
+/* fz_hf.c: Hugging Face model folders (hf_load, models/hf.h). An
  * input that starts with '{' is config.json, a NUL byte, then
  * model.safetensors; any other is model.safetensors beside a fixed tiny
  * config. A model that loads and is small also runs one token forward. */
 #include "fz.h"
 
 #include "fz_model.h"
+#include "hf.h"
 
 static const char fz_hf_config[] =
 	"{\"hidden_size\": 8, \"intermediate_size\": 16, \"num_hidden_layers\": 1,"
@@ -26,7 +27,7 @@ static int fz_hf(const uint8_t *data, size_t size)
 		fz_put_text("config.json", fz_hf_config);
 		fz_put("model.safetensors", data, size);
 	}
-	if (llama_load_hf(&m, fz_dir(), &e) < 0)
+	if (hf_load(&m, fz_dir(), &e) < 0)
 		return -1;
 	fz_model_use(&m);
 	return 0;

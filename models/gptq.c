@@ -7,6 +7,7 @@
  * bias are chosen (as q4_quantize does) from the group's current weights;
  * column j's error e = (w - q(w)) / U[j][j] is then subtracted, times
  * U[j][c], from every later column c of the row. */
+#include "gptq.h"
 #include "llama.h"
 
 #include "f16.h"
@@ -140,7 +141,7 @@ void gptq_layer(struct linear *l, double *h, int group, enum q4_kind kind,
 	free(gw);
 }
 
-void llama_quantize_gptq(struct llama *m, enum lin_format f, int group,
+void gptq_quantize(struct llama *m, enum lin_format f, int group,
 			 enum q4_kind kind, const int *calib, int n)
 {
 	struct calib c = { 0 };

@@ -5,6 +5,7 @@
  * JSON naming each tensor's dtype, shape and [begin, end) byte offsets in
  * the data that follows. Every tensor is checked against the shape the
  * config implies before it is read. */
+#include "hf.h"
 #include "llama.h"
 #include "tok.h"
 
@@ -153,7 +154,7 @@ static int cfg_int(struct jx *x, json_t *c, const char *key, int *out)
 	return 0;
 }
 
-int llama_load_hf(struct llama *m, const char *dir, struct err *e)
+int hf_load(struct llama *m, const char *dir, struct err *e)
 {
 	char cpath[2048], spath[2048], name[128];
 	struct jx x = { .file = cpath, .err = e };

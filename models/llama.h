@@ -59,10 +59,6 @@ struct llama_state {
 /* Loads a llama2.c checkpoint (version 0: FP32 header and weights, shared
  * or separate classifier). Errors name the file and what is wrong. */
 int llama_load_llama2c(struct llama *m, const char *path, struct err *e);
-/* Loads a Hugging Face LlamaForCausalLM folder: config.json and
- * model.safetensors (F32, F16 or BF16; tied or separate lm_head), every
- * tensor's shape checked against the config (models/hf.c). */
-int llama_load_hf(struct llama *m, const char *dir, struct err *e);
 void llama_release(struct llama *m);
 
 /* How m's blocks of KERN_A8_MIN_BATCH or more tokens (prefill,
@@ -76,21 +72,6 @@ const char *llama_block_acts(const struct llama *m);
  * after setting kn, pool and int8_batches. Without it the integer path
  * packs the weights at every call (the same product, slower). */
 void llama_pack_a8(struct llama *m);
-
-/* GPTQ-style quantisation (models/gptq.c) of every linear layer of the
- * blocks (not the classifier, which keeps its precision) to W4A16
- * or W4A4 in groups of `group`: column by column, each column's rounding
- * error is spread over the columns not yet quantised through the inverse
- * Hessian of the layer's inputs, H = sum x x^T over the calibration tokens
- * (calib[0..n), run through the FP32 model). */
-void llama_quantize_gptq(struct llama *m, enum lin_format f, int group,
-			 enum q4_kind kind, const int *calib, int n);
-
-/* One layer: quantises l's FP32 weights (which it changes: they absorb the
- * error compensation) into out, given h, the k x k input Hessian with its
- * lower triangle filled (it is overwritten). */
-void gptq_layer(struct linear *l, double *h, int group, enum q4_kind kind,
-		struct q4_matrix *out);
 
 /* Converts every linear layer of the blocks (not the embeddings, the
  * classifier or the norms). */

@@ -2,6 +2,8 @@
 #include "mload.h"
 
 #include "gload.h"
+#include "gptq.h"
+#include "hf.h"
 
 #include "rng.h"
 #include "spec.h"
@@ -213,7 +215,7 @@ static void gptq_self_calibrated(struct llama *m, const struct tok *t,
 		}
 	}
 	llama_state_release(&s);
-	llama_quantize_gptq(m, q->format, q->group, q->kind, calib, n);
+	gptq_quantize(m, q->format, q->group, q->kind, calib, n);
 	free(calib);
 	free(p);
 	free(lg);
@@ -268,7 +270,7 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 	}
 	if (is_dir(path)) {
 		snprintf(dir, sizeof(dir), "%s", path);
-		if (llama_load_hf(m, dir, e) < 0)
+		if (hf_load(m, dir, e) < 0)
 			return -1;
 		snprintf(tp, sizeof(tp), "%s/tokenizer.json", dir);
 		if (tok_load_hf(t, tp, m->c.vocab, e) < 0) {

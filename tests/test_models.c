@@ -7,6 +7,8 @@
 #include "harness.h"
 
 #include "f16.h"
+#include "gptq.h"
+#include "hf.h"
 #include "mload.h"
 #include "pool.h"
 #include "rng.h"
@@ -655,7 +657,7 @@ static void hf_bad_shape(void)
 	      "\"max_position_embeddings\": 512, \"tie_word_embeddings\": true}",
 	      f);
 	fclose(f);
-	CHECK(llama_load_hf(&m, dir, &e) < 0);
+	CHECK(hf_load(&m, dir, &e) < 0);
 	CHECK_MSG(strstr(e.msg, "mlp.down_proj.weight\" has shape [128, 384]") ||
 			  strstr(e.msg, "mlp.gate_proj.weight\" has shape [384, 128]"),
 		  "%s", e.msg);
@@ -944,7 +946,7 @@ static void hf_half_precision(void)
 		snprintf(dir, sizeof(dir), "%s/%s", t_tmpdir(), dtypes[d]);
 		CHECK(convert_safetensors(model_file("tinystories656K"), dir,
 					  dtypes[d]) == 0);
-		if (llama_load_hf(&m, dir, &e) < 0) {
+		if (hf_load(&m, dir, &e) < 0) {
 			CHECK_MSG(0, "%s: %s", dtypes[d], e.msg);
 			continue;
 		}
