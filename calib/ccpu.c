@@ -6,7 +6,7 @@
  * filling the cache of a 7B model by running 2048 prompt tokens would take
  * minutes); the tokens fed are arbitrary ids. A measurement is the median
  * of its repetitions. */
-#include "calib.h"
+#include "ccpu.h"
 
 #include "rt.h"
 #include "kbench.h"

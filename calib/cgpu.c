@@ -8,7 +8,8 @@
  * whose KV cache holds c positions; sequences beyond the caches the device
  * can hold share caches round-robin (the time does not depend on the
  * values; such a forward is for timing only). */
-#include "calib.h"
+#include "cgpu.h"
+#include "ccpu.h"
 
 #include "cost.h"
 #include "f16.h"

@@ -11,6 +11,7 @@
  * (sim/cost.c, the table interpolated) predicts a block of gamma + 1 tokens
  * at contexts off the grid, and the block forward is timed there. */
 #include "check.h"
+#include "ccpu.h"
 
 #include "rt.h"
 #include "cost.h"

@@ -3,10 +3,11 @@
 #ifndef HS_CHECK_H
 #define HS_CHECK_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "calib.h"
+#include "err.h"
 
 #define CHECK_MAX_ROWS 16
 

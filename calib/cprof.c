@@ -10,7 +10,7 @@
  * curve, with all-reduces from network/<topology>/all_reduce.csv. The
  * held-out checks derive each profiled table without the profile it is
  * checked against (calib.h). */
-#include "calib.h"
+#include "cprof.h"
 
 #include "csv.h"
 #include "fs.h"

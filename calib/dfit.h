@@ -34,7 +34,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "calib.h"
+#include "devlib.h"
 
 #define DFIT_MIN_PEERS 2
 

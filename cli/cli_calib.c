@@ -5,7 +5,8 @@
  * accept for each draft format). Each writes its profile with provenance
  * through a temporary file, so an interrupted run leaves nothing
  * half-written. */
-#include "calib.h"
+#include "derive.h"
+#include "devlib.h"
 #include "dfit.h"
 
 #include "cli.h"

@@ -1,6 +1,6 @@
 /* cli_calib_import.c: "hybridspec calib import-profiles", measured GPU
  * operator profiles into operator tables (calib_import_profiles). */
-#include "calib.h"
+#include "cprof.h"
 
 #include "cli.h"
 #include "cli_calib.h"

@@ -3,7 +3,8 @@
  * "calib check" (check_run). A list option (--ctx, --prefill, --tokens)
  * is a struct counts: its row's limit and default set by the command,
  * then the values given, increasing, in [1, max], and a 0 after them. */
-#include "calib.h"
+#include "ccpu.h"
+#include "cgpu.h"
 #include "check.h"
 
 #include "cli.h"

@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "calib.h"
+#include "ccpu.h"
 #include "cfg.h"
 #include "prof.h"
 #include "sweep.h"

@@ -5,7 +5,10 @@
 #define _DEFAULT_SOURCE /* realpath, setenv */
 #include "harness.h"
 
-#include "calib.h"
+#include "ccpu.h"
+#include "cgpu.h"
+#include "derive.h"
+#include "devlib.h"
 #include "dfit.h"
 #include "cfg.h"
 #include "cost.h"

@@ -4,7 +4,7 @@
  * calib import-profiles on a small profiling folder of Vidur's layout. */
 #include "harness.h"
 
-#include "calib.h"
+#include "cprof.h"
 #include "cfg.h"
 #include "cost.h"
 #include "gcurve.h"

@@ -5,7 +5,8 @@
  * output poisoned (NaN) before each run. */
 #include "harness.h"
 
-#include "calib.h"
+#include "cgpu.h"
+#include "mload.h"
 #include "f16.h"
 #include "gk.h"
 #include "spec.h"
