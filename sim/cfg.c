@@ -29,6 +29,10 @@ static const struct proto_caps proto_caps[] = { PROTO_LIST(PROTO_CAPS) };
 #undef PROTO_NAME
 #undef PROTO_CAPS
 
+#define ARRIVAL_NAME(kind, name) name,
+const char *const cfg_arrival_names[] = { ARRIVAL_LIST(ARRIVAL_NAME) NULL };
+#undef ARRIVAL_NAME
+
 #define HANDOVER_NAME(kind, name, ...) name,
 const char *const cfg_handover_names[] = { HANDOVER_LIST(HANDOVER_NAME) NULL };
 const char *const cfg_handback_names[] = { HANDBACK_LIST(HANDOVER_NAME) NULL };
@@ -503,13 +507,12 @@ static int read_workload(struct jx *x, json_t *v, const char *p,
 		"rate_scale", "prompt_tokens", "output_tokens", "think_s",
 		"start_s", "trace", "trace_format", "trace_speed",
 		"trace_tokenizer", "trace_rate_per_s", NULL };
-	static const char *const arrivals[] = { "closed", "poisson", "trace",
-						NULL };
 	int arrival, format;
 	char cp[JX_PTR_MAX];
 
 	if (jx_object(x, v, p, keys) < 0 ||
-	    jx_enum(x, v, p, "arrival", arrivals, "closed", &arrival) < 0)
+	    jx_enum(x, v, p, "arrival", cfg_arrival_names,
+		    cfg_arrival_names[ARRIVAL_CLOSED], &arrival) < 0)
 		return -1;
 	out->arrival = (enum arrival_kind)arrival;
 	if (out->arrival == ARRIVAL_TRACE) {

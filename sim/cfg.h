@@ -158,7 +158,19 @@ struct cfg_device {
 	char model[64];      /* the profile's draft model, or "" */
 };
 
-enum arrival_kind { ARRIVAL_CLOSED, ARRIVAL_POISSON, ARRIVAL_TRACE };
+/* The arrival processes: X(KIND, name); docs/config.md gives each one's
+ * keys. */
+#define ARRIVAL_LIST(X)             \
+	X(CLOSED, "closed")         \
+	X(POISSON, "poisson")       \
+	X(TRACE, "trace")
+
+#define ARRIVAL_ENUM(kind, name) ARRIVAL_##kind,
+enum arrival_kind { ARRIVAL_LIST(ARRIVAL_ENUM) };
+#undef ARRIVAL_ENUM
+
+/* Names indexed by enum arrival_kind, NULL-terminated */
+extern const char *const cfg_arrival_names[];
 
 struct cfg_workload {
 	enum arrival_kind arrival;
