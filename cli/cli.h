@@ -22,6 +22,12 @@ int cli_run(int argc, char **argv);
 int cli_formulas(int argc, char **argv);
 int cli_generate(int argc, char **argv);
 int cli_eval(int argc, char **argv);
+/* `eval accept`'s work (cli_eval.c): eval_accept on o, its profile
+ * written to out (NULL: none) with prov (borrowed) as its provenance, the
+ * summary printed (json: as JSON); `calib accept` runs it a draft format */
+struct eval_accept_opts;
+int cli_eval_accept(const struct eval_accept_opts *o, const char *out,
+		    bool json, json_t *prov);
 int cli_bench(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_plan(int argc, char **argv);

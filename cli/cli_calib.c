@@ -8,6 +8,8 @@
 #include "derive.h"
 #include "devlib.h"
 #include "dfit.h"
+#include "eval.h"
+#include "mload.h"
 
 #include "cli.h"
 #include "cli_calib.h"
@@ -136,26 +138,29 @@ static int devices_sub(int argc, char **argv)
 
 static const struct opt_cmd accept_cmd = {
 	.name = "calib accept",
-	.usage = "--target T --drafts Q1,Q2,... --text FILE\n"
+	.usage = "--target T[:Q] --drafts Q1,Q2,... --text FILE\n"
 		 " [--gamma G] [--prompts N] [--window N]\n"
-		 " [--threads N] [-o DIR]",
+		 " [--threads N] [--kernel K] [-o DIR]",
 	.about = "Runs `eval accept` for each draft format against the target and\n"
 		 "writes DIR/accept-T-Q.json (alpha, E[A] per gamma) and its bits;\n"
-		 "--window and --threads as eval's.\n",
+		 "--window, --threads and --kernel as eval's.\n",
 	.exit_status = CLI_CALIB_EXIT,
 	.required = { "target", "drafts", "text" },
 };
 
+#define ACCEPT_DRAFTS_MAX 16
+
 static int accept_sub(int argc, char **argv)
 {
-	const char *target = NULL, *drafts = NULL, *text = NULL,
-		   *dir = "results/calib";
+	struct eval_accept_opts o = { .seed = 1 };
+	const char *target = NULL, *drafts = NULL, *dir = "results/calib";
 	long long gamma = 8, prompts = 16, window = 0, threads = 1;
 	struct opt rows[] = {
-		OPT_STR("target", 0, &target, "T", "the target model (a name or path)"),
+		CLI_OPT_MODEL_SPEC("target", &target,
+				   "the target model (a name or path; Q default f32)"),
 		OPT_STR("drafts", 0, &drafts, "Q1,Q2,...",
 			"the drafts: the target in each weight format"),
-		CLI_OPT_TEXT(&text, "the text they are measured along"),
+		CLI_OPT_TEXT(&o.text, "the text they are measured along"),
 		CLI_OPT_GAMMA(&gamma, "E[A] for gamma = 1..G, G 0 to 16 (default 8)"),
 		CLI_OPT_PROMPTS(&prompts, "prompts cut from the text, 1 to 100000\n"
 				"(default 16)"),
@@ -163,40 +168,68 @@ static int accept_sub(int argc, char **argv)
 			       "0: the model's context)"),
 		CLI_OPT_THREADS(&threads, 256, "the linear layers on N threads, 1 to 256\n"
 				"(default 1)"),
+		CLI_OPT_KERNEL(&o.kern),
 		OPT_STR("out", 'o', &dir, "DIR", "where the profiles go (default "
 			"results/calib)"),
 		OPT_END,
 	};
-	char list[1024], g[24], p[24], w[24], t[24], *save = NULL;
-	int rc;
+	char list[1024], *q[ACCEPT_DRAFTS_MAX], *save = NULL;
+	int n = 0;
+	json_t *prov = NULL;
+	int rc = cli_parse_prov(&accept_cmd, rows, &argc, argv, &prov);
 
-	if ((rc = opt_parse(&accept_cmd, rows, &argc, argv)) != OPT_GO)
-		return rc;
-	snprintf(g, sizeof(g), "%lld", gamma);
-	snprintf(p, sizeof(p), "%lld", prompts);
-	snprintf(w, sizeof(w), "%lld", window);
-	snprintf(t, sizeof(t), "%lld", threads);
+	if (rc != OPT_GO)
+		goto out;
+	o.window = (int)window;
+	o.threads = (int)threads;
+	o.gamma = (int)gamma;
+	o.prompts = (int)prompts;
 	snprintf(list, sizeof(list), "%s", drafts);
-	for (char *q = strtok_r(list, ",", &save); q;
-	     q = strtok_r(NULL, ",", &save)) {
-		const char *slash = strrchr(target, '/');
-		char draft[1100], out[2300];
-		char *av[] = { "eval", "accept", "--target", (char *)target,
-			       "--draft", draft, "--text", (char *)text, "--gamma",
-			       g, "--prompts", p, "--window", w, "--threads", t,
-			       "--out", out, NULL };
+	/* every format checked before any is measured */
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		struct quant qt;
+		char why[OPT_WHY_BYTES];
 
-		snprintf(draft, sizeof(draft), "%s:%s", target, q);
-		snprintf(out, sizeof(out), "%s/accept-%s-%s.json", dir,
-			 slash ? slash + 1 : target, q);
+		if (n == ACCEPT_DRAFTS_MAX) {
+			rc = cli_fail("--drafts: expected at most %d formats, got more",
+				      ACCEPT_DRAFTS_MAX);
+			goto out;
+		}
+		if (cli_parse_quant(t, &qt, why) < 0) {
+			rc = cli_fail("--drafts: %s", why);
+			goto out;
+		}
+		q[n++] = t;
+	}
+	if (!n) {
+		rc = cli_fail("--drafts: expected a weight format or more, got "
+			      "\"%s\"", drafts);
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *colon = strrchr(target, ':'), *slash;
+		char name[1024], draft[1100], path[2300];
+
+		/* the draft: the target's model (its format apart) in q[i] */
+		snprintf(name, sizeof(name), "%.*s",
+			 colon ? (int)(colon - target) : (int)strlen(target),
+			 target);
+		slash = strrchr(name, '/');
+		snprintf(draft, sizeof(draft), "%s:%s", name, q[i]);
+		snprintf(path, sizeof(path), "%s/accept-%s-%s.json", dir,
+			 slash ? slash + 1 : name, q[i]);
+		o.target = target;
+		o.draft = draft;
 		fprintf(stderr, "calib: acceptance of %s against %s\n", draft,
 			target);
-		if ((rc = cli_eval((int)(sizeof(av) / sizeof(av[0])) - 1, av)) !=
-		    CLI_OK)
-			return rc;
-		fprintf(stderr, "calib: wrote %s\n", out);
+		if ((rc = cli_eval_accept(&o, path, false, prov)) != CLI_OK)
+			goto out;
+		fprintf(stderr, "calib: wrote %s\n", path);
 	}
-	return CLI_OK;
+	rc = CLI_OK;
+out:
+	json_decref(prov);
+	return rc;
 }
 
 static const struct cli_sub calib_subs_table[] = {

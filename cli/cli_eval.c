@@ -166,10 +166,8 @@ static void print_accept(const struct eval_accept_opts *o,
 	printf("\n");
 }
 
-/* eval_accept, its profile written to out (NULL: none) with prov
- * (borrowed) as its provenance, and the summary printed. */
-static int accept_run(const struct eval_accept_opts *o, const char *out,
-		      bool json, json_t *prov)
+int cli_eval_accept(const struct eval_accept_opts *o, const char *out,
+		    bool json, json_t *prov)
 {
 	struct eval_accept r;
 	json_t *summary;
@@ -226,7 +224,7 @@ static int accept_sub(int argc, char **argv)
 		o.gamma = (int)gamma;
 		o.prompts = (int)prompts;
 		o.seed = (uint64_t)seed;
-		rc = accept_run(&o, out, json, prov);
+		rc = cli_eval_accept(&o, out, json, prov);
 	}
 	json_decref(prov);
 	return rc;

@@ -367,7 +367,10 @@ int prof_accept_load(const char *path, struct prof_accept *p, struct err *e)
 		snprintf(p->source, sizeof(p->source), "%s against %s on %s",
 			 draft ? draft : "a draft", target ? target : "its target",
 			 base ? base : "a text");
-		snprintf(p->target, sizeof(p->target), "%s", target ? target : "");
+		/* the models, their formats (NAME:Q) apart */
+		snprintf(p->target, sizeof(p->target), "%.*s",
+			 target ? (int)strcspn(target, ":") : 0,
+			 target ? target : "");
 		snprintf(p->draft, sizeof(p->draft), "%.*s",
 			 draft ? (int)strcspn(draft, ":") : 0, draft ? draft : "");
 	}

@@ -61,9 +61,9 @@ struct prof_accept {
 	double mean_accepted[65]; /* [gamma]: tokens committed per block */
 	char source[256];      /* "DRAFT against TARGET on TEXT", as the
 				  profile names them ("" for each it lacks) */
-	char target[64];       /* the target's model name, or "" */
-	char draft[64];        /* the draft's model name without its format
-				  (what follows ':'), or "" */
+	char target[64];       /* the target's and the draft's model names */
+	char draft[64];        /* without their formats (what follows ':'),
+				  or "" */
 };
 
 int prof_accept_load(const char *path, struct prof_accept *p, struct err *e);

@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 /* A small measured profile of stories260K W4A16 (saved to name). */
@@ -494,17 +495,37 @@ static void test_accept_profile(void)
 	if (!t_need_models())
 		return;
 	t_absolute_dirs();
+	/* a bad format among the drafts: refused before any is measured */
 	snprintf(args, sizeof(args), "calib accept --target stories260K "
+		 "--drafts w4a4-g32,w4a5 --text %s/TinyStories-valid-excerpt.txt "
+		 "--gamma 2 --prompts 2 -o %s", mload_data_dir(), dir);
+	rc = t_run(args, out, sizeof(out));
+	snprintf(path, sizeof(path), "%s/accept-stories260K-w4a4-g32.json", dir);
+	CHECK_MSG(rc == 2 && strstr(out, "--drafts: expected") &&
+		  strstr(out, "got \"w4a5\"") && access(path, F_OK) != 0,
+		  "%s", out);
+	/* the target in a format of its own (f16), its name apart in the
+	 * draft's and the profile's names */
+	snprintf(args, sizeof(args), "calib accept --target stories260K:f16 "
 		 "--drafts w4a4-g32 --text %s/TinyStories-valid-excerpt.txt "
 		 "--gamma 2 --prompts 2 -o %s", mload_data_dir(), dir);
 	rc = t_run(args, out, sizeof(out));
 	CHECK_MSG(rc == 0, "%s", out);
-	snprintf(path, sizeof(path), "%s/accept-stories260K-w4a4-g32.json", dir);
 	if (prof_accept_load(path, &pa, &e) != 0) {
 		CHECK_MSG(0, "%s", e.msg);
 		return;
 	}
 	CHECK(pa.max_gamma == 2 && pa.alpha > 0.2 && pa.alpha < 0.9);
+	if ((doc = jx_load(path, &e))) {
+		const char *tq = json_string_value(json_object_get(doc, "target_quant")),
+			   *dr = json_string_value(json_object_get(doc, "draft"));
+
+		CHECK_MSG(tq && !strcmp(tq, "f16") && dr &&
+			  !strcmp(dr, "stories260K:w4a4-g32"), "%s", path);
+		json_decref(doc);
+	} else {
+		CHECK_MSG(0, "%s", e.msg);
+	}
 	cfgp = t_write("a.json", "");
 	doc = json_pack("{s:{s:s},s:[{s:{s:s},s:{s:f,s:f},s:{s:f},s:{s:i,s:i},"
 			"s:{s:s}}]}", "cloud", "model", "stories260K",
