@@ -13,8 +13,11 @@
 #include "mem.h"
 #include "fs.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,6 +48,48 @@ static int rm_entry(const char *path, const struct stat *sb, int flag,
 void od_rm_tree(const char *path)
 {
 	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Removes what runs of dir killed outright (SIGKILL, a crash) left beside
+ * it: sibling(dir, "tmp") and sibling(dir, "old") of a process that is
+ * gone. A live process's (another run of the same folder) is left. */
+static void rm_stale(const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : dir;
+	char *parent = xstrdup(slash ? dir : "./"), prefix[256];
+	size_t np;
+	DIR *d;
+	struct dirent *de;
+
+	parent[slash ? (size_t)(slash - dir) + 1 : 2] = '\0';
+	np = (size_t)snprintf(prefix, sizeof(prefix), ".%.200s.", base);
+	if (!(d = opendir(parent))) {
+		free(parent);
+		return;
+	}
+	while ((de = readdir(d))) {
+		const char *rest = de->d_name + np, *digits;
+		char *end, *path;
+		long pid;
+
+		if (strncmp(de->d_name, prefix, np) ||
+		    (strncmp(rest, "tmp-", 4) && strncmp(rest, "old-", 4)))
+			continue;
+		digits = rest + 4;
+		errno = 0;
+		pid = strtol(digits, &end, 10);
+		if (!isdigit((unsigned char)*digits) || *end || errno ||
+		    pid <= 0 || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		path = xmalloc(strlen(parent) + strlen(de->d_name) + 1);
+		sprintf(path, "%s%s", parent, de->d_name);
+		od_rm_tree(path);
+		free(path);
+	}
+	closedir(d);
+	free(parent);
 }
 
 /* dir + "/" + name. Caller frees. */
@@ -283,6 +328,7 @@ int od_begin(struct od *o, const char *dir, bool replace, struct err *e)
 		fs_mkdirs(trimmed, NULL);
 		*slash = '/';
 	}
+	rm_stale(trimmed);
 	od_rm_tree(o->tmp);
 	if (mkdir(o->tmp, 0777) < 0) {
 		err_set(e, "cannot create '%s': %s", o->tmp, strerror(errno));

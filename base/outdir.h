@@ -6,7 +6,9 @@
  * hybridspec's that holds no file but those its manifest, or a nested
  * results directory's, lists: never a file the tool did not write);
  * od_abort removes it. A run that fails or is
- * killed never leaves a half-written DIR. */
+ * killed never leaves a half-written DIR; the temporary a run killed
+ * outright (SIGKILL) leaves, od_begin of the same DIR removes once that
+ * process is gone. */
 #ifndef HS_OUTDIR_H
 #define HS_OUTDIR_H
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char repo[PATH_MAX];
@@ -124,6 +125,37 @@ static void run_progress(void)
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0 &&
 		  strstr(out, "run: at ") && strstr(out, " requests done, ") &&
 		  strstr(out, " s elapsed\n"), "%s", out);
+}
+
+/* A run killed outright (SIGKILL) leaves its temporary beside the folder:
+ * the next run of that folder removes it once its process is gone, and
+ * leaves a live process's, another folder's and a name not of the form */
+static void removes_stale_temporary(void)
+{
+	char out[4096], args[2 * PATH_MAX], dead[64], keep[4][64];
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0); /* its pid is now no process's */
+	snprintf(dead, sizeof(dead), ".k.tmp-%ld", (long)pid);
+	snprintf(keep[0], sizeof(keep[0]), ".k.tmp-%ld", (long)getpid());
+	snprintf(keep[1], sizeof(keep[1]), ".kk.tmp-%ld", (long)pid);
+	snprintf(keep[2], sizeof(keep[2]), ".k.tmp-%ldx", (long)pid);
+	snprintf(keep[3], sizeof(keep[3]), "k.tmp-%ld", (long)pid);
+	for (int i = -1; i < 4; i++) {
+		char dir[PATH_MAX + 128];
+
+		snprintf(dir, sizeof(dir), "%s/%s", t_tmpdir(), i < 0 ? dead : keep[i]);
+		CHECK(mkdir(dir, 0777) == 0);
+	}
+	snprintf(args, sizeof(args), "%s/x", dead);
+	t_write(args, "what the killed run wrote");
+	snprintf(args, sizeof(args), "config %s -o k", small());
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	CHECK(t_exists("k/config.resolved.json") && !t_exists(dead));
+	for (int i = 0; i < 4; i++)
+		CHECK_MSG(t_exists(keep[i]), "%s", keep[i]);
 }
 
 static void writes_resolved(void)
@@ -970,6 +1002,8 @@ const struct tcase cli_tests[] = {
 	  bad_configs },
 	{ "cli: a long run shows its progress", run_progress },
 	{ "cli: config -o writes the resolved config whole", writes_resolved },
+	{ "cli: a run killed outright leaves a temporary its folder's next run "
+	  "removes", removes_stale_temporary },
 	{ "cli: usage errors and --help", usage_errors },
 	{ "cli: run --columns names every figure of summary.json",
 	  columns_cover_summary },
