@@ -282,7 +282,8 @@ static int read_protocol(struct jx *x, json_t *v, const char *p,
 		out->adapt.on = true;
 		out->adapt.gamma_min = (int)lo;
 		out->adapt.gamma_max = (int)hi;
-		gamma = lo > 4 ? lo : hi < 4 ? hi : 4;
+		gamma = lo > CFG_GAMMA_DEFAULT ? lo
+			: hi < CFG_GAMMA_DEFAULT ? hi : CFG_GAMMA_DEFAULT;
 	} else {
 		static const char *const adapt_keys[] = { "gamma_min",
 			"gamma_max", "adapt_weight", NULL };
@@ -293,7 +294,8 @@ static int read_protocol(struct jx *x, json_t *v, const char *p,
 					       "nothing: it bounds an adaptive "
 					       "gamma (\"gamma\": \"adaptive\")",
 					       json_object_get(v, adapt_keys[i]));
-		if (jx_int(x, v, p, "gamma", 1, 64, 4, &gamma) < 0)
+		if (jx_int(x, v, p, "gamma", 1, 64, CFG_GAMMA_DEFAULT,
+			   &gamma) < 0)
 			return -1;
 	}
 	/* adaptive: the most blocks in flight the window may grow to */
@@ -1458,35 +1460,44 @@ static void cfg_warn(struct cfg *c, const char *fmt, ...)
 	sprintf(c->warnings + have, "%s\n", line);
 }
 
-/* A window a group's protocol is given that it does not keep: async with
- * one block in flight runs as sync, and only async keeps more than one
- * (cloud_only and edge_only send no blocks at all). */
-static void window_warnings(struct cfg *c)
+/* What a group's protocol is given that it does not use:
+ * - a window it does not keep: async with one block in flight runs as
+ *   sync, and only async keeps more than one (cloud_only and edge_only
+ *   send no blocks at all);
+ * - a gamma other than the default under a protocol that drafts nothing
+ *   (a config that `run` resolved carries the default there). */
+static void protocol_warnings(struct cfg *c)
 {
 	bool top_said = false;
 
 	for (size_t i = 0; i < c->n_groups; i++) {
 		const struct cfg_protocol *pr = &c->groups[i].proto;
-		char p[JX_PTR_MAX];
-		json_t *w;
+		char p[JX_PTR_MAX], pg[JX_PTR_MAX], pw[JX_PTR_MAX];
+		json_t *w, *g;
 
 		/* a group that took the config's protocol: said once, there */
 		if (!c->groups[i].own_protocol) {
 			if (top_said)
 				continue;
 			top_said = true;
-			snprintf(p, sizeof(p), "/protocol/window");
+			snprintf(p, sizeof(p), "/protocol");
 		} else {
-			snprintf(p, sizeof(p), "/tenants/%zu/protocol/window", i);
+			snprintf(p, sizeof(p), "/tenants/%zu/protocol", i);
 		}
-		if (!(w = jx_at(c->doc, p)))
+		g = jx_at(c->doc, jx_child(pg, p, "gamma"));
+		if (g && !cfg_proto_drafts(&pr->caps) &&
+		    json_integer_value(g) != CFG_GAMMA_DEFAULT)
+			cfg_warn(c, "%s: %lld is not used: %s drafts nothing", pg,
+				 (long long)json_integer_value(g),
+				 cfg_proto_names[pr->kind]);
+		if (!(w = jx_at(c->doc, jx_child(pw, p, "window"))))
 			continue;
 		if (pr->caps.windowed && pr->window == 1)
 			cfg_warn(c, "%s: 1 makes %s sync, event for event: give "
 				 "a window of 2 or more (its default is 4), or "
-				 "the kind sync", p, cfg_proto_names[pr->kind]);
+				 "the kind sync", pw, cfg_proto_names[pr->kind]);
 		else if (!pr->caps.windowed && json_integer_value(w) > 1)
-			cfg_warn(c, "%s: %lld is not used: %s %s", p,
+			cfg_warn(c, "%s: %lld is not used: %s %s", pw,
 				 (long long)json_integer_value(w),
 				 cfg_proto_names[pr->kind],
 				 cfg_proto_drafts(&pr->caps)
@@ -1597,7 +1608,7 @@ int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 		said_by_set(file, sets, n_sets, e);
 		goto fail;
 	}
-	window_warnings(c);
+	protocol_warnings(c);
 	workload_warnings(c);
 	return 0;
 fail:

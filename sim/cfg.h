@@ -47,6 +47,9 @@ struct proto_caps {
 			    while the edge prefills, then hand it over */
 };
 
+/* A protocol's gamma (draft tokens a block) where the config gives none */
+#define CFG_GAMMA_DEFAULT 4
+
 /* The protocols: X(KIND, name, uses_edge, uses_cloud, speculates,
  * windowed, cloud_drafts, hands_over); docs/protocols.md gives each one's
  * rules. */

@@ -390,13 +390,15 @@ static void files_read_at_load(void)
 
 /* A window a protocol does not keep is a warning naming it where it was
  * given (the config's protocol, once, or a group's own): async with one
- * block in flight is sync; sync keeps one. The committed paper
- * configs ask for nothing of the kind, and a sync config switched to async
- * gets async's window. */
-static void window_warnings(void)
+ * block in flight is sync; sync keeps one. So is a gamma other than the
+ * default under a protocol that drafts nothing; the default (what a
+ * resolved config carries) is not. The committed paper configs ask for
+ * nothing of the kind, and a sync config switched to async gets async's
+ * window. */
+static void protocol_warnings(void)
 {
 	static const struct {
-		const char *kind, *window, *want;
+		const char *kind, *set, *want;
 	} cases[] = {
 		{ "/protocol/kind=async", "/protocol/window=1",
 		  "/protocol/window: 1 makes async sync" },
@@ -408,6 +410,14 @@ static void window_warnings(void)
 		{ "/protocol/kind=cloud_only", "/protocol/window=4",
 		  "/protocol/window: 4 is not used: cloud_only sends no draft "
 		  "blocks" },
+		{ "/protocol/kind=edge_only", "/protocol/gamma=8",
+		  "/protocol/gamma: 8 is not used: edge_only drafts nothing" },
+		{ "/tenants/0/protocol={\"kind\": \"cloud_only\"}",
+		  "/tenants/0/protocol/gamma=2",
+		  "/tenants/0/protocol/gamma: 2 is not used: cloud_only drafts "
+		  "nothing" },
+		{ "/protocol/kind=cloud_only", "/protocol/gamma=4", NULL },
+		{ "/protocol/kind=cloud_spec", "/protocol/gamma=8", NULL },
 	};
 	const char *kinds[] = { "sync", "async", "cloud_only", "cloud_spec",
 				"edge_only", "multi_tenant" };
@@ -415,17 +425,19 @@ static void window_warnings(void)
 	struct err e;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *sets[] = { cases[i].kind, cases[i].window };
+		const char *sets[] = { cases[i].kind, cases[i].set };
 
 		if (cfg_load(&c, SMALL, sets, 2, &e) < 0) {
 			CHECK_MSG(0, "%s", e.msg);
 			continue;
 		}
 		/* the warning's line begins with the pointer */
-		CHECK_MSG(c.warnings && !strncmp(c.warnings, cases[i].want,
-						 strlen(cases[i].want)),
+		CHECK_MSG(cases[i].want ? c.warnings &&
+			  !strncmp(c.warnings, cases[i].want,
+				   strlen(cases[i].want))
+			  : !c.warnings || !strstr(c.warnings, "gamma"),
 			  "%s %s: warnings \"%s\"", cases[i].kind,
-			  cases[i].window, c.warnings ? c.warnings : "");
+			  cases[i].set, c.warnings ? c.warnings : "");
 		cfg_release(&c);
 	}
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
@@ -507,7 +519,8 @@ static void workload_warnings(void)
 }
 
 const struct tcase cfg_tests[] = {
-	{ "cfg: a window the protocol does not keep is a warning", window_warnings },
+	{ "cfg: a window or a gamma the protocol does not use is a warning",
+	  protocol_warnings },
 	{ "cfg: a rate the workload will not follow is a warning",
 	  workload_warnings },
 	{ "cfg: the small config loads with its values", loads_small },
