@@ -401,11 +401,19 @@ void plan_release(struct plan *p)
 	*p = (struct plan){ 0 };
 }
 
-static bool drafts(const char *protocol)
+/* The capabilities of a protocol by name (NULL: not one) */
+static const struct proto_caps *caps_of(const char *protocol)
 {
 	int k = cfg_name_find(cfg_proto_names, protocol);
 
-	return k >= 0 && cfg_proto_drafts(cfg_proto_caps((enum proto_kind)k));
+	return k >= 0 ? cfg_proto_caps((enum proto_kind)k) : NULL;
+}
+
+static bool drafts(const char *protocol)
+{
+	const struct proto_caps *c = caps_of(protocol);
+
+	return c && cfg_proto_drafts(c);
 }
 
 bool plan_candidate_used(const struct plan *p, size_t c)
@@ -457,8 +465,10 @@ static void load_set(const struct plan *p, size_t g, double load, char **s,
 char **plan_sets(const struct plan *p, size_t c, long long replicas,
 		 double load, long long seed, size_t *n)
 {
-	char **s = xcalloc(p->n_set + 10 + p->n_groups, sizeof(*s));
-	json_t *g = gpu_object(p, value(p, c, AX_GPU)), *v;
+	char **s = xcalloc(p->n_set + 11 + p->n_groups, sizeof(*s));
+	json_t *g = gpu_object(p, value(p, c, AX_GPU)), *v = NULL,
+	       *one = json_integer(1);
+	const struct proto_caps *pc;
 	size_t k = 0;
 
 	for (; k < p->n_set; k++)
@@ -467,8 +477,17 @@ char **plan_sets(const struct plan *p, size_t c, long long replicas,
 	s[k++] = sweep_set_text("/cloud/tp", value(p, c, AX_TP));
 	s[k++] = sweep_set_text("/cloud/policy", value(p, c, AX_POLICY));
 	s[k++] = sweep_set_text("/protocol/kind", value(p, c, AX_PROTOCOL));
-	if (drafts(json_string_value(value(p, c, AX_PROTOCOL))))
-		s[k++] = sweep_set_text("/protocol/gamma", value(p, c, AX_GAMMA));
+	/* a kind that drafts nothing takes the default gamma, one that
+	 * keeps one block in flight a window of 1, whatever the base's: the
+	 * config says what the candidate runs, and warns of nothing */
+	pc = caps_of(json_string_value(value(p, c, AX_PROTOCOL)));
+	s[k++] = sweep_set_text("/protocol/gamma", pc && cfg_proto_drafts(pc)
+				? value(p, c, AX_GAMMA)
+				: (v = json_integer(CFG_GAMMA_DEFAULT)));
+	if (pc && !pc->windowed)
+		s[k++] = sweep_set_text("/protocol/window", one);
+	json_decref(v);
+	json_decref(one);
 	s[k++] = sweep_set_text("/cloud/replicas", v = json_integer(replicas));
 	json_decref(v);
 	s[k++] = sweep_set_text("/slo/ttft_s", v = json_real(p->ttft_s));

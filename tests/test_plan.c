@@ -3,7 +3,9 @@
  * seed), it is the cheapest of the candidates' answers, and an SLO nothing
  * meets exits 1 with the reason. */
 #include "harness.h"
+#include "cfg.h"
 #include "jx.h"
+#include "plan.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -337,7 +339,60 @@ static void mpi_two_ranks(void)
 	free(b);
 }
 
+/* Each candidate's config says what it runs and warns of nothing, from
+ * a base whose protocol has a window of 8: async keeps the window and
+ * takes the candidate's gamma; sync and cloud_only, which keep one block
+ * or none, take a window of 1, and cloud_only, which drafts nothing, the
+ * default gamma (the base's own gamma had stayed, and a rerun of the
+ * answer's config warned) */
+static void candidates_say_what_they_run(void)
+{
+	char text[PATH_MAX + 512];
+	struct plan p;
+	struct err e;
+
+	if (!repo[0] && !getcwd(repo, sizeof(repo)))
+		abort();
+	snprintf(text, sizeof(text), "{\"base\": \"%s/tests/data/plan-base.json\", "
+		 "\"set\": {\"/protocol/window\": 8}, \"slo\": {\"ttft_s\": 2, "
+		 "\"tpot_s\": 0.2, \"attainment\": 0.9}, \"candidates\": "
+		 "{\"protocols\": [\"async\", \"sync\", \"cloud_only\"], "
+		 "\"gammas\": [6]}}", repo);
+	if (plan_load(&p, t_write("w.json", text), &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	CHECK(p.n_candidates == 3);
+	for (size_t c = 0; c < p.n_candidates; c++) {
+		size_t n;
+		char **sets = plan_sets(&p, c, 1, 1, -1, &n), name[160];
+		struct cfg cf;
+
+		plan_candidate_name(&p, c, name, sizeof(name));
+		if (cfg_load(&cf, p.base, (const char *const *)sets, n, &e) < 0) {
+			CHECK_MSG(0, "%s: %s", name, e.msg);
+		} else {
+			const struct cfg_protocol *pr = &cf.groups[0].proto;
+			bool async = pr->kind == PROTO_ASYNC;
+
+			CHECK_MSG(!cf.warnings, "%s: %s", name, cf.warnings);
+			CHECK_MSG(pr->window == (async ? 8 : 1) &&
+				  pr->gamma == (pr->kind == PROTO_CLOUD_ONLY ?
+						CFG_GAMMA_DEFAULT : 6) &&
+				  json_integer_value(jx_at(cf.doc,
+						"/protocol/window")) == pr->window,
+				  "%s: window %d, gamma %d", name, pr->window,
+				  pr->gamma);
+			cfg_release(&cf);
+		}
+		plan_sets_free(sets, n);
+	}
+	plan_release(&p);
+}
+
 const struct tcase plan_tests[] = {
+	{ "plan: a candidate's config says what it runs and warns of nothing",
+	  candidates_say_what_they_run },
 	{ "plan: two MPI ranks find what one process finds", mpi_two_ranks },
 	{ "plan: the rate question's answer meets the SLO, the next load up "
 	  "does not", rate_question },
