@@ -470,7 +470,7 @@ char *jx_dumps_exact(const json_t *v)
 }
 
 int jx_replaceable(const char *path, const char *const *keys,
-		   const char *line, struct err *e)
+		   const char *line, bool replace, struct err *e)
 {
 	struct stat st;
 	json_t *doc;
@@ -499,9 +499,12 @@ int jx_replaceable(const char *path, const char *const *keys,
 		ours = text && !strncmp(text, line, n);
 		free(text);
 	}
-	return ours ? 0 : err_set(e, "'%s' exists and is not a file hybridspec "
-				 "wrote: refusing to replace it (remove it, or "
-				 "write elsewhere)", path);
+	if (!ours)
+		return err_set(e, "'%s' exists and is not a file hybridspec "
+			       "wrote: refusing to replace it (remove it, or "
+			       "write elsewhere)", path);
+	return replace ? 0 : err_set(e, "'%s' exists: add --overwrite to "
+				     "replace it, or write elsewhere", path);
 }
 
 int jx_save(const char *path, const json_t *v, struct err *e)

@@ -113,11 +113,12 @@ char *jx_dumps_exact(const json_t *v);
  * and a rename, so that path is never half-written. */
 int jx_save(const char *path, const json_t *v, struct err *e);
 /* Whether path may be replaced by what a command writes: its folder can
- * take it (fs_writable), and it is absent or empty, or a command wrote
- * it: JSON whose provenance names a hybridspec command, or holding every
- * member of keys (NULL-terminated; NULL: none), or text that begins with
- * line (NULL: none). 0, or -1 with e saying it refuses. */
+ * take it (fs_writable), and it is absent or empty, or (where replace) a
+ * command wrote it: JSON whose provenance names a hybridspec command, or
+ * holding every member of keys (NULL-terminated; NULL: none), or text that
+ * begins with line (NULL: none). 0, or -1 with e saying why it refuses (a
+ * file of hybridspec's without replace: "add --overwrite"). */
 int jx_replaceable(const char *path, const char *const *keys,
-		   const char *line, struct err *e);
+		   const char *line, bool replace, struct err *e);
 
 #endif

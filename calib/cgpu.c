@@ -14,6 +14,7 @@
 #include "cost.h"
 #include "f16.h"
 #include "gpu.h"
+#include "jx.h"
 #include "shape.h"
 #include "mem.h"
 
@@ -21,6 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+
+/* -1 with e saying that name is not a built-in shape: shape_load's message
+ * lists them, or a file's says that only they are timed */
+static int unknown_shape(const char *name, struct err *e)
+{
+	struct shape any;
+
+	if (shape_load(&any, name, e) == 0)
+		err_set(e, "--model: a built-in shape, not the file '%s'", name);
+	return -1;
+}
 
 json_t *calib_gpu_roofline(const char *gpu, const char *shape,
 			   const json_t *prov, struct err *e)
@@ -34,9 +46,19 @@ json_t *calib_gpu_roofline(const char *gpu, const char *shape,
 	struct cfg_cloud cl;
 	struct cost c;
 
-	if (!g || !s)
-		return err_set(e, "unknown %s '%s'", g ? "shape" : "GPU",
-			       g ? shape : gpu), NULL;
+	if (!g) {
+		const char *const *n = gpu_preset_names();
+		char known[512] = "";
+		size_t at = 0;
+
+		for (int i = 0; n[i] && at < sizeof(known); i++)
+			at += (size_t)snprintf(known + at, sizeof(known) - at,
+					       "%s%s", i ? ", " : "", n[i]);
+		return err_set(e, "--gpu: unknown GPU preset '%s' (known: %s)",
+			       gpu, known), NULL;
+	}
+	if (!s)
+		return unknown_shape(shape, e), NULL;
 	cfg_cloud_default(&cl, gpu, s);
 	cost_init(&c, &cl);
 	tok = json_array();
@@ -249,8 +271,19 @@ static void model_bytes(const struct llama_config *c, bool w4a16, int group,
 	*cache = 2.0 * 2.0 * c->n_layers * c->seq_len * kv;
 }
 
+/* "NVIDIA H200" -> "NVIDIA-H200" for a file name */
+static void file_word(char *dst, size_t n, const char *src)
+{
+	size_t i = 0;
+
+	for (; src[i] && i + 1 < n; i++)
+		dst[i] = (src[i] == ' ' || src[i] == '/') ? '-' : src[i];
+	dst[i] = 0;
+}
+
 json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
-		  struct gk_device *dev, struct err *e)
+		  struct gk_device *dev, char path[CALIB_PATH_BYTES],
+		  struct err *e)
 {
 	const struct shape *s = shape_find(o->model);
 	struct quant q;
@@ -265,12 +298,12 @@ json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
 	struct point pt = { o, NULL, NULL, 0, 0, 0, e, false };
 
 	if (!s)
-		return err_set(e, "--model: unknown shape '%s'", o->model), NULL;
-	if (mload_quant_parse(o->quant, &q, e) < 0)
-		return NULL;
-	if (q.format != LIN_F16 && q.format != LIN_W4A16)
-		return err_set(e, "--quant: the GPU model takes f16 or w4a16, "
-			       "not '%s'", o->quant), NULL;
+		return unknown_shape(o->model, e), NULL;
+	if (mload_quant_parse(o->quant, &q, NULL) < 0 ||
+	    (q.format != LIN_F16 && q.format != LIN_W4A16))
+		return err_set(e, "--quant: expected f16 or w4a16[-gG] (G 32, "
+			       "64 or 128: the formats the GPU model takes), "
+			       "got '%s'", o->quant), NULL;
 	c = (struct llama_config){ s->dim, s->hidden, s->n_layers, s->n_heads,
 		s->n_kv_heads, s->vocab, last(o->ctx) + last(o->tokens), 1e-5f,
 		10000.0f, false };
@@ -280,6 +313,19 @@ json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
 		snprintf(why, sizeof(why), "%s", e->msg);
 		err_set(e, "%.900s (--roofline writes the uncalibrated table "
 			"of a preset without a GPU)", why);
+		return NULL;
+	}
+	if (o->out) {
+		snprintf(path, CALIB_PATH_BYTES, "%s", o->out);
+	} else {
+		char word[256];
+
+		file_word(word, sizeof(word), dev->name);
+		snprintf(path, CALIB_PATH_BYTES, "results/calib/verify-%s-%s-%s.json",
+			 word, o->model, o->quant);
+	}
+	if (jx_replaceable(path, NULL, NULL, o->overwrite, e) < 0) {
+		gk_close(); /* before the model is built and timed */
 		return NULL;
 	}
 	model_bytes(&c, q.format == LIN_W4A16, q.group, &wbytes, &cbytes);
@@ -328,34 +374,24 @@ json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
 	return table;
 }
 
-/* "NVIDIA H200" -> "NVIDIA-H200" for a file name */
-static void file_word(char *dst, size_t n, const char *src)
-{
-	size_t i = 0;
-
-	for (; src[i] && i + 1 < n; i++)
-		dst[i] = (src[i] == ' ' || src[i] == '/') ? '-' : src[i];
-	dst[i] = 0;
-}
 
 json_t *calib_gpu_table(const struct calib_gpu_opts *o, const char *preset,
 			const json_t *prov, char path[CALIB_PATH_BYTES],
 			struct err *e)
 {
 	struct gk_device dev;
-	char word[256];
-	json_t *t;
+	json_t *t = NULL;
 
 	path[0] = 0;
-	if (preset && o->progress)
-		fprintf(stderr, "calib: the uncalibrated roofline of %s for %s\n",
-			preset, o->model);
-	if (preset)
+	if (!preset) {
+		t = calib_gpu(o, prov, &dev, path, e);
+	} else if (!o->out ||
+		   jx_replaceable(o->out, NULL, NULL, o->overwrite, e) == 0) {
+		snprintf(path, CALIB_PATH_BYTES, "%s", o->out ? o->out : "");
 		t = calib_gpu_roofline(preset, o->model, prov, e);
-	else if ((t = calib_gpu(o, prov, &dev, e))) {
-		file_word(word, sizeof(word), dev.name);
-		snprintf(path, CALIB_PATH_BYTES, "results/calib/verify-%s-%s-%s.json",
-			 word, o->model, o->quant);
+		if (t && o->progress)
+			fprintf(stderr, "calib: the uncalibrated roofline of %s "
+				"for %s\n", preset, o->model);
 	}
 	if (!t)
 		err_prefix(e, "calib gpu");

@@ -35,22 +35,28 @@ struct calib_gpu_opts {
 	const int *tokens, *ctx; /* each ends with a 0, ascending */
 	int reps;
 	bool progress;           /* a line a point on stderr */
+	const char *out;         /* the table's file; NULL: a measured one's
+				    default (calib_gpu), a roofline's none */
+	bool overwrite;          /* an existing file replaced (jx_replaceable) */
 };
 
-/* Opens GPU 0, builds the model there, and returns its verify table
+/* Opens GPU 0, sets path to the table's file (o->out, else
+ * results/calib/verify-GPU-MODEL-QUANT.json) and checks that it may be
+ * written, builds the model there, and returns its verify table
  * (calibrated: measured forwards; caller frees); dev gets the device. prov
  * (borrowed) is copied into the table, with the device's name and the
- * weight format added. NULL with a message when there is no GPU, the model
- * does not fit, or a CUDA call fails. */
+ * weight format added. NULL with a message when there is no GPU, the file
+ * may not be written, the model does not fit, or a CUDA call fails. */
+#define CALIB_PATH_BYTES 512
 json_t *calib_gpu(const struct calib_gpu_opts *o, const json_t *prov,
-		  struct gk_device *dev, struct err *e);
+		  struct gk_device *dev, char path[CALIB_PATH_BYTES],
+		  struct err *e);
 
 /* `calib gpu`: with preset (a GPU preset's name), the roofline of it for
- * o->model (calib_gpu_roofline; stderr says so when o->progress), and
- * path ""; else GPU 0 measured (calib_gpu), and path gets the table's
- * default file, results/calib/verify-GPU-MODEL-QUANT.json. The table
- * (caller frees), or NULL with a message that begins "calib gpu: ". */
-#define CALIB_PATH_BYTES 512
+ * o->model (calib_gpu_roofline; stderr says so when o->progress), path
+ * o->out or "" (none); else GPU 0 measured (calib_gpu, which sets path).
+ * The file is checked before the work. The table (caller frees), or NULL
+ * with a message that begins "calib gpu: ". */
 json_t *calib_gpu_table(const struct calib_gpu_opts *o, const char *preset,
 			const json_t *prov, char path[CALIB_PATH_BYTES],
 			struct err *e);

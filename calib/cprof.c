@@ -614,7 +614,8 @@ static int write_tables(const struct calib_import *o, struct gpu_prof *g,
 			snprintf(path, sizeof(path), "%s/%s-%s-tp%d.json",
 				 o->out, g->spec->name, m->shape->name, tp);
 			if (dry) {
-				if (jx_replaceable(path, NULL, NULL, e) < 0)
+				if (jx_replaceable(path, NULL, NULL, o->overwrite,
+						   e) < 0)
 					return -1;
 				written++;
 				continue;
@@ -670,7 +671,7 @@ int calib_import_profiles(const struct calib_import *o, const json_t *prov,
 		tables += (size_t)w;
 	}
 	snprintf(path, sizeof(path), "%s/curves.json", o->out);
-	if (tables && jx_replaceable(path, NULL, NULL, e) < 0)
+	if (tables && jx_replaceable(path, NULL, NULL, o->overwrite, e) < 0)
 		goto out;
 	for (size_t k = 0; tables && k < N_GPUS; k++) {
 		if (!has[k])

@@ -23,6 +23,7 @@ struct calib_import {
 	const char *source; /* where the profiles come from (repository,
 			       commit, licence), into every table */
 	bool print_rows;    /* print the curves as sim/gcurve.c's rows */
+	bool overwrite;     /* replace files in out (jx_replaceable) */
 };
 
 /* 0, or -1 with e's message: a folder not in the layout, a file lacking a

@@ -23,11 +23,12 @@ int cli_formulas(int argc, char **argv);
 int cli_generate(int argc, char **argv);
 int cli_eval(int argc, char **argv);
 /* `eval accept`'s work (cli_eval.c): eval_accept on o, its profile
- * written to out (NULL: none) with prov (borrowed) as its provenance, the
- * summary printed (json: as JSON); `calib accept` runs it a draft format */
+ * written to out (NULL: none; an existing one only where overwrite) with
+ * prov (borrowed) as its provenance, the summary printed (json: as JSON);
+ * `calib accept` runs it a draft format */
 struct eval_accept_opts;
 int cli_eval_accept(const struct eval_accept_opts *o, const char *out,
-		    bool json, json_t *prov);
+		    bool overwrite, bool json, json_t *prov);
 int cli_bench(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_plan(int argc, char **argv);
@@ -77,6 +78,12 @@ void cli_warn(const char *cmd, const char *warnings);
 	OPT_FLAG("overwrite", 0, d, \
 		 "replace the results in DIR if it holds some (never a\n" \
 		 "file hybridspec did not write there)")
+/* an output file (a profile, a table) that exists: replaced only with it,
+ * and never one hybridspec did not write (jx_replaceable) */
+#define CLI_OPT_OVERWRITE_FILE(d) \
+	OPT_FLAG("overwrite", 0, d, \
+		 "replace the output if it exists (never a file\n" \
+		 "hybridspec did not write)")
 #define CLI_OPT_GROUP(d, h) OPT_PARSE("group", 0, d, "G", cli_parse_group, h)
 #define CLI_OPT_BLOCK_ACTS(d, h) \
 	OPT_PARSE("block-acts", 0, d, "int8|fp16", cli_parse_block_acts, h)

@@ -21,7 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int cli_calib_emit(json_t *v, const struct err *e, const char *path)
+int cli_calib_emit(json_t *v, const struct err *e, const char *path,
+		   bool overwrite)
 {
 	struct err save;
 	int rc = CLI_OK;
@@ -30,7 +31,7 @@ int cli_calib_emit(json_t *v, const struct err *e, const char *path)
 		return cli_fail("%s", e->msg);
 	if (!path)
 		cli_print_json(v);
-	else if (jx_replaceable(path, NULL, NULL, &save) < 0 ||
+	else if (jx_replaceable(path, NULL, NULL, overwrite, &save) < 0 ||
 		 jx_save(path, v, &save) < 0)
 		rc = cli_fail("%s", save.msg);
 	else
@@ -42,7 +43,7 @@ int cli_calib_emit(json_t *v, const struct err *e, const char *path)
 static const struct opt_cmd derive_cmd = {
 	.name = "calib derive",
 	.usage = "[PROFILE] --device NAME|FILE [--model NAME|FILE]\n"
-		 " [--kernel generic|repack] [--library DIR] [-o OUT]",
+		 " [--kernel generic|repack] [--library DIR] [-o OUT [--overwrite]]",
 	.about = "An edge profile for a device that cannot be run here: its level from\n"
 		 "the device model fitted on the library's published llama.cpp figures\n"
 		 "(with the device's own), its shape (how a step grows with the context,\n"
@@ -58,12 +59,14 @@ static const struct opt_cmd derive_cmd = {
 	.min_operands = 0,
 	.max_operands = 1,
 	.required = { "device" },
+	.needs = { { "overwrite", "out" } },
 };
 
 static int derive_sub(int argc, char **argv)
 {
 	const char *device = NULL, *out = NULL, *model = NULL;
 	const char *kernel = "generic", *dir = calib_device_dir();
+	bool overwrite = false;
 	struct opt rows[] = {
 		OPT_STR("device", 0, &device, "NAME|FILE",
 			"the device: a name in the library or a device file"),
@@ -76,6 +79,7 @@ static int derive_sub(int argc, char **argv)
 		CLI_OPT_LIBRARY(&dir),
 		OPT_STR("out", 'o', &out, "OUT", "write the derived profile to OUT "
 			"(default: stdout)"),
+		CLI_OPT_OVERWRITE_FILE(&overwrite),
 		OPT_END,
 	};
 	json_t *prov, *v;
@@ -96,7 +100,7 @@ static int derive_sub(int argc, char **argv)
 	v = calib_derive_file(from, device, model, kernel, dir, prov, &e);
 	if (v)
 		calib_derive_say(v, stderr);
-	rc = cli_calib_emit(v, &e, out);
+	rc = cli_calib_emit(v, &e, out, overwrite);
 	json_decref(prov);
 	return rc;
 }
@@ -140,7 +144,7 @@ static const struct opt_cmd accept_cmd = {
 	.name = "calib accept",
 	.usage = "--target T[:Q] --drafts Q1,Q2,... --text FILE\n"
 		 " [--gamma G] [--prompts N] [--window N]\n"
-		 " [--threads N] [--kernel K] [-o DIR]",
+		 " [--threads N] [--kernel K] [-o DIR] [--overwrite]",
 	.about = "Runs `eval accept` for each draft format against the target and\n"
 		 "writes DIR/accept-T-Q.json (alpha, E[A] per gamma) and its bits;\n"
 		 "--window, --threads and --kernel as eval's.\n",
@@ -150,11 +154,28 @@ static const struct opt_cmd accept_cmd = {
 
 #define ACCEPT_DRAFTS_MAX 16
 
+/* The names of draft format q of target (NAME[:Q]): the draft, the target's
+ * model in q, and its profile's path in dir */
+static void accept_names(const char *target, const char *q, const char *dir,
+			 char draft[1100], char path[2300])
+{
+	const char *colon = strrchr(target, ':'), *slash;
+	char name[1024];
+
+	snprintf(name, sizeof(name), "%.*s",
+		 colon ? (int)(colon - target) : (int)strlen(target), target);
+	slash = strrchr(name, '/');
+	snprintf(draft, 1100, "%s:%s", name, q);
+	snprintf(path, 2300, "%s/accept-%s-%s.json", dir,
+		 slash ? slash + 1 : name, q);
+}
+
 static int accept_sub(int argc, char **argv)
 {
 	struct eval_accept_opts o = { .seed = 1 };
 	const char *target = NULL, *drafts = NULL, *dir = "results/calib";
 	long long gamma = 8, prompts = 16, window = 0, threads = 1;
+	bool overwrite = false;
 	struct opt rows[] = {
 		CLI_OPT_MODEL_SPEC("target", &target,
 				   "the target model (a name or path; Q default f32)"),
@@ -171,11 +192,16 @@ static int accept_sub(int argc, char **argv)
 		CLI_OPT_KERNEL(&o.kern),
 		OPT_STR("out", 'o', &dir, "DIR", "where the profiles go (default "
 			"results/calib)"),
+		OPT_FLAG("overwrite", 0, &overwrite,
+			 "replace profiles in DIR if they exist (never a\n"
+			 "file hybridspec did not write)"),
 		OPT_END,
 	};
 	char list[1024], *q[ACCEPT_DRAFTS_MAX], *save = NULL;
+	char draft[1100], path[2300];
 	int n = 0;
 	json_t *prov = NULL;
+	struct err e;
 	int rc = cli_parse_prov(&accept_cmd, rows, &argc, argv, &prov);
 
 	if (rc != OPT_GO)
@@ -185,18 +211,29 @@ static int accept_sub(int argc, char **argv)
 	o.gamma = (int)gamma;
 	o.prompts = (int)prompts;
 	snprintf(list, sizeof(list), "%s", drafts);
-	/* every format checked before any is measured */
+	/* every format and its files checked before any is measured */
 	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		struct quant qt;
 		char why[OPT_WHY_BYTES];
 
 		if (n == ACCEPT_DRAFTS_MAX) {
-			rc = cli_fail("--drafts: expected at most %d formats, got more",
-				      ACCEPT_DRAFTS_MAX);
+			rc = cli_fail("--drafts: expected at most %d formats, "
+				      "got more", ACCEPT_DRAFTS_MAX);
 			goto out;
 		}
 		if (cli_parse_quant(t, &qt, why) < 0) {
 			rc = cli_fail("--drafts: %s", why);
+			goto out;
+		}
+		for (int i = 0; i < n; i++)
+			if (!strcmp(q[i], t)) {
+				rc = cli_fail("--drafts: expected a format not "
+					      "listed before, got \"%s\" twice", t);
+				goto out;
+			}
+		accept_names(target, t, dir, draft, path);
+		if (eval_accept_writable(path, overwrite, &e) < 0) {
+			rc = cli_fail("%s", e.msg);
 			goto out;
 		}
 		q[n++] = t;
@@ -207,22 +244,13 @@ static int accept_sub(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
-		const char *colon = strrchr(target, ':'), *slash;
-		char name[1024], draft[1100], path[2300];
-
-		/* the draft: the target's model (its format apart) in q[i] */
-		snprintf(name, sizeof(name), "%.*s",
-			 colon ? (int)(colon - target) : (int)strlen(target),
-			 target);
-		slash = strrchr(name, '/');
-		snprintf(draft, sizeof(draft), "%s:%s", name, q[i]);
-		snprintf(path, sizeof(path), "%s/accept-%s-%s.json", dir,
-			 slash ? slash + 1 : name, q[i]);
+		accept_names(target, q[i], dir, draft, path);
 		o.target = target;
 		o.draft = draft;
 		fprintf(stderr, "calib: acceptance of %s against %s\n", draft,
 			target);
-		if ((rc = cli_eval_accept(&o, path, false, prov)) != CLI_OK)
+		if ((rc = cli_eval_accept(&o, path, overwrite, false, prov)) !=
+		    CLI_OK)
 			goto out;
 		fprintf(stderr, "calib: wrote %s\n", path);
 	}

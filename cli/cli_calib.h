@@ -20,8 +20,10 @@ int cli_calib_check(int argc, char **argv); /* "calib check" */
 int cli_calib_import(int argc, char **argv); /* "calib import-profiles" */
 
 /* Writes v (owned: released here) to path, stderr saying so, or to
- * stdout without one; a NULL v is e's message. CLI_OK, or CLI_BAD_INPUT
- * after the message. */
-int cli_calib_emit(json_t *v, const struct err *e, const char *path);
+ * stdout without one; a NULL v is e's message. An existing path is
+ * replaced only where overwrite (jx_replaceable). CLI_OK, or
+ * CLI_BAD_INPUT after the message. */
+int cli_calib_emit(json_t *v, const struct err *e, const char *path,
+		   bool overwrite);
 
 #endif

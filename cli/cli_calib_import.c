@@ -8,7 +8,7 @@
 static const struct opt_cmd import_cmd = {
 	.name = "calib import-profiles",
 	.usage = "DIR [--gpu NAME] [--model NAME] [--source TEXT] [-o OUT]\n"
-		 " [--rows]",
+		 " [--overwrite] [--rows]",
 	.about = "Reads measured per-operator GPU times in Vidur's layout\n"
 		 "(microsoft/vidur's data/profiling: compute/<gpu>/<org>/<model>/\n"
 		 "mlp.csv and network/<topology>/all_reduce.csv; DIR is that folder or\n"
@@ -16,7 +16,10 @@ static const struct opt_cmd import_cmd = {
 		 "operator table for each profiled GPU, built-in model and tensor-\n"
 		 "parallel degree, and OUT/curves.json, each GPU's efficiency curves\n"
 		 "with the held-out error of deriving a table without its profile\n"
-		 "(docs/gpu-costs.md). A config uses a table as /cloud/gpu/table.\n",
+		 "(docs/gpu-costs.md). A config uses a table as /cloud/gpu/table. A\n"
+		 "file OUT holds already (the committed tables, by default) is\n"
+		 "replaced only with --overwrite, and every one is checked before any\n"
+		 "is written.\n",
 	.exit_status = CLI_CALIB_EXIT,
 	.operands = "DIR",
 	.min_operands = 1,
@@ -41,6 +44,9 @@ int cli_calib_import(int argc, char **argv)
 			"where the tables go (default results/calib/gpu)"),
 		OPT_FLAG("rows", 0, &o.print_rows,
 			 "print the curves as sim/gcurve.c's rows"),
+		OPT_FLAG("overwrite", 0, &o.overwrite,
+			 "replace the tables and curves.json in OUT if they\n"
+			 "exist (never a file hybridspec did not write)"),
 		OPT_END,
 	};
 	json_t *prov;

@@ -53,7 +53,8 @@ static const struct opt_cmd cpu_cmd = {
 	.usage = "(--model NAME|PATH | --shape SHAPE) [--quant Q]\n"
 		 " [--threads N] [--device NAME] [--ctx LIST]\n"
 		 " [--prefill LIST] [--reps N] [--verify FILE]\n"
-		 " [--block-acts int8|fp16] [--kernel K] [-o PROFILE]",
+		 " [--block-acts int8|fp16] [--kernel K] [-o PROFILE]\n"
+		 " [--overwrite]",
 	.about = "Times the real draft forward (the project's kernels) on this CPU: one\n"
 		 "draft step at each context of --ctx and prompt prefills of each length\n"
 		 "of --prefill, beside STREAM bandwidth and the FMA peak measured in the\n"
@@ -78,6 +79,7 @@ int cli_calib_cpu(int argc, char **argv)
 		      pre = { 1 << 20, { 16, 32, 64, 128 } };
 	const char *out = NULL, *verify_path = NULL;
 	long long threads = 2, reps = 3;
+	bool overwrite = false;
 	struct quant q;
 	struct opt rows[] = {
 		CLI_OPT_MODEL(&j.model, "a trained model, by name or path"),
@@ -102,6 +104,7 @@ int cli_calib_cpu(int argc, char **argv)
 		CLI_OPT_KERNEL(&j.kern),
 		OPT_STR("out", 'o', &out, "PROFILE", "write the profile to PROFILE "
 			"(default: stdout)"),
+		CLI_OPT_OVERWRITE_FILE(&overwrite),
 		OPT_END,
 	};
 	json_t *prov, *verify;
@@ -121,8 +124,9 @@ int cli_calib_cpu(int argc, char **argv)
 		rc = opt_fail(&cpu_cmd, "give --model or --shape (one of them)");
 	else if (out && verify_path && !strcmp(out, verify_path))
 		rc = opt_fail(&cpu_cmd, "-o and --verify name one file");
-	else if ((out && jx_replaceable(out, NULL, NULL, &e) < 0) ||
-		 (verify_path && jx_replaceable(verify_path, NULL, NULL, &e) < 0))
+	else if ((out && jx_replaceable(out, NULL, NULL, overwrite, &e) < 0) ||
+		 (verify_path &&
+		  jx_replaceable(verify_path, NULL, NULL, overwrite, &e) < 0))
 		rc = cli_fail("%s", e.msg); /* before minutes of measuring */
 	else {
 		json_t *v = calib_cpu_profile(&j, prov, &verify, &e);
@@ -137,9 +141,9 @@ int cli_calib_cpu(int argc, char **argv)
 				"%s activations (kernel set %s, weights %s)\n", acts,
 				json_string_value(json_object_get(v, "kernel")),
 				json_string_value(json_object_get(v, "quant")));
-		rc = cli_calib_emit(v, &e, out);
+		rc = cli_calib_emit(v, &e, out, overwrite);
 		if (rc == CLI_OK && verify)
-			rc = cli_calib_emit(verify, &e, verify_path);
+			rc = cli_calib_emit(verify, &e, verify_path, overwrite);
 		else
 			json_decref(verify);
 	}
@@ -150,16 +154,19 @@ int cli_calib_cpu(int argc, char **argv)
 static const struct opt_cmd gpu_cmd = {
 	.name = "calib gpu",
 	.usage = "[--model SHAPE] [--quant f16|w4a16[-gG]]\n"
-		 " [--tokens LIST] [--ctx LIST] [--reps N] [-o TABLE]\n"
-		 "--roofline [--gpu PRESET] [--model SHAPE] [-o TABLE]",
+		 " [--tokens LIST] [--ctx LIST] [--reps N] [-o TABLE] [--overwrite]\n"
+		 "--roofline [--gpu PRESET] [--model SHAPE] [-o TABLE] [--overwrite]",
 	.about = "The verify-cost table of GPU 0 for a model shape (default llama2-7b,\n"
 		 "FP16 through cuBLAS; w4a16 through the project's kernel): whole\n"
 		 "forwards of batches of ceil(t / 5) verify blocks for t in --tokens\n"
 		 "(default 1,2,4,...,512) at each context of --ctx (default\n"
 		 "128,256,512,1024,2048), median of --reps (20) runs; to -o, default\n"
 		 "results/calib/verify-GPU-SHAPE-QUANT.json. --roofline: no GPU needed:\n"
-		 "the roofline of a preset (--gpu, default H100-SXM) from datasheet\n"
-		 "constants, marked uncalibrated.\n",
+		 "the roofline of a preset (--gpu, default H100-SXM; `gpu compare\n"
+		 "--help` lists them) from datasheet constants, marked uncalibrated, on\n"
+		 "its own grid (tokens 1 to 4096, contexts 128 to 4096); to -o, default\n"
+		 "standard output. An existing TABLE is replaced only with --overwrite,\n"
+		 "checked before the GPU is timed.\n",
 	.exit_status = CLI_CALIB_EXIT,
 	/* the roofline's grid is fixed and its quant FP16 */
 	.conflicts = { { "roofline", "quant" }, { "roofline", "tokens" },
@@ -173,7 +180,7 @@ int cli_calib_gpu(int argc, char **argv)
 	struct calib_gpu_opts o = { .model = "llama2-7b", .quant = "f16",
 				    .tokens = tokens.v, .ctx = ctx.v,
 				    .progress = true };
-	const char *gpu = NULL, *out = NULL;
+	const char *gpu = NULL;
 	long long reps = 20;
 	bool roofline = false;
 	struct opt rows[] = {
@@ -193,7 +200,8 @@ int cli_calib_gpu(int argc, char **argv)
 			 "the uncalibrated roofline of a preset; no GPU needed"),
 		OPT_STR("gpu", 0, &gpu, "PRESET",
 			"the roofline's GPU preset (default H100-SXM)"),
-		OPT_STR("out", 'o', &out, "TABLE", "write the table to TABLE"),
+		OPT_STR("out", 'o', &o.out, "TABLE", "write the table to TABLE"),
+		CLI_OPT_OVERWRITE_FILE(&o.overwrite),
 		OPT_END,
 	};
 	char path[CALIB_PATH_BYTES];
@@ -210,7 +218,7 @@ int cli_calib_gpu(int argc, char **argv)
 	else {
 		t = calib_gpu_table(&o, roofline ? (gpu ? gpu : "H100-SXM") : NULL,
 				    prov, path, &e);
-		rc = cli_calib_emit(t, &e, out ? out : *path ? path : NULL);
+		rc = cli_calib_emit(t, &e, *path ? path : NULL, o.overwrite);
 	}
 	json_decref(prov);
 	return rc;

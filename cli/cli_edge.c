@@ -264,7 +264,7 @@ int cli_edge(int argc, char **argv)
 		s.o.text = stdout;
 		/* its log: one it wrote, or none, checked before it drafts */
 		if (a.log_path && jx_replaceable(a.log_path, log_keys, NULL,
-						 &e) < 0) {
+						 true, &e) < 0) {
 			rc = cli_fail("%s", e.msg);
 		} else if (edge_proc_init(&p, &s, &e) < 0) {
 			rc = cli_fail("%s", e.msg);

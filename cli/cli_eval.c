@@ -167,19 +167,19 @@ static void print_accept(const struct eval_accept_opts *o,
 }
 
 int cli_eval_accept(const struct eval_accept_opts *o, const char *out,
-		    bool json, json_t *prov)
+		    bool overwrite, bool json, json_t *prov)
 {
 	struct eval_accept r;
 	json_t *summary;
 	struct err e;
 	int rc = CLI_OK;
 
-	if (out && eval_accept_writable(out, &e) < 0)
+	if (out && eval_accept_writable(out, overwrite, &e) < 0)
 		return cli_fail("%s", e.msg);
 	if (eval_accept(o, &r, &e) < 0)
 		return cli_fail("%s", e.msg);
 	summary = eval_accept_json(o, &r);
-	if (out && eval_accept_save(&r, summary, out, prov, &e) < 0)
+	if (out && eval_accept_save(&r, summary, out, overwrite, prov, &e) < 0)
 		rc = cli_fail("%s", e.msg);
 	if (json)
 		cli_print_json(summary);
@@ -196,7 +196,7 @@ static int accept_sub(int argc, char **argv)
 	long long window = 0, windows = 0, threads = online_cpus(), gamma = 8,
 		  prompts = 16, seed = 1;
 	const char *out = NULL;
-	bool json = false;
+	bool json = false, overwrite = false;
 	struct opt rows[] = {
 		CLI_OPT_MODEL_SPEC("target", &o.target,
 				   "the target (required; Q default f32)"),
@@ -211,6 +211,9 @@ static int accept_sub(int argc, char **argv)
 		CLI_OPT_SEED(&seed, "the samples' seed (default 1)"),
 		CLI_OPT_KERNEL(&o.kern),
 		OPT_STR("out", 0, &out, "PROFILE", "write PROFILE and PROFILE.bits"),
+		OPT_FLAG("overwrite", 0, &overwrite,
+			 "replace PROFILE and its bits if they exist (never a\n"
+			 "file hybridspec did not write)"),
 		CLI_OPT_JSON(&json, "print the summary as JSON"),
 		OPT_END,
 	};
@@ -224,7 +227,7 @@ static int accept_sub(int argc, char **argv)
 		o.gamma = (int)gamma;
 		o.prompts = (int)prompts;
 		o.seed = (uint64_t)seed;
-		rc = cli_eval_accept(&o, out, json, prov);
+		rc = cli_eval_accept(&o, out, overwrite, json, prov);
 	}
 	json_decref(prov);
 	return rc;

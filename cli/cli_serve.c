@@ -186,8 +186,8 @@ int cli_serve(int argc, char **argv)
 		return cli_fail("serve: --stats and --log name one file, '%s'",
 				a.stats);
 	/* the files it writes, checked before it serves: its own or none */
-	if ((a.stats && jx_replaceable(a.stats, stats_keys, NULL, &e) < 0) ||
-	    (s.log_path && jx_replaceable(s.log_path, NULL, SERVE_LOG_HEAD, &e) < 0))
+	if ((a.stats && jx_replaceable(a.stats, stats_keys, NULL, true, &e) < 0) ||
+	    (s.log_path && jx_replaceable(s.log_path, NULL, SERVE_LOG_HEAD, true, &e) < 0))
 		return cli_fail("%s", e.msg);
 	if (serve_proc_init(&p, &s, &e) < 0)
 		return cli_fail("%s", e.msg);

@@ -308,17 +308,18 @@ static void bits_path(const char *path, char *bits, size_t n)
 	snprintf(bits, n, "%.*s.bits", (int)len, path);
 }
 
-int eval_accept_writable(const char *path, struct err *e)
+int eval_accept_writable(const char *path, bool replace, struct err *e)
 {
 	char bits[4096];
 
 	bits_path(path, bits, sizeof(bits));
-	return jx_replaceable(path, NULL, NULL, e) < 0 ||
-	       jx_replaceable(bits, NULL, BITS_HEAD, e) < 0 ? -1 : 0;
+	return jx_replaceable(path, NULL, NULL, replace, e) < 0 ||
+	       jx_replaceable(bits, NULL, BITS_HEAD, replace, e) < 0 ? -1 : 0;
 }
 
 int eval_accept_save(const struct eval_accept *r, json_t *summary,
-		     const char *path, json_t *prov, struct err *e)
+		     const char *path, bool replace, json_t *prov,
+		     struct err *e)
 {
 	char bits[4096];
 	const char *base;
@@ -327,7 +328,7 @@ int eval_accept_save(const struct eval_accept *r, json_t *summary,
 
 	bits_path(path, bits, sizeof(bits));
 	/* both checked before either is written: never one without the other */
-	if (eval_accept_writable(path, e) < 0)
+	if (eval_accept_writable(path, replace, e) < 0)
 		return -1;
 	if (!(f = fs_atomic_open(&at, bits, e)))
 		return -1;

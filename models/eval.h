@@ -114,15 +114,18 @@ json_t *eval_accept_json(const struct eval_accept_opts *o,
 			 const struct eval_accept *r);
 
 /* Whether eval_accept_save may write path and its bits file (each
- * absent, or one a command wrote, in a writable folder): 0, or -1 with
- * e's message. Asked before the measurement, which takes minutes. */
-int eval_accept_writable(const char *path, struct err *e);
+ * absent, or, where replace, one a command wrote, in a writable folder):
+ * 0, or -1 with e's message. Asked before the measurement, which takes
+ * minutes. */
+int eval_accept_writable(const char *path, bool replace, struct err *e);
 
-/* Writes the profile: path minus ".json" plus ".bits" (r's bits, 64 a
- * line) and then summary to path, each whole or not at all; first adds
+/* Writes the profile (replace as eval_accept_writable's): path minus
+ * ".json" plus ".bits" (r's bits, 64 a line) and then summary to path,
+ * each whole or not at all; first adds
  * to summary "bits" (the bits file's name, relative to the profile) and
  * "provenance" (prov, borrowed). 0, or -1 with e's message. */
 int eval_accept_save(const struct eval_accept *r, json_t *summary,
-		     const char *path, json_t *prov, struct err *e);
+		     const char *path, bool replace, json_t *prov,
+		     struct err *e);
 
 #endif

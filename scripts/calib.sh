@@ -27,7 +27,7 @@ mkdir -p "$OUT"
 EDGE="$OUT/edge-$DEV-llama2-7b-w4a16.json"
 [ $STAGE = derive ] || "$H" calib cpu --shape llama2-7b --quant w4a16-g128 --threads 2 \
 	--device "$DEV" --ctx 16,64,256,512,1024,2048 --prefill 16,32,64 \
-	--reps 3 --block-acts int8 -o "$EDGE"
+	--reps 3 --block-acts int8 -o "$EDGE" --overwrite
 
 # the paper's devices, derived from it: the level from the device model
 # fitted on the library's published llama.cpp figures (results/calib/devices),
@@ -44,7 +44,8 @@ derive() { # DEVICE MODEL OUT
 		k=generic
 		[ "$(jq -r .class "$OUT/devices/$1.json")" = phone ] && k=repack
 	fi
-	"$H" calib derive "$EDGE" --device "$1" --model "$2" --kernel $k -o "$3"
+	"$H" calib derive "$EDGE" --device "$1" --model "$2" --kernel $k -o "$3" \
+		--overwrite
 }
 for d in snapdragon-8-gen3 apple-a17-pro raspberry-pi-5 jetson-orin-nano \
 	laptop-m2-pro laptop-core-i3-1315u; do
@@ -66,24 +67,24 @@ done
 # acceptance of quantised drafts against the FP32 target on real text
 "$H" calib accept --target stories260K \
 	--drafts w4a16-g128,w4a16-g32-asym-gptq,w8a16,w4a4-g32 \
-	--text "$DATA/TinyStories-valid-excerpt.txt" --gamma 8 -o "$OUT"
+	--text "$DATA/TinyStories-valid-excerpt.txt" --gamma 8 -o "$OUT" --overwrite
 
 # SmolLM2-135M (when scripts/fetch-models.sh has fetched it): its best
 # W4A16 draft and W4A4, windows of 2,048 (about 26 minutes on 2 threads)
 if ls "${HYBRIDSPEC_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/hybridspec/models}"/smollm2-135m/*.gguf >/dev/null 2>&1; then
 	"$H" calib accept --target smollm2-135m --drafts w4a16-g64-asym \
 		--text "$DATA/TinyStories-valid-excerpt.txt" --window 2048 --threads 2 \
-		--gamma 8 --prompts 8 -o "$OUT"
+		--gamma 8 --prompts 8 -o "$OUT" --overwrite
 	"$H" calib accept --target smollm2-135m --drafts w4a4-g32-sym \
 		--text "$DATA/TinyStories-valid-excerpt.txt" --window 2048 --threads 2 \
-		--gamma 4 --prompts 4 -o "$OUT"
+		--gamma 4 --prompts 4 -o "$OUT" --overwrite
 else
 	echo "calib: smollm2-135m is not fetched: its profiles are left as they are"
 fi
 
 # the cloud GPU: no GPU here, so the roofline, marked uncalibrated
 "$H" calib gpu --roofline --gpu H100-SXM --model llama2-7b \
-	-o "$OUT/verify-H100-SXM-llama2-7b.json"
+	-o "$OUT/verify-H100-SXM-llama2-7b.json" --overwrite
 
 # fidelity of the simulator with profiles measured here (kept even when a
 # check misses its bound: that is a finding, and the table says which)

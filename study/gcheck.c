@@ -675,7 +675,7 @@ int gcheck_save(const struct gcheck *g, const char *path, struct err *e)
 	csv_header(f);
 	fclose(f);
 	head[strcspn(head, "\n")] = '\0';
-	if (jx_replaceable(path, ours, head, e) < 0)
+	if (jx_replaceable(path, ours, head, true, e) < 0)
 		return -1;
 	if (n >= 5 && !strcmp(path + n - 5, ".json")) {
 		rc = jx_save(path, j = gcheck_json(g), e);

@@ -218,8 +218,17 @@ static void calib_out(void)
 	free(kept);
 	CHECK_MSG(t_run("calib derive --device snapdragon-8-gen3 -o d.json", out,
 			sizeof(out)) == 0, "%s", out);
+	/* its own file: replaced only when asked */
 	CHECK_MSG(t_run("calib derive --device raspberry-pi-5 -o d.json", out,
-			sizeof(out)) == 0, "%s", out);
+			sizeof(out)) == 2 &&
+		  strstr(out, "'d.json' exists: add --overwrite to replace it"),
+		  "%s", out);
+	CHECK_MSG(t_run("calib derive --device raspberry-pi-5 -o d.json "
+			"--overwrite", out, sizeof(out)) == 0, "%s", out);
+	CHECK(t_run("calib derive --device raspberry-pi-5 -o keep.txt "
+		    "--overwrite", out, sizeof(out)) == 2 &&
+	      strstr(out, "'keep.txt' exists and is not a file hybridspec "
+			  "wrote"));
 	/* every command's files, checked before its work: a measurement,
 	 * a server, an edge */
 	CHECK(t_run("calib cpu --shape llama2-7b -o d.json --verify d.json", out,
@@ -243,6 +252,22 @@ static void calib_out(void)
 	      strstr(out, "its folder 'nowhere'"));
 	CHECK(t_run("eval accept --target m --draft m --text t --out .", out,
 		    sizeof(out)) == 2 && strstr(out, "'.' is a folder"));
+	/* a profile of its own, before the measurement */
+	CHECK(t_run("eval accept --target m --draft m --text t --out d.json",
+		    out, sizeof(out)) == 2 &&
+	      strstr(out, "'d.json' exists: add --overwrite"));
+	CHECK(t_run("calib cpu --shape llama2-7b -o d.json", out,
+		    sizeof(out)) == 2 && strstr(out, "'d.json' exists: add "
+						     "--overwrite"));
+	CHECK(t_run("calib gpu --roofline -o d.json", out, sizeof(out)) == 2 &&
+	      strstr(out, "'d.json' exists: add --overwrite"));
+	kept = t_slurp("d.json");
+	t_write("accept-m-w4a16.json", kept ? kept : "");
+	free(kept);
+	CHECK_MSG(t_run("calib accept --target m --drafts w8a16,w4a16 --text t "
+			"-o .", out, sizeof(out)) == 2 &&
+		  strstr(out, "'./accept-m-w4a16.json' exists: add --overwrite") &&
+		  !strstr(out, "acceptance of"), "%s", out);
 	kept = t_slurp("keep.txt");
 	CHECK(kept && !strcmp(kept, "precious\n"));
 	free(kept);
