@@ -11,6 +11,7 @@
 #include "rt.h"
 #include "kbench.h"
 #include "pool.h"
+#include "prof.h"
 #include "shape.h"
 #include "spec.h"
 #include "synth.h"
@@ -434,9 +435,10 @@ static int cut_lists(const struct calib_model *c, int *ctx, int *pre,
 			pre[i] = 0;
 			break;
 		}
-	if (!ctx[0] || !ctx[1] || !pre[0])
-		return err_set(e, "calib cpu: expected two contexts (--ctx) and a "
-			       "prefill (--prefill) that %s's %d positions hold",
+	if (!ctx[0] || !ctx[1] || !pre[0] || !pre[1])
+		return err_set(e, "calib cpu: expected two contexts (--ctx) and "
+			       "two prefill lengths (--prefill) that %s's %d "
+			       "positions hold: a line is fitted to each",
 			       c->name, seq_len);
 	return 0;
 }
@@ -452,6 +454,8 @@ json_t *calib_cpu_profile(const struct calib_cpu_job *j, const json_t *prov,
 							       : NULL };
 	char host[128] = "this machine";
 	struct calib_model c;
+	struct prof_edge pe;
+	struct err why;
 	json_t *profile;
 
 	HS_ASSERT(nctx >= 1 && nctx < CALIB_MAX_POINTS &&
@@ -472,11 +476,23 @@ json_t *calib_cpu_profile(const struct calib_cpu_job *j, const json_t *prov,
 		return NULL;
 	}
 	profile = calib_cpu(&c, &o, prov, verify);
+	print_fit(profile);
 	if (!j->device)
 		gethostname(host, sizeof(host) - 1);
 	json_object_set_new(profile, "device", json_string(j->device ? j->device
 								    : host));
-	print_fit(profile);
 	calib_model_release(&c);
+	/* what the simulator's reader refuses is not written: a fit whose
+	 * prefill is no slower for more tokens, or whose step costs nothing
+	 * at context 0 (times flat or falling within their noise) */
+	if (prof_edge_parse(profile, "the measured profile", &pe, &why) < 0) {
+		err_set(e, "calib cpu: %.600s: time contexts and prompts further "
+			"apart (--ctx, --prefill), with more --reps, on a quieter "
+			"machine", why.msg);
+		json_decref(profile);
+		json_decref(*verify);
+		*verify = NULL;
+		return NULL;
+	}
 	return profile;
 }

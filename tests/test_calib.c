@@ -568,7 +568,7 @@ static void test_cpu_kernel(void)
 		return;
 	t_absolute_dirs();
 	snprintf(args, sizeof(args), "calib cpu --model stories260K --ctx 16,32 "
-		 "--prefill 16 --reps 1 --kernel ref -o %s", path);
+		 "--prefill 16,32 --reps 1 --kernel ref -o %s", path);
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
 	p = json_load_file(path, 0, NULL);
 	CHECK(p && !strcmp(json_string_value(json_object_get(p, "kernel")), "ref") &&
