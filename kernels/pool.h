@@ -11,8 +11,10 @@ struct kpool *kpool_new(int threads, void (*thread_init)(void));
 void kpool_free(struct kpool *p);
 
 /* Calls fn(ctx, r0, r1) on disjoint ranges covering [0, n) (rows in
- * multiples of align, the last range excepted), one range a thread, and
- * returns when all are done. p may be NULL: one thread. */
+ * multiples of align, the last range excepted), on every thread, and
+ * returns when all are done: a thread's share of the rows, in up to four
+ * pieces that a thread done with its own may take over (pool.c). p may
+ * be NULL: one thread. */
 void kpool_run(struct kpool *p, void (*fn)(void *ctx, int r0, int r1),
 	       void *ctx, int n, int align);
 
