@@ -5,6 +5,7 @@
 #include "cli_sub.h"
 
 #include "gcheck.h"
+#include "fs.h"
 #include "gcompare.h"
 
 #include <stdio.h>
@@ -13,9 +14,10 @@ static const struct opt_cmd check_cmd = {
 	.name = "gpu check",
 	.usage = "[REFS] [--tables DIR] [--gpu-only] [--json] [-o FILE]\n"
 		 " [--quiet]",
-	.about = "Simulates each point of REFS (default configs/gpu-check/refs.json), a\n"
-		 "figure a serving framework published for a model on a GPU, and compares\n"
-		 "the simulator's answer with it; nothing is fitted to the figures. A point\n"
+	.about = "Simulates each point of REFS (default configs/gpu-check/refs.json, the\n"
+		 "repository's, found from any directory), a figure a serving framework\n"
+		 "published for a model on a GPU, and compares the simulator's answer\n"
+		 "with it; nothing is fitted to the figures. A point\n"
 		 "runs cloud_only: a static batch (every request at t = 0) or a closed loop\n"
 		 "of clients (6 requests each, back to back), fixed lengths, prompts\n"
 		 "prefilled whole, a WAN of RTT 1 ns at 1 Pb/s, one replica of the point's\n"
@@ -65,7 +67,9 @@ static int check_refs(const char *refs, const struct gcheck_opts *o,
 
 static int gpu_check(int argc, char **argv)
 {
-	struct gcheck_opts o = { .tables = "results/calib/gpu",
+	char tables[4200], refs[4200];
+	struct gcheck_opts o = { .tables = fs_repo_dir("results/calib/gpu", tables,
+						       sizeof(tables)),
 				 .progress = stderr };
 	const char *out = NULL;
 	bool json = false, quiet = false;
@@ -74,7 +78,8 @@ static int gpu_check(int argc, char **argv)
 			 "the GPU's time alone: no step overhead of a server\n"
 			 "(/cloud/gpu/overhead_s 0; the default is vLLM's)"),
 		OPT_STR("tables", 0, &o.tables, "DIR",
-			"the operator tables (default results/calib/gpu)"),
+			"the operator tables (default results/calib/gpu, the\n"
+			"repository's, found from any directory)"),
 		CLI_OPT_JSON(&json, "the whole result as JSON: {\"refs\", \"tables\",\n"
 			     "\"points\": [ROW], \"summary\": {\"decode\", \"prefill\",\n"
 			     "\"concurrency-bound\"}}"),
@@ -90,8 +95,9 @@ static int gpu_check(int argc, char **argv)
 		return rc;
 	if (quiet)
 		o.progress = NULL;
-	return check_refs(argc ? argv[0] : "configs/gpu-check/refs.json", &o,
-			  out, json, quiet);
+	return check_refs(argc ? argv[0] : fs_repo_dir("configs/gpu-check/refs.json",
+						       refs, sizeof(refs)),
+			  &o, out, json, quiet);
 }
 
 static const struct opt_cmd compare_cmd = {
@@ -115,8 +121,9 @@ static const struct opt_cmd compare_cmd = {
 
 static int gpu_compare(int argc, char **argv)
 {
+	char dir[4200];
 	const char *against = "H100-SXM", *gpu = NULL,
-		   *tables = "results/calib/gpu";
+		   *tables = fs_repo_dir("results/calib/gpu", dir, sizeof(dir));
 	bool json = false;
 	struct opt rows[] = {
 		OPT_STR("against", 0, &against, "PRESET",
@@ -126,7 +133,8 @@ static int gpu_compare(int argc, char **argv)
 			"the measured GPU's preset (default: the table's GPU name\n"
 			"less \"NVIDIA \")"),
 		OPT_STR("tables", 0, &tables, "DIR",
-			"the operator tables (default results/calib/gpu)"),
+			"the operator tables (default results/calib/gpu, the\n"
+			"repository's, found from any directory)"),
 		CLI_OPT_JSON(&json, "{\"gpu\", \"model\", \"dtype\", \"against\",\n"
 			     "\"against_pricing\", \"own_pricing\", \"rows\": [{\"tokens\",\n"
 			     "\"ctx\", \"measured_s\", \"against_s\", \"own_s\"}], \"summary\"}"),

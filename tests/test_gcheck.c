@@ -310,6 +310,9 @@ static void compare(void)
 	snprintf(args, sizeof(args), "gpu compare m.json --tables '%s'", tables);
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0 &&
 		  strstr(out, "H100-SXM: median |diff|"), "%s", out);
+	/* from a folder that is not the repository: the committed tables */
+	CHECK_MSG(t_run("gpu compare m.json", out, sizeof(out)) == 0 &&
+		  strstr(out, "H100-SXM: median |diff|"), "%s", out);
 }
 
 const struct tcase gcheck_tests[] = {
