@@ -140,44 +140,63 @@ const char *mload_models_dir(void)
 	return models_dirs(dirs) ? dirs[0] : NULL;
 }
 
+/* The model in folder dir, whose last component is base: base.bin (a
+ * llama2.c checkpoint), the folder itself (a Hugging Face config.json), or
+ * its one .gguf file; into path. The number of .gguf files where it holds
+ * none of these (0 or several), else -1. */
+static int model_in(const char *dir, const char *base, char *path, size_t cap)
+{
+	DIR *d;
+	struct dirent *de;
+	int found = 0;
+
+	snprintf(path, cap, "%s/%s.bin", dir, base);
+	if (is_file(path))
+		return -1;
+	snprintf(path, cap, "%s/config.json", dir);
+	if (is_file(path)) {
+		snprintf(path, cap, "%s", dir);
+		return -1;
+	}
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((de = readdir(d))) { /* the folder's one .gguf file */
+		size_t n = strlen(de->d_name);
+
+		if (n > 5 && !strcmp(de->d_name + n - 5, ".gguf")) {
+			snprintf(path, cap, "%s/%s", dir, de->d_name);
+			found++;
+		}
+	}
+	closedir(d);
+	return found == 1 ? -1 : found;
+}
+
 int mload_find(const char *name, char *path, size_t cap)
 {
 	const char *dirs[3];
 	int nd = models_dirs(dirs);
 
-	if (is_file(name) || is_dir(name)) {
+	if (is_file(name)) {
 		snprintf(path, cap, "%s", name);
 		return 0;
 	}
+	if (is_dir(name)) { /* a model's folder, given by its path */
+		char dir[2048];
+		const char *base;
+		size_t n;
+
+		snprintf(dir, sizeof(dir), "%s", name);
+		while ((n = strlen(dir)) > 1 && dir[n - 1] == '/')
+			dir[n - 1] = '\0';
+		base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+		return model_in(dir, base, path, cap) < 0 ? 0 : -1;
+	}
 	for (int i = 0; i < nd; i++) {
 		char dir[2048];
-		DIR *d;
-		struct dirent *de;
-		int found = 0;
 
-		snprintf(path, cap, "%s/%s/%s.bin", dirs[i], name, name);
-		if (is_file(path))
-			return 0;
 		snprintf(dir, sizeof(dir), "%s/%s", dirs[i], name);
-		if (!is_dir(dir))
-			continue;
-		snprintf(path, cap, "%s/config.json", dir);
-		if (is_file(path)) {
-			snprintf(path, cap, "%s", dir);
-			return 0;
-		}
-		if (!(d = opendir(dir)))
-			continue;
-		while ((de = readdir(d))) { /* the folder's one .gguf file */
-			size_t n = strlen(de->d_name);
-
-			if (n > 5 && !strcmp(de->d_name + n - 5, ".gguf")) {
-				snprintf(path, cap, "%s/%s", dir, de->d_name);
-				found++;
-			}
-		}
-		closedir(d);
-		if (found == 1)
+		if (is_dir(dir) && model_in(dir, name, path, cap) < 0)
 			return 0;
 	}
 	return -1;
@@ -256,6 +275,11 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 	const char *slash;
 
 	if (mload_find(name_or_path, path, sizeof(path)) < 0) {
+		if (is_dir(name_or_path))
+			return err_set(e, "model '%s': a folder without NAME.bin "
+				       "(NAME the folder's), config.json or one "
+				       ".gguf file (holding several: name one)",
+				       name_or_path);
 		if (!mload_models_dir())
 			return err_set(e, "model '%s': not a file, and no models "
 				       "folder ($HYBRIDSPEC_MODELS, ../shared/models "

@@ -46,6 +46,19 @@ static void stories_reference_output(void)
 	CHECK(t_run("generate --model stories260K --steps 40", out,
 		    sizeof(out)) == 0);
 	CHECK_MSG(!strncmp(out, want, strlen(want)), "got: %s", out);
+	{	/* the model's folder by its path, as its name finds it */
+		char args[8400];
+
+		snprintf(args, sizeof(args), "generate --model '%s/' --steps 40",
+			 model_file("stories260K"));
+		CHECK(t_run(args, out, sizeof(out)) == 0);
+		CHECK_MSG(!strncmp(out, want, strlen(want)), "got: %s", out);
+		t_write("a.gguf", "");
+		t_write("b.gguf", "");
+		CHECK_MSG(t_run("generate --model . --steps 1", out,
+				sizeof(out)) == 2 &&
+			  strstr(out, "'.': a folder without NAME.bin"), "%s", out);
+	}
 }
 
 /* Every line of the evaluation text survives encode and decode, with the
