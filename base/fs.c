@@ -165,6 +165,13 @@ int fs_dir_empty(const char *path)
 	return empty;
 }
 
+bool fs_is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int fs_exe_dir(char *buf, size_t n)
 {
 	ssize_t len = readlink("/proc/self/exe", buf, n - 1);

@@ -5,6 +5,7 @@
 #ifndef HS_FS_H
 #define HS_FS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -35,6 +36,8 @@ void fs_atomic_abort(struct fs_atomic *a);
  * e's message. */
 int fs_writable(const char *path, struct err *e);
 
+/* Whether path is a folder (links followed) */
+bool fs_is_dir(const char *path);
 /* Whether path is a folder with nothing in it */
 int fs_dir_empty(const char *path);
 

@@ -29,6 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the tokens of text the edge check drafts from */
+#define CHECK_PROMPT_TOKENS 64
+
 static void add_row(struct check *k, const char *name, double pred,
 		    double meas, double bound)
 {
@@ -105,8 +108,7 @@ static int sim_itl_s(json_t *profile, int np, int steps, double *itl,
  * for the reason time_rounds gives; the profile's draft table and fit are
  * replaced by these medians before the simulator reads it. */
 static int check_edge(struct check *k, const struct check_opts *o,
-		      const int *text, int ntext, const json_t *prov,
-		      struct err *e)
+		      const int *text, const json_t *prov, struct err *e)
 {
 	enum { NCTX = 6, ROUNDS_MAX = 15 };
 	static const int ctx[NCTX + 1] = { 16, 32, 64, 128, 256, 384, 0 };
@@ -114,7 +116,8 @@ static int check_edge(struct check *k, const struct check_opts *o,
 	struct calib_cpu_opts co = { .ctx = ctx, .prefill = pre, .reps = 3,
 		.min_s = 0.02, .stream_bytes = o->quick ? 64u << 20 : 0,
 		.progress = o->progress };
-	int np = 64, steps = o->quick ? 64 : 256, rounds = o->quick ? 3 : 15;
+	int np = CHECK_PROMPT_TOKENS, steps = o->quick ? 64 : 256,
+	    rounds = o->quick ? 3 : 15;
 	double cx[NCTX], ct[NCTX], td[NCTX][ROUNDS_MAX], *tg[ROUNDS_MAX];
 	double a, b, res, pred, meas = 0;
 	struct calib_model c;
@@ -126,7 +129,7 @@ static int check_edge(struct check *k, const struct check_opts *o,
 	if (calib_model_init(&c, o->draft, NULL, o->draft_quant, o->threads, 0,
 			     e) < 0)
 		return -1;
-	if (np + steps > c.m.c.seq_len || np > ntext) {
+	if (np + steps > c.m.c.seq_len) {
 		calib_model_release(&c);
 		return err_set(e, "%s: seq_len %d holds no prompt of %d and %d "
 			       "tokens", o->draft, c.m.c.seq_len, np, steps);
@@ -280,8 +283,9 @@ int check_run(struct check *k, const struct check_opts *o, const json_t *prov,
 	char excerpt[1100];
 
 	k->n = 0;
-	snprintf(excerpt, sizeof(excerpt), "%s/TinyStories-valid-excerpt.txt",
-		 mload_data_dir());
+	if (!o->text && !mload_data_file("TinyStories-valid-excerpt.txt", excerpt,
+					 sizeof(excerpt), e))
+		return -1;
 	/* the prompt: real text, tokenized by the draft's tokenizer */
 	if (calib_model_init(&tm, o->draft, NULL, "f32", 1, 0, e) < 0)
 		return -1;
@@ -289,7 +293,14 @@ int check_run(struct check *k, const struct check_opts *o, const json_t *prov,
 	calib_model_release(&tm);
 	if (!text)
 		return -1;
-	rc = check_edge(k, o, text, ntext, prov, e) < 0 ||
+	if (ntext < CHECK_PROMPT_TOKENS) {
+		free(text);
+		return err_set(e, "%s: %d tokens of %s's tokenizer, fewer than "
+			       "the %d of the prompt the check drafts from",
+			       o->text ? o->text : excerpt, ntext, o->draft,
+			       CHECK_PROMPT_TOKENS);
+	}
+	rc = check_edge(k, o, text, prov, e) < 0 ||
 	     check_verify(k, o, prov, e) < 0 ? -1 : 0;
 	free(text);
 	return rc;

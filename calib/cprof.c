@@ -648,6 +648,20 @@ int calib_import_profiles(const struct calib_import *o, const json_t *prov,
 	int rc = -1;
 
 	memset(g, 0, sizeof(g));
+	if (o->gpu) { /* one of the GPUs a profile folder may hold */
+		char known[128] = "";
+		size_t at = 0, k = 0;
+
+		for (; k < N_GPUS && strcmp(o->gpu, gpus[k].preset); k++)
+			at += (size_t)snprintf(known + at, sizeof(known) - at,
+					       "%s%s", k ? ", " : "", gpus[k].preset);
+		if (k == N_GPUS) {
+			json_decref(curves);
+			json_decref(held);
+			return err_set(e, "--gpu: expected one of %s (the GPUs of "
+				       "Vidur's profiles), got '%s'", known, o->gpu);
+		}
+	}
 	extra = json_pack("{s:s, s:O}", "source", o->source, "provenance",
 			  prov);
 	if (find_compute(o->dir, compute, network, sizeof(compute), e) < 0 ||

@@ -262,6 +262,9 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 						      *p);
 		}
 		calib_device_names_free(names);
+		if (!found && !fs_is_dir(dir))
+			return err_set(e, "the device library '%s' is not a folder "
+				       "(--library, $HYBRIDSPEC_DEVICES)", dir), -1;
 		if (!found)
 			return err_set(e, "unknown device '%s' (known in %s: %s; or "
 				       "give a device file)", name_or_path, dir,

@@ -4,6 +4,7 @@
  * in the set, so a held-out prediction never sees its own figures. */
 #include "dfit.h"
 
+#include "fs.h"
 #include "mem.h"
 #include "order.h"
 
@@ -255,7 +256,9 @@ static struct calib_device *library_load(const char *dir, int *n,
 		k++;
 	if (!k) {
 		calib_device_names_free(names);
-		err_set(e, "calib devices: no device files in %s", dir);
+		err_set(e, fs_is_dir(dir) ? "calib devices: no device files in %s"
+			: "calib devices: the device library '%s' is not a "
+			  "folder (--library, $HYBRIDSPEC_DEVICES)", dir);
 		return NULL;
 	}
 	devs = xcalloc((size_t)k + 1, sizeof(*devs));

@@ -7,6 +7,7 @@
 
 #include "rng.h"
 #include "spec.h"
+#include "fs.h"
 #include "mem.h"
 
 #include <stdio.h>
@@ -102,13 +103,6 @@ static int is_file(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int is_dir(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* The models folders, in the order they are searched: $HYBRIDSPEC_MODELS,
  * ../shared/models, then the cache scripts/fetch-models.sh fills. */
 static int models_dirs(const char **dirs)
@@ -117,9 +111,9 @@ static int models_dirs(const char **dirs)
 	const char *env = getenv("HYBRIDSPEC_MODELS"), *xdg, *home;
 	int n = 0;
 
-	if (env && is_dir(env))
+	if (env && fs_is_dir(env))
 		dirs[n++] = env;
-	if (is_dir("../shared/models"))
+	if (fs_is_dir("../shared/models"))
 		dirs[n++] = "../shared/models";
 	xdg = getenv("XDG_CACHE_HOME");
 	home = getenv("HOME");
@@ -128,7 +122,7 @@ static int models_dirs(const char **dirs)
 	else
 		snprintf(cache, sizeof(cache), "%s/.cache/hybridspec/models",
 			 home ? home : ".");
-	if (is_dir(cache))
+	if (fs_is_dir(cache))
 		dirs[n++] = cache;
 	return n;
 }
@@ -181,7 +175,7 @@ int mload_find(const char *name, char *path, size_t cap)
 		snprintf(path, cap, "%s", name);
 		return 0;
 	}
-	if (is_dir(name)) { /* a model's folder, given by its path */
+	if (fs_is_dir(name)) { /* a model's folder, given by its path */
 		char dir[2048];
 		const char *base;
 		size_t n;
@@ -196,7 +190,7 @@ int mload_find(const char *name, char *path, size_t cap)
 		char dir[2048];
 
 		snprintf(dir, sizeof(dir), "%s/%s", dirs[i], name);
-		if (is_dir(dir) && model_in(dir, name, path, cap) < 0)
+		if (fs_is_dir(dir) && model_in(dir, name, path, cap) < 0)
 			return 0;
 	}
 	return -1;
@@ -206,7 +200,19 @@ const char *mload_data_dir(void)
 {
 	const char *env = getenv("HYBRIDSPEC_DATA");
 
-	return env && is_dir(env) ? env : "../shared/data";
+	return env && fs_is_dir(env) ? env : "../shared/data";
+}
+
+const char *mload_data_file(const char *name, char *buf, size_t n,
+			    struct err *e)
+{
+	snprintf(buf, n, "%s/%s", mload_data_dir(), name);
+	if (is_file(buf))
+		return buf;
+	err_set(e, "%s: not there: the evaluation texts are found in "
+		"$HYBRIDSPEC_DATA, else ../shared/data; give the folder that "
+		"holds %s there, or a text with --text", buf, name);
+	return NULL;
 }
 
 /* GPTQ on calibration tokens sampled from the FP32 model itself. */
@@ -275,7 +281,7 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 	const char *slash;
 
 	if (mload_find(name_or_path, path, sizeof(path)) < 0) {
-		if (is_dir(name_or_path))
+		if (fs_is_dir(name_or_path))
 			return err_set(e, "model '%s': a folder without NAME.bin "
 				       "(NAME the folder's), config.json or one "
 				       ".gguf file (holding several: name one)",
@@ -292,7 +298,7 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 			       "stories260K and tinystories656K)",
 			       name_or_path, name_or_path, name_or_path);
 	}
-	if (is_dir(path)) {
+	if (fs_is_dir(path)) {
 		snprintf(dir, sizeof(dir), "%s", path);
 		if (hf_load(m, dir, e) < 0)
 			return -1;

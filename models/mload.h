@@ -53,5 +53,10 @@ int mload_spec(const char *arg, const char *def_quant, struct llama *m,
 const char *mload_models_dir(void);
 /* The evaluation texts: $HYBRIDSPEC_DATA, else ../shared/data. Borrowed. */
 const char *mload_data_dir(void);
+/* The text called name in mload_data_dir() into buf (n bytes): buf, or
+ * NULL with e naming the folder, where to set it, and --text, when it is
+ * not there. */
+const char *mload_data_file(const char *name, char *buf, size_t n,
+			    struct err *e);
 
 #endif

@@ -698,11 +698,10 @@ void valrun_run(const struct valrun_opts *o, struct valrun_result *r,
 		sweep_release(&x.sw);
 		return;
 	}
-	if (!text) {
-		snprintf(textbuf, sizeof(textbuf),
-			 "%.4000s/TinyStories-valid-excerpt.txt",
-			 mload_data_dir() ? mload_data_dir() : "../shared/data");
-		text = textbuf;
+	if (!text && !(text = mload_data_file("TinyStories-valid-excerpt.txt",
+					      textbuf, sizeof(textbuf), e))) {
+		sweep_release(&x.sw);
+		return;
 	}
 	snprintf(r->out, sizeof(r->out), o->out ? "%s" : "results/runs/validate-%s",
 		 o->out ? o->out : x.sw.name);

@@ -910,6 +910,19 @@ static void model_commands_bad_options(void)
 		{ "serve --listen localhost", "--listen localhost: not an IPv4 "
 		  "address" },
 		{ "edge --protocol sync --window 8", "--window is async's" },
+		/* names a user gets wrong: what there is, said */
+		{ "calib derive --device raspberry-pi-5 --library nowhere",
+		  "the device library 'nowhere' is not a folder" },
+		{ "calib devices --library nowhere", "the device library "
+		  "'nowhere' is not a folder" },
+		{ "calib import-profiles . --gpu H200", "--gpu: expected one of "
+		  "A100-80G, H100-SXM, A40 (the GPUs of Vidur's profiles), got "
+		  "'H200'" },
+		{ "calib gpu --roofline --gpu H300", "--gpu: unknown GPU preset "
+		  "'H300' (known: H100-SXM, " },
+		{ "calib accept --target m --drafts w8a16,w8a16 --text t -o .",
+		  "--drafts: expected a format not listed before, got "
+		  "\"w8a16\" twice" },
 		{ "edge --silence-s 0.5 --wan '{\"rtt_s\": 1}'", "--silence-s 0.5 "
 		  "is no longer than the link's round trip (1 s)" },
 	};
