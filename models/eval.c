@@ -53,8 +53,8 @@ int eval_generate(const struct eval_gen *o, FILE *out, struct err *e)
 	if (ntok == 0) /* no prompt and no start token: begin from it anyway */
 		toks[ntok++] = t.bos;
 	if (ntok > m.c.seq_len) {
-		err_set(e, "the prompt is %d tokens, more than %s's context of "
-			"%d", ntok, o->model, m.c.seq_len);
+		err_set(e, "--prompt: %d tokens, more than %s's context of %d",
+			ntok, o->model, m.c.seq_len);
 		free(toks);
 		llama_release(&m);
 		tok_release(&t);
@@ -64,8 +64,11 @@ int eval_generate(const struct eval_gen *o, FILE *out, struct err *e)
 	logits = xmalloc(sizeof(float) * (size_t)m.c.vocab);
 	p = xmalloc(sizeof(double) * (size_t)m.c.vocab);
 	r = rng_new(o->seed, rng_stream_id("generate"));
-	if (steps > m.c.seq_len)
+	if (steps > m.c.seq_len) {
+		fprintf(stderr, "generate: --steps %lld is more than %s's context: "
+			"%d tokens at most\n", steps, o->model, m.c.seq_len);
 		steps = m.c.seq_len;
+	}
 	/* the prompt in one block, then a token at a time; logits holds the
 	 * last token's */
 	llama_forward_last(&m, &st, toks, ntok, 0, logits);

@@ -973,8 +973,14 @@ static void model_commands_bad_options(void)
 			strcat(big, "the dog ");
 		strcat(big, "'");
 		CHECK_MSG(t_run(big, out, sizeof(out)) == 2 &&
+			  strstr(out, "--prompt: ") &&
 			  strstr(out, "more than stories260K's context of"), "%s",
 			  out);
+		/* more steps than the context holds: said, and the context's */
+		CHECK_MSG(t_run("generate --model stories260K --steps 600", out,
+				sizeof(out)) == 0 &&
+			  strstr(out, "--steps 600 is more than stories260K's "
+				 "context: 512 tokens at most"), "%s", out);
 	}
 	for (size_t i = 0; i < sizeof(helps) / sizeof(helps[0]); i++) {
 		snprintf(args, sizeof(args), "%s --help", helps[i]);
