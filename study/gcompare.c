@@ -84,6 +84,12 @@ int gcompare_run(struct gcompare *g, const char *path, const char *gpu,
 			"(\"gpu\", \"model\", \"calibrated\": true)", path);
 		goto out;
 	}
+	if (!json_is_string(json_object_get(prov, "gpu_device"))) {
+		err_set(e, "%s: expected a table that calib gpu measured on a "
+			"GPU (its provenance names the gpu_device), got one of "
+			"%s (calib cpu --verify times a CPU)", path, name);
+		goto out;
+	}
 	snprintf(g->gpu, sizeof(g->gpu), "%s", gpu ? gpu
 		 : strncmp(name, "NVIDIA ", 7) ? name : name + 7);
 	snprintf(g->against, sizeof(g->against), "%s", against);

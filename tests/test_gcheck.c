@@ -262,7 +262,8 @@ static void command(void)
 	"{\"kind\": \"verify\", \"gpu\": \"NVIDIA H200\", \"model\": " \
 	"\"llama2-7b\", \"calibrated\": " cal ", \"tokens\": [1, 64], " \
 	"\"ctx\": [128, 2048], \"seconds\": [[0.008, 0.02], [0.01, 0.04]], " \
-	"\"provenance\": {\"quant\": \"" quant "\"}}"
+	"\"provenance\": {\"gpu_device\": \"NVIDIA H200\", \"quant\": \"" \
+	quant "\"}}"
 
 static void compare(void)
 {
@@ -307,6 +308,13 @@ static void compare(void)
 	      strstr(e.msg, "H300"));
 	CHECK(t_run("gpu compare r.json", out, sizeof(out)) == 2 &&
 	      strstr(out, "r.json: expected a table"));
+	/* a CPU's table (calib cpu --verify): no GPU named */
+	t_write("c.json", "{\"kind\": \"verify\", \"gpu\": \"cpu-2t\", "
+		"\"model\": \"llama2-7b\", \"calibrated\": true, \"tokens\": [1], "
+		"\"ctx\": [128], \"seconds\": [[0.5]], \"provenance\": {}}");
+	CHECK_MSG(t_run("gpu compare c.json", out, sizeof(out)) == 2 &&
+		  strstr(out, "c.json: expected a table that calib gpu measured "
+			 "on a GPU") && strstr(out, "got one of cpu-2t"), "%s", out);
 	snprintf(args, sizeof(args), "gpu compare m.json --tables '%s'", tables);
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0 &&
 		  strstr(out, "H100-SXM: median |diff|"), "%s", out);
