@@ -732,8 +732,9 @@ int calib_import_profiles(const struct calib_import *o, const json_t *prov,
 	rc = jx_save(path, doc, e);
 	json_decref(doc);
 	if (rc == 0) {
-		fprintf(stderr, "calib: wrote %s (%zu GPUs, %zu tables)\n", path,
-			ng, tables);
+		fprintf(stderr, "calib: wrote %s (%zu GPU%s, %zu table%s)\n",
+			path, ng, ng == 1 ? "" : "s", tables,
+			tables == 1 ? "" : "s");
 		if (o->print_rows)
 			print_rows(g, N_GPUS);
 	}

@@ -102,14 +102,15 @@ static json_t *extrapolation(const struct calib_device *d, double params)
 		snprintf(s, sizeof(s), "the device has no figure of its own: its "
 			 "level is its class's fit on its datasheet");
 	else if (params < lo / 1.1 || params > 1.1 * hi)
-		snprintf(s, sizeof(s), "%.2g weights, %.1fx %s the device's "
-			 "figures (%.2g to %.2g)", params,
+		snprintf(s, sizeof(s), "%.2gB weights, %.1fx %s the device's "
+			 "figures (%.2gB to %.2gB)", params / 1e9,
 			 params > hi ? params / hi : lo / params,
 			 params > hi ? "beyond the largest of" :
-				       "below the smallest of", lo, hi);
+				       "below the smallest of", lo / 1e9, hi / 1e9);
 	else
-		snprintf(s, sizeof(s), "%.2g weights, inside the device's "
-			 "figures (%.2g to %.2g)", params, lo, hi);
+		snprintf(s, sizeof(s), "%.2gB weights, inside the device's "
+			 "figures (%.2gB to %.2gB)", params / 1e9, lo / 1e9,
+			 hi / 1e9);
 	return json_string(s);
 }
 
@@ -307,19 +308,26 @@ static void say_band(const json_t *b, FILE *f)
 		fprintf(f, " (no held-out figure)");
 }
 
+/* A rate to three figures, whole from 100 up (77700, not 7.77e+04) */
+static void say_rate(FILE *f, const char *what, double v)
+{
+	fprintf(f, v >= 100 ? "%s %.0f tokens/s" : "%s %.3g tokens/s", what, v);
+}
+
 void calib_derive_say(const json_t *derived, FILE *f)
 {
 	const json_t *d = json_object_get(derived, "derivation");
 	const json_t *pr = json_object_get(d, "predicted");
 	const json_t *ho = json_object_get(d, "held_out");
 
-	fprintf(f, "calib: %s, %s: decode %.3g tokens/s",
+	fprintf(f, "calib: %s, %s: ",
 		json_string_value(json_object_get(derived, "device")),
-		json_string_value(jx_at((json_t *)d, "/model/name")),
-		json_number_value(json_object_get(pr, "decode_tokens_per_s")));
+		json_string_value(jx_at((json_t *)d, "/model/name")));
+	say_rate(f, "decode",
+		 json_number_value(json_object_get(pr, "decode_tokens_per_s")));
 	say_band(json_object_get(ho, "decode"), f);
-	fprintf(f, ", prefill %.3g tokens/s",
-		json_number_value(json_object_get(pr, "prefill_tokens_per_s")));
+	say_rate(f, ", prefill",
+		 json_number_value(json_object_get(pr, "prefill_tokens_per_s")));
 	say_band(json_object_get(ho, "prefill"), f);
 	fprintf(f, "; %s\n", json_string_value(json_object_get(d,
 							       "extrapolation")));

@@ -10,7 +10,8 @@
 
 struct err;
 
-#define CLI_CALIB_EXIT "0 done, 2 bad usage or bad input (a missing model, a bad file)"
+#define CLI_CALIB_EXIT "0 done, 2 bad usage or bad input (a file, model or name\n" \
+	"that is not there or not right)"
 
 /* the subcommands of cli_calib_measure.c */
 int cli_calib_cpu(int argc, char **argv);   /* "calib cpu" */

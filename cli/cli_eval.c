@@ -18,7 +18,10 @@
 	"(smollm2-135m) the whole file is one text (CR LF read as LF).\n"
 #define EVAL_EXIT \
 	"0 done, 2 bad usage or bad input (a missing model or\n" \
-	"text, a file that cannot be written)"
+	"text)"
+#define EVAL_EXIT_OUT \
+	"0 done, 2 bad usage or bad input (a missing model or\n" \
+	"text, a profile that cannot be written)"
 
 /* The threads both take by default: every online CPU (a window's forward
  * is a batch; its linear layers and attention split over them) */
@@ -72,7 +75,7 @@ static const struct opt_cmd accept_cmd = {
 		 "left out); greedy verification, or rejection sampling at temperature\n"
 		 "T > 0. --out writes PROFILE (JSON) and PROFILE.bits (P.bits for\n"
 		 "P.json), the accept/reject bits the simulator's trace model replays.\n",
-	.exit_status = EVAL_EXIT,
+	.exit_status = EVAL_EXIT_OUT,
 	.required = { "target", "draft", "text" },
 };
 
