@@ -47,7 +47,7 @@ struct kpool {
 	struct kpool_next *next; /* (n) of each range, a cache line each:
 				    written by the threads that take its
 				    pieces, its owner first */
-	atomic_int left;        /* pieces of gen not yet done */
+	atomic_ulong left;      /* pieces of gen not yet done */
 	int quit;
 	void (*fn)(void *, int, int);
 	void *ctx;
@@ -71,13 +71,12 @@ static int pieces_of(int units)
 	return k < 1 ? (units > 0) : k > KPOOL_PIECES ? KPOOL_PIECES : k;
 }
 
-/* Runs piece j of range i */
-static void run_piece(const struct kpool *p, int i, int j)
+/* Runs piece j of range i's k */
+static void run_piece(const struct kpool *p, int i, int j, int k)
 {
-	int u0, u1, k, r0, r1;
+	int u0, u1, r0, r1;
 
 	units_of(p, i, &u0, &u1);
-	k = pieces_of(u1 - u0);
 	r0 = (u0 + (int)((long)(u1 - u0) * j / k)) * p->align;
 	r1 = (u0 + (int)((long)(u1 - u0) * (j + 1) / k)) * p->align;
 	if (r1 > p->rows)
@@ -100,10 +99,11 @@ static void run_piece(const struct kpool *p, int i, int j)
 static void take_pieces(struct kpool *p, unsigned long g, int own)
 {
 	const unsigned long long tag = NEXT_WORD(g, 0, 0);
-	int did = 0;
+	unsigned long did = 0;
 
 	for (int d = 0; d < p->n; d++) {
-		atomic_ullong *nx = &p->next[(own + d) % p->n].w;
+		const int i = (own + d) % p->n;
+		atomic_ullong *nx = &p->next[i].w;
 		unsigned long long w = atomic_load_explicit(nx, memory_order_acquire);
 
 		while ((w & ~0xffffffffULL) == tag &&
@@ -112,7 +112,7 @@ static void take_pieces(struct kpool *p, unsigned long g, int own)
 				    nx, &w, w + 1, memory_order_acq_rel,
 				    memory_order_acquire))
 				continue;
-			run_piece(p, (own + d) % p->n, (int)(w & 0xffff));
+			run_piece(p, i, (int)(w & 0xffff), (int)(w >> 16 & 0xffff));
 			did++;
 			w = atomic_load_explicit(nx, memory_order_acquire);
 		}
@@ -133,28 +133,16 @@ static long long now_ns(void)
 	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* Watches *v for up to KPOOL_SPIN_NS; whether it came to differ from
- * `seen` (a new generation) */
-static bool spin_new(atomic_ulong *v, unsigned long seen)
+/* Watches *v for up to KPOOL_SPIN_NS; whether (*v == val) came to be
+ * `equal` (a new generation: gen != seen; the pieces done: left == 0). */
+static bool spin_until(atomic_ulong *v, unsigned long val, bool equal)
 {
 	long long end = now_ns() + KPOOL_SPIN_NS;
 
 	do {
 		for (int i = 0; i < 64; i++)
-			if (atomic_load_explicit(v, memory_order_acquire) != seen)
-				return true;
-	} while (now_ns() < end);
-	return false;
-}
-
-/* Watches left for up to KPOOL_SPIN_NS; whether it came to 0 */
-static bool spin_done(atomic_int *left)
-{
-	long long end = now_ns() + KPOOL_SPIN_NS;
-
-	do {
-		for (int i = 0; i < 64; i++)
-			if (atomic_load_explicit(left, memory_order_acquire) == 0)
+			if ((atomic_load_explicit(v, memory_order_acquire) ==
+			     val) == equal)
 				return true;
 	} while (now_ns() < end);
 	return false;
@@ -179,7 +167,7 @@ static void *worker(void *arg)
 	for (;;) {
 		while (p->gen == seen && !p->quit) {
 			pthread_mutex_unlock(&p->mu);
-			bool fresh = spin_new(&p->gen, seen);
+			bool fresh = spin_until(&p->gen, seen, false);
 			pthread_mutex_lock(&p->mu);
 			if (!fresh && p->gen == seen && !p->quit)
 				pthread_cond_wait(&p->go, &p->mu);
@@ -241,8 +229,7 @@ void kpool_free(struct kpool *p)
 void kpool_run(struct kpool *p, void (*fn)(void *ctx, int r0, int r1),
 	       void *ctx, int n, int align)
 {
-	unsigned long g;
-	int total = 0;
+	unsigned long g, total = 0;
 
 	if (!p || p->n == 1) {
 		fn(ctx, 0, n);
@@ -259,7 +246,7 @@ void kpool_run(struct kpool *p, void (*fn)(void *ctx, int r0, int r1),
 
 		units_of(p, i, &u0, &u1);
 		k = pieces_of(u1 - u0);
-		total += k;
+		total += (unsigned long)k;
 		atomic_store_explicit(&p->next[i].w, NEXT_WORD(g, k, 0),
 				      memory_order_release);
 	}
@@ -268,7 +255,7 @@ void kpool_run(struct kpool *p, void (*fn)(void *ctx, int r0, int r1),
 	pthread_cond_broadcast(&p->go);
 	pthread_mutex_unlock(&p->mu);
 	take_pieces(p, g, 0);
-	if (spin_done(&p->left))
+	if (spin_until(&p->left, 0, true))
 		return;
 	pthread_mutex_lock(&p->mu);
 	while (atomic_load_explicit(&p->left, memory_order_acquire) > 0)
