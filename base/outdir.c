@@ -79,9 +79,9 @@ static void rm_stale(const char *dir)
 		digits = rest + 4;
 		errno = 0;
 		pid = strtol(digits, &end, 10);
+		/* this process's own is alive too: kill answers 0 */
 		if (!isdigit((unsigned char)*digits) || *end || errno ||
-		    pid <= 0 || pid == (long)getpid() ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		    pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		path = xmalloc(strlen(parent) + strlen(de->d_name) + 1);
 		sprintf(path, "%s%s", parent, de->d_name);

@@ -134,11 +134,10 @@ const char *mload_models_dir(void)
 	return models_dirs(dirs) ? dirs[0] : NULL;
 }
 
-/* The model in folder dir, whose last component is base: base.bin (a
- * llama2.c checkpoint), the folder itself (a Hugging Face config.json), or
- * its one .gguf file; into path. The number of .gguf files where it holds
- * none of these (0 or several), else -1. */
-static int model_in(const char *dir, const char *base, char *path, size_t cap)
+/* Whether folder dir, whose last component is base, holds a model: base.bin
+ * (a llama2.c checkpoint), a Hugging Face config.json (path: the folder),
+ * or one .gguf file; its path into path. */
+static bool model_in(const char *dir, const char *base, char *path, size_t cap)
 {
 	DIR *d;
 	struct dirent *de;
@@ -146,14 +145,14 @@ static int model_in(const char *dir, const char *base, char *path, size_t cap)
 
 	snprintf(path, cap, "%s/%s.bin", dir, base);
 	if (is_file(path))
-		return -1;
+		return true;
 	snprintf(path, cap, "%s/config.json", dir);
 	if (is_file(path)) {
 		snprintf(path, cap, "%s", dir);
-		return -1;
+		return true;
 	}
 	if (!(d = opendir(dir)))
-		return 0;
+		return false;
 	while ((de = readdir(d))) { /* the folder's one .gguf file */
 		size_t n = strlen(de->d_name);
 
@@ -163,7 +162,7 @@ static int model_in(const char *dir, const char *base, char *path, size_t cap)
 		}
 	}
 	closedir(d);
-	return found == 1 ? -1 : found;
+	return found == 1;
 }
 
 int mload_find(const char *name, char *path, size_t cap)
@@ -184,13 +183,13 @@ int mload_find(const char *name, char *path, size_t cap)
 		while ((n = strlen(dir)) > 1 && dir[n - 1] == '/')
 			dir[n - 1] = '\0';
 		base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-		return model_in(dir, base, path, cap) < 0 ? 0 : -1;
+		return model_in(dir, base, path, cap) ? 0 : -1;
 	}
 	for (int i = 0; i < nd; i++) {
 		char dir[2048];
 
 		snprintf(dir, sizeof(dir), "%s/%s", dirs[i], name);
-		if (fs_is_dir(dir) && model_in(dir, name, path, cap) < 0)
+		if (fs_is_dir(dir) && model_in(dir, name, path, cap))
 			return 0;
 	}
 	return -1;
