@@ -200,3 +200,14 @@ void fmt_field(FILE *f, const char *spec, ...)
 	}
 	va_end(ap);
 }
+
+const char *fmt_names(char *buf, size_t n, const char *const *names)
+{
+	size_t at = 0;
+
+	snprintf(buf, n, "none");
+	for (int i = 0; names[i] && at < n; i++)
+		at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "",
+				       names[i]);
+	return buf;
+}

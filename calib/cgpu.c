@@ -13,6 +13,7 @@
 
 #include "cost.h"
 #include "f16.h"
+#include "fmt.h"
 #include "gpu.h"
 #include "jx.h"
 #include "shape.h"
@@ -47,15 +48,11 @@ json_t *calib_gpu_roofline(const char *gpu, const char *shape,
 	struct cost c;
 
 	if (!g) {
-		const char *const *n = gpu_preset_names();
-		char known[512] = "";
-		size_t at = 0;
+		char known[512];
 
-		for (int i = 0; n[i] && at < sizeof(known); i++)
-			at += (size_t)snprintf(known + at, sizeof(known) - at,
-					       "%s%s", i ? ", " : "", n[i]);
-		return err_set(e, "--gpu: unknown GPU preset '%s' (known: %s)",
-			       gpu, known), NULL;
+		return err_set(e, "--gpu: unknown GPU preset '%s' (known: %s)", gpu,
+			       fmt_names(known, sizeof(known),
+					 gpu_preset_names())), NULL;
 	}
 	if (!s)
 		return unknown_shape(shape, e), NULL;

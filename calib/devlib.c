@@ -6,6 +6,7 @@
 #define _DEFAULT_SOURCE /* DT_REG */
 #include "devlib.h"
 
+#include "fmt.h"
 #include "fs.h"
 #include "jx.h"
 #include "mem.h"
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 const char *const calib_kernels[CALIB_NKERNELS + 1] = { "generic", "repack",
 							 NULL };
@@ -250,17 +250,12 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 	if (strchr(name_or_path, '/') || strstr(name_or_path, ".json")) {
 		snprintf(d->path, sizeof(d->path), "%s", name_or_path);
 	} else {
-		char **names = calib_device_names(dir), known[1024] = "";
-		size_t n = 0;
+		char **names = calib_device_names(dir), known[1024];
 		bool found = false;
 
-		for (char **p = names; *p; p++) {
+		for (char **p = names; *p; p++)
 			found |= !strcmp(*p, name_or_path);
-			if (n < sizeof(known) - 80)
-				n += (size_t)snprintf(known + n, sizeof(known) - n,
-						      "%s%s", p == names ? "" : ", ",
-						      *p);
-		}
+		fmt_names(known, sizeof(known), (const char *const *)names);
 		calib_device_names_free(names);
 		if (!found && !fs_is_dir(dir))
 			return err_set(e, "the device library '%s' is not a folder "
@@ -268,7 +263,7 @@ int calib_device_load(struct calib_device *d, const char *name_or_path,
 		if (!found)
 			return err_set(e, "unknown device '%s' (known in %s: %s; or "
 				       "give a device file)", name_or_path, dir,
-				       n ? known : "none"), -1;
+				       known), -1;
 		snprintf(d->path, sizeof(d->path), "%s/%s.json", dir, name_or_path);
 	}
 	if (!(d->doc = jx_load(d->path, e)))
@@ -341,15 +336,11 @@ void calib_device_release(struct calib_device *d)
 
 int calib_kernel_find(const char *name, struct err *e)
 {
-	char known[256] = "";
-	size_t n = 0;
+	char known[256];
 
-	for (int k = 0; calib_kernels[k]; k++) {
+	for (int k = 0; calib_kernels[k]; k++)
 		if (!strcmp(calib_kernels[k], name))
 			return k;
-		n += (size_t)snprintf(known + n, sizeof(known) - n, "%s%s",
-				      k ? ", " : "", calib_kernels[k]);
-	}
 	return err_set(e, "unknown kernel family '%s' (known: %s)", name,
-		       known), -1;
+		       fmt_names(known, sizeof(known), calib_kernels)), -1;
 }

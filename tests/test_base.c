@@ -174,7 +174,20 @@ static void field_as_fprintf(void)
 	free(got);
 }
 
+/* A list of names for a message: joined, "none" for none, cut to fit */
+static void names_listed(void)
+{
+	static const char *const three[] = { "a", "bb", "ccc", NULL };
+	static const char *const none[] = { NULL };
+	char buf[64], small[6];
+
+	CHECK(!strcmp(fmt_names(buf, sizeof(buf), three), "a, bb, ccc"));
+	CHECK(!strcmp(fmt_names(buf, sizeof(buf), none), "none"));
+	CHECK(!strcmp(fmt_names(small, sizeof(small), three), "a, bb"));
+}
+
 const struct tcase base_tests[] = {
+	{ "base: a list of names for a message", names_listed },
 	{ "base: a ring keeps FIFO order through wrapping and growth",
 	  ring_fifo_order },
 	{ "base: whole files, folders, atomic writes", fs_whole_files },
