@@ -349,9 +349,9 @@ static void usage_errors(void)
 	CHECK(t_run("config --help", out, sizeof(out)) == 0 &&
 	      strstr(out, "--set POINTER=VALUE"));
 	CHECK(t_run("config", out, sizeof(out)) == 2);
-	CHECK(t_run("bench engine --steps 0", out, sizeof(out)) == 2 &&
+	CHECK(t_run("bench engine --steps 9999", out, sizeof(out)) == 2 &&
 	      strstr(out, "hybridspec bench engine: --steps: expected an "
-			  "integer >= 1, got \"0\""));
+			  "integer >= 10000, got \"9999\""));
 	CHECK(t_run("bench nothing", out, sizeof(out)) == 2);
 	CHECK(t_run("run c.json --seed 1 --seed 2", out, sizeof(out)) == 2 &&
 	      strstr(out, "--seed: given twice"));
@@ -898,7 +898,7 @@ static void model_commands_bad_options(void)
 		/* options that do nothing where given, or cannot work */
 		{ "bench kernels --quick --batch 16", "--quick and --batch "
 		  "cannot be given together" },
-		{ "bench engine --mm1 --steps 10", "--mm1 and --steps cannot be "
+		{ "bench engine --mm1 --steps 10000", "--mm1 and --steps cannot be "
 		  "given together" },
 		{ "run --columns c.json", "--columns takes nothing else" },
 		{ "serve --kv-blocks 4 --watermark-blocks 4", "--watermark-blocks "
