@@ -8,6 +8,7 @@
 #include "derive.h"
 #include "devlib.h"
 #include "dfit.h"
+#include "fs.h"
 #include "eval.h"
 #include "mload.h"
 
@@ -190,8 +191,8 @@ static int accept_sub(int argc, char **argv)
 		CLI_OPT_THREADS(&threads, 256, "the linear layers on N threads, 1 to 256\n"
 				"(default 1)"),
 		CLI_OPT_KERNEL(&o.kern),
-		OPT_STR("out", 'o', &dir, "DIR", "where the profiles go (default "
-			"results/calib)"),
+		OPT_STR("out", 'o', &dir, "DIR", "where the profiles go, made if it is not\n"
+			"there (default results/calib)"),
 		OPT_FLAG("overwrite", 0, &overwrite,
 			 "replace profiles in DIR if they exist (never a\n"
 			 "file hybridspec did not write)"),
@@ -231,17 +232,23 @@ static int accept_sub(int argc, char **argv)
 					      "listed before, got \"%s\" twice", t);
 				goto out;
 			}
-		accept_names(target, t, dir, draft, path);
-		if (eval_accept_writable(path, overwrite, &e) < 0) {
-			rc = cli_fail("%s", e.msg);
-			goto out;
-		}
 		q[n++] = t;
 	}
 	if (!n) {
 		rc = cli_fail("--drafts: expected a weight format or more, got "
 			      "\"%s\"", drafts);
 		goto out;
+	}
+	if (fs_mkdirs(dir, &e) < 0) {
+		rc = cli_fail("%s", e.msg);
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		accept_names(target, q[i], dir, draft, path);
+		if (eval_accept_writable(path, overwrite, &e) < 0) {
+			rc = cli_fail("%s", e.msg);
+			goto out;
+		}
 	}
 	for (int i = 0; i < n; i++) {
 		accept_names(target, q[i], dir, draft, path);
