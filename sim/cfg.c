@@ -1559,20 +1559,19 @@ static void workload_warnings(struct cfg *c)
 	}
 }
 
-/* An error at or below a pointer that --set gave says so: the value is
- * not in the file it names. */
+/* An error at or below a pointer that --set gave (at[i], its "-" read as
+ * the index it appended at) says so: the value is not in the file it
+ * names. */
 static void said_by_set(const char *file, const char *const *sets,
-			size_t n_sets, struct err *e)
+			char (*at)[JX_PTR_MAX], size_t n_sets, struct err *e)
 {
 	for (size_t i = 0; i < n_sets; i++) {
-		const char *eq = strchr(sets[i], '=');
-		char at[JX_PTR_MAX + 512];
+		char where[JX_PTR_MAX + 512];
 		size_t len;
 
-		snprintf(at, sizeof(at), "%s: %.*s", file, (int)(eq - sets[i]),
-			 sets[i]);
-		len = strlen(at);
-		if (!strncmp(e->msg, at, len) &&
+		snprintf(where, sizeof(where), "%s: %s", file, at[i]);
+		len = strlen(where);
+		if (!strncmp(e->msg, where, len) &&
 		    (e->msg[len] == ':' || e->msg[len] == '/')) {
 			len = strlen(e->msg);
 			snprintf(e->msg + len, sizeof(e->msg) - len, " (from --set "
@@ -1582,10 +1581,30 @@ static void said_by_set(const char *file, const char *const *sets,
 	}
 }
 
+/* ptr as the doc will know it once set: a last "-" of an array is the
+ * index it appends at */
+static void set_pointer(json_t *doc, const char *ptr, char *at)
+{
+	const char *slash = strrchr(ptr, '/');
+	char parent[JX_PTR_MAX], indexed[JX_PTR_MAX + 24];
+	json_t *a;
+
+	snprintf(at, JX_PTR_MAX, "%s", ptr);
+	if (!slash || strcmp(slash, "/-"))
+		return;
+	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - ptr), ptr);
+	if (!(a = jx_at(doc, parent)) || !json_is_array(a))
+		return;
+	snprintf(indexed, sizeof(indexed), "%s/%zu", parent, json_array_size(a));
+	if (strlen(indexed) < JX_PTR_MAX)
+		memcpy(at, indexed, strlen(indexed) + 1);
+}
+
 int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 	      const char *const *sets, size_t n_sets, struct err *e)
 {
 	struct jx x = { .file = file, .err = e };
+	char (*at)[JX_PTR_MAX] = xcalloc(n_sets + 1, JX_PTR_MAX);
 
 	*c = (struct cfg){ .file = xstrdup(file), .doc = doc };
 	for (size_t i = 0; i < n_sets; i++) {
@@ -1601,17 +1620,20 @@ int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 			goto fail;
 		}
 		snprintf(ptr, sizeof(ptr), "%.*s", (int)(eq - sets[i]), sets[i]);
+		set_pointer(c->doc, ptr, at[i]);
 		if (jx_set(c->doc, ptr, eq + 1, e) < 0)
 			goto fail;
 	}
 	if (read_top(c, &x) < 0) {
-		said_by_set(file, sets, n_sets, e);
+		said_by_set(file, sets, at, n_sets, e);
 		goto fail;
 	}
+	free(at);
 	protocol_warnings(c);
 	workload_warnings(c);
 	return 0;
 fail:
+	free(at);
 	cfg_release(c);
 	return -1;
 }

@@ -91,6 +91,14 @@ static void overrides(void)
 			  strstr(e.msg, "got 0 (from --set /cloud/replicas=0)"),
 			  "%s", e.msg);
 	}
+	/* and one inside an object appended with "-" */
+	{
+		const char *bad[] = { "/tenants/-={\"protocol\": {\"kind\": \"x\"}}" };
+
+		CHECK(cfg_load(&c, SMALL, bad, 1, &e) < 0);
+		CHECK_MSG(strstr(e.msg, "/protocol/kind: expected") &&
+			  strstr(e.msg, "(from --set /tenants/-="), "%s", e.msg);
+	}
 	/* the config's protocol made by an override keeps the default kind */
 	{
 		const char *g[] = { "/protocol/gamma=8" };
