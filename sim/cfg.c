@@ -21,6 +21,10 @@
  * epoch, not from the run's start */
 #define EPOCH_HINT_S 86400.0
 
+/* the roofline's achieved fractions of peak bandwidth and FLOP/s */
+#define ETA_BW_DEFAULT 0.8
+#define ETA_FLOPS_DEFAULT 0.6
+
 #define PROTO_NAME(kind, name, ...) name,
 #define PROTO_CAPS(kind, name, edge, cloud, spec, win, cdraft, hand) \
 	{ edge, cloud, spec, win, cdraft, hand },
@@ -1028,9 +1032,9 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 	    jx_num(x, v, p, "usd_per_hour", JX_NONNEG,
 		   base ? base->usd_per_hour : 0, &out->spec.usd_per_hour) < 0 ||
 	    jx_num(x, v, p, "eta_bw", (struct jx_range){ 0, 1, true, false },
-		   0.8, &out->eta_bw) < 0 ||
+		   ETA_BW_DEFAULT, &out->eta_bw) < 0 ||
 	    jx_num(x, v, p, "eta_flops", (struct jx_range){ 0, 1, true, false },
-		   0.6, &out->eta_flops) < 0 ||
+		   ETA_FLOPS_DEFAULT, &out->eta_flops) < 0 ||
 	    jx_num(x, v, p, "overhead_s", CFG_TIME0,
 		   out->pricing == PRICING_ROOFLINE ? 0.0005 : optab_overhead_s,
 		   &out->overhead_s) < 0)
@@ -1507,6 +1511,36 @@ static void protocol_warnings(struct cfg *c)
 	}
 }
 
+/* The roofline's fractions given other than their defaults where the
+ * cloud is not priced by the roofline: a measured table prices it, or
+ * the derived operator table (a resolved config carries the defaults, so
+ * rerunning one stays quiet). */
+static void gpu_warnings(struct cfg *c)
+{
+	static const struct {
+		const char *key;
+		double def;
+	} etas[] = { { "eta_bw", ETA_BW_DEFAULT },
+		     { "eta_flops", ETA_FLOPS_DEFAULT } };
+	const struct cfg_gpu *g = &c->cloud.gpu;
+	const char *by = g->vtab.nt || g->ops.tp
+		? "the measured table it reads"
+		: g->pricing == PRICING_DERIVED
+		? "its derived operator table (give \"pricing\": "
+		  "\"roofline\" to price it by these fractions)"
+		: NULL;
+
+	for (size_t k = 0; by && k < sizeof(etas) / sizeof(etas[0]); k++) {
+		char p[64];
+		json_t *v;
+
+		snprintf(p, sizeof(p), "/cloud/gpu/%s", etas[k].key);
+		if ((v = jx_at(c->doc, p)) && json_number_value(v) != etas[k].def)
+			cfg_warn(c, "%s: %g is not used: the cloud is priced by "
+				 "%s", p, json_number_value(v), by);
+	}
+}
+
 /* What a workload says that the run will not do as written:
  * - a trace whose first request comes more than a day in: its times are
  *   likely counted from an epoch, and the run would spend that idle time
@@ -1630,6 +1664,7 @@ int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 	}
 	free(at);
 	protocol_warnings(c);
+	gpu_warnings(c);
 	workload_warnings(c);
 	return 0;
 fail:
@@ -1664,7 +1699,8 @@ int cfg_cloud_default(struct cfg_cloud *cl, const char *gpu,
 	*cl = (struct cfg_cloud){ .replicas = 1, .weight_bytes = 2, .tp = 1,
 		.weight_dtype = gpu_dtype_find("fp16"),
 		.kv_dtype = gpu_dtype_find("fp16"),
-		.gpu = { .eta_bw = 0.8, .eta_flops = 0.6, .overhead_s = 0.0005,
+		.gpu = { .eta_bw = ETA_BW_DEFAULT,
+			 .eta_flops = ETA_FLOPS_DEFAULT, .overhead_s = 0.0005,
 			 .pricing = PRICING_ROOFLINE } };
 	if (!g)
 		return -1;

@@ -468,6 +468,44 @@ static void protocol_warnings(void)
 	}
 }
 
+/* The roofline's fractions given where the roofline does not price the
+ * cloud (a measured table or the derived operator table does) are a
+ * warning; their defaults, or the roofline pricing, are not. */
+static void gpu_warnings(void)
+{
+	static const struct {
+		const char *file, *set, *pricing, *want;
+	} cases[] = {
+		{ SMALL, "/cloud/gpu/eta_bw=0.5", "/cloud/gpu/pricing=derived",
+		  "/cloud/gpu/eta_bw: 0.5 is not used: the cloud is priced by "
+		  "its derived operator table" },
+		{ SMALL, "/cloud/gpu/eta_flops=0.3", "/cloud/gpu/pricing=roofline",
+		  NULL },
+		{ SMALL, "/cloud/gpu/eta_bw=0.8", "/cloud/gpu/pricing=derived",
+		  NULL },
+		{ "configs/paper/sync.json", "/cloud/gpu/eta_flops=0.3",
+		  "/cloud/gpu/pricing=roofline", "/cloud/gpu/eta_flops: 0.3 is "
+		  "not used: the cloud is priced by the measured table" },
+	};
+	struct cfg c;
+	struct err e;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *sets[] = { cases[i].set, cases[i].pricing };
+
+		if (cfg_load(&c, cases[i].file, sets, 2, &e) < 0) {
+			CHECK_MSG(0, "%s", e.msg);
+			continue;
+		}
+		CHECK_MSG(cases[i].want ? c.warnings &&
+			  !strncmp(c.warnings, cases[i].want,
+				   strlen(cases[i].want))
+			  : !c.warnings, "case %zu: warnings \"%s\"", i,
+			  c.warnings ? c.warnings : "");
+		cfg_release(&c);
+	}
+}
+
 /* A workload that will not run as written is a warning at its pointer: a
  * rate under the closed arrival, and a Poisson rate that falls to 0 for
  * ever before a tenant can expect its requests; one that can, or that
@@ -531,6 +569,8 @@ const struct tcase cfg_tests[] = {
 	  protocol_warnings },
 	{ "cfg: a rate the workload will not follow is a warning",
 	  workload_warnings },
+	{ "cfg: the roofline's fractions unused by the pricing are a warning",
+	  gpu_warnings },
 	{ "cfg: the small config loads with its values", loads_small },
 	{ "cfg: the resolved config is complete and stable",
 	  resolved_is_complete },
