@@ -447,19 +447,27 @@ char *sweep_run_dir(const struct sweep *s, const char *dir, size_t point,
 	return p;
 }
 
-/* "/a=1, /b=\"x\"": the point's values, for messages. */
-static void point_label(const struct sweep *s, size_t point, char *buf,
-			size_t n)
+void sweep_point_label(const struct sweep *s, size_t point, bool brief,
+		       char *buf, size_t n)
 {
 	size_t used = 0;
 
 	buf[0] = '\0';
 	for (size_t a = 0; a < s->n_axes && used < n; a++) {
 		size_t i = sweep_value_index(s, point, a);
-		char *val = value_text(json_array_get(s->axes[a].values, i), 15);
+		char *val = value_text(json_array_get(s->axes[a].values, i),
+				       brief ? 6 : 15);
+		const char *ptr = s->axes[a].ptr, *key = strrchr(ptr, '/');
 
+		/* a distribution's parameter is named with its key */
+		if (key && key > ptr &&
+		    (!strcmp(key, "/mean") || !strcmp(key, "/sd") ||
+		     !strcmp(key, "/value")))
+			while (--key > ptr && *key != '/')
+				;
 		used += (size_t)snprintf(buf + used, n - used, "%s%s=%s",
-					 a ? ", " : "", s->axes[a].ptr, val);
+					 a ? (brief ? " " : ", ") : "",
+					 brief && key ? key + 1 : ptr, val);
 		free(val);
 	}
 }
@@ -477,7 +485,7 @@ static int check_metrics(const struct sweep *s, json_t *summary, size_t point,
 
 		if (json_is_number(v) || json_is_null(v))
 			continue;
-		point_label(s, point, label, sizeof(label));
+		sweep_point_label(s, point, false, label, sizeof(label));
 		return err_set(e, "%s: /metrics/%zu: \"%s\" is %s in the "
 			       "summary.json of point %zu%s%s%s (`run --columns` "
 			       "lists its figures)", s->file, m, s->metrics[m],
@@ -553,7 +561,7 @@ static int check_point(const struct sweep *s, size_t p, struct said **w,
 	}
 	if (rc == 0)
 		return 0;
-	point_label(s, p, label, sizeof(label));
+	sweep_point_label(s, p, false, label, sizeof(label));
 	return err_prefix(e, "%s: point %zu%s%s%s", s->file, p,
 			  *label ? " (" : "", label, *label ? ")" : "");
 }

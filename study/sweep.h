@@ -66,6 +66,12 @@ int sweep_check(const struct sweep *s, char **warnings, struct err *e);
 /* The index into axis a's values that point takes. */
 size_t sweep_value_index(const struct sweep *s, size_t point, size_t a);
 
+/* The point's values in buf (n bytes): "/a/b=1, /c=\"x\"" (for messages),
+ * or brief "b=1 c=\"x\"" (for tables: the last key, a distribution's
+ * parameter named with its key, "rtt_s/mean=0.06", 6 digits). */
+void sweep_point_label(const struct sweep *s, size_t point, bool brief,
+		       char *buf, size_t n);
+
 /* The overrides of a run: the fixed ones, the point's values, and
  * "/seed=SEED" unless seed < 0. Caller frees with sweep_sets_free. */
 char **sweep_sets(const struct sweep *s, size_t point, long long seed,

@@ -76,32 +76,6 @@ static double rel(double sim, double real)
 	return real != 0 ? (sim - real) / real : 0;
 }
 
-/* "/tenants/0/count=4 /protocol/kind=sync" style label of a point. */
-static void point_label(const struct sweep *sw, size_t point, char *buf,
-			size_t n)
-{
-	size_t at = 0;
-
-	buf[0] = 0;
-	for (size_t a = 0; a < sw->n_axes && at < n; a++) {
-		char *v = json_dumps(json_array_get(sw->axes[a].values,
-						    sweep_value_index(sw, point, a)),
-				     JSON_ENCODE_ANY | JSON_COMPACT |
-				     JSON_REAL_PRECISION(6));
-		const char *ptr = sw->axes[a].ptr, *key = strrchr(ptr, '/');
-
-		/* a distribution's parameter is named with its key */
-		if (key && key > ptr &&
-		    (!strcmp(key, "/mean") || !strcmp(key, "/sd") ||
-		     !strcmp(key, "/value")))
-			while (--key > ptr && *key != '/')
-				;
-		at += (size_t)snprintf(buf + at, n - at, "%s%s=%s", a ? " " : "",
-				       key ? key + 1 : ptr, v);
-		free(v);
-	}
-}
-
 static json_t *side_json(const struct val_side *s)
 {
 	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "itl_s", s->itl_s,
@@ -565,7 +539,7 @@ static int run_point(void *ctx, size_t pt, struct err *e)
 	char label[512], *why;
 	int r;
 
-	point_label(&x->sw, pt, label, sizeof(label));
+	sweep_point_label(&x->sw, pt, true, label, sizeof(label));
 	r = rt_signal ? -1 : point(x, pt, label, e);
 	if (rt_signal)
 		return err_set(e, "stopped by signal %d", (int)rt_signal);

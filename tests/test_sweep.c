@@ -528,6 +528,17 @@ static void library(void)
 		CHECK(!strcmp(sets[5], "/seed=9"));
 	}
 	sweep_sets_free(sets, n);
+	{
+		char label[256];
+
+		sweep_point_label(&s, 5, false, label, sizeof(label));
+		CHECK_MSG(!strcmp(label, "/tenants/0/count=3, /protocol/kind="
+			  "\"sync\", /tenants/0/acceptance/alpha=0.9, "
+			  "/tenants/0/wan/rtt_s=0.08"), "%s", label);
+		sweep_point_label(&s, 5, true, label, sizeof(label));
+		CHECK_MSG(!strcmp(label, "count=3 kind=\"sync\" alpha=0.9 "
+			  "rtt_s=0.08"), "%s", label);
+	}
 	CHECK(sweep_check(&s, &warned, &e) == 0 && !warned);
 	sweep_release(&s);
 }
