@@ -212,9 +212,14 @@ static void front_gp(FILE *f, const struct plan *p, size_t n,
 			"     'front.csv' using 3:($8 * 1000) with linespoints pt 7 "
 			"lw 2 lc rgb '#0072b2' title 'Pareto front (of those that "
 			"meet it)', \\\n"
-			"     'front.csv' using 3:($8 * 1000):(sprintf('%%s x %%d', "
-			"stringcolumn(1), int($2))) with labels left offset 1, 0.4 "
-			"font ',8' notitle\n");
+			/* neighbours on the front labelled above and below
+			 * in turn, so that close ones do not overlap */
+			"     'front.csv' using 3:(int($0) %% 2 ? 1/0 : $8 * 1000):"
+			"(sprintf('%%s x %%d', stringcolumn(1), int($2))) with "
+			"labels left offset 1, 0.5 font ',8' notitle, \\\n"
+			"     'front.csv' using 3:(int($0) %% 2 ? $8 * 1000 : 1/0):"
+			"(sprintf('%%s x %%d', stringcolumn(1), int($2))) with "
+			"labels left offset 1, -0.6 font ',8' notitle\n");
 }
 
 /* Whether a beats b, both meeting the SLO: the replicas question's
