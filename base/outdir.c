@@ -23,6 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define OD_KIND_LINE "#kind " /* the manifest's first line: "#kind run" */
+
 static char *sibling(const char *dir, const char *what)
 {
 	const char *slash = strrchr(dir, '/');
@@ -268,17 +270,29 @@ static int list_entry(const char *path, const struct stat *sb, int flag,
 	return 0;
 }
 
-/* Whether dir (a results directory) may be replaced: every file in it
- * listed in its manifest, or no manifest (a results directory written
- * before them). */
-static int check_replace(const char *dir, struct err *e)
+/* Whether dir (a results directory) may be replaced by kind's: its
+ * manifest's kind the same (or none), every file in it listed in its
+ * manifest, or no manifest (a results directory written before them). */
+static int check_replace(const char *dir, const char *kind, struct err *e)
 {
 	char *path = join(dir, OD_MANIFEST), *text = fs_slurp(path, NULL);
+	size_t had = strlen(OD_KIND_LINE);
 	int rc = 0;
 
 	free(path);
 	if (!text)
 		return 0;
+	if (!strncmp(text, OD_KIND_LINE, had) &&
+	    (strncmp(text + had, kind, strlen(kind)) ||
+	     text[had + strlen(kind)] != '\n')) {
+		rc = err_set(e, "'%s' holds the results of hybridspec %.*s, "
+			     "not of hybridspec %s: --overwrite replaces only "
+			     "results of the same command (name another "
+			     "folder)", dir,
+			     (int)strcspn(text + had, "\n"), text + had, kind);
+		free(text);
+		return rc;
+	}
 	walk.listed = xmalloc(strlen(text) + 2);
 	sprintf(walk.listed, "\n%s", text);
 	walk.own = NULL;
@@ -289,7 +303,8 @@ static int check_replace(const char *dir, struct err *e)
 	return rc;
 }
 
-int od_begin(struct od *o, const char *dir, bool replace, struct err *e)
+int od_begin(struct od *o, const char *dir, const char *kind, bool replace,
+	     struct err *e)
 {
 	struct stat st;
 	char *trimmed = xstrdup(dir), *slash;
@@ -307,12 +322,21 @@ int od_begin(struct od *o, const char *dir, bool replace, struct err *e)
 	exists = stat(trimmed, &st) == 0 &&
 		 !(S_ISDIR(st.st_mode) && fs_dir_empty(trimmed));
 	if (exists && !(S_ISDIR(st.st_mode) && is_results_dir(trimmed))) {
-		err_set(e, "'%s' exists and is not a hybridspec results "
-			"directory: refusing to replace it", trimmed);
+		char *sweep = join(trimmed, "sweep.json");
+
+		if (S_ISDIR(st.st_mode) && access(sweep, F_OK) == 0)
+			err_set(e, "'%s' holds the results of hybridspec sweep: "
+				"refusing to replace them with those of "
+				"hybridspec %s (name another folder)", trimmed,
+				kind);
+		else
+			err_set(e, "'%s' exists and is not a hybridspec results "
+				"directory: refusing to replace it", trimmed);
+		free(sweep);
 		free(trimmed);
 		return -1;
 	}
-	if (exists && (!replace || check_replace(trimmed, e) < 0)) {
+	if (exists && (!replace || check_replace(trimmed, kind, e) < 0)) {
 		if (!replace)
 			err_set(e, "'%s' holds results already: add --overwrite "
 				"to replace them, or name another folder",
@@ -321,23 +345,29 @@ int od_begin(struct od *o, const char *dir, bool replace, struct err *e)
 		return -1;
 	}
 	o->dir = trimmed;
+	o->kind = kind;
 	o->tmp = sibling(trimmed, "tmp");
 	if ((slash = strrchr(trimmed, '/')) && slash > trimmed) {
-		/* the folders above it; a failure shows at the mkdir below */
-		*slash = '\0';
-		fs_mkdirs(trimmed, NULL);
+		int made;
+
+		*slash = '\0'; /* the folders above it */
+		made = fs_mkdirs(trimmed, e);
 		*slash = '/';
+		if (made < 0)
+			goto fail;
 	}
 	rm_stale(trimmed);
 	od_rm_tree(o->tmp);
 	if (mkdir(o->tmp, 0777) < 0) {
 		err_set(e, "cannot create '%s': %s", o->tmp, strerror(errno));
-		free(o->tmp);
-		free(o->dir);
-		*o = (struct od){ 0 };
-		return -1;
+		goto fail;
 	}
 	return 0;
+fail:
+	free(o->tmp);
+	free(o->dir);
+	*o = (struct od){ 0 };
+	return -1;
 }
 
 FILE *od_open(struct od *o, const char *name, struct err *e)
@@ -375,6 +405,7 @@ static int write_manifest(struct od *o, struct err *e)
 	if (!(walk.out = fopen(path, "w")))
 		rc = err_set(e, "cannot write '%s': %s", path, strerror(errno));
 	else {
+		fprintf(walk.out, OD_KIND_LINE "%s\n", o->kind);
 		walk.root = strlen(o->tmp) + 1;
 		nftw(o->tmp, list_entry, 16, FTW_PHYS);
 		if (fclose(walk.out) != 0)

@@ -18,20 +18,25 @@
 #include "err.h"
 
 /* The file that marks a directory as hybridspec's results, and the list of
- * the files hybridspec wrote in it (a path a line, relative). */
+ * the files hybridspec wrote in it (a path a line, relative; the first
+ * line "#kind KIND", the command's results they are). */
 #define OD_MARKER "config.resolved.json"
 #define OD_MANIFEST ".hybridspec-files"
 
 struct od {
-	char *dir; /* owned: the target path */
-	char *tmp; /* owned: the temporary directory, NULL once done */
+	char *dir;        /* owned: the target path */
+	char *tmp;        /* owned: the temporary directory, NULL once done */
+	const char *kind; /* borrowed: "run", "plan", ...: what it holds */
 };
 
-/* Checks that dir can be placed and makes the temporary directory. An
- * existing dir is refused unless replace; then it must be a results
- * directory whose every file its manifest lists (one written before
- * manifests: its marker is enough). The messages say what to do. */
-int od_begin(struct od *o, const char *dir, bool replace, struct err *e);
+/* Checks that dir can be placed and makes the temporary directory for a
+ * command's results of this kind (a static string). An existing dir is
+ * refused unless replace; then it must be a results directory of the
+ * same kind (or one written before kinds were) whose every file its
+ * manifest lists (one written before manifests: its marker is enough).
+ * The messages say what to do. */
+int od_begin(struct od *o, const char *dir, const char *kind, bool replace,
+	     struct err *e);
 /* Opens name for writing in the temporary directory. Caller fcloses. */
 FILE *od_open(struct od *o, const char *name, struct err *e);
 /* Writes a whole file from a string. */

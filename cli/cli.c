@@ -216,7 +216,7 @@ int cli_config(int argc, char **argv)
 	text = cfg_resolved(&c);
 	if (!out) {
 		fputs(text, stdout);
-	} else if (od_begin(&o, out, overwrite, &e) < 0 ||
+	} else if (od_begin(&o, out, "config", overwrite, &e) < 0 ||
 		   od_write(&o, OD_MARKER, text, &e) < 0 ||
 		   od_commit(&o, &e) < 0) {
 		od_abort(&o);

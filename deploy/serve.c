@@ -487,8 +487,8 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 	long rss, max_rss;
 	json_t *stats;
 
-	verifier_init(&s.v, o->m, o->policy, o->budget, o->chunk, o->window_s,
-		      o->max_clients);
+	verifier_init(&s.v, o->m, o->budget, o->chunk,
+		      cfg_sched_hold_s(o->policy, o->window_s), o->max_clients);
 	if (o->kv_blocks > 0)
 		verifier_kv(&s.v, o->kv_blocks, o->block_tokens, o->watermark,
 			    o->max_seqs);

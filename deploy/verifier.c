@@ -23,17 +23,15 @@
 #include "spec.h"
 #include "mem.h"
 
-void verifier_init(struct verifier *v, const struct llama *m,
-		   enum sched_policy policy, int budget, int chunk,
-		   double window_s, int slots)
+void verifier_init(struct verifier *v, const struct llama *m, int budget,
+		   int chunk, double hold_s, int slots)
 {
 	int seq_len = m->c.seq_len;
 
-	HS_ASSERT(budget >= 2 && chunk >= 1 && slots >= 1 &&
-		  (policy == SCHED_CONTINUOUS || policy == SCHED_WINDOW));
+	HS_ASSERT(budget >= 2 && chunk >= 1 && slots >= 1 && hold_s >= 0);
 	*v = (struct verifier){
-		.m = m, .policy = policy, .budget = budget, .chunk = chunk,
-		.window_s = window_s, .slots = slots,
+		.m = m, .budget = budget, .chunk = chunk, .hold_s = hold_s,
+		.slots = slots,
 		.t = xcalloc((size_t)slots, sizeof(struct vreq)),
 		.feed = xcalloc((size_t)budget, sizeof(int)),
 		.logits = xcalloc((size_t)budget * m->c.vocab, sizeof(float)),
@@ -379,10 +377,9 @@ bool verifier_ready(const struct verifier *v, double now_s, double *wait_s)
 	}
 	if (oldest == INFINITY)
 		return false;
-	if (v->policy == SCHED_CONTINUOUS || tokens >= v->budget ||
-	    now_s >= oldest + v->window_s)
+	if (v->hold_s == 0 || tokens >= v->budget || now_s >= oldest + v->hold_s)
 		return true;
-	*wait_s = oldest + v->window_s - now_s;
+	*wait_s = oldest + v->hold_s - now_s;
 	return false;
 }
 

@@ -98,10 +98,10 @@ struct vseg {
 
 struct verifier {
 	const struct llama *m;  /* borrowed: the target */
-	enum sched_policy policy; /* SCHED_CONTINUOUS or SCHED_WINDOW */
 	int budget;             /* max batch tokens */
 	int chunk;              /* max prefill tokens of a prompt per iteration */
-	double window_s;
+	double hold_s;          /* an iteration short of budget waits this long
+				   after its oldest work for more (0: none) */
 	int slots;
 	/* the KV pool (verifier_kv; by default every slot's whole context) */
 	long kv_blocks, kv_used, kv_peak;
@@ -120,9 +120,9 @@ struct verifier {
 	long stale_dropped, discarded; /* blocks dropped, old epoch / cut */
 };
 
-void verifier_init(struct verifier *v, const struct llama *m,
-		   enum sched_policy policy, int budget, int chunk,
-		   double window_s, int slots);
+/* hold_s: cfg_sched_hold_s of the policy */
+void verifier_init(struct verifier *v, const struct llama *m, int budget,
+		   int chunk, double hold_s, int slots);
 void verifier_release(struct verifier *v);
 
 /* Pages the KV cache: a pool of blocks of block_tokens, admissions leaving

@@ -36,7 +36,7 @@ static int fz_wire(const uint8_t *data, size_t size)
 			abort();
 		have = 1;
 	}
-	verifier_init(&v, &m, SCHED_CONTINUOUS, 16, 8, 0, 2);
+	verifier_init(&v, &m, 16, 8, 0, 2);
 	while (at < size && rc == 0) {
 		long n = wire_decode(data + at, size - at, msg, &e);
 		double wait;

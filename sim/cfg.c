@@ -44,10 +44,17 @@ const char *const cfg_handback_names[] = { HANDBACK_LIST(HANDOVER_NAME) NULL };
 
 #define SCHED_NAME(policy, name, ...) name,
 #define SCHED_DEPLOYED(policy, name, deployed, ...) deployed,
+/* whether a policy's hold waits window_s for a fuller batch */
+#define SCHED_HOLDS_hold_never false
+#define SCHED_HOLDS_hold_window true
+#define SCHED_HOLDS(policy, name, deployed, per_tenant, route, hold, ...) \
+	SCHED_HOLDS_##hold,
 const char *const cfg_sched_names[] = { SCHED_LIST(SCHED_NAME) NULL };
 static const bool sched_deployed[] = { SCHED_LIST(SCHED_DEPLOYED) };
+static const bool sched_holds[] = { SCHED_LIST(SCHED_HOLDS) };
 #undef SCHED_NAME
 #undef SCHED_DEPLOYED
+#undef SCHED_HOLDS
 
 #define KV_NAME(policy, name, ...) name,
 const char *const cfg_kv_names[] = { KV_LIST(KV_NAME) NULL };
@@ -81,6 +88,12 @@ bool cfg_sched_deployed(enum sched_policy p)
 {
 	HS_ASSERT(p < SCHED_N);
 	return sched_deployed[p];
+}
+
+double cfg_sched_hold_s(enum sched_policy p, double window_s)
+{
+	HS_ASSERT(p < SCHED_N);
+	return sched_holds[p] ? window_s : 0;
 }
 
 int cfg_name_find(const char *const *names, const char *name)

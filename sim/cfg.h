@@ -240,7 +240,8 @@ enum router_kind { ROUTER_ROUND_ROBIN, ROUTER_LEAST_LOADED };
 
 /* The cloud's scheduling policies, a row each: X(POLICY, name, deployed,
  * replica_per_tenant, route, hold, form_batch). deployed: the real verifier
- * (deploy/verifier.c) runs it too. The last four are the simulator's
+ * (deploy/verifier.c) runs it too; hold is hold_never or hold_window (cfg.c
+ * reads which). The last four are the simulator's
  * (sim.c's sched_ops, where the functions are; only sim.c expands them):
  * whether each tenant has a replica of its own, where a tenant's work
  * goes, whether an idle replica waits for more, how it fills a batch.
@@ -260,9 +261,12 @@ enum sched_policy { SCHED_LIST(SCHED_ENUM) SCHED_N };
 #undef SCHED_ENUM
 
 /* Names indexed by enum sched_policy, NULL-terminated; whether the real
- * deployment runs a policy. */
+ * deployment runs a policy; how long an idle replica under it waits for a
+ * fuller batch when the window policy's wait is window_s (0: it never
+ * does). */
 extern const char *const cfg_sched_names[];
 bool cfg_sched_deployed(enum sched_policy p);
+double cfg_sched_hold_s(enum sched_policy p, double window_s);
 
 /* The index of name in a NULL-terminated name table (cfg_proto_names,
  * cfg_sched_names), or -1. */

@@ -54,7 +54,7 @@ int rundir_write(const struct cfg *c, const char *dir,
 	int rc = -1;
 
 	*r = (struct rundir_result){ 0 };
-	if (od_begin(&out, dir, o->replace, e) < 0 ||
+	if (od_begin(&out, dir, "run", o->replace, e) < 0 ||
 	    (o->tables && !(opt.requests_csv = od_open(&out, "requests.csv", e))) ||
 	    (o->trace && !(trace_f = od_open(&out, "trace.json", e))))
 		goto done;

@@ -410,7 +410,7 @@ void plandir_run(const struct plan *p, const struct plandir_opts *o,
 			cands[j.n++] = c;
 	f.n_tasks = r->n_candidates = j.n;
 	if (o->rank == 0) {
-		if (od_begin(&od, o->dir, o->replace, e) < 0)
+		if (od_begin(&od, o->dir, "plan", o->replace, e) < 0)
 			r->status = PLANDIR_BAD;
 		else
 			snprintf(tmp, sizeof(tmp), "%s", od.tmp);

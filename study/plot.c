@@ -467,7 +467,7 @@ int plot_dir(const char *dir, const struct plot_opts *o,
 		return err_set(e, "'%s' exists and holds no figures (no %s): "
 			       "plot replaces only a folder of its own figures; "
 			       "name another -o", out, GP_NAME);
-	if (od_begin(&od, out, true, e) < 0)
+	if (od_begin(&od, out, "plot", true, e) < 0)
 		return -1;
 	if (!(gp = od_open(&od, GP_NAME, e))) {
 		od_abort(&od);

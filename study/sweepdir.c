@@ -181,12 +181,13 @@ static int prepare(const struct sweep *s, const char *dir, bool resume,
 	}
 	snprintf(path, n, "%s/sweep.json", dir);
 	has_sweep = access(path, F_OK) == 0;
+	if (!empty && !has_sweep) {
+		rc = err_set(e, "'%s' exists and holds no sweep.json (it is not "
+			     "a sweep's folder): refusing to write into it; "
+			     "choose another -o", dir);
+		goto out;
+	}
 	if (!empty && replace) {
-		if (!has_sweep) {
-			rc = err_set(e, "'%s' holds no sweep.json: refusing to "
-				     "replace it", dir);
-			goto out;
-		}
 		/* every entry at the top a sweep's, and every file below one a
 		 * run's or a plot's manifest lists */
 		if ((rc = od_check_own(dir, sweep_top, e)) < 0)
@@ -198,11 +199,6 @@ static int prepare(const struct sweep *s, const char *dir, bool resume,
 		rc = err_set(e, "'%s' exists and is not empty: add --resume to "
 			     "finish the sweep in it, --overwrite to start it "
 			     "over, or choose another -o", dir);
-		goto out;
-	}
-	if (!empty && !has_sweep) {
-		rc = err_set(e, "'%s' exists and holds no sweep.json: refusing to "
-			     "write into it", dir);
 		goto out;
 	}
 	if (!empty) {

@@ -401,7 +401,7 @@ static void grid_verifier_init(struct verifier *v, const struct llama *m,
 	struct err e;
 	double w;
 
-	verifier_init(v, m, SCHED_CONTINUOUS, tokens + 1, m->c.seq_len, 0,
+	verifier_init(v, m, tokens + 1, m->c.seq_len, 0,
 		      slots);
 	for (int i = 0; i < slots; i++)
 		verifier_prompt(v, i, 0, text + i, ctx, m->c.seq_len - ctx, 0, &e);

@@ -561,7 +561,8 @@ static int begin(struct vrun *x, int gamma, int budget, struct err *e)
 {
 	const char *out = x->r->out;
 
-	if (od_begin(&x->od, out, x->o->replace || !x->o->out, e) < 0)
+	if (od_begin(&x->od, out, "validate", x->o->replace || !x->o->out,
+		     e) < 0)
 		return -1; /* a folder that cannot be had: bad input, exit 2 */
 	x->r->status = VALRUN_FAILED; /* from here, a measurement that fails */
 	if (!realpath(x->od.tmp, x->tmp_abs))

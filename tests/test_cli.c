@@ -194,6 +194,22 @@ static void writes_resolved(void)
 	CHECK(t_run(args, out, sizeof(out)) == 2);
 	CHECK(strstr(out, "'theirs' exists and is not a hybridspec results "
 			  "directory") != NULL && t_exists("theirs/notes.txt"));
+	/* --overwrite replaces only the results of the same command: a run's
+	 * folder is not a config's */
+	snprintf(args, sizeof(args), "run %s -o ran --quiet", small());
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	snprintf(args, sizeof(args), "config %s -o ran --overwrite", small());
+	CHECK(t_run(args, out, sizeof(out)) == 2);
+	CHECK_MSG(strstr(out, "'ran' holds the results of hybridspec run, not "
+			 "of hybridspec config") && t_exists("ran/summary.json"),
+		  "%s", out);
+	/* nor is a sweep's */
+	mkdir(strcat(strcpy(out, t_tmpdir()), "/swept"), 0777);
+	t_write("swept/sweep.json", "{}\n");
+	snprintf(args, sizeof(args), "config %s -o swept --overwrite", small());
+	CHECK(t_run(args, out, sizeof(out)) == 2);
+	CHECK_MSG(strstr(out, "'swept' holds the results of hybridspec sweep"),
+		  "%s", out);
 	/* without -o, the resolved config goes to stdout */
 	snprintf(args, sizeof(args), "config %s", small());
 	CHECK(t_run(args, out, sizeof(out)) == 0);

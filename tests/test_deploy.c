@@ -344,7 +344,7 @@ static void verifier_hands_back(void)
 
 	if (v_target(&m, &t, texts, 1, pp, gg) < 0)
 		return;
-	verifier_init(&v, &m, SCHED_CONTINUOUS, V_BUDGET, V_CHUNK, 0, V_SLOTS);
+	verifier_init(&v, &m, V_BUDGET, V_CHUNK, 0, V_SLOTS);
 	CHECK(verifier_prompt(&v, 0, V_ID, p, n, V_OUT, 0, &e) == 0);
 	block(&v, 0, V_ID, 0, n, g, 3, 0);
 	CHECK(drain(&v, out) == 1 && v.t[0].len == n + 3);
@@ -417,7 +417,7 @@ static void verifier_protocol(void)
 
 	if (v_target(&m, &t, texts, 2, pp, gg) < 0)
 		return;
-	verifier_init(&v, &m, SCHED_CONTINUOUS, V_BUDGET, V_CHUNK, 0, V_SLOTS);
+	verifier_init(&v, &m, V_BUDGET, V_CHUNK, 0, V_SLOTS);
 	CHECK(verifier_prompt(&v, 0, V_ID, p, n, V_OUT, 0, &e) == 0);
 
 	/* two blocks of the greedy continuation, queued during the prefill:
@@ -571,7 +571,7 @@ static void verifier_paged(void)
 		CHECK_MSG(0, "%s", e.msg);
 		return;
 	}
-	verifier_init(&v, &m, SCHED_CONTINUOUS, V_BUDGET, V_CHUNK, 0, V_SLOTS);
+	verifier_init(&v, &m, V_BUDGET, V_CHUNK, 0, V_SLOTS);
 	verifier_kv(&v, P_BLOCKS, 16, 0, V_SLOTS);
 	for (int i = 0; i < V_SLOTS; i++) {
 		CHECK(prompt_of(&t, texts[i], V_PROMPT, p[i]) == 0);
