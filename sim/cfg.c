@@ -1284,6 +1284,22 @@ static double request_tokens(const struct cfg_group *g, bool *longest)
 	return fmax(1, round(lp)) + fmax(1, round(lo));
 }
 
+/* ", TRACE:LINE" (or ", TRACE: request N"): where g's trace has its first
+ * request of tokens tokens, in buf (n bytes) */
+static void trace_row_of(const struct cfg_group *g, double tokens, char *buf,
+			 size_t n)
+{
+	const struct wl_trace *t = &g->wl_trace;
+	char at[64];
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rows[i].prompt + t->rows[i].output == tokens) {
+			snprintf(buf, n, ", %.1000s%s", g->workload.trace,
+				 wl_trace_where(t, i, at, sizeof(at)));
+			return;
+		}
+}
+
 /* Weights and KV cache against the replica's memory: the weights split
  * over tp GPUs with one request's KV cache must fit each GPU; the KV
  * capacity defaults to what the memory holds beside the weights, and may
@@ -1325,16 +1341,19 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 	kv += kvd;
 	cl->kv_token_bytes = kv;
 	if (big && longest && cl->context_tokens > 0 &&
-	    need > (double)cl->context_tokens)
+	    need > (double)cl->context_tokens) {
+		char row[1200] = "";
+
+		if (big->workload.arrival == ARRIVAL_TRACE)
+			trace_row_of(big, need, row, sizeof(row));
 		return err_set(x->err, "%s: /tenants/%zu/workload: its longest "
 			       "request, %.0f tokens (prompt and output%s), "
 			       "exceeds the %lld positions of /cloud/"
 			       "context_tokens (%s's context): shorten it, or "
 			       "give a model with a longer context", x->file,
-			       (size_t)(big - c->groups), need,
-			       big->workload.arrival == ARRIVAL_TRACE
-				       ? ", a row of its trace" : "",
+			       (size_t)(big - c->groups), need, row,
 			       cl->context_tokens, cl->model.name);
+	}
 	if (check_fit(x, cl, wd, kv, need) < 0)
 		return -1;
 	/* whole blocks of what the server's share of memory holds beside the

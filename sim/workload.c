@@ -20,6 +20,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,14 +28,15 @@
 #define LINE_MAX_BYTES 4096
 #define TOKENS_MAX 1e7
 
-static void add_row(struct wl_trace *t, size_t *cap, double a, double pr,
-		    double out)
+static void add_row(struct wl_trace *t, size_t *cap, long line, double a,
+		    double pr, double out)
 {
 	if (t->n == *cap) {
 		*cap = *cap ? 2 * *cap : 256;
 		t->rows = xrealloc(t->rows, *cap * sizeof(*t->rows));
 	}
-	t->rows[t->n++] = (struct wl_row){ a, (int32_t)pr, (int32_t)out, -1 };
+	t->rows[t->n++] = (struct wl_row){ a, (int32_t)pr, (int32_t)out, -1,
+					   line <= INT32_MAX ? (int32_t)line : 0 };
 }
 
 /* The users seen so far: an open-addressing table of their names (a power
@@ -275,7 +277,7 @@ static int read_csv(FILE *in, const char *path, const struct csv_format *f,
 		if (out < 1)
 			return err_set(e, "%s:%ld: %s: expected at least 1 token, "
 				       "got 0", path, line, f->output);
-		add_row(t, &cap, a, pr, out);
+		add_row(t, &cap, line, a, pr, out);
 	}
 	return 0;
 }
@@ -323,7 +325,8 @@ static int read_own(FILE *in, const char *path, const struct wl_text *x,
 		buf[strcspn(buf, "#\r\n")] = '\0';
 		while (*p == ' ' || *p == '\t')
 			p++;
-		if (!*p || (line == 1 && !strncmp(p, "arrival_s", 9)))
+		/* the header, before any row (comments may come first) */
+		if (!*p || (!t->n && !strncmp(p, "arrival_s", 9)))
 			continue;
 		if (!(pr_text = nth_field(p, 1)) || !(out_text = nth_field(p, 2))) {
 			rc = err_set(e, "%s:%ld: expected arrival_s,"
@@ -337,7 +340,7 @@ static int read_own(FILE *in, const char *path, const struct wl_text *x,
 			rc = -1;
 			break;
 		}
-		add_row(t, &cap, a, pr, out);
+		add_row(t, &cap, line, a, pr, out);
 		if (nth_field(p, 4)) {
 			rc = err_set(e, "%s:%ld: expected at most four fields "
 				     "(arrival_s, prompt_tokens, output_tokens, "
@@ -401,7 +404,7 @@ static int read_mooncake(FILE *in, const char *path, const struct wl_text *x,
 			}
 		}
 		json_decref(o);
-		add_row(t, &cap, v[0] / 1e3, v[1], v[2]);
+		add_row(t, &cap, line, v[0] / 1e3, v[1], v[2]);
 	}
 	return 0;
 }
@@ -496,7 +499,7 @@ static int read_sharegpt(FILE *in, const char *path, const struct wl_text *x,
 			continue;
 		}
 		at += gsl_ran_exponential(r, 1 / x->rate_per_s);
-		add_row(t, &cap, at, nq, na);
+		add_row(t, &cap, 0, at, nq, na);
 	}
 	rng_free(r);
 	free(ids);
@@ -588,6 +591,15 @@ static const struct wl_format *format_of(FILE *in, const char *name)
 	return NULL;
 }
 
+char *wl_trace_where(const struct wl_trace *t, size_t i, char *buf, size_t n)
+{
+	if (t->rows[i].line)
+		snprintf(buf, n, ":%d", (int)t->rows[i].line);
+	else
+		snprintf(buf, n, ": request %zu", i + 1);
+	return buf;
+}
+
 /* Arrival times non-decreasing, moved to start at 0 when they are dates,
  * divided by speed. */
 static int settle(struct wl_trace *t, const char *path, bool dates,
@@ -599,12 +611,16 @@ static int settle(struct wl_trace *t, const char *path, bool dates,
 		return err_set(e, "%s: the arrival trace has no rows", path);
 	t0 = dates ? t->rows[0].arrive_s : 0;
 	for (size_t i = 1; i < t->n; i++)
-		if (t->rows[i].arrive_s < t->rows[i - 1].arrive_s)
-			return err_set(e, "%s: request %zu: expected an arrival "
-				       "time >= the one before (%.6f s), got "
-				       "%.6f s: sort the trace by time", path,
-				       i + 1, t->rows[i - 1].arrive_s - t0,
+		if (t->rows[i].arrive_s < t->rows[i - 1].arrive_s) {
+			char at[64];
+
+			wl_trace_where(t, i, at, sizeof(at));
+			return err_set(e, "%s%s: expected an arrival time >= "
+				       "the one before (%.6f s), got %.6f s: "
+				       "sort the trace by time", path, at,
+				       t->rows[i - 1].arrive_s - t0,
 				       t->rows[i].arrive_s - t0);
+		}
 	for (size_t i = 0; i < t->n; i++)
 		t->rows[i].arrive_s = (t->rows[i].arrive_s - t0) / speed;
 	return 0;

@@ -17,6 +17,8 @@ struct wl_row {
 	int32_t prompt, output;
 	int32_t user;        /* the row's user, numbered by first row; -1:
 				none given */
+	int32_t line;        /* its line in the file; 0: the format has
+				none (ShareGPT's conversations) */
 };
 
 struct wl_trace {
@@ -46,8 +48,12 @@ struct wl_text {
 /* Reads path in format (a name of wl_format_names: "auto" picks by the
  * first line), arrival times divided by speed (> 0: 2 replays twice as
  * fast); text (NULL: none) serves the formats of text. 0, or -1 with
- * "PATH:LINE: COLUMN: expected ..., got ..." (or "PATH: request N:
- * expected an arrival time >= ..." when unsorted). */
+ * "PATH:LINE: COLUMN: expected ..., got ..." (or "PATH:LINE: expected an
+ * arrival time >= ..." when unsorted). */
+/* Where row i of t is, for a message after the file's name: ":LINE", or
+ * ": request N" (from 1) in a format without lines. Returns buf. */
+char *wl_trace_where(const struct wl_trace *t, size_t i, char *buf, size_t n);
+
 int wl_trace_load(struct wl_trace *t, const char *path, const char *format,
 		  double speed, const struct wl_text *text, struct err *e);
 void wl_trace_release(struct wl_trace *t);
