@@ -91,7 +91,7 @@ static int sim_itl_s(json_t *profile, int np, int steps, double *itl,
 	struct cfg c;
 	json_t *sum;
 
-	if (cfg_parse(&c, doc, "calib check's edge config", NULL, 0, e) < 0)
+	if (cfg_parse(&c, doc, "calib check's edge config", NULL, 0, NULL, e) < 0)
 		return -1;
 	sum = rep_simulate(&c, e);
 	cfg_release(&c);

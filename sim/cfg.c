@@ -1468,8 +1468,8 @@ static int read_top(struct cfg *c, struct jx *x)
 	return fit_memory(x, c, cloud);
 }
 
-int cfg_load(struct cfg *c, const char *path, const char *const *sets,
-	     size_t n_sets, struct err *e)
+int cfg_load_from(struct cfg *c, const char *path, const char *const *sets,
+		  size_t n_sets, const char *by, struct err *e)
 {
 	json_t *doc = jx_load(path, e);
 
@@ -1477,7 +1477,13 @@ int cfg_load(struct cfg *c, const char *path, const char *const *sets,
 		*c = (struct cfg){ 0 };
 		return -1;
 	}
-	return cfg_parse(c, doc, path, sets, n_sets, e);
+	return cfg_parse(c, doc, path, sets, n_sets, by, e);
+}
+
+int cfg_load(struct cfg *c, const char *path, const char *const *sets,
+	     size_t n_sets, struct err *e)
+{
+	return cfg_load_from(c, path, sets, n_sets, "--set", e);
 }
 
 /* Adds a line to c's warnings. */
@@ -1625,23 +1631,31 @@ static void workload_warnings(struct cfg *c)
 	}
 }
 
-/* An error at or below a pointer that --set gave (at[i], its "-" read as
- * the index it appended at) says so: the value is not in the file it
- * names. */
+/* An error at or below a pointer an override set (at[i], its "-" read as
+ * the index it appended at) says it comes from the override: the value is
+ * not in the file it names; one above such a pointer says the override
+ * is below it. by names the overrides ("--set"). */
 static void said_by_set(const char *file, const char *const *sets,
-			char (*at)[JX_PTR_MAX], size_t n_sets, struct err *e)
+			char (*at)[JX_PTR_MAX], size_t n_sets, const char *by,
+			struct err *e)
 {
-	for (size_t i = 0; i < n_sets; i++) {
-		char where[JX_PTR_MAX + 512];
-		size_t len;
+	size_t head = strlen(file) + 2, len = strlen(e->msg);
+	const char *ptr = e->msg + head, *end;
 
-		snprintf(where, sizeof(where), "%s: %s", file, at[i]);
-		len = strlen(where);
-		if (!strncmp(e->msg, where, len) &&
-		    (e->msg[len] == ':' || e->msg[len] == '/')) {
-			len = strlen(e->msg);
-			snprintf(e->msg + len, sizeof(e->msg) - len, " (from --set "
-				 "%.*s)", (int)(sizeof(e->msg) / 4), sets[i]);
+	if (strncmp(e->msg, file, head - 2) || strncmp(e->msg + head - 2, ": ", 2) ||
+	    *ptr != '/' || !(end = strchr(ptr, ':')))
+		return;
+	for (size_t i = 0; i < n_sets; i++) {
+		size_t n = strlen(at[i]), np = (size_t)(end - ptr);
+		bool from = np >= n && !strncmp(ptr, at[i], n) &&
+			    (ptr[n] == ':' || ptr[n] == '/');
+		bool below = n > np && !strncmp(ptr, at[i], np) &&
+			     at[i][np] == '/';
+
+		if (from || below) {
+			snprintf(e->msg + len, sizeof(e->msg) - len, " (%s %s "
+				 "%.*s)", from ? "from" : "with", by,
+				 (int)(sizeof(e->msg) / 4), sets[i]);
 			return;
 		}
 	}
@@ -1667,7 +1681,8 @@ static void set_pointer(json_t *doc, const char *ptr, char *at)
 }
 
 int cfg_parse(struct cfg *c, json_t *doc, const char *file,
-	      const char *const *sets, size_t n_sets, struct err *e)
+	      const char *const *sets, size_t n_sets, const char *by,
+	      struct err *e)
 {
 	struct jx x = { .file = file, .err = e };
 	char (*at)[JX_PTR_MAX] = xcalloc(n_sets + 1, JX_PTR_MAX);
@@ -1691,7 +1706,8 @@ int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 			goto fail;
 	}
 	if (read_top(c, &x) < 0) {
-		said_by_set(file, sets, at, n_sets, e);
+		if (by)
+			said_by_set(file, sets, at, n_sets, by, e);
 		goto fail;
 	}
 	free(at);

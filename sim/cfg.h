@@ -378,7 +378,12 @@ struct cfg_lengths cfg_mean_lengths(const struct cfg_group *g);
  * checks everything. Returns 0 (c->warnings says what it asks that will
  * not be done: a window a protocol does not keep, a rate the arrivals do
  * not take, requests a rate that falls to 0 never brings), or -1 with e's
- * message (and c released; a value --set gave says so). */
+ * message (and c released). An error at or below a pointer an override
+ * set, or above one, says so, naming it "BY POINTER=VALUE"; by NULL: not
+ * (the caller's message says where its overrides come from). cfg_load
+ * is the command line's: by "--set". */
+int cfg_load_from(struct cfg *c, const char *path, const char *const *sets,
+		  size_t n_sets, const char *by, struct err *e);
 int cfg_load(struct cfg *c, const char *path, const char *const *sets,
 	     size_t n_sets, struct err *e);
 /* The same from a document in memory, which c takes (its reference is
@@ -386,7 +391,8 @@ int cfg_load(struct cfg *c, const char *path, const char *const *sets,
  * it: relative paths in it are resolved against file's folder, and its
  * name is the config's default /name. */
 int cfg_parse(struct cfg *c, json_t *doc, const char *file,
-	      const char *const *sets, size_t n_sets, struct err *e);
+	      const char *const *sets, size_t n_sets, const char *by,
+	      struct err *e);
 void cfg_release(struct cfg *c);
 
 /* The resolved document as text. Caller frees. */

@@ -43,7 +43,7 @@ static json_t *simulate(const char *text, struct err *e)
 	struct cfg c;
 
 	HS_ASSERT(doc != NULL); /* the checks' own text */
-	if (cfg_parse(&c, doc, "the formulas check", NULL, 0, e) < 0)
+	if (cfg_parse(&c, doc, "the formulas check", NULL, 0, NULL, e) < 0)
 		return NULL;
 	sum = rep_simulate(&c, e);
 	cfg_release(&c);

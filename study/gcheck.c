@@ -342,7 +342,7 @@ static void run_point(struct gcheck_row *row, const char *name,
 	long long kv_tokens;
 
 	row->cls = metrics[row->pt.metric].cls;
-	if (cfg_parse(&c, point_doc(&row->pt, o, tables), name, NULL, 0,
+	if (cfg_parse(&c, point_doc(&row->pt, o, tables), name, NULL, 0, NULL,
 		      &row->refused) < 0)
 		return;
 	kv_tokens = c.cloud.kv_capacity_tokens;

@@ -46,7 +46,7 @@ static int side_init(struct cfg *c, struct cost *k, const char *preset,
 	char what[96];
 
 	snprintf(what, sizeof(what), "the pricing of %s", preset);
-	if (cfg_parse(c, doc, what, NULL, 0, e) < 0)
+	if (cfg_parse(c, doc, what, NULL, 0, NULL, e) < 0)
 		return -1;
 	cost_init(k, &c->cloud);
 	return 0;

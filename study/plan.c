@@ -160,8 +160,8 @@ static int read_groups(struct plan *p, struct err *e)
 {
 	struct cfg cf;
 
-	if (cfg_load(&cf, p->base, (const char *const *)p->set, p->n_set,
-		     e) < 0)
+	if (cfg_load_from(&cf, p->base, (const char *const *)p->set, p->n_set,
+			  "the plan's set", e) < 0)
 		return err_prefix(e, "%s: base", p->file);
 	p->n_groups = cf.n_groups;
 	p->warnings = cf.warnings ? xstrdup(cf.warnings) : NULL;
@@ -228,7 +228,8 @@ static int check_axes(const struct plan *p, struct err *e)
 			continue;
 		plan_candidate_name(p, c, name, sizeof(name));
 		sets = plan_sets(p, c, 1, 1, -1, &n);
-		rc = cfg_load(&cf, p->base, (const char *const *)sets, n, e);
+		rc = cfg_load_from(&cf, p->base, (const char *const *)sets, n,
+				   NULL, e);
 		plan_sets_free(sets, n);
 		if (rc < 0) {
 			for (int a = 0; a < N_AX; a++)
@@ -540,7 +541,8 @@ long long plan_lower_bound(const struct plan *p, size_t c,
 	struct cost k;
 	struct cost_batch b;
 	double tokens_per_s = 0, per_token_s, bytes, flops, bound;
-	int rc = cfg_load(&cf, p->base, (const char *const *)sets, n, e);
+	int rc = cfg_load_from(&cf, p->base, (const char *const *)sets, n,
+			       NULL, e);
 
 	plan_sets_free(sets, n);
 	if (rc < 0)
@@ -590,7 +592,8 @@ static int evaluate(const struct plan *p, size_t c, long long replicas,
 		struct cfg cf;
 		json_t *sum = NULL;
 
-		rc = cfg_load(&cf, p->base, (const char *const *)sets, n, e);
+		rc = cfg_load_from(&cf, p->base, (const char *const *)sets, n,
+				   NULL, e);
 		plan_sets_free(sets, n);
 		if (rc < 0)
 			break;

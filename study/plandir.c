@@ -124,7 +124,8 @@ static int write_config(const struct plan *p, struct od *o,
 				p->seeds[0], &n);
 	struct cfg cf;
 	char *text;
-	int rc = cfg_load(&cf, p->base, (const char *const *)sets, n, e);
+	int rc = cfg_load_from(&cf, p->base, (const char *const *)sets, n,
+			       NULL, e);
 
 	plan_sets_free(sets, n);
 	if (rc < 0)

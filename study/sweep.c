@@ -364,7 +364,8 @@ int sweep_load(struct sweep *s, const char *path, struct err *e)
 	s->n_points = (size_t)points;
 	/* the base with the fixed overrides: its seed is the default seed;
 	 * a failure is the overrides' only where the base itself reads */
-	if (cfg_load(&c, s->base, (const char *const *)s->set, s->n_set, e) < 0) {
+	if (cfg_load_from(&c, s->base, (const char *const *)s->set, s->n_set,
+			  NULL, e) < 0) {
 		json_t *b = s->n_set ? jx_load(s->base, NULL) : NULL;
 
 		err_prefix(e, "%s: %s", path, b ? "/set" : "/base");
@@ -540,7 +541,8 @@ static int check_point(const struct sweep *s, size_t p, struct said **w,
 	struct sim sim;
 	json_t *sum;
 	bool too_many = false;
-	int rc = cfg_load(&c, s->base, (const char *const *)sets, n, e);
+	int rc = cfg_load_from(&c, s->base, (const char *const *)sets, n,
+			       NULL, e);
 
 	sweep_sets_free(sets, n);
 	if (rc == 0) {
@@ -579,7 +581,7 @@ static int load_with(const struct sweep *s, char *const *more, size_t n,
 		sets[k] = s->set[k];
 	for (size_t k = 0; k < n; k++)
 		sets[s->n_set + k] = more[k];
-	rc = cfg_load(&c, s->base, sets, s->n_set + n, e);
+	rc = cfg_load_from(&c, s->base, sets, s->n_set + n, NULL, e);
 	free(sets);
 	if (rc == 0)
 		cfg_release(&c);

@@ -39,7 +39,8 @@ static int run_one(const struct sweep *s, const char *dir, size_t point,
 	struct cfg c;
 	int rc;
 
-	rc = cfg_load(&c, s->base, (const char *const *)sets, n, e);
+	rc = cfg_load_from(&c, s->base, (const char *const *)sets, n, NULL,
+			   e);
 	sweep_sets_free(sets, n);
 	if (rc == 0) {
 		rc = rundir_write(&c, out, &o, &r, e);
@@ -132,7 +133,8 @@ static int check_kept(const struct sweep *s, const char *dir, size_t point,
 
 	snprintf(path, n, "%s/%s", run, OD_MARKER);
 	sets = sweep_sets(s, point, s->seeds[seed_i], &n_sets);
-	rc = cfg_load(&c, s->base, (const char *const *)sets, n_sets, e);
+	rc = cfg_load_from(&c, s->base, (const char *const *)sets, n_sets,
+			   NULL, e);
 	sweep_sets_free(sets, n_sets);
 	if (rc == 0) {
 		had = fs_slurp(path, NULL);

@@ -1030,7 +1030,7 @@ int val_cfg_load(const struct sweep *sw, size_t point, long long seed,
 		all[i] = sets[i];
 	for (size_t i = 0; i < n_extra; i++)
 		all[n + i] = extra[i];
-	rc = cfg_load(c, sw->base, all, n + n_extra, e);
+	rc = cfg_load_from(c, sw->base, all, n + n_extra, NULL, e);
 	free(all);
 	sweep_sets_free(sets, n);
 	return rc;

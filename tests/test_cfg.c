@@ -91,6 +91,19 @@ static void overrides(void)
 			  strstr(e.msg, "got 0 (from --set /cloud/replicas=0)"),
 			  "%s", e.msg);
 	}
+	/* an error above the pointer --set gave says it is below; a caller
+	 * that places its overrides itself gets no such words */
+	{
+		const char *bad[] = { "/tenants/0/workload/output_tokens=1e9" };
+
+		CHECK(cfg_load(&c, SMALL, bad, 1, &e) < 0);
+		CHECK_MSG(strstr(e.msg, SMALL ": /tenants/0/workload: its "
+				 "longest request") &&
+			  strstr(e.msg, "(with --set /tenants/0/workload/"
+				 "output_tokens=1e9)"), "%s", e.msg);
+		CHECK(cfg_load_from(&c, SMALL, bad, 1, NULL, &e) < 0);
+		CHECK_MSG(!strstr(e.msg, "--set"), "%s", e.msg);
+	}
 	/* and one inside an object appended with "-" */
 	{
 		const char *bad[] = { "/tenants/-={\"protocol\": {\"kind\": \"x\"}}" };
@@ -254,7 +267,7 @@ static void profiles_of_the_wrong_kind(void)
 		 " \"wan\": {\"rtt_s\": 0.05},"
 		 " \"acceptance\": {\"profile\": \"%s\"}}]}", acc);
 	doc = json_loads(text, 0, NULL);
-	CHECK(cfg_parse(&c, doc, "in memory", NULL, 0, &e) < 0);
+	CHECK(cfg_parse(&c, doc, "in memory", NULL, 0, NULL, &e) < 0);
 	CHECK_MSG(strstr(e.msg, "in memory: /tenants/0/acceptance/profile: ") &&
 		  strstr(e.msg, "edge.json: an edge profile (\"kind\": \"edge\"),"
 			 " where an acceptance profile was expected"), "%s", e.msg);
