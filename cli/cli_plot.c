@@ -19,10 +19,12 @@ static const struct opt_cmd plot_cmd = {
 		 "inter-token latency (requests.csv), a line a group (ttft-cdf, tpot-cdf,\n"
 		 "itl-cdf). A sweep: METRIC against PARAM (sweep.csv: PARAM a column of\n"
 		 "its parameters, METRIC one of its metrics as written there, without\n"
-		 "_mean), with the 95% intervals over its seeds, a line a value of the\n"
-		 "other parameters (--by PARAM names the first in each line's label);\n"
-		 "the defaults are its first parameter and first metric. A text x is\n"
-		 "drawn as categories; a numeric one spanning 20x or more on a log axis.\n",
+		 "_mean, or either as the sweep file's pointer: /tenants/0/count for\n"
+		 "tenants.0.count), with the 95% intervals over its seeds, a line a\n"
+		 "value of the other parameters (--by PARAM names the first in each\n"
+		 "line's label); the defaults are its first parameter and first\n"
+		 "metric. A text x is drawn as categories; a numeric one spanning 20x\n"
+		 "or more on a log axis.\n",
 	.exit_status = "0 drawn, 1 gnuplot missing or failing (the data and\n"
 		       "plot.gp are written; scripts/install-deps.sh installs it),\n"
 		       "2 bad usage or bad input",

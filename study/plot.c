@@ -13,9 +13,11 @@
 
 #include "csv.h"
 #include "fs.h"
+#include "jx.h"
 #include "mem.h"
 #include "order.h"
 #include "outdir.h"
+#include "sweep.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -239,14 +241,17 @@ static int sweep_cols(const struct csv *c, struct sweep_cols *s,
 	return 0;
 }
 
-/* The column of x (a parameter) or of y's mean (a metric); -1 with e
- * listing what there is. */
+/* The column of x (a parameter) or of y's mean (a metric), named as its
+ * column or as the sweep file's pointer ("/all/alpha": "all.alpha"); -1
+ * with e listing what there is. */
 static int find_col(const struct csv *c, const struct sweep_cols *s,
 		    const char *name, bool metric, struct err *e)
 {
-	char want[256], have[2048] = "";
+	char want[JX_PTR_MAX + 8], col[JX_PTR_MAX], have[2048] = "";
 	size_t at = 0;
 
+	if (*name == '/' && strlen(name) < JX_PTR_MAX)
+		name = sweep_column(col, name);
 	snprintf(want, sizeof(want), metric ? "%s_mean" : "%s", name);
 	for (int k = metric ? s->seeds + 1 : s->first_param;
 	     k < (metric ? (int)c->ncol : s->first_param + s->n_params); k++) {

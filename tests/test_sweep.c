@@ -744,7 +744,9 @@ static void plot_command(void)
 	snprintf(args, sizeof(args), "sweep %s -o s -j2 --quiet",
 		 data("sweep-small.json"));
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
-	CHECK_MSG(t_run("plot s --x tenants.0.wan.rtt_s --y all.itl_s.mean "
+	/* a parameter and a metric named as the sweep file names them, or
+	 * as their columns */
+	CHECK_MSG(t_run("plot s --x /tenants/0/wan/rtt_s --y /all/itl_s/mean "
 			"--by protocol.kind -o f", out, sizeof(out)) == 0,
 		  "%s", out);
 	CHECK(is_png("f/all.itl_s.mean-vs-tenants.0.wan.rtt_s.png"));
