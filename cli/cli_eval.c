@@ -65,7 +65,7 @@ static const struct opt_cmd accept_cmd = {
 	.usage = "--target NAME[:Q] --draft NAME[:Q] --text FILE\n"
 		 " [--gamma G] [--prompts N] [--temperature T]\n"
 		 " [--window N] [--windows W] [--threads N]\n"
-		 " [--seed S] [--kernel K] [--out PROFILE] [--json]",
+		 " [--seed S] [--kernel K] [-o PROFILE [--overwrite]] [--json]",
 	.about = EVAL_TEXT "\n"
 		 "Teacher-forced along the text, the greedy agreement of draft and\n"
 		 "target (alpha_greedy) and the mean of sum min(p, q) (alpha_stochastic);\n"
@@ -213,7 +213,7 @@ static int accept_sub(int argc, char **argv)
 				    "0 (the default): greedy verification"),
 		CLI_OPT_SEED(&seed, "the samples' seed (default 1)"),
 		CLI_OPT_KERNEL(&o.kern),
-		OPT_STR("out", 0, &out, "PROFILE", "write PROFILE and PROFILE.bits"),
+		OPT_STR("out", 'o', &out, "PROFILE", "write PROFILE and PROFILE.bits"),
 		OPT_FLAG("overwrite", 0, &overwrite,
 			 "replace PROFILE and its bits if they exist (never a\n"
 			 "file hybridspec did not write)"),

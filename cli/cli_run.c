@@ -24,7 +24,7 @@ static void run_legend(FILE *f)
 static const struct opt_cmd run_cmd = {
 	.name = "run",
 	.usage = "CONFIG [-o DIR [--overwrite]] [--seed N] [--set POINTER=VALUE]...\n"
-		 " [--trace] [--trace-tenants N] [--json | --quiet]\n"
+		 " [--trace] [--trace-tenants N] [--json | --quiet] [--progress]\n"
 		 "--columns",
 	.about = "Simulates the config and writes DIR (default results/runs/NAME, NAME the\n"
 		 "config's name, which the next run of that name replaces; another DIR\n"

@@ -9,9 +9,9 @@
 
 static const struct opt_cmd validate_cmd = {
 	.name = "validate",
-	.usage = "SWEEP.json [-o DIR] [--target NAME[:Q]] [--draft NAME[:Q]]\n"
-		 " [--text FILE] [--json] [--quick] [--quiet] [--timeout-s X]\n"
-		 " [--edges-sleep] [--no-retime] [--edge-bound X]",
+	.usage = "SWEEP.json [-o DIR [--overwrite]] [--target NAME[:Q]]\n"
+		 " [--draft NAME[:Q]] [--text FILE] [--json] [--quick] [--quiet]\n"
+		 " [--timeout-s X] [--edges-sleep] [--no-retime] [--edge-bound X]",
 	.about = "Runs every point of the sweep twice: as a real deployment on this\n"
 		 "machine (hybridspec serve with the target model and one edge process\n"
 		 "per tenant drafting with the draft model, over loopback TCP with the\n"

@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,6 +406,66 @@ static void version_and_help(void)
 		CHECK_MSG(t_run(args, out, sizeof(out)) == 0 &&
 			  strstr(out, "\nexit status: 0 "),
 			  "'%s' gives no exit statuses", args);
+	}
+}
+
+/* Whether text holds word whole (not the head of a longer option). */
+static bool has_option(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = text; (p = strstr(p, word)); p += n)
+		if (!isalnum((unsigned char)p[n]) && p[n] != '-')
+			return true;
+	return false;
+}
+
+/* Every option a command's help lists is in its usage lines, by its long
+ * or its short name (an option row is "  -o, --out" or "      --json";
+ * a row's continuation is indented further). */
+static void usage_lists_options(void)
+{
+	static const char *const cmds[] = {
+		"run", "sweep", "plan", "plot", "formulas", "generate", "eval ppl",
+		"eval accept", "serve", "edge", "validate", "config", "claims",
+		"bench engine", "bench kernels", "bench gpu", "calib cpu",
+		"calib derive", "calib devices", "calib accept", "calib gpu",
+		"calib check", "calib import-profiles", "gpu check", "gpu compare",
+	};
+	char out[16384], args[64];
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char *usage_end, *line, name[64], brief[8];
+
+		snprintf(args, sizeof(args), "%s --help", cmds[i]);
+		if (t_run(args, out, sizeof(out)) != 0 ||
+		    !(usage_end = strstr(out, "\n\n")) ||
+		    !(line = strstr(out, "\noptions:\n"))) {
+			CHECK_MSG(0, "'%s': no usage or no options", args);
+			continue;
+		}
+		*usage_end = '\0';
+		for (; (line = strchr(line + 1, '\n')); ) {
+			const char *o = line + 1;
+			int n = 0;
+
+			*brief = '\0';
+			if (!strncmp(o, "  -", 3) && o[3] != '-' &&
+			    !strncmp(o + 4, ", --", 4)) {
+				snprintf(brief, sizeof(brief), "%.2s", o + 2);
+				o += 6;
+			} else if (!strncmp(o, "      --", 8)) {
+				o += 6;
+			} else {
+				continue;
+			}
+			sscanf(o, "%63[a-z0-9-]%n", name, &n);
+			if (!n || !strcmp(name, "--help"))
+				continue;
+			CHECK_MSG(has_option(out, name) ||
+				  (*brief && has_option(out, brief)),
+				  "'%s': %s is not in the usage", cmds[i], name);
+		}
 	}
 }
 
@@ -1070,6 +1131,7 @@ const struct tcase cli_tests[] = {
 	{ "cli: calib -o replaces only its own files; a failed write to "
 	  "standard output is an error", calib_out },
 	{ "cli: --version, and every command's exit statuses", version_and_help },
+	{ "cli: every option a help lists is in its usage", usage_lists_options },
 	{ "cli: bench engine --json prints its rows", bench_engine_json },
 	{ "cli: calib and bench kernels refuse bad shapes and options",
 	  calib_bad_input },
