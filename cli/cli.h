@@ -29,6 +29,11 @@ int cli_eval(int argc, char **argv);
 struct eval_accept_opts;
 int cli_eval_accept(const struct eval_accept_opts *o, const char *out,
 		    bool overwrite, bool json, json_t *prov);
+/* The threads eval (and calib accept) take by default: every online CPU,
+ * at most CLI_EVAL_THREADS_MAX (a window's forward is a batch; its linear
+ * layers and attention split over them) */
+#define CLI_EVAL_THREADS_MAX 256
+long long cli_eval_threads(void);
 int cli_bench(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_plan(int argc, char **argv);
@@ -108,6 +113,15 @@ void cli_warn(const char *cmd, const char *warnings);
 	OPT_INT("windows", 0, d, "W", 1, 1 << 30, \
 		"only the first W windows (default: all)")
 #define CLI_OPT_TEXT(d, h) OPT_STR("text", 0, d, "FILE", h)
+/* the rows eval ppl, eval accept and calib accept take: the text, its
+ * windows, the threads */
+#define CLI_OPT_EVAL_TEXT(text, window, windows, threads) \
+	CLI_OPT_TEXT(text, "the text (required)"), \
+	CLI_OPT_WINDOW(window, "tokens a window, 2 to the model's context\n" \
+		       "(default, or 0: the context, at most 4096)"), \
+	CLI_OPT_WINDOWS(windows), \
+	CLI_OPT_THREADS(threads, CLI_EVAL_THREADS_MAX, "the forward on N " \
+			"threads (default: every\nonline CPU, at most 256)")
 /* a model by name or path, its format another option's; a model with its
  * format, NAME[:Q] (mload_spec; the NAME[:Q] is kept, borrowed) */
 #define CLI_OPT_MODEL(d, h) \

@@ -144,11 +144,11 @@ static int devices_sub(int argc, char **argv)
 static const struct opt_cmd accept_cmd = {
 	.name = "calib accept",
 	.usage = "--target T[:Q] --drafts Q1,Q2,... --text FILE\n"
-		 " [--gamma G] [--prompts N] [--window N]\n"
-		 " [--threads N] [--kernel K] [-o DIR] [--overwrite]",
+		 " [--gamma G] [--prompts N] [--window N] [--windows W]\n"
+		 " [--threads N] [--kernel K] [-o DIR [--overwrite]]",
 	.about = "Runs `eval accept` for each draft format against the target and\n"
 		 "writes DIR/accept-T-Q.json (alpha, E[A] per gamma) and its bits;\n"
-		 "--window, --threads and --kernel as eval's.\n",
+		 "the text's options, --kernel and the defaults as eval accept's.\n",
 	.exit_status = CLI_CALIB_EXIT,
 	.required = { "target", "drafts", "text" },
 };
@@ -175,21 +175,18 @@ static int accept_sub(int argc, char **argv)
 {
 	struct eval_accept_opts o = { .seed = 1 };
 	const char *target = NULL, *drafts = NULL, *dir = "results/calib";
-	long long gamma = 8, prompts = 16, window = 0, threads = 1;
+	long long gamma = 8, prompts = 16, window = 0, windows = 0,
+		  threads = cli_eval_threads();
 	bool overwrite = false;
 	struct opt rows[] = {
 		CLI_OPT_MODEL_SPEC("target", &target,
 				   "the target model (a name or path; Q default f32)"),
 		OPT_STR("drafts", 0, &drafts, "Q1,Q2,...",
 			"the drafts: the target in each weight format"),
-		CLI_OPT_TEXT(&o.text, "the text they are measured along"),
+		CLI_OPT_EVAL_TEXT(&o.text, &window, &windows, &threads),
 		CLI_OPT_GAMMA(&gamma, "E[A] for gamma = 1..G, G 0 to 16 (default 8)"),
 		CLI_OPT_PROMPTS(&prompts, "prompts cut from the text, 1 to 100000\n"
 				"(default 16)"),
-		CLI_OPT_WINDOW(&window, "windows of N tokens, 0 to 1048576 (default\n"
-			       "0: the model's context)"),
-		CLI_OPT_THREADS(&threads, 256, "the linear layers on N threads, 1 to 256\n"
-				"(default 1)"),
 		CLI_OPT_KERNEL(&o.kern),
 		OPT_STR("out", 'o', &dir, "DIR", "where the profiles go, made if it is not\n"
 			"there (default results/calib)"),
@@ -208,6 +205,7 @@ static int accept_sub(int argc, char **argv)
 	if (rc != OPT_GO)
 		goto out;
 	o.window = (int)window;
+	o.windows = windows;
 	o.threads = (int)threads;
 	o.gamma = (int)gamma;
 	o.prompts = (int)prompts;

@@ -23,24 +23,12 @@
 	"0 done, 2 bad usage or bad input (a missing model or\n" \
 	"text, a profile that cannot be written)"
 
-/* The threads both take by default: every online CPU (a window's forward
- * is a batch; its linear layers and attention split over them) */
-#define EVAL_THREADS_MAX 256
-static long long online_cpus(void)
+long long cli_eval_threads(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return n < 1 ? 1 : n > EVAL_THREADS_MAX ? EVAL_THREADS_MAX : n;
+	return n < 1 ? 1 : n > CLI_EVAL_THREADS_MAX ? CLI_EVAL_THREADS_MAX : n;
 }
-
-/* The rows both take: the text, its windows, the threads. */
-#define EVAL_TEXT_ROWS(text, window, windows, threads) \
-	CLI_OPT_TEXT(text, "the text (required)"), \
-	CLI_OPT_WINDOW(window, "tokens a window, 2 to the model's context\n" \
-		       "(default, or 0: the context, at most 4096)"), \
-	CLI_OPT_WINDOWS(windows), \
-	CLI_OPT_THREADS(threads, EVAL_THREADS_MAX, "the forward on N threads (default: every\n" \
-			"online CPU, at most 256)")
 
 static const struct opt_cmd ppl_cmd = {
 	.name = "eval ppl",
@@ -82,12 +70,12 @@ static const struct opt_cmd accept_cmd = {
 static int ppl_sub(int argc, char **argv)
 {
 	struct eval_ppl_opts o = { .q = { LIN_F32, 128, Q4_SYM, false, false } };
-	long long window = 0, windows = 0, from = 0, threads = online_cpus();
+	long long window = 0, windows = 0, from = 0, threads = cli_eval_threads();
 	bool json = false;
 	struct opt rows[] = {
 		CLI_OPT_MODEL(&o.model, "the model (required)"),
 		CLI_OPT_QUANT("quant", &o.q, "its weights' format (default f32)"),
-		EVAL_TEXT_ROWS(&o.text, &window, &windows, &threads),
+		CLI_OPT_EVAL_TEXT(&o.text, &window, &windows, &threads),
 		OPT_INT("score-from", 0, &from, "F", 0, 1 << 20,
 			"score only the tokens after position F of a window\n"
 			"(default 0: every one after the first)"),
@@ -196,7 +184,7 @@ int cli_eval_accept(const struct eval_accept_opts *o, const char *out,
 static int accept_sub(int argc, char **argv)
 {
 	struct eval_accept_opts o = { 0 };
-	long long window = 0, windows = 0, threads = online_cpus(), gamma = 8,
+	long long window = 0, windows = 0, threads = cli_eval_threads(), gamma = 8,
 		  prompts = 16, seed = 1;
 	const char *out = NULL;
 	bool json = false, overwrite = false;
@@ -205,7 +193,7 @@ static int accept_sub(int argc, char **argv)
 				   "the target (required; Q default f32)"),
 		CLI_OPT_MODEL_SPEC("draft", &o.draft,
 				   "the draft (required; Q default w4a16)"),
-		EVAL_TEXT_ROWS(&o.text, &window, &windows, &threads),
+		CLI_OPT_EVAL_TEXT(&o.text, &window, &windows, &threads),
 		CLI_OPT_GAMMA(&gamma, "decode with blocks of 1..G (default 8; 0: none,\n"
 			      "only the teacher-forced measures)"),
 		CLI_OPT_PROMPTS(&prompts, "prompts cut from the text (default 16)"),
