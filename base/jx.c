@@ -378,7 +378,7 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 	json_t *value = json_loads(value_text, JSON_DECODE_ANY |
 				   JSON_REJECT_DUPLICATES, &je);
 	json_t *cur = root;
-	const char *rest = ptr;
+	const char *rest = ptr, *at = ptr;
 	char tok[JX_PTR_MAX], *end;
 
 	/* not JSON: a bare word is a string, but a number JSON cannot hold
@@ -398,7 +398,7 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 		return err_set(e, "--set '%.200s': expected a JSON pointer such as "
 			       "/cloud/replicas", ptr);
 	}
-	while ((rest = next_token(rest, tok, sizeof(tok)))) {
+	while ((at = rest, rest = next_token(rest, tok, sizeof(tok)))) {
 		bool last = *rest == '\0';
 		size_t i;
 
@@ -441,8 +441,13 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 			       "'/'), and a key has fewer than %zu bytes", ptr,
 			       strlen(ptr) > 200 ? "..." : "", sizeof(tok));
 	return err_set(e, "--set '%.200s%s': the pointer does not name a place "
-		       "in the config (at \"%.100s\")", ptr,
-		       strlen(ptr) > 200 ? "..." : "", tok);
+		       "in the config (at \"%.100s\": %s%.*s is %s)", ptr,
+		       strlen(ptr) > 200 ? "..." : "", tok, at == ptr ? "the "
+		       "config" : "", (int)(at - ptr > 100 ? 100 : at - ptr),
+		       ptr, json_is_array(cur) ? "an array of fewer items"
+		       : json_is_string(cur) ? "a string"
+		       : json_is_number(cur) ? "a number"
+		       : json_is_boolean(cur) ? "true or false" : "null");
 }
 
 static char *dumps(const json_t *v, int digits)

@@ -455,6 +455,9 @@ int plot_dir(const char *dir, const struct plot_opts *o,
 	snprintf(path, sizeof(path), "%s/sweep.csv", dir);
 	r->sweep = access(path, R_OK) == 0;
 	snprintf(path, sizeof(path), "%s/requests.csv", dir);
+	if (!r->sweep && !fs_is_dir(dir))
+		return err_set(e, "%s: no such folder (plot draws the folder "
+			       "of a run's or a sweep's results)", dir);
 	if (!r->sweep && access(path, R_OK) != 0)
 		return err_set(e, "%s: neither a run's results (summary.json, "
 			       "requests.csv) nor a sweep's (sweep.csv)", dir);

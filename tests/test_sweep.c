@@ -731,6 +731,8 @@ static void plot_command(void)
 	CHECK(t_run("plot r --x a", out, sizeof(out)) == 2 &&
 	      strstr(out, "--x, --y and --by are a sweep's"));
 	CHECK(t_run("plot nowhere", out, sizeof(out)) == 2 &&
+	      strstr(out, "nowhere: no such folder"));
+	CHECK(t_run("plot r/plots", out, sizeof(out)) == 2 &&
 	      strstr(out, "neither a run's results"));
 	/* figures never replace results, the folder read among them; an
 	 * empty folder holds nothing to lose */
