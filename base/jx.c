@@ -260,6 +260,8 @@ int jx_int(struct jx *x, json_t *obj, const char *ptr, const char *key,
 		return jx_fail(x, p, want, v);
 	}
 	*out = json_is_integer(v) ? json_integer_value(v) : (long long)d;
+	if (!json_is_integer(v)) /* 1e2: the resolved config says 100 */
+		json_object_set_new(obj, key, json_integer(*out));
 	return 0;
 }
 

@@ -67,7 +67,8 @@ int jx_object(struct jx *x, const json_t *v, const char *ptr,
 	      const char *const keys[]);
 
 /* Readers of obj[key], obj at ptr. Each returns 0, or -1 with the message.
- * Strings come back borrowed from the document. */
+ * Strings come back borrowed from the document. A default is written into
+ * obj, and jx_int writes a whole number given as 1e2 back as 100. */
 int jx_num(struct jx *x, json_t *obj, const char *ptr, const char *key,
 	   struct jx_range r, double def, double *out);
 int jx_int(struct jx *x, json_t *obj, const char *ptr, const char *key,

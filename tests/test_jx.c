@@ -29,6 +29,8 @@ static void readers(void)
 	CHECK(jx_int(&x, o, "", "n", 1, 10, JX_REQUIRED_INT, &n) == 0 && n == 3);
 	CHECK(jx_int(&x, o, "", "big", 1, LLONG_MAX, JX_REQUIRED_INT, &n) == 0 &&
 	      n == 1000000);
+	/* and the document holds it as the integer it is */
+	CHECK(json_is_integer(json_object_get(o, "big")));
 	CHECK(jx_int(&x, o, "", "f", 1, 10, JX_REQUIRED_INT, &n) < 0);
 	CHECK(!strcmp(e.msg, "c.json: /f: expected an integer in [1, 10], "
 		      "got 2.5"));
