@@ -471,9 +471,64 @@ char *jx_dumps(const json_t *v)
 	return dumps(v, 15);
 }
 
+/* Rewrites each real of the JSON text s (17 digits) in place with the
+ * fewest digits, 15 or more, that read back to the same double:
+ * 0.10000000000000001 is 0.1 again. Strings are left as they are. */
+static void shortest_reals(char *s)
+{
+	char *w = s;
+
+	for (const char *r = s; *r;) {
+		size_t n;
+
+		if (*r == '"') { /* a string, its escapes kept */
+			*w++ = *r++;
+			while (*r && *r != '"') {
+				if (*r == '\\' && r[1])
+					*w++ = *r++;
+				*w++ = *r++;
+			}
+			if (*r)
+				*w++ = *r++;
+			continue;
+		}
+		n = strspn(r, "+-0123456789.eE");
+		if (n && (isdigit((unsigned char)*r) || *r == '-') &&
+		    strcspn(r, ".eE") < n) {
+			char tok[40], out[40];
+			double d;
+
+			snprintf(tok, sizeof(tok), "%.*s", (int)n, r);
+			d = strtod(tok, NULL);
+			for (int p = 15; p <= 17; p++) {
+				snprintf(out, sizeof(out), "%.*g", p, d);
+				if (strtod(out, NULL) == d)
+					break;
+			}
+			if (!strpbrk(out, ".eEni")) /* still a real: 2.0 */
+				strcat(out, ".0");
+			if (strlen(out) <= n) {
+				memcpy(w, out, strlen(out));
+				w += strlen(out);
+				r += n;
+				continue;
+			}
+		}
+		if (!n)
+			n = 1;
+		memmove(w, r, n);
+		w += n;
+		r += n;
+	}
+	*w = '\0';
+}
+
 char *jx_dumps_exact(const json_t *v)
 {
-	return dumps(v, 17);
+	char *s = dumps(v, 17);
+
+	shortest_reals(s);
+	return s;
 }
 
 int jx_replaceable(const char *path, const char *const *keys,

@@ -106,8 +106,9 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 /* Dumps v the way every project file is written (indented, 15 significant
  * digits, keys in document order, a final newline). Caller frees. */
 char *jx_dumps(const json_t *v);
-/* The same with 17 significant digits: every number reads back to the
- * same double (a resolved config reruns its run exactly) */
+/* The same with every number reading back to the same double (a resolved
+ * config reruns its run exactly), each in the fewest digits that do: 0.1,
+ * not 0.10000000000000001 */
 char *jx_dumps_exact(const json_t *v);
 
 /* Writes jx_dumps(v) to path through a temporary file in the same folder

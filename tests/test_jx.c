@@ -87,6 +87,26 @@ static void set_values(void)
 	json_decref(o);
 }
 
+/* The exact dump: each real in the fewest digits that read back to it,
+ * a whole one still a real, strings untouched. */
+static void exact_dump(void)
+{
+	json_t *o = json_pack("{s:f,s:s,s:f,s:f,s:f,s:i}", "a", 0.1, "b",
+			      "0.10000000000000001", "c", 2.0, "d", 1e-300,
+			      "e", 0.1 + 0.2, "f", 7);
+	char *s = jx_dumps_exact(o);
+	json_t *back = json_loads(s, 0, NULL);
+
+	CHECK_MSG(strstr(s, "\"a\": 0.1,") && strstr(s, "\"c\": 2.0,") &&
+		  strstr(s, "\"b\": \"0.10000000000000001\"") &&
+		  strstr(s, "\"e\": 0.30000000000000004,") &&
+		  strstr(s, "\"f\": 7"), "%s", s);
+	CHECK(back && json_equal(back, o));
+	json_decref(back);
+	json_decref(o);
+	free(s);
+}
+
 static void syntax_errors(void)
 {
 	struct err e;
@@ -109,5 +129,7 @@ const struct tcase jx_tests[] = {
 	{ "jx: unknown keys are errors", unknown_keys },
 	{ "jx: --set writes at a pointer", set_values },
 	{ "jx: syntax errors give line and column", syntax_errors },
+	{ "jx: the exact dump's reals read back in the fewest digits",
+	  exact_dump },
 	{ 0 },
 };
