@@ -147,8 +147,7 @@ static double median_s(struct calib_model *c, struct llama_state *st,
 		if (k >= 100000)
 			break;
 	}
-	qsort(t, (size_t)k, sizeof(double), order_cmp_double);
-	med = k % 2 ? t[k / 2] : 0.5 * (t[k / 2 - 1] + t[k / 2]);
+	med = order_median(t, (size_t)k); /* t sorted */
 	if (upper_s)
 		*upper_s = t[(3 * k) / 4];
 	free(t);

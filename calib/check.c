@@ -146,9 +146,8 @@ static int check_edge(struct check *k, const struct check_opts *o,
 	llama_state_release(&st);
 	sec = json_array();
 	for (int i = 0; i < NCTX; i++) {
-		qsort(td[i], (size_t)rounds, sizeof(double), order_cmp_double);
 		cx[i] = ctx[i];
-		ct[i] = td[i][rounds / 2];
+		ct[i] = order_median(td[i], (size_t)rounds);
 		json_array_append_new(sec, json_real(ct[i]));
 	}
 	for (int j = 0; j < steps - 1; j++) {
@@ -156,8 +155,7 @@ static int check_edge(struct check *k, const struct check_opts *o,
 
 		for (int r = 0; r < rounds; r++)
 			v[r] = tg[r][j];
-		qsort(v, (size_t)rounds, sizeof(double), order_cmp_double);
-		meas += v[rounds / 2];
+		meas += order_median(v, (size_t)rounds);
 	}
 	meas /= steps - 1;
 	for (int r = 0; r < rounds; r++)
@@ -204,8 +202,7 @@ static void time_rounds(struct calib_model *c, struct llama_state *st,
 	for (int i = 0; i < CELLS; i++) {
 		double *v = t + (size_t)i * rounds;
 
-		qsort(v, (size_t)rounds, sizeof(double), order_cmp_double);
-		med[i] = v[rounds / 2];
+		med[i] = order_median(v, (size_t)rounds);
 	}
 	free(t);
 }

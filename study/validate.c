@@ -432,9 +432,7 @@ static void time_grid(struct vgrid *g, int reps,
 					s[(size_t)p * reps + r + b] = t;
 			}
 	for (int p = 0; p < np; p++) {
-		qsort(s + (size_t)p * reps, (size_t)reps, sizeof(double),
-		      order_cmp_double);
-		g->med[p] = s[(size_t)p * reps + reps / 2];
+		g->med[p] = order_median(s + (size_t)p * reps, (size_t)reps);
 		if (p >= g->nc && g->med[p] < g->med[p - g->nc])
 			g->med[p] = g->med[p - g->nc];
 	}
@@ -656,8 +654,7 @@ static double probe_after_s(const struct val *v, double pause_s, bool spin,
 			t[r] = rt_now_s() - t0;
 		HS_ASSERT(it.tokens == v->probe_tokens);
 	}
-	qsort(t, (size_t)reps, sizeof(double), order_cmp_double);
-	med = t[reps / 2];
+	med = order_median(t, (size_t)reps); /* t sorted */
 	if (upper_s)
 		*upper_s = t[(3 * reps) / 4];
 	free(t);
