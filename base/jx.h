@@ -34,7 +34,6 @@ struct jx_range {
 #define JX_POS ((struct jx_range){ 0, INFINITY, true, false })
 #define JX_NONNEG ((struct jx_range){ 0, INFINITY, false, false })
 #define JX_UNIT ((struct jx_range){ 0, 1, false, false })
-#define JX_MIN(x) ((struct jx_range){ (x), INFINITY, false, false })
 
 /* Defaults: JX_REQUIRED for numbers, JX_REQUIRED_INT for integers, NULL for
  * strings mean the key must be present. */

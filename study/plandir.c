@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -296,14 +297,16 @@ static int write_report(const struct plan *p, struct od *o,
 		}
 		csv_points(f, p, pts, n, front, k == 1);
 		if (fclose(f) != 0)
-			rc = err_set(e, "plan: cannot write %s", csv);
+			rc = err_set(e, "plan: cannot write %s/%s: %s", o->tmp,
+				     csv, strerror(errno));
 	}
 	if (rc == 0 && !(f = od_open(o, "front.gp", e)))
 		rc = -1;
 	if (rc == 0) {
 		front_gp(f, p, n, r);
 		if (fclose(f) != 0)
-			rc = err_set(e, "plan: cannot write front.gp");
+			rc = err_set(e, "plan: cannot write %s/front.gp: %s",
+				     o->tmp, strerror(errno));
 	}
 	doc = json_pack("{s:O,s:o}", "plan", p->doc, "searches", searches);
 	if (r->answer) {

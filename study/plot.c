@@ -8,7 +8,6 @@
  * blocks: one a group (one a group and percentile for ITL), its values
  * sorted with their cumulative share. A sweep's: one a series (the values
  * of every parameter but x), its rows sorted by x: x, mean, ci95. */
-#define _POSIX_C_SOURCE 200809L
 #include "plot.h"
 
 #include "csv.h"
