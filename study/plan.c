@@ -230,7 +230,7 @@ static int check_axes(const struct plan *p, struct err *e)
 		sets = plan_sets(p, c, 1, 1, -1, &n);
 		rc = cfg_load_from(&cf, p->base, (const char *const *)sets, n,
 				   NULL, e);
-		plan_sets_free(sets, n);
+		sweep_sets_free(sets, n);
 		if (rc < 0) {
 			for (int a = 0; a < N_AX; a++)
 				if (strstr(e->msg, ptrs[a]))
@@ -393,7 +393,7 @@ void plan_release(struct plan *p)
 	free(p->arrival);
 	free(p->count);
 	free(p->rate_scale);
-	plan_sets_free(p->set, p->n_set);
+	sweep_sets_free(p->set, p->n_set);
 	free(p->seeds);
 	free(p->base);
 	json_decref(p->server);
@@ -506,13 +506,6 @@ char **plan_sets(const struct plan *p, size_t c, long long replicas,
 	return s;
 }
 
-void plan_sets_free(char **sets, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(sets[i]);
-	free(sets);
-}
-
 /* ---- the capacity bound ---- */
 
 /* Requests a second a group makes at the least, if each met the SLO: a
@@ -544,7 +537,7 @@ long long plan_lower_bound(const struct plan *p, size_t c,
 	int rc = cfg_load_from(&cf, p->base, (const char *const *)sets, n,
 			       NULL, e);
 
-	plan_sets_free(sets, n);
+	sweep_sets_free(sets, n);
 	if (rc < 0)
 		return -1;
 	for (size_t i = 0; i < cf.n_groups; i++) {
@@ -594,7 +587,7 @@ static int evaluate(const struct plan *p, size_t c, long long replicas,
 
 		rc = cfg_load_from(&cf, p->base, (const char *const *)sets, n,
 				   NULL, e);
-		plan_sets_free(sets, n);
+		sweep_sets_free(sets, n);
 		if (rc < 0)
 			break;
 		if (!(sum = rep_simulate(&cf, e))) {

@@ -67,10 +67,9 @@ void plan_candidate_name(const struct plan *p, size_t c, char *buf, size_t n);
 /* The overrides of candidate c at replicas r, the base's load times load
  * (a Poisson group's rate, a closed loop's tenants, a trace's replay
  * speed) and seed (seed < 0: none), the plan's fixed ones first. Caller
- * frees with plan_sets_free. */
+ * frees with sweep_sets_free (sweep.h). */
 char **plan_sets(const struct plan *p, size_t c, long long replicas,
 		 double load, long long seed, size_t *n);
-void plan_sets_free(char **sets, size_t n);
 
 /* One configuration simulated over the seeds. */
 struct plan_point {

@@ -13,6 +13,7 @@
 #include "farm.h"
 #include "outdir.h"
 #include "rt.h"
+#include "sweep.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -128,7 +129,7 @@ static int write_config(const struct plan *p, struct od *o,
 	int rc = cfg_load_from(&cf, p->base, (const char *const *)sets, n,
 			       NULL, e);
 
-	plan_sets_free(sets, n);
+	sweep_sets_free(sets, n);
 	if (rc < 0)
 		return -1;
 	text = cfg_resolved(&cf);

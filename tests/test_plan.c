@@ -6,6 +6,7 @@
 #include "cfg.h"
 #include "jx.h"
 #include "plan.h"
+#include "sweep.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -385,7 +386,7 @@ static void candidates_say_what_they_run(void)
 				  pr->gamma);
 			cfg_release(&cf);
 		}
-		plan_sets_free(sets, n);
+		sweep_sets_free(sets, n);
 	}
 	plan_release(&p);
 }
