@@ -580,8 +580,8 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 			  "drained_verdicts", (json_int_t)s.drained,
 			  "unanswered_blocks", (json_int_t)verifier_queued(&s.v));
 	json_object_set_new(stats, "preemptions", json_integer(s.v.preemptions));
-	json_object_set_new(stats, "kv_blocks", json_integer(s.v.kv_blocks));
-	json_object_set_new(stats, "kv_peak_blocks", json_integer(s.v.kv_peak));
+	json_object_set_new(stats, "kv_blocks", json_integer(s.v.kv.blocks));
+	json_object_set_new(stats, "kv_peak_blocks", json_integer(s.v.kv.peak));
 	if (s.iters)
 		json_object_set_new(stats, "iteration_log", s.iters);
 	for (int i = 0; i < o->max_clients; i++)

@@ -11,9 +11,10 @@
  * start, or after a hand-back) prefills up to len instead, the last row
  * giving its next token, which is committed (kv_len == len - 1 again)
  * until it reaches limit or READY made the token its last. An admitted
- * request holds blocks >= ceil(kv_len / block_tokens) of the pool,
- * kv_used their sum <= kv_blocks, running the admitted; one waiting for admission holds none (a preempted one has
- * kv_len 0: its prefill computes its committed tokens again). */
+ * request holds blocks >= ceil(kv_len / block_tokens) of the pool kv
+ * (sim/kvpool.h), running the admitted; one waiting for admission holds
+ * none (a preempted one has kv_len 0: its prefill computes its committed
+ * tokens again). */
 #include "verifier.h"
 
 #include <math.h>
@@ -81,24 +82,10 @@ void verifier_kv(struct verifier *v, long blocks, int block_tokens,
 		 int watermark, int max_seqs)
 {
 	HS_ASSERT(blocks >= 1 && block_tokens >= 1 && watermark >= 0 &&
-		  max_seqs >= 1 && v->kv_used == 0);
-	v->kv_blocks = blocks;
-	v->block_tokens = block_tokens;
+		  max_seqs >= 1 && v->kv.used == 0);
+	kvpool_init(&v->kv, blocks, block_tokens);
 	v->watermark = watermark;
 	v->max_seqs = max_seqs;
-}
-
-static long blocks_of(const struct verifier *v, long tokens)
-{
-	return (tokens + v->block_tokens - 1) / v->block_tokens;
-}
-
-static void kv_take(struct verifier *v, struct vreq *r, long blocks)
-{
-	r->blocks += (int)blocks;
-	v->kv_used += blocks;
-	if (v->kv_used > v->kv_peak)
-		v->kv_peak = v->kv_used;
 }
 
 /* Frees r's blocks: it no longer holds a place. */
@@ -106,8 +93,7 @@ static void kv_free(struct verifier *v, struct vreq *r)
 {
 	if (!r->admitted)
 		return;
-	v->kv_used -= r->blocks;
-	r->blocks = 0;
+	kvpool_free(&v->kv, &r->blocks);
 	r->admitted = false;
 	v->running--;
 }
@@ -139,10 +125,12 @@ int verifier_prompt(struct verifier *v, int slot, uint32_t id,
 			       "model's context is %d", n, out, v->m->c.seq_len);
 	if (check_tokens(v, prompt, n, e) < 0)
 		return -1;
-	if (blocks_of(v, (long)n + out) + v->watermark > v->kv_blocks)
+	if (!kvpool_holds(&v->kv, kvpool_blocks_of(&v->kv, (long)n + out),
+			  v->watermark))
 		return err_set(e, "request of %d prompt + %d output tokens: the "
-			       "KV pool holds %ld blocks of %d tokens%s", n, out,
-			       v->kv_blocks, v->block_tokens,
+			       "KV pool holds %lld blocks of %lld tokens%s", n,
+			       out, (long long)v->kv.blocks,
+			       (long long)v->kv.block_tokens,
 			       v->watermark ? ", less its watermark" : "");
 	if (!r->has_state) {
 		llama_state_init(&r->st, &v->m->c, 1);
@@ -338,7 +326,8 @@ static bool verifiable(const struct vreq *r)
 static bool admissible(const struct verifier *v, const struct vreq *r)
 {
 	return v->running < v->max_seqs &&
-	       v->kv_used + blocks_of(v, r->len) + v->watermark <= v->kv_blocks;
+	       kvpool_fits(&v->kv, kvpool_blocks_of(&v->kv, r->len),
+			   v->watermark);
 }
 
 /* The waiting request that came first, or NULL. */
@@ -486,35 +475,30 @@ static struct vreq *victim(struct verifier *v, struct vreq *r)
 	return x;
 }
 
+/* kvpool_grow's preemption: the victim of r's growth preempted */
+struct growth {
+	struct verifier *v;
+	struct vreq *r;
+};
+
+static bool preempt_victim(void *ctx)
+{
+	struct growth *g = ctx;
+	struct vreq *x = victim(g->v, g->r);
+
+	kv_free(g->v, x);
+	x->kv_len = 0;
+	g->v->preemptions++;
+	return x == g->r;
+}
+
 /* Blocks for r's cache to hold tokens, preempting (recompute) while the
  * pool is short; false when r itself was preempted. */
 static bool kv_grow(struct verifier *v, struct vreq *r, long tokens)
 {
-	long want = blocks_of(v, tokens) - r->blocks;
+	struct growth g = { v, r };
 
-	while (want > 0 && v->kv_used + want > v->kv_blocks) {
-		struct vreq *x = victim(v, r);
-
-		kv_free(v, x);
-		x->kv_len = 0;
-		v->preemptions++;
-		if (x == r)
-			return false;
-	}
-	if (want > 0)
-		kv_take(v, r, want);
-	return true;
-}
-
-/* After a verdict r keeps the blocks of what its cache holds. */
-static void kv_trim(struct verifier *v, struct vreq *r)
-{
-	long keep = blocks_of(v, r->kv_len);
-
-	if (r->blocks > keep) {
-		v->kv_used -= r->blocks - keep;
-		r->blocks = (int)keep;
-	}
+	return kvpool_grow(&v->kv, &r->blocks, tokens, preempt_victim, &g);
 }
 
 /* Adds slot's next n tokens from feed position kv_len to the batch. */
@@ -618,7 +602,7 @@ void verifier_iterate(struct verifier *v, struct viter *it)
 		if (!admissible(v, r))
 			break;
 		r->admitted = true;
-		kv_take(v, r, blocks_of(v, r->len));
+		kvpool_take(&v->kv, &r->blocks, kvpool_blocks_of(&v->kv, r->len));
 		v->running++;
 		if (prefilling(r))
 			add_chunk(v, it, v->order[i]);
@@ -642,6 +626,7 @@ void verifier_iterate(struct verifier *v, struct viter *it)
 		judge(v, g->slot, g->nblocks, g->nd,
 		      v->logits + (size_t)g->row * v->m->c.vocab,
 		      &v->out[it->nverdicts++]);
-		kv_trim(v, &v->t[g->slot]);
+		/* after a verdict it keeps the blocks of what its cache holds */
+		kvpool_trim(&v->kv, &v->t[g->slot].blocks, v->t[g->slot].kv_len);
 	}
 }

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "cfg.h"
+#include "kvpool.h"
 #include "err.h"
 #include "llama.h"
 
@@ -51,7 +52,7 @@ struct vreq {
 	double prompt_s;    /* arrival of the prompt (prefill order) */
 	bool admitted;      /* holds blocks; else it waits for admission */
 	bool in_batch;      /* a sequence of the forming iteration */
-	int blocks;         /* KV blocks it holds */
+	int32_t blocks;     /* KV blocks it holds */
 	bool has_state;
 	struct llama_state st; /* KV cache, kept between requests */
 	int prompt_n;       /* the prompt's tokens */
@@ -104,8 +105,8 @@ struct verifier {
 				   after its oldest work for more (0: none) */
 	int slots;
 	/* the KV pool (verifier_kv; by default every slot's whole context) */
-	long kv_blocks, kv_used, kv_peak;
-	int block_tokens, watermark, max_seqs, running;
+	struct kvpool kv;       /* the pool (verifier_kv) */
+	int watermark, max_seqs, running;
 	long preemptions;
 	struct vreq *t;         /* (slots) owned */
 	struct llama_state scratch; /* activations for budget tokens */

@@ -296,8 +296,8 @@ static json_t *cloud_json(const struct sim *s, double sim_s,
 		batches += r->batches;
 		tokens += r->tokens;
 		peak = r->peak_active > peak ? r->peak_active : peak;
-		if (r->peak_blocks > peak_blocks)
-			peak_blocks = r->peak_blocks;
+		if (r->kv.peak > peak_blocks)
+			peak_blocks = r->kv.peak;
 		preempt += r->preemptions;
 		sk_merge(&bt, &r->batch_tokens);
 		sk_merge(&qw, &r->queue_wait);

@@ -886,28 +886,22 @@ struct kv_ops {
 	bool grows;
 };
 
-static int64_t blocks_for(const struct sim *s, int64_t tokens)
-{
-	int64_t b = s->cfg->cloud.block_tokens;
-
-	return (tokens + b - 1) / b;
-}
-
 /* paged: the blocks of what its prefill computes, if the pool keeps the
  * watermark free after them (vLLM 0.6's BlockSpaceManager.can_allocate) */
 static bool kv_admit_paged(const struct sim *s, const struct replica *r,
 			   const struct tenant *t, int64_t *take)
 {
-	*take = blocks_for(s, t->cloud.fill);
-	return r->blocks_used + *take + s->kv_watermark <= s->kv_blocks;
+	*take = kvpool_blocks_of(&r->kv, t->cloud.fill);
+	return kvpool_fits(&r->kv, *take, s->kv_watermark);
 }
 
 /* reserve: its whole prompt and output, held to its end */
 static bool kv_admit_reserve(const struct sim *s, const struct replica *r,
 			     const struct tenant *t, int64_t *take)
 {
-	*take = blocks_for(s, (int64_t)t->cloud.prompt + t->cloud.out);
-	return r->blocks_used + *take <= s->kv_blocks;
+	(void)s;
+	*take = kvpool_blocks_of(&r->kv, (int64_t)t->cloud.prompt + t->cloud.out);
+	return kvpool_fits(&r->kv, *take, 0);
 }
 
 #define KV_OPS(policy, name, admits, grows) [KV_##policy] = { admits, grows },
@@ -927,14 +921,6 @@ static void fifo_remove(struct fifo *f, uint32_t id)
 	}
 }
 
-static void kv_take(struct replica *r, struct tenant *t, int64_t blocks)
-{
-	t->cloud.blocks += (int32_t)blocks;
-	r->blocks_used += blocks;
-	if (r->blocks_used > r->peak_blocks)
-		r->peak_blocks = r->blocks_used;
-}
-
 /* Frees t's blocks and takes it off the replica's admitted list. */
 static void unadmit(struct sim *s, struct replica *r, struct tenant *t)
 {
@@ -942,8 +928,7 @@ static void unadmit(struct sim *s, struct replica *r, struct tenant *t)
 
 	HS_ASSERT(t->cloud.admitted);
 	t->cloud.admitted = false;
-	r->blocks_used -= t->cloud.blocks;
-	t->cloud.blocks = 0;
+	kvpool_free(&r->kv, &t->cloud.blocks);
 	r->run[t->cloud.run_at] = last;
 	s->t[last].cloud.run_at = t->cloud.run_at;
 }
@@ -964,7 +949,7 @@ static void admit(struct sim *s, struct tenant *t, int64_t blocks)
 	r->run[r->active++] = t->id;
 	if (r->active > r->peak_active)
 		r->peak_active = r->active;
-	kv_take(r, t, blocks);
+	kvpool_take(&r->kv, &t->cloud.blocks, blocks);
 	t->cloud.prefill_left = t->cloud.fill;
 	t->cloud.kv_whole = false;
 	t->cloud.in_prefill = true;
@@ -1023,24 +1008,31 @@ static struct tenant *victim(struct sim *s, struct replica *r,
 	return v;
 }
 
+/* kvpool_grow's preemption: the victim of t's growth preempted */
+struct growth {
+	struct sim *s;
+	struct replica *r;
+	struct tenant *t;
+};
+
+static bool preempt_victim(void *ctx)
+{
+	struct growth *g = ctx;
+	struct tenant *v = victim(g->s, g->r, g->t);
+
+	preempt(g->s, g->r, v);
+	return v == g->t;
+}
+
 /* Blocks for t's KV cache to hold tokens, under a policy that grows,
  * preempting while the pool is short; false when t itself was preempted. */
 static bool kv_grow(struct sim *s, struct replica *r, struct tenant *t,
 		    int64_t tokens)
 {
-	int64_t want = blocks_for(s, tokens) - t->cloud.blocks;
+	struct growth g = { s, r, t };
 
-	if (!s->kv->grows || want <= 0)
-		return true;
-	while (r->blocks_used + want > s->kv_blocks) {
-		struct tenant *v = victim(s, r, t);
-
-		preempt(s, r, v);
-		if (v == t)
-			return false;
-	}
-	kv_take(r, t, want);
-	return true;
+	return !s->kv->grows ||
+	       kvpool_grow(&r->kv, &t->cloud.blocks, tokens, preempt_victim, &g);
 }
 
 /* After an iteration a growing policy keeps the blocks of what t's KV
@@ -1049,13 +1041,10 @@ static bool kv_grow(struct sim *s, struct replica *r, struct tenant *t,
 static void kv_trim(struct sim *s, struct replica *r, struct tenant *t,
 		    int32_t kv_out)
 {
-	int64_t keep = blocks_for(s, (int64_t)t->cloud.prompt + kv_out);
-
 	t->cloud.kv_out = kv_out;
-	if (s->kv->grows && t->cloud.blocks > keep) {
-		r->blocks_used -= t->cloud.blocks - keep;
-		t->cloud.blocks = (int32_t)keep;
-	}
+	if (s->kv->grows)
+		kvpool_trim(&r->kv, &t->cloud.blocks,
+			    (int64_t)t->cloud.prompt + kv_out);
 }
 
 static void take_prefill(struct sim *s, struct replica *r, uint32_t ti,
@@ -1180,8 +1169,10 @@ static void on_up(struct sim *s, struct tenant *t)
 		t->cloud.prompt = (int32_t)m.a;
 		t->cloud.out = (int32_t)m.b;
 		t->cloud.prompt_s = t->cloud.queued_s = s->q.now_s;
-		if (blocks_for(s, (int64_t)t->cloud.prompt + t->cloud.out) +
-		    (s->kv->grows ? s->kv_watermark : 0) > s->kv_blocks) {
+		/* every replica's pool is alike */
+		if (!kvpool_holds(&s->r[0].kv, kvpool_blocks_of(&s->r[0].kv,
+				  (int64_t)t->cloud.prompt + t->cloud.out),
+				  s->kv->grows ? s->kv_watermark : 0)) {
 			err_set(s->err, "/cloud/kv_capacity_tokens: %lld tokens "
 				"(%lld blocks of %lld%s) are fewer than one "
 				"request needs (prompt %d + output %d tokens, "
@@ -1951,6 +1942,7 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 						     : (uint32_t)c->cloud.replicas;
 	s->r = xcalloc(s->n_replicas, sizeof(*s->r));
 	for (uint32_t i = 0; i < s->n_replicas; i++) {
+		kvpool_init(&s->r[i].kv, s->kv_blocks, c->cloud.block_tokens);
 		s->r[i].window_ev = EQ_NONE;
 		sk_init(&s->r[i].batch_tokens);
 		sk_init(&s->r[i].queue_wait);

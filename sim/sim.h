@@ -23,6 +23,7 @@
 #include "eq.h"
 #include "fmt.h"
 #include "hback.h"
+#include "kvpool.h"
 #include "link.h"
 #include "ring.h"
 #include "rng.h"
@@ -298,7 +299,7 @@ struct replica {
 	struct fifo admit;         /* requests waiting for admission, in order */
 	uint32_t *run;             /* (active, in run_cap) owned: the admitted */
 	uint32_t run_cap;
-	int64_t blocks_used;       /* KV blocks its admitted requests hold */
+	struct kvpool kv;          /* the KV blocks its admitted requests hold */
 	struct item *batch;        /* (batch_cap) the running iteration */
 	uint32_t nbatch, batch_cap;
 	double batch_start_s;
@@ -306,7 +307,6 @@ struct replica {
 	/* stats */
 	double busy_s, bytes, flops;
 	uint64_t batches, tokens, peak_active, preemptions;
-	int64_t peak_blocks;
 	uint32_t active;
 	struct sketch batch_tokens, queue_wait;
 	struct sketch admit_wait;  /* PROMPT's arrival to admission */

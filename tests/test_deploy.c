@@ -605,14 +605,14 @@ static void verifier_paged(void)
 		if (!left || !verifier_ready(&v, 0, &wait))
 			continue;
 		verifier_iterate(&v, &(struct viter){ 0 });
-		CHECK(v.kv_used <= P_BLOCKS && v.running <= V_SLOTS);
-		if (v.kv_used > peak)
-			peak = v.kv_used;
+		CHECK(v.kv.used <= P_BLOCKS && v.running <= V_SLOTS);
+		if (v.kv.used > peak)
+			peak = v.kv.used;
 		iters++;
 	}
 	CHECK_MSG(left == 0, "%d requests left after %d iterations", left, iters);
 	CHECK_MSG(v.preemptions > 0, "no preemption");
-	CHECK(peak == P_BLOCKS && v.kv_used == 0 && v.running == 0);
+	CHECK(peak == P_BLOCKS && v.kv.used == 0 && v.running == 0);
 	for (int i = 0; i < V_SLOTS; i++)
 		CHECK(v.t[i].len >= n + V_OUT - 1);
 	for (int i = 0; i < V_SLOTS; i++)

@@ -70,10 +70,10 @@ static int invariants(const struct sim *s, const char *what)
 
 	for (uint32_t i = 0; i < s->n_replicas; i++) {
 		preemptions += s->r[i].preemptions;
-		INV(s->r[i].peak_blocks <= s->kv_blocks &&
+		INV(s->r[i].kv.peak <= s->kv_blocks &&
 		    s->r[i].peak_active <= (uint64_t)c->cloud.max_num_seqs,
 		    "replica %u held %lld of %lld blocks, %llu sequences", i,
-		    (long long)s->r[i].peak_blocks, (long long)s->kv_blocks,
+		    (long long)s->r[i].kv.peak, (long long)s->kv_blocks,
 		    (unsigned long long)s->r[i].peak_active);
 	}
 	for (uint32_t i = 0; i < s->n_tenants; i++)
@@ -82,10 +82,10 @@ static int invariants(const struct sim *s, const char *what)
 	    "%llu preemptions by request, %llu by replica",
 	    (unsigned long long)preempted, (unsigned long long)preemptions);
 	for (uint32_t i = 0; i < s->n_replicas; i++)
-		INV(s->r[i].blocks_used == 0 && s->r[i].active == 0 &&
+		INV(s->r[i].kv.used == 0 && s->r[i].active == 0 &&
 		    s->r[i].admit.n == 0 && !s->r[i].busy,
 		    "replica %u holds %lld KV blocks", i,
-		    (long long)s->r[i].blocks_used);
+		    (long long)s->r[i].kv.used);
 	for (uint32_t i = 0; i < s->n_tenants; i++) {
 		const struct tenant *t = &s->t[i];
 		const struct tenant_stat *x = &t->st;
@@ -460,7 +460,7 @@ static void paged_preempts(void)
 	CHECK_MSG(s.r[0].peak_active >= 3, "%llu",
 		  (unsigned long long)s.r[0].peak_active);
 	CHECK_MSG(s.r[0].preemptions > 0, "no preemption");
-	CHECK(s.r[0].peak_blocks <= 18);
+	CHECK(s.r[0].kv.peak <= 18);
 	for (uint32_t i = 0; i < s.n_tenants; i++)
 		CHECK(s.t[i].st.tokens == 3 * 200);
 	sim_release(&s);
@@ -1331,7 +1331,60 @@ static void hand_back(void)
 		     "sync and async"));
 }
 
+/* Two sequences in a pool of 4 blocks of 16 tokens; the grower preempts
+ * the other first, then itself. */
+struct kv_pair {
+	struct kvpool *p;
+	int32_t *other, *self;
+	int calls;
+};
+
+static bool kv_preempt(void *ctx)
+{
+	struct kv_pair *k = ctx;
+
+	k->calls++;
+	if (*k->other) {
+		kvpool_free(k->p, k->other);
+		return false;
+	}
+	kvpool_free(k->p, k->self);
+	return true;
+}
+
+static void kvpool_counts(void)
+{
+	struct kvpool p;
+	int32_t a = 0, b = 0;
+	struct kv_pair k = { &p, &b, &a, 0 };
+
+	kvpool_init(&p, 4, 16);
+	CHECK(kvpool_blocks_of(&p, 1) == 1 && kvpool_blocks_of(&p, 16) == 1 &&
+	      kvpool_blocks_of(&p, 17) == 2 && kvpool_blocks_of(&p, 0) == 0);
+	kvpool_take(&p, &a, 2);
+	kvpool_take(&p, &b, 1);
+	CHECK(p.used == 3 && p.peak == 3 && a == 2 && b == 1);
+	CHECK(kvpool_fits(&p, 1, 0) && !kvpool_fits(&p, 1, 1) &&
+	      kvpool_holds(&p, 3, 1) && !kvpool_holds(&p, 4, 1));
+	/* 33 tokens need 3 blocks: a takes the last free one */
+	CHECK(kvpool_grow(&p, &a, 33, kv_preempt, &k) && a == 3 && k.calls == 0);
+	/* 49 need 4: b is preempted first, then it fits */
+	CHECK(kvpool_grow(&p, &a, 49, kv_preempt, &k) && a == 4 && b == 0 &&
+	      k.calls == 1 && p.used == 4 && p.peak == 4);
+	/* 65 cannot fit at all: a itself is preempted, nothing taken */
+	CHECK(!kvpool_grow(&p, &a, 65, kv_preempt, &k) && a == 0 && p.used == 0);
+	kvpool_take(&p, &a, 3);
+	kvpool_trim(&p, &a, 20); /* keeps the 2 blocks of 20 tokens */
+	CHECK(a == 2 && p.used == 2);
+	kvpool_trim(&p, &a, 64); /* never takes more */
+	CHECK(a == 2 && p.used == 2 && p.peak == 4);
+	kvpool_free(&p, &a);
+	CHECK(a == 0 && p.used == 0);
+}
+
 const struct tcase sim_tests[] = {
+	{ "sim: kvpool counts blocks; grow preempts until it fits",
+	  kvpool_counts },
 	{ "sim: a verdict waits for the edge's forward pass",
 	  verdict_waits_for_pass },
 	{ "sim: the bonus token is fed in the next block's first pass",
