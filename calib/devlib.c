@@ -341,6 +341,7 @@ int calib_kernel_find(const char *name, struct err *e)
 	for (int k = 0; calib_kernels[k]; k++)
 		if (!strcmp(calib_kernels[k], name))
 			return k;
-	return err_set(e, "unknown kernel family '%s' (known: %s)", name,
+	return err_set(e, "unknown kernel family '%s' (the llama.cpp kernels a "
+		       "device's figures ran on; known: %s)", name,
 		       fmt_names(known, sizeof(known), calib_kernels)), -1;
 }

@@ -131,14 +131,9 @@ int cli_parse_kernel(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 int cli_parse_quant(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 {
 	struct err e;
-	const char *m;
 
 	if (mload_quant_parse(arg, dest, &e) < 0) {
-		/* "--quant 'Q': expected ...": the option's name is put
-		 * before why already */
-		m = strstr(e.msg, "': ");
-		snprintf(why, OPT_WHY_BYTES, m ? "%s, got \"%s\"" : "%s",
-			 m ? m + 3 : e.msg, arg);
+		snprintf(why, OPT_WHY_BYTES, "%s", e.msg);
 		return -1;
 	}
 	return 0;

@@ -91,6 +91,10 @@ static int derive_sub(int argc, char **argv)
 
 	if ((rc = cli_parse_prov(&derive_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
+	if (calib_kernel_find(kernel, &e) < 0) {
+		json_decref(prov);
+		return cli_fail("calib derive: --kernel: %s", e.msg);
+	}
 	from = argc ? argv[0] : calib_measured_profile();
 	if (out && !stat(out, &so) && !stat(from, &sf) && so.st_dev == sf.st_dev &&
 	    so.st_ino == sf.st_ino) {

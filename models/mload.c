@@ -60,10 +60,10 @@ int mload_quant_parse(const char *s, struct quant *q, struct err *e)
 	}
 	return 0;
 bad:
-	return err_set(e, "--quant '%s': expected f32, f16[-head], "
+	return err_set(e, "expected a weight format: f32, f16[-head], "
 		       "w8a16[-head], w4a16[-g32|-g64|-g128][-sym|-asym][-gptq]"
-		       "[-head] or w4a4[-gG][-sym|-asym][-gptq][-head]",
-		       s);
+		       "[-head] or w4a4[-gG][-sym|-asym][-gptq][-head], got "
+		       "\"%s\"", s);
 }
 
 const char *mload_quant_name(const struct quant *q, char *buf)
@@ -341,6 +341,6 @@ int mload_spec(const char *arg, const char *def_quant, struct llama *m,
 	snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - arg) : 1023,
 		 arg);
 	if (mload_quant_parse(colon ? colon + 1 : def_quant, q, e) < 0)
-		return -1;
+		return err_prefix(e, "%s", arg);
 	return mload(name, q, m, t, e);
 }

@@ -937,8 +937,8 @@ static void model_commands_bad_options(void)
 		  "in [0, 65535], got \"x\"" },
 		{ "serve --policy fifo", "hybridspec serve: --policy: expected "
 		  "continuous or window, got \"fifo\"" },
-		{ "serve --model m:w5", "hybridspec serve: --model: expected f32, "
-		  "f16[-head]" },
+		{ "serve --model m:w5", "hybridspec serve: --model: expected a "
+		  "weight format: f32, f16[-head]" },
 		{ "edge --gamma 0", "hybridspec edge: --gamma: expected an integer "
 		  "in [1, 64] or adaptive, got \"0\"" },
 		{ "edge --protocol edge_only", "hybridspec edge: --protocol: "
@@ -950,7 +950,7 @@ static void model_commands_bad_options(void)
 		{ "edge --wan '{\"rtt_s\": 0.02, \"rtt_s\": 0.03}'",
 		  "hybridspec edge: --wan: expected a JSON object" },
 		{ "validate s.json --target m:q9", "hybridspec validate: "
-		  "--target: expected f32" },
+		  "--target: expected a weight format: f32" },
 		{ "eval ppl --model m --text t --windows 0", "hybridspec eval ppl: "
 		  "--windows: expected an integer in [1, 1073741824], got \"0\"" },
 		{ "eval accept --target m", "hybridspec eval accept: give --target, "
