@@ -232,7 +232,7 @@ static int check_verify(struct check *k, const struct check_opts *o,
 			       "shape holding %d positions", o->target,
 			       ctx[NC - 1] + tok[NT - 1]);
 	}
-	cfg_cloud_default(&cl, "H100-SXM", shape_find(c.name));
+	cfg_cloud_default(&cl, GPU_PRESET_DEFAULT, shape_find(c.name));
 	llama_state_init(&st, &c.m.c, tok[NT - 1]);
 	synth_cache(&st, &c.m.c, c.m.c.seq_len, 0xcac4e);
 	time_rounds(&c, &st, tok, ctx, o->quick ? 7 : 51, med);

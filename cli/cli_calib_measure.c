@@ -5,6 +5,7 @@
  * then the values given, increasing, in [1, max], and a 0 after them. */
 #include "ccpu.h"
 #include "cgpu.h"
+#include "gpu.h"
 #include "check.h"
 
 #include "cli.h"
@@ -216,7 +217,8 @@ int cli_calib_gpu(int argc, char **argv)
 		rc = opt_fail(&gpu_cmd, "--gpu names a preset for --roofline; a "
 			      "measurement is of GPU 0");
 	else {
-		t = calib_gpu_table(&o, roofline ? (gpu ? gpu : "H100-SXM") : NULL,
+		t = calib_gpu_table(&o, roofline ? (gpu ? gpu : GPU_PRESET_DEFAULT)
+					       : NULL,
 				    prov, path, &e);
 		rc = cli_calib_emit(t, &e, *path ? path : NULL, o.overwrite);
 	}

@@ -1,4 +1,9 @@
-/* q8.c: the W8A16 format and its reference kernel, by definition. */
+/* q8.c: the W8A16 format and its reference kernel, by definition.
+ *
+ * A row is ngroups blocks of 32 weights (row_bytes = 34 ngroups; the
+ * last block zero-padded past k), each w = scale q with |q| <= 127; the
+ * reference kernel reads exactly that, in FP32, so the fast kernels are
+ * checked against it. */
 #include "q8.h"
 #include "q4.h"
 

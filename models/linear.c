@@ -1,4 +1,11 @@
-/* linear.c: formats of a layer and their products. */
+/* linear.c: formats of a layer and their products.
+ *
+ * A layer holds its weights in exactly one format's buffer (f32, f16, q8
+ * or q4; the others empty); lin_convert, from FP32 only, frees the FP32.
+ * a8, the W4A16 weights packed once for a kernel set's integer path,
+ * exists only beside q4 of a W4A16 layer (lin_pack_a8 makes no other):
+ * lin_apply reads it where it is, of the same kernel set, and packs at
+ * each call where not. */
 #include "linear.h"
 
 #include "err.h"

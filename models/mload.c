@@ -1,4 +1,11 @@
-/* mload.c: model lookup, formats by name, tokenizers beside the weights. */
+/* mload.c: model lookup, formats by name, tokenizers beside the weights.
+ *
+ * A weight format's name reads back to the same struct quant
+ * (mload_quant_parse of mload_quant_name); a model is found by path, or
+ * by name in the model folders in order ($HYBRIDSPEC_MODELS, the shared
+ * models, the cache), the first that holds it winning. A loaded model's
+ * layers are all in the one format asked for (its embeddings and
+ * classifier too with -head). */
 #include "mload.h"
 
 #include "gload.h"

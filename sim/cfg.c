@@ -1020,8 +1020,8 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 	out->preset = NULL;
 	out->spec = (struct gpu_spec){ 0 };
 	if (!custom) {
-		if (jx_enum(x, v, p, "preset", gpu_preset_names(), "H100-SXM",
-			    &preset) < 0)
+		if (jx_enum(x, v, p, "preset", gpu_preset_names(),
+			    GPU_PRESET_DEFAULT, &preset) < 0)
 			return -1;
 		out->preset = gpu_preset_names()[preset];
 		out->spec = *(base = gpu_preset_find(out->preset));

@@ -21,6 +21,9 @@ struct gpu_spec {
 				come from, and the price's date; or NULL */
 };
 
+/* The preset a config, a plan or calib takes when none is named */
+#define GPU_PRESET_DEFAULT "H100-SXM"
+
 /* The named preset, or NULL. Borrowed from a static table. */
 const struct gpu_spec *gpu_preset_find(const char *name);
 const char *const *gpu_preset_names(void); /* NULL-terminated */

@@ -345,7 +345,7 @@ int plan_load(struct plan *p, const char *path, struct err *e)
 		goto fail;
 	}
 	if (jx_object(&x, cand, "/candidates", cand_keys) < 0 ||
-	    read_axis(&x, cand, "gpus", json_pack("[s]", "H100-SXM"),
+	    read_axis(&x, cand, "gpus", json_pack("[s]", GPU_PRESET_DEFAULT),
 		      &p->gpus) < 0 ||
 	    read_axis(&x, cand, "tps", json_pack("[i]", 1), &p->tps) < 0 ||
 	    read_axis(&x, cand, "policies", json_pack("[s]", "continuous"),
