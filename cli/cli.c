@@ -150,6 +150,16 @@ int cli_parse_model_spec(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 	return 0;
 }
 
+const char *cli_model_name(const char *spec, char *buf, size_t n,
+			   const char **quant, const char *def_quant)
+{
+	const char *colon = strrchr(spec, ':');
+
+	snprintf(buf, n, "%.*s", colon ? (int)(colon - spec) : (int)n, spec);
+	*quant = colon ? colon + 1 : def_quant;
+	return buf;
+}
+
 int cli_parse_model(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 {
 	const char *colon = strrchr(arg, ':');

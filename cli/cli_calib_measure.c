@@ -228,8 +228,8 @@ int cli_calib_gpu(int argc, char **argv)
 
 static const struct opt_cmd check_cmd = {
 	.name = "calib check",
-	.usage = "[--draft M] [--draft-quant Q] [--target M]\n"
-		 " [--text FILE] [--threads N] [--quick] [--json]",
+	.usage = "[--draft NAME[:Q]] [--target NAME[:Q]] [--text FILE]\n"
+		 " [--threads N] [--quick] [--json]",
 	.about = "The simulator with profiles measured here against the real models\n"
 		 "(default draft stories260K W4A16, target stories260K FP32): time per\n"
 		 "token within 5%, verify blocks within 10% (--quick: fewer\n"
@@ -240,16 +240,16 @@ static const struct opt_cmd check_cmd = {
 
 int cli_calib_check(int argc, char **argv)
 {
-	struct check_opts o = { .draft = "stories260K", .target = "stories260K",
-				.target_quant = "f32" };
+	struct check_opts o = { 0 };
+	const char *draft = "stories260K:w4a16", *target = "stories260K:f32";
 	long long threads = 1;
 	bool json = false;
-	struct quant dq;
 	struct opt rows[] = {
-		OPT_STR("draft", 0, &o.draft, "M", "the edge's model (default stories260K)"),
-		CLI_OPT_QUANT("draft-quant", &dq, "its weight format (default w4a16)"),
-		OPT_STR("target", 0, &o.target, "M",
-			"the verifier's model, FP32 (default stories260K)"),
+		CLI_OPT_MODEL_SPEC("draft", &draft, "the edge's model and its weight "
+				   "format\n(default stories260K:w4a16; Q default "
+				   "w4a16)"),
+		CLI_OPT_MODEL_SPEC("target", &target, "the verifier's model (default "
+				   "stories260K:f32;\nQ default f32)"),
 		CLI_OPT_TEXT(&o.text, "the prompts' text (default the TinyStories\n"
 			     "excerpt of the data folder)"),
 		CLI_OPT_THREADS(&threads, 64, "threads, 1 to 64 (default 1)"),
@@ -261,13 +261,15 @@ int cli_calib_check(int argc, char **argv)
 	json_t *prov;
 	struct check k;
 	struct err e;
-	char qn[32];
+	char dname[1024], tname[1024];
 	int rc;
 
 	if ((rc = cli_parse_prov(&check_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
-	o.draft_quant = opt_given(rows, "draft-quant") ? mload_quant_name(&dq, qn)
-						       : "w4a16";
+	o.draft = cli_model_name(draft, dname, sizeof(dname), &o.draft_quant,
+				 "w4a16");
+	o.target = cli_model_name(target, tname, sizeof(tname), &o.target_quant,
+				  "f32");
 	o.threads = (int)threads;
 	o.progress = !json && isatty(2);
 	rc = check_run(&k, &o, prov, &e);

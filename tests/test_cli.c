@@ -951,6 +951,8 @@ static void model_commands_bad_options(void)
 		  "hybridspec edge: --wan: expected a JSON object" },
 		{ "validate s.json --target m:q9", "hybridspec validate: "
 		  "--target: expected a weight format: f32" },
+		{ "calib check --draft m:w5", "hybridspec calib check: --draft: "
+		  "expected a weight format: f32" },
 		{ "eval ppl --model m --text t --windows 0", "hybridspec eval ppl: "
 		  "--windows: expected an integer in [1, 1073741824], got \"0\"" },
 		{ "eval accept --target m", "hybridspec eval accept: give --target, "
