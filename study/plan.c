@@ -169,7 +169,7 @@ static int read_groups(struct plan *p, struct err *e)
 	p->count = xcalloc(cf.n_groups, sizeof(*p->count));
 	p->rate_scale = xcalloc(cf.n_groups, sizeof(*p->rate_scale));
 	for (size_t i = 0; i < cf.n_groups; i++) {
-		p->arrival[i] = (int)cf.groups[i].workload.arrival;
+		p->arrival[i] = cf.groups[i].workload.arrival;
 		p->count[i] = (double)cf.groups[i].count;
 		p->rate_scale[i] = cf.groups[i].workload.arrival == ARRIVAL_TRACE
 					   ? cf.groups[i].workload.trace_speed
@@ -441,9 +441,9 @@ static void load_set(const struct plan *p, size_t g, double load, char **s,
 		     size_t *k)
 {
 	char ptr[96];
-	json_t *v;
+	json_t *v = NULL;
 
-	switch ((enum arrival_kind)p->arrival[g]) {
+	switch (p->arrival[g]) { /* every kind: a new one is a compile error */
 	case ARRIVAL_POISSON:
 		snprintf(ptr, sizeof(ptr), "/tenants/%zu/workload/rate_scale", g);
 		v = json_real(load * p->rate_scale[g]);
@@ -456,8 +456,6 @@ static void load_set(const struct plan *p, size_t g, double load, char **s,
 		snprintf(ptr, sizeof(ptr), "/tenants/%zu/workload/trace_speed", g);
 		v = json_real(load * p->rate_scale[g]);
 		break;
-	default:
-		return;
 	}
 	s[(*k)++] = sweep_set_text(ptr, v);
 	json_decref(v);

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cfg.h"
 #include "err.h"
 
 struct plan {
@@ -42,7 +43,7 @@ struct plan {
 	double rate_step;
 	/* the base's groups, which a load scales: (n_groups) owned */
 	size_t n_groups;
-	int *arrival;         /* enum arrival_kind of each */
+	enum arrival_kind *arrival; /* (n_groups) owned: each group's */
 	double *count;        /* tenants */
 	double *rate_scale;   /* a Poisson group's rate_scale, a trace's
 				 replay speed */
