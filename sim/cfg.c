@@ -21,6 +21,10 @@
  * epoch, not from the run's start */
 #define EPOCH_HINT_S 86400.0
 
+/* a link's bandwidth: a bit a second at the least (below, a run's times
+ * are out of any scale a planner means) */
+#define BPS_MIN ((struct jx_range){ 1, INFINITY, false, false })
+
 /* the roofline's achieved fractions of peak bandwidth and FLOP/s */
 #define ETA_BW_DEFAULT 0.8
 #define ETA_FLOPS_DEFAULT 0.6
@@ -773,8 +777,8 @@ static int read_wan(struct jx *x, json_t *v, const char *p, struct cfg_wan *out)
 	       read_rtt_step(x, v, p, out) < 0 ||
 	       read_blackout(x, v, p, out) < 0 ||
 	       time_dist(x, v, p, "rtt_s", true, NULL, &out->rtt_s) < 0 ||
-	       jx_num(x, v, p, "up_bps", JX_POS, 20e6, &out->up_bps) < 0 ||
-	       jx_num(x, v, p, "down_bps", JX_POS, 50e6, &out->down_bps) < 0 ||
+	       jx_num(x, v, p, "up_bps", BPS_MIN, 20e6, &out->up_bps) < 0 ||
+	       jx_num(x, v, p, "down_bps", BPS_MIN, 50e6, &out->down_bps) < 0 ||
 	       jx_num(x, v, p, "loss", (struct jx_range){ 0, 1, false, true }, 0,
 		      &out->loss) < 0 ||
 	       jx_num(x, v, p, "rto_s", CFG_TIME, 0.2, &out->rto_s) < 0 ||

@@ -172,6 +172,8 @@ static void bad_values(void)
 		  "/alpha: unknown key \"alpha\"" },
 		{ "/tenants/0/wan/loss=1", "/tenants/0/wan/loss: expected a number "
 		  "in [0, 1), got 1" },
+		{ "/tenants/0/wan/up_bps=1e-300", "/tenants/0/wan/up_bps: expected "
+		  "a number >= 1, got 1e-300" },
 		{ "/tenants/0/wan/blackout={\"at_s\": 1, \"for_s\": 0}",
 		  "/tenants/0/wan/blackout/for_s: expected a number in (0, 1e+09], got 0" },
 		{ "/tenants/0/wan/blackout={\"at_s\": 1}",
