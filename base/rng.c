@@ -16,7 +16,7 @@ struct xoshiro {
 	uint64_t s[4]; /* as struct rng_stream's state */
 };
 
-static uint64_t splitmix64(uint64_t *x)
+uint64_t rng_splitmix64(uint64_t *x)
 {
 	uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
 
@@ -51,7 +51,7 @@ static void xo_set(void *state, unsigned long seed)
 	uint64_t sm = seed;
 
 	for (int i = 0; i < 4; i++)
-		x->s[i] = splitmix64(&sm);
+		x->s[i] = rng_splitmix64(&sm);
 }
 
 static unsigned long xo_get(void *state)
@@ -90,7 +90,7 @@ static unsigned long stream_seed(uint64_t run_seed, uint64_t stream_id)
 	_Static_assert(sizeof(unsigned long) == 8, "64-bit seeds need LP64");
 	uint64_t a = run_seed, b = ~stream_id;
 
-	return (unsigned long)(splitmix64(&a) ^ splitmix64(&b));
+	return (unsigned long)(rng_splitmix64(&a) ^ rng_splitmix64(&b));
 }
 
 gsl_rng *rng_new(uint64_t run_seed, uint64_t stream_id)

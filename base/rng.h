@@ -15,6 +15,11 @@
  * (GSL's own generators take 32 bits, too few for 10^5 tenants × streams). */
 extern const gsl_rng_type *rng_xoshiro256pp;
 
+/* splitmix64: the next of a cheap 64-bit sequence from *x (which it
+ * advances); the seeder of every stream, and filler where statistical
+ * quality does not matter (synthetic weights). */
+uint64_t rng_splitmix64(uint64_t *x);
+
 /* A stream id from a stable name (64-bit FNV-1a), formatted printf-style. */
 uint64_t rng_stream_id(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));

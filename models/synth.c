@@ -8,26 +8,16 @@
  * of a trained model of that shape and format. */
 #include "synth.h"
 #include "mem.h"
+#include "rng.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-/* splitmix64: fast, and plenty for filler that only has to be non-zero and
- * not repetitive */
-static uint64_t next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* uniform in [-a, a], never exactly 0 */
 static float draw(uint64_t *s, float a)
 {
-	float u = (float)((next(s) >> 40) + 0.5) / (float)(1 << 24);
+	float u = (float)((rng_splitmix64(s) >> 40) + 0.5) / (float)(1 << 24);
 
 	return a * (2 * u - 1);
 }
