@@ -142,7 +142,7 @@ static int serve_parse(struct serve_setup *s, struct serve_args *a, int argc,
 	int rc = opt_parse(&serve_cmd, rows, &argc, argv);
 
 	if (rc == OPT_GO && opt_given(rows, "window-s") &&
-	    o->policy != SCHED_WINDOW)
+	    cfg_sched_hold_s(o->policy, 1) == 0) /* a policy that never holds */
 		return cli_fail("serve: --window-s is the window policy's wait: "
 				"give --policy window with it");
 	return rc;
