@@ -43,6 +43,9 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n  --version  the commit and the build's options\n"
+		   "\nResults go to results/runs/ under the working folder unless "
+		   "-o names a\nfolder; relative paths in a config are of its "
+		   "own folder.\n"
 		   "\nexit status: 0 done, 1 a check or measurement failed, 2 bad "
 		   "usage or bad\ninput (each command's --help says which of "
 		   "these it uses)\n");
