@@ -164,12 +164,15 @@ static void csv_points(FILE *f, const struct plan *p,
 
 /* front.gp: $/hour against p99 TPOT, every configuration simulated (those
  * that miss the SLO apart), the Pareto front labelled (candidate x
- * replicas), the answer marked (with none: the best attainment, and no
- * front), the TPOT SLO a dashed reference. */
-static void front_gp(FILE *f, const struct plan *p, size_t n,
+ * replicas; neighbours on it above and below in turn, so that close ones
+ * do not overlap), the answer marked (with none: the best attainment, and
+ * no front), the TPOT SLO a dashed reference. */
+static void front_gp(FILE *f, const struct plan *p,
+		     const struct plan_point *pts, size_t n, const bool *front,
 		     const struct plandir_result *r)
 {
-	char name[256];
+	char name[256], label[300];
+	int k = 0;
 
 	fprintf(f, "# The points plan simulated: $/hour against p99 TPOT.\n"
 		"# gnuplot front.gp (in this folder) writes front.png\n"
@@ -190,6 +193,16 @@ static void front_gp(FILE *f, const struct plan *p, size_t n,
 		"meet it)' at graph 0.01, first %.9g offset 0, 0.6 font ',9'\n",
 		1e3 * p->tpot_s, 1e3 * p->tpot_s, 1e3 * p->tpot_s,
 		100 * p->attainment, 1e3 * p->tpot_s);
+	for (size_t i = 0; r->answer && i < n; i++) {
+		if (!front[i])
+			continue;
+		plan_candidate_name(p, pts[i].candidate, name, sizeof(name));
+		fprintf(f, "set label '%s x %lld' at first %.9g, first %.9g left "
+			"offset 1, %s font ',8'\n",
+			plot_quoted(name, label, sizeof(label)), pts[i].replicas,
+			pts[i].usd_per_hour, 1e3 * pts[i].tpot_p99_s,
+			k++ % 2 ? "-0.6" : "0.5");
+	}
 	plan_candidate_name(p, r->best.candidate, name, sizeof(name));
 	if (r->answer)
 		fprintf(f, "set label 'answer: %s x %lld' at first %.9g, first "
@@ -214,15 +227,7 @@ static void front_gp(FILE *f, const struct plan *p, size_t n,
 			"the SLO', \\\n"
 			"     'front.csv' using 3:($8 * 1000) with linespoints pt 7 "
 			"lw 2 lc rgb '#0072b2' title 'Pareto front (of those that "
-			"meet it)', \\\n"
-			/* neighbours on the front labelled above and below
-			 * in turn, so that close ones do not overlap */
-			"     'front.csv' using 3:(int($0) %% 2 ? 1/0 : $8 * 1000):"
-			"(sprintf('%%s x %%d', stringcolumn(1), int($2))) with "
-			"labels left offset 1, 0.5 font ',8' notitle, \\\n"
-			"     'front.csv' using 3:(int($0) %% 2 ? $8 * 1000 : 1/0):"
-			"(sprintf('%%s x %%d', stringcolumn(1), int($2))) with "
-			"labels left offset 1, -0.6 font ',8' notitle\n");
+			"meet it)'\n");
 }
 
 /* Whether a beats b, both meeting the SLO: the replicas question's
@@ -304,7 +309,7 @@ static int write_report(const struct plan *p, struct od *o,
 	if (rc == 0 && !(f = od_open(o, "front.gp", e)))
 		rc = -1;
 	if (rc == 0) {
-		front_gp(f, p, n, r);
+		front_gp(f, p, pts, n, front, r);
 		if (fclose(f) != 0)
 			rc = err_set(e, "plan: cannot write %s/front.gp: %s",
 				     o->tmp, strerror(errno));
@@ -388,6 +393,12 @@ static void finish(const struct job *j, struct od *o,
 		/* drawn before the folder is put in place: its manifest lists
 		 * the picture too */
 		r->front_drawn = n_pts && plot_gnuplot(o->tmp, "front.gp");
+		if (!r->front_drawn) { /* no half-drawn picture left */
+			char png[4200];
+
+			snprintf(png, sizeof(png), "%s/front.png", o->tmp);
+			remove(png);
+		}
 		r->status = od_commit(o, e) < 0 ? PLANDIR_BAD
 			    : r->answer ? PLANDIR_ANSWER : PLANDIR_NONE;
 	}

@@ -65,9 +65,7 @@ bool plot_gnuplot(const char *dir, const char *script)
 	return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
-/* s with its quotes made harmless inside gnuplot's quoted strings: a copy
- * in buf (cap bytes). */
-static const char *quoted(const char *s, char *buf, size_t cap)
+const char *plot_quoted(const char *s, char *buf, size_t cap)
 {
 	size_t i = 0;
 
@@ -84,9 +82,9 @@ static void stanza(FILE *gp, const char *name, const char *title_raw,
 {
 	char title[512], xl[320], yl[320];
 
-	quoted(title_raw, title, sizeof(title));
-	quoted(xl_raw, xl, sizeof(xl));
-	quoted(yl_raw, yl, sizeof(yl));
+	plot_quoted(title_raw, title, sizeof(title));
+	plot_quoted(xl_raw, xl, sizeof(xl));
+	plot_quoted(yl_raw, yl, sizeof(yl));
 	fprintf(gp, "\nreset; @common\n"
 		"set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n%s"
 		"set terminal @pngterm; set output '%s.png'\n%s\n"
@@ -157,7 +155,7 @@ static size_t cdf_blocks(FILE *f, const struct csv *c, int gcol, int col,
 			 * where zeros were left out (a verdict commits its
 			 * tokens together, 0 apart) */
 			fprintf(f, "%s\"%s%s%s\"\n", blocks ? "\n\n" : "",
-				quoted(name, label, sizeof(label)),
+				plot_quoted(name, label, sizeof(label)),
 				col99 < 0 ? "" : k ? ", p99" : ", median",
 				k && zeros ? " (every median 0)"
 				: nz ? " (0s left out)" : "");
@@ -348,7 +346,7 @@ static size_t sweep_blocks(FILE *f, const struct csv *c,
 		}
 		qsort(xs, n, 2 * sizeof(double), order_cmp_double);
 		fprintf(f, "%s\"%s\"\n", blocks++ ? "\n\n" : "",
-			quoted(key, other, sizeof(other)));
+			plot_quoted(key, other, sizeof(other)));
 		for (size_t i = 0; i < n; i++) {
 			size_t q = (size_t)xs[2 * i + 1];
 
@@ -413,7 +411,7 @@ static int plot_sweep(const char *dir, const struct plot_opts *o,
 			continue;
 		snprintf(tics + strlen(tics), sizeof(tics) - strlen(tics),
 			 "%s'%s' %zu", at ? ", " : "",
-			 quoted(csv_str(&c, q, xcol), label, sizeof(label)), at);
+			 plot_quoted(csv_str(&c, q, xcol), label, sizeof(label)), at);
 		at++;
 	}
 	/* the metric's name: its mean's column less "_mean" */

@@ -40,5 +40,8 @@ int plot_dir(const char *dir, const struct plot_opts *o,
 /* Runs gnuplot on script in dir (output silenced); whether it ran and
  * exited 0. Also plan's front. */
 bool plot_gnuplot(const char *dir, const char *script);
+/* s with its quotes made harmless inside gnuplot's quoted strings: a copy
+ * in buf (cap bytes), returned. */
+const char *plot_quoted(const char *s, char *buf, size_t cap);
 
 #endif

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char repo[PATH_MAX];
@@ -124,6 +125,23 @@ static int plan_of(const char *name, const char *rest, char *out, size_t n)
 	snprintf(args, sizeof(args), "plan %s -o %s/%s.out --quiet",
 		 t_write(name, text), t_tmpdir(), name);
 	return t_run(args, out, n);
+}
+
+/* A plan of one configuration draws its front too (gnuplot crashed on a
+ * labels plot with no point to label), and a picture that fails is not
+ * left behind. */
+static void one_point_front(void)
+{
+	static char out[16384];
+	char png[PATH_MAX + 64];
+	struct stat st;
+
+	CHECK_MSG(plan_of("one.json", "\"slo\": {\"ttft_s\": 30, \"tpot_s\": "
+			  "1}, \"seeds\": [1], \"candidates\": {\"gpus\": "
+			  "[\"A100-80G\"], \"protocols\": [\"cloud_only\"]}",
+			  out, sizeof(out)) == 0, "%s", out);
+	snprintf(png, sizeof(png), "%s/one.json.out/front.png", t_tmpdir());
+	CHECK_MSG(stat(png, &st) == 0 && st.st_size > 0, "%s", out);
 }
 
 /* The rate question: the highest load one A100 sustains meets the SLO, the
@@ -402,6 +420,7 @@ const struct tcase plan_tests[] = {
 	{ "plan: an SLO nothing meets exits 1 with the reason; bad input, a "
 	  "GPU without a price 2",
 	  impossible_slo },
+	{ "plan: a plan of one configuration draws its front", one_point_front },
 	{ "plan: a search goes on while a bound's share grows",
 	  plateau_sees_shares },
 	{ "plan: what the plan sets itself is not given twice; every "
