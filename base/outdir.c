@@ -196,8 +196,8 @@ static int own_name(const char *rel)
 /* An entry is the tool's where a manifest lists it (the walked folder's,
  * or a nested results folder's), it is one of walk.own at the top, or it
  * lies in a killed run's temporary; a folder's entries are walked in
- * turn (at the top, a folder not in walk.own is a stranger); anything
- * else (a file, a link, a pipe) must be listed */
+ * turn (at the top, a folder not in walk.own and not a results folder is
+ * a stranger); anything else (a file, a link, a pipe) must be listed */
 static int check_entry(const char *path, const struct stat *sb, int flag,
 		       struct FTW *ftw)
 {
@@ -215,7 +215,9 @@ static int check_entry(const char *path, const struct stat *sb, int flag,
 		return 1;
 	}
 	if (flag == FTW_D || flag == FTW_DP) {
-		if (!walk.own || strchr(rel, '/'))
+		/* below the top, or a results folder of its own (figures
+		 * drawn into a sweep's folder): its files are checked */
+		if (!walk.own || strchr(rel, '/') || is_results_dir(path))
 			return 0;
 		walk.found = xstrdup(rel);
 		return 1;

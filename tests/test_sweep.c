@@ -291,6 +291,11 @@ static void resume(void)
 	CHECK(t_run(cmd, out, sizeof(out)) == 0);
 	strcat(cmd, " --overwrite");
 	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 0, "%s", out);
+	/* figures plot drew into a folder of its own there are the tool's */
+	CHECK_MSG(t_run("plot o -o o/figs --quiet", out, sizeof(out)) == 0,
+		  "%s", out);
+	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 0 && !t_exists("o/figs"),
+		  "%s", out);
 	t_write("o/mine.txt", "mine\n");
 	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 2 &&
 		  strstr(out, "o/mine.txt' was not written by hybridspec: "
