@@ -21,8 +21,9 @@
  * epoch, not from the run's start */
 #define EPOCH_HINT_S 86400.0
 
-/* a link's bandwidth: a bit a second at the least (below, a run's times
- * are out of any scale a planner means) */
+/* a bandwidth or a rate of work: one a second at the least (a bit, a
+ * byte, a FLOP; below, a run's times are out of any scale a planner
+ * means) */
 #define BPS_MIN ((struct jx_range){ 1, INFINITY, false, false })
 
 /* the roofline's achieved fractions of peak bandwidth and FLOP/s */
@@ -1031,10 +1032,10 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 		out->spec = *(base = gpu_preset_find(out->preset));
 	}
 	if (jx_str(x, v, p, "name", base ? base->name : "custom", &name) < 0 ||
-	    jx_num(x, v, p, "mem_bw_Bps", JX_POS,
+	    jx_num(x, v, p, "mem_bw_Bps", BPS_MIN,
 		   base ? base->mem_bw_Bps : JX_REQUIRED,
 		   &out->spec.mem_bw_Bps) < 0 ||
-	    jx_num(x, v, p, "fp16_flops", JX_POS,
+	    jx_num(x, v, p, "fp16_flops", BPS_MIN,
 		   base ? base->fp16_flops : JX_REQUIRED,
 		   &out->spec.fp16_flops) < 0 ||
 	    jx_num(x, v, p, "fp8_flops", JX_NONNEG, base ? base->fp8_flops : 0,
@@ -1098,7 +1099,7 @@ static int read_link(struct jx *x, json_t *v, const char *p,
 	}
 	if (jx_object(x, l, cp, keys) < 0 ||
 	    jx_str(x, l, cp, "name", "custom", &name) < 0 ||
-	    jx_num(x, l, cp, "bw_Bps", JX_POS, JX_REQUIRED, &out->link.bw_Bps) < 0 ||
+	    jx_num(x, l, cp, "bw_Bps", BPS_MIN, JX_REQUIRED, &out->link.bw_Bps) < 0 ||
 	    jx_num(x, l, cp, "latency_s", CFG_TIME0, JX_REQUIRED,
 		   &out->link.latency_s) < 0 ||
 	    jx_num(x, l, cp, "step_s", CFG_TIME0, 0, &out->link.step_s) < 0)

@@ -472,8 +472,12 @@ static size_t bin_of(struct sim *s, double now)
 static void busy_bins(struct sim *s, double from_s, double dur_s, double gpus)
 {
 	const double to_s = from_s + dur_s;
+	size_t k1;
+
+	if (!(to_s <= SIM_TIME_MAX_S)) /* the run stops at its next event */
+		return;
 	/* the later end first: its bin widens the bins if any does */
-	const size_t k1 = bin_of(s, to_s);
+	k1 = bin_of(s, to_s);
 
 	for (size_t k = (size_t)(from_s / s->bin_s); k <= k1; k++) {
 		double lo = fmax(from_s, (double)k * s->bin_s);

@@ -597,6 +597,13 @@ static void run_bad_input(void)
 		  "--set /tenants/0/workload/think_s=1e9 "
 		  "--set /tenants/0/workload/requests=20",
 		  "simulated time passed 1e+10 s (317 years)" },
+		{ "an iteration that never ends (it hung in the GPU's bins)",
+		  NULL, "--set /cloud/gpu/pricing=roofline "
+		  "--set /cloud/gpu/eta_bw=1e-300 --set /cloud/gpu/eta_flops=1e-300",
+		  "simulated time passed 1e+10 s (317 years)" },
+		{ "a GPU's bandwidth below a byte a second", NULL,
+		  "--set /cloud/gpu/mem_bw_Bps=1e-300",
+		  "/cloud/gpu/mem_bw_Bps: expected a number >= 1" },
 		{ "acceptance trace with a bad bit", NULL,
 		  "--set '/tenants/0/acceptance={\"model\":\"trace\","
 		  "\"file\":\"bits.txt\"}'",
