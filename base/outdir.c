@@ -116,6 +116,32 @@ static int is_results_dir(const char *dir)
 	return yes;
 }
 
+/* The kind a manifest's text names ("#kind run"), its length in *n; NULL
+ * for one written before kinds */
+static const char *kind_named(const char *text, size_t *n)
+{
+	size_t had = strlen(OD_KIND_LINE);
+
+	if (strncmp(text, OD_KIND_LINE, had))
+		return NULL;
+	*n = strcspn(text + had, "\n");
+	return text + had;
+}
+
+/* Whether dir holds results of kind, its manifest says. */
+static bool of_kind(const char *dir, const char *kind)
+{
+	char *path = join(dir, OD_MANIFEST), *text = fs_slurp(path, NULL);
+	const char *k;
+	size_t n;
+	bool yes = text && (k = kind_named(text, &n)) && n == strlen(kind) &&
+		   !strncmp(k, kind, n);
+
+	free(path);
+	free(text);
+	return yes;
+}
+
 /* Whether a results directory nested in the walked one, between it and
  * the file at rel (its path from the walked root, at path), lists the
  * file in its own manifest: plots written into a run's folder are the
@@ -215,9 +241,10 @@ static int check_entry(const char *path, const struct stat *sb, int flag,
 		return 1;
 	}
 	if (flag == FTW_D || flag == FTW_DP) {
-		/* below the top, or a results folder of its own (figures
-		 * drawn into a sweep's folder): its files are checked */
-		if (!walk.own || strchr(rel, '/') || is_results_dir(path))
+		/* below the top, or figures plot drew there (a sweep's
+		 * folder): its files are checked; another command's results
+		 * are not the walked folder's to replace */
+		if (!walk.own || strchr(rel, '/') || of_kind(path, "plot"))
 			return 0;
 		walk.found = xstrdup(rel);
 		return 1;
@@ -278,20 +305,19 @@ static int list_entry(const char *path, const struct stat *sb, int flag,
 static int check_replace(const char *dir, const char *kind, struct err *e)
 {
 	char *path = join(dir, OD_MANIFEST), *text = fs_slurp(path, NULL);
-	size_t had = strlen(OD_KIND_LINE);
+	const char *had;
+	size_t n;
 	int rc = 0;
 
 	free(path);
 	if (!text)
 		return 0;
-	if (!strncmp(text, OD_KIND_LINE, had) &&
-	    (strncmp(text + had, kind, strlen(kind)) ||
-	     text[had + strlen(kind)] != '\n')) {
+	if ((had = kind_named(text, &n)) &&
+	    (n != strlen(kind) || strncmp(had, kind, n))) {
 		rc = err_set(e, "'%s' holds the results of hybridspec %.*s, "
 			     "not of hybridspec %s: --overwrite replaces only "
 			     "results of the same command (name another "
-			     "folder)", dir,
-			     (int)strcspn(text + had, "\n"), text + had, kind);
+			     "folder)", dir, (int)n, had, kind);
 		free(text);
 		return rc;
 	}

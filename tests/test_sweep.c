@@ -296,6 +296,14 @@ static void resume(void)
 		  "%s", out);
 	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 0 && !t_exists("o/figs"),
 		  "%s", out);
+	/* another command's results there are not the sweep's to replace */
+	snprintf(args, sizeof(args), "config %s -o o/mine", data("small.json"));
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 2 &&
+		  strstr(out, "o/mine' was not written by hybridspec") &&
+		  t_exists("o/mine/config.resolved.json"), "%s", out);
+	snprintf(src, sizeof(src), "rm -rf '%s/o/mine'", t_tmpdir());
+	CHECK(system(src) == 0);
 	t_write("o/mine.txt", "mine\n");
 	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 2 &&
 		  strstr(out, "o/mine.txt' was not written by hybridspec: "
