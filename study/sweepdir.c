@@ -120,13 +120,15 @@ static bool run_done(const struct sweep *s, const char *dir, size_t point,
 }
 
 /* A finished run is kept only if the sweep still gives it the same
- * config: else the sweep file or its base changed since it ran. */
+ * config, compared as JSON values (a resolved config written with other
+ * digits for the same numbers is the same): else the sweep file or its
+ * base changed since it ran. */
 static int check_kept(const struct sweep *s, const char *dir, size_t point,
 		      size_t seed_i, struct err *e)
 {
 	char *run = sweep_run_dir(s, dir, point, seed_i);
 	size_t n = strlen(run) + 64;
-	char *path = xmalloc(n), *had, *want, **sets;
+	char *path = xmalloc(n), **sets;
 	struct cfg c;
 	size_t n_sets;
 	int rc;
@@ -137,15 +139,14 @@ static int check_kept(const struct sweep *s, const char *dir, size_t point,
 			   NULL, e);
 	sweep_sets_free(sets, n_sets);
 	if (rc == 0) {
-		had = fs_slurp(path, NULL);
-		want = cfg_resolved(&c);
-		if (!had || strcmp(had, want))
+		json_t *had = json_load_file(path, JSON_DECODE_ANY, NULL);
+
+		if (!had || !json_equal(had, c.doc))
 			rc = err_set(e, "'%s' was run with another config than "
 				     "the sweep now gives it (the sweep file or "
 				     "its base changed): remove '%s' or choose "
 				     "another -o", run, dir);
-		free(had);
-		free(want);
+		json_decref(had);
 		cfg_release(&c);
 	}
 	free(path);

@@ -342,6 +342,21 @@ static void resume(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/r/points/5/seed-2' "
 		 "'%s/r/points/2'", t_tmpdir(), t_tmpdir());
 	CHECK(system(cmd) == 0);
+	/* a kept run's config written with 17 digits a number (as before
+	 * the fewest) is the same config */
+	{
+		json_t *v;
+
+		snprintf(src, sizeof(src), "%s/r/points/0/seed-1/"
+			 "config.resolved.json", t_tmpdir());
+		v = json_load_file(src, 0, NULL);
+		CHECK(v && json_dump_file(v, src, JSON_INDENT(2) |
+					  JSON_REAL_PRECISION(17)) == 0);
+		json_decref(v);
+		b = t_slurp("r/points/0/seed-1/config.resolved.json");
+		CHECK(b && strstr(b, "0.10000000000000001"));
+		free(b);
+	}
 	snprintf(args, sizeof(args), "sweep %s -o r --resume",
 		 data("sweep-small.json"));
 	CHECK(t_run(args, out, sizeof(out)) == 0);
