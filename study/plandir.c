@@ -11,6 +11,7 @@
 
 #include "cfg.h"
 #include "farm.h"
+#include "mem.h"
 #include "outdir.h"
 #include "rt.h"
 #include "sweep.h"
@@ -167,12 +168,27 @@ static void csv_points(FILE *f, const struct plan *p,
  * replicas; neighbours on it above and below in turn, so that close ones
  * do not overlap), the answer marked (with none: the best attainment, and
  * no front), the TPOT SLO a dashed reference. */
+/* a front point by its cost, for the labels' order along the front */
+struct front_at {
+	double usd_per_hour;
+	size_t i;
+};
+
+static int by_cost(const void *a, const void *b)
+{
+	const struct front_at *x = a, *y = b;
+
+	return (x->usd_per_hour > y->usd_per_hour) -
+	       (x->usd_per_hour < y->usd_per_hour);
+}
+
 static void front_gp(FILE *f, const struct plan *p,
 		     const struct plan_point *pts, size_t n, const bool *front,
 		     const struct plandir_result *r)
 {
+	struct front_at *on = xcalloc(n ? n : 1, sizeof(*on));
 	char name[256], label[300];
-	int k = 0;
+	size_t m = 0;
 
 	fprintf(f, "# The points plan simulated: $/hour against p99 TPOT.\n"
 		"# gnuplot front.gp (in this folder) writes front.png\n"
@@ -193,21 +209,27 @@ static void front_gp(FILE *f, const struct plan *p,
 		"meet it)' at graph 0.01, first %.9g offset 0, 0.6 font ',9'\n",
 		1e3 * p->tpot_s, 1e3 * p->tpot_s, 1e3 * p->tpot_s,
 		100 * p->attainment, 1e3 * p->tpot_s);
-	for (size_t i = 0; r->answer && i < n; i++) {
-		if (!front[i])
-			continue;
-		plan_candidate_name(p, pts[i].candidate, name, sizeof(name));
+	for (size_t i = 0; r->answer && i < n; i++)
+		if (front[i])
+			on[m++] = (struct front_at){ pts[i].usd_per_hour, i };
+	qsort(on, m, sizeof(*on), by_cost);
+	for (size_t j = 0; j < m; j++) {
+		const struct plan_point *q = &pts[on[j].i];
+
+		plan_candidate_name(p, q->candidate, name, sizeof(name));
 		fprintf(f, "set label '%s x %lld' at first %.9g, first %.9g left "
 			"offset 1, %s font ',8'\n",
-			plot_quoted(name, label, sizeof(label)), pts[i].replicas,
-			pts[i].usd_per_hour, 1e3 * pts[i].tpot_p99_s,
-			k++ % 2 ? "-0.6" : "0.5");
+			plot_quoted(name, label, sizeof(label)), q->replicas,
+			q->usd_per_hour, 1e3 * q->tpot_p99_s,
+			j % 2 ? "-0.6" : "0.5");
 	}
+	free(on);
 	plan_candidate_name(p, r->best.candidate, name, sizeof(name));
+	plot_quoted(name, label, sizeof(label));
 	if (r->answer)
 		fprintf(f, "set label 'answer: %s x %lld' at first %.9g, first "
 			"%.9g point pointtype 3 pointsize 3 linecolor rgb "
-			"'#d55e00' offset 1.5, -2.2 font ',10'\n", name,
+			"'#d55e00' offset 1.5, -2.2 font ',10'\n", label,
 			r->best.replicas, r->best.usd_per_hour,
 			1e3 * r->best.tpot_p99_s);
 	else if (n)
@@ -216,7 +238,7 @@ static void front_gp(FILE *f, const struct plan *p,
 			"font ',10'\n"
 			"set label '' at first %.9g, first %.9g point pointtype 3 "
 			"pointsize 3 linecolor rgb '#d55e00'\n",
-			r->best.attain_mean, name, r->best.replicas,
+			r->best.attain_mean, label, r->best.replicas,
 			r->best.usd_per_hour, 1e3 * r->best.tpot_p99_s);
 	fprintf(f, "plot 'points.csv' using ($10 == 0 ? $3 : 1/0):($8 * 1000) "
 		"with points pt 2 lc rgb '#bbbbbb' title 'misses the SLO'%s\n",

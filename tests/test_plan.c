@@ -128,8 +128,8 @@ static int plan_of(const char *name, const char *rest, char *out, size_t n)
 }
 
 /* A plan of one configuration draws its front too (gnuplot crashed on a
- * labels plot with no point to label), and a picture that fails is not
- * left behind. */
+ * labels plot with no point to label), a GPU's name with a quote in it
+ * too, and a picture that fails is not left behind. */
 static void one_point_front(void)
 {
 	static char out[16384];
@@ -138,7 +138,8 @@ static void one_point_front(void)
 
 	CHECK_MSG(plan_of("one.json", "\"slo\": {\"ttft_s\": 30, \"tpot_s\": "
 			  "1}, \"seeds\": [1], \"candidates\": {\"gpus\": "
-			  "[\"A100-80G\"], \"protocols\": [\"cloud_only\"]}",
+			  "[{\"preset\": \"A100-80G\", \"name\": \"Bob's\"}], "
+			  "\"protocols\": [\"cloud_only\"]}",
 			  out, sizeof(out)) == 0, "%s", out);
 	snprintf(png, sizeof(png), "%s/one.json.out/front.png", t_tmpdir());
 	CHECK_MSG(stat(png, &st) == 0 && st.st_size > 0, "%s", out);
