@@ -446,7 +446,9 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 		       "in the config (at \"%.100s\": %s%.*s is %s)", ptr,
 		       strlen(ptr) > 200 ? "..." : "", tok, at == ptr ? "the "
 		       "config" : "", (int)(at - ptr > 100 ? 100 : at - ptr),
-		       ptr, json_is_array(cur) ? "an array of fewer items"
+		       ptr, json_is_array(cur)
+		       ? (tok[strspn(tok, "0123456789")] ? "an array: its items "
+			  "are numbered from 0" : "an array of fewer items")
 		       : json_is_string(cur) ? "a string"
 		       : json_is_number(cur) ? "a number"
 		       : json_is_boolean(cur) ? "true or false" : "null");
@@ -494,7 +496,8 @@ static void shortest_reals(char *s)
 		}
 		n = strspn(r, "+-0123456789.eE");
 		if (n && (isdigit((unsigned char)*r) || *r == '-') &&
-		    strcspn(r, ".eE") < n) {
+		    (memchr(r, '.', n) || memchr(r, 'e', n) ||
+		     memchr(r, 'E', n))) {
 			char tok[40], out[40];
 			double d;
 

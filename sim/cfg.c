@@ -1648,12 +1648,12 @@ static void said_by_set(const char *file, const char *const *sets,
 	const char *ptr = e->msg + head, *end;
 
 	if (strncmp(e->msg, file, head - 2) || strncmp(e->msg + head - 2, ": ", 2) ||
-	    *ptr != '/' || !(end = strchr(ptr, ':')))
+	    *ptr != '/' || !(end = strstr(ptr, ": ")))
 		return;
 	for (size_t i = 0; i < n_sets; i++) {
 		size_t n = strlen(at[i]), np = (size_t)(end - ptr);
 		bool from = np >= n && !strncmp(ptr, at[i], n) &&
-			    (ptr[n] == ':' || ptr[n] == '/');
+			    (n == np || ptr[n] == '/');
 		bool below = n > np && !strncmp(ptr, at[i], np) &&
 			     at[i][np] == '/';
 

@@ -104,6 +104,13 @@ static void overrides(void)
 		CHECK(cfg_load_from(&c, SMALL, bad, 1, NULL, &e) < 0);
 		CHECK_MSG(!strstr(e.msg, "--set"), "%s", e.msg);
 	}
+	/* a key with a ':' in it too */
+	{
+		const char *bad[] = { "/cloud/a:b=1" };
+
+		CHECK(cfg_load(&c, SMALL, bad, 1, &e) < 0);
+		CHECK_MSG(strstr(e.msg, "(from --set /cloud/a:b=1)"), "%s", e.msg);
+	}
 	/* and one inside an object appended with "-" */
 	{
 		const char *bad[] = { "/tenants/-={\"protocol\": {\"kind\": \"x\"}}" };

@@ -77,6 +77,9 @@ static void set_values(void)
 	CHECK(jx_set(o, "/a/b/7", "1", &e) < 0);
 	CHECK_MSG(strstr(e.msg, "does not name a place in the config (at \"7\": "
 			 "/a/b is an array of fewer items)"), "%s", e.msg);
+	CHECK(jx_set(o, "/a/b/x", "1", &e) < 0);
+	CHECK_MSG(strstr(e.msg, "/a/b is an array: its items are numbered from "
+			 "0"), "%s", e.msg);
 	CHECK(jx_set(o, "a/b", "1", &e) < 0);
 	CHECK(jx_set(o, "/a/b/1/c/d", "1", &e) < 0);
 	CHECK_MSG(strstr(e.msg, "(at \"d\": /a/b/1/c is a number)"), "%s",
