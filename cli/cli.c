@@ -154,8 +154,11 @@ const char *cli_model_name(const char *spec, char *buf, size_t n,
 			   const char **quant, const char *def_quant)
 {
 	const char *colon = strrchr(spec, ':');
+	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
 
-	snprintf(buf, n, "%.*s", colon ? (int)(colon - spec) : (int)n, spec);
+	if (len >= n)
+		return NULL;
+	snprintf(buf, n, "%.*s", (int)len, spec);
 	*quant = colon ? colon + 1 : def_quant;
 	return buf;
 }

@@ -270,6 +270,12 @@ int cli_calib_check(int argc, char **argv)
 				 "w4a16");
 	o.target = cli_model_name(target, tname, sizeof(tname), &o.target_quant,
 				  "f32");
+	if (!o.draft || !o.target) {
+		json_decref(prov);
+		return cli_fail("calib check: --%s: expected a model name or path "
+				"of fewer than %zu bytes", o.draft ? "target" :
+				"draft", sizeof(dname));
+	}
 	o.threads = (int)threads;
 	o.progress = !json && isatty(2);
 	rc = check_run(&k, &o, prov, &e);

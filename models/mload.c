@@ -344,9 +344,12 @@ int mload_spec(const char *arg, const char *def_quant, struct llama *m,
 {
 	char name[1024];
 	const char *colon = strrchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
 
-	snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - arg) : 1023,
-		 arg);
+	if (len >= sizeof(name))
+		return err_set(e, "'%.60s...': expected a model name or path of "
+			       "fewer than %zu bytes", arg, sizeof(name));
+	snprintf(name, sizeof(name), "%.*s", (int)len, arg);
 	if (mload_quant_parse(colon ? colon + 1 : def_quant, q, e) < 0)
 		return err_prefix(e, "%s", arg);
 	return mload(name, q, m, t, e);
