@@ -1388,13 +1388,18 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 			       cl->kv_capacity_tokens, fit, holds, kv,
 			       cl->block_tokens);
 
-	if (big && (double)cl->kv_capacity_tokens < need)
+	if (big && (double)cl->kv_capacity_tokens < need) {
+		char row[1200] = "";
+
+		if (big->workload.arrival == ARRIVAL_TRACE)
+			trace_row_of(big, need, row, sizeof(row));
 		return err_set(x->err, "%s: /cloud/kv_capacity_tokens: %lld "
 			       "tokens are fewer than one request of group \"%s\" "
-			       "needs (%.0f tokens: prompt and output, %s)", x->file,
-			       cl->kv_capacity_tokens, big->name, need,
+			       "needs (%.0f tokens: prompt and output, %s%s)",
+			       x->file, cl->kv_capacity_tokens, big->name, need,
 			       longest ? "the longest its workload draws"
-				       : "at their mean lengths");
+				       : "at their mean lengths", row);
+	}
 	return 0;
 }
 

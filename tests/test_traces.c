@@ -233,6 +233,16 @@ static void context(void)
 		     "tokens (prompt and output, ") &&
 	      strstr(e.msg, "long.csv:2), exceeds the 4096 positions of "
 		     "/cloud/context_tokens (llama2-7b's"));
+	/* a KV pool below that row names it too */
+	{
+		const char *small_kv[] = { set, "/cloud/context_tokens=8192",
+					   "/cloud/kv_capacity_tokens=1024" };
+
+		CHECK(cfg_load(&c, "configs/paper/cloud_only.json", small_kv, 3,
+			       &e) < 0);
+		CHECK_MSG(strstr(e.msg, "fewer than one request") &&
+			  strstr(e.msg, "long.csv:2)"), "%s", e.msg);
+	}
 	CHECK(cfg_load(&c, "configs/paper/cloud_only.json", lengths, 1, &e) < 0 &&
 	      strstr(e.msg, "its longest request, 30256 tokens"));
 	CHECK_MSG(cfg_load(&c, "configs/paper/cloud_only.json", longer, 2, &e) == 0,
