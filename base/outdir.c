@@ -128,14 +128,20 @@ static const char *kind_named(const char *text, size_t *n)
 	return text + had;
 }
 
+/* Whether a manifest's text names kind */
+static bool names_kind(const char *text, const char *kind)
+{
+	size_t n;
+	const char *k = kind_named(text, &n);
+
+	return k && n == strlen(kind) && !strncmp(k, kind, n);
+}
+
 /* Whether dir holds results of kind, its manifest says. */
 static bool of_kind(const char *dir, const char *kind)
 {
 	char *path = join(dir, OD_MANIFEST), *text = fs_slurp(path, NULL);
-	const char *k;
-	size_t n;
-	bool yes = text && (k = kind_named(text, &n)) && n == strlen(kind) &&
-		   !strncmp(k, kind, n);
+	bool yes = text && names_kind(text, kind);
 
 	free(path);
 	free(text);
@@ -222,8 +228,8 @@ static int own_name(const char *rel)
 /* An entry is the tool's where a manifest lists it (the walked folder's,
  * or a nested results folder's), it is one of walk.own at the top, or it
  * lies in a killed run's temporary; a folder's entries are walked in
- * turn (at the top, a folder not in walk.own and not a results folder is
- * a stranger); anything else (a file, a link, a pipe) must be listed */
+ * turn (at the top, a folder not in walk.own and not plot's is a
+ * stranger); anything else (a file, a link, a pipe) must be listed */
 static int check_entry(const char *path, const struct stat *sb, int flag,
 		       struct FTW *ftw)
 {
@@ -312,8 +318,7 @@ static int check_replace(const char *dir, const char *kind, struct err *e)
 	free(path);
 	if (!text)
 		return 0;
-	if ((had = kind_named(text, &n)) &&
-	    (n != strlen(kind) || strncmp(had, kind, n))) {
+	if ((had = kind_named(text, &n)) && !names_kind(text, kind)) {
 		rc = err_set(e, "'%s' holds the results of hybridspec %.*s, "
 			     "not of hybridspec %s: --overwrite replaces only "
 			     "results of the same command (name another "
