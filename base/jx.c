@@ -374,7 +374,7 @@ static int array_index(const char *tok, size_t size, size_t *i)
 }
 
 int jx_set(json_t *root, const char *ptr, const char *value_text,
-	   struct err *e)
+	   char *where, struct err *e)
 {
 	json_error_t je;
 	json_t *value = json_loads(value_text, JSON_DECODE_ANY |
@@ -400,6 +400,8 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 		return err_set(e, "--set '%.200s': expected a JSON pointer such as "
 			       "/cloud/replicas", ptr);
 	}
+	if (where)
+		snprintf(where, JX_PTR_MAX, "%s", ptr);
 	while ((at = rest, rest = next_token(rest, tok, sizeof(tok)))) {
 		bool last = *rest == '\0';
 		size_t i;
@@ -422,6 +424,9 @@ int jx_set(json_t *root, const char *ptr, const char *value_text,
 			if (last && (!strcmp(tok, "-") ||
 				     (array_index(tok, n + 1, &i) == 0 && i == n))) {
 				json_array_append_new(cur, value);
+				if (where)
+					snprintf(where, JX_PTR_MAX, "%.*s/%zu",
+						 (int)(at - ptr), ptr, n);
 				return 0;
 			}
 			if (array_index(tok, n, &i) < 0)

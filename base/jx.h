@@ -98,9 +98,11 @@ char *jx_path(const struct jx *x, const char *path, char *buf, size_t n);
 /* Sets the value at ptr in root to value_text, read as JSON (a bare word
  * that is not JSON is taken as a string). Missing objects on the way are
  * created; array indices must exist, except that the last one may be the
- * array's length or "-" to append. For "--set /a/b=3". */
+ * array's length or "-" to append. For "--set /a/b=3". where (JX_PTR_MAX
+ * bytes, or NULL) gets the pointer of what was set: ptr, its "-" the
+ * index appended at. */
 int jx_set(json_t *root, const char *ptr, const char *value_text,
-	   struct err *e);
+	   char *where, struct err *e);
 
 /* Dumps v the way every project file is written (indented, 15 significant
  * digits, keys in document order, a final newline). Caller frees. */

@@ -1671,25 +1671,6 @@ static void said_by_set(const char *file, const char *const *sets,
 	}
 }
 
-/* ptr as the doc will know it once set: a last "-" of an array is the
- * index it appends at */
-static void set_pointer(json_t *doc, const char *ptr, char *at)
-{
-	const char *slash = strrchr(ptr, '/');
-	char parent[JX_PTR_MAX], indexed[JX_PTR_MAX + 24];
-	json_t *a;
-
-	snprintf(at, JX_PTR_MAX, "%s", ptr);
-	if (!slash || strcmp(slash, "/-"))
-		return;
-	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - ptr), ptr);
-	if (!(a = jx_at(doc, parent)) || !json_is_array(a))
-		return;
-	snprintf(indexed, sizeof(indexed), "%s/%zu", parent, json_array_size(a));
-	if (strlen(indexed) < JX_PTR_MAX)
-		memcpy(at, indexed, strlen(indexed) + 1);
-}
-
 int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 	      const char *const *sets, size_t n_sets, const char *by,
 	      struct err *e)
@@ -1711,8 +1692,7 @@ int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 			goto fail;
 		}
 		snprintf(ptr, sizeof(ptr), "%.*s", (int)(eq - sets[i]), sets[i]);
-		set_pointer(c->doc, ptr, at[i]);
-		if (jx_set(c->doc, ptr, eq + 1, e) < 0)
+		if (jx_set(c->doc, ptr, eq + 1, at[i], e) < 0)
 			goto fail;
 	}
 	if (read_top(c, &x) < 0) {

@@ -106,7 +106,7 @@ static void refused(const json_t *p, const char *ptr, const char *val,
 	struct err e;
 
 	if (val) {
-		CHECK(jx_set(q, ptr, val, &e) == 0);
+		CHECK(jx_set(q, ptr, val, NULL, &e) == 0);
 	} else { /* delete the key */
 		char parent[256];
 		const char *slash = strrchr(ptr, '/');

@@ -65,27 +65,27 @@ static void set_values(void)
 	struct err e;
 	char *s;
 
-	CHECK(jx_set(o, "/a/b/1/c", "5", &e) == 0);
-	CHECK(jx_set(o, "/a/b/0", "{\"x\": true}", &e) == 0);
-	CHECK(jx_set(o, "/a/name", "fast", &e) == 0);   /* bare word: string */
-	CHECK(jx_set(o, "/new/deep", "0.5", &e) == 0);  /* objects made */
+	CHECK(jx_set(o, "/a/b/1/c", "5", NULL, &e) == 0);
+	CHECK(jx_set(o, "/a/b/0", "{\"x\": true}", NULL, &e) == 0);
+	CHECK(jx_set(o, "/a/name", "fast", NULL, &e) == 0);   /* bare word: string */
+	CHECK(jx_set(o, "/new/deep", "0.5", NULL, &e) == 0);  /* objects made */
 	s = json_dumps(o, JSON_COMPACT);
 	CHECK_MSG(!strcmp(s, "{\"a\":{\"b\":[{\"x\":true},{\"c\":5}],"
 			  "\"name\":\"fast\"},\"new\":{\"deep\":0.5}}"), "%s", s);
 	free(s);
 	/* the place that cannot hold the next key named, and what it is */
-	CHECK(jx_set(o, "/a/b/7", "1", &e) < 0);
+	CHECK(jx_set(o, "/a/b/7", "1", NULL, &e) < 0);
 	CHECK_MSG(strstr(e.msg, "does not name a place in the config (at \"7\": "
 			 "/a/b is an array of fewer items)"), "%s", e.msg);
-	CHECK(jx_set(o, "/a/b/x", "1", &e) < 0);
+	CHECK(jx_set(o, "/a/b/x", "1", NULL, &e) < 0);
 	CHECK_MSG(strstr(e.msg, "/a/b is an array: its items are numbered from "
 			 "0"), "%s", e.msg);
-	CHECK(jx_set(o, "a/b", "1", &e) < 0);
-	CHECK(jx_set(o, "/a/b/1/c/d", "1", &e) < 0);
+	CHECK(jx_set(o, "a/b", "1", NULL, &e) < 0);
+	CHECK(jx_set(o, "/a/b/1/c/d", "1", NULL, &e) < 0);
 	CHECK_MSG(strstr(e.msg, "(at \"d\": /a/b/1/c is a number)"), "%s",
 		  e.msg);
 	/* a '~' that is no escape: said so, not blamed on a place */
-	CHECK(jx_set(o, "/a/x~2y", "1", &e) < 0 &&
+	CHECK(jx_set(o, "/a/x~2y", "1", NULL, &e) < 0 &&
 	      strstr(e.msg, "not a JSON pointer: a '~' is followed by 0 or 1"));
 	json_decref(o);
 }
