@@ -1290,14 +1290,15 @@ static double request_tokens(const struct cfg_group *g, bool *longest)
 }
 
 /* ", TRACE:LINE" (or ", TRACE: request N"): where g's trace has its first
- * request of tokens tokens, in buf (n bytes) */
+ * request of tokens tokens, in buf (n bytes); "" for a group without one */
 static void trace_row_of(const struct cfg_group *g, double tokens, char *buf,
 			 size_t n)
 {
 	const struct wl_trace *t = &g->wl_trace;
 	char at[64];
 
-	for (size_t i = 0; i < t->n; i++)
+	*buf = '\0';
+	for (size_t i = 0; g->workload.arrival == ARRIVAL_TRACE && i < t->n; i++)
 		if (t->rows[i].prompt + t->rows[i].output == tokens) {
 			snprintf(buf, n, ", %.1000s%s", g->workload.trace,
 				 wl_trace_where(t, i, at, sizeof(at)));
@@ -1347,10 +1348,9 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 	cl->kv_token_bytes = kv;
 	if (big && longest && cl->context_tokens > 0 &&
 	    need > (double)cl->context_tokens) {
-		char row[1200] = "";
+		char row[1200];
 
-		if (big->workload.arrival == ARRIVAL_TRACE)
-			trace_row_of(big, need, row, sizeof(row));
+		trace_row_of(big, need, row, sizeof(row));
 		return err_set(x->err, "%s: /tenants/%zu/workload: its longest "
 			       "request, %.0f tokens (prompt and output%s), "
 			       "exceeds the %lld positions of /cloud/"
@@ -1389,10 +1389,9 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 			       cl->block_tokens);
 
 	if (big && (double)cl->kv_capacity_tokens < need) {
-		char row[1200] = "";
+		char row[1200];
 
-		if (big->workload.arrival == ARRIVAL_TRACE)
-			trace_row_of(big, need, row, sizeof(row));
+		trace_row_of(big, need, row, sizeof(row));
 		return err_set(x->err, "%s: /cloud/kv_capacity_tokens: %lld "
 			       "tokens are fewer than one request of group \"%s\" "
 			       "needs (%.0f tokens: prompt and output, %s%s)",
