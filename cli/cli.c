@@ -150,19 +150,6 @@ int cli_parse_model_spec(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 	return 0;
 }
 
-const char *cli_model_name(const char *spec, char *buf, size_t n,
-			   const char **quant, const char *def_quant)
-{
-	const char *colon = strrchr(spec, ':');
-	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
-
-	if (len >= n)
-		return NULL;
-	snprintf(buf, n, "%.*s", (int)len, spec);
-	*quant = colon ? colon + 1 : def_quant;
-	return buf;
-}
-
 int cli_parse_model(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 {
 	const char *colon = strrchr(arg, ':');

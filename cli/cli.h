@@ -146,10 +146,6 @@ int cli_parse_quant(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 int cli_parse_kernel(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 /* NAME[:Q] with Q a weight format (const char **: the argument) */
 int cli_parse_model_spec(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
-/* Such a spec split: NAME into buf (n bytes), returned (NULL: NAME does
- * not fit); *quant its Q, or def_quant (*quant borrows spec or def_quant) */
-const char *cli_model_name(const char *spec, char *buf, size_t n,
-			   const char **quant, const char *def_quant);
 /* --model of a command with --quant (const char **): NAME or PATH; a
  * NAME:Q that is no file is refused with the --quant it means */
 int cli_parse_model(const char *arg, void *dest, char why[OPT_WHY_BYTES]);

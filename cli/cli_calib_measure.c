@@ -266,16 +266,15 @@ int cli_calib_check(int argc, char **argv)
 
 	if ((rc = cli_parse_prov(&check_cmd, rows, &argc, argv, &prov)) != OPT_GO)
 		return rc;
-	o.draft = cli_model_name(draft, dname, sizeof(dname), &o.draft_quant,
-				 "w4a16");
-	o.target = cli_model_name(target, tname, sizeof(tname), &o.target_quant,
-				  "f32");
-	if (!o.draft || !o.target) {
+	if (mload_spec_split(draft, "w4a16", dname, sizeof(dname),
+			     &o.draft_quant, &e) < 0 ||
+	    mload_spec_split(target, "f32", tname, sizeof(tname),
+			     &o.target_quant, &e) < 0) {
 		json_decref(prov);
-		return cli_fail("calib check: --%s: expected a model name or path "
-				"of fewer than %zu bytes", o.draft ? "target" :
-				"draft", sizeof(dname));
+		return cli_fail("calib check: %s", e.msg);
 	}
+	o.draft = dname;
+	o.target = tname;
 	o.threads = (int)threads;
 	o.progress = !json && isatty(2);
 	rc = check_run(&k, &o, prov, &e);

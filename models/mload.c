@@ -339,18 +339,29 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 	return 0;
 }
 
+int mload_spec_split(const char *spec, const char *def_quant, char *name,
+		     size_t n, const char **quant, struct err *e)
+{
+	const char *colon = strrchr(spec, ':');
+	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+
+	if (len >= n)
+		return err_set(e, "'%.60s...': expected a model name or path of "
+			       "fewer than %zu bytes", spec, n);
+	snprintf(name, n, "%.*s", (int)len, spec);
+	*quant = colon ? colon + 1 : def_quant;
+	return 0;
+}
+
 int mload_spec(const char *arg, const char *def_quant, struct llama *m,
 	       struct tok *t, struct quant *q, struct err *e)
 {
 	char name[1024];
-	const char *colon = strrchr(arg, ':');
-	size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+	const char *quant;
 
-	if (len >= sizeof(name))
-		return err_set(e, "'%.60s...': expected a model name or path of "
-			       "fewer than %zu bytes", arg, sizeof(name));
-	snprintf(name, sizeof(name), "%.*s", (int)len, arg);
-	if (mload_quant_parse(colon ? colon + 1 : def_quant, q, e) < 0)
+	if (mload_spec_split(arg, def_quant, name, sizeof(name), &quant, e) < 0)
+		return -1;
+	if (mload_quant_parse(quant, q, e) < 0)
 		return err_prefix(e, "%s", arg);
 	return mload(name, q, m, t, e);
 }

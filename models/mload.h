@@ -47,6 +47,11 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 /* mload of "NAME[:QUANT]", QUANT def_quant when absent; *q gets it. */
 int mload_spec(const char *arg, const char *def_quant, struct llama *m,
 	       struct tok *t, struct quant *q, struct err *e);
+/* Such a spec split: NAME into name (n bytes), *quant its QUANT or
+ * def_quant (borrowed from spec or def_quant). 0, or -1 with e's message
+ * where NAME does not fit. */
+int mload_spec_split(const char *spec, const char *def_quant, char *name,
+		     size_t n, const char **quant, struct err *e);
 
 /* The first models folder that exists (of the three mload_find searches),
  * or NULL. Borrowed. */
