@@ -16,15 +16,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char repo[PATH_MAX];
+/* The checkout the tests run in (their working folder). */
+static const char *repo(void)
+{
+	static char dir[PATH_MAX];
+
+	if (!dir[0] && !getcwd(dir, sizeof(dir)))
+		abort();
+	return dir;
+}
 
 static const char *plan_file(void)
 {
 	static char p[PATH_MAX + 64];
 
-	if (!repo[0] && !getcwd(repo, sizeof(repo)))
-		abort();
-	snprintf(p, sizeof(p), "%s/tests/data/plan.json", repo);
+	snprintf(p, sizeof(p), "%s/tests/data/plan.json", repo());
 	return p;
 }
 
@@ -118,10 +124,8 @@ static int plan_of(const char *name, const char *rest, char *out, size_t n)
 {
 	char args[PATH_MAX * 2], text[PATH_MAX + 512];
 
-	if (!repo[0] && !getcwd(repo, sizeof(repo)))
-		abort();
 	snprintf(text, sizeof(text), "{\"base\": \"%s/tests/data/plan-base.json\", "
-		 "%s}", repo, rest);
+		 "%s}", repo(), rest);
 	snprintf(args, sizeof(args), "plan %s -o %s/%s.out --quiet",
 		 t_write(name, text), t_tmpdir(), name);
 	return t_run(args, out, n);
@@ -317,14 +321,12 @@ static void plateau_sees_shares(void)
 	static char out[16384];
 	char text[PATH_MAX + 512], args[PATH_MAX * 2];
 
-	if (!repo[0] && !getcwd(repo, sizeof(repo)))
-		abort();
 	snprintf(text, sizeof(text), "{\"base\": \"%s/configs/paper/async.json\", "
 		 "\"set\": {\"/tenants/0/count\": 512, \"/tenants/0/workload/"
 		 "requests\": 1, \"/tenants/0/workload/start_s\": 0}, \"slo\": "
 		 "{\"ttft_s\": 2, \"tpot_s\": 0.05, \"attainment\": 0.9}, "
 		 "\"seeds\": [1, 2], \"candidates\": {\"gpus\": [\"L40S\"], "
-		 "\"protocols\": [\"cloud_only\"]}}", repo);
+		 "\"protocols\": [\"cloud_only\"]}}", repo());
 	snprintf(args, sizeof(args), "plan %s -o %s/p --quiet",
 		 t_write("plateau.json", text), t_tmpdir());
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
@@ -371,13 +373,11 @@ static void candidates_say_what_they_run(void)
 	struct plan p;
 	struct err e;
 
-	if (!repo[0] && !getcwd(repo, sizeof(repo)))
-		abort();
 	snprintf(text, sizeof(text), "{\"base\": \"%s/tests/data/plan-base.json\", "
 		 "\"set\": {\"/protocol/window\": 8}, \"slo\": {\"ttft_s\": 2, "
 		 "\"tpot_s\": 0.2, \"attainment\": 0.9}, \"candidates\": "
 		 "{\"protocols\": [\"async\", \"sync\", \"cloud_only\"], "
-		 "\"gammas\": [6]}}", repo);
+		 "\"gammas\": [6]}}", repo());
 	if (plan_load(&p, t_write("w.json", text), &e) < 0) {
 		CHECK_MSG(0, "%s", e.msg);
 		return;
