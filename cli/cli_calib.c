@@ -159,17 +159,13 @@ static const struct opt_cmd accept_cmd = {
 
 #define ACCEPT_DRAFTS_MAX 16
 
-/* The names of draft format q of target (NAME[:Q]): the draft, the target's
- * model in q, and its profile's path in dir */
-static void accept_names(const char *target, const char *q, const char *dir,
+/* The names of draft format q of the target's model name: the draft (the
+ * model in q), and its profile's path in dir */
+static void accept_names(const char *name, const char *q, const char *dir,
 			 char draft[1100], char path[2300])
 {
-	const char *colon = strrchr(target, ':'), *slash;
-	char name[1024];
+	const char *slash = strrchr(name, '/');
 
-	snprintf(name, sizeof(name), "%.*s",
-		 colon ? (int)(colon - target) : (int)strlen(target), target);
-	slash = strrchr(name, '/');
 	snprintf(draft, 1100, "%s:%s", name, q);
 	snprintf(path, 2300, "%s/accept-%s-%s.json", dir,
 		 slash ? slash + 1 : name, q);
@@ -200,7 +196,8 @@ static int accept_sub(int argc, char **argv)
 		OPT_END,
 	};
 	char list[1024], *q[ACCEPT_DRAFTS_MAX], *save = NULL;
-	char draft[1100], path[2300];
+	char draft[1100], path[2300], name[1024];
+	const char *tq;
 	int n = 0;
 	json_t *prov = NULL;
 	struct err e;
@@ -241,19 +238,20 @@ static int accept_sub(int argc, char **argv)
 			      "\"%s\"", drafts);
 		goto out;
 	}
-	if (fs_mkdirs(dir, &e) < 0) {
+	if (mload_spec_split(target, "f32", name, sizeof(name), &tq, &e) < 0 ||
+	    fs_mkdirs(dir, &e) < 0) {
 		rc = cli_fail("%s", e.msg);
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
-		accept_names(target, q[i], dir, draft, path);
+		accept_names(name, q[i], dir, draft, path);
 		if (eval_accept_writable(path, overwrite, &e) < 0) {
 			rc = cli_fail("%s", e.msg);
 			goto out;
 		}
 	}
 	for (int i = 0; i < n; i++) {
-		accept_names(target, q[i], dir, draft, path);
+		accept_names(name, q[i], dir, draft, path);
 		o.target = target;
 		o.draft = draft;
 		fprintf(stderr, "calib: acceptance of %s against %s\n", draft,
