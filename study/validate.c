@@ -122,16 +122,15 @@ static int make_prompts(struct val *v, struct err *e)
 int val_init(struct val *v, const char *target, const char *draft,
 	     const char *text, int np, int nout, int budget, struct err *e)
 {
-	const char *tc = strrchr(target, ':'), *dc = strrchr(draft, ':');
+	const char *tq, *dq;
 	char tn[1024], dn[1024];
 
 	*v = (struct val){ .np = np, .nout = nout };
-	snprintf(tn, sizeof(tn), "%.*s", tc ? (int)(tc - target) : 1023, target);
-	snprintf(dn, sizeof(dn), "%.*s", dc ? (int)(dc - draft) : 1023, draft);
-	if (calib_model_init(&v->tm, tn, NULL, tc ? tc + 1 : "f32", 1, 0, e) < 0)
+	if (mload_spec_split(target, "f32", tn, sizeof(tn), &tq, e) < 0 ||
+	    mload_spec_split(draft, "w4a16", dn, sizeof(dn), &dq, e) < 0 ||
+	    calib_model_init(&v->tm, tn, NULL, tq, 1, 0, e) < 0)
 		return -1;
-	if (calib_model_init(&v->dm, dn, NULL, dc ? dc + 1 : "w4a16", 1, 0,
-			     e) < 0) {
+	if (calib_model_init(&v->dm, dn, NULL, dq, 1, 0, e) < 0) {
 		calib_model_release(&v->tm);
 		return -1;
 	}
