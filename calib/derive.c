@@ -163,7 +163,7 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 	measured_shape(measured, &mp);
 	if (!model)
 		model = &mp;
-	bits = mload_quant_bits(&q);
+	bits = lin_format_bits(q.format, q.group);
 	pm = read_params(model);
 	pmp = read_params(&mp);
 	t_dec = 1 / dfit_decode_tps(&m, d, pm, pm * bits / 8, d->threads);

@@ -15,6 +15,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+const struct lin_format_info lin_formats[LIN_NFORMATS] = {
+	[LIN_F32] = { "f32", "fp32", false, 32, "fp32" },
+	[LIN_F16] = { "f16", "fp16", false, 16, "fp16" },
+	[LIN_W8A16] = { "w8a16", NULL, false, 8 + 16.0 / 32, "fp16" },
+	[LIN_W4A16] = { "w4a16", NULL, true, 4, "fp16" },
+	[LIN_W4A4] = { "w4a4", NULL, true, 4, "int4" },
+};
+
+int lin_format_find(const char *s, enum lin_format *f)
+{
+	for (int i = 0; i < LIN_NFORMATS; i++) {
+		const struct lin_format_info *r = &lin_formats[i];
+
+		if (!strcmp(s, r->name) || (r->alias && !strcmp(s, r->alias))) {
+			*f = (enum lin_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+double lin_format_bits(enum lin_format f, int group)
+{
+	return lin_formats[f].bits + (lin_formats[f].grouped ? 32.0 / group : 0);
+}
+
 void lin_init_f32(struct linear *l, float *w, int n, int k)
 {
 	memset(l, 0, sizeof(*l));

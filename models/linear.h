@@ -19,6 +19,24 @@ enum lin_format {
 	LIN_W4A16,
 	LIN_W4A4, /* W4A16 weights, activations quantised per token to 4 bits */
 };
+#define LIN_NFORMATS (LIN_W4A4 + 1)
+
+/* A format as the tools name and price it: lin_formats[f] describes f. */
+struct lin_format_info {
+	const char *name;  /* canonical text: "w4a16" */
+	const char *alias; /* another spelling taken, or NULL */
+	bool grouped;      /* W4: takes a group size, sym/asym and GPTQ */
+	double bits;       /* bits a weight, less a W4 group's scale and bias */
+	const char *acts;  /* what the kernels multiply the weights by */
+};
+extern const struct lin_format_info lin_formats[LIN_NFORMATS];
+
+/* The format named s (its name or alias): 0, or -1 where none is. */
+int lin_format_find(const char *s, enum lin_format *f);
+/* Bits a weight of f takes at group size group: 32, 16, 8.5 (W8A16: an
+ * FP16 scale a block of 32), 4 + 32 / group (W4: an FP16 scale and bias a
+ * group). */
+double lin_format_bits(enum lin_format f, int group);
 
 struct linear {
 	enum lin_format format;

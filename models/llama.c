@@ -302,18 +302,11 @@ static void rope(const struct llama_config *c, const float *freq, float *v,
 
 const char *llama_block_acts(const struct llama *m)
 {
-	switch (m->layer[0].w1.format) {
-	case LIN_F32:
-		return "fp32";
-	case LIN_W4A4:
-		return "int4";
-	case LIN_W4A16:
-		return m->int8_batches && m->kn->a8_run ? "int8" : "fp16";
-	case LIN_F16:
-	case LIN_W8A16:
-		break;
-	}
-	return "fp16";
+	enum lin_format f = m->layer[0].w1.format;
+
+	if (f == LIN_W4A16 && m->int8_batches && m->kn->a8_run)
+		return "int8";
+	return lin_formats[f].acts;
 }
 
 /* lin_apply, shown to the calibration observer first */

@@ -25,34 +25,23 @@
 
 int mload_quant_parse(const char *s, struct quant *q, struct err *e)
 {
-	char buf[64];
+	char buf[64], want[512];
 	char *tok, *save;
+	size_t at = 0;
 
 	*q = (struct quant){ LIN_W4A16, 128, Q4_SYM, false, false };
 	if (strlen(s) >= sizeof(buf))
 		goto bad;
 	strcpy(buf, s);
 	tok = strtok_r(buf, "-", &save);
-	if (!tok)
-		goto bad;
-	if (!strcmp(tok, "f32") || !strcmp(tok, "fp32"))
-		q->format = LIN_F32;
-	else if (!strcmp(tok, "f16") || !strcmp(tok, "fp16"))
-		q->format = LIN_F16;
-	else if (!strcmp(tok, "w8a16"))
-		q->format = LIN_W8A16;
-	else if (!strcmp(tok, "w4a16"))
-		q->format = LIN_W4A16;
-	else if (!strcmp(tok, "w4a4"))
-		q->format = LIN_W4A4;
-	else
+	if (!tok || lin_format_find(tok, &q->format))
 		goto bad;
 	while ((tok = strtok_r(NULL, "-", &save))) {
 		if (!strcmp(tok, "head") && q->format != LIN_F32 && !q->head) {
 			q->head = true;
 			continue;
 		}
-		if (q->format != LIN_W4A16 && q->format != LIN_W4A4)
+		if (!lin_formats[q->format].grouped)
 			goto bad;
 		if (!strcmp(tok, "g32") || !strcmp(tok, "g64") || !strcmp(tok, "g128"))
 			q->group = atoi(tok + 1);
@@ -67,40 +56,27 @@ int mload_quant_parse(const char *s, struct quant *q, struct err *e)
 	}
 	return 0;
 bad:
-	return err_set(e, "expected a weight format: f32, f16[-head], "
-		       "w8a16[-head], w4a16[-g32|-g64|-g128][-sym|-asym][-gptq]"
-		       "[-head] or w4a4[-gG][-sym|-asym][-gptq][-head], got "
-		       "\"%s\"", s);
+	for (int f = 0; f < LIN_NFORMATS; f++)
+		at += (size_t)snprintf(want + at, sizeof(want) - at, "%s%s%s%s",
+				       f ? ", " : "", lin_formats[f].name,
+				       lin_formats[f].grouped ?
+					       "[-g32|-g64|-g128][-sym|-asym]"
+					       "[-gptq]" : "",
+				       f != LIN_F32 ? "[-head]" : "");
+	return err_set(e, "expected a weight format: %s; got \"%s\"", want, s);
 }
 
 const char *mload_quant_name(const struct quant *q, char *buf)
 {
-	static const char *const base[] = { "f32", "f16", "w8a16", "w4a16",
-					    "w4a4" };
+	const char *base = lin_formats[q->format].name;
 
-	if (q->format == LIN_W4A16 || q->format == LIN_W4A4)
-		snprintf(buf, 32, "%s-g%d-%s%s%s", base[q->format], q->group,
+	if (lin_formats[q->format].grouped)
+		snprintf(buf, 32, "%s-g%d-%s%s%s", base, q->group,
 			 q->kind == Q4_SYM ? "sym" : "asym", q->gptq ? "-gptq" : "",
 			 q->head ? "-head" : "");
 	else
-		snprintf(buf, 32, "%s%s", base[q->format], q->head ? "-head" : "");
+		snprintf(buf, 32, "%s%s", base, q->head ? "-head" : "");
 	return buf;
-}
-
-double mload_quant_bits(const struct quant *q)
-{
-	switch (q->format) {
-	case LIN_F32:
-		return 32;
-	case LIN_F16:
-		return 16;
-	case LIN_W8A16:
-		return 8 + 16.0 / 32;
-	case LIN_W4A16:
-	case LIN_W4A4:
-		break;
-	}
-	return 4 + 32.0 / q->group;
 }
 
 static int is_file(const char *p)

@@ -26,9 +26,6 @@ struct quant {
 int mload_quant_parse(const char *s, struct quant *q, struct err *e);
 /* The canonical text of q into buf (32 bytes). */
 const char *mload_quant_name(const struct quant *q, char *buf);
-/* Bits a weight of q's block layers take: 32, 16, 8.5 (W8A16: an FP16
- * scale a block of 32), 4 + 32 / G (W4: an FP16 scale and bias a group). */
-double mload_quant_bits(const struct quant *q);
 
 /* The path of model name: name itself if it is a file or folder, else
  * the first of NAME/NAME.bin (llama2.c), NAME/ with a config.json (Hugging

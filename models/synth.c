@@ -39,24 +39,6 @@ static void synth_linear(struct linear *l, uint64_t *s, int n, int k,
 		lin_convert(l, q->format, q->group, q->kind);
 }
 
-/* Bytes per weight of a format (W4: codes plus the FP16 scale and bias of
- * each group). */
-static double weight_bytes(const struct quant *q)
-{
-	switch (q->format) {
-	case LIN_F32:
-		return 4;
-	case LIN_F16:
-		return 2;
-	case LIN_W8A16:
-		return 1 + 2.0 / 32;
-	case LIN_W4A16:
-	case LIN_W4A4:
-		return 0.5 + 4.0 / q->group;
-	}
-	return 4;
-}
-
 double synth_bytes(const struct llama_config *c, const struct quant *q)
 {
 	double kv_dim = (double)c->dim / c->n_heads * c->n_kv_heads;
@@ -65,7 +47,7 @@ double synth_bytes(const struct llama_config *c, const struct quant *q)
 				    3.0 * c->dim * c->hidden) +
 		     (double)c->vocab * c->dim;
 
-	return lin * weight_bytes(q) + 4.0 * c->vocab * c->dim +
+	return lin * lin_format_bits(q->format, q->group) / 8 + 4.0 * c->vocab * c->dim +
 	       4.0 * 2 * c->n_layers * (double)c->seq_len * kv_dim;
 }
 
