@@ -74,9 +74,17 @@ static bool measured(const struct sim *s)
 	return s->q.now_s >= s->cfg->warmup_s;
 }
 
+/* An event's time as the queue takes it: past SIM_TIME_MAX_S (infinite,
+ * or NaN, from a cost out of scale) a finite time past it, where the loop
+ * stops the run with its message. */
+static double when(double t_s)
+{
+	return t_s <= SIM_TIME_MAX_S ? t_s : 2 * SIM_TIME_MAX_S;
+}
+
 static void push(struct sim *s, double t_s, enum ev_kind k, uint32_t id)
 {
-	eq_post(&s->q, t_s, 0, (struct eq_event){ .kind = k, .id = id });
+	eq_post(&s->q, when(t_s), 0, (struct eq_event){ .kind = k, .id = id });
 }
 
 /* ---- the trace (Chrome/Perfetto JSON) ---- */
@@ -261,7 +269,7 @@ static void edge_prefill(struct sim *s, struct tenant *t, int32_t n)
 			   "\"tokens\":%ld", n, 0);
 	t->edge.prefilling = true;
 	t->edge.prefill_start_s = now;
-	t->edge.prefill_ev = eq_push(&s->q, done, 0, (struct eq_event){
+	t->edge.prefill_ev = eq_push(&s->q, when(done), 0, (struct eq_event){
 		.kind = EV_EDGE_PREFILL, .id = t->id });
 }
 
@@ -547,8 +555,9 @@ static void maybe_draft(struct sim *s, struct tenant *t)
 	t->edge.draft_lead_s += t->edge.feed_s;
 	t->edge.feed_s = 0;
 	t->edge.ahead += n;
-	t->edge.draft_ev = eq_push(&s->q, now + t->edge.draft_lead_s +
-				   draft_s(&g->device, t->edge.draft_ctx0, n),
+	t->edge.draft_ev = eq_push(&s->q, when(now + t->edge.draft_lead_s +
+						draft_s(&g->device,
+							t->edge.draft_ctx0, n)),
 				   0, (struct eq_event){ .kind = EV_DRAFT,
 							 .id = t->id });
 }
@@ -1547,7 +1556,7 @@ static bool hold_window(struct sim *s, uint32_t ri)
 	    s->q.now_s >= oldest + cl->window_s)
 		return false;
 	if (r->window_ev == EQ_NONE)
-		r->window_ev = eq_push(&s->q, oldest + cl->window_s, 0,
+		r->window_ev = eq_push(&s->q, when(oldest + cl->window_s), 0,
 				       (struct eq_event){ .kind = EV_WINDOW,
 							  .id = ri });
 	return true;

@@ -89,8 +89,9 @@ int t_run(const char *args, char *out, size_t n)
 	int st;
 
 	snprintf(outfile, sizeof(outfile), "%s/.out", case_dir);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s >'%s' 2>&1", case_dir,
-		 bin ? bin : "build/hybridspec", args, outfile);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && timeout -k 10 %d '%s' %s >'%s' "
+		 "2>&1", case_dir, T_RUN_LIMIT_S, bin ? bin : "build/hybridspec",
+		 args, outfile);
 	st = system(cmd);
 	out[0] = '\0';
 	if ((f = fopen(outfile, "r"))) {
@@ -99,6 +100,9 @@ int t_run(const char *args, char *out, size_t n)
 		fclose(f);
 	}
 	unlink(outfile);
+	if (WIFEXITED(st) && (WEXITSTATUS(st) == 124 || WEXITSTATUS(st) == 137))
+		fprintf(stderr, "    hybridspec %s: killed after %d s\n", args,
+			T_RUN_LIMIT_S);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 

@@ -68,7 +68,10 @@ char *t_slurp(const char *name);
 
 /* Runs the hybridspec binary with args (a shell word list), stdout and
  * stderr captured into out (NUL-terminated, truncated at n). Returns the
- * exit status, or -1 if it did not exit normally. */
+ * exit status, or -1 if it did not exit normally; a run that hangs is
+ * killed after T_RUN_LIMIT_S (124, or 137 where it ignored SIGTERM), so a
+ * hang fails its case rather than the suite. */
+enum { T_RUN_LIMIT_S = 600 };
 int t_run(const char *args, char *out, size_t n);
 
 /* Runs the suites (NULL-terminated case arrays) and prints one line a case

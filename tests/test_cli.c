@@ -599,7 +599,8 @@ static void run_bad_input(void)
 		  "simulated time passed 1e+10 s (317 years)" },
 		{ "an iteration that never ends (it hung in the GPU's bins)",
 		  NULL, "--set /cloud/gpu/pricing=roofline "
-		  "--set /cloud/gpu/eta_bw=1e-300 --set /cloud/gpu/eta_flops=1e-300",
+		  "--set /cloud/gpu/eta_bw=1e-300 --set /cloud/gpu/eta_flops=1e-300 "
+		  "--set /cloud/gpu/mem_bw_Bps=1 --set /cloud/gpu/fp16_flops=1",
 		  "simulated time passed 1e+10 s (317 years)" },
 		{ "a GPU's bandwidth below a byte a second", NULL,
 		  "--set /cloud/gpu/mem_bw_Bps=1e-300",
