@@ -65,6 +65,25 @@ static const bool sched_holds[] = { SCHED_LIST(SCHED_HOLDS) };
 const char *const cfg_kv_names[] = { KV_LIST(KV_NAME) NULL };
 #undef KV_NAME
 
+bool cfg_kv_grows(enum kv_policy p)
+{
+#define KV_GROWS(policy, name, blocks, grow) grow,
+	static const bool grows[KV_N] = { KV_LIST(KV_GROWS) };
+#undef KV_GROWS
+
+	return grows[p];
+}
+
+long long cfg_kv_blocks(const struct cfg_cloud *cl)
+{
+	return cl->kv_capacity_tokens / cl->block_tokens;
+}
+
+long long cfg_kv_watermark_blocks(const struct cfg_cloud *cl)
+{
+	return (long long)(cl->watermark * (double)cfg_kv_blocks(cl));
+}
+
 const struct proto_caps *cfg_proto_caps(enum proto_kind k)
 {
 	HS_ASSERT(k < PROTO_N);
@@ -1318,6 +1337,7 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 	double kb = cl->kv_dtype->bytes;
 	double kv = kb * shape_kv_elems_per_token(&cl->model), kvd = 0;
 	double need = 0, mem = cl->gpu.spec.mem_bytes, holds, B;
+	long long blocks, keep;
 	char fit[256];
 	const struct cfg_group *big = NULL;
 	bool longest = true;
@@ -1388,14 +1408,23 @@ static int fit_memory(struct jx *x, struct cfg *c, json_t *v)
 			       cl->kv_capacity_tokens, fit, holds, kv,
 			       cl->block_tokens);
 
-	if (big && (double)cl->kv_capacity_tokens < need) {
-		char row[1200];
+	/* what one request may hold: the pool's whole blocks, less those a
+	 * growing policy's watermark keeps free */
+	blocks = cfg_kv_blocks(cl);
+	keep = cfg_kv_grows(cl->kv_policy) ? cfg_kv_watermark_blocks(cl) : 0;
+	if (big && (double)((blocks - keep) * cl->block_tokens) < need) {
+		char row[1200], kept[64] = "";
 
 		trace_row_of(big, need, row, sizeof(row));
+		if (keep)
+			snprintf(kept, sizeof(kept), ", %lld kept free by the "
+				 "watermark", keep);
 		return err_set(x->err, "%s: /cloud/kv_capacity_tokens: %lld "
-			       "tokens are fewer than one request of group \"%s\" "
-			       "needs (%.0f tokens: prompt and output, %s%s)",
-			       x->file, cl->kv_capacity_tokens, big->name, need,
+			       "tokens (%lld blocks of %lld%s) are fewer than "
+			       "one request of group \"%s\" needs (%.0f tokens: "
+			       "prompt and output, %s%s)", x->file,
+			       cl->kv_capacity_tokens, blocks, cl->block_tokens,
+			       kept, big->name, need,
 			       longest ? "the longest its workload draws"
 				       : "at their mean lengths", row);
 	}

@@ -287,6 +287,9 @@ enum kv_policy { KV_LIST(KV_ENUM) KV_N };
 
 extern const char *const cfg_kv_names[]; /* by enum kv_policy */
 
+/* Whether a policy's sequences take blocks as their tokens arrive. */
+bool cfg_kv_grows(enum kv_policy p);
+
 /* The paged pool's preemption order, the simulator's and the verifier's:
  * vLLM preempts from the tail of its running queue, the request whose
  * prompt came last (of two at once, the higher id); whether a (its prompt
@@ -401,6 +404,11 @@ char *cfg_resolved(const struct cfg *c);
 /* A cloud without a config: one replica of one GPU of the named preset
  * running model (copied) in FP16, with the default efficiencies and no
  * table; for calib and the tests. -1 if the preset is unknown. */
+/* The replica's pool in whole blocks, and the blocks the paged
+ * policy's watermark keeps free at an admission (vLLM 0.6: int(watermark x
+ * blocks)). */
+long long cfg_kv_blocks(const struct cfg_cloud *cl);
+long long cfg_kv_watermark_blocks(const struct cfg_cloud *cl);
 int cfg_cloud_default(struct cfg_cloud *cl, const char *gpu,
 		      const struct shape *model);
 

@@ -1948,9 +1948,8 @@ void sim_init(struct sim *s, const struct cfg *c, struct sim_opts opt,
 	s->t = xcalloc(n, sizeof(*s->t));
 	s->sched = &sched_ops[c->cloud.policy];
 	s->kv = &kv_ops[c->cloud.kv_policy];
-	s->kv_blocks = c->cloud.kv_capacity_tokens / c->cloud.block_tokens;
-	/* vLLM 0.6: int(watermark x the pool's blocks) */
-	s->kv_watermark = (int64_t)(c->cloud.watermark * (double)s->kv_blocks);
+	s->kv_blocks = cfg_kv_blocks(&c->cloud);
+	s->kv_watermark = cfg_kv_watermark_blocks(&c->cloud);
 	s->n_replicas = s->sched->replica_per_tenant ? n
 						     : (uint32_t)c->cloud.replicas;
 	s->r = xcalloc(s->n_replicas, sizeof(*s->r));

@@ -214,7 +214,8 @@ static void config_keys(void)
 }
 
 /* A request longer than the model's context is refused, from a trace or
- * from the lengths; /cloud/context_tokens states a longer one. */
+ * from the lengths, and so is one the KV pool cannot hold; /cloud/
+ * context_tokens states a longer context. */
 static void context(void)
 {
 	char set[1024];
@@ -241,6 +242,18 @@ static void context(void)
 		CHECK(cfg_load(&c, "configs/paper/cloud_only.json", small_kv, 3,
 			       &e) < 0);
 		CHECK_MSG(strstr(e.msg, "fewer than one request") &&
+			  strstr(e.msg, "long.csv:2)"), "%s", e.msg);
+	}
+	/* and one that holds it only in the blocks the watermark keeps free
+	 * (263 blocks of 16, 2 kept), before the run, not in it */
+	{
+		const char *kept[] = { set, "/cloud/context_tokens=8192",
+				       "/cloud/kv_capacity_tokens=4208" };
+
+		CHECK(cfg_load(&c, "configs/paper/cloud_only.json", kept, 3,
+			       &e) < 0);
+		CHECK_MSG(strstr(e.msg, "(263 blocks of 16, 2 kept free by the "
+				 "watermark) are fewer than one request") &&
 			  strstr(e.msg, "long.csv:2)"), "%s", e.msg);
 	}
 	CHECK(cfg_load(&c, "configs/paper/cloud_only.json", lengths, 1, &e) < 0 &&
