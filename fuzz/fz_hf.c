@@ -8,7 +8,8 @@
 #include "hf.h"
 
 static const char fz_hf_config[] =
-	"{\"hidden_size\": 8, \"intermediate_size\": 16, \"num_hidden_layers\": 1,"
+	"{\"model_type\": \"llama\", \"hidden_size\": 8,"
+	" \"intermediate_size\": 16, \"num_hidden_layers\": 1,"
 	" \"num_attention_heads\": 2, \"num_key_value_heads\": 1,"
 	" \"vocab_size\": 16, \"max_position_embeddings\": 32,"
 	" \"tie_word_embeddings\": true}\n";

@@ -82,8 +82,9 @@ def safetensors(cfg, dtype, tied):
     return struct.pack("<Q", len(h)) + h + data
 
 
-cfg = {"hidden_size": 8, "intermediate_size": 16, "num_hidden_layers": 1,
-       "num_attention_heads": 2, "num_key_value_heads": 1, "vocab_size": 16,
+cfg = {"model_type": "llama", "hidden_size": 8, "intermediate_size": 16,
+       "num_hidden_layers": 1, "num_attention_heads": 2,
+       "num_key_value_heads": 1, "vocab_size": 16,
        "max_position_embeddings": 32, "tie_word_embeddings": True}
 put("fz_hf", "default-config-f32", safetensors(cfg, "F32", True))
 for dtype in ("F32", "F16", "BF16"):

@@ -48,74 +48,35 @@ static float *take(struct ctx *x, const char *name, int64_t ne0, int64_t ne1)
 	return gguf_tensor_f32(t);
 }
 
-static int meta_int(const struct gguf *g, const char *key, int64_t def,
-		    int64_t lo, int64_t hi, int *out, struct err *e)
-{
-	int64_t v = def;
-
-	if ((def < 0 || gguf_get(g, key)) && gguf_int(g, key, &v, e) < 0)
-		return -1;
-	if (v < lo || v > hi)
-		return err_set(e, "%s: metadata '%s': expected %lld to %lld, got "
-			       "%lld", g->name, key, (long long)lo, (long long)hi,
-			       (long long)v);
-	*out = (int)v;
-	return 0;
-}
-
 static int config(const struct gguf *g, struct llama_config *c, struct err *e)
 {
-	struct gguf_str arch;
 	const struct gguf_kv *toks;
+	struct shape sh;
 	double eps, theta = 10000;
-	int rope_dims;
+	int64_t rope_dims;
 
-	if (gguf_string(g, "general.architecture", &arch, e) < 0)
-		return -1;
-	if (arch.n != 5 || memcmp(arch.s, "llama", 5))
-		return err_set(e, "%s: general.architecture is \"%.*s\"; this "
-			       "reader takes \"llama\"", g->name,
-			       (int)(arch.n > 64 ? 64 : arch.n), arch.s);
 	if (!(toks = gguf_get(g, "tokenizer.ggml.tokens")) ||
 	    toks->type != GGUF_ARRAY)
 		return err_set(e, "%s: metadata 'tokenizer.ggml.tokens' is missing "
 			       "(expected an array of string)", g->name);
-	if (meta_int(g, "llama.block_count", -1, 1, 4096, &c->n_layers, e) < 0 ||
-	    meta_int(g, "llama.embedding_length", -1, 2, 1 << 16, &c->dim, e) < 0 ||
-	    meta_int(g, "llama.feed_forward_length", -1, 1, 1 << 18, &c->hidden,
-		     e) < 0 ||
-	    meta_int(g, "llama.attention.head_count", -1, 1, 4096, &c->n_heads,
-		     e) < 0 ||
-	    meta_int(g, "llama.attention.head_count_kv", c->n_heads, 1, 4096,
-		     &c->n_kv_heads, e) < 0 ||
-	    meta_int(g, "llama.context_length", -1, 1, 1 << 24, &c->seq_len,
-		     e) < 0 ||
-	    meta_int(g, "llama.vocab_size", (int64_t)toks->n, 1, 1 << 24,
-		     &c->vocab, e) < 0 ||
+	if (shape_of_gguf(&sh, g, e) < 0 ||
+	    llama_config_of_shape(c, &sh, g->name, e) < 0 ||
 	    gguf_float(g, "llama.attention.layer_norm_rms_epsilon", &eps, e) < 0 ||
 	    (gguf_get(g, "llama.rope.freq_base") &&
 	     gguf_float(g, "llama.rope.freq_base", &theta, e) < 0))
 		return -1;
+	rope_dims = c->dim / c->n_heads;
 	if ((uint64_t)c->vocab != toks->n)
 		return err_set(e, "%s: llama.vocab_size %d, but %llu tokens in "
 			       "tokenizer.ggml.tokens", g->name, c->vocab,
 			       (unsigned long long)toks->n);
-	if (c->dim % c->n_heads || c->n_heads % c->n_kv_heads ||
-	    (c->dim / c->n_heads) % 2)
-		return err_set(e, "%s: embedding_length %d, %d heads and %d KV "
-			       "heads do not divide", g->name, c->dim, c->n_heads,
-			       c->n_kv_heads);
-	if (c->dim / c->n_heads > LLAMA_HEAD_MAX)
-		return err_set(e, "%s: head size %d is more than %d, the most this "
-			       "tool's forward pass takes", g->name,
-			       c->dim / c->n_heads, LLAMA_HEAD_MAX);
-	if (meta_int(g, "llama.rope.dimension_count", c->dim / c->n_heads, 1,
-		     1 << 16, &rope_dims, e) < 0)
+	if (gguf_get(g, "llama.rope.dimension_count") &&
+	    gguf_int(g, "llama.rope.dimension_count", &rope_dims, e) < 0)
 		return -1;
 	if (rope_dims != c->dim / c->n_heads)
-		return err_set(e, "%s: llama.rope.dimension_count %d: RoPE on part "
-			       "of a head (size %d) is not supported", g->name,
-			       rope_dims, c->dim / c->n_heads);
+		return err_set(e, "%s: llama.rope.dimension_count %lld: RoPE on "
+			       "part of a head (size %d) is not supported",
+			       g->name, (long long)rope_dims, c->dim / c->n_heads);
 	if (gguf_get(g, "llama.rope.scaling.type")) {
 		struct gguf_str st;
 
@@ -129,8 +90,6 @@ static int config(const struct gguf *g, struct llama_config *c, struct err *e)
 	if (!(eps > 0) || !(theta > 0))
 		return err_set(e, "%s: layer_norm_rms_epsilon %g and rope.freq_base "
 			       "%g must be > 0", g->name, eps, theta);
-	if (c->seq_len > LLAMA_SEQ_MAX)
-		c->seq_len = LLAMA_SEQ_MAX;
 	c->norm_eps = (float)eps;
 	c->rope_theta = (float)theta;
 	c->rope_half = false;

@@ -144,25 +144,15 @@ static float *st_read(struct st_file *s, const char *name, int rows, int cols,
 	return out;
 }
 
-static int cfg_int(struct jx *x, json_t *c, const char *key, int *out)
-{
-	long long v;
-
-	if (jx_int(x, c, "", key, 1, 1 << 24, JX_REQUIRED_INT, &v) < 0)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 int hf_load(struct llama *m, const char *dir, struct err *e)
 {
 	char cpath[2048], spath[2048], name[128];
 	struct jx x = { .file = cpath, .err = e };
 	struct llama_config *c = &m->c;
 	struct st_file st;
+	struct shape sh;
 	json_t *cj;
 	double eps, theta;
-	bool tied = false;
 	int kv_dim;
 
 	memset(m, 0, sizeof(*m));
@@ -170,33 +160,14 @@ int hf_load(struct llama *m, const char *dir, struct err *e)
 	snprintf(spath, sizeof(spath), "%s/model.safetensors", dir);
 	if (!(cj = jx_load(cpath, e)))
 		return -1;
-	if (cfg_int(&x, cj, "hidden_size", &c->dim) < 0 ||
-	    cfg_int(&x, cj, "intermediate_size", &c->hidden) < 0 ||
-	    cfg_int(&x, cj, "num_hidden_layers", &c->n_layers) < 0 ||
-	    cfg_int(&x, cj, "num_attention_heads", &c->n_heads) < 0 ||
-	    cfg_int(&x, cj, "num_key_value_heads", &c->n_kv_heads) < 0 ||
-	    cfg_int(&x, cj, "vocab_size", &c->vocab) < 0 ||
-	    cfg_int(&x, cj, "max_position_embeddings", &c->seq_len) < 0 ||
+	if (shape_of_hf(&sh, cj, cpath, e) < 0 ||
+	    llama_config_of_shape(c, &sh, cpath, e) < 0 ||
 	    jx_num(&x, cj, "", "rms_norm_eps", JX_POS, 1e-6, &eps) < 0 ||
 	    jx_num(&x, cj, "", "rope_theta", JX_POS, 10000, &theta) < 0) {
 		json_decref(cj);
 		return -1;
 	}
-	if (json_is_true(json_object_get(cj, "tie_word_embeddings")))
-		tied = true;
 	json_decref(cj);
-	if (c->dim % c->n_heads || c->n_heads % c->n_kv_heads ||
-	    (c->dim / c->n_heads) % 2)
-		return err_set(e, "%s: hidden_size %d, %d heads and %d KV heads do "
-			       "not divide", cpath, c->dim, c->n_heads,
-			       c->n_kv_heads);
-	if (c->dim / c->n_heads > LLAMA_HEAD_MAX)
-		return err_set(e, "%s: head size %d (hidden_size %d, %d heads) is "
-			       "more than %d, the most this tool's forward pass "
-			       "takes", cpath, c->dim / c->n_heads, c->dim,
-			       c->n_heads, LLAMA_HEAD_MAX);
-	if (c->seq_len > LLAMA_SEQ_MAX)
-		c->seq_len = LLAMA_SEQ_MAX;
 	c->norm_eps = (float)eps;
 	c->rope_theta = (float)theta;
 	c->rope_half = true;
@@ -254,7 +225,7 @@ int hf_load(struct llama *m, const char *dir, struct err *e)
 	{
 		float *cls;
 
-		if (!tied && json_object_get(st.header, "lm_head.weight")) {
+		if (!sh.tied && json_object_get(st.header, "lm_head.weight")) {
 			if (!(cls = st_read(&st, "lm_head.weight", c->vocab, c->dim, e)))
 				goto fail;
 		} else {

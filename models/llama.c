@@ -80,6 +80,44 @@ static int read_norms(FILE *f, const char *path, const char *what,
 	return 0;
 }
 
+int llama_config_of_shape(struct llama_config *c, const struct shape *s,
+			  const char *file, struct err *e)
+{
+	int head = s->head_dim ? s->head_dim : s->dim / s->n_heads;
+
+	if (strcmp(s->arch, "llama") || s->n_experts || s->qkv_bias)
+		return err_set(e, "%s: a %s model%s%s; this tool's forward pass "
+			       "takes dense Llama models", file, s->arch,
+			       s->n_experts ? " with experts" : "",
+			       s->qkv_bias ? " with Q/K/V biases" : "");
+	if (head * s->n_heads != s->dim || head % 2)
+		return err_set(e, "%s: width %d, %d heads of %d: this tool's "
+			       "forward pass takes heads of an even width that "
+			       "split the model's", file, s->dim, s->n_heads, head);
+	if (head > LLAMA_HEAD_MAX)
+		return err_set(e, "%s: head size %d (width %d, %d heads) is more "
+			       "than %d, the most this tool's forward pass takes",
+			       file, head, s->dim, s->n_heads, LLAMA_HEAD_MAX);
+	if (s->dim > 65536 || s->hidden > 262144 || s->n_layers > 4096 ||
+	    s->n_heads > 4096)
+		return err_set(e, "%s: width %d, MLP width %d, %d layers, %d "
+			       "heads: more than this tool's forward pass takes "
+			       "(65536, 262144, 4096, 4096)", file, s->dim,
+			       s->hidden, s->n_layers, s->n_heads);
+	if (s->context < 1)
+		return err_set(e, "%s: does not say its context length (config."
+			       "json's max_position_embeddings, GGUF's "
+			       "context_length)", file);
+	c->dim = s->dim;
+	c->hidden = s->hidden;
+	c->n_layers = s->n_layers;
+	c->n_heads = s->n_heads;
+	c->n_kv_heads = s->n_kv_heads;
+	c->vocab = s->vocab;
+	c->seq_len = s->context < LLAMA_SEQ_MAX ? s->context : LLAMA_SEQ_MAX;
+	return 0;
+}
+
 int llama_load_llama2c(struct llama *m, const char *path, struct err *e)
 {
 	struct llama_config *c = &m->c;

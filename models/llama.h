@@ -9,6 +9,7 @@
 
 #include "err.h"
 #include "linear.h"
+#include "shape.h"
 
 /* The largest head size (dim / n_heads) the forward pass takes; the
  * loaders refuse larger ones. */
@@ -55,6 +56,14 @@ struct llama_state {
 	float *x, *xb, *xb2, *q, *k, *v, *hb, *hb2; /* owned scratch */
 	float *att;  /* (heads x seq_len) owned: attention weights per head */
 };
+
+/* The forward's dimensions from a model's shape (read from file, which
+ * the messages name): a dense Llama (arch "llama", no experts, no Q/K/V
+ * biases, heads of dim / n_heads, an even width of at most LLAMA_HEAD_MAX)
+ * of a known context, cut to LLAMA_SEQ_MAX. norm_eps, rope_theta and
+ * rope_half are the caller's. 0, or -1 with e's message. */
+int llama_config_of_shape(struct llama_config *c, const struct shape *s,
+			  const char *file, struct err *e);
 
 /* Loads a llama2.c checkpoint (version 0: FP32 header and weights, shared
  * or separate classifier). Errors name the file and what is wrong. */

@@ -276,20 +276,17 @@ static int hf_context(struct jx *x, json_t *doc, int *out)
 	return hf_int(x, doc, "max_position_embeddings", 0, out);
 }
 
-static int load_hf(struct shape *s, const char *path, struct err *e)
+int shape_of_hf(struct shape *s, json_t *doc, const char *path,
+		struct err *e)
 {
 	static const char *const types[] = { "llama", "mistral", "qwen2",
 					     "mixtral", "qwen2_moe", NULL };
 	struct jx x = { .file = path, .err = e };
-	json_t *doc = jx_load(path, e);
-	int type, rc = -1, sparse_step;
+	int type, sparse_step;
 
-	if (!doc)
-		return -1;
-	if (!json_is_object(doc)) {
-		jx_fail(&x, "", "a Hugging Face config.json object", doc);
-		goto out;
-	}
+	*s = (struct shape){ 0 };
+	if (!json_is_object(doc))
+		return jx_fail(&x, "", "a Hugging Face config.json object", doc);
 	if (jx_enum(&x, doc, "", "model_type", types, NULL, &type) < 0 ||
 	    hf_int(&x, doc, "hidden_size", JX_REQUIRED_INT, &s->dim) < 0 ||
 	    hf_int(&x, doc, "num_hidden_layers", JX_REQUIRED_INT,
@@ -304,7 +301,7 @@ static int load_hf(struct shape *s, const char *path, struct err *e)
 	    jx_bool(&x, doc, "", "tie_word_embeddings", 0, &s->tied) < 0 ||
 	    jx_bool(&x, doc, "", "attention_bias", type == 2 || type == 4,
 		    &s->qkv_bias) < 0)
-		goto out;
+		return -1;
 	snprintf(s->arch, sizeof(s->arch), "%s", types[type]);
 	if (type == 3) { /* mixtral */
 		if (hf_int(&x, doc, "intermediate_size", JX_REQUIRED_INT,
@@ -313,7 +310,7 @@ static int load_hf(struct shape *s, const char *path, struct err *e)
 			   &s->n_experts) < 0 ||
 		    hf_int(&x, doc, "num_experts_per_tok", JX_REQUIRED_INT,
 			   &s->n_active) < 0)
-			goto out;
+			return -1;
 	} else if (type == 4) { /* qwen2_moe */
 		json_t *dense = json_object_get(doc, "mlp_only_layers");
 
@@ -324,11 +321,11 @@ static int load_hf(struct shape *s, const char *path, struct err *e)
 		    hf_int(&x, doc, "num_experts_per_tok", JX_REQUIRED_INT,
 			   &s->n_active) < 0 ||
 		    hf_int(&x, doc, "decoder_sparse_step", 1, &sparse_step) < 0)
-			goto out;
+			return -1;
 		if (json_object_get(doc, "shared_expert_intermediate_size") &&
 		    hf_int(&x, doc, "shared_expert_intermediate_size", 0,
 			   &s->shared_hidden) < 0)
-			goto out;
+			return -1;
 		if (sparse_step != 1 ||
 		    (dense && (!json_is_array(dense) || json_array_size(dense)))) {
 			jx_fail(&x, sparse_step != 1 ? "/decoder_sparse_step"
@@ -337,14 +334,23 @@ static int load_hf(struct shape *s, const char *path, struct err *e)
 				"step 1, mlp_only_layers [])",
 				sparse_step != 1 ? json_object_get(doc,
 						"decoder_sparse_step") : dense);
-			goto out;
+			return -1;
 		}
 	} else if (hf_int(&x, doc, "intermediate_size", JX_REQUIRED_INT,
 			  &s->hidden) < 0) {
-		goto out;
+		return -1;
 	}
-	rc = well_formed(s, path, e);
-out:
+	return well_formed(s, path, e);
+}
+
+static int load_hf(struct shape *s, const char *path, struct err *e)
+{
+	json_t *doc = jx_load(path, e);
+	int rc;
+
+	if (!doc)
+		return -1;
+	rc = shape_of_hf(s, doc, path, e);
 	json_decref(doc);
 	return rc;
 }
@@ -369,73 +375,78 @@ static int gguf_dim(const struct gguf *g, const char *arch, const char *key,
 	return 0;
 }
 
-static int load_gguf(struct shape *s, const char *path, struct err *e)
+int shape_of_gguf(struct shape *s, const struct gguf *g, struct err *e)
 {
 	static const char *const arches[][2] = { { "llama", "llama" },
 		{ "qwen2", "qwen2" }, { "qwen2moe", "qwen2_moe" } };
-	struct gguf g;
 	struct gguf_str a;
 	const struct gguf_kv *toks;
 	char arch[32];
-	int rc = -1, ai = -1, n_vocab = 0;
+	int ai = -1, n_vocab = 0;
 
-	if (gguf_open(&g, path, e) < 0)
+	*s = (struct shape){ 0 };
+	if (gguf_string(g, "general.architecture", &a, e) < 0)
 		return -1;
-	if (gguf_string(&g, "general.architecture", &a, e) < 0)
-		goto out;
 	snprintf(arch, sizeof(arch), "%.*s", (int)(a.n < 31 ? a.n : 31), a.s);
 	for (int i = 0; i < 3; i++)
 		if (!strcmp(arch, arches[i][0]))
 			ai = i;
-	if (ai < 0) {
-		err_set(e, "%s: metadata 'general.architecture' is \"%s\"; "
-			"expected llama, qwen2 or qwen2moe", path, arch);
-		goto out;
-	}
-	if (gguf_dim(&g, arch, "embedding_length", -1, &s->dim, e) < 0 ||
-	    gguf_dim(&g, arch, "block_count", -1, &s->n_layers, e) < 0 ||
-	    gguf_dim(&g, arch, "attention.head_count", -1, &s->n_heads, e) < 0 ||
-	    gguf_dim(&g, arch, "attention.head_count_kv", s->n_heads,
+	if (ai < 0)
+		return err_set(e, "%s: metadata 'general.architecture' is \"%s\"; "
+			       "expected llama, qwen2 or qwen2moe", g->name, arch);
+	if (gguf_dim(g, arch, "embedding_length", -1, &s->dim, e) < 0 ||
+	    gguf_dim(g, arch, "block_count", -1, &s->n_layers, e) < 0 ||
+	    gguf_dim(g, arch, "attention.head_count", -1, &s->n_heads, e) < 0 ||
+	    gguf_dim(g, arch, "attention.head_count_kv", s->n_heads,
 		     &s->n_kv_heads, e) < 0 ||
-	    gguf_dim(&g, arch, "attention.key_length", s->dim / s->n_heads,
+	    gguf_dim(g, arch, "attention.key_length", s->dim / s->n_heads,
 		     &s->head_dim, e) < 0 ||
-	    gguf_dim(&g, arch, "expert_count", 0, &s->n_experts, e) < 0 ||
-	    gguf_dim(&g, arch, "context_length", 0, &s->context, e) < 0)
-		goto out;
+	    gguf_dim(g, arch, "expert_count", 0, &s->n_experts, e) < 0 ||
+	    gguf_dim(g, arch, "context_length", 0, &s->context, e) < 0)
+		return -1;
 	/* the vocabulary: the metadata's, else the tokenizer's length */
-	if ((toks = gguf_get(&g, "tokenizer.ggml.tokens")) &&
+	if ((toks = gguf_get(g, "tokenizer.ggml.tokens")) &&
 	    toks->type == GGUF_ARRAY)
 		n_vocab = (int)toks->n;
-	if (gguf_dim(&g, arch, "vocab_size", n_vocab ? n_vocab : -1, &s->vocab,
+	if (gguf_dim(g, arch, "vocab_size", n_vocab ? n_vocab : -1, &s->vocab,
 		     e) < 0)
-		goto out;
+		return -1;
 	if (s->n_experts) {
-		if (gguf_dim(&g, arch, "expert_used_count", -1, &s->n_active,
+		if (gguf_dim(g, arch, "expert_used_count", -1, &s->n_active,
 			     e) < 0 ||
-		    gguf_dim(&g, arch, ai == 2 ? "expert_feed_forward_length"
+		    gguf_dim(g, arch, ai == 2 ? "expert_feed_forward_length"
 					       : "feed_forward_length", -1,
 			     &s->hidden, e) < 0)
-			goto out;
+			return -1;
 		if (ai == 2) {
 			char k[96];
 
 			snprintf(k, sizeof(k), "%s.expert_shared_feed_forward_"
 				 "length", arch);
-			if (gguf_get(&g, k) &&
-			    gguf_dim(&g, arch, "expert_shared_feed_forward_length",
+			if (gguf_get(g, k) &&
+			    gguf_dim(g, arch, "expert_shared_feed_forward_length",
 				     -1, &s->shared_hidden, e) < 0)
-				goto out;
+				return -1;
 		}
-	} else if (gguf_dim(&g, arch, "feed_forward_length", -1, &s->hidden,
+	} else if (gguf_dim(g, arch, "feed_forward_length", -1, &s->hidden,
 			    e) < 0) {
-		goto out;
+		return -1;
 	}
 	snprintf(s->arch, sizeof(s->arch), "%s",
 		 ai == 0 && s->n_experts ? "mixtral" : arches[ai][1]);
-	s->tied = !gguf_tensor(&g, "output.weight");
-	s->qkv_bias = gguf_tensor(&g, "blk.0.attn_q.bias") != NULL;
-	rc = well_formed(s, path, e);
-out:
+	s->tied = !gguf_tensor(g, "output.weight");
+	s->qkv_bias = gguf_tensor(g, "blk.0.attn_q.bias") != NULL;
+	return well_formed(s, g->name, e);
+}
+
+static int load_gguf(struct shape *s, const char *path, struct err *e)
+{
+	struct gguf g;
+	int rc;
+
+	if (gguf_open(&g, path, e) < 0)
+		return -1;
+	rc = shape_of_gguf(s, &g, e);
 	gguf_release(&g);
 	return rc;
 }

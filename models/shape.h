@@ -12,6 +12,10 @@
 
 #include "err.h"
 
+#include <jansson.h>
+
+struct gguf;
+
 struct shape {
 	char name[64];
 	char arch[16];   /* "llama", "mistral", "qwen2", "mixtral", "qwen2_moe" */
@@ -51,6 +55,13 @@ const struct shape *shape_of_repo(const char *repo);
  * without .gguf). 0, or -1 with "PATH: /hidden_size: expected ..." (or
  * "PATH: key llama.block_count: ...") in e. */
 int shape_load(struct shape *s, const char *name_or_path, struct err *e);
+
+/* The shape a config.json (doc, parsed from path) or a GGUF file (g)
+ * describes, as shape_load reads them, unnamed and with head_dim always
+ * given. 0, or -1 with the message shape_load gives. */
+int shape_of_hf(struct shape *s, json_t *doc, const char *path,
+		struct err *e);
+int shape_of_gguf(struct shape *s, const struct gguf *g, struct err *e);
 
 /* Whether a draft of shape a can propose tokens to target b: the same
  * tokenizer where both name theirs, else the same vocabulary. */

@@ -562,8 +562,9 @@ static void run_bad_input(void)
 		  "got 1.2" },
 		{ "KV below one request", NULL,
 		  "--set /cloud/kv_capacity_tokens=100",
-		  "/cloud/kv_capacity_tokens: 100 tokens are fewer than one "
-		  "request of group \"laptops\" needs (192 tokens" },
+		  "/cloud/kv_capacity_tokens: 100 tokens (6 blocks of 16) are "
+		  "fewer than one request of group \"laptops\" needs (192 "
+		  "tokens" },
 		{ "profile that does not parse", NULL,
 		  "--set /cloud/gpu/table=table.json", "table.json:1:" },
 		{ "profile with a bad row", NULL,

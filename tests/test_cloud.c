@@ -194,8 +194,8 @@ static void cloud_refuses(void)
 		  "tokens" },
 		{ "sync", "\"acceptance\": {\"alpha\": 0.8}",
 		  "\"kv_capacity_tokens\": 100",
-		  "/cloud/kv_capacity_tokens: 100 tokens are fewer than one "
-		  "request of group \"g\" needs (128 tokens" },
+		  "/cloud/kv_capacity_tokens: 100 tokens (6 blocks of 16) are "
+		  "fewer than one request of group \"g\" needs (128 tokens" },
 		{ "sync", "", "\"gpu\": {\"table\": {\"gpu\": \"L40S\", \"tokens\": "
 		  "[1], \"ctx\": [1], \"seconds\": [[0.01]]}}",
 		  "c.json: /cloud/gpu/table: the table was measured on \"L40S\", "

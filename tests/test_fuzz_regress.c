@@ -146,7 +146,8 @@ static void st_entry(char *hdr, size_t cap, const char *name, int r, int k,
  * big for fuzz/regress/ (2 and 4 MB of zeros), they are made here. */
 static void big_heads(void)
 {
-	static const char config[] = "{\"hidden_size\": 514, "
+	static const char config[] = "{\"model_type\": \"llama\", "
+		"\"hidden_size\": 514, "
 		"\"intermediate_size\": 1, \"num_hidden_layers\": 1, "
 		"\"num_attention_heads\": 1, \"num_key_value_heads\": 1, "
 		"\"vocab_size\": 1, \"max_position_embeddings\": 1, "

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 /* Absolute path of a file in the models folder (static buffer). */
 static const char *model_file(const char *rel)
@@ -648,6 +649,50 @@ static void hf_model(void)
 	CHECK_MSG(!strncmp(out, "Once upon a time", 16), "got: %s", out);
 }
 
+/* A config.json the forward pass cannot run is refused before any weight
+ * is read, naming the file and what it lacks. */
+static void hf_not_llama(void)
+{
+#define DIMS "\"hidden_size\": 128, \"intermediate_size\": 384, " \
+	"\"num_hidden_layers\": 2, \"num_attention_heads\": 8, " \
+	"\"vocab_size\": 2048"
+	static const struct {
+		const char *config, *want;
+	} cases[] = {
+		{ "{" DIMS ", \"max_position_embeddings\": 512}",
+		  "/: missing required key \"model_type\"" },
+		{ "{\"model_type\": \"qwen2\", \"max_position_embeddings\": 512, "
+		  DIMS "}", "a qwen2 model with Q/K/V biases; this tool's forward "
+		  "pass takes dense Llama models" },
+		{ "{\"model_type\": \"mixtral\", \"num_local_experts\": 4, "
+		  "\"num_experts_per_tok\": 2, \"max_position_embeddings\": 512, "
+		  DIMS "}", "a mixtral model with experts" },
+		{ "{\"model_type\": \"llama\", \"head_dim\": 32, "
+		  "\"max_position_embeddings\": 512, " DIMS "}",
+		  "width 128, 8 heads of 32" },
+		{ "{\"model_type\": \"llama\", " DIMS "}",
+		  "does not say its context length" },
+	};
+#undef DIMS
+	char dir[700], path[800];
+
+	snprintf(dir, sizeof(dir), "%s/nl", t_tmpdir());
+	CHECK(mkdir(dir, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/config.json", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct llama m;
+		struct err e = { "" };
+		FILE *f = fopen(path, "w");
+
+		fputs(cases[i].config, f);
+		fclose(f);
+		CHECK_MSG(hf_load(&m, dir, &e) < 0, "case %zu accepted", i);
+		CHECK_MSG(strstr(e.msg, path) && strstr(e.msg, cases[i].want),
+			  "case %zu: \"%s\" lacks \"%s\"", i, e.msg,
+			  cases[i].want);
+	}
+}
+
 /* A safetensors tensor whose shape contradicts config.json is an error. */
 static void hf_bad_shape(void)
 {
@@ -664,7 +709,8 @@ static void hf_bad_shape(void)
 	CHECK(system(cmd) == 0);
 	snprintf(cmd, sizeof(cmd), "%s/config.json", dir);
 	f = fopen(cmd, "w");
-	fputs("{\"hidden_size\": 128, \"intermediate_size\": 512, "
+	fputs("{\"model_type\": \"llama\", \"hidden_size\": 128, "
+	      "\"intermediate_size\": 512, "
 	      "\"num_hidden_layers\": 2, \"num_attention_heads\": 8, "
 	      "\"num_key_value_heads\": 4, \"vocab_size\": 2048, "
 	      "\"max_position_embeddings\": 512, \"tie_word_embeddings\": true}",
@@ -1040,6 +1086,8 @@ const struct tcase model_tests[] = {
 	{ "models: Hugging Face safetensors and tokenizer.json", hf_model },
 	{ "models: a tensor that contradicts the config is rejected",
 	  hf_bad_shape },
+	{ "models: a config.json of no dense Llama is refused, saying why",
+	  hf_not_llama },
 	{ "models: greedy speculative decoding is lossless",
 	  speculative_is_lossless },
 	{ "models: an acceptance profile feeds the simulator",
