@@ -788,8 +788,8 @@ static int claim_a(json_t *claims, const struct rtt *d,
 
 				for (size_t k = 0; k < rg->nr; k++) {
 					have &= cmap_have(rg, j, i, k);
-					fit_add(&fs, rg->rtt[k], rg->itl[CMAP_SYNC][j][i][k]);
-					fit_add(&fa, rg->rtt[k], rg->itl[CMAP_ASYNC][j][i][k]);
+					fit_add(&fs, rg->rtt[k], rg->itl[PROTO_SYNC][j][i][k]);
+					fit_add(&fa, rg->rtt[k], rg->itl[PROTO_ASYNC][j][i][k]);
 				}
 				m.v[j][i] = have ? 100 * g6(1 - fit_slope(&fa) /
 							    fit_slope(&fs)) : 0;
@@ -1365,12 +1365,12 @@ static int claim_e(json_t *claims, const char *dir, const struct rtt *d,
 		memcpy(m2.y, rg->d, sizeof(m2.y));
 		for (size_t i = 0; i < rg->na; i++) {
 			for (size_t k = 0; k < rg->nr; k++) {
-				m.v[k][i] = g6(rg->itl[CMAP_ASYNC][jd][i][k] / rg->d[jd]);
+				m.v[k][i] = g6(rg->itl[PROTO_ASYNC][jd][i][k] / rg->d[jd]);
 				m.ok[k][i] = cmap_have(rg, jd, i, k) &&
 					     m.v[k][i] <= 1 + TH(CLOSE);
 			}
 			for (size_t j = 0; j < rg->nd; j++) {
-				m2.v[j][i] = g6(rg->itl[CMAP_ASYNC][j][i][jr] / rg->d[j]);
+				m2.v[j][i] = g6(rg->itl[PROTO_ASYNC][j][i][jr] / rg->d[j]);
 				m2.ok[j][i] = cmap_have(rg, j, i, jr) &&
 					      m2.v[j][i] <= 1 + TH(CLOSE);
 			}
@@ -1606,13 +1606,13 @@ static int claim_f(json_t *claims, const char *dir,
 		memcpy(m.y, rg->rtt, sizeof(m.y));
 		for (size_t i = 0; i < rg->na; i++)
 			for (size_t t = 0; t < rg->nr; t++) {
-				double edge = fmin(rg->itl[CMAP_SYNC][0][i][t],
-						   rg->itl[CMAP_ASYNC][0][i][t]);
+				double edge = fmin(rg->itl[PROTO_SYNC][0][i][t],
+						   rg->itl[PROTO_ASYNC][0][i][t]);
 
 				bool have = cmap_have(rg, 0, i, t);
 
 				m.v[t][i] = have ? g6(edge /
-						      rg->itl[CMAP_CLOUD_SPEC][0][i][t]) : 0;
+						      rg->itl[PROTO_CLOUD_SPEC][0][i][t]) : 0;
 				m.ok[t][i] = have && m.v[t][i] < 1;
 				map_wins += m.ok[t][i];
 				map_points++;

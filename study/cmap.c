@@ -41,8 +41,9 @@ static size_t axis_at(const double *a, size_t n, double v)
 
 bool cmap_have(const struct cmap_grid *g, size_t d, size_t a, size_t r)
 {
-	return g->itl[CMAP_SYNC][d][a][r] > 0 && g->itl[CMAP_ASYNC][d][a][r] > 0 &&
-	       g->itl[CMAP_CLOUD_SPEC][d][a][r] > 0;
+	return g->itl[PROTO_SYNC][d][a][r] > 0 &&
+	       g->itl[PROTO_ASYNC][d][a][r] > 0 &&
+	       g->itl[PROTO_CLOUD_SPEC][d][a][r] > 0;
 }
 
 size_t cmap_nearest(const double *axis, size_t n, double v)
@@ -57,8 +58,6 @@ size_t cmap_nearest(const double *axis, size_t n, double v)
 
 int cmap_load(struct cmap_grid *g, const char *dir, struct err *e)
 {
-	static const char *const protos[CMAP_PROTOS] = { "sync", "async",
-							 "cloud_spec" };
 	static const char *const names[] = { "tenants.0.device.draft_base_s",
 		"tenants.0.acceptance.alpha", "tenants.0.wan.rtt_s",
 		"protocol.kind", "all.itl_s.mean_mean", NULL };
@@ -98,11 +97,10 @@ int cmap_load(struct cmap_grid *g, const char *dir, struct err *e)
 		size_t i = axis_at(g->d, g->nd, csv_num(&c, r, col[0]));
 		size_t j = axis_at(g->alpha, g->na, csv_num(&c, r, col[1]));
 		size_t k = axis_at(g->rtt, g->nr, csv_num(&c, r, col[2]));
+		int p = cfg_name_find(cfg_proto_names, csv_str(&c, r, col[3]));
 
-		for (int p = 0; p < CMAP_PROTOS; p++)
-			if (!strcmp(csv_str(&c, r, col[3]), protos[p]) &&
-			    i < g->nd && j < g->na && k < g->nr)
-				g->itl[p][i][j][k] = csv_num(&c, r, col[4]);
+		if (p >= 0 && i < g->nd && j < g->na && k < g->nr)
+			g->itl[p][i][j][k] = csv_num(&c, r, col[4]);
 	}
 	csv_release(&c);
 	return 1;

@@ -10,6 +10,8 @@
 #ifndef HS_CMAP_H
 #define HS_CMAP_H
 
+#include "cfg.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,21 +19,22 @@
 struct err;
 
 enum { CMAP_AXIS = 12 };
-enum cmap_proto { CMAP_SYNC, CMAP_ASYNC, CMAP_CLOUD_SPEC, CMAP_PROTOS };
 
 struct cmap_grid {
 	double d[CMAP_AXIS], alpha[CMAP_AXIS], rtt[CMAP_AXIS]; /* increasing */
 	size_t nd, na, nr;
-	/* mean ITL, s, by protocol, draft time, alpha, RTT; 0: not swept */
-	double itl[CMAP_PROTOS][CMAP_AXIS][CMAP_AXIS][CMAP_AXIS];
+	/* mean ITL, s, by protocol (enum proto_kind), draft time, alpha,
+	 * RTT; 0: not swept */
+	double itl[PROTO_N][CMAP_AXIS][CMAP_AXIS][CMAP_AXIS];
 };
 
 /* dir/sweeps/regions/sweep.csv into g: 1 read, 0 missing, -1 unreadable
  * (e's message). */
 int cmap_load(struct cmap_grid *g, const char *dir, struct err *e);
 
-/* Whether every protocol was swept at draft time d, alpha a and RTT r
- * (indices); a map's cell that needs a missing one does not hold. */
+/* Whether the maps' protocols (sync, async, cloud_spec) were all swept at
+ * draft time d, alpha a and RTT r (indices); a map's cell that needs a
+ * missing one does not hold. */
 bool cmap_have(const struct cmap_grid *g, size_t d, size_t a, size_t r);
 
 /* The index of the axis value nearest v. */
