@@ -15,20 +15,20 @@
 #include "f16.h"
 #include "gk.h"
 #include "mem.h"
+#include "rng.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+/* the synthetic weights' and activations' sequence (rng_splitmix64) */
+static uint64_t fill_state = 0x9e3779b97f4a7c15u;
 
 static float urand(void) /* [-1, 1) */
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (float)(rng_state >> 40) * (2.0f / 16777216.0f) - 1.0f;
+	return (float)(rng_splitmix64(&fill_state) >> 40) *
+		       (2.0f / 16777216.0f) - 1.0f;
 }
 
 /* device buffers of one point, and the call median_s times */

@@ -13,6 +13,7 @@
 #include "mem.h"
 #include "f16.h"
 #include "kern.h"
+#include "rng.h"
 #include "rt.h"
 
 #if defined(__x86_64__)
@@ -24,14 +25,12 @@
 #include <string.h>
 #include <unistd.h>
 
-static uint64_t seed = 0x243f6a8885a308d3u;
+/* the synthetic weights' and activations' sequence (rng_splitmix64) */
+static uint64_t fill_state = 0x243f6a8885a308d3u;
 
 static uint64_t next(void)
 {
-	seed ^= seed >> 12;
-	seed ^= seed << 25;
-	seed ^= seed >> 27;
-	return seed * 0x2545F4914F6CDD1Du;
+	return rng_splitmix64(&fill_state);
 }
 
 static size_t llc_bytes(void)
