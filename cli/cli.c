@@ -56,10 +56,11 @@ int cli_fail_file(const char *cmd, const char *file, const char *msg)
 
 void cli_warn(const char *cmd, const char *warnings)
 {
-	for (const char *l = warnings, *nl; l && *l; l = nl + 1) {
-		nl = strchr(l, '\n');
-		fprintf(stderr, "hybridspec %s: warning: %.*s\n", cmd,
-			(int)(nl - l), l);
+	for (const char *l = warnings; l && *l;) {
+		size_t n = strcspn(l, "\n");
+
+		fprintf(stderr, "hybridspec %s: warning: %.*s\n", cmd, (int)n, l);
+		l += n + (l[n] == '\n');
 	}
 }
 

@@ -48,12 +48,28 @@ int rate_read(struct jx *x, json_t *obj, const char *ptr,
 				       json_array_get(json_object_get(v, "per_s"), i));
 		}
 	}
+	for (size_t i = 1; i < out->n; i++)
+		if (!(out->at_s[i] - out->at_s[i - 1] >= RATE_SEGMENT_MIN_S)) {
+			char q[JX_PTR_MAX + 32], want[96];
+
+			snprintf(q, sizeof(q), "%s/at_s/%zu", p, i);
+			snprintf(want, sizeof(want), "a time at least %g s past "
+				 "the one before (%g s)", RATE_SEGMENT_MIN_S,
+				 out->at_s[i - 1]);
+			rate_release(out);
+			return jx_fail(x, q, want,
+				       json_array_get(json_object_get(v, "at_s"), i));
+		}
 	if (out->at_s[0] != 0 || n != out->n || !any ||
-	    (out->period_s > 0 && out->period_s <= out->at_s[out->n - 1])) {
+	    (out->period_s > 0 && !(out->period_s - out->at_s[out->n - 1] >=
+				    RATE_SEGMENT_MIN_S)) ||
+	    out->period_s > RATE_PERIOD_MAX_S) {
 		const char *want = out->at_s[0] != 0 ? "at_s starting at 0"
 			: n != out->n ? "as many per_s as at_s"
 			: !any ? "a rate above 0 somewhere"
-			: "a period_s past the last at_s";
+			: out->period_s > RATE_PERIOD_MAX_S
+				? "a period_s of at most 1e+09 s"
+				: "a period_s at least 0.001 s past the last at_s";
 
 		rate_release(out);
 		return jx_fail(x, p, want, v);
@@ -117,23 +133,53 @@ double rate_arrivals_bound(const struct rate_table *r, double from_s)
 	return r->scale * sum;
 }
 
+/* Where the period that holds t starts, the segment of t in it, and that
+ * segment's end (INFINITY: the last of a table without a period) */
+static size_t segment_of(const struct rate_table *r, double t, double *end)
+{
+	double base = r->period_s > 0 ? r->period_s * floor(t / r->period_s)
+				      : 0;
+	double u = t - base;
+	size_t k = 0;
+
+	while (k + 1 < r->n && r->at_s[k + 1] <= u)
+		k++;
+	*end = k + 1 < r->n ? base + r->at_s[k + 1]
+	       : r->period_s > 0 ? base + r->period_s : INFINITY;
+	return k;
+}
+
+/* The first arrival after t, a segment boundary a whole period past the
+ * last arrival: a fresh unit exponential e (memoryless) less the whole
+ * periods' arrivals it spans (lambda each), the rest spent segment by
+ * segment; so a period of rare arrivals costs one step, not one a period. */
+static double skip_periods(const struct rate_table *r, double t, gsl_rng *g)
+{
+	double lambda = rate_mean(r) * r->period_s; /* rate_mean: scaled */
+	double e = gsl_ran_exponential(g, 1), m = floor(e / lambda);
+
+	t += m * r->period_s;
+	e = fmax(0, e - m * lambda);
+	for (;;) {
+		double end, len;
+		double rate = r->scale * r->per_s[segment_of(r, t, &end)];
+
+		len = end - t;
+		if (rate * len > e)
+			return t + e / rate;
+		e -= rate * len;
+		t = end;
+	}
+}
+
 double rate_next_s(const struct rate_table *r, double now_s, gsl_rng *g)
 {
-	double t = now_s;
+	double t = now_s, from = now_s;
 
 	for (;;) {
-		double base = r->period_s > 0 ? r->period_s * floor(t / r->period_s)
-					      : 0;
-		double u = t - base, end = INFINITY, rate;
-		size_t k = 0;
+		double end;
+		double rate = r->scale * r->per_s[segment_of(r, t, &end)];
 
-		while (k + 1 < r->n && r->at_s[k + 1] <= u)
-			k++;
-		if (k + 1 < r->n)
-			end = base + r->at_s[k + 1];
-		else if (r->period_s > 0)
-			end = base + r->period_s;
-		rate = r->scale * r->per_s[k];
 		if (rate > 0) {
 			double next = t + gsl_ran_exponential(g, 1 / rate);
 
@@ -143,5 +189,7 @@ double rate_next_s(const struct rate_table *r, double now_s, gsl_rng *g)
 		if (!isfinite(end))
 			return INFINITY;
 		t = end;
+		if (r->period_s > 0 && t - from >= r->period_s)
+			return skip_periods(r, t, g);
 	}
 }

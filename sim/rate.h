@@ -19,6 +19,12 @@
 #define RATE_RANGE \
 	((struct jx_range){ RATE_MIN_PER_S, RATE_MAX_PER_S, false, false })
 
+/* A segment of a table lasts at least RATE_SEGMENT_MIN_S (a period's last
+ * too), and a period at most RATE_PERIOD_MAX_S: a time within the
+ * simulator's bound then finds its segment exactly */
+#define RATE_SEGMENT_MIN_S 1e-3
+#define RATE_PERIOD_MAX_S 1e9
+
 struct rate_table {
 	size_t n;          /* segments */
 	double *at_s;      /* (n) owned: each one's start, at_s[0] = 0,
@@ -48,8 +54,9 @@ double rate_arrivals_bound(const struct rate_table *r, double from_s);
 
 /* The first arrival after now_s (INFINITY: none, the rate 0 for ever),
  * drawn from g: an exponential gap at each segment's rate, restarted at
- * its end (the process is memoryless). A constant rate draws exactly one
- * exponential. */
+ * its end (the process is memoryless); past a whole period without one,
+ * the periods' arrivals skipped at once. A constant rate draws exactly
+ * one exponential. */
 double rate_next_s(const struct rate_table *r, double now_s, gsl_rng *g);
 
 #endif

@@ -128,6 +128,21 @@ static void run_progress(void)
 		  strstr(out, " s elapsed\n"), "%s", out);
 }
 
+/* A warm-up the run never leaves is a warning, the run done (the warning,
+ * the last of its text without a newline, had crashed the printer). */
+static void run_warmup_outlasts(void)
+{
+	char out[8192], args[PATH_MAX + 128];
+
+	snprintf(args, sizeof(args), "run %s -o w --set /warmup_s=1e9",
+		 small());
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0 &&
+		  strstr(out, "hybridspec run: warning: /warmup_s: 1e+09 s "
+			 "outlasts the run (") &&
+		  strstr(out, "): nothing was measured\n") && t_exists("w"),
+		  "%s", out);
+}
+
 /* A run killed outright (SIGKILL) leaves its temporary beside the folder:
  * the next run of that folder removes it once its process is gone, and
  * leaves a live process's, another folder's and a name not of the form */
@@ -1133,6 +1148,8 @@ const struct tcase cli_tests[] = {
 	{ "cli: bad configs exit 2 with the message and no results",
 	  bad_configs },
 	{ "cli: a long run shows its progress", run_progress },
+	{ "cli: a warm-up past the run's end is a warning",
+	  run_warmup_outlasts },
 	{ "cli: config -o writes the resolved config whole", writes_resolved },
 	{ "cli: a run killed outright leaves a temporary its folder's next run "
 	  "removes", removes_stale_temporary },

@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include "formula.h"
+#include "rate.h"
 #include "report.h"
 #include "rng.h"
 #include "sim.h"
@@ -655,7 +656,47 @@ static void rate_table(void)
 	sets[7] = "/tenants/0/workload/rate_per_s={\"at_s\": [0, 10], "
 		  "\"per_s\": [1, 0], \"period_s\": 10}";
 	CHECK(cfg_load(&c, t_write("sim.json", base_cfg), sets, 8, &e) < 0 &&
-	      strstr(e.msg, "expected a period_s past the last at_s"));
+	      strstr(e.msg, "expected a period_s at least 0.001 s past the last "
+		     "at_s"));
+	sets[7] = "/tenants/0/workload/rate_per_s={\"at_s\": [0, 1e-9], "
+		  "\"per_s\": [0, 1], \"period_s\": 2e-9}";
+	CHECK(cfg_load(&c, t_write("sim.json", base_cfg), sets, 8, &e) < 0 &&
+	      strstr(e.msg, "/rate_per_s/at_s/1: expected a time at least "
+		     "0.001 s past the one before (0 s), got 1e-9"));
+}
+
+/* Arrivals rarer than one a period (a rate of 0.4 a quarter of each
+ * second, at scales 1 and 2): past a whole period without one, the
+ * periods are skipped at once, the process the same: rate x time of them,
+ * none where the rate is 0, uniform where it is not. One step a period
+ * had taken hours where the rate is rarer still. */
+static void rate_rare(void)
+{
+	double at[] = { 0, 0.25 }, per[] = { 0.4, 0 };
+	struct rate_table r = { .n = 2, .at_s = at, .per_s = per,
+				.period_s = 1, .scale = 1 };
+
+	for (int k = 1; k <= 2; k++) {
+		gsl_rng *g = rng_new(7, (uint64_t)k);
+		double t = 0, phase = 0;
+		size_t bad = 0;
+		const int n = 20000;
+
+		r.scale = k;
+		for (int i = 0; i < n; i++) {
+			t = rate_next_s(&r, t, g);
+			bad += fmod(t, 1) >= 0.25;
+			phase += fmod(t, 1);
+		}
+		/* 0.1 k a second: n arrivals in 2e5 / k s, sd 1414 / k */
+		CHECK_MSG(fabs(t - 2e5 / k) < 6000.0 / k, "scale %d: %d arrivals "
+			  "in %.0f s", k, n, t);
+		CHECK_MSG(bad == 0, "scale %d: %zu where the rate is 0", k, bad);
+		/* uniform in [0, 0.25): mean 0.125, sd of the mean 5.1e-4 */
+		CHECK_MSG(fabs(phase / n - 0.125) < 0.0025, "scale %d: mean "
+			  "phase %.4f", k, phase / n);
+		rng_free(g);
+	}
 }
 
 /* A request drawn longer than the KV cache (lengths with no bound, so the
@@ -1423,6 +1464,8 @@ const struct tcase sim_tests[] = {
 	{ "sim: the steady window and its cost a token", steady_window },
 	{ "sim: a rate table's arrivals: where, how many, scaled",
 	  rate_table },
+	{ "sim: a rate rarer than one arrival a period skips the periods",
+	  rate_rare },
 	{ "sim: a request larger than the KV cache is an error",
 	  kv_below_one_request },
 	{ 0 },
