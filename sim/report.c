@@ -66,6 +66,7 @@ static void agg_add(struct agg *a, const struct cfg_group *g,
 	REQ_ENERGY(ADD)
 #undef ADD
 	a->st.busy_s += x->busy_s;
+	a->st.edge_busy_s += x->edge_busy_s;
 	a->st.ttft_sum += x->ttft_sum;
 	a->st.tpot_sum += x->tpot_sum;
 	sk_merge(&a->st.itl, &x->itl);
@@ -181,8 +182,7 @@ static double per(double a, double b)
 	  "tokens per second of the requests that met both SLOs")           \
 	X(jain_fairness, N, per(a->tput_sum * a->tput_sum, n * a->tput_sq), \
 	  "Jain's index of the tenants' tokens/s (1: all equal)")           \
-	X(edge_busy_fraction, F, ratio(x->compute_s + x->prefill_s,         \
-				       n * sim_s),                          \
+	X(edge_busy_fraction, F, ratio(x->edge_busy_s, n * sim_s),          \
 	  "share of the run an edge device computes (drafting, prefilling)," \
 	  " over the tenants: times the tenants, the processors they keep " \
 	  "busy")                                                          \

@@ -74,6 +74,22 @@ static bool measured(const struct sim *s)
 	return s->q.now_s >= s->cfg->warmup_s;
 }
 
+/* The seconds of [from_s, to_s) after the warm-up */
+static double measured_s(const struct sim *s, double from_s, double to_s)
+{
+	return fmax(0, to_s - fmax(from_s, s->cfg->warmup_s));
+}
+
+/* The edge computed (or prefilled) from from_s to now: *spent, its
+ * request's, takes it whole, the tenant's edge_busy_s the part after the
+ * warm-up. */
+static void edge_spent(struct sim *s, struct tenant *t, double *spent,
+		       double from_s)
+{
+	*spent += s->q.now_s - from_s;
+	t->st.edge_busy_s += measured_s(s, from_s, s->q.now_s);
+}
+
 /* An event's time as the queue takes it: past SIM_TIME_MAX_S (infinite,
  * or NaN, from a cost out of scale) a finite time past it, where the loop
  * stops the run with its message. */
@@ -387,7 +403,7 @@ static void finish_request(struct sim *s, struct tenant *t)
 	if (t->edge.prefilling) { /* the cloud made every token first */
 		HS_ASSERT(eq_cancel(&s->q, t->edge.prefill_ev));
 		t->edge.prefilling = false;
-		q->prefill_s += now - t->edge.prefill_start_s;
+		edge_spent(s, t, &q->prefill_s, t->edge.prefill_start_s);
 	}
 	t->edge.starting = t->edge.ask_again = false;
 	if (g->proto.caps.speculates)
@@ -569,7 +585,7 @@ static void on_draft(struct sim *s, struct tenant *t)
 	t->edge.drafting = false;
 	t->edge.idle_from_s = s->q.now_s;
 	t->rq.drafted += (uint64_t)t->edge.draft_g;
-	t->rq.compute_s += s->q.now_s - t->edge.draft_start_s;
+	edge_spent(s, t, &t->rq.compute_s, t->edge.draft_start_s);
 	if (traced(s, t->id))
 		trace_span(s->opt.trace, TRACE_EDGE, t->id, "draft",
 			   t->edge.draft_start_s,
@@ -593,7 +609,7 @@ static void stop_draft(struct sim *s, struct tenant *t)
 	done = drafted_by(&t->edge, &t->cfg->device, s->q.now_s, NULL);
 	t->rq.drafted += (uint64_t)done;
 	t->rq.wasted += (uint64_t)done;
-	t->rq.compute_s += s->q.now_s - t->edge.draft_start_s;
+	edge_spent(s, t, &t->rq.compute_s, t->edge.draft_start_s);
 	if (traced(s, t->id))
 		trace_span(s->opt.trace, TRACE_EDGE, t->id, "draft",
 			   t->edge.draft_start_s, s->q.now_s,
@@ -756,7 +772,7 @@ static void make_token(struct sim *s, struct tenant *t,
 {
 	double step = draft_s(d, t->rq.prompt + t->rq.committed, 1);
 
-	t->rq.compute_s += step;
+	t->edge.draft_start_s = s->q.now_s;
 	if (traced(s, t->id))
 		trace_span(s->opt.trace, TRACE_EDGE, t->id, "token",
 			   s->q.now_s, s->q.now_s + step, NULL, 0, 0);
@@ -768,6 +784,7 @@ static void on_edge_token(struct sim *s, struct tenant *t)
 	const struct cfg_device *d = &t->cfg->device;
 	struct req_stat *q = &t->rq;
 
+	edge_spent(s, t, &q->compute_s, t->edge.draft_start_s);
 	commit(s, t, 1);
 	q->drafted++;
 	if (q->committed == q->n_out)
@@ -872,7 +889,7 @@ static void on_edge_prefill(struct sim *s, struct tenant *t)
 	const struct cfg_group *g = t->cfg;
 
 	t->edge.prefilling = false;
-	t->rq.prefill_s += s->q.now_s - t->edge.prefill_start_s;
+	edge_spent(s, t, &t->rq.prefill_s, t->edge.prefill_start_s);
 	if (!g->proto.caps.uses_cloud) {
 		make_token(s, t, &g->device);
 	} else if (t->edge.starting) {
@@ -1698,10 +1715,10 @@ static void try_start(struct sim *s, uint32_t ri)
 	busy_bins(s, now, t_s, s->cfg->cloud.tp);
 	r->busy = true;
 	r->batch_start_s = now;
+	r->batch_s = t_s;
+	r->batch_bytes = bytes;
+	r->batch_flops = flops;
 	if (measured(s)) { /* the GPU is measured after the warm-up */
-		r->busy_s += t_s;
-		r->bytes += bytes;
-		r->flops += flops;
 		r->batches++;
 		r->tokens += (uint64_t)tokens;
 		sk_add(&r->batch_tokens, (double)tokens);
@@ -1762,6 +1779,19 @@ static void verify_own(struct sim *s, struct tenant *t, int32_t g)
 	send(s, t, false, MSG_TOKEN, c, 0, c);
 }
 
+/* r's running iteration, to to_s (its end, or the run's), joins the
+ * statistics: the part after the warm-up, its bytes and FLOPs pro rata */
+static void batch_measured(struct sim *s, struct replica *r, double to_s)
+{
+	double part = measured_s(s, r->batch_start_s, to_s);
+
+	if (part <= 0 || r->batch_s <= 0)
+		return;
+	r->busy_s += part;
+	r->bytes += r->batch_bytes * part / r->batch_s;
+	r->flops += r->batch_flops * part / r->batch_s;
+}
+
 /* The cloud decoded the request's next token: down it goes. The last of
  * a handover start (READY came) says so, and the cloud waits for blocks;
  * else it decodes on, or the request is done. */
@@ -1790,6 +1820,7 @@ static void on_batch(struct sim *s, uint32_t ri)
 {
 	struct replica *r = &s->r[ri];
 
+	batch_measured(s, r, s->q.now_s);
 	r->busy = false;
 	r->idle_from_s = s->q.now_s;
 	for (uint32_t i = 0; i < r->nbatch; i++) {
@@ -2059,6 +2090,9 @@ int sim_run(struct sim *s)
 	while (!s->failed && !*stop && eq_pop(&s->q, &t, &ev)) {
 		if (t > horizon_s) {
 			s->end_s = c->horizon_s;
+			for (uint32_t i = 0; i < s->n_replicas; i++)
+				if (s->r[i].busy)
+					batch_measured(s, &s->r[i], s->end_s);
 			return 0;
 		}
 		if (t > SIM_TIME_MAX_S) {

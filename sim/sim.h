@@ -178,6 +178,9 @@ struct tenant_stat {
 	REQ_COUNTERS(STAT_FIELD)
 	REQ_ENERGY(ENERGY_FIELD)
 	double busy_s;         /* time with a request in progress */
+	double edge_busy_s;    /* the device's computing and prefilling
+				  done inside the measured window (after the
+				  warm-up), whatever request it was for */
 	double ttft_sum, tpot_sum;
 	struct sketch ttft;
 	struct sketch tpot;    /* each request's time per output token */
@@ -195,7 +198,8 @@ struct tenant_edge {
 	bool feed_bonus;           /* the bonus token committed last is fed
 				      with the next block's first pass */
 	int32_t draft_g, draft_ctx0;
-	double draft_start_s;
+	double draft_start_s;      /* when the block (edge_only: the token)
+				      in progress began */
 	double draft_lead_s;       /* the block's extra seconds before its
 				      first pass ends: feeding the bonus
 				      token too, waking the device */
@@ -303,8 +307,12 @@ struct replica {
 	struct item *batch;        /* (batch_cap) the running iteration */
 	uint32_t nbatch, batch_cap;
 	double batch_start_s;
+	double batch_s, batch_bytes, batch_flops; /* the running iteration's
+						     time and traffic */
 	double idle_from_s;        /* when its last batch ended */
-	/* stats */
+	/* stats: busy_s, bytes and flops the share of each iteration inside
+	 * the measured window; batches, tokens and the sketches those
+	 * that start in it */
 	double busy_s, bytes, flops;
 	uint64_t batches, tokens, peak_active, preemptions;
 	uint32_t active;

@@ -511,6 +511,46 @@ static void cloud_spec_lockstep(void)
 	cfg_release(&c);
 }
 
+/* The busy shares count the time inside the measured window: a GPU's
+ * iterations that run past the run's end, or started in the warm-up, and
+ * the edge's work for requests that began in it, only in part (they had
+ * read 110% busy and 2 devices' worth of computing for one). */
+static void busy_shares_in_window(void)
+{
+	const char *cases[][4] = {
+		{ "/protocol/kind=cloud_spec", "/protocol/window=1",
+		  "/horizon_s=0.5", "/warmup_s=0.4" },
+		{ "/protocol/kind=cloud_only", "/tenants/0/count=8",
+		  "/horizon_s=0.7", "/warmup_s=0.65" },
+		{ "/tenants/0/count=1", "/tenants/0/workload/think_s=0",
+		  "/warmup_s=3.5", "/tenants/0/workload/requests=3" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cfg c;
+		struct sim s;
+		json_t *sum;
+		double gpu, edge;
+
+		if (load(&c, base_cfg, cases[i], 4) < 0)
+			return;
+		CHECK(simulate(&c, &s, NULL) == 0);
+		sum = rep_summary(&s);
+		gpu = json_number_value(jx_at(sum, "/cloud/busy_fraction"));
+		edge = json_number_value(jx_at(sum, "/all/edge_busy_fraction"));
+		CHECK_MSG(gpu > 0 && gpu <= 1 + 1e-12, "case %zu: GPU busy %.6f",
+			  i, gpu);
+		CHECK_MSG(edge <= 1 + 1e-12, "case %zu: edge busy %.6f", i,
+			  edge);
+		CHECK_MSG(json_number_value(jx_at(sum, "/cloud/mbu")) <= 1,
+			  "case %zu: MBU %g", i,
+			  json_number_value(jx_at(sum, "/cloud/mbu")));
+		json_decref(sum);
+		sim_release(&s);
+		cfg_release(&c);
+	}
+}
+
 /* The steady window: with many requests a tenant it spans most of the
  * run and its cost a token is below the whole run's (the drain's idle GPU
  * left out); with one request a tenant there is none to speak of. */
@@ -1462,6 +1502,8 @@ const struct tcase sim_tests[] = {
 	{ "sim: cloud_spec runs a round's draft steps in one iteration",
 	  cloud_spec_lockstep },
 	{ "sim: the steady window and its cost a token", steady_window },
+	{ "sim: busy shares count the measured window's time alone",
+	  busy_shares_in_window },
 	{ "sim: a rate table's arrivals: where, how many, scaled",
 	  rate_table },
 	{ "sim: a rate rarer than one arrival a period skips the periods",
