@@ -265,6 +265,19 @@ static bool better(const struct plan *p, const struct plan_point *a,
 	return a->tpot_p99_s < b->tpot_p99_s;
 }
 
+/* Whether point i is its candidate's answer to the rate question: the
+ * highest load of the candidate's that meets the SLO (its search's; a
+ * lower load may carry more requests a second by chance, where the load
+ * no longer binds, and the next load up would then meet too) */
+static bool top_load(const struct plan_point *pts, size_t n, size_t i)
+{
+	for (size_t j = 0; j < n; j++)
+		if (pts[j].candidate == pts[i].candidate && pts[j].meets &&
+		    pts[j].load > pts[i].load)
+			return false;
+	return true;
+}
+
 /* The answer among the points, the one that proves it (a replica fewer,
  * or the next load up: each fails), the best attainment. */
 static void choose(const struct plan *p, const struct plan_point *pts,
@@ -275,7 +288,8 @@ static void choose(const struct plan *p, const struct plan_point *pts,
 	for (size_t i = 0; i < n; i++) {
 		if (!best || pts[i].attain_mean > best->attain_mean)
 			best = &pts[i];
-		if (pts[i].meets && (!ans || better(p, &pts[i], ans)))
+		if (pts[i].meets && (!p->rate_replicas || top_load(pts, n, i)) &&
+		    (!ans || better(p, &pts[i], ans)))
 			ans = &pts[i];
 	}
 	r->answer = ans != NULL;

@@ -197,6 +197,41 @@ static void rate_question(void)
 	json_decref(doc);
 }
 
+/* Where the load no longer binds (three requests a tenant, an SLO every
+ * load meets), the answer is the candidate's highest load, not a lower one
+ * that carried more requests a second by chance, with a "next load up"
+ * that met the SLO too. */
+static void rate_unbound(void)
+{
+	static char out[16384];
+	json_t *doc, *pts;
+	double la;
+
+	CHECK_MSG(plan_of("unbound.json", "\"set\": {\"/tenants/0/count\": 2, "
+			  "\"/tenants/0/workload\": {\"arrival\": \"poisson\", "
+			  "\"requests\": 3, \"rate_per_s\": 1, "
+			  "\"prompt_tokens\": 64, \"output_tokens\": 32}}, "
+			  "\"slo\": {\"ttft_s\": 1e9, \"tpot_s\": 1e9}, "
+			  "\"seeds\": [1], \"rate\": {\"replicas\": 1}, "
+			  "\"candidates\": {\"gpus\": [\"A100-80G\"], "
+			  "\"protocols\": [\"async\"]}", out, sizeof(out)) == 0,
+		  "%s", out);
+	CHECK_MSG(strstr(out, "the load no longer binds"), "%s", out);
+	doc = load("unbound.json.out/plan.json");
+	la = json_number_value(jx_at(doc, "/answer/load"));
+	CHECK_MSG(json_is_null(jx_at(doc, "/one_more")), "a next load up");
+	pts = jx_at(doc, "/searches/0/points");
+	for (size_t i = 0; i < json_array_size(pts); i++) {
+		json_t *pt = json_array_get(pts, i);
+
+		CHECK_MSG(!json_is_true(json_object_get(pt, "meets")) ||
+			  json_number_value(json_object_get(pt, "load")) <= la,
+			  "load %g meets above the answer's %g",
+			  json_number_value(json_object_get(pt, "load")), la);
+	}
+	json_decref(doc);
+}
+
 static void impossible_slo(void)
 {
 	static char out[16384];
@@ -416,6 +451,8 @@ const struct tcase plan_tests[] = {
 	{ "plan: two MPI ranks find what one process finds", mpi_two_ranks },
 	{ "plan: the rate question's answer meets the SLO, the next load up "
 	  "does not", rate_question },
+	{ "plan: where the load no longer binds, the answer is the highest",
+	  rate_unbound },
 	{ "plan: the answer meets the SLO, one replica fewer does not, and it "
 	  "is the cheapest", answer_is_minimal },
 	{ "plan: an SLO nothing meets exits 1 with the reason; bad input, a "
