@@ -68,6 +68,8 @@ int csv_load(struct csv *c, const char *path, struct err *e)
 		csv_release(c);
 		return -1;
 	}
+	if (!strncmp(p, FS_BOM, 3))
+		p += 3;
 	while (*p) {
 		int eol;
 		char *f = field(&p, &eol);

@@ -196,3 +196,15 @@ const char *fs_repo_dir(const char *rel, char *buf, size_t n)
 		snprintf(buf, n, "%s/../%s", exe, rel);
 	return buf;
 }
+
+void fs_skip_bom(FILE *f)
+{
+	long at = ftell(f);
+	char b[3];
+
+	if (fread(b, 1, 3, f) == 3 && !memcmp(b, FS_BOM, 3))
+		return;
+	if (at < 0 || fseek(f, at, SEEK_SET) != 0)
+		clearerr(f); /* a pipe: the bytes read are lost to the reader,
+				which then finds no text it expects */
+}

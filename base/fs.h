@@ -52,6 +52,13 @@ int fs_exe_dir(char *buf, size_t n);
  * committed files from any directory. Into buf; returns buf. */
 const char *fs_repo_dir(const char *rel, char *buf, size_t n);
 
+/* The UTF-8 byte order mark some editors put before a text (Windows'
+ * Notepad, Excel's "CSV UTF-8"): the text is what follows it. */
+#define FS_BOM "\xEF\xBB\xBF"
+/* Reads past a byte order mark at f's position (its start); where there is
+ * none, f is left where it was. */
+void fs_skip_bom(FILE *f);
+
 /* text into path through fs_atomic. 0, or -1 with e's message. */
 int fs_write_atomic(const char *path, const char *text, struct err *e);
 

@@ -33,6 +33,7 @@ json_t *jx_load(const char *path, struct err *e)
 		err_set(e, "%s: a folder, where a JSON file was expected", path);
 		return NULL;
 	}
+	fs_skip_bom(f);
 	v = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
 	fclose(f);
 	if (!v)

@@ -4,6 +4,7 @@
  * line that has any (line[nlines] == n): a request's, when replayed by
  * request. */
 #include "accept.h"
+#include "fs.h"
 #include "mem.h"
 
 #include <errno.h>
@@ -21,6 +22,7 @@ int acc_trace_load(struct acc_trace *t, const char *path, struct err *e)
 	if (!f)
 		return err_set(e, "%s: cannot read acceptance trace: %s", path,
 			       strerror(errno));
+	fs_skip_bom(f);
 	while ((c = fgetc(f)) != EOF) {
 		if (c == '\n') {
 			line++;

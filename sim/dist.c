@@ -5,6 +5,7 @@
  * log; gamma from mean and cv to shape and scale). Empirical samples are owned
  * by the dist and drawn uniformly (a bootstrap of the file). */
 #include "dist.h"
+#include "fs.h"
 #include "mem.h"
 
 #include <errno.h>
@@ -41,6 +42,7 @@ static int read_samples(struct jx *x, const char *ptr, const char *file,
 	if (!f)
 		return err_set(x->err, "%s: %s: cannot read samples file '%s': %s",
 			       x->file, ptr, path, strerror(errno));
+	fs_skip_bom(f);
 	while (fgets(line, sizeof(line), f)) {
 		char *end, *p = line;
 		double v;

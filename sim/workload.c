@@ -8,6 +8,7 @@
  * read by their header's column names, so their columns may come in any
  * order and others may sit between them. */
 #include "workload.h"
+#include "fs.h"
 #include "llama.h"
 #include "mem.h"
 #include "mload.h"
@@ -583,8 +584,10 @@ static const struct wl_format *format_of(FILE *in, const char *name)
 				return &formats[i];
 		return NULL;
 	}
-	if (fgets(first, sizeof(first), in))
+	if (fgets(first, sizeof(first), in)) {
 		rewind(in);
+		fs_skip_bom(in);
+	}
 	for (size_t i = 0; i < N_FORMATS; i++)
 		if (formats[i].detect(first))
 			return &formats[i];
@@ -612,14 +615,20 @@ static int settle(struct wl_trace *t, const char *path, bool dates,
 	t0 = dates ? t->rows[0].arrive_s : 0;
 	for (size_t i = 1; i < t->n; i++)
 		if (t->rows[i].arrive_s < t->rows[i - 1].arrive_s) {
-			char at[64];
+			double a = t->rows[i - 1].arrive_s - t0;
+			double b = t->rows[i].arrive_s - t0;
+			char at[64], sa[32], sb[32];
+			int p = 6;
 
+			/* the digits that tell the two apart */
+			do {
+				snprintf(sa, sizeof(sa), "%.*g", p, a);
+				snprintf(sb, sizeof(sb), "%.*g", p, b);
+			} while (!strcmp(sa, sb) && ++p <= 17);
 			wl_trace_where(t, i, at, sizeof(at));
 			return err_set(e, "%s%s: expected an arrival time >= "
-				       "the one before (%.6f s), got %.6f s: "
-				       "sort the trace by time", path, at,
-				       t->rows[i - 1].arrive_s - t0,
-				       t->rows[i].arrive_s - t0);
+				       "the one before (%s s), got %s s: sort "
+				       "the trace by time", path, at, sa, sb);
 		}
 	for (size_t i = 0; i < t->n; i++)
 		t->rows[i].arrive_s = (t->rows[i].arrive_s - t0) / speed;
@@ -637,6 +646,7 @@ int wl_trace_load(struct wl_trace *t, const char *path, const char *format,
 	if (!f)
 		return err_set(e, "%s: cannot read arrival trace: %s", path,
 			       strerror(errno));
+	fs_skip_bom(f);
 	if (!(fmt = format_of(f, format))) {
 		fclose(f);
 		return err_set(e, "%s: unknown trace format \"%s\"", path,

@@ -1,9 +1,11 @@
 /* test_base.c: the base layer's containers and file helpers. */
 #include "harness.h"
 
+#include "csv.h"
 #include "err.h"
 #include "fmt.h"
 #include "fs.h"
+#include "jx.h"
 #include "ring.h"
 #include "rng.h"
 
@@ -186,7 +188,38 @@ static void names_listed(void)
 	CHECK(!strcmp(fmt_names(small, sizeof(small), three), "a, bb"));
 }
 
+/* A text saved with a UTF-8 byte order mark (Notepad, Excel) reads as
+ * the text after it: JSON, CSV, and a stream fs_skip_bom starts; a text
+ * without one is left whole. */
+static void byte_order_mark(void)
+{
+	struct err e;
+	struct csv c;
+	json_t *v;
+	FILE *f;
+	char line[16];
+
+	v = jx_load(t_write("b.json", FS_BOM "{\"a\": 1}"), &e);
+	CHECK_MSG(v && json_integer_value(json_object_get(v, "a")) == 1, "%s",
+		  v ? "" : e.msg);
+	json_decref(v);
+	CHECK_MSG(csv_load(&c, t_write("b.csv", FS_BOM "x,y\n1,2\n"), &e) == 0 &&
+		  !strcmp(csv_str(&c, 0, 0), "1") &&
+		  csv_col(&c, "x", &e) == 0, "%s", e.msg);
+	csv_release(&c);
+	for (int bom = 0; bom < 2; bom++) {
+		f = fopen(t_write("b.txt", bom ? FS_BOM "abc\n" : "\xEF" "bc\n"),
+			  "r");
+		fs_skip_bom(f);
+		CHECK(fgets(line, sizeof(line), f) &&
+		      !strcmp(line, bom ? "abc\n" : "\xEF" "bc\n"));
+		fclose(f);
+	}
+}
+
 const struct tcase base_tests[] = {
+	{ "base: a byte order mark before a text is read past",
+	  byte_order_mark },
 	{ "base: a list of names for a message", names_listed },
 	{ "base: a ring keeps FIFO order through wrapping and growth",
 	  ring_fifo_order },

@@ -3,6 +3,7 @@
  * in ms made seconds, failures skipped and counted, replay speed, and
  * every bad row named by file, line and column. */
 #include "harness.h"
+#include "fs.h"
 
 #include "cfg.h"
 #include "workload.h"
@@ -184,8 +185,20 @@ static void unsorted(void)
 	/* the row named by its line; the header after a comment taken */
 	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, NULL, &e) < 0 &&
 		  strstr(e.msg, "a.csv:5: expected an arrival time >= the one "
-			 "before (2.000000 s), got 1.000000 s: sort the trace"),
+			 "before (2 s), got 1 s: sort the trace"),
 		  "%s", e.msg);
+	/* two times a unit in the last place apart, told apart */
+	p = t_write("b.csv", "arrival_s,prompt_tokens,output_tokens\n"
+		    "1,64,32\n1.0000000000000002,64,32\n1,64,32\n");
+	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, NULL, &e) < 0 &&
+		  strstr(e.msg, "b.csv:4: expected an arrival time >= the one "
+			 "before (1.0000000000000002 s), got 1 s"), "%s", e.msg);
+	/* a trace saved with a byte order mark reads as one without */
+	p = t_write("c.csv", FS_BOM "arrival_s,prompt_tokens,output_tokens\n"
+		    "0.5,10,10\n1.0,10,10\n");
+	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, NULL, &e) == 0 && t.n == 2,
+		  "%s", e.msg);
+	wl_trace_release(&t);
 }
 
 /* A config names the format and the speed; with another arrival they
