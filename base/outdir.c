@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +351,14 @@ int od_begin(struct od *o, const char *dir, const char *kind, bool replace,
 	if (!n) {
 		free(trimmed);
 		return err_set(e, "an empty folder name: name the results folder");
+	}
+	slash = strrchr(trimmed, '/');
+	if (strlen(slash ? slash + 1 : trimmed) > NAME_MAX) {
+		err_set(e, "'%s': a folder name of %zu bytes, more than the %d a "
+			"file system takes: name a shorter one", trimmed,
+			strlen(slash ? slash + 1 : trimmed), NAME_MAX);
+		free(trimmed);
+		return -1;
 	}
 	/* an empty folder holds nothing to lose: taken as absent */
 	exists = stat(trimmed, &st) == 0 &&

@@ -858,7 +858,8 @@ static int check_name(struct jx *x, json_t *obj, const char *ptr,
 		bad |= *q == ',' || *q == '"' || (unsigned char)*q < 0x20 ||
 		       (folder && *q == '/');
 	if (folder)
-		bad |= !*name || !strcmp(name, ".") || !strcmp(name, "..");
+		bad |= !*name || !strcmp(name, ".") || !strcmp(name, "..") ||
+		       strlen(name) > CFG_NAME_MAX;
 	if (!bad)
 		return 0;
 	if (!given)
@@ -867,7 +868,8 @@ static int check_name(struct jx *x, json_t *obj, const char *ptr,
 			       jx_child(cp, ptr, "name"), name);
 	return jx_fail(x, jx_child(cp, ptr, "name"), folder ?
 		       "a name for a results folder: not empty, \".\" or "
-		       "\"..\", without '/', ',', '\"' or control characters" :
+		       "\"..\", at most 255 bytes, without '/', ',', '\"' or "
+		       "control characters" :
 		       "a name without ',', '\"' or control characters",
 		       json_object_get(obj, "name"));
 }

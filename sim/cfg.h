@@ -33,6 +33,10 @@
 #define CFG_TIME ((struct jx_range){ 0, CFG_TIME_MAX_S, true, false })
 #define CFG_TIME0 ((struct jx_range){ 0, CFG_TIME_MAX_S, false, false })
 
+/* The longest config name, which names its results folder: a file
+ * system's NAME_MAX */
+#define CFG_NAME_MAX 255
+
 /* What a protocol does. The simulator and the deployment test these, never
  * the protocol's kind, so that a new protocol is a row of PROTO_LIST (and
  * the code of what is new in it). */

@@ -83,6 +83,24 @@ static void bad_configs(void)
 				  args);
 		}
 	}
+	/* a name longer than a folder's: refused before the run, a config's
+	 * by its pointer, a folder's by its path */
+	{
+		char name[301], la[PATH_MAX + 512];
+
+		memset(name, 'n', 300);
+		name[300] = '\0';
+		snprintf(la, sizeof(la), "run c.json --set '/name=\"%s\"'", name);
+		CHECK_MSG(t_run(la, out, sizeof(out)) == 2 &&
+			  strstr(out, "/name: expected a name for a results "
+				 "folder: not empty, \".\" or \"..\", at most 255 "
+				 "bytes") && !t_exists("results"), "%s", out);
+		snprintf(la, sizeof(la), "run c.json -o out/%s", name);
+		CHECK_MSG(t_run(la, out, sizeof(out)) == 2 &&
+			  strstr(out, "a folder name of 300 bytes, more than the "
+				 "255 a file system takes") && !t_exists("out"),
+			  "%s", out);
+	}
 	/* another command's file: its error, then which command reads it */
 	{
 		static const struct {
