@@ -284,7 +284,7 @@ static int read_draft(struct jx *x, json_t *v, const char *p,
 	return jx_object(x, v, p, keys) < 0 ||
 	       read_model(x, v, p, "model", &cloud->model, target_text,
 			  &out->model) < 0 ||
-	       jx_num(x, v, p, "weight_bytes", JX_POS, 0.53,
+	       jx_num(x, v, p, "weight_bytes", CFG_WEIGHT_BYTES, 0.53,
 		      &out->weight_bytes) < 0 ||
 	       read_table(x, v, p, "table", cloud, out->model.name,
 			  &out->table, NULL) < 0 ? -1 : 0;
@@ -407,9 +407,9 @@ static int read_costs(struct jx *x, json_t *v, const char *p,
 		      pe->prefill_per_token_s, &out->prefill_per_token_s) < 0 ||
 	       jx_num(x, v, p, "draft_pair_s", CFG_TIME0, pe->draft_pair_s,
 		      &out->draft_pair_s) < 0 ||
-	       jx_num(x, v, p, "power_busy_w", JX_NONNEG, pe->power_busy_w,
+	       jx_num(x, v, p, "power_busy_w", CFG_WATTS, pe->power_busy_w,
 		      &out->power_busy_w) < 0 ||
-	       jx_num(x, v, p, "power_idle_w", JX_NONNEG, pe->power_idle_w,
+	       jx_num(x, v, p, "power_idle_w", CFG_WATTS, pe->power_idle_w,
 		      &out->power_idle_w) < 0 ||
 	       jx_num(x, v, p, "battery_wh", JX_NONNEG, pe->battery_wh,
 		      &out->battery_wh) < 0
@@ -733,15 +733,15 @@ static int read_radio(struct jx *x, json_t *v, const char *p,
 	jx_child(cp, p, "radio");
 	if (jx_object(x, r, cp, keys) < 0 ||
 	    jx_str(x, r, cp, "name", "custom", &name) < 0 ||
-	    jx_num(x, r, cp, "up_j_per_bit", JX_NONNEG, JX_REQUIRED,
+	    jx_num(x, r, cp, "up_j_per_bit", CFG_J_PER_BIT, JX_REQUIRED,
 		   &out->up_j_per_bit) < 0 ||
-	    jx_num(x, r, cp, "down_j_per_bit", JX_NONNEG, JX_REQUIRED,
+	    jx_num(x, r, cp, "down_j_per_bit", CFG_J_PER_BIT, JX_REQUIRED,
 		   &out->down_j_per_bit) < 0 ||
-	    jx_num(x, r, cp, "active_w", JX_NONNEG, JX_REQUIRED,
+	    jx_num(x, r, cp, "active_w", CFG_WATTS, JX_REQUIRED,
 		   &out->active_w) < 0 ||
-	    jx_num(x, r, cp, "tail_w", JX_NONNEG, 0, &out->tail_w) < 0 ||
+	    jx_num(x, r, cp, "tail_w", CFG_WATTS, 0, &out->tail_w) < 0 ||
 	    jx_num(x, r, cp, "tail_s", CFG_TIME0, 0, &out->tail_s) < 0 ||
-	    jx_num(x, r, cp, "promo_j", JX_NONNEG, 0, &out->promo_j) < 0)
+	    jx_num(x, r, cp, "promo_j", CFG_JOULES, 0, &out->promo_j) < 0)
 		return -1;
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	out->source = NULL;
@@ -1061,12 +1061,12 @@ static int read_gpu(struct jx *x, json_t *v, const char *p, struct cfg_gpu *out)
 		   &out->spec.fp16_flops) < 0 ||
 	    jx_num(x, v, p, "fp8_flops", JX_NONNEG, base ? base->fp8_flops : 0,
 		   &out->spec.fp8_flops) < 0 ||
-	    jx_num(x, v, p, "mem_bytes", JX_POS,
+	    jx_num(x, v, p, "mem_bytes", CFG_MEM_BYTES,
 		   base ? base->mem_bytes : JX_REQUIRED,
 		   &out->spec.mem_bytes) < 0 ||
-	    jx_num(x, v, p, "power_idle_w", JX_NONNEG,
+	    jx_num(x, v, p, "power_idle_w", CFG_WATTS,
 		   base ? base->power_idle_w : 0, &out->spec.power_idle_w) < 0 ||
-	    jx_num(x, v, p, "power_max_w", JX_NONNEG,
+	    jx_num(x, v, p, "power_max_w", CFG_WATTS,
 		   base ? base->power_max_w : 0, &out->spec.power_max_w) < 0 ||
 	    jx_num(x, v, p, "usd_per_hour", JX_NONNEG,
 		   base ? base->usd_per_hour : 0, &out->spec.usd_per_hour) < 0 ||
@@ -1224,7 +1224,7 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 		    out->model.context > 0 ? out->model.context
 					   : JX_REQUIRED_INT,
 		    &out->context_tokens) < 0) ||
-	    jx_num(x, v, p, "weight_bytes", JX_POS,
+	    jx_num(x, v, p, "weight_bytes", CFG_WEIGHT_BYTES,
 		   gpu_dtype_find(gpu_dtype_names()[wd])->bytes,
 		   &out->weight_bytes) < 0 ||
 	    jx_int(x, v, p, "tp", 1, 64, 1, &tp) < 0 ||
@@ -1252,7 +1252,7 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 			       out->model.name, out->model.n_heads,
 			       out->model.n_kv_heads, out->tp);
 	}
-	if (jx_num(x, v, p, "activation_bytes", JX_NONNEG,
+	if (jx_num(x, v, p, "activation_bytes", CFG_BYTES,
 		   activation_bytes(out), &out->activation_bytes) < 0)
 		return -1;
 	/* the weights alone first: the groups' checks assume they fit */

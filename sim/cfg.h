@@ -33,6 +33,19 @@
 #define CFG_TIME ((struct jx_range){ 0, CFG_TIME_MAX_S, true, false })
 #define CFG_TIME0 ((struct jx_range){ 0, CFG_TIME_MAX_S, false, false })
 
+/* A power in watts is at most CFG_WATTS_MAX (a megawatt), an energy at
+ * most a megajoule (a bit's at most a joule), a memory in bytes at most CFG_BYTES_MAX (a
+ * petabyte), a weight's bytes at most 16: sums and products of them stay
+ * finite in every figure a run reports */
+#define CFG_WATTS_MAX 1e6
+#define CFG_WATTS ((struct jx_range){ 0, CFG_WATTS_MAX, false, false })
+#define CFG_JOULES ((struct jx_range){ 0, 1e6, false, false })
+#define CFG_J_PER_BIT ((struct jx_range){ 0, 1, false, false })
+#define CFG_BYTES_MAX 1e15
+#define CFG_BYTES ((struct jx_range){ 0, CFG_BYTES_MAX, false, false })
+#define CFG_MEM_BYTES ((struct jx_range){ 0, CFG_BYTES_MAX, true, false })
+#define CFG_WEIGHT_BYTES ((struct jx_range){ 0, 16, true, false })
+
 /* The longest config name, which names its results folder: a file
  * system's NAME_MAX */
 #define CFG_NAME_MAX 255

@@ -639,6 +639,14 @@ static void run_bad_input(void)
 		{ "a GPU's bandwidth below a byte a second", NULL,
 		  "--set /cloud/gpu/mem_bw_Bps=1e-300",
 		  "/cloud/gpu/mem_bw_Bps: expected a number >= 1" },
+		{ "a device's power past a megawatt (its energy was inf)", NULL,
+		  "--set /tenants/0/device/power_busy_w=1e308",
+		  "/tenants/0/device/power_busy_w: expected a number in [0, "
+		  "1e+06], got 1e308" },
+		{ "a weight of more than 16 bytes (its memory was inf GB)", NULL,
+		  "--set /cloud/weight_bytes=1e308",
+		  "/cloud/weight_bytes: expected a number in (0, 16], got "
+		  "1e308" },
 		{ "acceptance trace with a bad bit", NULL,
 		  "--set '/tenants/0/acceptance={\"model\":\"trace\","
 		  "\"file\":\"bits.txt\"}'",
