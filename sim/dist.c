@@ -9,7 +9,9 @@
 #include "mem.h"
 
 #include <errno.h>
+#include <float.h>
 #include <gsl/gsl_randist.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +59,9 @@ static int read_samples(struct jx *x, const char *ptr, const char *file,
 		v = strtod(p, &end);
 		while (*end == ' ' || *end == '\t')
 			end++;
-		if (end == p || *end || errno || strpbrk(p, "xX") ||
+		/* ERANGE below DBL_MIN: a subnormal, or 0, is a number */
+		if (end == p || *end || (errno && fabs(v) >= DBL_MIN) ||
+		    strpbrk(p, "xX") ||
 		    !jx_in_range(v, r)) {
 			fclose(f);
 			return err_set(x->err, "%s: %s: %s:%d: expected a "

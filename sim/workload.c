@@ -18,6 +18,7 @@
 #include <gsl/gsl_randist.h>
 
 #include <errno.h>
+#include <float.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
@@ -115,7 +116,9 @@ static bool number(const char *text, double *v)
 			return false;
 	while (*end == ' ' || *end == '\t')
 		end++;
-	return end != text && (!*end || *end == ',') && !errno;
+	/* ERANGE below DBL_MIN: a subnormal, or 0, is a number */
+	return end != text && (!*end || *end == ',') &&
+	       (!errno || fabs(*v) < DBL_MIN);
 }
 
 /* A token count at text: a whole number in [lo, TOKENS_MAX]. */

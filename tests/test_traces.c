@@ -193,6 +193,12 @@ static void unsorted(void)
 	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, NULL, &e) < 0 &&
 		  strstr(e.msg, "b.csv:4: expected an arrival time >= the one "
 			 "before (1.0000000000000002 s), got 1 s"), "%s", e.msg);
+	/* a time below DBL_MIN (strtod's ERANGE) is a number, not an error
+	 * that quotes a number */
+	p = t_write("d.csv", "arrival_s,prompt_tokens,output_tokens\n"
+		    "5e-324,10,10\n1.0,10,10\n");
+	CHECK_MSG(wl_trace_load(&t, p, "auto", 1, NULL, &e) == 0, "%s", e.msg);
+	wl_trace_release(&t);
 	/* a trace saved with a byte order mark reads as one without */
 	p = t_write("c.csv", FS_BOM "arrival_s,prompt_tokens,output_tokens\n"
 		    "0.5,10,10\n1.0,10,10\n");
