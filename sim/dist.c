@@ -200,12 +200,20 @@ int dist_read(struct jx *x, json_t *obj, const char *ptr, const char *key,
 		if (jx_num(x, v, p, "mean", JX_POS, JX_REQUIRED, &m) < 0 ||
 		    jx_num(x, v, p, "sd", JX_NONNEG, JX_REQUIRED, &s) < 0)
 			return -1;
-		d.b = sqrt(log1p(s * s / (m * m)));
+		if (!(s / m <= DIST_CV_MAX)) {
+			char q[JX_PTR_MAX], sd_want[64];
+
+			snprintf(sd_want, sizeof(sd_want), "an sd at most %g times the "
+				 "mean", DIST_CV_MAX);
+			return jx_fail(x, jx_child(q, p, "sd"), sd_want,
+				       json_object_get(v, "sd"));
+		}
+		d.b = sqrt(log1p((s / m) * (s / m)));
 		d.a = log(m) - d.b * d.b / 2;
 		break;
 	case DIST_GAMMA:
 		if (jx_num(x, v, p, "mean", JX_POS, JX_REQUIRED, &m) < 0 ||
-		    jx_num(x, v, p, "cv", JX_POS, JX_REQUIRED, &s) < 0)
+		    jx_num(x, v, p, "cv", DIST_CV, JX_REQUIRED, &s) < 0)
 			return -1;
 		d.a = 1 / (s * s);
 		d.b = m * s * s;

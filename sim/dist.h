@@ -29,6 +29,13 @@ enum dist_kind {
 	DIST_EMPIRICAL,
 };
 
+/* A spread relative to the mean (a gamma's cv, a lognormal's sd / mean)
+ * is at most DIST_CV_MAX, and a gamma's cv at least DIST_CV_MIN: past
+ * them a shape parameter is 0 or infinite, and the mean not a number */
+#define DIST_CV_MIN 1e-6
+#define DIST_CV_MAX 1e6
+#define DIST_CV ((struct jx_range){ DIST_CV_MIN, DIST_CV_MAX, false, false })
+
 struct dist {
 	enum dist_kind kind;
 	double a, b;      /* sampler parameters, by kind: value; min, max; mean;

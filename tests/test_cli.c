@@ -618,6 +618,16 @@ static void run_bad_input(void)
 		  "\"mean\": 1e300}'",
 		  "/tenants/0/workload/think_s: expected a time of mean at most "
 		  "1e+09 s" },
+		{ "a gamma too narrow to draw (its mean was not a number)", NULL,
+		  "--set '/tenants/0/workload/think_s={\"dist\": \"gamma\", "
+		  "\"mean\": 1, \"cv\": 1e-300}'",
+		  "/tenants/0/workload/think_s/cv: expected a number in [1e-06, "
+		  "1e+06], got 1e-300" },
+		{ "a lognormal too wide to draw", NULL,
+		  "--set '/tenants/0/workload/think_s={\"dist\": \"lognormal\", "
+		  "\"mean\": 1, \"sd\": 1e300}'",
+		  "/tenants/0/workload/think_s/sd: expected an sd at most 1e+06 "
+		  "times the mean, got 1e300" },
 		{ "a uniform upside down", NULL,
 		  "--set '/tenants/0/workload/think_s={\"dist\": \"uniform\", "
 		  "\"min\": 10, \"max\": 5}'",
