@@ -1206,7 +1206,8 @@ static int read_cloud(struct jx *x, json_t *v, const char *p,
 		   &out->prefill_chunk_tokens) < 0 ||
 	    jx_int(x, v, p, "max_num_seqs", 1, 1 << 24, 256,
 		   &out->max_num_seqs) < 0 ||
-	    jx_num(x, v, p, "window_s", CFG_TIME0, 0.002, &out->window_s) < 0 ||
+	    jx_num(x, v, p, "window_s", CFG_TIME0, CFG_WINDOW_DEFAULT_S,
+		   &out->window_s) < 0 ||
 	    jx_enum(x, v, p, "kv_policy", cfg_kv_names, "paged", &kv) < 0 ||
 	    jx_int(x, v, p, "block_tokens", 1, 1 << 16, 16,
 		   &out->block_tokens) < 0 ||
@@ -1619,13 +1620,28 @@ static void gpu_warnings(struct cfg *c)
 	}
 }
 
+/* A batching window under a policy that waits for none (the default,
+ * 0.002 s, is what a resolved config holds: rerunning one stays quiet). */
+static void cloud_warnings(struct cfg *c)
+{
+	const struct cfg_cloud *cl = &c->cloud;
+
+	if (cfg_sched_hold_s(cl->policy, cl->window_s) == 0 &&
+	    cl->window_s != CFG_WINDOW_DEFAULT_S)
+		cfg_warn(c, "/cloud/window_s: %g is not used: the %s policy "
+			 "waits for no batch to fill (the window policy does)",
+			 cl->window_s, cfg_sched_names[cl->policy]);
+}
+
 /* What a workload says that the run will not do as written:
  * - a trace whose first request comes more than a day in: its times are
  *   likely counted from an epoch, and the run would spend that idle time
  *   in every rate and cost;
  * - a Poisson rate that falls to 0 for ever before a tenant can expect
  *   its requests: the rest never arrive;
- * - a rate under the closed arrival, which takes none. */
+ * - a rate under the closed arrival, which takes none;
+ * - under a trace, what the trace gives instead (the requests, their
+ *   lengths, their times), and a text trace's keys beside a timed one. */
 static void workload_warnings(struct cfg *c)
 {
 	for (size_t i = 0; i < c->n_groups; i++) {
@@ -1657,6 +1673,28 @@ static void workload_warnings(struct cfg *c)
 				 "rest never do (give a period_s, or fewer "
 				 "requests)", p, rate_zero_from_s(&w->rate),
 				 w->requests, come, start_s);
+		static const char *const trace_gives[] = { "requests",
+			"prompt_tokens", "output_tokens", "think_s", "start_s" };
+		static const char *const text_keys[] = { "trace_tokenizer",
+							 "trace_rate_per_s" };
+
+		for (size_t k = 0; w->arrival == ARRIVAL_TRACE && k < 5; k++)
+			if (json_object_get(given, trace_gives[k]))
+				cfg_warn(c, "%s/%s: not used: the trace gives "
+					 "the requests, their lengths and "
+					 "times", p, trace_gives[k]);
+		/* (their defaults, "" and 0, are what a resolved config
+		 * holds: rerunning it stays quiet) */
+		const bool text_given[] = { w->trace_tokenizer != NULL,
+					    w->trace_rate_per_s > 0 };
+
+		for (size_t k = 0; w->arrival == ARRIVAL_TRACE &&
+				   strcmp(t->format, "sharegpt") && k < 2; k++)
+			if (text_given[k])
+				cfg_warn(c, "%s/%s: not used: the %s trace "
+					 "gives its own lengths and times (a "
+					 "sharegpt trace takes it)", p,
+					 text_keys[k], t->format);
 		for (int k = 0; k < 2; k++)
 			if (w->arrival != ARRIVAL_POISSON &&
 			    json_object_get(given, rate_keys[k]))
@@ -1733,6 +1771,7 @@ int cfg_parse(struct cfg *c, json_t *doc, const char *file,
 	free(at);
 	protocol_warnings(c);
 	gpu_warnings(c);
+	cloud_warnings(c);
 	workload_warnings(c);
 	return 0;
 fail:

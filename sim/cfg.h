@@ -46,6 +46,10 @@
 #define CFG_MEM_BYTES ((struct jx_range){ 0, CFG_BYTES_MAX, true, false })
 #define CFG_WEIGHT_BYTES ((struct jx_range){ 0, 16, true, false })
 
+/* The window policy's wait for a batch to fill, where a config gives
+ * none */
+#define CFG_WINDOW_DEFAULT_S 0.002
+
 /* The longest config name, which names its results folder: a file
  * system's NAME_MAX */
 #define CFG_NAME_MAX 255

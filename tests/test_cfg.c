@@ -490,6 +490,56 @@ static void protocol_warnings(void)
 	}
 }
 
+/* What a run will not use is a warning naming its pointer: a batching
+ * window under a policy that waits for none, and under a trace, the
+ * lengths and counts it gives itself and a text trace's keys; their
+ * defaults (what a resolved config holds) are not. */
+static void unused_warnings(void)
+{
+	static const struct {
+		const char *a, *b, *want;
+	} cases[] = {
+		{ "/cloud/window_s=0.01", "/cloud/policy=continuous",
+		  "/cloud/window_s: 0.01 is not used: the continuous policy "
+		  "waits for no batch to fill" },
+		{ "/cloud/window_s=0.01", "/cloud/policy=window", NULL },
+		{ "/cloud/window_s=0.002", "/cloud/policy=slo", NULL },
+		{ "/tenants/0/workload={\"arrival\": \"trace\", \"trace\": "
+		  "\"TRACE\", \"output_tokens\": 64}", "/seed=1",
+		  "/tenants/0/workload/output_tokens: not used: the trace gives "
+		  "the requests, their lengths and times" },
+		{ "/tenants/0/workload={\"arrival\": \"trace\", \"trace\": "
+		  "\"TRACE\", \"trace_rate_per_s\": 2}", "/seed=1",
+		  "/tenants/0/workload/trace_rate_per_s: not used: the csv "
+		  "trace gives its own lengths and times" },
+		{ "/tenants/0/workload={\"arrival\": \"trace\", \"trace\": "
+		  "\"TRACE\", \"trace_rate_per_s\": 0}", "/seed=1", NULL },
+	};
+	const char *trace = t_write("t.csv", "arrival_s,prompt_tokens,"
+				    "output_tokens\n0.5,10,10\n");
+	struct cfg c;
+	struct err e;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char a[1024], *at;
+		const char *sets[] = { a, cases[i].b };
+
+		snprintf(a, sizeof(a), "%s", cases[i].a);
+		if ((at = strstr(a, "TRACE")))
+			snprintf(at, sizeof(a) - (size_t)(at - a), "%s%s", trace,
+				 strstr(cases[i].a, "TRACE") + 5);
+		if (cfg_load(&c, SMALL, sets, 2, &e) < 0) {
+			CHECK_MSG(0, "%s", e.msg);
+			continue;
+		}
+		CHECK_MSG(cases[i].want ? c.warnings &&
+			  strstr(c.warnings, cases[i].want) : !c.warnings,
+			  "%s %s: warnings \"%s\"", cases[i].a, cases[i].b,
+			  c.warnings ? c.warnings : "");
+		cfg_release(&c);
+	}
+}
+
 /* The roofline's fractions given where the roofline does not price the
  * cloud (a measured table or the derived operator table does) are a
  * warning; their defaults, or the roofline pricing, are not. */
@@ -593,6 +643,8 @@ const struct tcase cfg_tests[] = {
 	  workload_warnings },
 	{ "cfg: the roofline's fractions unused by the pricing are a warning",
 	  gpu_warnings },
+	{ "cfg: what a run will not use is a warning naming it",
+	  unused_warnings },
 	{ "cfg: the small config loads with its values", loads_small },
 	{ "cfg: the resolved config is complete and stable",
 	  resolved_is_complete },

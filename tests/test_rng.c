@@ -145,7 +145,7 @@ static void bad_distributions(void)
 		{ "{\"dist\": \"uniform\", \"min\": -3, \"max\": 1}",
 		  "/x: expected a distribution whose draws are >= 0" },
 		{ "{\"dist\": \"gamma\", \"mean\": 1, \"cv\": 0}",
-		  "/x/cv: expected a number > 0, got 0" },
+		  "/x/cv: expected a number in [1e-06, 1e+06], got 0" },
 		{ "{\"dist\": \"empirical\", \"file\": \"nope.txt\"}",
 		  "/x: cannot read samples file" },
 		{ "{\"dist\": \"empirical\", \"file\": \"bad.txt\"}",
