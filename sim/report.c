@@ -69,6 +69,7 @@ static void agg_add(struct agg *a, const struct cfg_group *g,
 	a->st.edge_busy_s += x->edge_busy_s;
 	a->st.ttft_sum += x->ttft_sum;
 	a->st.tpot_sum += x->tpot_sum;
+	a->st.tpot_n += x->tpot_n;
 	sk_merge(&a->st.itl, &x->itl);
 	sk_merge(&a->st.ttft, &x->ttft);
 	sk_merge(&a->st.tpot, &x->tpot);
@@ -126,7 +127,7 @@ static double per(double a, double b)
 	X(itl_s, Q, &x->itl, "inter-token latency: the gaps between "       \
 	  "committed tokens of a request (0 between tokens one verdict "    \
 	  "commits), s")                                                    \
-	X(tpot_s, N, per(x->tpot_sum, (double)x->requests),                 \
+	X(tpot_s, N, per(x->tpot_sum, (double)x->tpot_n),                 \
 	  "time per output token after the first, mean over requests, s "   \
 	  "(null: no request finished)")                                    \
 	X(tpot_quantiles_s, Q, &x->tpot,                                    \
@@ -502,7 +503,7 @@ json_t *rep_summary(const struct sim *s)
 	  "inter-token latency, median, s")                                \
 	X(itl_p99_s, "%.9g", sk_or_nan(&x->itl, sk_quantile(&x->itl, 0.99)), \
 	  "inter-token latency, 99th percentile, s")                       \
-	X(tpot_mean_s, "%.9g", per(x->tpot_sum, (double)x->requests),       \
+	X(tpot_mean_s, "%.9g", per(x->tpot_sum, (double)x->tpot_n),       \
 	  "time per output token after the first, mean over requests, s "   \
 	  "(nan: no request finished)")                                    \
 	X(alpha, "%.9g", per((double)x->accepted, (double)x->judged),       \

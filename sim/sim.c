@@ -357,9 +357,11 @@ static double req_ttft_s(const struct req_stat *q)
 	return q->first_s - q->arrive_s;
 }
 
+/* NaN for a request of one output token: it has no time per token after
+ * the first, and meets any TPOT bound */
 static double req_tpot_s(const struct req_stat *q)
 {
-	return q->n_out > 1 ? (q->done_s - q->first_s) / (q->n_out - 1) : 0;
+	return q->n_out > 1 ? (q->done_s - q->first_s) / (q->n_out - 1) : NAN;
 }
 
 /* Whether it met its group's TTFT and TPOT bounds. */
@@ -370,7 +372,7 @@ static bool meets_ttft(const struct tenant *t, const struct req_stat *q)
 
 static bool meets_tpot(const struct tenant *t, const struct req_stat *q)
 {
-	return req_tpot_s(q) <= t->cfg->slo.tpot_s;
+	return q->n_out <= 1 || req_tpot_s(q) <= t->cfg->slo.tpot_s;
 }
 
 static bool meets_slo(const struct tenant *t, const struct req_stat *q)
@@ -437,9 +439,12 @@ static void count_request(struct sim *s, struct tenant *t)
 #undef ADD
 	st->busy_s += now - q->start_s;
 	st->ttft_sum += ttft;
-	st->tpot_sum += tpot;
 	sk_add(&st->ttft, ttft);
-	sk_add(&st->tpot, tpot);
+	if (q->n_out > 1) {
+		st->tpot_n++;
+		st->tpot_sum += tpot;
+		sk_add(&st->tpot, tpot);
+	}
 	st->ttft_met += meets_ttft(t, q);
 	st->tpot_met += meets_tpot(t, q);
 	if (meets_slo(t, q)) {

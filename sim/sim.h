@@ -117,11 +117,12 @@ RING_DEFINE(fifo, uint32_t)          /* tenant numbers */
 	X(prompt_tokens, "%d", q->prompt, "prompt length, tokens")          \
 	X(output_tokens, "%d", q->n_out, "output length, tokens")           \
 	X(tpot_s, "%.9g", req_tpot_s(q),                                    \
-	  "time per output token after the first, s")                      \
-	X(itl_p50_s, "%.9g", sk_quantile(&t->rq_itl, 0.5),                  \
-	  "inter-token latency, median, s")                                \
-	X(itl_p99_s, "%.9g", sk_quantile(&t->rq_itl, 0.99),                 \
-	  "inter-token latency, 99th percentile, s")                       \
+	  "time per output token after the first, s (nan: one token)")     \
+	X(itl_p50_s, "%.9g", t->rq_itl.n ? sk_quantile(&t->rq_itl, 0.5)    \
+	  : NAN, "inter-token latency, median, s (nan: one token)")        \
+	X(itl_p99_s, "%.9g", t->rq_itl.n ? sk_quantile(&t->rq_itl, 0.99)   \
+	  : NAN, "inter-token latency, 99th percentile, s (nan: one "       \
+	  "token)")                                                        \
 	X(alpha, "%.9g", q->judged ? (double)q->accepted / (double)q->judged\
 	  : 0, "share of compared draft positions accepted")               \
 	X(verdicts, "%llu", (unsigned long long)q->verdicts,                \
@@ -182,6 +183,9 @@ struct tenant_stat {
 				  done inside the measured window (after the
 				  warm-up), whatever request it was for */
 	double ttft_sum, tpot_sum;
+	uint64_t tpot_n;       /* requests of two output tokens or more: those
+				  with a time per output token after the
+				  first (tpot_sum and the tpot sketch) */
 	struct sketch ttft;
 	struct sketch tpot;    /* each request's time per output token */
 };

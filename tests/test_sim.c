@@ -551,6 +551,36 @@ static void busy_shares_in_window(void)
 	}
 }
 
+/* A request of one output token has no time per token after the first:
+ * it meets any TPOT bound, the TPOT figures leave it out (null where no
+ * request has one), and requests.csv says nan, not 0. */
+static void one_token_tpot(void)
+{
+	const char *sets[] = { "/tenants/0/workload/output_tokens=1",
+			       "/slo/tpot_s=0.000001" };
+	struct cfg c;
+	struct sim s;
+	json_t *sum;
+	char row[512] = "";
+	FILE *f = tmpfile();
+
+	if (load(&c, base_cfg, sets, 2) < 0)
+		return;
+	CHECK(simulate(&c, &s, f) == 0);
+	sum = rep_summary(&s);
+	CHECK_MSG(json_is_null(jx_at(sum, "/all/tpot_s")) &&
+		  json_number_value(jx_at(sum, "/all/tpot_attainment")) == 1,
+		  "tpot %g, attainment %g",
+		  json_number_value(jx_at(sum, "/all/tpot_s")),
+		  json_number_value(jx_at(sum, "/all/tpot_attainment")));
+	rewind(f);
+	CHECK(fgets(row, sizeof(row), f) && strstr(row, ",1,nan,nan,nan,"));
+	json_decref(sum);
+	sim_release(&s);
+	cfg_release(&c);
+	fclose(f);
+}
+
 /* The steady window: with many requests a tenant it spans most of the
  * run and its cost a token is below the whole run's (the drain's idle GPU
  * left out); with one request a tenant there is none to speak of. */
@@ -1504,6 +1534,8 @@ const struct tcase sim_tests[] = {
 	{ "sim: the steady window and its cost a token", steady_window },
 	{ "sim: busy shares count the measured window's time alone",
 	  busy_shares_in_window },
+	{ "sim: a one-token request has no TPOT and meets any bound",
+	  one_token_tpot },
 	{ "sim: a rate table's arrivals: where, how many, scaled",
 	  rate_table },
 	{ "sim: a rate rarer than one arrival a period skips the periods",
