@@ -1308,7 +1308,9 @@ static double request_tokens(const struct cfg_group *g, bool *longest)
 		lp = dist_mean(&w->prompt_tokens);
 		lo = dist_mean(&w->output_tokens);
 	}
-	return fmax(1, round(lp)) + fmax(1, round(lo));
+	/* as the draws are: whole, 1 to WL_TOKENS_MAX */
+	return fmin(fmax(1, round(lp)), WL_TOKENS_MAX) +
+	       fmin(fmax(1, round(lo)), WL_TOKENS_MAX);
 }
 
 /* ", TRACE:LINE" (or ", TRACE: request N"): where g's trace has its first

@@ -239,7 +239,8 @@ static int32_t draw_len(const struct dist *d, gsl_rng *r)
 {
 	double v = round(dist_sample(d, r));
 
-	return v < 1 ? 1 : v > 1e7 ? 10000000 : (int32_t)v;
+	return v < 1 ? 1 : v > WL_TOKENS_MAX ? (int32_t)WL_TOKENS_MAX
+					     : (int32_t)v;
 }
 
 /* The next arrival of an open-loop or trace tenant, if any is left. */

@@ -28,7 +28,6 @@
 #include <string.h>
 
 #define LINE_MAX_BYTES 4096
-#define TOKENS_MAX 1e7
 
 static void add_row(struct wl_trace *t, size_t *cap, long line, double a,
 		    double pr, double out)
@@ -121,16 +120,16 @@ static bool number(const char *text, double *v)
 	       (!errno || fabs(*v) < DBL_MIN);
 }
 
-/* A token count at text: a whole number in [lo, TOKENS_MAX]. */
+/* A token count at text: a whole number in [lo, WL_TOKENS_MAX]. */
 static int tokens(const char *path, long line, const char *col,
 		  const char *text, double lo, double *out, struct err *e)
 {
 	double v;
 
-	if (!number(text, &v) || !(v >= lo) || v > TOKENS_MAX || v != floor(v))
+	if (!number(text, &v) || !(v >= lo) || v > WL_TOKENS_MAX || v != floor(v))
 		return err_set(e, "%s:%ld: %s: expected a whole number of tokens "
 			       "in [%g, %g], got \"%.*s\"", path, line, col, lo,
-			       TOKENS_MAX, (int)strcspn(text, ",\n"), text);
+			       WL_TOKENS_MAX, (int)strcspn(text, ",\n"), text);
 	*out = v;
 	return 0;
 }
@@ -398,7 +397,7 @@ static int read_mooncake(FILE *in, const char *path, const struct wl_text *x,
 
 			v[k] = json_number_value(f);
 			if (!json_is_number(f) || !(v[k] >= (k ? 1 : 0)) ||
-			    (k && (v[k] != floor(v[k]) || v[k] > TOKENS_MAX))) {
+			    (k && (v[k] != floor(v[k]) || v[k] > WL_TOKENS_MAX))) {
 				json_decref(o);
 				return err_set(e, "%s:%ld: /%s: expected %s, got "
 					       "%s", path, line, keys[k],
@@ -498,7 +497,7 @@ static int read_sharegpt(FILE *in, const char *path, const struct wl_text *x,
 		}
 		nq = tok_encode(&tk, q, 1, 0, ids);
 		na = tok_encode(&tk, a, 0, 0, ids);
-		if (nq < 1 || na < 1 || nq > TOKENS_MAX || na > TOKENS_MAX) {
+		if (nq < 1 || na < 1 || nq > WL_TOKENS_MAX || na > WL_TOKENS_MAX) {
 			t->skipped++;
 			continue;
 		}

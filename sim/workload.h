@@ -35,6 +35,10 @@ struct wl_trace {
 	const char *format;  /* static: the format it was read as */
 };
 
+/* A request's prompt or output is at most WL_TOKENS_MAX tokens: a
+ * trace's rows are refused past it, a drawn length cut to it */
+#define WL_TOKENS_MAX 1e7
+
 /* What a trace without times or token counts needs (ShareGPT's
  * conversations): a tokenizer to count tokens, and a Poisson rate (with
  * its seed) to draw the arrivals. */
