@@ -72,12 +72,21 @@ static int sweep_main(const char *file, const char *out,
 			out ? out : "");
 	else if (r.status && o->rank == 0)
 		cli_fail("%s", e.msg);
-	else if (!r.status && o->rank == 0 && !o->quiet)
+	else if (!r.status && o->rank == 0 && !o->quiet) {
+		char line[256];
+
+		snprintf(line, sizeof(line), "%zu of %zu runs measured no "
+			 "finished request (a warm-up past the run's end, or a "
+			 "horizon before a request ends): their cells in "
+			 "sweep.csv are empty", r.empty, s.n_points * s.n_seeds);
+		if (r.empty)
+			cli_warn("sweep", line);
 		printf("sweep %s: %zu points x %zu seeds, %zu runs done, %zu kept; "
 		       "%.1f s with %d %s%s; %s/sweep.csv\n", s.name, s.n_points,
 		       s.n_seeds, r.runs, r.kept, rt_now_s() - t0, r.workers,
 		       o->size > 1 ? "rank" : "worker", r.workers > 1 ? "s" : "",
 		       dir);
+	}
 	sweep_release(&s);
 	return r.status; /* FARM_FAILED and FARM_BAD are CLI_FAILED and
 			    CLI_BAD_INPUT; 128 + N a signal */

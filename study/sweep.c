@@ -734,9 +734,10 @@ static void csv_header(const struct sweep *s, FILE *f)
 	fputc('\n', f);
 }
 
-/* Reads the metrics of one run into x[m * n_seeds + seed_i]. */
+/* Reads the metrics of one run into x[m * n_seeds + seed_i]; counts it
+ * in *empty where it measured no finished request. */
 static int read_run(const struct sweep *s, const char *dir, size_t point,
-		    size_t seed_i, double *x, struct err *e)
+		    size_t seed_i, double *x, size_t *empty, struct err *e)
 {
 	char *run = sweep_run_dir(s, dir, point, seed_i);
 	size_t n = strlen(run) + 32;
@@ -750,6 +751,7 @@ static int read_run(const struct sweep *s, const char *dir, size_t point,
 		free(path);
 		return -1;
 	}
+	*empty += json_number_value(jx_at(sum, "/all/requests")) == 0;
 	for (size_t m = 0; m < s->n_metrics && rc == 0; m++) {
 		json_t *v = jx_at(sum, s->metrics[m]);
 
@@ -784,7 +786,8 @@ static void csv_stats(FILE *f, double *x, size_t n)
 	fprintf(f, ",%.15g,%.15g", mean, ci);
 }
 
-int sweep_csv(const struct sweep *s, const char *dir, struct err *e)
+int sweep_csv(const struct sweep *s, const char *dir, size_t *empty,
+	      struct err *e)
 {
 	size_t n = strlen(dir) + 64;
 	char *dst = xmalloc(n);
@@ -793,6 +796,7 @@ int sweep_csv(const struct sweep *s, const char *dir, struct err *e)
 	FILE *f;
 	int rc = 0;
 
+	*empty = 0;
 	snprintf(dst, n, "%s/sweep.csv", dir);
 	if (!(f = fs_atomic_open(&out, dst, e))) {
 		rc = -1;
@@ -801,7 +805,7 @@ int sweep_csv(const struct sweep *s, const char *dir, struct err *e)
 	csv_header(s, f);
 	for (size_t p = 0; p < s->n_points && rc == 0; p++) {
 		for (size_t k = 0; k < s->n_seeds && rc == 0; k++)
-			rc = read_run(s, dir, p, k, x, e);
+			rc = read_run(s, dir, p, k, x, empty, e);
 		if (rc < 0)
 			break;
 		fprintf(f, "%zu", p);

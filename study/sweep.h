@@ -98,9 +98,11 @@ void sweep_stats(const double *x, size_t n, double *mean, double *ci95);
 /* Reads every run's summary.json under dir and writes dir/sweep.csv through
  * a temporary file and a rename: a header, then a row per point with the
  * point index, each axis's value, n_seeds, and <metric>_mean,<metric>_ci95
- * for each metric. Returns 0, or -1 with the message (a missing run, a
- * metric that is not a number). */
-int sweep_csv(const struct sweep *s, const char *dir, struct err *e);
+ * for each metric; *empty the runs that measured no finished request.
+ * Returns 0, or -1 with the message (a missing run, a metric that is not
+ * a number). */
+int sweep_csv(const struct sweep *s, const char *dir, size_t *empty,
+	      struct err *e);
 
 /* Writes s as one CSV field: as it is, or quoted with its quotes doubled
  * when it holds a comma, a quote or a line break (RFC 4180). */

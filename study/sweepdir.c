@@ -266,6 +266,7 @@ void sweepdir_run(const struct sweep *s, const struct sweepdir_opts *o,
 	r->runs = counts[0];
 	r->kept = counts[1];
 	r->workers = o->size > 1 ? o->size : fr.jobs;
-	if (r->status == 0 && o->rank == 0 && sweep_csv(s, o->dir, e) < 0)
+	if (r->status == 0 && o->rank == 0 &&
+	    sweep_csv(s, o->dir, &r->empty, e) < 0)
 		r->status = FARM_BAD;
 }

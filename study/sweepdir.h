@@ -23,6 +23,7 @@ struct sweepdir_opts {
 struct sweepdir_result {
 	int status;	      /* 0; FARM_FAILED, FARM_BAD (e says why); 128 + N */
 	size_t runs, kept;    /* runs done now and found done, every rank's */
+	size_t empty;	      /* runs that measured no finished request */
 	int workers;	      /* the workers a rank used (or the ranks) */
 };
 

@@ -252,6 +252,26 @@ static void one_seed(void)
 	csv_free(&c);
 }
 
+/* Runs that measured nothing (a warm-up past their end) are a warning
+ * saying how many, their cells empty; none, no warning. */
+static void empty_runs(void)
+{
+	char out[4096], text[2 * PATH_MAX];
+
+	for (int warm = 0; warm < 2; warm++) {
+		snprintf(text, sizeof(text), "{\"base\": \"%s\", \"seeds\": "
+			 "[5], \"set\": {\"/warmup_s\": %d}, \"grid\": "
+			 "{\"/protocol/gamma\": [2, 6]}}", data("small.json"),
+			 warm ? 100000 : 0);
+		t_write("e.json", text);
+		CHECK_MSG(t_run("sweep e.json -o e --overwrite", out, sizeof(out))
+			  == 0 && !strstr(out, "warning") == !warm &&
+			  (!warm || strstr(out, "hybridspec sweep: warning: 2 of "
+					   "2 runs measured no finished request")),
+			  "%s", out);
+	}
+}
+
 /* -j1 and -j2 write the same table, byte for byte. */
 static void parallel_identical(void)
 {
@@ -839,6 +859,7 @@ const struct tcase sweep_tests[] = {
 	  end_to_end },
 	{ "sweep: a run's config has its point's values and seed", run_configs },
 	{ "sweep: one seed gives its value and a CI of 0", one_seed },
+	{ "sweep: runs that measured nothing are a warning", empty_runs },
 	{ "sweep: -j1 and -j2 write identical tables", parallel_identical },
 	{ "sweep: --resume redoes only missing runs, same table", resume },
 	{ "sweep: SIGTERM leaves no partial file; --resume finishes",
