@@ -83,7 +83,7 @@ static double measured_s(const struct sim *s, double from_s, double to_s)
 /* The edge computed (or prefilled) from from_s to now: *spent, its
  * request's, takes it whole, the tenant's edge_busy_s the part after the
  * warm-up. */
-static void edge_spent(struct sim *s, struct tenant *t, double *spent,
+static void spend_edge(struct sim *s, struct tenant *t, double *spent,
 		       double from_s)
 {
 	*spent += s->q.now_s - from_s;
@@ -406,7 +406,7 @@ static void finish_request(struct sim *s, struct tenant *t)
 	if (t->edge.prefilling) { /* the cloud made every token first */
 		HS_ASSERT(eq_cancel(&s->q, t->edge.prefill_ev));
 		t->edge.prefilling = false;
-		edge_spent(s, t, &q->prefill_s, t->edge.prefill_start_s);
+		spend_edge(s, t, &q->prefill_s, t->edge.prefill_start_s);
 	}
 	t->edge.starting = t->edge.ask_again = false;
 	if (g->proto.caps.speculates)
@@ -591,7 +591,7 @@ static void on_draft(struct sim *s, struct tenant *t)
 	t->edge.drafting = false;
 	t->edge.idle_from_s = s->q.now_s;
 	t->rq.drafted += (uint64_t)t->edge.draft_g;
-	edge_spent(s, t, &t->rq.compute_s, t->edge.draft_start_s);
+	spend_edge(s, t, &t->rq.compute_s, t->edge.draft_start_s);
 	if (traced(s, t->id))
 		trace_span(s->opt.trace, TRACE_EDGE, t->id, "draft",
 			   t->edge.draft_start_s,
@@ -615,7 +615,7 @@ static void stop_draft(struct sim *s, struct tenant *t)
 	done = drafted_by(&t->edge, &t->cfg->device, s->q.now_s, NULL);
 	t->rq.drafted += (uint64_t)done;
 	t->rq.wasted += (uint64_t)done;
-	edge_spent(s, t, &t->rq.compute_s, t->edge.draft_start_s);
+	spend_edge(s, t, &t->rq.compute_s, t->edge.draft_start_s);
 	if (traced(s, t->id))
 		trace_span(s->opt.trace, TRACE_EDGE, t->id, "draft",
 			   t->edge.draft_start_s, s->q.now_s,
@@ -790,7 +790,7 @@ static void on_edge_token(struct sim *s, struct tenant *t)
 	const struct cfg_device *d = &t->cfg->device;
 	struct req_stat *q = &t->rq;
 
-	edge_spent(s, t, &q->compute_s, t->edge.draft_start_s);
+	spend_edge(s, t, &q->compute_s, t->edge.draft_start_s);
 	commit(s, t, 1);
 	q->drafted++;
 	if (q->committed == q->n_out)
@@ -895,7 +895,7 @@ static void on_edge_prefill(struct sim *s, struct tenant *t)
 	const struct cfg_group *g = t->cfg;
 
 	t->edge.prefilling = false;
-	edge_spent(s, t, &t->rq.prefill_s, t->edge.prefill_start_s);
+	spend_edge(s, t, &t->rq.prefill_s, t->edge.prefill_start_s);
 	if (!g->proto.caps.uses_cloud) {
 		make_token(s, t, &g->device);
 	} else if (t->edge.starting) {
