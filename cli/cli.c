@@ -7,6 +7,7 @@
 #include "outdir.h"
 #include "mem.h"
 #include "mload.h"
+#include "spec.h"
 #include "prov.h"
 
 #include <errno.h>
@@ -118,6 +119,23 @@ int cli_parse_block_acts(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 		return -1;
 	}
 	*(bool *)dest = !strcmp(arg, "int8");
+	return 0;
+}
+
+int cli_parse_temperature(const char *arg, void *dest,
+			  char why[OPT_WHY_BYTES])
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !(v == 0 || (v >= SPEC_TEMP_MIN &&
+					       v <= SPEC_TEMP_MAX))) {
+		snprintf(why, OPT_WHY_BYTES, "expected 0 (greedy) or a "
+			 "temperature in [%g, %g], got \"%s\"", SPEC_TEMP_MIN,
+			 SPEC_TEMP_MAX, arg);
+		return -1;
+	}
+	*(double *)dest = v;
 	return 0;
 }
 

@@ -73,7 +73,8 @@ void cli_warn(const char *cmd, const char *warnings);
 		 "override a config value, e.g. --set /cloud/replicas=2\n" \
 		 "(VALUE is read as JSON, else as a string)")
 #define CLI_OPT_SEED(d, h) OPT_INT("seed", 0, d, "N", 0, LLONG_MAX, h)
-#define CLI_OPT_TEMPERATURE(d, h) OPT_NUM("temperature", 0, d, "T", 0, INFINITY, h)
+#define CLI_OPT_TEMPERATURE(d, h) \
+	OPT_PARSE("temperature", 0, d, "T", cli_parse_temperature, h)
 #define CLI_OPT_JSON(d, h) OPT_FLAG("json", 0, d, h)
 #define CLI_OPT_JOBS(d) \
 	OPT_INT("jobs", 'j', d, "N", 1, 4096, \
@@ -142,6 +143,10 @@ void cli_warn(const char *cmd, const char *warnings);
 int cli_parse_group(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 int cli_parse_block_acts(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 int cli_parse_quant(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
+/* a sampling temperature (double *): 0, greedy, or in [SPEC_TEMP_MIN,
+ * SPEC_TEMP_MAX] */
+int cli_parse_temperature(const char *arg, void *dest,
+			  char why[OPT_WHY_BYTES]);
 /* a kernel set this build and CPU run, by name (const struct kern **) */
 int cli_parse_kernel(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 /* NAME[:Q] with Q a weight format (const char **: the argument) */

@@ -63,6 +63,11 @@ long spec_decode_greedy(const struct llama *target, const struct llama *draft,
 			const int *prompt, int np, int steps, int gamma,
 			int *out, struct spec_stats *st);
 
+/* A sampling temperature is 0 (greedy) or in [SPEC_TEMP_MIN, SPEC_TEMP_MAX]:
+ * below, logits / temp overflows a float (and rounds to 0 as one) */
+#define SPEC_TEMP_MIN 1e-3
+#define SPEC_TEMP_MAX 1e3
+
 /* Speculative decoding with rejection sampling at temperature temp > 0:
  * draft tokens are sampled from the draft's q; the target accepts d with
  * probability min(1, p(d) / q(d)), else samples the correction from

@@ -972,6 +972,12 @@ static void calib_bad_input(void)
 	CHECK(t_run("calib cpu --shape llama2-7b --block-acts int4", out,
 		    sizeof(out)) == 2 &&
 	      strstr(out, "--block-acts: expected int8 or fp16, got \"int4\""));
+	/* a temperature a float holds as 0 (it aborted eval accept) */
+	CHECK_MSG(t_run("eval accept --target a --draft b --text t "
+			"--temperature 1e-38", out, sizeof(out)) == 2 &&
+		  strstr(out, "--temperature: expected 0 (greedy) or a "
+			 "temperature in [0.001, 1000], got \"1e-38\""), "%s",
+		  out);
 	CHECK(t_run("bench kernels --batch 3", out, sizeof(out)) == 2 &&
 	      strstr(out, "--batch: expected 1, 4, 16, 64 or 512, got \"3\""));
 	CHECK(t_run("bench kernels --shape 4096", out, sizeof(out)) == 2 &&
