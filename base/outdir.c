@@ -2,9 +2,9 @@
  *
  * The temporary directory is "<parent>/.<name>.tmp-<pid>", on the same file
  * system as the target so that rename(2) is atomic. An existing target is
- * replaced only when asked and only if it holds OD_MARKER (or a manifest)
- * and no file that its OD_MANIFEST, or the manifest of a results directory
- * nested in it, does not list: it is first renamed aside, the new directory
+ * replaced only when asked and only if it holds a manifest (OD_MANIFEST)
+ * and no file that it, or the manifest of a results directory nested in
+ * it, does not list: it is first renamed aside, the new directory
  * renamed in, and the old one removed. The manifest is written last, from
  * a walk of the temporary directory, so it lists whatever the command put
  * there (its own writes and its workers'). */
@@ -308,7 +308,8 @@ static int list_entry(const char *path, const struct stat *sb, int flag,
 
 /* Whether dir (a results directory) may be replaced by kind's: its
  * manifest's kind the same (or none), every file in it listed in its
- * manifest, or no manifest (a results directory written before them). */
+ * manifest. Without a manifest nothing says which files are the tool's
+ * (a file a user named OD_MARKER looks like results): refused. */
 static int check_replace(const char *dir, const char *kind, struct err *e)
 {
 	char *path = join(dir, OD_MANIFEST), *text = fs_slurp(path, NULL);
@@ -318,7 +319,10 @@ static int check_replace(const char *dir, const char *kind, struct err *e)
 
 	free(path);
 	if (!text)
-		return 0;
+		return err_set(e, "'%s' has no list of the files hybridspec wrote "
+			       "there (%s): refusing to replace it (move its "
+			       "files out, or name another folder)", dir,
+			       OD_MANIFEST);
 	if ((had = kind_named(text, &n)) && !names_kind(text, kind)) {
 		rc = err_set(e, "'%s' holds the results of hybridspec %.*s, "
 			     "not of hybridspec %s: --overwrite replaces only "

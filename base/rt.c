@@ -61,7 +61,10 @@ long rt_max_rss_kb(long now_kb)
 }
 
 volatile sig_atomic_t rt_signal, rt_signal_count;
-static struct sigaction old_int, old_term;
+/* the signals a stop is asked with: ^C, kill, a closed terminal */
+static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+#define N_STOPS (sizeof(stops) / sizeof(stops[0]))
+static struct sigaction old_stops[N_STOPS];
 
 static void on_signal(int sig)
 {
@@ -75,14 +78,14 @@ void rt_signals_catch(void)
 
 	sigemptyset(&sa.sa_mask);
 	rt_signal = rt_signal_count = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	for (size_t i = 0; i < N_STOPS; i++)
+		sigaction(stops[i], &sa, &old_stops[i]);
 }
 
 void rt_signals_restore(void)
 {
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	for (size_t i = 0; i < N_STOPS; i++)
+		sigaction(stops[i], &old_stops[i], NULL);
 }
 
 pid_t rt_fork_tied(int sig)
@@ -91,8 +94,8 @@ pid_t rt_fork_tied(int sig)
 
 	if (pid != 0)
 		return pid;
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	for (size_t i = 0; i < N_STOPS; i++)
+		signal(stops[i], SIG_DFL);
 #ifdef __linux__
 	prctl(PR_SET_PDEATHSIG, sig);
 	if (getppid() != parent) /* it died before the tie was made */

@@ -34,7 +34,7 @@ static const struct opt_cmd run_cmd = {
 		 "(open it in ui.perfetto.dev or chrome://tracing). DIR appears whole or not\n"
 		 "at all. Prints a short table, or with --json the summary.\n",
 	.exit_status = "0 done, 2 bad usage or bad input (nothing is written),\n"
-		       "128+N stopped by signal N, SIGINT or SIGTERM (DIR is whole or absent)",
+		       "128+N stopped by signal N, SIGINT, SIGTERM or SIGHUP (DIR is whole or absent)",
 	.operands = "CONFIG",
 	.min_operands = 1,
 	.max_operands = 1,
@@ -162,7 +162,7 @@ int cli_run(int argc, char **argv)
 		snprintf(seed_set, sizeof(seed_set), "/seed=%lld", seed);
 		opt_list_add(&sets, seed_set);
 	}
-	/* SIGINT or SIGTERM: the run stops at its next event and removes
+	/* SIGINT, SIGTERM or SIGHUP: the run stops at its next event and removes
 	 * its temporary directory instead of putting it in place */
 	rt_signals_catch();
 	if (cfg_load(&c, argv[0], sets.v, sets.n, &e) < 0) {

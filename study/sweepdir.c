@@ -11,6 +11,7 @@
 #include "cfg.h"
 #include "farm.h"
 #include "fs.h"
+#include "jx.h"
 #include "mem.h"
 #include "outdir.h"
 #include "rundir.h"
@@ -159,6 +160,30 @@ static int check_kept(const struct sweep *s, const char *dir, size_t point,
 static const char *const sweep_top[] = { "sweep.json", "sweep.csv", "points",
 					 "plots", NULL };
 
+/* Whether dir, a folder with a sweep.json, is a sweep's this tool wrote:
+ * its sweep.json as sweep_resolved writes it (the base and the points),
+ * and nothing in it but a sweep's files, its runs' and its plots' (a
+ * file or folder of the user's is not the resume's to write beside). */
+static int own_sweep(const char *dir, struct err *e)
+{
+	size_t n = strlen(dir) + 16;
+	char *path = xmalloc(n);
+	json_t *doc;
+	int rc = 0;
+
+	snprintf(path, n, "%s/sweep.json", dir);
+	if (!(doc = jx_load(path, e)))
+		rc = err_prefix(e, "refusing to resume in '%s'", dir);
+	else if (!json_is_string(json_object_get(doc, "base")) ||
+		 !json_is_array(json_object_get(doc, "points")))
+		rc = err_set(e, "'%s' is not a sweep.json hybridspec wrote (it "
+			     "has no \"base\" and \"points\"): refusing to "
+			     "resume in '%s'", path, dir);
+	json_decref(doc);
+	free(path);
+	return rc < 0 ? -1 : od_check_own(dir, sweep_top, e);
+}
+
 /* Readies dir: new (or empty), or with --resume a sweep's directory whose
  * finished runs still match, or with --overwrite a sweep's directory
  * emptied. Writes sweep.json. */
@@ -205,6 +230,8 @@ static int prepare(const struct sweep *s, const char *dir, bool resume,
 		goto out;
 	}
 	if (!empty) {
+		if ((rc = own_sweep(dir, e)) < 0)
+			goto out;
 		for (size_t p = 0; p < s->n_points && rc == 0; p++)
 			for (size_t k = 0; k < s->n_seeds && rc == 0; k++)
 				if (run_done(s, dir, p, k))

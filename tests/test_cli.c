@@ -216,6 +216,20 @@ static void writes_resolved(void)
 				  "/res/config.resolved.json"), 0, NULL);
 	CHECK(v && json_integer_value(json_object_get(v, "seed")) == 3);
 	json_decref(v);
+	/* nor a folder whose only file a user named as hybridspec's own:
+	 * without the list of what hybridspec wrote, nothing is its */
+	mkdir(strcat(strcpy(out, t_tmpdir()), "/fake"), 0777);
+	t_write("fake/config.resolved.json", "my notes\n");
+	snprintf(args, sizeof(args), "config %s -o fake --overwrite", small());
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 2 &&
+		  strstr(out, "'fake' has no list of the files hybridspec "
+			 "wrote there"), "%s", out);
+	{
+		char *kept = t_slurp("fake/config.resolved.json");
+
+		CHECK(kept && !strcmp(kept, "my notes\n"));
+		free(kept);
+	}
 	/* never replaces a directory that is not hybridspec's; an empty one
 	 * holds nothing to lose */
 	mkdir(strcat(strcpy(out, t_tmpdir()), "/mine"), 0777);
@@ -751,38 +765,52 @@ static void run_deterministic(void)
 	CHECK(t_exists("r0/perf.json"));
 }
 
-/* SIGTERM stops a run: exit status 143, the message, and neither the
- * results directory nor its temporary sibling left behind. */
+/* SIGTERM (and SIGHUP, a closed terminal) stops a run: exit status
+ * 128 + N, the message, and neither the results directory nor its
+ * temporary sibling left behind. */
 static void run_interrupted(void)
 {
+	static const struct {
+		const char *name;
+		int sig;
+	} sigs[] = { { "TERM", 15 }, { "HUP", 1 } };
 	const char *bin = getenv("HYBRIDSPEC_BIN");
-	char cmd[3 * PATH_MAX], *err, *rc_text;
-	int rc;
 
-	/* about 10 s of simulation, stopped after 0.3 s */
-	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir out && { '%s' run '%s' -o "
-		 "out/r --set /tenants/0/count=20000 --set "
-		 "/tenants/0/workload/requests=20 --quiet 2>err & p=$!; "
-		 "sleep 0.3; kill -TERM $p; wait $p; echo $? > rc; }", t_tmpdir(),
-		 bin ? bin : "build/hybridspec", small());
-	CHECK(system(cmd) == 0);
-	rc_text = t_slurp("rc");
-	err = t_slurp("err");
-	rc = rc_text ? atoi(rc_text) : -1;
-	if (rc == 0) {
-		printf("    note: the run ended before SIGTERM; the interrupt is "
-		       "not checked\n");
-	} else {
-		CHECK_MSG(rc == 143, "exit status %d, want 143", rc);
-		CHECK_MSG(err && strstr(err, "stopped by signal 15; nothing "
-					"written"), "stderr: %s", err ? err : "");
-		CHECK(!t_exists("out/r"));
-		snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s/out')\"",
-			 t_tmpdir());
-		CHECK_MSG(system(cmd) == 0, "temporary files left behind");
+	for (size_t k = 0; k < 2; k++) {
+		char cmd[3 * PATH_MAX], want[64], *err, *rc_text;
+		int rc;
+
+		/* about 10 s of simulation, stopped after 0.3 s */
+		snprintf(cmd, sizeof(cmd), "cd '%s' && rm -rf out && mkdir out && "
+			 "{ '%s' run '%s' -o out/r --set /tenants/0/count=20000 "
+			 "--set /tenants/0/workload/requests=20 --quiet 2>err & "
+			 "p=$!; sleep 0.3; kill -%s $p; wait $p; echo $? > rc; }",
+			 t_tmpdir(), bin ? bin : "build/hybridspec", small(),
+			 sigs[k].name);
+		CHECK(system(cmd) == 0);
+		rc_text = t_slurp("rc");
+		err = t_slurp("err");
+		rc = rc_text ? atoi(rc_text) : -1;
+		snprintf(want, sizeof(want), "stopped by signal %d; nothing "
+			 "written", sigs[k].sig);
+		if (rc == 0) {
+			printf("    note: the run ended before SIG%s; the "
+			       "interrupt is not checked\n", sigs[k].name);
+		} else {
+			CHECK_MSG(rc == 128 + sigs[k].sig, "SIG%s: exit status "
+				  "%d, want %d", sigs[k].name, rc,
+				  128 + sigs[k].sig);
+			CHECK_MSG(err && strstr(err, want), "SIG%s: stderr: %s",
+				  sigs[k].name, err ? err : "");
+			CHECK(!t_exists("out/r"));
+			snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s/out')\"",
+				 t_tmpdir());
+			CHECK_MSG(system(cmd) == 0, "SIG%s: temporary files left "
+				  "behind", sigs[k].name);
+		}
+		free(rc_text);
+		free(err);
 	}
-	free(rc_text);
-	free(err);
 }
 
 /* A GPU kept busy: the steady window's share of its time is at most 1
@@ -1024,7 +1052,8 @@ static void model_commands_bad_options(void)
 		{ "eval accept --target m", "hybridspec eval accept: give --target, "
 		  "--draft and --text" },
 		{ "generate --model m --temperature -1", "hybridspec generate: "
-		  "--temperature: expected a number >= 0, got \"-1\"" },
+		  "--temperature: expected 0 (greedy) or a temperature in "
+		  "[0.001, 1000], got \"-1\"" },
 		{ "generate --steps 3", "hybridspec generate: give --model" },
 		{ "generate --model m:w4a16", "hybridspec generate: --model: "
 		  "expected NAME or PATH, the format apart (--model m --quant "
@@ -1185,7 +1214,7 @@ const struct tcase cli_tests[] = {
 	  run_deterministic },
 	{ "cli: run matches the golden summary", run_golden },
 	{ "cli: a busy GPU's steady share is at most 1", run_busy_share },
-	{ "cli: SIGTERM stops a run and leaves nothing behind",
+	{ "cli: SIGTERM or SIGHUP stops a run and leaves nothing behind",
 	  run_interrupted },
 	{ "cli: bad configs exit 2 with the message and no results",
 	  bad_configs },

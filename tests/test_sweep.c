@@ -300,6 +300,28 @@ static void resume(void)
 		 data("sweep-small.json"));
 	CHECK(t_run(args, out, sizeof(out)) == 0);
 	a = t_slurp("r/sweep.csv");
+	/* --resume never writes into a folder whose sweep.json hybridspec
+	 * did not write, nor beside a file of the user's */
+	{
+		char other[3 * PATH_MAX];
+
+		snprintf(other, sizeof(other), "%s/u", t_tmpdir());
+		CHECK(mkdir(other, 0777) == 0);
+		t_write("u/sweep.json", "{\"name\": \"other\"}");
+		snprintf(other, sizeof(other), "sweep %s -o u --quiet --resume",
+			 data("sweep-small.json"));
+		CHECK_MSG(t_run(other, out, sizeof(out)) == 2 &&
+			  strstr(out, "'u/sweep.json' is not a sweep.json "
+				 "hybridspec wrote") && !t_exists("u/points"),
+			  "%s", out);
+		t_write("r/notes.txt", "mine\n");
+		snprintf(other, sizeof(other), "%s --resume", args);
+		CHECK_MSG(t_run(other, out, sizeof(out)) == 2 &&
+			  strstr(out, "'r/notes.txt' was not written by "
+				 "hybridspec"), "%s", out);
+		snprintf(other, sizeof(other), "%s/r/notes.txt", t_tmpdir());
+		remove(other);
+	}
 	/* without --resume, a directory in use is an error */
 	CHECK(t_run(args, out, sizeof(out)) == 2);
 	CHECK_MSG(strstr(out, "'r' exists and is not empty: add --resume"),
