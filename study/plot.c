@@ -397,7 +397,7 @@ static int plot_sweep(const char *dir, const struct plot_opts *o,
 	}
 	for (size_t q = 0; q < c.nrow; q++) {
 		num &= numeric(csv_str(&c, q, xcol));
-		if (num && csv_num(&c, q, xcol) > 0) {
+		if (num) { /* an x of 0 or less has no place on a log axis */
 			lo = fmin(lo, csv_num(&c, q, xcol));
 			hi = fmax(hi, csv_num(&c, q, xcol));
 		}

@@ -847,6 +847,27 @@ static void plot_command(void)
 	CHECK_MSG(t_run("plot n -o nf", out, sizeof(out)) == 2 &&
 		  strstr(out, "all.edge_j_per_token_mean has no value at any "
 			 "point") && !t_exists("nf"), "%s", out);
+	/* a parameter spanning 20x or more is on a log axis, but not with
+	 * an x of 0 there (its point had been dropped from the figure) */
+	for (int zero = 0; zero < 2; zero++) {
+		char cmd[64], *gp;
+
+		snprintf(args, sizeof(args), "{\"base\": \"%s\", \"grid\": "
+			 "{\"/cloud/gpu/overhead_s\": [%s0.001, 0.1]}, "
+			 "\"replicates\": 1}", data("small.json"),
+			 zero ? "0, " : "");
+		t_write("lg.json", args);
+		snprintf(cmd, sizeof(cmd), "sweep lg.json -o lg%d --quiet", zero);
+		CHECK_MSG(t_run(cmd, out, sizeof(out)) == 0, "%s", out);
+		snprintf(cmd, sizeof(cmd), "plot lg%d -o lgf%d --quiet", zero,
+			 zero);
+		CHECK_MSG(t_run(cmd, out, sizeof(out)) == 0, "%s", out);
+		snprintf(cmd, sizeof(cmd), "lgf%d/plot.gp", zero);
+		gp = t_slurp(cmd);
+		CHECK_MSG(gp && (strstr(gp, "set logscale x") != NULL) == !zero,
+			  "zero %d: %s", zero, gp ? gp : "no plot.gp");
+		free(gp);
+	}
 }
 
 /* A config warning every point gives is said once; one that only some
