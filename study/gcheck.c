@@ -218,10 +218,19 @@ static int read_point(struct jx *x, json_t *v, const char *p,
 		"value", "repeat_range_s", "source", "where", "quote", "note",
 		NULL };
 
-	return jx_object(x, v, p, keys) < 0 ||
-	       jx_str(x, v, p, "id", NULL, &pt->id) < 0 ||
-	       read_setting(x, v, p, pt) < 0 || read_figure(x, v, p, pt) < 0
-		       ? -1 : 0;
+	char cp[JX_PTR_MAX];
+
+	if (jx_object(x, v, p, keys) < 0 ||
+	    jx_str(x, v, p, "id", NULL, &pt->id) < 0 ||
+	    read_setting(x, v, p, pt) < 0 || read_figure(x, v, p, pt) < 0)
+		return -1;
+	/* a time per token after the first needs a second token */
+	if (pt->metric == GCHECK_M_TPOT && pt->output_tokens < 2)
+		return jx_fail(x, jx_child(cp, p, "output_tokens"), "2 or more "
+			       "for a tpot_s figure (a time per output token "
+			       "after the first)",
+			       json_object_get(v, "output_tokens"));
+	return 0;
 }
 
 /* Every point of doc["points"] into r, each id new. */

@@ -74,6 +74,14 @@ static void reader(void)
 		"\"dtype\": \"fp16\", \"batch\": 2, \"concurrency\": 2}",
 		"/points/1/batch: expected a static batch, or null with a "
 		"concurrency");
+	/* a TPOT of one output token has no value (it was predicted 0) */
+	refused("{\"id\": \"a\", \"gpu\": \"H100-SXM\", \"tp\": 1, "
+		"\"model\": \"llama2-7b\", \"framework\": \"t\", "
+		"\"dtype\": \"fp16\", \"batch\": 1, \"prompt_tokens\": 16, "
+		"\"output_tokens\": 1, \"metric\": \"tpot_s\", \"value\": "
+		"0.01, \"source\": \"s\", \"where\": \"w\", \"quote\": "
+		"\"q\"}", "/points/0/output_tokens: expected 2 or more for a "
+		"tpot_s figure");
 }
 
 /* Runs points with the tables in tables (NULL: none); 0 on success. */
