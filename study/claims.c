@@ -349,6 +349,14 @@ static double fit_slope(const struct fit *f)
 	       (f->m * f->sxx - f->sx * f->sx);
 }
 
+/* Whether the xs added span two values or more, so that a slope is one
+ * (the spread of x is more than rounding's of its square) */
+static bool fit_spans(const struct fit *f)
+{
+	return f->m >= 2 &&
+	       f->m * f->sxx - f->sx * f->sx > 1e-9 * f->m * f->sxx;
+}
+
 /* The RTT sweeps' sync and async rows, grouped by acceptance: the measured
  * drafts (itl-vs-rtt) and each iid alpha (itl-vs-rtt-alpha, if there), in
  * the order they first appear. Read once; claims (a) and (e) both judge
@@ -427,12 +435,14 @@ static int rtt_read(struct rtt *d, const char *dir, struct err *e)
 	struct csv alpha = { 0 };
 	char path[4096];
 	json_t *async;
+	bool ran = false;
 	int ra, rc;
 
 	memset(d, 0, sizeof(*d));
 	/* the async run: its alpha and where its acceptance comes from */
 	snprintf(path, sizeof(path), "%s/runs/async/summary.json", dir);
 	if ((async = opt_load(path))) {
+		ran = true;
 		const char *src = json_string_value(jx_at(async,
 							  "/groups/0/acceptance"));
 
@@ -440,7 +450,11 @@ static int rtt_read(struct rtt *d, const char *dir, struct err *e)
 		snprintf(d->source, sizeof(d->source), "%s", src ? src : "");
 		json_decref(async);
 	}
-	snprintf(d->alpha_text, sizeof(d->alpha_text), "%.3f", d->alpha);
+	if (ran)
+		snprintf(d->alpha_text, sizeof(d->alpha_text), "%.3f", d->alpha);
+	else
+		snprintf(d->alpha_text, sizeof(d->alpha_text), "unknown (no "
+			 "runs/async)");
 	snprintf(d->path, sizeof(d->path), "%s/sweeps/itl-vs-rtt/sweep.csv",
 		 dir);
 	if ((rc = load_sweep(&d->sweep, dir, "itl-vs-rtt", NULL, false, e)) <= 0)
@@ -719,6 +733,7 @@ static int claim_a(json_t *claims, const struct rtt *d,
 		   const struct phone *phone, struct err *e)
 {
 	char said[96];
+	bool spans;
 
 	static const char *const heads[] = { "acceptance",
 		"sync: ms of ITL per 100 ms of RTT", "async", "hidden share",
@@ -731,6 +746,16 @@ static int claim_a(json_t *claims, const struct rtt *d,
 	json_object_set_new(c, "hidden", hidden);
 	if (!d->have) {
 		text(blocks, "No verdict: %s is missing.", d->path);
+		return 0;
+	}
+	spans = d->n > 0;
+	for (size_t i = 0; i < d->n; i++)
+		spans &= fit_spans(&d->g[i].fit[0]) &&
+			 fit_spans(&d->g[i].fit[1]);
+	if (!spans) {
+		text(blocks, "No verdict: %s has %s (a slope over the RTT needs "
+		     "two RTTs or more).", d->path, d->n ? "fewer than two RTTs "
+		     "of sync or async in a group" : "no sync or async row");
 		return 0;
 	}
 	text(blocks, "Mean ITL (ms, ± 95%% interval over the seeds) against the "
@@ -1312,8 +1337,9 @@ static int claim_e(json_t *claims, const char *dir, const struct rtt *d,
 		     "runs are missing.");
 		return 0;
 	}
-	if (!d->have) {
-		text(blocks, "No verdict: %s is missing.", d->path);
+	if (!d->have || d->n == 0) {
+		text(blocks, "No verdict: %s %s.", d->path, d->have ?
+		     "has no sync or async row" : "is missing");
 		return 0;
 	}
 	text(blocks, "The edge drafts a token in %.1f ms (its profile, at the "

@@ -131,6 +131,43 @@ static void claim_a_hides(void)
 	       "drafts, alpha 0.700, do not hide it)");
 }
 
+/* (a) over a sweep of one RTT, or none, gives no verdict: no slope is
+ * one (it had printed -nan, or slopes of rounding, and "holds") */
+static void claim_a_one_rtt(void)
+{
+	static const char *const sweeps[] = {
+		"point,tenants.0.wan.rtt_s,protocol.kind,n_seeds,"
+		"all.itl_s.mean_mean,all.itl_s.mean_ci95\n"
+		"0,0.05,sync,2,0.15,0\n1,0.05,sync,2,0.15000000000000002,0\n"
+		"2,0.05,async,2,0.11,0\n3,0.05,async,2,0.12,0\n",
+		"point,tenants.0.wan.rtt_s,protocol.kind,n_seeds,"
+		"all.itl_s.mean_mean,all.itl_s.mean_ci95\n",
+	};
+
+	summaries(0.2, 0.7, 0.1);
+	for (size_t i = 0; i < 2; i++) {
+		char calib[1024];
+		struct err e;
+		json_t *out, *c;
+		size_t k;
+
+		put("sweeps/itl-vs-rtt/sweep.csv", sweeps[i]);
+		EXPECT("a", "");
+		snprintf(calib, sizeof(calib), "%s/calib", t_tmpdir());
+		out = claims_compute(t_tmpdir(), calib, &e);
+		json_array_foreach(json_object_get(out, "claims"), k, c)
+			if (!strcmp(json_string_value(json_object_get(c, "id")),
+				    "a")) {
+				char *text = json_dumps(c, 0);
+
+				CHECK_MSG(strstr(text, "No verdict: ") &&
+					  !strstr(text, "nan"), "%s", text);
+				free(text);
+			}
+		json_decref(out);
+	}
+}
+
 /* (a) as a region: the regions sweep over draft time (10, 50 ms), alpha
  * (0.5, 0.9) and RTT (20, 200 ms); async hides 80% at alpha 0.9 with a
  * 10 ms draft, 20% with a 50 ms one, and 10% at alpha 0.5. */
@@ -551,6 +588,8 @@ static void claims_missing_inputs(void)
 const struct tcase claims_tests[] = {
 	{ "claims: (a) async hides the WAN, or only from an alpha",
 	  claim_a_hides },
+	{ "claims: (a) over one RTT, or none, gives no verdict",
+	  claim_a_one_rtt },
 	{ "claims: (b) W4A16 keeps alpha and W4A4 does not", claim_b_formats },
 	{ "claims: (b) each model's drafts against its own reference",
 	  claim_b_models },
