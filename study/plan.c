@@ -77,8 +77,8 @@ static int read_server(struct plan *p, struct err *e)
 }
 
 /* A key of "set" against what the plan writes itself: the candidates'
- * pointers, the replicas and the SLO are refused (the plan's own would
- * replace it unseen); a server key under /cloud/gpu (tables, pricing,
+ * pointers, the replicas and the SLO, and a key above one of them, are
+ * refused (the plan's own would replace it unseen, or it the plan's); a server key under /cloud/gpu (tables, pricing,
  * overhead_s) goes with every candidate GPU; any other GPU figure belongs
  * to a candidate object. 0, or -1 with e naming the key. */
 static int set_owned(struct plan *p, const char *key, json_t *v,
@@ -99,8 +99,17 @@ static int set_owned(struct plan *p, const char *key, json_t *v,
 	char cp[JX_PTR_MAX];
 
 	for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++) {
-		size_t n = strlen(owned[i][0]);
+		size_t n = strlen(owned[i][0]), nk = strlen(key);
 
+		/* a key above one the plan sets replaces it too */
+		if (nk < n && !strncmp(owned[i][0], key, nk) &&
+		    owned[i][0][nk] == '/')
+			return err_set(e, "%s: %s: sets the whole of %s, which "
+				       "holds %s the plan sets itself (from %s): "
+				       "set the keys below it one by one",
+				       p->file, jx_child(cp, "/set", key),
+				       *key ? key : "the config", owned[i][0],
+				       owned[i][1]);
 		if (strncmp(key, owned[i][0], n) || (key[n] && key[n] != '/'))
 			continue;
 		for (int k = 0; i == 0 && key[n] && server[k]; k++)

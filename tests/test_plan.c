@@ -282,6 +282,11 @@ static void plan_conflicts(void)
 		  "/cloud/gpu itself" },
 		{ "\"set\": {\"/slo/tpot_s\": 0.01}",
 		  "c.json: /set/~1slo~1tpot_s: the plan sets /slo/tpot_s" },
+		{ "\"set\": {\"/protocol\": {\"kind\": \"sync\"}}",
+		  "c.json: /set/~1protocol: sets the whole of /protocol, which "
+		  "holds /protocol/kind the plan sets itself" },
+		{ "\"set\": {\"/cloud\": {}}", "c.json: /set/~1cloud: sets the "
+		  "whole of /cloud, which holds /cloud/gpu" },
 		{ "\"set\": {\"/tenants/0/protocol\": {\"kind\": \"edge_only\"}}",
 		  "c.json: base: /tenants/0/protocol: the group runs its own "
 		  "protocol (edge_only), not the candidates' (cloud_only)" },
