@@ -23,17 +23,19 @@ char *fs_slurp(const char *path, size_t *len)
 
 	if (!f)
 		return NULL;
+	errno = 0;
 	do {
 		if (n + 4096 + 1 > cap)
 			text = xrealloc(text, cap = 2 * cap + 4096 + 1);
 		got = fread(text + n, 1, cap - n - 1, f);
 		n += got;
 	} while (got > 0);
-	bad = ferror(f);
+	/* the read's own reason (EISDIR: a folder), else EIO */
+	bad = ferror(f) ? (errno ? errno : EIO) : 0;
 	fclose(f);
 	if (bad) {
 		free(text);
-		errno = EIO;
+		errno = bad;
 		return NULL;
 	}
 	text[n] = '\0';

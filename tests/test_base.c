@@ -10,6 +10,7 @@
 #include "rng.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,8 @@ static void fs_whole_files(void)
 	snprintf(deep, sizeof(deep), "%s/a/b/c", dir);
 	CHECK_MSG(fs_mkdirs(deep, &e) == 0, "%s", e.msg);
 	CHECK(stat(deep, &st) == 0 && S_ISDIR(st.st_mode));
+	/* a folder read whole says it is one (it had said EIO) */
+	CHECK(!fs_slurp(deep, NULL) && errno == EISDIR);
 	CHECK_MSG(fs_mkdirs(deep, &e) == 0, "%s", e.msg);
 	snprintf(path, sizeof(path), "%s/x.txt", deep);
 	CHECK(fs_atomic_open(&a, path, &e) != NULL);
