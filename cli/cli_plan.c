@@ -92,6 +92,13 @@ static void say_none(const struct plan *p, const struct plandir_result *r)
 	char name[256];
 
 	plan_candidate_name(p, any ? b->candidate : 0, name, sizeof(name));
+	if (any && b->requests_per_s == 0) {
+		fprintf(stderr, "hybridspec: plan: no run of %s finished a "
+			"request after the warm-up (a warm-up past the runs' "
+			"end, or a horizon before a request ends): nothing was "
+			"measured to judge the SLO by\n", name);
+		return;
+	}
 	fprintf(stderr, "hybridspec: plan: no candidate meets the SLO (TTFT %g s, "
 		"TPOT %g s, for %.4f of requests, the lower end of the 95%% "
 		"interval over %zu seeds): the best attainment is %.4f +- %.4f "

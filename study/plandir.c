@@ -311,6 +311,7 @@ static void choose(const struct plan *p, const struct plan_point *pts,
 		}
 	}
 	r->binds = ans ? "none" : !best ? "none" :
+		   best->requests_per_s == 0 ? "nothing measured" :
 		   best->attain_mean >= p->attainment ? "the seeds' interval" :
 		   best->tpot_attain < best->ttft_attain ? "TPOT" : "TTFT";
 }

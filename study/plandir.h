@@ -34,7 +34,8 @@ struct plandir_result {
 	bool below_known;      /* the answer's proof was simulated: */
 	struct plan_point below; /* a replica fewer (the replicas question) or
 				    the next load up (the rate question) */
-	const char *binds;     /* static: "TPOT", "TTFT" or "none" (no answer) */
+	const char *binds;     /* static: "TPOT", "TTFT", "the seeds' interval",
+				  "nothing measured" or "none" (an answer) */
 	bool front_drawn;      /* gnuplot drew front.png */
 };
 

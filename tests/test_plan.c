@@ -236,6 +236,15 @@ static void impossible_slo(void)
 {
 	static char out[16384];
 
+	/* runs that measured nothing are said to be that, not a bound */
+	CHECK_MSG(plan_of("none.json", "\"set\": {\"/warmup_s\": 100000}, "
+			  "\"slo\": {\"ttft_s\": 2, \"tpot_s\": 0.2}, "
+			  "\"seeds\": [1], \"candidates\": {\"gpus\": "
+			  "[\"A100-80G\"], \"protocols\": [\"cloud_only\"]}", out,
+			  sizeof(out)) == 1 && strstr(out, "finished a request "
+			  "after the warm-up") && !strstr(out, "binds"), "%s",
+		  out);
+
 	CHECK(plan_of("tight.json", "\"slo\": {\"ttft_s\": 2, \"tpot_s\": 0.001, "
 		      "\"attainment\": 0.9}, \"seeds\": [1, 2], \"max_replicas\": "
 		      "8, \"candidates\": {\"gpus\": [\"A100-80G\"], "
