@@ -133,19 +133,24 @@ double rate_arrivals_bound(const struct rate_table *r, double from_s)
 	return r->scale * sum;
 }
 
-/* Where the period that holds t starts, the segment of t in it, and that
- * segment's end (INFINITY: the last of a table without a period) */
+/* The segment of t, and in *end where it ends, after t (INFINITY: the
+ * last of a table without a period). The period's start and the segments'
+ * ends are compared in absolute time, as the walks make t of them: t set
+ * to an end rounded a hair short of it still moves on. */
 static size_t segment_of(const struct rate_table *r, double t, double *end)
 {
-	double base = r->period_s > 0 ? r->period_s * floor(t / r->period_s)
-				      : 0;
-	double u = t - base;
+	const double p = r->period_s;
+	double base = p > 0 ? p * floor(t / p) : 0;
 	size_t k = 0;
 
-	while (k + 1 < r->n && r->at_s[k + 1] <= u)
+	if (p > 0 && base > t)
+		base -= p;
+	if (p > 0 && base + p <= t)
+		base += p;
+	while (k + 1 < r->n && base + r->at_s[k + 1] <= t)
 		k++;
 	*end = k + 1 < r->n ? base + r->at_s[k + 1]
-	       : r->period_s > 0 ? base + r->period_s : INFINITY;
+	       : p > 0 ? base + p : INFINITY;
 	return k;
 }
 

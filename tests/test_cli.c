@@ -161,6 +161,31 @@ static void run_warmup_outlasts(void)
 		  "%s", out);
 }
 
+/* Rate tables whose period and segment ends are no exact doubles (0.3,
+ * 0.07): a walk that set its time to a segment's end, rounded a hair
+ * short, found the same segment again for ever (it hung, deaf to
+ * signals); rare rates, so arrivals come far apart, many periods on. */
+static void rate_tables_run(void)
+{
+	static const char *const tables[] = {
+		"{\"at_s\": [0, 0.1], \"per_s\": [1e-6, 0], \"period_s\": 0.3}",
+		"{\"at_s\": [0, 0.07], \"per_s\": [1e-5, 0], \"period_s\": 0.7}",
+		"{\"at_s\": [0, 0.01, 0.02], \"per_s\": [0, 1e-6, 0], "
+		"\"period_s\": 0.03}",
+	};
+	char out[4096], args[PATH_MAX + 512];
+
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		snprintf(args, sizeof(args), "run %s -o rt%zu --quiet --set "
+			 "'/tenants/0/workload={\"arrival\": \"poisson\", "
+			 "\"requests\": 50, \"rate_per_s\": %s, "
+			 "\"prompt_tokens\": 64, \"output_tokens\": 8}'",
+			 small(), i, tables[i]);
+		CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s: %s",
+			  tables[i], out);
+	}
+}
+
 /* A run killed outright (SIGKILL) leaves its temporary beside the folder:
  * the next run of that folder removes it once its process is gone, and
  * leaves a live process's, another folder's and a name not of the form */
@@ -1221,6 +1246,8 @@ const struct tcase cli_tests[] = {
 	{ "cli: a long run shows its progress", run_progress },
 	{ "cli: a warm-up past the run's end is a warning",
 	  run_warmup_outlasts },
+	{ "cli: rate tables of inexact periods run to their end",
+	  rate_tables_run },
 	{ "cli: config -o writes the resolved config whole", writes_resolved },
 	{ "cli: a run killed outright leaves a temporary its folder's next run "
 	  "removes", removes_stale_temporary },
