@@ -397,9 +397,10 @@ static int hello(struct edge *e, int fd, struct err *er)
 /* Dials host:port until it answers, then says hello; pause: the cloud
  * was lost again with no verdict since (it answered a dial, then not the
  * edge), so the edge waits before its first dial too. Each wait is a
- * jittered, doubling backoff; the edge gives up once retry_s have passed
- * since the cloud was lost: -1 with er's message (why the cloud was lost,
- * and the last dial's failure). */
+ * jittered, doubling backoff, the last cut to end as retry_s have passed
+ * since the cloud was lost, when the edge dials a last time and then
+ * gives up: -1 with er's message (why the cloud was lost, and the last
+ * dial's failure). */
 static int dial_cloud(struct edge *e, bool pause, struct err *er)
 {
 	const struct edge_opts *o = e->o;
@@ -410,9 +411,10 @@ static int dial_cloud(struct edge *e, bool pause, struct err *er)
 		if (pause) {
 			double wait = e->backoff_s *
 				      (0.5 + gsl_rng_uniform(e->backoff_r));
+			double left = e->lost_s + o->retry_s - now_s(e);
 			char why[sizeof(er->msg)];
 
-			if (now_s(e) + wait - e->lost_s > o->retry_s) {
+			if (left <= 0) {
 				snprintf(why, sizeof(why), "%s", er->msg);
 				if (!tries)
 					return err_set(er, "%s; gave up %.1f s after "
@@ -423,6 +425,7 @@ static int dial_cloud(struct edge *e, bool pause, struct err *er)
 					       "dials: %s", why, now_s(e) - e->lost_s,
 					       tries, de.msg);
 			}
+			wait = fmin(wait, left);
 			nanosleep(&(struct timespec){ (time_t)wait,
 				  (long)((wait - floor(wait)) * 1e9) }, NULL);
 			e->backoff_s = fmin(2 * e->backoff_s, RETRY_MAX_S);
@@ -474,27 +477,21 @@ static int step(struct edge *e, struct err *er)
 
 /* Waits for the cloud, which owes the edge a verdict or a token, or has
  * yet to take what was sent; after o->silence_s of silence both ways
- * (0: never) the cloud is lost, and the edge dials again. */
+ * (0: never) the cloud is lost, and the edge dials again. A connected
+ * cloud is waited for however long it queues the request: retry_s bounds
+ * the dialling after a loss (a cloud dialled again that is silent again
+ * is lost again, with no verdict since, and its dials spend what is left
+ * of retry_s), never the wait on a connection. */
 static int await(struct edge *e, struct err *er)
 {
 	const struct edge_opts *o = e->o;
-	/* lost with no verdict since: the silence of a cloud dialled again
-	 * spends what is left of retry_s, no more */
-	const double give_up = e->lost_s >= 0 && o->host ? e->lost_s + o->retry_s
-							 : INFINITY;
-	const double until = fmin(give_up, o->silence_s > 0 ?
-				  e->quiet_s + o->silence_s : INFINITY);
+	const double until = o->silence_s > 0 ? e->quiet_s + o->silence_s
+					      : INFINITY;
 
 	if (now_s(e) < until) {
 		wait_io(e, until);
 		return 0;
 	}
-	if (now_s(e) >= give_up)
-		return err_set(er, "the cloud has sent nothing for %.1f s, since "
-			       "it was lost (request %u; blocks in flight: %d%s): "
-			       "gave up after --retry-s %g", now_s(e) - e->lost_s,
-			       e->req, e->nfly, e->starting ?
-			       ", a handover start" : "", o->retry_s);
 	err_set(er, "the cloud sent nothing for %.1f s (request %u; blocks "
 		"in flight: %d%s)", now_s(e) - e->quiet_s, e->req, e->nfly,
 		e->starting ? ", a handover start" : "");
@@ -661,7 +658,8 @@ json_t *edge_run(const struct edge_opts *o, struct err *er)
 	} else {
 		e.lost_s = now_s(&e);
 		err_set(er, "no connection to the cloud");
-		rc = dial_cloud(&e, false, er);
+		if ((rc = dial_cloud(&e, false, er)) == 0)
+			e.lost_s = -1; /* found: a later loss starts the count */
 	}
 	for (int r = 0; rc == 0 && r < o->requests; r++) {
 		double start = r ? now_s(&e) + dist_sample(&o->think_s, e.r) :

@@ -276,6 +276,41 @@ static void idle_cut(void)
 	rig_release(&r);
 }
 
+#define S_RTT_S 0.6    /* each verdict's round trip */
+#define S_RETRY_S 0.2  /* the edges' re-dial bound, shorter than it */
+
+/* A connected cloud slower than the edges' re-dial bound (a WAN's round
+ * trip of 0.6 s, a bound of 0.2 s) is waited for: the bound is for
+ * dialling after a loss (it had cut every request at its first verdict,
+ * blaming a cloud it never lost). */
+static void slow_cloud(void)
+{
+	static struct rig r;
+	struct f_edges f;
+	char wan[64];
+	int ok;
+
+	if (rig_init(&r) < 0)
+		return;
+	snprintf(wan, sizeof(wan), "{\"rtt_s\": %g}", S_RTT_S);
+	r.retry_s = S_RETRY_S;
+	r.edge_dials = true;
+	ok = rig_wan(&r, wan) == 0 && start_server(&r, F_EDGES, 0) == 0;
+	for (uint32_t i = 0; ok && i < 2; i++)
+		ok = start_edge(&r, i, -1, -1) == 0;
+	if (!edges_then_server(&r, ok)) {
+		rig_release(&r);
+		return;
+	}
+	f = edges_seen(&r, f_tenants, 2);
+	CHECK_MSG(f.reconnects == 0, "%lld reconnects to a cloud never lost",
+		  f.reconnects);
+	printf("fault: a cloud of %.1f s round trips, edges re-dialling for "
+	       "%.1f s: 2 edges x %d requests, every output the target's\n",
+	       S_RTT_S, S_RETRY_S, E_REQUESTS);
+	rig_release(&r);
+}
+
 /* A server frozen before the edges come: the dials connect (the backlog)
  * and nothing answers; each edge gives up once the silence has lasted
  * past its retry bound, with a failure, not a hang. */
@@ -614,6 +649,8 @@ const struct tcase faults_tests[] = {
 	{ "faults: server frozen, edges find the silence and resume", frozen },
 	{ "faults: a server that never answers: the edges give up", never_answers },
 	{ "faults: edges cut while they think dial again and go on", idle_cut },
+	{ "faults: a cloud slower than the re-dial bound is waited for",
+	  slow_cloud },
 	{ "faults: WAN blackout and 5% loss", wan_faults },
 	{ "faults: hostile clients and a flood beside lossless edges",
 	  hostile_clients },
