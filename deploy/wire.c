@@ -34,37 +34,56 @@ uint32_t wire_get32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
+/* The secret in bytes[0 .. n) (a line, the rest ignored; cut: the text
+ * went on past them) into s */
+static int secret_of(const char *what, const char *bytes, size_t n,
+		     bool cut, uint8_t s[WIRE_SECRET_BYTES], struct err *e)
+{
+	size_t len = 0;
+	const char *nul;
+
+	while (len < n && bytes[len] != '\r' && bytes[len] != '\n')
+		len++;
+	if ((nul = memchr(bytes, 0, len)))
+		return err_set(e, "%s: a NUL byte at byte %zu of the secret (a "
+			       "secret is a line of text)", what,
+			       (size_t)(nul - bytes) + 1);
+	if (len == n && cut)
+		return err_set(e, "%s: a secret of more than %zu bytes (1 to %d "
+			       "allowed)", what, n, WIRE_SECRET_BYTES);
+	if (len < 1 || len > WIRE_SECRET_BYTES)
+		return err_set(e, "%s: a secret of %zu bytes (1 to %d allowed)",
+			       what, len, WIRE_SECRET_BYTES);
+	memset(s, 0, WIRE_SECRET_BYTES);
+	memcpy(s, bytes, len);
+	return 0;
+}
+
 int wire_secret_parse(const char *what, const char *text,
 		      uint8_t s[WIRE_SECRET_BYTES], struct err *e)
 {
-	size_t n = strcspn(text, "\r\n");
-
-	if (n < 1 || n > WIRE_SECRET_BYTES)
-		return err_set(e, "%s: a secret of %zu bytes (1 to %d allowed)",
-			       what, n, WIRE_SECRET_BYTES);
-	memset(s, 0, WIRE_SECRET_BYTES);
-	memcpy(s, text, n);
-	return 0;
+	return secret_of(what, text, strlen(text), false, s, e);
 }
 
 int wire_secret_load(const char *path, uint8_t s[WIRE_SECRET_BYTES],
 		     struct err *e)
 {
-	char line[256] = "";
+	char line[256];
 	FILE *f = fopen(path, "r");
 	size_t got;
+	bool cut;
 
 	if (!f)
 		return err_set(e, "%s: %s", path, strerror(errno));
-	got = fread(line, 1, sizeof(line) - 1, f);
+	got = fread(line, 1, sizeof(line), f);
 	if (ferror(f)) { /* a folder opens, and reads nothing */
 		err_set(e, "%s: %s", path, strerror(errno));
 		fclose(f);
 		return -1;
 	}
+	cut = got == sizeof(line) && fgetc(f) != EOF;
 	fclose(f);
-	line[got] = 0;
-	return wire_secret_parse(path, line, s, e);
+	return secret_of(path, line, got, cut, s, e);
 }
 
 bool wire_secret_equal(const uint8_t *a, const uint8_t *b)

@@ -622,6 +622,24 @@ static void secrets(void)
 	      strstr(e.msg, "env"));
 	CHECK(wire_secret_load(tmp_path("none"), a, &e) < 0 &&
 	      strstr(e.msg, "none"));
+	/* a NUL byte is refused, not the secret cut at it; a line too long
+	 * to read whole says more than what was read, not that much */
+	{
+		const char *nul = tmp_path("nul");
+		FILE *f = fopen(nul, "w");
+		char big[400];
+
+		fwrite("a\0bcdefgh\n", 1, 10, f);
+		fclose(f);
+		CHECK_MSG(wire_secret_load(nul, a, &e) < 0 &&
+			  strstr(e.msg, "a NUL byte at byte 2 of the secret"),
+			  "%s", e.msg);
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		CHECK_MSG(wire_secret_load(t_write("big", big), a, &e) < 0 &&
+			  strstr(e.msg, "a secret of more than 256 bytes"),
+			  "%s", e.msg);
+	}
 	/* a folder opens and reads nothing: said so, not "0 bytes" */
 	CHECK_MSG(wire_secret_load(t_tmpdir(), a, &e) < 0 &&
 		  strstr(e.msg, "directory"), "%s", e.msg);
