@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include "jx.h"
+#include "rt.h"
 #include "serve.h"
 
 #include <limits.h>
@@ -189,22 +190,27 @@ int cli_serve(int argc, char **argv)
 	if ((a.stats && jx_replaceable(a.stats, stats_keys, NULL, true, &e) < 0) ||
 	    (s.log_path && jx_replaceable(s.log_path, NULL, SERVE_LOG_HEAD, true, &e) < 0))
 		return cli_fail("%s", e.msg);
-	if (serve_proc_init(&p, &s, &e) < 0)
+	rt_signals_catch(); /* from the model's load to the stats written */
+	if (serve_proc_init(&p, &s, &e) < 0) {
+		rt_signals_restore();
 		return cli_fail("%s", e.msg);
+	}
 	fprintf(stderr, "serve: %s on %s:%d, %s batches of %d tokens, %s\n",
 		s.model, s.host, p.port, cfg_sched_names[s.o.policy], s.o.budget,
 		p.o.secret ? "secret required" : "no secret");
 	st = serve_run(&p.o, &e);
 	serve_proc_release(&p);
 	if (!st) {
+		rt_signals_restore();
 		cli_fail("%s", e.msg);
 		return CLI_FAILED;
 	}
-	if (a.stats && jx_save(a.stats, st, &e) < 0) {
-		json_decref(st);
+	rc = a.stats && jx_save(a.stats, st, &e) < 0 ? -1 : 0;
+	rt_signals_restore();
+	json_decref(st);
+	if (rc < 0) {
 		cli_fail("%s", e.msg);
 		return CLI_FAILED; /* served, but its counters are lost */
 	}
-	json_decref(st);
 	return CLI_OK;
 }

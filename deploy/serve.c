@@ -500,7 +500,6 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 	for (int i = 1; i < n; i++)
 		s.pfd[i].fd = -1;
 	s.log_s = now_s(&s);
-	rt_signals_catch();
 	while (serving(&s)) {
 		double wait;
 		bool ready = work_ready(&s, &wait);
@@ -538,7 +537,6 @@ json_t *serve_run(const struct serve_opts *o, struct err *e)
 		if (o->log && now_s(&s) - s.log_s >= o->log_every_s)
 			log_line(&s, now_s(&s));
 	}
-	rt_signals_restore();
 	sk_merge(&s.lat, &s.lat_log);
 	if (s.signal_s >= 0) {
 		char why[96];

@@ -64,7 +64,11 @@ struct serve_opts {
 	bool log_iterations;     /* the stats list every iteration */
 };
 
-/* Serves until done; returns the stats (caller frees): "iterations",
+/* Serves until done, or until a stop signal the caller catches
+ * (rt_signals_catch, before it loads the model: a signal then drains at
+ * once; and restores after it has written the stats, so that a second
+ * signal cuts the drain short instead of killing the process); returns
+ * the stats (caller frees): "iterations",
  * "busy_s", "batch_tokens", "prefill_tokens", "verdicts",
  * "drafts_accepted", "stale_blocks_dropped", "segment_blocks_discarded",
  * "clients", "protocol_errors", "refused" (wrong secret, too many from an

@@ -340,6 +340,7 @@ int start_server_opts(struct rig *r, const struct serve_opts *tmpl,
 		o.tokenizer = tok_fingerprint(&r->tt);
 		o.listen_fd = fd;
 		o.t0_s = rt_now_s();
+		rt_signals_catch();
 		st = serve_run(&o, &e);
 		int ok = st && jx_save(stats, st, &e) == 0;
 

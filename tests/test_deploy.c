@@ -1315,7 +1315,33 @@ static void netem_works_while_edge_computes(void)
 	free(got);
 }
 
+/* Two stop signals at once (as `timeout` sends them, to serve and then
+ * its group) cut the drain short: exit 0 and the stats written (the
+ * second had met the default handler, 143, the stats lost). */
+static void serve_signals(void)
+{
+	const char *bin = getenv("HYBRIDSPEC_BIN");
+	char cmd[3 * PATH_MAX], *rc, *err;
+
+	if (!t_need_models())
+		return;
+	t_absolute_dirs();
+	snprintf(cmd, sizeof(cmd), "cd '%s' && { '%s' serve --port 0 --model "
+		 "stories260K --stats st.json 2>err & p=$!; sleep 0.5; "
+		 "kill -TERM $p; kill -TERM $p; wait $p; echo $? > rc; }",
+		 t_tmpdir(), bin ? bin : "build/hybridspec");
+	CHECK(system(cmd) == 0);
+	rc = t_slurp("rc");
+	err = t_slurp("err");
+	CHECK_MSG(rc && atoi(rc) == 0 && t_exists("st.json"), "exit status "
+		  "%s, stats %s: %s", rc ? rc : "?", t_exists("st.json") ?
+		  "written" : "missing", err ? err : "");
+	free(rc);
+	free(err);
+}
+
 const struct tcase deploy_tests[] = {
+	{ "deploy: serve's stop signals leave its stats", serve_signals },
 	{ "deploy: the emulated link works while the edge computes",
 	  netem_works_while_edge_computes },
 	{ "deploy: validate runs a small sweep both ways", t_validate_small },
