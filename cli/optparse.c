@@ -47,8 +47,8 @@ static int parse_num(const struct opt *r, const char *arg, char *why)
 		return 0;
 	}
 	if (isinf(r->hi))
-		snprintf(why, OPT_WHY_BYTES, "expected a number >= %g, got \"%s\"",
-			 r->lo, arg);
+		snprintf(why, OPT_WHY_BYTES, "expected a finite number >= %g, "
+			 "got \"%s\"", r->lo, arg);
 	else
 		snprintf(why, OPT_WHY_BYTES, "expected a number in [%g, %g], got \"%s\"",
 			 r->lo, r->hi, arg);

@@ -1080,6 +1080,8 @@ static void model_commands_bad_options(void)
 		  "--temperature: expected 0 (greedy) or a temperature in "
 		  "[0.001, 1000], got \"-1\"" },
 		{ "generate --steps 3", "hybridspec generate: give --model" },
+		{ "edge --retry-s inf", "hybridspec edge: --retry-s: expected a "
+		  "finite number >= 0, got \"inf\"" },
 		{ "generate --model m:w4a16", "hybridspec generate: --model: "
 		  "expected NAME or PATH, the format apart (--model m --quant "
 		  "w4a16)" },
