@@ -1646,15 +1646,24 @@ static void cloud_warnings(struct cfg *c)
  *   lengths, their times), and a text trace's keys beside a timed one. */
 static void workload_warnings(struct cfg *c)
 {
+	static const char *const rate_keys[] = { "rate_per_s", "rate_scale" };
+	static const char *const trace_gives[] = { "requests", "prompt_tokens",
+		"output_tokens", "think_s", "start_s" };
+	static const char *const text_keys[] = { "trace_tokenizer",
+						 "trace_rate_per_s" };
+
 	for (size_t i = 0; i < c->n_groups; i++) {
 		const struct cfg_workload *w = &c->groups[i].workload;
 		const struct wl_trace *t = &c->groups[i].wl_trace;
+		const bool trace = w->arrival == ARRIVAL_TRACE;
 		/* arrivals from when a tenant starts (its mean start) */
 		const double start_s = dist_mean(&w->start_s);
 		const double come = w->arrival == ARRIVAL_POISSON
 			? rate_arrivals_bound(&w->rate, start_s) : INFINITY;
-		static const char *const rate_keys[] = { "rate_per_s",
-							 "rate_scale" };
+		/* a text trace's keys given (their defaults, "" and 0, are
+		 * what a resolved config holds: rerunning it stays quiet) */
+		const bool text_given[] = { w->trace_tokenizer != NULL,
+					    w->trace_rate_per_s > 0 };
 		char p[JX_PTR_MAX];
 		json_t *given;
 
@@ -1675,35 +1684,24 @@ static void workload_warnings(struct cfg *c)
 				 "rest never do (give a period_s, or fewer "
 				 "requests)", p, rate_zero_from_s(&w->rate),
 				 w->requests, come, start_s);
-		static const char *const trace_gives[] = { "requests",
-			"prompt_tokens", "output_tokens", "think_s", "start_s" };
-		static const char *const text_keys[] = { "trace_tokenizer",
-							 "trace_rate_per_s" };
-
-		for (size_t k = 0; w->arrival == ARRIVAL_TRACE && k < 5; k++)
+		for (size_t k = 0; trace && k < sizeof(trace_gives) /
+						sizeof(trace_gives[0]); k++)
 			if (json_object_get(given, trace_gives[k]))
 				cfg_warn(c, "%s/%s: not used: the trace gives "
 					 "the requests, their lengths and "
 					 "times", p, trace_gives[k]);
-		/* (their defaults, "" and 0, are what a resolved config
-		 * holds: rerunning it stays quiet) */
-		const bool text_given[] = { w->trace_tokenizer != NULL,
-					    w->trace_rate_per_s > 0 };
-
-		for (size_t k = 0; w->arrival == ARRIVAL_TRACE &&
-				   strcmp(t->format, "sharegpt") && k < 2; k++)
+		for (size_t k = 0; trace && !t->text && k < 2; k++)
 			if (text_given[k])
 				cfg_warn(c, "%s/%s: not used: the %s trace "
 					 "gives its own lengths and times (a "
 					 "sharegpt trace takes it)", p,
 					 text_keys[k], t->format);
-		for (int k = 0; k < 2; k++)
+		for (size_t k = 0; k < 2; k++)
 			if (w->arrival != ARRIVAL_POISSON &&
 			    json_object_get(given, rate_keys[k]))
 				cfg_warn(c, "%s/%s: not used: %s; give "
 					 "\"arrival\": \"poisson\" for a rate",
-					 p, rate_keys[k],
-					 w->arrival == ARRIVAL_TRACE
+					 p, rate_keys[k], trace
 					 ? "the trace gives the arrivals"
 					 : "the arrival is closed, each "
 					   "tenant's requests one after "

@@ -555,12 +555,14 @@ static const struct wl_format {
 	int (*read)(FILE *in, const char *path, const struct wl_text *x,
 		    struct wl_trace *t, struct err *e);
 	bool dates;       /* times are dates: the first request is at 0 */
+	bool text;        /* text without times or counts: it takes the
+			     config's wl_text */
 } formats[] = {
-	{ "azure", is_azure, read_azure, true },
-	{ "burstgpt", is_burstgpt, read_burstgpt, false },
-	{ "mooncake", is_mooncake, read_mooncake, false },
-	{ "sharegpt", is_sharegpt, read_sharegpt, false },
-	{ "csv", is_own, read_own, false },
+	{ "azure", is_azure, read_azure, true, false },
+	{ "burstgpt", is_burstgpt, read_burstgpt, false, false },
+	{ "mooncake", is_mooncake, read_mooncake, false, false },
+	{ "sharegpt", is_sharegpt, read_sharegpt, false, true },
+	{ "csv", is_own, read_own, false, false },
 };
 #define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
 
@@ -655,6 +657,7 @@ int wl_trace_load(struct wl_trace *t, const char *path, const char *format,
 			       format);
 	}
 	t->format = fmt->name;
+	t->text = fmt->text;
 	rc = fmt->read(f, path, text, t, e);
 	fclose(f);
 	if (rc < 0 || settle(t, path, fmt->dates, speed, e) < 0) {

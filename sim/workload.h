@@ -7,6 +7,7 @@
 #ifndef HS_WORKLOAD_H
 #define HS_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,8 @@ struct wl_trace {
 	size_t skipped;      /* rows that are no requests (BurstGPT's
 				failures) */
 	const char *format;  /* static: the format it was read as */
+	bool text;           /* of a format of text without times or token
+				counts, which takes struct wl_text */
 };
 
 /* A request's prompt or output is at most WL_TOKENS_MAX tokens: a
