@@ -75,12 +75,14 @@ static int sweep_main(const char *file, const char *out,
 	else if (!r.status && o->rank == 0 && !o->quiet) {
 		char line[256];
 
-		snprintf(line, sizeof(line), "%zu of %zu runs measured no "
-			 "finished request (a warm-up past the run's end, or a "
-			 "horizon before a request ends): their cells in "
-			 "sweep.csv are empty", r.empty, s.n_points * s.n_seeds);
-		if (r.empty)
+		if (r.empty) {
+			snprintf(line, sizeof(line), "%zu of %zu runs measured "
+				 "no finished request (a warm-up past the run's "
+				 "end, or a horizon before a request ends): their "
+				 "cells in sweep.csv are empty", r.empty,
+				 s.n_points * s.n_seeds);
 			cli_warn("sweep", line);
+		}
 		printf("sweep %s: %zu points x %zu seeds, %zu runs done, %zu kept; "
 		       "%.1f s with %d %s%s; %s/sweep.csv\n", s.name, s.n_points,
 		       s.n_seeds, r.runs, r.kept, rt_now_s() - t0, r.workers,
