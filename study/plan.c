@@ -78,9 +78,10 @@ static int read_server(struct plan *p, struct err *e)
 
 /* A key of "set" against what the plan writes itself: the candidates'
  * pointers, the replicas and the SLO, and a key above one of them, are
- * refused (the plan's own would replace it unseen, or it the plan's); a server key under /cloud/gpu (tables, pricing,
- * overhead_s) goes with every candidate GPU; any other GPU figure belongs
- * to a candidate object. 0, or -1 with e naming the key. */
+ * refused (the plan's own would replace it unseen, or it the plan's); a
+ * server key under /cloud/gpu (tables, pricing, overhead_s) goes with
+ * every candidate GPU; any other GPU figure belongs to a candidate
+ * object. 0, or -1 with e naming the key. */
 static int set_owned(struct plan *p, const char *key, json_t *v,
 		     struct err *e)
 {
