@@ -133,11 +133,11 @@ double rate_arrivals_bound(const struct rate_table *r, double from_s)
 	return r->scale * sum;
 }
 
-/* The segment of t, and in *end where it ends, after t (INFINITY: the
- * last of a table without a period). The period's start and the segments'
- * ends are compared in absolute time, as the walks make t of them: t set
- * to an end rounded a hair short of it still moves on. */
-static size_t segment_of(const struct rate_table *r, double t, double *end)
+/* The rate at t (scaled), and in *end where its segment ends, after t
+ * (INFINITY: the last of a table without a period). The period's start
+ * and the segments' ends are compared in absolute time, as the walks make
+ * t of them: t set to an end rounded a hair short of it still moves on. */
+static double rate_at(const struct rate_table *r, double t, double *end)
 {
 	const double p = r->period_s;
 	double base = p > 0 ? p * floor(t / p) : 0;
@@ -151,7 +151,7 @@ static size_t segment_of(const struct rate_table *r, double t, double *end)
 		k++;
 	*end = k + 1 < r->n ? base + r->at_s[k + 1]
 	       : p > 0 ? base + p : INFINITY;
-	return k;
+	return r->scale * r->per_s[k];
 }
 
 /* The first arrival after t, a segment boundary a whole period past the
@@ -166,10 +166,8 @@ static double skip_periods(const struct rate_table *r, double t, gsl_rng *g)
 	t += m * r->period_s;
 	e = fmax(0, e - m * lambda);
 	for (;;) {
-		double end, len;
-		double rate = r->scale * r->per_s[segment_of(r, t, &end)];
+		double end, rate = rate_at(r, t, &end), len = end - t;
 
-		len = end - t;
 		if (rate * len > e)
 			return t + e / rate;
 		e -= rate * len;
@@ -182,8 +180,7 @@ double rate_next_s(const struct rate_table *r, double now_s, gsl_rng *g)
 	double t = now_s, from = now_s;
 
 	for (;;) {
-		double end;
-		double rate = r->scale * r->per_s[segment_of(r, t, &end)];
+		double end, rate = rate_at(r, t, &end);
 
 		if (rate > 0) {
 			double next = t + gsl_ran_exponential(g, 1 / rate);
