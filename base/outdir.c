@@ -149,28 +149,46 @@ static bool of_kind(const char *dir, const char *kind)
 	return yes;
 }
 
+/* Whether a manifest's text lists name: a line that is name, or for a
+ * folder (name ending in '/') a line that begins with it (the folder
+ * itself, or a file below it) */
+static bool lists(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	bool folder = n && name[n - 1] == '/';
+
+	for (const char *line = text; line && *line; ) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		if (folder ? len >= n && !strncmp(line, name, n)
+			   : len == n && !strncmp(line, name, n))
+			return true;
+		line = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
 /* Whether a results directory nested in the walked one, between it and
- * the file at rel (its path from the walked root, at path), lists the
- * file in its own manifest: plots written into a run's folder are the
- * tool's too. */
+ * the entry at rel (its path from the walked root, at path; a folder's
+ * with a '/' at its end), lists the entry in its own manifest: plots
+ * written into a run's folder are the tool's too. */
 static int nested_listed(const char *path, const char *rel)
 {
 	size_t root = (size_t)(rel - path);
 	char *dir = xstrdup(path), *slash;
 	int yes = 0;
 
+	if (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
+		dir[strlen(dir) - 1] = '\0';
 	while (!yes && (slash = strrchr(dir, '/')) && (size_t)(slash - dir) >
 							 root) {
-		char *list, *text, *framed;
+		char *list, *text;
 
 		*slash = '\0';
 		list = join(dir, OD_MANIFEST);
 		if ((text = fs_slurp(list, NULL))) {
-			framed = xmalloc(strlen(path) + 3);
-			sprintf(framed, "\n%s\n", path + strlen(dir) + 1);
-			yes = strstr(text, framed + 1) == text ||
-			      strstr(text, framed) != NULL;
-			free(framed);
+			yes = lists(text, path + strlen(dir) + 1);
 			free(text);
 		}
 		free(list);
@@ -182,8 +200,7 @@ static int nested_listed(const char *path, const char *rel)
 /* The walk's state: nftw takes no argument, so one walk at a time. */
 static struct {
 	size_t root;      /* length of the walked directory's path + 1 */
-	char *listed;     /* the manifest, "\n"-framed: "\npath\n...", or
-			     NULL: none */
+	char *listed;     /* the manifest's text, or NULL: none */
 	const char *const *own; /* names the walked root's top may hold, or
 				   NULL: any folder */
 	char *found;      /* owned: the first entry not the tool's */
@@ -228,14 +245,18 @@ static int own_name(const char *rel)
 
 /* An entry is the tool's where a manifest lists it (the walked folder's,
  * or a nested results folder's), it is one of walk.own at the top, or it
- * lies in a killed run's temporary; a folder's entries are walked in
- * turn (at the top, a folder not in walk.own and not plot's is a
- * stranger); anything else (a file, a link, a pipe) must be listed */
+ * lies in a killed run's temporary. A folder's entries are checked in
+ * turn; at the top of a walk with walk.own, a folder not among them and
+ * not plot's is a stranger. Under a manifest (walk.listed) an empty
+ * folder must be listed too, or something below it (a user's empty
+ * folder is found, not removed with the rest); a sweep's (walk.own)
+ * makes its points' folders before their runs are written. */
 static int check_entry(const char *path, const struct stat *sb, int flag,
 		       struct FTW *ftw)
 {
 	const char *rel = path + walk.root;
-	char *framed;
+	bool folder = flag == FTW_D || flag == FTW_DP;
+	char *name, *full;
 	int listed;
 
 	(void)sb;
@@ -247,20 +268,25 @@ static int check_entry(const char *path, const struct stat *sb, int flag,
 		walk.unreadable = true;
 		return 1;
 	}
-	if (flag == FTW_D || flag == FTW_DP) {
-		/* below the top, or figures plot drew there (a sweep's
-		 * folder): its files are checked; another command's results
-		 * are not the walked folder's to replace */
-		if (!walk.own || strchr(rel, '/') || of_kind(path, "plot"))
+	if (folder && walk.own && !strchr(rel, '/')) {
+		/* figures plot drew there (a sweep's folder) are checked;
+		 * another command's results are not the walked folder's to
+		 * replace */
+		if (of_kind(path, "plot"))
 			return 0;
 		walk.found = xstrdup(rel);
 		return 1;
 	}
-	framed = xmalloc(strlen(rel) + 3);
-	sprintf(framed, "\n%s\n", rel);
-	listed = (walk.listed && strstr(walk.listed, framed)) ||
-		 nested_listed(path, rel);
-	free(framed);
+	if (folder && (!walk.listed || !fs_dir_empty(path)))
+		return 0;
+	name = xmalloc(strlen(rel) + 2);
+	full = xmalloc(strlen(path) + 2);
+	sprintf(name, "%s%s", rel, folder ? "/" : "");
+	sprintf(full, "%s%s", path, folder ? "/" : "");
+	listed = (walk.listed && lists(walk.listed, name)) ||
+		 nested_listed(full, full + (rel - path));
+	free(name);
+	free(full);
 	if (!listed)
 		walk.found = xstrdup(rel);
 	return !listed;
@@ -300,9 +326,10 @@ static int list_entry(const char *path, const struct stat *sb, int flag,
 		      struct FTW *ftw)
 {
 	(void)sb;
-	(void)ftw;
 	if (flag == FTW_F && strcmp(path + walk.root, OD_MANIFEST))
 		fprintf(walk.out, "%s\n", path + walk.root);
+	else if (flag == FTW_D && ftw->level > 0) /* an empty one too */
+		fprintf(walk.out, "%s/\n", path + walk.root);
 	return 0;
 }
 
@@ -331,11 +358,9 @@ static int check_replace(const char *dir, const char *kind, struct err *e)
 		free(text);
 		return rc;
 	}
-	walk.listed = xmalloc(strlen(text) + 2);
-	sprintf(walk.listed, "\n%s", text);
+	walk.listed = text;
 	walk.own = NULL;
 	rc = check_walk(dir, e);
-	free(walk.listed);
 	walk.listed = NULL;
 	free(text);
 	return rc;
@@ -382,11 +407,13 @@ int od_begin(struct od *o, const char *dir, const char *kind, bool replace,
 		free(trimmed);
 		return -1;
 	}
-	if (exists && (!replace || check_replace(trimmed, kind, e) < 0)) {
-		if (!replace)
-			err_set(e, "'%s' holds results already: add --overwrite "
-				"to replace them, or name another folder",
-				trimmed);
+	/* checked without --overwrite too: "add --overwrite" only where it
+	 * would do */
+	if (exists && (check_replace(trimmed, kind, e) < 0 ||
+		       (!replace && err_set(e, "'%s' holds results already: "
+					    "add --overwrite to replace them, "
+					    "or name another folder",
+					    trimmed) < 0))) {
 		free(trimmed);
 		return -1;
 	}
@@ -442,7 +469,8 @@ int od_write(struct od *o, const char *name, const char *text, struct err *e)
 	return 0;
 }
 
-/* Lists every file of the temporary directory in its manifest. */
+/* Lists every file and folder of the temporary directory in its
+ * manifest. */
 static int write_manifest(struct od *o, struct err *e)
 {
 	char *path = join(o->tmp, OD_MANIFEST);

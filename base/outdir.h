@@ -18,8 +18,9 @@
 #include "err.h"
 
 /* The file that marks a directory as hybridspec's results, and the list of
- * the files hybridspec wrote in it (a path a line, relative; the first
- * line "#kind KIND", the command's results they are). */
+ * the files and folders hybridspec wrote in it (a path a line, relative,
+ * a folder's ending in '/'; the first line "#kind KIND", the command's
+ * results they are). */
 #define OD_MARKER "config.resolved.json"
 #define OD_MANIFEST ".hybridspec-files"
 
@@ -33,8 +34,10 @@ struct od {
  * command's results of this kind (a static string). An existing dir is
  * refused unless replace; then it must be a results directory of the
  * same kind (or one written before kinds were) whose every file its
- * manifest lists (one written before manifests: its marker is enough).
- * The messages say what to do. */
+ * manifest lists, and every folder one it lists or holds something it
+ * lists (one without a manifest is refused: nothing says which files are
+ * the tool's). The messages say what to do, and a folder that --overwrite
+ * could not replace is refused with why, --overwrite or not. */
 int od_begin(struct od *o, const char *dir, const char *kind, bool replace,
 	     struct err *e);
 /* Opens name for writing in the temporary directory. Caller fcloses. */

@@ -1,5 +1,6 @@
 /* test_cli.c: the binary's exit status, messages and output directories. */
 #include "harness.h"
+#include "fs.h"
 #include "jx.h"
 
 #include <jansson.h>
@@ -241,11 +242,23 @@ static void writes_resolved(void)
 				  "/res/config.resolved.json"), 0, NULL);
 	CHECK(v && json_integer_value(json_object_get(v, "seed")) == 3);
 	json_decref(v);
+	/* nor one holding a folder a user made, empty or not */
+	remove(strcat(strcpy(out, t_tmpdir()), "/res/notes.txt"));
+	mkdir(strcat(strcpy(out, t_tmpdir()), "/res/mine"), 0777);
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 2 &&
+		  strstr(out, "'res/mine' was not written by hybridspec"),
+		  "%s", out);
+	CHECK(fs_is_dir(strcat(strcpy(out, t_tmpdir()), "/res/mine")));
 	/* nor a folder whose only file a user named as hybridspec's own:
-	 * without the list of what hybridspec wrote, nothing is its */
+	 * without the list of what hybridspec wrote, nothing is its; said
+	 * at once, not "add --overwrite" first */
 	mkdir(strcat(strcpy(out, t_tmpdir()), "/fake"), 0777);
 	t_write("fake/config.resolved.json", "my notes\n");
-	snprintf(args, sizeof(args), "config %s -o fake --overwrite", small());
+	snprintf(args, sizeof(args), "config %s -o fake", small());
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 2 &&
+		  strstr(out, "'fake' has no list of the files hybridspec "
+			 "wrote there"), "%s", out);
+	strcat(args, " --overwrite");
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 2 &&
 		  strstr(out, "'fake' has no list of the files hybridspec "
 			 "wrote there"), "%s", out);
