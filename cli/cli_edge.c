@@ -41,7 +41,8 @@ static const struct opt_cmd edge_cmd = {
 		 "tokens. --token-file\n"
 		 "FILE or $HYBRIDSPEC_TOKEN: the shared secret the cloud asks for.\n",
 	.exit_status = "0 every request done, 1 the run failed (the verifier\n"
-		       "unreachable or gone, a protocol error), 2 bad usage or bad input",
+		       "unreachable, gone or refusing this edge: another secret\n"
+		       "or tokenizer; a protocol error), 2 bad usage or bad input",
 };
 
 /* The options that are not an edge_setup's as they are given. */

@@ -292,6 +292,9 @@ static int pump(struct edge *e, struct err *er)
 
 	while ((r = netem_take(&e->net, &m, er)) == 1) {
 		e->quiet_s = now_s(e);
+		if (m.type == WIRE_PONG) /* netem passes them for edge_ping */
+			return err_set(er, "the cloud answered a ping (%u) this "
+				       "edge did not send", m.request);
 		if ((m.type == WIRE_TOKEN ? token(e, &m, er)
 					  : verdict(e, &m, er)) < 0)
 			return -1;

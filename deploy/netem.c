@@ -81,7 +81,8 @@ static void read_socket(struct netem *n)
 	pthread_mutex_lock(&n->mu);
 	while ((r = wire_conn_next(&n->c, &m, &n->why)) == 1) {
 		if (m.type == WIRE_ERROR) {
-			err_set(&n->why, "cloud: %s", m.text);
+			err_set(&n->why, "cloud: %s",
+				err_quotable(m.text, WIRE_TEXT_MAX));
 			fail(n, m.retry ? NETEM_LOST : -1);
 			break;
 		}

@@ -712,20 +712,30 @@ static void *fake_cloud(void *arg)
 	return NULL;
 }
 
-/* Verdicts an edge refuses, each sent once the edge's first block is in
+/* Answers an edge refuses, each sent once the edge's first block is in
  * flight: a token past the draft's vocabulary (a cloud of another
  * tokenizer) is named as such, not as a protocol error; a verdict that
- * judges no block is one, and its token is then not what is blamed. */
+ * judges no block is one, and its token is then not what is blamed; a
+ * pong no ping asked for is named, not read as a verdict; a cloud's
+ * error text reaches the message with its control bytes made '?'. */
 static void edge_bad_verdicts(void)
 {
 	static const struct {
+		enum wire_type type;
 		uint32_t verified;
 		bool past_vocab; /* the token at the vocabulary's size */
+		const char *text;
 		const char *want;
 	} cases[] = {
-		{ 1, true, "token 512, past the draft's vocabulary of 512" },
-		{ 0, false, "0 blocks judged, 0 accepted) that does not match" },
-		{ 0, true, "that does not match" },
+		{ WIRE_VERDICT, 1, true, "",
+		  "token 512, past the draft's vocabulary of 512" },
+		{ WIRE_VERDICT, 0, false, "",
+		  "0 blocks judged, 0 accepted) that does not match" },
+		{ WIRE_VERDICT, 0, true, "", "that does not match" },
+		{ WIRE_PONG, 0, false, "",
+		  "the cloud answered a ping (0) this edge did not send" },
+		{ WIRE_ERROR, 0, false, "go \033[2Jaway\n",
+		  "cloud: go ?[2Jaway?" },
 	};
 	static struct rig r;
 
@@ -740,9 +750,10 @@ static void edge_bad_verdicts(void)
 
 		CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
 		f = (struct fake_cloud){ .fd = fds[1], .v = {
-			.type = WIRE_VERDICT, .verified = cases[i].verified,
+			.type = cases[i].type, .verified = cases[i].verified,
 			.token = cases[i].past_vocab ? (uint32_t)r.draft.c.vocab
 						     : 5 } };
+		strcpy(f.v.text, cases[i].text);
 		CHECK(pthread_create(&th, NULL, fake_cloud, &f) == 0);
 		log = edge_run(&(struct edge_opts){
 			.m = &r.draft, .fd = fds[0], .proto = PROTO_SYNC,
