@@ -60,13 +60,15 @@ int cli_bench_kernels(int argc, char **argv)
 	struct kbench_opts o = { .group = 128, .kern = kern_best() };
 	long long threads = 0;
 	int batch = -1, rc;
+	struct err e;
 	struct opt rows[] = {
 		CLI_OPT_THREADS(&threads, 64, "only N threads, 1 to 64 (default: 1 and 2)"),
 		CLI_OPT_GROUP(&o.group, "W4A16 group size: 32, 64 or 128 (default 128)"),
 		OPT_CHOICE("batch", 0, &batch, "B", batches,
 			   "only batch B (1, 4, 16, 64 or 512)"),
 		OPT_PARSE("shape", 0, &o, "RxC", parse_shape,
-			  "only this shape (every batch)"),
+			  "only this shape (every batch; a small one\n"
+			  "needs --hot)"),
 		OPT_FLAG("hot", 0, &o.hot,
 			 "one copy of each matrix: weights hot in the cache (and\n"
 			 "STREAM over 32 MB arrays: the cache's bandwidth too)"),
@@ -82,6 +84,8 @@ int cli_bench_kernels(int argc, char **argv)
 		return rc;
 	o.threads = (int)threads;
 	o.batch = batch < 0 ? 0 : atoi(batches[batch]);
+	if (kbench_check(&o, &e) < 0)
+		return cli_fail("bench kernels: %s", e.msg);
 	kbench_run(&o);
 	return CLI_OK;
 }

@@ -5,7 +5,9 @@
  * Weights are synthetic (random codes, scales and values: a kernel's time
  * does not depend on them, and they are never zero). Each measurement cycles
  * through enough copies of the matrix that the working set is at least twice
- * the last-level cache, so every call streams its weights from memory. */
+ * the last-level cache, so every call streams its weights from memory (at
+ * most COPIES_MAX copies: a shape too small for that is refused, or timed
+ * hot in the cache, one copy, where asked). */
 #define _DEFAULT_SOURCE /* sysconf cache sizes */
 #include "kbench.h"
 
@@ -375,27 +377,74 @@ struct mats {
 	size_t bytes; /* of one copy, as the kernel reads it */
 };
 
+/* The most copies of one matrix a set holds: a tiny shape's set of
+ * millions would cost more in allocations than in weights */
+#define COPIES_MAX 65536
+
+/* The bytes of one n x k matrix of what, as the kernel reads it */
+static size_t mat_bytes(enum what what, int n, int k, int group)
+{
+	size_t bytes;
+
+	if (what == W4A16) {
+		struct q4_matrix one;
+
+		q4_init(&one, n, k, group);
+		bytes = one.row_bytes * (size_t)n;
+		q4_release(&one);
+	} else if (what == W8A16) {
+		bytes = (size_t)n * ((k + 31) / 32) * sizeof(struct q8_block);
+	} else {
+		bytes = (size_t)n * k * 2;
+	}
+	return bytes;
+}
+
+/* The copies that fill min_set bytes (0: one, hot in the cache; else at
+ * least two) */
+static size_t copies_of(size_t bytes, size_t min_set)
+{
+	size_t copies = (min_set + bytes - 1) / bytes;
+
+	return copies < (min_set ? 2u : 1u) ? (min_set ? 2 : 1) : copies;
+}
+
+/* The working set of each measurement: twice the last-level cache (0:
+ * one copy, hot) */
+static size_t set_bytes(const struct kbench_opts *o)
+{
+	return o->quick ? 64u << 20 : o->hot ? 0 : 2 * llc_bytes();
+}
+
+int kbench_check(const struct kbench_opts *o, struct err *e)
+{
+	size_t set = set_bytes(o);
+
+	for (int w = 0; o->rows && w < 3; w++) {
+		size_t bytes = mat_bytes((enum what)w, o->rows, o->cols, o->group);
+
+		if (copies_of(bytes, set) > COPIES_MAX)
+			return err_set(e, "--shape %dx%d: a %s matrix of %zu bytes "
+				       "would take %zu copies to fill %zu MiB "
+				       "(twice the last-level cache), more than "
+				       "the %d kept: name a larger shape, or "
+				       "add --hot to time one copy in the "
+				       "cache", o->rows, o->cols, what_names[w],
+				       bytes, copies_of(bytes, set),
+				       set >> 20, COPIES_MAX);
+	}
+	return 0;
+}
+
 static void mats_init(struct mats *m, enum what what, int n, int k, int group,
 		      size_t min_set)
 {
 	m->what = what;
 	m->n = n;
 	m->k = k;
-	if (what == W4A16) {
-		struct q4_matrix one;
-
-		q4_init(&one, n, k, group);
-		m->bytes = one.row_bytes * (size_t)n;
-		q4_release(&one);
-	} else if (what == W8A16) {
-		m->bytes = (size_t)n * ((k + 31) / 32) * sizeof(struct q8_block);
-	} else {
-		m->bytes = (size_t)n * k * 2;
-	}
-	/* min_set 0: one copy, hot in the cache; else at least two */
-	m->copies = (int)((min_set + m->bytes - 1) / m->bytes);
-	if (m->copies < (min_set ? 2 : 1))
-		m->copies = min_set ? 2 : 1;
+	m->bytes = mat_bytes(what, n, k, group);
+	HS_ASSERT(copies_of(m->bytes, min_set) <= COPIES_MAX);
+	m->copies = (int)copies_of(m->bytes, min_set);
 	m->q4 = what == W4A16 ? xcalloc((size_t)m->copies, sizeof(*m->q4)) : NULL;
 	m->q8 = what == W8A16 ? xcalloc((size_t)m->copies, sizeof(*m->q8)) : NULL;
 	m->f16 = what == FP16 ? xcalloc((size_t)m->copies, sizeof(*m->f16)) : NULL;
@@ -568,7 +617,7 @@ void kbench_run(const struct kbench_opts *o)
 	int json = o->json, batch_only = o->batch;
 	const struct kern *kn = o->kern;
 	int nw = kn->a8_run ? 4 : 3, nshapes = quick ? 1 : 4;
-	size_t llc = llc_bytes(), set;
+	size_t llc = llc_bytes(), set = set_bytes(o);
 	double stream[2][3] = { { 0 } }, fma[2], dot[2];
 	struct kstream st;
 	int tlist[2] = { 1, 2 }, nt = 2;
@@ -578,7 +627,6 @@ void kbench_run(const struct kbench_opts *o)
 		tlist[0] = threads_only;
 		nt = 1;
 	}
-	set = quick ? 64u << 20 : o->hot ? 0 : 2 * llc;
 	/* STREAM over arrays of 4 x the last-level cache each, kept for the
 	 * triad passes beside the kernels' */
 	kstream_init(&st, quick || o->hot ? 32u << 20 : 0);

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "err.h"
+
 struct kern;
 
 enum { KSTREAM_COPY, KSTREAM_TRIAD, KSTREAM_READ };
@@ -43,8 +45,14 @@ struct kbench_opts {
 	bool json;               /* one JSON object instead of a table */
 };
 
+/* Whether o can be run: a shape so small that twice the last-level
+ * cache would take too many copies of it is refused (without o->hot).
+ * 0, or -1 with e's message saying what to do. */
+int kbench_check(const struct kbench_opts *o, struct err *e);
+
 /* W4A16, W8A16 and FP16 GEMV/GEMM at the LLaMA-2-7B layer shapes beside
- * STREAM in the same run, printed to stdout (the figures: cli's help). */
+ * STREAM in the same run, printed to stdout (the figures: cli's help).
+ * o has passed kbench_check. */
 void kbench_run(const struct kbench_opts *o);
 
 #endif

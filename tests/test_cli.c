@@ -1048,6 +1048,12 @@ static void calib_bad_input(void)
 	      strstr(out, "--batch: expected 1, 4, 16, 64 or 512, got \"3\""));
 	CHECK(t_run("bench kernels --shape 4096", out, sizeof(out)) == 2 &&
 	      strstr(out, "--shape: expected ROWSxCOLUMNS"));
+	/* a shape too small to stream from memory (it had allocated copies
+	 * until the machine ran out): refused at once, --hot offered */
+	CHECK_MSG(t_run("bench kernels --shape 1x1 --batch 1 --threads 1",
+			out, sizeof(out)) == 2 &&
+		  strstr(out, "bench kernels: --shape 1x1: a w4a16 matrix of ") &&
+		  strstr(out, "add --hot"), "%s", out);
 	CHECK(t_run("calib cpu --shape llama2-7b --kernel avx3", out,
 		    sizeof(out)) == 2 &&
 	      strstr(out, "calib cpu: --kernel: expected ") &&
