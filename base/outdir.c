@@ -294,11 +294,15 @@ static int check_entry(const char *path, const struct stat *sb, int flag,
 
 /* Walks dir for what the tool did not write (walk.listed and walk.own
  * set): 0, or -1 with e's message naming it */
-static int check_walk(const char *dir, struct err *e)
+static int check_walk(const char *named, struct err *e)
 {
+	char *dir = xstrdup(named);
+	size_t n = strlen(dir);
 	int rc = 0;
 
-	walk.root = strlen(dir) + 1;
+	while (n > 1 && dir[n - 1] == '/') /* "out/" walks as "out" */
+		dir[--n] = '\0';
+	walk.root = n + 1;
 	walk.found = NULL;
 	walk.unreadable = false;
 	if (nftw(dir, check_entry, 16, FTW_PHYS) != 0)
@@ -312,6 +316,7 @@ static int check_walk(const char *dir, struct err *e)
 				  "another folder)", dir, walk.found, dir);
 	free(walk.found);
 	walk.found = NULL;
+	free(dir);
 	return rc;
 }
 

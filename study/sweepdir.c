@@ -163,8 +163,10 @@ static const char *const sweep_top[] = { "sweep.json", "sweep.csv", "points",
 /* Whether dir, a folder with a sweep.json, is a sweep's this tool wrote:
  * its sweep.json as sweep_resolved writes it (the base and the points),
  * and nothing in it but a sweep's files, its runs' and its plots' (a
- * file or folder of the user's is not the resume's to write beside). */
-static int own_sweep(const char *dir, struct err *e)
+ * file or folder of the user's is not the resume's to write beside, nor
+ * the overwrite's to remove: a sweep file of the user's named sweep.json
+ * among them). doing: what is refused ("resume in", "replace"). */
+static int own_sweep(const char *dir, const char *doing, struct err *e)
 {
 	size_t n = strlen(dir) + 16;
 	char *path = xmalloc(n);
@@ -173,12 +175,12 @@ static int own_sweep(const char *dir, struct err *e)
 
 	snprintf(path, n, "%s/sweep.json", dir);
 	if (!(doc = jx_load(path, e)))
-		rc = err_prefix(e, "refusing to resume in '%s'", dir);
+		rc = err_prefix(e, "refusing to %s '%s'", doing, dir);
 	else if (!json_is_string(json_object_get(doc, "base")) ||
 		 !json_is_array(json_object_get(doc, "points")))
 		rc = err_set(e, "'%s' is not a sweep.json hybridspec wrote (it "
 			     "has no \"base\" and \"points\"): refusing to "
-			     "resume in '%s'", path, dir);
+			     "%s '%s'", path, doing, dir);
 	json_decref(doc);
 	free(path);
 	return rc < 0 ? -1 : od_check_own(dir, sweep_top, e);
@@ -215,11 +217,13 @@ static int prepare(const struct sweep *s, const char *dir, bool resume,
 			     "choose another -o", dir);
 		goto out;
 	}
+	/* every entry at the top a sweep's, and every file below one a
+	 * run's or a plot's manifest lists: checked before "add --resume" is
+	 * offered, as before anything is removed or written */
+	if (!empty && (rc = own_sweep(dir, replace ? "replace" : resume ?
+				      "resume in" : "write into", e)) < 0)
+		goto out;
 	if (!empty && replace) {
-		/* every entry at the top a sweep's, and every file below one a
-		 * run's or a plot's manifest lists */
-		if ((rc = od_check_own(dir, sweep_top, e)) < 0)
-			goto out;
 		od_rm_tree(dir);
 		empty = true;
 	}
@@ -230,8 +234,6 @@ static int prepare(const struct sweep *s, const char *dir, bool resume,
 		goto out;
 	}
 	if (!empty) {
-		if ((rc = own_sweep(dir, e)) < 0)
-			goto out;
 		for (size_t p = 0; p < s->n_points && rc == 0; p++)
 			for (size_t k = 0; k < s->n_seeds && rc == 0; k++)
 				if (run_done(s, dir, p, k))

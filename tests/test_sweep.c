@@ -338,6 +338,34 @@ static void resume(void)
 		  "%s", out);
 	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 0 && !t_exists("o/figs"),
 		  "%s", out);
+	/* the folder named with a '/' at its end is the same folder (the
+	 * walk had read 'o//weep.csv') */
+	snprintf(args, sizeof(args), "sweep %s -o o/ --quiet --overwrite",
+		 data("sweep-small.json"));
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	/* a sweep file of the user's named sweep.json there is not the
+	 * sweep's own, whatever its name: refused, with --overwrite or not,
+	 * and kept */
+	{
+		char *mine;
+
+		b = t_slurp("o/sweep.json");
+		CHECK(b != NULL);
+		t_write("o/sweep.json", "{\"name\": \"mine\"}\n");
+		snprintf(args, sizeof(args), "sweep %s -o o --quiet",
+			 data("sweep-small.json"));
+		CHECK_MSG(t_run(args, out, sizeof(out)) == 2 &&
+			  strstr(out, "'o/sweep.json' is not a sweep.json "
+				 "hybridspec wrote") &&
+			  strstr(out, "refusing to write into 'o'"), "%s", out);
+		CHECK_MSG(t_run(cmd, out, sizeof(out)) == 2 &&
+			  strstr(out, "refusing to replace 'o'"), "%s", out);
+		mine = t_slurp("o/sweep.json");
+		CHECK(mine && !strcmp(mine, "{\"name\": \"mine\"}\n"));
+		free(mine);
+		t_write("o/sweep.json", b ? b : "");
+		free(b);
+	}
 	/* another command's results there are not the sweep's to replace */
 	snprintf(args, sizeof(args), "config %s -o o/mine", data("small.json"));
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
