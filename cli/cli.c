@@ -30,6 +30,28 @@ static const struct {
 	{ "sweep", "a sweep file", "base", { "grid", "zip" } },
 };
 
+const char *cli_sh_word(const char *s, char *buf, size_t n)
+{
+	size_t at = 0;
+
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			    "0123456789_./:=@%+,-") == strlen(s))
+		return s;
+	HS_ASSERT(n >= 3);
+	buf[at++] = '\'';
+	for (; *s && at + 6 < n; s++) {
+		if (*s == '\'') { /* ' ends the quote, \' is one, ' reopens */
+			memcpy(buf + at, "'\\''", 4);
+			at += 4;
+		} else {
+			buf[at++] = *s;
+		}
+	}
+	buf[at++] = '\'';
+	buf[at] = '\0';
+	return buf;
+}
+
 int cli_fail_file(const char *cmd, const char *file, const char *msg)
 {
 	json_t *d = json_load_file(file, 0, NULL);
@@ -44,10 +66,13 @@ int cli_fail_file(const char *cmd, const char *file, const char *msg)
 		for (int k = 0; k < 3 && inputs[i].any[k]; k++)
 			its |= json_object_get(d, inputs[i].any[k]) != NULL;
 		if (its) {
+			char w[4200];
+
 			if (strcmp(inputs[i].cmd, cmd))
-				fprintf(stderr, "hybridspec: '%s' is %s: "
-					"'hybridspec %s %s' reads it\n", file,
-					inputs[i].noun, inputs[i].cmd, file);
+				fprintf(stderr, "hybridspec: '%s' is %s: run it "
+					"with hybridspec %s %s\n", file,
+					inputs[i].noun, inputs[i].cmd,
+					cli_sh_word(file, w, sizeof(w)));
 			break;
 		}
 	}

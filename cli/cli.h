@@ -63,6 +63,11 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * a sweep or a plan file, by its keys), which command reads it: cmd, the
  * command that failed, is "run", "sweep" or "plan". */
 int cli_fail_file(const char *cmd, const char *file, const char *msg);
+/* s as one word a shell reads back as s: itself where every byte is
+ * safe, else single-quoted into buf (n bytes; cut to fit). For commands
+ * a message offers to paste. */
+const char *cli_sh_word(const char *s, char *buf, size_t n);
+
 /* Prints each line of warnings (a config's; NULL: none) on stderr as
  * "hybridspec CMD: warning: LINE". */
 void cli_warn(const char *cmd, const char *warnings);

@@ -64,12 +64,16 @@ static int sweep_main(const char *file, const char *out,
 		 out ? out : s.name);
 	o->dir = dir;
 	sweepdir_run(&s, o, &r, &e);
-	if (r.status >= 128)
+	if (r.status >= 128) {
+		char wf[4200], wo[4200];
+
 		fprintf(stderr, "hybridspec: stopped by signal %d: %zu of %zu runs "
-			"done; 'hybridspec sweep %s --resume%s%s' finishes the "
-			"sweep\n", r.status - 128, r.kept + r.runs,
-			s.n_points * s.n_seeds, file, out ? " -o " : "",
-			out ? out : "");
+			"done; finish the sweep with: hybridspec sweep %s "
+			"--resume%s%s\n", r.status - 128, r.kept + r.runs,
+			s.n_points * s.n_seeds, cli_sh_word(file, wf, sizeof(wf)),
+			out ? " -o " : "",
+			out ? cli_sh_word(out, wo, sizeof(wo)) : "");
+	}
 	else if (r.status && o->rank == 0)
 		cli_fail("%s", e.msg);
 	else if (!r.status && o->rank == 0 && !o->quiet) {

@@ -108,11 +108,11 @@ static void bad_configs(void)
 			const char *cmd, *file, *its;
 		} wrong[] = {
 			{ "run", "configs/plan/phones.json", "phones.json' is a "
-			  "plan file: 'hybridspec plan /" },
+			  "plan file: run it with hybridspec plan /" },
 			{ "sweep", "tests/data/small.json", "small.json' is a "
-			  "config: 'hybridspec run /" },
+			  "config: run it with hybridspec run /" },
 			{ "plan", "configs/sweeps/itl-vs-rtt.json", "itl-vs-rtt.json' "
-			  "is a sweep file: 'hybridspec sweep /" },
+			  "is a sweep file: run it with hybridspec sweep /" },
 		};
 		char wa[PATH_MAX + 128];
 
