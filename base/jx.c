@@ -359,12 +359,15 @@ static const char *next_token(const char *ptr, char *tok, size_t n)
 	return ptr;
 }
 
+/* An array index token: digits only, no leading zero (RFC 6901: not
+ * "+0", " 0" or "00", each another spelling of one place) */
 static int array_index(const char *tok, size_t size, size_t *i)
 {
 	char *end;
 	unsigned long long v;
 
-	if (!*tok || (tok[0] == '0' && tok[1]) || tok[0] == '-')
+	if (!*tok || (tok[0] == '0' && tok[1]) ||
+	    strspn(tok, "0123456789") != strlen(tok))
 		return -1;
 	errno = 0;
 	v = strtoull(tok, &end, 10);

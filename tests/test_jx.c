@@ -80,6 +80,12 @@ static void set_values(void)
 	CHECK(jx_set(o, "/a/b/x", "1", NULL, &e) < 0);
 	CHECK_MSG(strstr(e.msg, "/a/b is an array: its items are numbered from "
 			 "0"), "%s", e.msg);
+	/* an index is digits alone: "+1", " 1", "01" name no item (they
+	 * had let a sweep vary one place under two names) */
+	CHECK(jx_set(o, "/a/b/+1/c", "1", NULL, &e) < 0 &&
+	      jx_set(o, "/a/b/ 1/c", "1", NULL, &e) < 0 &&
+	      jx_set(o, "/a/b/01/c", "1", NULL, &e) < 0 &&
+	      jx_set(o, "/a/b/1 /c", "1", NULL, &e) < 0);
 	CHECK(jx_set(o, "a/b", "1", NULL, &e) < 0);
 	CHECK(jx_set(o, "/a/b/1/c/d", "1", NULL, &e) < 0);
 	CHECK_MSG(strstr(e.msg, "(at \"d\": /a/b/1/c is a number)"), "%s",
