@@ -363,14 +363,28 @@ int sweep_load(struct sweep *s, const char *path, struct err *e)
 	}
 	s->n_points = (size_t)points;
 	/* the base with the fixed overrides: its seed is the default seed;
-	 * a failure is the overrides' only where the base itself reads */
+	 * a failure is the overrides' only where the base itself reads, and
+	 * none where the first point's values complete them (a "set" that
+	 * makes a key required that the grid gives: each point is checked
+	 * on its own later) */
 	if (cfg_load_from(&c, s->base, (const char *const *)s->set, s->n_set,
 			  NULL, e) < 0) {
+		struct err first = *e;
+		size_t n;
+		char **sets = sweep_sets(s, 0, -1, &n);
 		json_t *b = s->n_set ? jx_load(s->base, NULL) : NULL;
 
-		err_prefix(e, "%s: %s", path, b ? "/set" : "/base");
+		rc = s->n_axes ? cfg_load_from(&c, s->base,
+					       (const char *const *)sets, n,
+					       NULL, e) : -1;
+		sweep_sets_free(sets, n);
+		if (rc < 0) {
+			*e = first;
+			err_prefix(e, "%s: %s", path, b ? "/set" : "/base");
+		}
 		json_decref(b);
-		goto fail;
+		if (rc < 0)
+			goto fail;
 	}
 	base_seed = (long long)c.seed;
 	cfg_release(&c);

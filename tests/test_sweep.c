@@ -222,6 +222,17 @@ static void run_configs(void)
 		      json_object_get(v, "tenants"), 1), "workload"), "requests"))
 	      == 1);
 	json_decref(v);
+	/* a "set" that needs a key the grid gives (a Poisson arrival, its
+	 * rate varied) is no error: each point is whole (it had been
+	 * refused, the base and the set read alone) */
+	snprintf(args, sizeof(args), "{\"base\": \"%s\", \"set\": "
+		 "{\"/tenants/0/workload/arrival\": \"poisson\"}, \"grid\": "
+		 "{\"/tenants/0/workload/rate_per_s\": [1, 2]}}",
+		 data("small.json"));
+	t_write("poisson.json", args);
+	CHECK_MSG(t_run("sweep poisson.json -o ps --quiet", out,
+			sizeof(out)) == 0 &&
+		  t_exists("ps/points/1/seed-7/summary.json"), "%s", out);
 }
 
 /* One seed: the mean is the run's value and the half-width 0. */
@@ -550,6 +561,10 @@ static void bad_sweeps(void)
 		  "/nowhere.json: cannot read" },
 		{ "no base, with set", "{\"base\": \"nowhere.json\", \"set\": "
 		  "{\"/tenants/0/count\": 2}}", "s.json: /base: " },
+		{ "a set the grid does not complete", "{\"base\": \"B\", "
+		  "\"set\": {\"/tenants/0/workload/arrival\": \"poisson\"}, "
+		  "\"grid\": {\"/protocol/gamma\": [1, 2]}}",
+		  "s.json: /set: " },
 		{ "varied within a varied one", "{\"base\": \"B\", \"grid\": "
 		  "{\"/tenants/0/wan/rtt_s\": [0.02, 0.2]}, \"zip\": "
 		  "{\"/tenants/0/wan\": [{\"rtt_s\": 0.05}, {\"rtt_s\": 0.1}]}}",
