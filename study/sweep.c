@@ -602,6 +602,34 @@ static int load_with(const struct sweep *s, char *const *more, size_t n,
 	return rc;
 }
 
+/* load_with, and where the overrides alone leave the config not whole,
+ * again with the first point's other values beneath them: a grid value
+ * that needs another axis's (a Poisson arrival set, its rate varied) is
+ * no error; one bad with them too is blamed as alone (e's message). */
+static int load_completed(const struct sweep *s, char *const *more, size_t n,
+			  struct err *e)
+{
+	size_t np;
+	char **sets;
+	struct cfg c;
+	struct err with;
+	int rc;
+
+	if (load_with(s, more, n, e) == 0)
+		return 0;
+	sets = sweep_sets(s, 0, -1, &np);
+	sets = xrealloc(sets, (np + n) * sizeof(*sets));
+	for (size_t k = 0; k < n; k++) /* after the point's: they win */
+		sets[np + k] = xstrdup(more[k]);
+	rc = cfg_load_from(&c, s->base, (const char *const *)sets, np + n,
+			   NULL, &with);
+	sweep_sets_free(sets, np + n);
+	if (rc < 0)
+		return -1;
+	cfg_release(&c);
+	return 0;
+}
+
 int sweep_check(const struct sweep *s, char **warnings, struct err *e)
 {
 	char **row = xcalloc(s->n_axes + 1, sizeof(*row));
@@ -620,7 +648,7 @@ int sweep_check(const struct sweep *s, char **warnings, struct err *e)
 				   rc == 0; i++) {
 			char *one = sweep_set_text(ax->ptr, json_array_get(ax->values, i));
 
-			if ((rc = load_with(s, &one, 1, e)) < 0)
+			if ((rc = load_completed(s, &one, 1, e)) < 0)
 				err_prefix(e, "%s: %s/%zu", s->file, ax->where, i);
 			free(one);
 		}
@@ -632,7 +660,7 @@ int sweep_check(const struct sweep *s, char **warnings, struct err *e)
 				row[nz++] = sweep_set_text(s->axes[a].ptr,
 						     json_array_get(s->axes[a].values,
 								    i));
-		if (nz && (rc = load_with(s, row, nz, e)) < 0)
+		if (nz && (rc = load_completed(s, row, nz, e)) < 0)
 			err_prefix(e, "%s: /zip: the values at index %zu", s->file,
 				   i);
 		for (size_t k = 0; k < nz; k++)

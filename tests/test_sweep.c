@@ -227,12 +227,12 @@ static void run_configs(void)
 	 * refused, the base and the set read alone) */
 	snprintf(args, sizeof(args), "{\"base\": \"%s\", \"set\": "
 		 "{\"/tenants/0/workload/arrival\": \"poisson\"}, \"grid\": "
-		 "{\"/tenants/0/workload/rate_per_s\": [1, 2]}}",
-		 data("small.json"));
+		 "{\"/tenants/0/workload/rate_per_s\": [1, 2], "
+		 "\"/protocol/gamma\": [2, 3]}}", data("small.json"));
 	t_write("poisson.json", args);
 	CHECK_MSG(t_run("sweep poisson.json -o ps --quiet", out,
 			sizeof(out)) == 0 &&
-		  t_exists("ps/points/1/seed-7/summary.json"), "%s", out);
+		  t_exists("ps/points/3/seed-7/summary.json"), "%s", out);
 }
 
 /* One seed: the mean is the run's value and the half-width 0. */
