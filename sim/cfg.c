@@ -844,12 +844,8 @@ static int read_slo(struct jx *x, json_t *v, const char *p,
 		       ? -1 : 0;
 }
 
-/* A name (obj["name"] at ptr where given, else its default) the files it
- * ends up in can hold: a config's names its results folder (not empty,
- * "." or "..", no '/'); any name is a CSV field (no ',', '"' or control
- * character). */
-static int check_name(struct jx *x, json_t *obj, const char *ptr,
-		      const char *name, bool folder, bool given)
+int cfg_check_name(struct jx *x, json_t *obj, const char *ptr,
+		   const char *name, bool folder, bool given)
 {
 	char cp[JX_PTR_MAX];
 	bool bad = false;
@@ -948,7 +944,7 @@ static int read_group(struct jx *x, json_t *v, const char *p,
 	snprintf(name, sizeof(name), "group%zu", index);
 	if (jx_object(x, v, p, keys) < 0 ||
 	    jx_str(x, v, p, "name", name, &g->name) < 0 ||
-	    check_name(x, v, p, g->name, false, true) < 0 ||
+	    cfg_check_name(x, v, p, g->name, false, true) < 0 ||
 	    jx_int(x, v, p, "count", 1, 100000000, 1, &g->count) < 0)
 		return -1;
 	g->slo = c->slo;
@@ -1453,7 +1449,7 @@ static int read_top(struct cfg *c, struct jx *x)
 	named = json_object_get(doc, "name") != NULL; /* jx_str fills it in */
 	if (jx_object(x, doc, "", keys) < 0 ||
 	    jx_str(x, doc, "", "name", base, &c->name) < 0 ||
-	    check_name(x, doc, "", c->name, true, named) < 0 ||
+	    cfg_check_name(x, doc, "", c->name, true, named) < 0 ||
 	    jx_int(x, doc, "", "seed", 0, LLONG_MAX, 1, &seed) < 0 ||
 	    jx_num(x, doc, "", "horizon_s", CFG_TIME0, 0, &c->horizon_s) < 0 ||
 	    jx_num(x, doc, "", "warmup_s", CFG_TIME0, 0, &c->warmup_s) < 0 ||

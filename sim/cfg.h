@@ -54,6 +54,14 @@
  * system's NAME_MAX */
 #define CFG_NAME_MAX 255
 
+/* A name (obj["name"] at ptr where given, else its default) the files it
+ * ends up in can hold: one that names a results folder (folder: a
+ * config's, a sweep's) not empty, "." or "..", at most CFG_NAME_MAX bytes,
+ * no '/'; any name a CSV field (no ',', '"' or control character). 0, or
+ * -1 with x's error. */
+int cfg_check_name(struct jx *x, json_t *obj, const char *ptr,
+		   const char *name, bool folder, bool given);
+
 /* What a protocol does. The simulator and the deployment test these, never
  * the protocol's kind, so that a new protocol is a row of PROTO_LIST (and
  * the code of what is new in it). */

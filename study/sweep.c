@@ -339,12 +339,9 @@ int sweep_load(struct sweep *s, const char *path, struct err *e)
 	free(name);
 	if (rc < 0 || jx_str(&x, s->doc, "", "base", NULL, &base) < 0)
 		goto fail;
-	if (!*s->name || strchr(s->name, '/') || !strcmp(s->name, ".") ||
-	    !strcmp(s->name, "..")) {
-		jx_fail(&x, "/name", "a folder's name: not empty, \".\" or "
-			"\"..\", without '/'", json_object_get(s->doc, "name"));
+	if (cfg_check_name(&x, s->doc, "", s->name, true,
+			   json_object_get(s->doc, "name") != NULL) < 0)
 		goto fail;
-	}
 	s->base = xstrdup(jx_path(&x, base, buf, sizeof(buf)));
 	if (read_set(&x, s, json_object_get(s->doc, "set")) < 0 ||
 	    read_axes(&x, s, json_object_get(s->doc, "grid"), "/grid",

@@ -575,7 +575,10 @@ static void bad_sweeps(void)
 		  "[{\"rtt_s\": 0.1}]}}", "s.json: /grid/~1tenants~10~1wan: "
 		  "\"/tenants/0/wan\" is varied above \"/tenants/0/wan/rtt_s\"" },
 		{ "a name that is no folder", "{\"name\": \"..\", \"base\": \"B\"}",
-		  "s.json: /name: expected a folder's name" },
+		  "s.json: /name: expected a name for a results folder" },
+		{ "a name no CSV field holds", "{\"name\": \"a,b\", \"base\": "
+		  "\"B\"}", "s.json: /name: expected a name for a results "
+		  "folder: not empty, \".\" or \"..\", at most 255 bytes" },
 	};
 	char out[4096], text[2 * PATH_MAX];
 
