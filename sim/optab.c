@@ -171,6 +171,11 @@ void optab_derive(struct optab *t, const struct shape *m,
 
 		gcurve_body(m, bytes_per_weight, tp, gcurve_tok[i], &by, &fl);
 		t->layers_s[i] = gcurve_roofline_s(g, by, fl) / t->curve.eff[i];
+		/* non-decreasing, as a table's must be: where the curve's
+		 * efficiency rises faster than the roofline's time (the
+		 * memory-bound batches), more tokens keep the fewer's time */
+		if (i && t->layers_s[i] < t->layers_s[i - 1])
+			t->layers_s[i] = t->layers_s[i - 1];
 		t->allreduce_s[i] = 2.0 * m->n_layers *
 			gpu_allreduce_s(l, tp, 2.0 * gcurve_tok[i] * m->dim);
 	}

@@ -104,6 +104,23 @@ static void derived_table(void)
 			CHECK(t.allreduce_s[i] >= t.allreduce_s[i - 1]);
 	}
 	CHECK(!t.measured && strstr(t.pricing, "derived from"));
+	/* the layers too, where the curve's efficiency outgrows the
+	 * roofline's time (L4 with llama2-7b had fallen 0.7% from 2 tokens
+	 * to 8) */
+	for (int k = 0; k < 4; k++) {
+		static const char *const gpus[] = { "L4", "H200", "B200",
+						    "MI300X" };
+
+		g = gpu_preset_find(gpus[k]);
+		m = shape_find(k % 2 ? "llama3-70b" : "llama2-7b");
+		gcurve_for(&c, g);
+		optab_derive(&t, m, 2, g, 1, gpu_link_find(g->link), &c);
+		for (size_t i = 1; i < GCURVE_N; i++)
+			CHECK_MSG(t.layers_s[i] >= t.layers_s[i - 1], "%s: %g "
+				  "tokens %g s, %g tokens %g s", gpus[k],
+				  gcurve_tok[i - 1], t.layers_s[i - 1],
+				  gcurve_tok[i], t.layers_s[i]);
+	}
 }
 
 /* Written and read back equal; a table off the grid is refused at the
