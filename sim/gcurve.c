@@ -88,9 +88,15 @@ void gcurve_average(struct gcurve *c, const struct gpu_spec *g,
 
 		c->eta_bw += f->eta_bw;
 		for (size_t i = 0; i < GCURVE_N; i++) {
-			c->eff[i] += gcurve_at(f->eff, gcurve_tok[i] * scale);
-			c->eta_flops[i] += gcurve_at(f->eta_flops,
-						     gcurve_tok[i] * scale);
+			/* held at the fitted grid's ends, not drawn on past
+			 * them: a GPU of a far lower ridge reads far out, where
+			 * a line through the last two points left (0, 1] */
+			double at = gcurve_tok[i] * scale,
+			       last = gcurve_tok[GCURVE_N - 1];
+
+			at = at < last ? at : last;
+			c->eff[i] += gcurve_at(f->eff, at);
+			c->eta_flops[i] += gcurve_at(f->eta_flops, at);
 		}
 		if (len < sizeof(c->from))
 			len += (size_t)snprintf(c->from + len,

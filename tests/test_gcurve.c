@@ -78,6 +78,22 @@ static void derived_curve(void)
 	for (size_t i = 0; i < GCURVE_N; i++)
 		CHECK(c.eff[i] > 0 && c.eff[i] <= 1 && c.eta_flops[i] > 0 &&
 		      c.eta_flops[i] <= 1);
+	/* a GPU of a ridge far below every fitted one reads the curves far
+	 * past their grid: held at its end, never drawn on (A40's falling
+	 * last segment had made the average negative, and formulas print a
+	 * ridge of -11 tokens) */
+	{
+		const struct gpu_spec low = { .name = "low", .mem_bw_Bps = 1e12,
+					      .fp16_flops = 1e12,
+					      .mem_bytes = 8e10 };
+
+		gcurve_for(&c, &low);
+		for (size_t i = 0; i < GCURVE_N; i++)
+			CHECK_MSG(c.eff[i] > 0 && c.eff[i] <= 1 &&
+				  c.eta_flops[i] > 0 && c.eta_flops[i] <= 1,
+				  "%g tokens: eff %g, eta_flops %g",
+				  gcurve_tok[i], c.eff[i], c.eta_flops[i]);
+	}
 	/* interpolation: between two grid points, linear */
 	CHECK_NEAR(gcurve_at(own.eff, 1.5), (own.eff[0] + own.eff[1]) / 2,
 		   1e-12);
