@@ -384,8 +384,9 @@ static void progress(FILE *f, const struct gcheck_row *row, size_t i,
 }
 
 /* The tables folder, absolute, into g; -1 unless it is a folder whose
- * JSON files all read (a corrupt table is bad input, not a point the
- * simulator refuses). */
+ * JSON files all read, and every one but the curves (kind "gpu-curves")
+ * as an operator table (a corrupt or empty table is bad input, not a
+ * point the simulator refuses). */
 static int resolve_tables(struct gcheck *g, const char *dir, struct err *e)
 {
 	struct stat st;
@@ -404,8 +405,14 @@ static int resolve_tables(struct gcheck *g, const char *dir, struct err *e)
 		return 0;
 	for (size_t i = 0; i < gl.gl_pathc && !rc; i++) {
 		json_t *t = jx_load(gl.gl_pathv[i], e);
+		const char *kind = json_string_value(json_object_get(t, "kind"));
+		const char *model = json_string_value(json_object_get(t, "model"));
+		struct optab tab;
 
-		rc = t ? 0 : -1;
+		rc = !t ? -1
+		   : kind && !strcmp(kind, "gpu-curves") ? 0
+		   : optab_parse(&tab, t, gl.gl_pathv[i], model ? model : "",
+				 e);
 		json_decref(t);
 	}
 	globfree(&gl);

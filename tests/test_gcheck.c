@@ -258,6 +258,13 @@ static void command(void)
 		    sizeof(out)) == 2 &&
 	      strstr(out, "A100-80G-llama2-7b-tp1.json:1:") &&
 	      !t_exists("again.csv"));
+	/* nor one that reads as JSON but is no table (every point had been
+	 * "not simulated", exit 0) */
+	t_write("bad-tables/A100-80G-llama2-7b-tp1.json", "{}");
+	CHECK_MSG(t_run("gpu check refs.json --tables bad-tables -o again.csv",
+			out, sizeof(out)) == 2 &&
+		  strstr(out, "A100-80G-llama2-7b-tp1.json: /: missing required "
+			 "key \"gpu\"") && !t_exists("again.csv"), "%s", out);
 	refs_of(POINT("h", "H100-SXM", "speed", ""));
 	CHECK(t_run("gpu check refs.json --quiet", out, sizeof(out)) == 2 &&
 	      strstr(out, "refs.json: /points/0/metric: expected one of"));
