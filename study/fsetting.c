@@ -217,7 +217,7 @@ static json_t *setting(const struct cfg *c, struct extras *x)
 		"roofline", roof,
 		"ridge_tokens", ridge,
 		"capacity_verify_tokens_per_s", cap,
-		"capacity_tenants", cap / demand,
+		"capacity_tenants_compute", cap / demand,
 		"md1_wait_s", "rho_0.5", fm_md1_wait_s(0.5, v), "rho_0.8",
 		fm_md1_wait_s(0.8, v), "rho_0.9", fm_md1_wait_s(0.9, v));
 	if (cfg_proto_drafts(&p->caps)) {
@@ -266,6 +266,12 @@ static json_t *setting(const struct cfg *c, struct extras *x)
 			request_capacity(c, g, &cost, cap, cap_draft, alpha, tt,
 					 rtt, o);
 	}
+	/* a tenant holds a request's KV cache while it is served: the
+	 * cache's slots bound the tenants as much as the compute does */
+	json_object_set_new(o, "capacity_tenants", json_real(fmin(
+		cap / demand, json_object_get(o, "kv_slots")
+			? json_real_value(json_object_get(o, "kv_slots"))
+			: INFINITY)));
 	if (p->caps.hands_over)
 		json_object_set_new(o, "handover", handover(g, &cost, step, rtt,
 			json_real_value(json_object_get(o, p->window >= 2 ?
@@ -293,7 +299,7 @@ void fset_print(const struct cfg *c, FILE *f)
 	double alpha = num(o, "alpha"), d = num(o, "t_draft_s");
 	double v = num(o, "t_verify_s"), step = num(o, "t_target_step_s");
 	double tnet = num(o, "t_network_s"), ctx = x.ctx, td = x.td;
-	double cap = num(o, "capacity_verify_tokens_per_s"), slots;
+	double cap = num(o, "capacity_verify_tokens_per_s");
 	int gamma = p->gamma;
 
 	fprintf(f, "setting: group \"%s\" (%s), alpha %.3f, gamma %d, W %d\n"
@@ -331,16 +337,12 @@ void fset_print(const struct cfg *c, FILE *f)
 		       (long long)json_integer_value(json_object_get(r, "tokens")),
 		       1e3 * json_real_value(json_object_get(r, "seconds")));
 	}
-	/* a tenant holds a request's KV cache while it is served: the
-	 * cache's slots bound the tenants as much as the compute does */
-	slots = json_object_get(o, "kv_slots") ? num(o, "kv_slots") : INFINITY;
 	fprintf(f, "capacity: %.0f verify tokens/s (%lld replica%s, full "
 	       "batches), about %.0f sync tenants", cap, c->cloud.replicas,
-	       c->cloud.replicas == 1 ? "" : "s",
-	       fmin(num(o, "capacity_tenants"), slots));
-	if (slots < num(o, "capacity_tenants"))
+	       c->cloud.replicas == 1 ? "" : "s", num(o, "capacity_tenants"));
+	if (num(o, "capacity_tenants") < num(o, "capacity_tenants_compute"))
 		fprintf(f, " (the KV cache's slots, one request each; the "
-		       "compute's %.0f)", num(o, "capacity_tenants"));
+		       "compute's %.0f)", num(o, "capacity_tenants_compute"));
 	fputc('\n', f);
 	if (td > 0) {
 		fprintf(f, "cloud_spec (draft %s in the cloud, %.3f ms a step): "
