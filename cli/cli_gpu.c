@@ -12,7 +12,7 @@
 
 static const struct opt_cmd check_cmd = {
 	.name = "gpu check",
-	.usage = "[REFS] [--tables DIR] [--gpu-only] [--json] [-o FILE]\n"
+	.usage = "[REFS] [--tables DIR] [--gpu-only] [--json] [-o FILE [--overwrite]]\n"
 		 " [--quiet]",
 	.about = "Simulates each point of REFS (default configs/gpu-check/refs.json, the\n"
 		 "repository's, found from any directory), a figure a serving framework\n"
@@ -36,12 +36,13 @@ static const struct opt_cmd check_cmd = {
 	.min_operands = 0,
 	.max_operands = 1,
 	.conflicts = { { "json", "quiet" } }, /* print JSON, or nothing */
+	.needs = { { "overwrite", "out" } },
 	.more_help = gcheck_legend,
 };
 
 /* The check of refs, shown as asked; the exit status. */
 static int check_refs(const char *refs, const struct gcheck_opts *o,
-		      const char *out, bool json, bool quiet)
+		      const char *out, bool overwrite, bool json, bool quiet)
 {
 	struct gcheck_refs r;
 	struct gcheck g;
@@ -49,6 +50,8 @@ static int check_refs(const char *refs, const struct gcheck_opts *o,
 	int rc = CLI_OK;
 	json_t *j;
 
+	if (out && gcheck_writable(out, overwrite, &e) < 0)
+		return cli_fail("gpu check: %s", e.msg);
 	if (gcheck_refs_load(&r, refs, &e) < 0)
 		return cli_fail("gpu check: %s", e.msg);
 	if (gcheck_run(&g, &r, o, &e) < 0 ||
@@ -72,7 +75,7 @@ static int gpu_check(int argc, char **argv)
 						       sizeof(tables)),
 				 .progress = stderr };
 	const char *out = NULL;
-	bool json = false, quiet = false;
+	bool json = false, quiet = false, overwrite = false;
 	struct opt rows[] = {
 		OPT_FLAG("gpu-only", 0, &o.gpu_only,
 			 "the GPU's time alone: no step overhead of a server\n"
@@ -86,6 +89,7 @@ static int gpu_check(int argc, char **argv)
 		OPT_STR("out", 'o', &out, "FILE",
 			"also write the rows to FILE: JSON (as --json) when it\n"
 			"ends in .json, else CSV"),
+		CLI_OPT_OVERWRITE_FILE(&overwrite),
 		CLI_OPT_QUIET(&quiet),
 		OPT_END,
 	};
@@ -97,7 +101,7 @@ static int gpu_check(int argc, char **argv)
 		o.progress = NULL;
 	return check_refs(argc ? argv[0] : fs_repo_dir("configs/gpu-check/refs.json",
 						       refs, sizeof(refs)),
-			  &o, out, json, quiet);
+			  &o, out, overwrite, json, quiet);
 }
 
 static const struct opt_cmd compare_cmd = {

@@ -94,7 +94,7 @@ for key in draft_band prefill_band; do
 done
 
 step "gpu check: the cloud's costs against published serving figures"
-"$bin" gpu check --quiet -o "$out/gpu-check.json"
+"$bin" gpu check --quiet -o "$out/gpu-check.json" --overwrite
 
 step "a traced async run: one request a tenant, tenant 0's tracks"
 "$bin" run configs/paper/async.json -o "$out/trace" --overwrite --trace \

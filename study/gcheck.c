@@ -676,22 +676,42 @@ json_t *gcheck_json(const struct gcheck *g)
 			 json_S(g->tables), "points", rows, "summary", sum);
 }
 
-int gcheck_save(const struct gcheck *g, const char *path, struct err *e)
+int gcheck_writable(const char *path, bool replace, struct err *e)
 {
 	static const char *const ours[] = { "refs", "points", "summary", NULL };
-	size_t n = strlen(path);
-	struct fs_atomic a;
 	char head[1024];
-	json_t *j;
 	FILE *f;
-	int rc;
+	json_t *doc;
+	bool other;
 
-	/* replaces only a check of its own: its JSON, or its CSV's header */
+	/* replaces only a check of its own: its JSON (whose keys, not a
+	 * provenance, say so: another command's file has one), or its
+	 * CSV's header */
 	f = fmemopen(head, sizeof(head), "w");
 	csv_header(f);
 	fclose(f);
 	head[strcspn(head, "\n")] = '\0';
-	if (jx_replaceable(path, ours, head, true, e) < 0)
+	doc = json_load_file(path, 0, NULL);
+	other = doc && !(json_object_get(doc, "refs") &&
+			 json_object_get(doc, "points") &&
+			 json_object_get(doc, "summary"));
+	json_decref(doc);
+	if (other)
+		return err_set(e, "'%s' exists and is not a file gpu check "
+			       "wrote: refusing to replace it (remove it, or "
+			       "write elsewhere)", path);
+	return jx_replaceable(path, ours, head, replace, e);
+}
+
+int gcheck_save(const struct gcheck *g, const char *path, struct err *e)
+{
+	size_t n = strlen(path);
+	struct fs_atomic a;
+	json_t *j;
+	FILE *f;
+	int rc;
+
+	if (gcheck_writable(path, true, e) < 0)
 		return -1;
 	if (n >= 5 && !strcmp(path + n - 5, ".json")) {
 		rc = jx_save(path, j = gcheck_json(g), e);

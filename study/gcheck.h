@@ -146,8 +146,13 @@ json_t *gcheck_json(const struct gcheck *g);
 /* The rows as a table, the sources and pricings they name, and the
  * summary lines. */
 void gcheck_print(const struct gcheck *g, FILE *f);
-/* The rows to path, atomically: JSON (gcheck_json) when path ends in
- * ".json", else CSV (the JSON rows' columns). 0, or -1 with e. */
+/* Whether path may take the rows: absent or empty, or (where replace) a
+ * check's own JSON or CSV; never another file, of hybridspec's or not.
+ * 0, or -1 with e saying what to do. */
+int gcheck_writable(const char *path, bool replace, struct err *e);
+/* The rows to path (gcheck_writable with replace), atomically: JSON
+ * (gcheck_json) when path ends in ".json", else CSV (the JSON rows'
+ * columns). 0, or -1 with e. */
 int gcheck_save(const struct gcheck *g, const char *path, struct err *e);
 /* Each metric and how its prediction is read, a line each. */
 void gcheck_legend(FILE *f);

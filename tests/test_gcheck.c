@@ -243,13 +243,26 @@ static void command(void)
 	CHECK(csv && !strncmp(csv, "id,gpu,model,tp,batch,", 22) &&
 	      strstr(csv, "\nh,H100-SXM,llama2-7b,1,1,,16,8,test,tpot_s,0.01,"));
 	free(csv);
-	/* its own table again, yes; the REFS file or a stranger's, no */
+	/* its own table again with --overwrite, yes (without, it says to
+	 * add it, before simulating); the REFS file, a stranger's or
+	 * another command's of hybridspec's (a profile), no */
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 2 &&
+		  strstr(out, "'rows.csv' exists: add --overwrite") &&
+		  !strstr(out, "1/1 h:"), "%s", out);
+	strcat(args, " --overwrite");
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
 	snprintf(args, sizeof(args), "gpu check refs.json --tables '%s' -o "
-		 "refs.json", tables);
-	CHECK(t_run(args, out, sizeof(out)) == 2 &&
-	      strstr(out, "'refs.json' exists and is not a file hybridspec "
-			  "wrote"));
+		 "refs.json --overwrite", tables);
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 2 &&
+		  strstr(out, "'refs.json' exists and is not a file gpu check "
+			 "wrote"), "%s", out);
+	t_write("profile.json", "{\"kind\": \"edge\", \"provenance\": "
+		"{\"command\": \"hybridspec calib cpu\"}}\n");
+	snprintf(args, sizeof(args), "gpu check refs.json --tables '%s' -o "
+		 "profile.json --overwrite", tables);
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 2 &&
+		  strstr(out, "'profile.json' exists and is not a file gpu "
+			 "check wrote"), "%s", out);
 	/* a table that does not read is bad input, not a refused point */
 	snprintf(tables, sizeof(tables), "%s/bad-tables", t_tmpdir());
 	mkdir(tables, 0777);
