@@ -553,6 +553,10 @@ int jx_replaceable(const char *path, const char *const *keys,
 
 	if (fs_writable(path, e) < 0)
 		return -1;
+	/* the atomic write's rename would put a file where the link was */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return err_set(e, "'%s' is a symbolic link: name the file it "
+			       "points to (a link is not replaced)", path);
 	if (stat(path, &st) < 0 || (S_ISREG(st.st_mode) && !st.st_size))
 		return 0;
 	if (S_ISREG(st.st_mode) && (doc = json_load_file(path, 0, NULL))) {

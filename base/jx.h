@@ -119,8 +119,9 @@ int jx_save(const char *path, const json_t *v, struct err *e);
  * take it (fs_writable), and it is absent or empty, or (where replace) a
  * command wrote it: JSON whose provenance names a hybridspec command, or
  * holding every member of keys (NULL-terminated; NULL: none), or text that
- * begins with line (NULL: none). 0, or -1 with e saying why it refuses (a
- * file of hybridspec's without replace: "add --overwrite"). */
+ * begins with line (NULL: none); never a symbolic link. 0, or -1 with e
+ * saying why it refuses (a file of hybridspec's without replace: "add
+ * --overwrite"). */
 int jx_replaceable(const char *path, const char *const *keys,
 		   const char *line, bool replace, struct err *e);
 

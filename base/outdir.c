@@ -53,9 +53,57 @@ void od_rm_tree(const char *path)
 	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* The pid a temporary's name ends in (".NAME.tmp-PID", ".NAME.old-PID"),
+ * and whether a "tmp" one (else "old"); 0 where the name is not one */
+static long litter_pid(const char *name, bool *tmp)
+{
+	const char *at = name[0] == '.' ? strrchr(name, '.') : NULL;
+	char *end;
+	long pid;
+
+	if (!at || at == name || (strncmp(at, ".tmp-", 5) &&
+				  strncmp(at, ".old-", 5)) ||
+	    !isdigit((unsigned char)at[5]))
+		return 0;
+	errno = 0;
+	pid = strtol(at + 5, &end, 10);
+	*tmp = at[1] == 't';
+	return *end || errno || pid <= 0 ? 0 : pid;
+}
+
+bool od_is_litter(const char *path, const char *name)
+{
+	struct stat st;
+	bool tmp;
+	char *mark;
+	bool yes;
+
+	if (!litter_pid(name, &tmp) || lstat(path, &st) < 0)
+		return false;
+	if (!S_ISDIR(st.st_mode)) /* a file's atomic write */
+		return S_ISREG(st.st_mode) && tmp;
+	/* a folder the tool made: marked when made, or results moved aside */
+	mark = xmalloc(strlen(path) + 32);
+	sprintf(mark, "%s/%s", path, tmp ? OD_TMP_MARK : OD_MANIFEST);
+	yes = access(mark, F_OK) == 0;
+	free(mark);
+	return yes;
+}
+
+bool od_is_stale(const char *path, const char *name)
+{
+	bool tmp;
+	long pid = litter_pid(name, &tmp);
+
+	/* this process's own is alive too: kill answers 0 */
+	return od_is_litter(path, name) && kill((pid_t)pid, 0) < 0 &&
+	       errno == ESRCH;
+}
+
 /* Removes what runs of dir killed outright (SIGKILL, a crash) left beside
  * it: sibling(dir, "tmp") and sibling(dir, "old") of a process that is
- * gone. A live process's (another run of the same folder) is left. */
+ * gone, each the tool's (od_is_litter). A live process's (another run of
+ * the same folder) is left, and a user's folder of such a name. */
 static void rm_stale(const char *dir)
 {
 	const char *slash = strrchr(dir, '/');
@@ -72,23 +120,14 @@ static void rm_stale(const char *dir)
 		return;
 	}
 	while ((de = readdir(d))) {
-		const char *rest = de->d_name + np, *digits;
-		char *end, *path;
-		long pid;
+		char *path;
 
-		if (strncmp(de->d_name, prefix, np) ||
-		    (strncmp(rest, "tmp-", 4) && strncmp(rest, "old-", 4)))
-			continue;
-		digits = rest + 4;
-		errno = 0;
-		pid = strtol(digits, &end, 10);
-		/* this process's own is alive too: kill answers 0 */
-		if (!isdigit((unsigned char)*digits) || *end || errno ||
-		    pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (strncmp(de->d_name, prefix, np))
 			continue;
 		path = xmalloc(strlen(parent) + strlen(de->d_name) + 1);
 		sprintf(path, "%s%s", parent, de->d_name);
-		od_rm_tree(path);
+		if (od_is_stale(path, de->d_name))
+			od_rm_tree(path);
 		free(path);
 	}
 	closedir(d);
@@ -208,28 +247,27 @@ static struct {
 	FILE *out;        /* the manifest being written */
 } walk;
 
-bool od_is_litter(const char *name)
+/* Whether the entry at path, rel of it from a walked root, lies in the
+ * tool's litter (od_is_litter of itself or a folder above it) */
+static int in_litter(const char *path, const char *rel)
 {
-	return name[0] == '.' && (strstr(name, ".tmp-") || strstr(name, ".old-"));
-}
+	char *at = xstrdup(path), *cut = at + (rel - path);
+	int yes = 0;
 
-/* Whether a path from a walked root passes through litter */
-static int in_litter(const char *rel)
-{
-	for (const char *name = rel; name; ) {
-		const char *end = strchr(name, '/');
-		size_t len = end ? (size_t)(end - name) : strlen(name);
-		char part[256];
+	for (char *name = cut; name && !yes; ) {
+		char *end = strchr(name, '/'), keep;
 
-		if (len < sizeof(part)) {
-			memcpy(part, name, len);
-			part[len] = '\0';
-			if (od_is_litter(part))
-				return 1;
+		if (end) {
+			keep = *end;
+			*end = '\0';
 		}
+		yes = name[0] == '.' && od_is_litter(at, name);
+		if (end)
+			*end = keep;
 		name = end ? end + 1 : NULL;
 	}
-	return 0;
+	free(at);
+	return yes;
 }
 
 /* Whether the walked root's entry rel is one of walk.own at its top */
@@ -261,7 +299,7 @@ static int check_entry(const char *path, const struct stat *sb, int flag,
 
 	(void)sb;
 	if (ftw->level == 0 || !strcmp(path + ftw->base, OD_MANIFEST) ||
-	    in_litter(rel) || own_name(rel))
+	    in_litter(path, rel) || own_name(rel))
 		return 0;
 	if (flag == FTW_DNR) {
 		walk.found = xstrdup(rel);
@@ -387,6 +425,19 @@ int od_begin(struct od *o, const char *dir, const char *kind, bool replace,
 		return err_set(e, "an empty folder name: name the results folder");
 	}
 	slash = strrchr(trimmed, '/');
+	if (!strcmp(slash ? slash + 1 : trimmed, ".") ||
+	    !strcmp(slash ? slash + 1 : trimmed, "..")) {
+		err_set(e, "'%s' is a folder's own name for itself or its "
+			"parent: name the results folder", trimmed);
+		free(trimmed);
+		return -1;
+	}
+	if (lstat(trimmed, &st) == 0 && S_ISLNK(st.st_mode)) {
+		err_set(e, "'%s' is a symbolic link: name the folder it points "
+			"to (a link is not replaced)", trimmed);
+		free(trimmed);
+		return -1;
+	}
 	if (strlen(slash ? slash + 1 : trimmed) > NAME_MAX) {
 		err_set(e, "'%s': a folder name of %zu bytes, more than the %d a "
 			"file system takes: name a shorter one", trimmed,
@@ -424,6 +475,7 @@ int od_begin(struct od *o, const char *dir, const char *kind, bool replace,
 	}
 	o->dir = trimmed;
 	o->kind = kind;
+	o->had = exists;
 	o->tmp = sibling(trimmed, "tmp");
 	if ((slash = strrchr(trimmed, '/')) && slash > trimmed) {
 		int made;
@@ -438,6 +490,10 @@ int od_begin(struct od *o, const char *dir, const char *kind, bool replace,
 	od_rm_tree(o->tmp);
 	if (mkdir(o->tmp, 0777) < 0) {
 		err_set(e, "cannot create '%s': %s", o->tmp, strerror(errno));
+		goto fail;
+	}
+	if (od_write(o, OD_TMP_MARK, "", e) < 0) {
+		od_rm_tree(o->tmp);
 		goto fail;
 	}
 	return 0;
@@ -495,14 +551,41 @@ static int write_manifest(struct od *o, struct err *e)
 	return rc;
 }
 
+/* Whether o->dir may still be replaced, now that the results are
+ * written: what od_begin found may have changed meanwhile (a user's file
+ * put in, another run's results written). 0, or -1 with e's message. */
+static int still_replaceable(const struct od *o, struct err *e)
+{
+	struct stat st;
+
+	if (lstat(o->dir, &st) < 0 || (S_ISDIR(st.st_mode) &&
+				       fs_dir_empty(o->dir)))
+		return 0;
+	if (!o->had)
+		return err_set(e, "'%s' appeared while hybridspec %s wrote its "
+			       "results (another run, or by hand): refusing to "
+			       "replace it (run again, or name another "
+			       "folder)", o->dir, o->kind);
+	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) ||
+	    check_replace(o->dir, o->kind, e) < 0)
+		return err_prefix(e, "'%s' changed while hybridspec %s wrote "
+				  "its results", o->dir, o->kind);
+	return 0;
+}
+
 int od_commit(struct od *o, struct err *e)
 {
-	char *old = NULL;
+	char *old = NULL, *mark;
 	int rc = 0;
 
 	HS_ASSERT(o->tmp != NULL);
-	if (write_manifest(o, e) < 0)
+	mark = join(o->tmp, OD_TMP_MARK);
+	remove(mark);
+	free(mark);
+	if (write_manifest(o, e) < 0 || still_replaceable(o, e) < 0) {
+		rc = -1;
 		goto out;
+	}
 	if (access(o->dir, F_OK) == 0) {
 		old = sibling(o->dir, "old");
 		od_rm_tree(old);

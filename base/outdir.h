@@ -28,6 +28,9 @@ struct od {
 	char *dir;        /* owned: the target path */
 	char *tmp;        /* owned: the temporary directory, NULL once done */
 	const char *kind; /* borrowed: "run", "plan", ...: what it holds */
+	bool had;         /* dir held results od_begin found replaceable:
+			     od_commit checks them again; else a dir that
+			     appeared meanwhile is refused */
 };
 
 /* Checks that dir can be placed and makes the temporary directory for a
@@ -56,9 +59,17 @@ void od_abort(struct od *o);
  * entry that is not, or that cannot be read. */
 int od_check_own(const char *dir, const char *const *own, struct err *e);
 
-/* Whether a folder entry's name is the hidden temporary of a killed run or
- * write (".NAME.tmp-PID", ".NAME.old-PID") */
-bool od_is_litter(const char *name);
+/* The file in a temporary directory that marks it as the tool's, while
+ * it is written (removed at od_commit) */
+#define OD_TMP_MARK ".hybridspec-tmp"
+
+/* Whether the folder entry name, at path, is the tool's hidden temporary
+ * (".NAME.tmp-PID": a folder holding OD_TMP_MARK, or a file of an atomic
+ * write; ".NAME.old-PID": a folder holding OD_MANIFEST), live or not. A
+ * user's folder of such a name is not. */
+bool od_is_litter(const char *path, const char *name);
+/* od_is_litter, and its process gone: safe to remove. */
+bool od_is_stale(const char *path, const char *name);
 
 /* Removes path and everything below it (no links followed); errors are
  * ignored: what cannot be removed stays. */

@@ -66,8 +66,10 @@ static size_t task_point(void *ctx, size_t k)
 	return k / ((const struct job *)ctx)->s->n_seeds;
 }
 
-/* Removes what killed runs leave: the hidden temporary directories beside
- * the run directories, and temporary files beside sweep.json. */
+/* Removes what killed runs left: the hidden temporary directories beside
+ * the run directories, and temporary files beside sweep.json, each the
+ * tool's and its process gone (od_is_stale: a live sweep's, or a user's
+ * folder of such a name, stays). */
 static void clean_litter(const char *dir)
 {
 	size_t n = strlen(dir) + 300;
@@ -76,11 +78,11 @@ static void clean_litter(const char *dir)
 	struct dirent *de, *pe;
 
 	if ((d = opendir(dir))) {
-		while ((de = readdir(d)))
-			if (od_is_litter(de->d_name)) {
-				snprintf(p, n, "%s/%s", dir, de->d_name);
+		while ((de = readdir(d))) {
+			snprintf(p, n, "%s/%s", dir, de->d_name);
+			if (od_is_stale(p, de->d_name))
 				od_rm_tree(p);
-			}
+		}
 		closedir(d);
 	}
 	snprintf(p, n, "%s/points", dir);
@@ -91,12 +93,12 @@ static void clean_litter(const char *dir)
 			snprintf(q, n + 300, "%s/points/%s", dir, de->d_name);
 			if (!(pd = opendir(q)))
 				continue;
-			while ((pe = readdir(pd)))
-				if (od_is_litter(pe->d_name)) {
-					snprintf(q, n + 300, "%s/points/%s/%s", dir,
-						 de->d_name, pe->d_name);
+			while ((pe = readdir(pd))) {
+				snprintf(q, n + 300, "%s/points/%s/%s", dir,
+					 de->d_name, pe->d_name);
+				if (od_is_stale(q, pe->d_name))
 					od_rm_tree(q);
-				}
+			}
 			closedir(pd);
 		}
 		closedir(d);

@@ -187,12 +187,71 @@ static void rate_tables_run(void)
 	}
 }
 
+/* What appears at -o while a run writes (a user's folder and file, or
+ * another run's results) is checked again before the results are put in
+ * place: kept, the run refused (it had been removed unseen); and -o is
+ * never a symbolic link (it had been replaced by a folder) nor "." */
+static void rechecked_at_commit(void)
+{
+	const char *bin = getenv("HYBRIDSPEC_BIN");
+	char out[4096], cmd[3 * PATH_MAX], *rc_text, *notes;
+	int rc;
+
+	small(); /* sets repo */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && { '%s' run '%s/configs/bench/"
+		 "scale-100k.json' -o out -q --set /tenants/0/workload/"
+		 "requests=2 2>err & p=$!; sleep 0.5; mkdir out && echo mine > "
+		 "out/notes.txt && : > made; wait $p; echo $? > rc; }", t_tmpdir(),
+		 bin ? bin : "build/hybridspec", repo);
+	CHECK(system(cmd) == 0);
+	rc_text = t_slurp("rc");
+	rc = rc_text ? atoi(rc_text) : -1;
+	free(rc_text);
+	notes = t_slurp("out/notes.txt");
+	if (!t_exists("made")) {
+		printf("    note: the run ended before the folder was made; the "
+		       "check is not exercised\n");
+	} else {
+		char *err = t_slurp("err");
+
+		CHECK_MSG(rc == 2 && err && strstr(err, "'out' appeared while "
+						   "hybridspec run wrote its "
+						   "results"), "%d: %s", rc,
+			  err ? err : "");
+		CHECK(notes && !strcmp(notes, "mine\n"));
+		free(err);
+	}
+	free(notes);
+	CHECK(mkdir(strcat(strcpy(cmd, t_tmpdir()), "/real"), 0777) == 0);
+	CHECK(symlink("real", strcat(strcpy(cmd, t_tmpdir()), "/link")) == 0);
+	snprintf(cmd, sizeof(cmd), "config %s -o link", small());
+	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 2 &&
+		  strstr(out, "'link' is a symbolic link"), "%s", out);
+	snprintf(cmd, sizeof(cmd), "%s/link", t_tmpdir());
+	{
+		struct stat st;
+
+		CHECK(lstat(cmd, &st) == 0 && S_ISLNK(st.st_mode));
+	}
+	/* a file output's link neither (a profile's had become a file) */
+	t_write("real/p.csv", "");
+	CHECK(symlink("real/p.csv", strcat(strcpy(cmd, t_tmpdir()),
+					   "/p.csv")) == 0);
+	CHECK_MSG(t_run("gpu check -q -o p.csv", out, sizeof(out)) == 2 &&
+		  strstr(out, "'p.csv' is a symbolic link"), "%s", out);
+	snprintf(cmd, sizeof(cmd), "config %s -o real/.", small());
+	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 2 &&
+		  strstr(out, "'real/.' is a folder's own name"), "%s", out);
+}
+
 /* A run killed outright (SIGKILL) leaves its temporary beside the folder:
  * the next run of that folder removes it once its process is gone, and
- * leaves a live process's, another folder's and a name not of the form */
+ * leaves a live process's, another folder's, a name not of the form, and
+ * a folder of the form the tool did not make (no mark: it had removed a
+ * user's ".k.old-PID/notes.txt") */
 static void removes_stale_temporary(void)
 {
-	char out[4096], args[2 * PATH_MAX], dead[64], keep[4][64];
+	char out[4096], args[2 * PATH_MAX], dead[64], keep[5][64];
 	pid_t pid = fork();
 
 	if (pid == 0)
@@ -203,18 +262,23 @@ static void removes_stale_temporary(void)
 	snprintf(keep[1], sizeof(keep[1]), ".kk.tmp-%ld", (long)pid);
 	snprintf(keep[2], sizeof(keep[2]), ".k.tmp-%ldx", (long)pid);
 	snprintf(keep[3], sizeof(keep[3]), "k.tmp-%ld", (long)pid);
-	for (int i = -1; i < 4; i++) {
+	snprintf(keep[4], sizeof(keep[4]), ".k.old-%ld", (long)pid);
+	for (int i = -1; i < 5; i++) {
 		char dir[PATH_MAX + 128];
 
 		snprintf(dir, sizeof(dir), "%s/%s", t_tmpdir(), i < 0 ? dead : keep[i]);
 		CHECK(mkdir(dir, 0777) == 0);
+		snprintf(args, sizeof(args), "%s/%s", i < 0 ? dead : keep[i],
+			 i < 0 ? ".hybridspec-tmp" : "notes.txt");
+		t_write(args, "");
 	}
 	snprintf(args, sizeof(args), "%s/x", dead);
 	t_write(args, "what the killed run wrote");
 	snprintf(args, sizeof(args), "config %s -o k", small());
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
 	CHECK(t_exists("k/config.resolved.json") && !t_exists(dead));
-	for (int i = 0; i < 4; i++)
+	CHECK(!t_exists("k/.hybridspec-tmp")); /* the mark goes at the end */
+	for (int i = 0; i < 5; i++)
 		CHECK_MSG(t_exists(keep[i]), "%s", keep[i]);
 }
 
@@ -1281,6 +1345,8 @@ const struct tcase cli_tests[] = {
 	{ "cli: config -o writes the resolved config whole", writes_resolved },
 	{ "cli: a run killed outright leaves a temporary its folder's next run "
 	  "removes", removes_stale_temporary },
+	{ "cli: -o is checked again before the results are put in place",
+	  rechecked_at_commit },
 	{ "cli: usage errors and --help", usage_errors },
 	{ "cli: run --columns names every figure of summary.json",
 	  columns_cover_summary },
