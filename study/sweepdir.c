@@ -125,7 +125,9 @@ static bool run_done(const struct sweep *s, const char *dir, size_t point,
 /* A finished run is kept only if the sweep still gives it the same
  * config, compared as JSON values (a resolved config written with other
  * digits for the same numbers is the same): else the sweep file or its
- * base changed since it ran. */
+ * base changed since it ran; and only if its summary reads, which the
+ * table is made of (checked before anything is removed: a resume that
+ * stops here changes nothing). */
 static int check_kept(const struct sweep *s, const char *dir, size_t point,
 		      size_t seed_i, struct err *e)
 {
@@ -151,6 +153,21 @@ static int check_kept(const struct sweep *s, const char *dir, size_t point,
 				     "another -o", run, dir);
 		json_decref(had);
 		cfg_release(&c);
+	}
+	if (rc == 0) {
+		json_t *sum;
+
+		snprintf(path, n, "%s/summary.json", run);
+		if (!(sum = jx_load(path, e)) || !json_is_object(sum)) {
+			struct err why = *e;
+
+			rc = err_set(e, "%s: remove '%s' to run it again",
+				     sum ? "expected a run's summary, a JSON "
+					   "object" : why.msg, run);
+			if (sum)
+				err_prefix(e, "%s", path);
+		}
+		json_decref(sum);
 	}
 	free(path);
 	free(run);

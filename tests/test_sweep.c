@@ -457,6 +457,16 @@ static void resume(void)
 	CHECK_MSG(strstr(out, "was run with another config than the sweep now "
 			      "gives it"), "%s", out);
 	CHECK(t_exists("r/sweep.csv"));
+	/* and a finished run whose summary does not read, before anything
+	 * is removed (the table had been, then the resume failed) */
+	snprintf(src, sizeof(src), "%s/r/points/1/seed-1/summary.json",
+		 t_tmpdir());
+	remove(src);
+	CHECK(t_run(args, out, sizeof(out)) == 2);
+	CHECK_MSG(strstr(out, "r/points/1/seed-1/summary.json: cannot read") &&
+		  strstr(out, "remove 'r/points/1/seed-1' to run it again"),
+		  "%s", out);
+	CHECK(t_exists("r/sweep.csv"));
 }
 
 /* SIGTERM stops the workers and leaves no partial file; --resume ends it
