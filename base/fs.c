@@ -1,6 +1,7 @@
 /* fs.c: whole-file helpers. An fs_atomic owns its temporary from open to
  * commit or abort; the temporary is in the target's folder, so that the
  * rename cannot cross file systems, and its name starts with a dot. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "fs.h"
 
 #include "err.h"
@@ -172,6 +173,43 @@ bool fs_is_dir(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* path's folder resolved (realpath), then its last component; NULL where
+ * the folder cannot be resolved. Caller frees. */
+static char *resolved_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrdup(path) : xstrdup("."), *real, *out;
+
+	if (slash)
+		dir[slash - path + (slash == path)] = '\0';
+	real = realpath(dir, NULL);
+	free(dir);
+	if (!real)
+		return NULL;
+	out = xmalloc(strlen(real) + strlen(path) + 2);
+	sprintf(out, "%s/%s", real, slash ? slash + 1 : path);
+	free(real);
+	return out;
+}
+
+bool fs_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char *ra, *rb;
+	bool same;
+
+	if (!strcmp(a, b))
+		return true;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	ra = resolved_name(a);
+	rb = resolved_name(b);
+	same = ra && rb && !strcmp(ra, rb);
+	free(ra);
+	free(rb);
+	return same;
 }
 
 int fs_exe_dir(char *buf, size_t n)

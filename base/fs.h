@@ -38,6 +38,10 @@ int fs_writable(const char *path, struct err *e);
 
 /* Whether path is a folder (links followed) */
 bool fs_is_dir(const char *path);
+/* Whether paths a and b name one file, present or to be made: the same
+ * file where both are there, else the same name in the same folder
+ * ("x.json" and "./x.json") */
+bool fs_same_file(const char *a, const char *b);
 /* Whether path is a folder with nothing in it */
 int fs_dir_empty(const char *path);
 

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_calib.h"
+#include "fs.h"
 #include "jx.h"
 
 #include <stdio.h>
@@ -123,7 +124,7 @@ int cli_calib_cpu(int argc, char **argv)
 	j.verify = verify_path != NULL;
 	if (!j.model == !j.shape)
 		rc = opt_fail(&cpu_cmd, "give --model or --shape (one of them)");
-	else if (out && verify_path && !strcmp(out, verify_path))
+	else if (out && verify_path && fs_same_file(out, verify_path))
 		rc = opt_fail(&cpu_cmd, "-o and --verify name one file");
 	else if ((out && jx_replaceable(out, NULL, NULL, overwrite, &e) < 0) ||
 		 (verify_path &&

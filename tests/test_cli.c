@@ -1133,6 +1133,12 @@ static void calib_bad_input(void)
 	      strstr(out, "ref (the sets this build and CPU run), got \"avx3\""));
 	CHECK(t_run("bench kernels --kernel avx3", out, sizeof(out)) == 2 &&
 	      strstr(out, "bench kernels: --kernel: expected "));
+	/* one file under two spellings, before measuring (the verify table
+	 * had replaced the profile) */
+	CHECK_MSG(t_run("calib cpu --shape llama2-7b -o p.json --verify "
+			"./p.json", out, sizeof(out)) == 2 &&
+		  strstr(out, "-o and --verify name one file") &&
+		  !t_exists("p.json"), "%s", out);
 }
 
 /* serve, edge, eval, generate and claims: a bad option is exit status 2
