@@ -151,7 +151,8 @@ static const struct opt_cmd accept_cmd = {
 		 " [--gamma G] [--prompts N] [--window N] [--windows W]\n"
 		 " [--threads N] [--kernel K] [-o DIR [--overwrite]]",
 	.about = "Runs `eval accept` for each draft format against the target and\n"
-		 "writes DIR/accept-T-Q.json (alpha, E[A] per gamma) and its bits;\n"
+		 "writes DIR/accept-T-Q.json (alpha, E[A] per gamma) and its bits\n"
+		 "(accept-T.TQ-Q.json for a target in format TQ, not f32);\n"
 		 "the text's options, --kernel and the defaults as eval accept's.\n",
 	.exit_status = CLI_CALIB_EXIT,
 	.required = { "target", "drafts", "text" },
@@ -159,16 +160,19 @@ static const struct opt_cmd accept_cmd = {
 
 #define ACCEPT_DRAFTS_MAX 16
 
-/* The names of draft format q of the target's model name: the draft (the
- * model in q), and its profile's path in dir */
-static void accept_names(const char *name, const char *q, const char *dir,
-			 char draft[1100], char path[2300])
+/* The names of draft format q of the target's model name in format tq:
+ * the draft (the model in q), and its profile's path in dir,
+ * accept-NAME-Q.json against an f32 target, else accept-NAME.TQ-Q.json
+ * (two targets' profiles had shared a name) */
+static void accept_names(const char *name, const char *tq, const char *q,
+			 const char *dir, char draft[1100], char path[2300])
 {
 	const char *slash = strrchr(name, '/');
+	bool f32 = !strcmp(tq, "f32");
 
 	snprintf(draft, 1100, "%s:%s", name, q);
-	snprintf(path, 2300, "%s/accept-%s-%s.json", dir,
-		 slash ? slash + 1 : name, q);
+	snprintf(path, 2300, "%s/accept-%s%s%s-%s.json", dir,
+		 slash ? slash + 1 : name, f32 ? "" : ".", f32 ? "" : tq, q);
 }
 
 static int accept_sub(int argc, char **argv)
@@ -244,14 +248,14 @@ static int accept_sub(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
-		accept_names(name, q[i], dir, draft, path);
+		accept_names(name, tq, q[i], dir, draft, path);
 		if (eval_accept_writable(path, overwrite, &e) < 0) {
 			rc = cli_fail("%s", e.msg);
 			goto out;
 		}
 	}
 	for (int i = 0; i < n; i++) {
-		accept_names(name, q[i], dir, draft, path);
+		accept_names(name, tq, q[i], dir, draft, path);
 		o.target = target;
 		o.draft = draft;
 		fprintf(stderr, "calib: acceptance of %s against %s\n", draft,

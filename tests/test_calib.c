@@ -505,13 +505,14 @@ static void test_accept_profile(void)
 		  strstr(out, "got \"w4a5\"") && access(path, F_OK) != 0,
 		  "%s", out);
 	/* the target in a format of its own (f16), its name apart in the
-	 * draft's and the profile's names; -o's folders made */
+	 * draft's and the profile's names, the profile's naming the target's
+	 * format (an f32 target's had the same name); -o's folders made */
 	snprintf(args, sizeof(args), "calib accept --target stories260K:f16 "
 		 "--drafts w4a4-g32 --text %s/TinyStories-valid-excerpt.txt "
 		 "--gamma 2 --prompts 2 -o %s/made/here", mload_data_dir(), dir);
 	rc = t_run(args, out, sizeof(out));
-	snprintf(path, sizeof(path), "%s/made/here/accept-stories260K-w4a4-g32.json",
-		 dir);
+	snprintf(path, sizeof(path), "%s/made/here/accept-stories260K.f16-"
+		 "w4a4-g32.json", dir);
 	CHECK_MSG(rc == 0, "%s", out);
 	if (prof_accept_load(path, &pa, &e) != 0) {
 		CHECK_MSG(0, "%s", e.msg);
