@@ -220,6 +220,16 @@ int hf_load(struct llama *m, const char *dir, struct err *e)
 				     r, k);
 		}
 	}
+	/* a layer past the config's: the config is not the weights' (the
+	 * rest had been ignored, the model run short) */
+	snprintf(name, sizeof(name), "model.layers.%d.input_layernorm.weight",
+		 c->n_layers);
+	if (json_object_get(st.header, name)) {
+		err_set(e, "%s: holds a layer %d, past the %d layers of %s's "
+			"num_hidden_layers: the config is not the weights'",
+			spath, c->n_layers, c->n_layers, cpath);
+		goto fail;
+	}
 	if (!(m->rms_final = st_read(&st, "model.norm.weight", c->dim, 0, e)))
 		goto fail;
 	{

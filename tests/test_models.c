@@ -720,6 +720,19 @@ static void hf_bad_shape(void)
 	CHECK_MSG(strstr(e.msg, "mlp.down_proj.weight\" has shape [128, 384]") ||
 			  strstr(e.msg, "mlp.gate_proj.weight\" has shape [384, 128]"),
 		  "%s", e.msg);
+	/* fewer layers than the weights hold: refused, not run short (the
+	 * second layer had been ignored) */
+	f = fopen(cmd, "w");
+	fputs("{\"model_type\": \"llama\", \"hidden_size\": 128, "
+	      "\"intermediate_size\": 384, "
+	      "\"num_hidden_layers\": 1, \"num_attention_heads\": 8, "
+	      "\"num_key_value_heads\": 4, \"vocab_size\": 2048, "
+	      "\"max_position_embeddings\": 512, \"tie_word_embeddings\": true}",
+	      f);
+	fclose(f);
+	CHECK(hf_load(&m, dir, &e) < 0);
+	CHECK_MSG(strstr(e.msg, "holds a layer 1, past the 1 layers of") &&
+		  strstr(e.msg, "the config is not the weights'"), "%s", e.msg);
 }
 
 /* Two-sample chi-square over categories with at least 10 draws in all,
