@@ -30,9 +30,10 @@ char *fs_slurp(const char *path, size_t *len)
 			text = xrealloc(text, cap = 2 * cap + 4096 + 1);
 		got = fread(text + n, 1, cap - n - 1, f);
 		n += got;
-	} while (got > 0);
-	/* the read's own reason (EISDIR: a folder), else EIO */
-	bad = ferror(f) ? (errno ? errno : EIO) : 0;
+	} while (got > 0 && n <= FS_SLURP_MAX);
+	/* the read's own reason (EISDIR: a folder), else EIO; past the
+	 * bound (/dev/zero), EFBIG */
+	bad = ferror(f) ? (errno ? errno : EIO) : n > FS_SLURP_MAX ? EFBIG : 0;
 	fclose(f);
 	if (bad) {
 		free(text);

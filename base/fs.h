@@ -11,8 +11,13 @@
 
 struct err;
 
+/* The most bytes fs_slurp reads: an endless file (/dev/zero) is refused,
+ * not read until memory runs out */
+#define FS_SLURP_MAX ((size_t)2 << 30)
+
 /* The whole file, NUL-terminated (caller frees), its length in *len if
- * len is not NULL; NULL with errno set if it cannot be read. */
+ * len is not NULL; NULL with errno set if it cannot be read (EFBIG: over
+ * FS_SLURP_MAX bytes). */
 char *fs_slurp(const char *path, size_t *len);
 
 /* mkdir -p: path and every missing folder above it. 0, or -1 with e's

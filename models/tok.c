@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static uint32_t hash(const char *s)
 {
@@ -775,7 +776,13 @@ int *tok_encode_file(const struct tok *t, const char *path, int *n,
 	size_t lcap = 0;
 	ssize_t got;
 	bool nul = false;
+	struct stat st;
 
+	/* a device would be read without end (/dev/zero: one endless line) */
+	if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+		err_set(e, "%s: a device, not a text file", path);
+		return NULL;
+	}
 	if (!t->add_bos)
 		return encode_whole(t, path, n, e);
 	if (!(f = fopen(path, "r"))) {

@@ -495,6 +495,11 @@ static void test_accept_profile(void)
 	if (!t_need_models())
 		return;
 	t_absolute_dirs();
+	/* a device for a text: refused, not read without end (/dev/zero had
+	 * been read as one line until memory ran out) */
+	CHECK_MSG(t_run("eval ppl --model stories260K --text /dev/zero", out,
+			sizeof(out)) == 2 &&
+		  strstr(out, "/dev/zero: a device, not a text file"), "%s", out);
 	/* a bad format among the drafts: refused before any is measured */
 	snprintf(args, sizeof(args), "calib accept --target stories260K "
 		 "--drafts w4a4-g32,w4a5 --text %s/TinyStories-valid-excerpt.txt "
