@@ -179,6 +179,80 @@ static int check_kept(const struct sweep *s, const char *dir, size_t point,
 static const char *const sweep_top[] = { "sweep.json", "sweep.csv", "points",
 					 "plots", NULL };
 
+/* Whether name is a prefix and then digits alone ("seed-12", "3") */
+static bool numbered(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return !strncmp(name, prefix, n) && name[n] &&
+	       strspn(name + n, "0123456789") == strlen(name + n);
+}
+
+/* e's message for path in the sweep folder dir, not the tool's; doing:
+ * what is refused ("resume in", "replace") */
+static int stranger(const char *path, const char *doing, const char *dir,
+		    struct err *e)
+{
+	return err_set(e, "'%s' was not written by hybridspec: refusing to "
+		       "%s '%s' (move it out, or name another folder)", path,
+		       doing, dir);
+}
+
+/* Whether dir/points holds only a sweep's layout: points/N, each holding
+ * runs seed-K (results folders: never empty, a run is renamed in whole)
+ * and temporaries; an empty folder of the user's there is found, not
+ * removed with the rest. 0, or -1 with e's message naming it (doing: as
+ * stranger's). */
+static int own_points(const char *dir, const char *doing, struct err *e)
+{
+	size_t n = strlen(dir) + 600;
+	char *p = xmalloc(n), *q = xmalloc(n + 300), *mark = xmalloc(n + 600);
+	DIR *d, *pd;
+	struct dirent *de, *pe;
+	int rc = 0;
+
+	snprintf(p, n, "%s/points", dir);
+	if (!(d = opendir(p))) {
+		free(p);
+		free(q);
+		free(mark);
+		return 0;
+	}
+	while (rc == 0 && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(q, n + 300, "%s/points/%s", dir, de->d_name);
+		if (od_is_litter(q, de->d_name))
+			continue;
+		if (!numbered(de->d_name, "") || !(pd = opendir(q))) {
+			rc = stranger(q, doing, dir, e);
+			break;
+		}
+		while (rc == 0 && (pe = readdir(pd))) {
+			size_t at;
+
+			if (!strcmp(pe->d_name, ".") || !strcmp(pe->d_name, ".."))
+				continue;
+			at = (size_t)snprintf(mark, n + 600, "%s/%s", q,
+					      pe->d_name);
+			if (od_is_litter(mark, pe->d_name))
+				continue;
+			strcat(mark, "/" OD_MANIFEST);
+			if (!numbered(pe->d_name, "seed-") ||
+			    access(mark, F_OK) != 0) {
+				mark[at] = '\0';
+				rc = stranger(mark, doing, dir, e);
+			}
+		}
+		closedir(pd);
+	}
+	closedir(d);
+	free(p);
+	free(q);
+	free(mark);
+	return rc;
+}
+
 /* Whether dir, a folder with a sweep.json, is a sweep's this tool wrote:
  * its sweep.json as sweep_resolved writes it (the base and the points),
  * and nothing in it but a sweep's files, its runs' and its plots' (a
@@ -202,7 +276,8 @@ static int own_sweep(const char *dir, const char *doing, struct err *e)
 			     "%s '%s'", path, doing, dir);
 	json_decref(doc);
 	free(path);
-	return rc < 0 ? -1 : od_check_own(dir, sweep_top, e);
+	return rc < 0 || own_points(dir, doing, e) < 0 ? -1
+	       : od_check_own(dir, sweep_top, e);
 }
 
 /* Readies dir: new (or empty), or with --resume a sweep's directory whose

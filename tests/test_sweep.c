@@ -418,8 +418,19 @@ static void resume(void)
 	mkdir(src, 0755);
 	t_write("o/points/0/notes/a.txt", "mine\n");
 	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 2 &&
-		  strstr(out, "o/points/0/notes/a.txt' was not written") &&
+		  strstr(out, "o/points/0/notes' was not written") &&
 		  t_exists("o/points/0/notes/a.txt"), "%s", out);
+	/* nor an empty folder of the user's among the runs (a run is
+	 * renamed in whole, never empty): it had been removed */
+	snprintf(src, sizeof(src), "rm -r '%s/o/points/0/notes' && mkdir "
+		 "'%s/o/points/0/seed-9' '%s/o/points/mine'", t_tmpdir(),
+		 t_tmpdir(), t_tmpdir());
+	CHECK(system(src) == 0);
+	CHECK_MSG(t_run(cmd, out, sizeof(out)) == 2 &&
+		  (strstr(out, "o/points/0/seed-9' was not written") ||
+		   strstr(out, "o/points/mine' was not written")) &&
+		  t_exists("o/points/0/seed-9") && t_exists("o/points/mine"),
+		  "%s", out);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/r/points/5/seed-2' "
 		 "'%s/r/points/2'", t_tmpdir(), t_tmpdir());
 	CHECK(system(cmd) == 0);
