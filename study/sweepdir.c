@@ -5,7 +5,10 @@
  * whole (outdir.h) and is the only record of it: a run whose directory
  * exists is done, which is what resume relies on, and the table is read
  * back from the summaries once every worker has exited. Invariant:
- * DIR/sweep.csv exists only when every run of DIR/sweep.json is done. */
+ * DIR/sweep.csv exists only when every run of DIR/sweep.json is done.
+ * While a sweep runs, rank 0 holds a lock on DIR (flock), so that a second
+ * sweep of DIR refuses instead of running the same runs beside it. */
+#define _DEFAULT_SOURCE /* flock */
 #include "sweepdir.h"
 
 #include "cfg.h"
@@ -18,9 +21,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 struct job {
@@ -356,6 +361,43 @@ static bool task_done(void *ctx, size_t k)
 	return run_done(j->s, j->dir, k / j->s->n_seeds, k % j->s->n_seeds);
 }
 
+/* dir locked for this process: its descriptor (closing it, and the
+ * workers forked with it exiting, ends the lock); -1 where dir is not
+ * there; -2 with e's message where a sweep running now holds it */
+static int lock_dir(const char *dir, struct err *e)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	close(fd);
+	err_set(e, "'%s' is in use by a sweep running now: wait for it to "
+		"end, or choose another -o", dir);
+	return -2;
+}
+
+/* Readies dir (prepare) under its lock, held on what is there after (a
+ * folder --overwrite made anew is locked in turn): the lock's descriptor
+ * in *lock (-1: none), or -1 with e's message */
+static int prepare_locked(const struct sweep *s, const struct sweepdir_opts *o,
+			  int *lock, struct err *e)
+{
+	if ((*lock = lock_dir(o->dir, e)) == -2 ||
+	    prepare(s, o->dir, o->resume, o->replace, e) < 0) {
+		if (*lock >= 0)
+			close(*lock);
+		*lock = -1;
+		return -1;
+	}
+	if (*lock >= 0 && o->replace)
+		close(*lock); /* the folder may be another now */
+	if (*lock < 0 || o->replace)
+		*lock = lock_dir(o->dir, e);
+	return *lock == -2 ? -1 : 0;
+}
+
 void sweepdir_run(const struct sweep *s, const struct sweepdir_opts *o,
 		  struct sweepdir_result *r, struct err *e)
 {
@@ -369,13 +411,17 @@ void sweepdir_run(const struct sweep *s, const struct sweepdir_opts *o,
 	};
 	struct farm_result fr;
 	size_t counts[2];
+	int lock = -1;
 
 	*r = (struct sweepdir_result){ 0 };
-	if (o->rank == 0 && prepare(s, o->dir, o->resume, o->replace, e) < 0)
+	if (o->rank == 0 && prepare_locked(s, o, &lock, e) < 0)
 		r->status = FARM_BAD;
 	farm_mpi_share(&r->status, e->msg, sizeof(e->msg));
-	if (r->status)
+	if (r->status) {
+		if (lock >= 0)
+			close(lock);
 		return;
+	}
 	farm_run(&f, &fr);
 	if (fr.status) {
 		clean_litter(o->dir);
@@ -392,4 +438,6 @@ void sweepdir_run(const struct sweep *s, const struct sweepdir_opts *o,
 	if (r->status == 0 && o->rank == 0 &&
 	    sweep_csv(s, o->dir, &r->empty, e) < 0)
 		r->status = FARM_BAD;
+	if (lock >= 0)
+		close(lock);
 }
