@@ -188,20 +188,16 @@ static bool of_kind(const char *dir, const char *kind)
 	return yes;
 }
 
-/* Whether a manifest's text lists name: a line that is name, or for a
- * folder (name ending in '/') a line that begins with it (the folder
- * itself, or a file below it) */
+/* Whether a manifest's text has the line name (a folder's ends in '/') */
 static bool lists(const char *text, const char *name)
 {
 	size_t n = strlen(name);
-	bool folder = n && name[n - 1] == '/';
 
 	for (const char *line = text; line && *line; ) {
 		const char *end = strchr(line, '\n');
 		size_t len = end ? (size_t)(end - line) : strlen(line);
 
-		if (folder ? len >= n && !strncmp(line, name, n)
-			   : len == n && !strncmp(line, name, n))
+		if (len == n && !strncmp(line, name, n))
 			return true;
 		line = end ? end + 1 : NULL;
 	}
@@ -261,7 +257,7 @@ static int in_litter(const char *path, const char *rel)
 			keep = *end;
 			*end = '\0';
 		}
-		yes = name[0] == '.' && od_is_litter(at, name);
+		yes = od_is_litter(at, name);
 		if (end)
 			*end = keep;
 		name = end ? end + 1 : NULL;
@@ -566,8 +562,10 @@ static int still_replaceable(const struct od *o, struct err *e)
 			       "results (another run, or by hand): refusing to "
 			       "replace it (run again, or name another "
 			       "folder)", o->dir, o->kind);
-	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) ||
-	    check_replace(o->dir, o->kind, e) < 0)
+	if (!S_ISDIR(st.st_mode)) /* a link or a file put in its place */
+		return err_set(e, "'%s' changed while hybridspec %s wrote its "
+			       "results: no longer a folder", o->dir, o->kind);
+	if (check_replace(o->dir, o->kind, e) < 0)
 		return err_prefix(e, "'%s' changed while hybridspec %s wrote "
 				  "its results", o->dir, o->kind);
 	return 0;

@@ -73,8 +73,7 @@ static int sweep_main(const char *file, const char *out,
 			s.n_points * s.n_seeds, cli_sh_word(file, wf, sizeof(wf)),
 			out ? " -o " : "",
 			out ? cli_sh_word(out, wo, sizeof(wo)) : "");
-	}
-	else if (r.status && o->rank == 0)
+	} else if (r.status && o->rank == 0)
 		cli_fail("%s", e.msg);
 	else if (!r.status && o->rank == 0 && !o->quiet) {
 		char line[256];

@@ -384,19 +384,16 @@ struct mats {
 /* The bytes of one n x k matrix of what, as the kernel reads it */
 static size_t mat_bytes(enum what what, int n, int k, int group)
 {
+	struct q4_matrix one;
 	size_t bytes;
 
-	if (what == W4A16) {
-		struct q4_matrix one;
-
-		q4_init(&one, n, k, group);
-		bytes = one.row_bytes * (size_t)n;
-		q4_release(&one);
-	} else if (what == W8A16) {
-		bytes = (size_t)n * ((k + 31) / 32) * sizeof(struct q8_block);
-	} else {
-		bytes = (size_t)n * k * 2;
-	}
+	if (what == W8A16)
+		return (size_t)n * ((k + 31) / 32) * sizeof(struct q8_block);
+	if (what != W4A16)
+		return (size_t)n * k * 2;
+	q4_init(&one, n, k, group);
+	bytes = one.row_bytes * (size_t)n;
+	q4_release(&one);
 	return bytes;
 }
 
@@ -404,9 +401,9 @@ static size_t mat_bytes(enum what what, int n, int k, int group)
  * least two) */
 static size_t copies_of(size_t bytes, size_t min_set)
 {
-	size_t copies = (min_set + bytes - 1) / bytes;
+	size_t copies = (min_set + bytes - 1) / bytes, least = min_set ? 2 : 1;
 
-	return copies < (min_set ? 2u : 1u) ? (min_set ? 2 : 1) : copies;
+	return copies < least ? least : copies;
 }
 
 /* The working set of each measurement: twice the last-level cache (0:

@@ -682,7 +682,7 @@ int gcheck_writable(const char *path, bool replace, struct err *e)
 	char head[1024];
 	FILE *f;
 	json_t *doc;
-	bool other;
+	bool other = false;
 
 	/* replaces only a check of its own: its JSON (whose keys, not a
 	 * provenance, say so: another command's file has one), or its
@@ -692,9 +692,8 @@ int gcheck_writable(const char *path, bool replace, struct err *e)
 	fclose(f);
 	head[strcspn(head, "\n")] = '\0';
 	doc = json_load_file(path, 0, NULL);
-	other = doc && !(json_object_get(doc, "refs") &&
-			 json_object_get(doc, "points") &&
-			 json_object_get(doc, "summary"));
+	for (size_t i = 0; doc && ours[i]; i++)
+		other |= !json_object_get(doc, ours[i]);
 	json_decref(doc);
 	if (other)
 		return err_set(e, "'%s' exists and is not a file gpu check "

@@ -318,6 +318,26 @@ static char *default_name(const char *path)
 	return name;
 }
 
+/* The base with the first point's overrides ("set", then its values),
+ * then the n overrides more (borrowed), which win, loaded into c: where
+ * "set" or a value alone is not a whole config, the point may be. 0, or
+ * -1 with e's message. */
+static int load_first_point(const struct sweep *s, char *const *more,
+			    size_t n, struct cfg *c, struct err *e)
+{
+	size_t np;
+	char **sets = sweep_sets(s, 0, -1, &np);
+	int rc;
+
+	sets = xrealloc(sets, (np + n) * sizeof(*sets));
+	for (size_t k = 0; k < n; k++)
+		sets[np + k] = xstrdup(more[k]);
+	rc = cfg_load_from(c, s->base, (const char *const *)sets, np + n, NULL,
+			   e);
+	sweep_sets_free(sets, np + n);
+	return rc;
+}
+
 int sweep_load(struct sweep *s, const char *path, struct err *e)
 {
 	static const char *const keys[] = { "name", "base", "set", "grid",
@@ -326,6 +346,7 @@ int sweep_load(struct sweep *s, const char *path, struct err *e)
 	const char *base;
 	char buf[4096], *name;
 	struct cfg c;
+	struct err scratch; /* the first point's failure: the set's is said */
 	long long base_seed;
 	double points = 1;
 	int rc;
@@ -365,23 +386,13 @@ int sweep_load(struct sweep *s, const char *path, struct err *e)
 	 * makes a key required that the grid gives: each point is checked
 	 * on its own later) */
 	if (cfg_load_from(&c, s->base, (const char *const *)s->set, s->n_set,
-			  NULL, e) < 0) {
-		struct err first = *e;
-		size_t n;
-		char **sets = sweep_sets(s, 0, -1, &n);
+			  NULL, e) < 0 &&
+	    (!s->n_axes || load_first_point(s, NULL, 0, &c, &scratch) < 0)) {
 		json_t *b = s->n_set ? jx_load(s->base, NULL) : NULL;
 
-		rc = s->n_axes ? cfg_load_from(&c, s->base,
-					       (const char *const *)sets, n,
-					       NULL, e) : -1;
-		sweep_sets_free(sets, n);
-		if (rc < 0) {
-			*e = first;
-			err_prefix(e, "%s: %s", path, b ? "/set" : "/base");
-		}
+		err_prefix(e, "%s: %s", path, b ? "/set" : "/base");
 		json_decref(b);
-		if (rc < 0)
-			goto fail;
+		goto fail;
 	}
 	base_seed = (long long)c.seed;
 	cfg_release(&c);
@@ -606,22 +617,12 @@ static int load_with(const struct sweep *s, char *const *more, size_t n,
 static int load_completed(const struct sweep *s, char *const *more, size_t n,
 			  struct err *e)
 {
-	size_t np;
-	char **sets;
 	struct cfg c;
-	struct err with;
-	int rc;
+	struct err scratch;
 
 	if (load_with(s, more, n, e) == 0)
 		return 0;
-	sets = sweep_sets(s, 0, -1, &np);
-	sets = xrealloc(sets, (np + n) * sizeof(*sets));
-	for (size_t k = 0; k < n; k++) /* after the point's: they win */
-		sets[np + k] = xstrdup(more[k]);
-	rc = cfg_load_from(&c, s->base, (const char *const *)sets, np + n,
-			   NULL, &with);
-	sweep_sets_free(sets, np + n);
-	if (rc < 0)
+	if (load_first_point(s, more, n, &c, &scratch) < 0)
 		return -1;
 	cfg_release(&c);
 	return 0;

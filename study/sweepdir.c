@@ -163,14 +163,15 @@ static int check_kept(const struct sweep *s, const char *dir, size_t point,
 		json_t *sum;
 
 		snprintf(path, n, "%s/summary.json", run);
-		if (!(sum = jx_load(path, e)) || !json_is_object(sum)) {
-			struct err why = *e;
+		if (!(sum = jx_load(path, e))) {
+			struct err why = *e; /* e's text is err_set's argument */
 
 			rc = err_set(e, "%s: remove '%s' to run it again",
-				     sum ? "expected a run's summary, a JSON "
-					   "object" : why.msg, run);
-			if (sum)
-				err_prefix(e, "%s", path);
+				     why.msg, run);
+		} else if (!json_is_object(sum)) {
+			rc = err_set(e, "%s: expected a run's summary, a JSON "
+				     "object: remove '%s' to run it again", path,
+				     run);
 		}
 		json_decref(sum);
 	}
@@ -384,18 +385,18 @@ static int lock_dir(const char *dir, struct err *e)
 static int prepare_locked(const struct sweep *s, const struct sweepdir_opts *o,
 			  int *lock, struct err *e)
 {
-	if ((*lock = lock_dir(o->dir, e)) == -2 ||
-	    prepare(s, o->dir, o->resume, o->replace, e) < 0) {
-		if (*lock >= 0)
-			close(*lock);
-		*lock = -1;
+	int rc;
+
+	if ((*lock = lock_dir(o->dir, e)) == -2)
 		return -1;
+	rc = prepare(s, o->dir, o->resume, o->replace, e);
+	if (*lock >= 0 && (rc < 0 || o->replace)) {
+		close(*lock); /* after --overwrite the folder is another */
+		*lock = -1;
 	}
-	if (*lock >= 0 && o->replace)
-		close(*lock); /* the folder may be another now */
-	if (*lock < 0 || o->replace)
-		*lock = lock_dir(o->dir, e);
-	return *lock == -2 ? -1 : 0;
+	if (rc == 0 && *lock < 0 && (*lock = lock_dir(o->dir, e)) == -2)
+		rc = -1;
+	return rc;
 }
 
 void sweepdir_run(const struct sweep *s, const struct sweepdir_opts *o,
@@ -417,11 +418,8 @@ void sweepdir_run(const struct sweep *s, const struct sweepdir_opts *o,
 	if (o->rank == 0 && prepare_locked(s, o, &lock, e) < 0)
 		r->status = FARM_BAD;
 	farm_mpi_share(&r->status, e->msg, sizeof(e->msg));
-	if (r->status) {
-		if (lock >= 0)
-			close(lock);
-		return;
-	}
+	if (r->status)
+		goto out;
 	farm_run(&f, &fr);
 	if (fr.status) {
 		clean_litter(o->dir);
@@ -438,6 +436,7 @@ void sweepdir_run(const struct sweep *s, const struct sweepdir_opts *o,
 	if (r->status == 0 && o->rank == 0 &&
 	    sweep_csv(s, o->dir, &r->empty, e) < 0)
 		r->status = FARM_BAD;
+out:
 	if (lock >= 0)
 		close(lock);
 }
