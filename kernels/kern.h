@@ -338,18 +338,25 @@ extern const struct kern kern_avx2, kern_avx_vnni, kern_avx512,
 	kern_neon_i8mm;
 
 /* Software prefetch of the weights KERN_PREFETCH_BYTES ahead of p, n bytes
- * (rounded up to lines): a row's loads depend on long chains of arithmetic,
- * and the out-of-order window alone keeps too few bytes in flight to keep
- * memory busy (measured: from 4.5 to 7.3 GB/s on one core with 1536 bytes;
- * 4096 then took batch-1 W4A16 from 60-75% to 61-84% of the paired triad
- * on 2 threads and FP16 from 84-99% to 92-105%, two A/B rounds, Xeon
- * 2 vCPUs, 2026-11-30; 8192 was no better). */
+ * (rounded up to lines), into L2 (prefetcht1), not L1: a row's loads
+ * depend on long chains of arithmetic, and the out-of-order window alone
+ * keeps too few bytes in flight to keep memory busy (measured: from 4.5
+ * to 7.3 GB/s on one core with 1536 bytes; 4096 then took batch-1 W4A16
+ * from 60-75% to 61-84% of the paired triad on 2 threads and FP16 from
+ * 84-99% to 92-105%, two A/B rounds, Xeon 2 vCPUs, 2026-11-30; 8192 was
+ * no better). Into L1, four streams' 16 KB ahead and a token's digits
+ * (12 KB at 4096 columns) overfill a 32 KB L1 (Zen 4's; the Xeon's is 48
+ * KB). Into L2 on the EPYC (Zen 4), 2026-12-06, batch 1 on 2 threads,
+ * two rounds alternating: avx512-vnni G = 128 76-90% of the paired triad
+ * to 86-92% over the four shapes (4096x4096 0.30-0.34 ms to 0.27-0.28,
+ * 32000x4096 2.07-2.18 to 1.94-2.00, the others unchanged); FP16 63-87%
+ * to 90-95%. */
 #define KERN_PREFETCH_BYTES 4096
 #define PREFETCH(p, n)                                                         \
 	do {                                                                   \
 		for (int pf_ = 0; pf_ < (n); pf_ += 64)                        \
 			__builtin_prefetch((const char *)(p) +                 \
-					   KERN_PREFETCH_BYTES + pf_);         \
+					   KERN_PREFETCH_BYTES + pf_, 0, 2);   \
 	} while (0)
 
 /* The AVX2 W8A16 and FP16 kernels and activation load, which the AVX-512
