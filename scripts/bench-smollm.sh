@@ -66,7 +66,7 @@ for r in $(seq "$rounds"); do
 			# shellcheck disable=SC2086 # $kopt is options, split
 			"$H" calib cpu --model smollm2-135m --quant "$q" --threads "$t" \
 				--ctx 128,1024 --prefill 128,1024 --reps 3 $kopt \
-				-o "$tmp/e.json" 2>"$tmp/log" ||
+				-o "$tmp/e.json" --overwrite 2>"$tmp/log" ||
 				{ cat "$tmp/log" >&2; exit 1; }
 			# "prefill N tokens at context 0: X ms",
 			# "draft 1 token at context C: X ms"
