@@ -333,14 +333,16 @@ static inline __m256i load32(const uint8_t *b, int at)
 
 /* A span's codes (chunk c in bytes 16c ..), its first block at b, and in
  * *heads the [s, b] of its n blocks (32-bit lane j: block j's, as FP16;
- * zero past n). Loads read no byte past the n blocks. Four blocks of G =
- * 32 (80 bytes, heads at 0, 20, 40, 60) take six 32-byte loads, three
- * blends, a 256-bit permute and an insert, where two 64-byte loads and two
- * 512-bit permutes serve the rest: on Zen 4, whose 512-bit permutes hold
- * a unit twice as long, G = 32 at batch 1 hot on one thread 8% faster at
- * 11008x4096 and 1% at 4096x4096, from memory on 2 threads the same to 5%
- * faster (EPYC, 2026-12-06, the binaries alternating); llvm-mca's Ice
- * Lake server model puts both at 43 cycles a pass of four rows. */
+ * zero past n). Loads read no byte past the n blocks. A whole span of G =
+ * 32 (80 bytes, heads at 0, 20, 40, 60) takes six 32-byte loads, three
+ * blends, a 256-bit permute and an insert, one of G = 64 two 32-byte
+ * loads and an insert, where two 64-byte loads and two 512-bit permutes
+ * serve a row's short last span. On Zen 4, whose 512-bit permutes hold a
+ * unit twice as long (EPYC, 2026-12-06, batch 1, the binaries
+ * alternating): hot on one thread, G = 32 8% faster at 11008x4096 and 1%
+ * at 4096x4096, G = 64 18-22% faster; from memory on 2 threads the same
+ * to 5% faster. llvm-mca's Ice Lake server model: G = 32 43 cycles a pass
+ * of four rows either way, G = 64 44 to 39. */
 static inline __attribute__((always_inline)) __m512i
 span_codes(const uint8_t *b, const int G, int n, __m128i *heads)
 {
@@ -364,6 +366,15 @@ span_codes(const uint8_t *b, const int G, int n, __m128i *heads)
 			_mm512_castsi256_si512(_mm256_blend_epi32(
 				load32(b, 4), load32(b, 8), 0xF0)),
 			_mm256_blend_epi32(load32(b, 44), load32(b, 48), 0xF0), 1);
+	}
+	if (G == 64 && n == 2) { /* heads at 0 and 36, codes in 4-35, 40-71 */
+		int32_t h0, h1;
+
+		memcpy(&h0, b, sizeof(h0));
+		memcpy(&h1, b + 36, sizeof(h1));
+		*heads = _mm_setr_epi32(h0, h1, 0, 0);
+		return _mm512_inserti64x4(_mm512_castsi256_si512(load32(b, 4)),
+					  load32(b, 40), 1);
 	}
 	w0 = _mm512_maskz_loadu_epi32(words >= 16 ? 0xFFFF :
 				      (__mmask16)((1u << words) - 1), b);
