@@ -53,6 +53,16 @@ void od_rm_tree(const char *path)
 	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* dir + "/" + name. Caller frees. */
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *s = xmalloc(n);
+
+	snprintf(s, n, "%s/%s", dir, name);
+	return s;
+}
+
 /* The pid a temporary's name ends in (".NAME.tmp-PID", ".NAME.old-PID"),
  * and whether a "tmp" one (else "old"); 0 where the name is not one */
 static long litter_pid(const char *name, bool *tmp)
@@ -83,8 +93,7 @@ bool od_is_litter(const char *path, const char *name)
 	if (!S_ISDIR(st.st_mode)) /* a file's atomic write */
 		return S_ISREG(st.st_mode) && tmp;
 	/* a folder the tool made: marked when made, or results moved aside */
-	mark = xmalloc(strlen(path) + 32);
-	sprintf(mark, "%s/%s", path, tmp ? OD_TMP_MARK : OD_MANIFEST);
+	mark = join(path, tmp ? OD_TMP_MARK : OD_MANIFEST);
 	yes = access(mark, F_OK) == 0;
 	free(mark);
 	return yes;
@@ -132,16 +141,6 @@ static void rm_stale(const char *dir)
 	}
 	closedir(d);
 	free(parent);
-}
-
-/* dir + "/" + name. Caller frees. */
-static char *join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *s = xmalloc(n);
-
-	snprintf(s, n, "%s/%s", dir, name);
-	return s;
 }
 
 /* A results directory: its marker, or a manifest (a folder of results

@@ -211,23 +211,20 @@ static int stranger(const char *path, const char *doing, const char *dir,
  * stranger's). */
 static int own_points(const char *dir, const char *doing, struct err *e)
 {
+	/* dir/points/N/seed-K/.manifest: two names of at most NAME_MAX */
 	size_t n = strlen(dir) + 600;
-	char *p = xmalloc(n), *q = xmalloc(n + 300), *mark = xmalloc(n + 600);
+	char *p = xmalloc(n), *q = xmalloc(n), *mark = xmalloc(n);
 	DIR *d, *pd;
 	struct dirent *de, *pe;
 	int rc = 0;
 
 	snprintf(p, n, "%s/points", dir);
-	if (!(d = opendir(p))) {
-		free(p);
-		free(q);
-		free(mark);
-		return 0;
-	}
+	if (!(d = opendir(p)))
+		goto out;
 	while (rc == 0 && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		snprintf(q, n + 300, "%s/points/%s", dir, de->d_name);
+		snprintf(q, n, "%s/points/%s", dir, de->d_name);
 		if (od_is_litter(q, de->d_name))
 			continue;
 		if (!numbered(de->d_name, "") || !(pd = opendir(q))) {
@@ -239,7 +236,7 @@ static int own_points(const char *dir, const char *doing, struct err *e)
 
 			if (!strcmp(pe->d_name, ".") || !strcmp(pe->d_name, ".."))
 				continue;
-			at = (size_t)snprintf(mark, n + 600, "%s/%s", q,
+			at = (size_t)snprintf(mark, n, "%s/%s", q,
 					      pe->d_name);
 			if (od_is_litter(mark, pe->d_name))
 				continue;
@@ -253,6 +250,7 @@ static int own_points(const char *dir, const char *doing, struct err *e)
 		closedir(pd);
 	}
 	closedir(d);
+out:
 	free(p);
 	free(q);
 	free(mark);
