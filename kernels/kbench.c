@@ -685,13 +685,13 @@ void kbench_run(const struct kbench_opts *o)
 				struct kpool *p = kern_pool_new(tlist[i]);
 				struct timing tm[4];
 
-				/* W4A8 from batch 4 on, where the models take it */
-				int nwb = batches[bi] >= KERN_A8_MIN_BATCH ? nw : 3;
-
-				time_rounds(kn, p, m, nwb, x, batches[bi], y,
+				/* W4A8 at every batch: the models take it from
+				 * batch 4 on; below, its figures beside W4A16's
+				 * say why not (docs/performance.md) */
+				time_rounds(kn, p, m, nw, x, batches[bi], y,
 					    quick ? 0.05 : 0.4, &st, tlist[i], tm);
 				kpool_free(p);
-				for (int w = 0; w < nwb; w++) {
+				for (int w = 0; w < nw; w++) {
 					double gbs = (double)m[w].bytes / tm[w].sec / 1e9;
 					double gf = gflops(n, k, batches[bi], tm[w].sec);
 					double peak = w == W4A8 ? dot[i] : fma[i];

@@ -291,15 +291,17 @@ static void a8_x_init(struct kern_x *kx, const struct kern *kn,
 	kpool_run(p, a8_tiles, &j, (m + a->tile - 1) / a->tile, 1);
 }
 
-/* An integer path's packed panels: `count` of them, each of kq / 8 octets
- * of up to two words a row (the codes split in nibbles) and ngroups scales
- * and biases a row, laid end to end in three allocations */
-static struct kern_panel *panels_new(int count, int panel, int kq, int ngroups,
-				     int32_t **codes, float **scale,
-				     float **bias)
+/* kn's integer path's packed panels: `count` of them, each of kq / 8
+ * octets of kn->a8_words words a row and ngroups scales and biases a row,
+ * laid end to end in three allocations */
+static struct kern_panel *panels_new(const struct kern *kn, int count, int kq,
+				     int ngroups, int32_t **codes,
+				     float **scale, float **bias)
 {
 	struct kern_panel *pn = xcalloc((size_t)count, sizeof(*pn));
-	const size_t nc = (size_t)kq / 8 * panel * 2, ns = (size_t)ngroups * panel;
+	const int panel = kn->a8_panel;
+	const size_t nc = (size_t)kq / 8 * panel * kn->a8_words,
+		     ns = (size_t)ngroups * panel;
 
 	*codes = xcalloc64(sizeof(int32_t) * nc * count);
 	*scale = xcalloc64(sizeof(float) * ns * count);
@@ -336,11 +338,11 @@ struct kern_a8w *kern_a8w_new(const struct kern *kn, struct kpool *p,
 	*a = (struct kern_a8w){ .kn = kn, .n = w->n, .k = w->k,
 				.group = w->group,
 				.panels = (w->n + kn->a8_panel - 1) / kn->a8_panel };
-	a->pn = panels_new(a->panels, kn->a8_panel, a8_kq(w->k, w->group),
-			   w->ngroups, &a->codes, &a->scale, &a->bias);
+	a->pn = panels_new(kn, a->panels, a8_kq(w->k, w->group), w->ngroups,
+			   &a->codes, &a->scale, &a->bias);
 	a->bytes = (size_t)a->panels * kn->a8_panel *
-		   ((size_t)a8_kq(w->k, w->group) / 8 * 2 * sizeof(int32_t) +
-		    2 * sizeof(float) * (size_t)w->ngroups);
+		   ((size_t)a8_kq(w->k, w->group) / 8 * kn->a8_words *
+		    sizeof(int32_t) + 2 * sizeof(float) * (size_t)w->ngroups);
 	kpool_run(p, pack_panels, &j, a->panels, 1);
 	return a;
 }
@@ -372,7 +374,7 @@ static void a8_rows(const struct kern *kn, const struct q4_matrix *w,
 
 	HS_ASSERT(r0 % panel == 0);
 	if (!pw)
-		own = panels_new(panels, panel, kq, w->ngroups, &codes, &scale,
+		own = panels_new(kn, panels, kq, w->ngroups, &codes, &scale,
 				 &bias);
 	for (int rb = r0; rb < r1; rb += panels * panel) {
 		const struct kern_panel *pn = pw ? pw->pn + rb / panel : own;

@@ -111,10 +111,11 @@ struct kern {
 	 * driver, which packs rows into panels of a8_panel rows (a8_pack),
 	 * a8_panels of them at a time, and runs each panel against each tile
 	 * of a8_tile tokens in turn (a8_run; the tiles then stream from far
-	 * once a block of rows) */
+	 * once a block of rows). A panel's row holds a8_words 32-bit words
+	 * of codes for each 8 values of k: 1 (nibbles) or 2 (a byte a code) */
 	kern_pack_fn *a8_pack;
 	kern_tile_fn *a8_run;
-	int a8_panel, a8_panels, a8_tile;
+	int a8_panel, a8_panels, a8_tile, a8_words;
 	/* NULL, or (for the group sizes in digit_groups: 32, 64 and 128
 	 * OR-ed) allocates and fills x->dig from x->xf at the batches it
 	 * takes them (x->m; else leaves it NULL) */
