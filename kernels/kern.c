@@ -298,11 +298,13 @@ static struct kern_panel *panels_new(const struct kern *kn, int count, int kq,
 				     int ngroups, int32_t **codes,
 				     float **scale, float **bias)
 {
-	struct kern_panel *pn = xcalloc((size_t)count, sizeof(*pn));
+	struct kern_panel *pn;
 	const int panel = kn->a8_panel;
 	const size_t nc = (size_t)kq / 8 * panel * kn->a8_words,
 		     ns = (size_t)ngroups * panel;
 
+	HS_ASSERT(kn->a8_words == 1 || kn->a8_words == 2);
+	pn = xcalloc((size_t)count, sizeof(*pn));
 	*codes = xcalloc64(sizeof(int32_t) * nc * count);
 	*scale = xcalloc64(sizeof(float) * ns * count);
 	*bias = xcalloc64(sizeof(float) * ns * count);
