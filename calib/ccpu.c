@@ -334,9 +334,10 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 	int8 = kbench_int8(c->threads);
 	if (o->progress)
 		fprintf(stderr, "calib: %s %s, %d thread%s, %s activations in "
-			"blocks; STREAM triad %.1f GB/s, FMA peak %.0f GFLOP/s, "
-			"int8 dot peak %.0f GOP/s\n", c->name, c->quant,
-			c->threads, c->threads > 1 ? "s" : "", llama_block_acts(&c->m),
+			"blocks, %s in draft steps; STREAM triad %.1f GB/s, FMA "
+			"peak %.0f GFLOP/s, int8 dot peak %.0f GOP/s\n", c->name,
+			c->quant, c->threads, c->threads > 1 ? "s" : "",
+			llama_block_acts(&c->m), llama_decode_acts(&c->m),
 			stream[KSTREAM_TRIAD], peak, int8);
 	llama_state_init(&st, lc, blk);
 	synth_cache(&st, lc, lc->seq_len, 0xcac4e);
@@ -372,11 +373,12 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 			  c->synthetic ? "synthetic" : "trained");
 	if (!c->synthetic)
 		json_object_set_new(model, "path", json_string(c->path));
-	out = json_pack("{s:s,s:s,s:b,s:o,s:s,s:i,s:s,s:s,s:f,s:f,s:f,s:{s:o,s:o},"
+	out = json_pack("{s:s,s:s,s:b,s:o,s:s,s:i,s:s,s:s,s:s,s:f,s:f,s:f,s:{s:o,s:o},"
 			"s:{s:o,s:o},s:{s:f,s:f,s:f,s:f,s:f,s:f,s:f},s:O}",
 			"kind", "edge", "device", "", "derived", 0, "model", model,
 			"quant", c->quant, "threads", c->threads, "kernel",
 			c->m.kn->name, "prefill_activations", llama_block_acts(&c->m),
+			"decode_activations", llama_decode_acts(&c->m),
 			"stream_gbs", stream[KSTREAM_TRIAD],
 			"peak_gflops", peak, "int8_gops", int8, "draft", "ctx",
 			array_of(cx, nctx), "seconds",
@@ -469,6 +471,7 @@ json_t *calib_cpu_profile(const struct calib_cpu_job *j, const json_t *prov,
 	if (j->kern)
 		c.m.kn = j->kern;
 	c.m.int8_batches = j->int8_blocks;
+	c.m.int8_decode = j->int8_decode;
 	llama_pack_a8(&c.m);
 	if (cut_lists(&c, ctx, pre, e) < 0) {
 		calib_model_release(&c);

@@ -136,7 +136,7 @@ int cli_parse_group(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 	return 0;
 }
 
-int cli_parse_block_acts(const char *arg, void *dest, char why[OPT_WHY_BYTES])
+int cli_parse_acts(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 {
 	if (strcmp(arg, "int8") && strcmp(arg, "fp16")) {
 		snprintf(why, OPT_WHY_BYTES, "expected int8 or fp16, got \"%s\"",

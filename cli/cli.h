@@ -96,8 +96,9 @@ void cli_warn(const char *cmd, const char *warnings);
 		 "replace the output if it exists (never a file\n" \
 		 "hybridspec did not write)")
 #define CLI_OPT_GROUP(d, h) OPT_PARSE("group", 0, d, "G", cli_parse_group, h)
-#define CLI_OPT_BLOCK_ACTS(d, h) \
-	OPT_PARSE("block-acts", 0, d, "int8|fp16", cli_parse_block_acts, h)
+/* --block-acts, --decode-acts: int8 or fp16 into a bool (int8 true) */
+#define CLI_OPT_ACTS(n, d, h) \
+	OPT_PARSE(n, 0, d, "int8|fp16", cli_parse_acts, h)
 #define CLI_OPT_QUANT(n, d, h) OPT_PARSE(n, 0, d, "Q", cli_parse_quant, h)
 /* the CPU kernel set a command runs (const struct kern **; left alone:
  * the caller's default, kern_best) */
@@ -146,7 +147,7 @@ void cli_warn(const char *cmd, const char *warnings);
 /* OPT_KIND_PARSE functions: a group size (int *), 32, 64 or 128; int8
  * (true) or fp16 (false) (bool *); a weight format (struct quant *). */
 int cli_parse_group(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
-int cli_parse_block_acts(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
+int cli_parse_acts(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 int cli_parse_quant(const char *arg, void *dest, char why[OPT_WHY_BYTES]);
 /* a sampling temperature (double *): 0, greedy, or in [SPEC_TEMP_MIN,
  * SPEC_TEMP_MAX] */

@@ -50,13 +50,29 @@ static int parse_counts(const char *arg, void *dest, char why[OPT_WHY_BYTES])
 	return -1;
 }
 
+/* Says so where --opt int8 was asked for and not had (the profile v's
+ * key names other activations): the kernel set has no integer path, or
+ * the layers are not W4A16 */
+static void int8_lost(const json_t *v, const struct opt *rows,
+		      const char *opt, bool int8, const char *key,
+		      const char *what)
+{
+	const char *acts = json_string_value(json_object_get(v, key));
+
+	if (v && opt_given(rows, opt) && int8 && acts && strcmp(acts, "int8"))
+		fprintf(stderr, "calib: --%s int8: the %s took %s activations "
+			"(kernel set %s, weights %s)\n", opt, what, acts,
+			json_string_value(json_object_get(v, "kernel")),
+			json_string_value(json_object_get(v, "quant")));
+}
+
 static const struct opt_cmd cpu_cmd = {
 	.name = "calib cpu",
 	.usage = "(--model NAME|PATH | --shape SHAPE) [--quant Q]\n"
 		 " [--threads N] [--device NAME] [--ctx LIST]\n"
 		 " [--prefill LIST] [--reps N] [--verify FILE]\n"
-		 " [--block-acts int8|fp16] [--kernel K] [-o PROFILE]\n"
-		 " [--overwrite]",
+		 " [--block-acts int8|fp16] [--decode-acts fp16|int8]\n"
+		 " [--kernel K] [-o PROFILE] [--overwrite]",
 	.about = "Times the real draft forward (the project's kernels) on this CPU: one\n"
 		 "draft step at each context of --ctx and prompt prefills of each length\n"
 		 "of --prefill, beside STREAM bandwidth and the FMA peak measured in the\n"
@@ -67,8 +83,10 @@ static const struct opt_cmd cpu_cmd = {
 		 "models. --block-acts: how W4A16 layers take blocks of 4 or more tokens\n"
 		 "(prefill, verification): int8 (default where the kernel set has an\n"
 		 "integer path: activations quantised to int8 a group, as llama.cpp's\n"
-		 "prefill does) or fp16 (W4A16's exact FP16 activations). The profile\n"
-		 "says which (prefill_activations). --verify FILE also writes a\n"
+		 "products do) or fp16 (W4A16's exact FP16 activations); --decode-acts:\n"
+		 "how they take a draft step's token (default fp16; int8 as llama.cpp\n"
+		 "decodes). The profile says which (prefill_activations,\n"
+		 "decode_activations). --verify FILE also writes a\n"
 		 "verify-cost table (block forwards of 1, 2, 4, 8, 16 tokens) the\n"
 		 "simulator reads as cloud/gpu/table.\n",
 	.exit_status = CLI_CALIB_EXIT,
@@ -101,8 +119,10 @@ int cli_calib_cpu(int argc, char **argv)
 			     "runs for at least 0.1 s"),
 		OPT_STR("verify", 0, &verify_path, "FILE",
 			"also write the verify-cost table to FILE"),
-		CLI_OPT_BLOCK_ACTS(&j.int8_blocks, "how W4A16 layers take blocks of 4+ "
-				   "tokens\n(default int8)"),
+		CLI_OPT_ACTS("block-acts", &j.int8_blocks, "how W4A16 layers take "
+			     "blocks of 4+ tokens\n(default int8)"),
+		CLI_OPT_ACTS("decode-acts", &j.int8_decode, "how W4A16 layers take a "
+			     "draft step's token\n(default fp16)"),
 		CLI_OPT_KERNEL(&j.kern),
 		OPT_STR("out", 'o', &out, "PROFILE", "write the profile to PROFILE "
 			"(default: stdout)"),
@@ -132,17 +152,11 @@ int cli_calib_cpu(int argc, char **argv)
 		rc = cli_fail("%s", e.msg); /* before minutes of measuring */
 	else {
 		json_t *v = calib_cpu_profile(&j, prov, &verify, &e);
-		const char *acts = json_string_value(json_object_get(v,
-						"prefill_activations"));
 
-		/* int8 asked for and not had: the kernel set has no integer
-		 * path, or the layers are not W4A16 */
-		if (v && opt_given(rows, "block-acts") && j.int8_blocks && acts &&
-		    strcmp(acts, "int8"))
-			fprintf(stderr, "calib: --block-acts int8: the prefill took "
-				"%s activations (kernel set %s, weights %s)\n", acts,
-				json_string_value(json_object_get(v, "kernel")),
-				json_string_value(json_object_get(v, "quant")));
+		int8_lost(v, rows, "block-acts", j.int8_blocks,
+			  "prefill_activations", "prefill");
+		int8_lost(v, rows, "decode-acts", j.int8_decode,
+			  "decode_activations", "draft steps");
 		rc = cli_calib_emit(v, &e, out, overwrite);
 		if (rc == CLI_OK && verify)
 			rc = cli_calib_emit(verify, &e, verify_path, overwrite);

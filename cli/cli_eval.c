@@ -79,8 +79,8 @@ static int ppl_sub(int argc, char **argv)
 		OPT_INT("score-from", 0, &from, "F", 0, 1 << 20,
 			"score only the tokens after position F of a window\n"
 			"(default 0: every one after the first)"),
-		CLI_OPT_BLOCK_ACTS(&o.int8, "how W4A16 layers take a window's\n"
-				   "activations (default fp16)"),
+		CLI_OPT_ACTS("block-acts", &o.int8, "how W4A16 layers take a "
+			     "window's\nactivations (default fp16)"),
 		CLI_OPT_KERNEL(&o.kern),
 		CLI_OPT_JSON(&json, "print the result as JSON"),
 		OPT_END,

@@ -142,7 +142,7 @@ void lin_apply(const struct linear *l, const float *x, int m, float *y,
 		kern_q4_gemm(kn, p, &l->q4, xh, m, y);
 		break;
 	case LIN_W4A16:
-		if (int8 && m >= KERN_A8_MIN_BATCH && kn->a8_run)
+		if (int8 && kn->a8_run)
 			kern_q4_gemm_a8(kn, p, &l->q4, l->a8 && l->a8->kn == kn ?
 					l->a8 : NULL, xh, m, y);
 		else

@@ -64,9 +64,10 @@ void lin_pack_a8(struct linear *l, const struct kern *kn, struct kpool *p);
 float *lin_weights(const struct linear *l);
 
 /* y (m x n) = x (m x k) W^T. kn may be NULL for LIN_F32. int8: a W4A16
- * layer given KERN_A8_MIN_BATCH or more tokens takes kn's integer path
- * where kn has one (kn->a8_run: activations quantised to int8 a group, as
- * llama.cpp's prefill does, so W4A8's accuracy, not W4A16's). */
+ * layer takes kn's integer path where kn has one (kn->a8_run: activations
+ * quantised to int8 a group, as llama.cpp's products do, so W4A8's
+ * accuracy, not W4A16's); the caller decides by m (llama.c: blocks of
+ * KERN_A8_MIN_BATCH or more tokens, and decode steps where asked). */
 void lin_apply(const struct linear *l, const float *x, int m, float *y,
 	       const struct kern *kn, struct kpool *p, bool int8);
 

@@ -264,8 +264,8 @@ void llama_pack_a8(struct llama *m)
 		struct linear *all[] = BLOCK_LINEARS(&m->layer[l]);
 
 		for (size_t i = 0; i < 7; i++)
-			lin_pack_a8(all[i], m->int8_batches ? m->kn : NULL,
-				    m->pool);
+			lin_pack_a8(all[i], m->int8_batches || m->int8_decode ?
+					    m->kn : NULL, m->pool);
 	}
 }
 
@@ -338,22 +338,38 @@ static void rope(const struct llama_config *c, const float *freq, float *v,
 	}
 }
 
-const char *llama_block_acts(const struct llama *m)
+/* The block layers' activations where int8 asks for the integer path */
+static const char *acts_of(const struct llama *m, bool int8)
 {
 	enum lin_format f = m->layer[0].w1.format;
 
-	if (f == LIN_W4A16 && m->int8_batches && m->kn->a8_run)
+	if (f == LIN_W4A16 && int8 && m->kn->a8_run)
 		return "int8";
 	return lin_formats[f].acts;
 }
 
-/* lin_apply, shown to the calibration observer first */
+const char *llama_block_acts(const struct llama *m)
+{
+	return acts_of(m, m->int8_batches);
+}
+
+const char *llama_decode_acts(const struct llama *m)
+{
+	return acts_of(m, m->int8_decode);
+}
+
+/* lin_apply, shown to the calibration observer first. A block layer
+ * takes the integer path where asked for n tokens (int8_batches from
+ * KERN_A8_MIN_BATCH on, int8_decode below); the classifier never: it has
+ * no pack (llama_pack_a8 packs the blocks'), so it would be packed again
+ * at every step */
 static void apply(const struct llama *m, const struct linear *l, const float *x,
 		  int n, float *y)
 {
 	if (m->observe)
 		m->observe(m->observe_ctx, l, x, n);
-	lin_apply(l, x, n, y, m->kn, m->pool, m->int8_batches);
+	lin_apply(l, x, n, y, m->kn, m->pool, l != &m->cls &&
+		  (n >= KERN_A8_MIN_BATCH ? m->int8_batches : m->int8_decode));
 }
 
 /* Attention of heads [h0, h1) for every row of a batch, at one layer: row t

@@ -38,8 +38,11 @@ struct llama {
 	struct linear cls;        /* (vocab x dim) */
 	const struct kern *kn;    /* borrowed: kernels for the non-FP32 layers */
 	struct kpool *pool;       /* borrowed: threads, or NULL */
-	bool int8_batches;        /* W4A16 layers take blocks of tokens
-				     through kn's integer path (lin_apply) */
+	bool int8_batches;        /* W4A16 block layers take blocks of
+				     KERN_A8_MIN_BATCH or more tokens through
+				     kn's integer path (lin_apply) */
+	bool int8_decode;         /* and fewer tokens (a decode step, a
+				     short verify block) too */
 	/* calibration: called with the n x k input of each linear layer
 	 * before it is applied; NULL for none */
 	void (*observe)(void *ctx, const struct linear *l, const float *x, int n);
@@ -76,9 +79,12 @@ void llama_release(struct llama *m);
  * (FP16, W8A16, and W4A16's own exact FP16 activations), "fp32", "int4"
  * (W4A4). Static. */
 const char *llama_block_acts(const struct llama *m);
+/* The same for fewer than KERN_A8_MIN_BATCH tokens (decode): "int8"
+ * where int8_decode sends them through the integer path. Static. */
+const char *llama_decode_acts(const struct llama *m);
 /* Packs the block layers' W4A16 weights once for m->kn's integer path when
- * m->int8_batches (lin_pack_a8, on m->pool), else drops such packs: call
- * after setting kn, pool and int8_batches. Without it the integer path
+ * m->int8_batches or m->int8_decode (lin_pack_a8, on m->pool), else drops
+ * such packs: call after setting kn, pool, int8_batches and int8_decode. Without it the integer path
  * packs the weights at every call (the same product, slower). */
 void llama_pack_a8(struct llama *m);
 

@@ -10,7 +10,10 @@
 # The project: `calib cpu` at w4a16-g32-asym (the file's own grid: Q4_1 is
 # asymmetric groups of 32) with the classifier in W4A16 too ("-head") and
 # in FP16; a prefill is timed in blocks of the calibration's size, a decode
-# step is one token at that context. llama.cpp: `llama-bench -p 128,1024
+# step is one token at that context; and the first again with its draft
+# steps' activations in int8 (`--decode-acts int8`, weights "...-head,a8"),
+# as llama.cpp decodes (its Q4_1 products quantise the activations to
+# Q8_1), where the exact FP16 path is the default. llama.cpp: `llama-bench -p 128,1024
 # -n 0` and `-p 0 -n 32 -d 128,1024` (32 tokens generated from that depth)
 # with its defaults (F16 KV cache; the project's is FP32).
 #
@@ -62,14 +65,18 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 : >"$tmp/all"
 for r in $(seq "$rounds"); do
 	for t in 1 2; do
-		for q in w4a16-g32-asym-head w4a16-g32-asym; do
+		for v in w4a16-g32-asym-head:fp16 w4a16-g32-asym:fp16 \
+			w4a16-g32-asym-head:int8; do
+			q=${v%:*}
+			d=${v#*:}
 			# shellcheck disable=SC2086 # $kopt is options, split
 			"$H" calib cpu --model smollm2-135m --quant "$q" --threads "$t" \
 				--ctx 128,1024 --prefill 128,1024 --reps 3 $kopt \
-				-o "$tmp/e.json" --overwrite 2>"$tmp/log" ||
+				--decode-acts "$d" -o "$tmp/e.json" --overwrite 2>"$tmp/log" ||
 				{ cat "$tmp/log" >&2; exit 1; }
 			# "prefill N tokens at context 0: X ms",
 			# "draft 1 token at context C: X ms"
+			[ "$d" = fp16 ] || q="$q,a8"
 			awk -v t="$t" -v q="$q" '
 				/prefill +[0-9]+ tokens at/ { n = $3; ms = $(NF - 1)
 					print "hybridspec", q, t, "pp" n, n * 1000 / ms }

@@ -244,7 +244,8 @@ int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 {
 	static const char *const keys[] = { "kind", "device", "derived",
 		"derivation", "model", "quant", "threads", "kernel",
-		"prefill_activations", "stream_gbs", "peak_gflops", "int8_gops",
+		"prefill_activations", "decode_activations", "stream_gbs",
+		"peak_gflops", "int8_gops",
 		"draft", "prefill", "fit", "power", "provenance", NULL };
 	static const char *const kinds[] = { "edge", NULL };
 	struct jx x = { .file = path, .err = e };
@@ -287,13 +288,16 @@ int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 	if (json_object_get(doc, "int8_gops") &&
 	    jx_num(&x, doc, "", "int8_gops", JX_NONNEG, JX_REQUIRED, &gbs) < 0)
 		return -1;
-	if (json_object_get(doc, "prefill_activations")) {
+	/* the same: profiles before int8 draft steps lack the second */
+	for (int i = 0; i < 2; i++) {
 		static const char *const acts[] = { "int8", "fp16", "fp32",
 						    "int4", NULL };
+		static const char *const key[] = { "prefill_activations",
+						   "decode_activations" };
 		int a;
 
-		if (jx_enum(&x, doc, "", "prefill_activations", acts, NULL,
-			    &a) < 0)
+		if (json_object_get(doc, key[i]) &&
+		    jx_enum(&x, doc, "", key[i], acts, NULL, &a) < 0)
 			return -1;
 	}
 	return 0;

@@ -565,7 +565,9 @@ static void test_accept_profile(void)
 
 /* calib cpu and eval ppl --kernel: the forward runs on the named set, and
  * the profile says so (the portable set has no integer path: its blocks
- * take FP16, and eval says int8 was asked for and not had) */
+ * and draft steps take FP16, and calib and eval say int8 was asked for
+ * and not had); the best set's draft steps take int8 where asked and it
+ * has the path */
 static void test_cpu_kernel(void)
 {
 	char out[8192], args[2048];
@@ -576,12 +578,25 @@ static void test_cpu_kernel(void)
 		return;
 	t_absolute_dirs();
 	snprintf(args, sizeof(args), "calib cpu --model stories260K --ctx 16,32 "
-		 "--prefill 16,32 --reps 1 --kernel ref -o %s", path);
-	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+		 "--prefill 16,32 --reps 1 --kernel ref --decode-acts int8 -o %s",
+		 path);
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0 &&
+		  strstr(out, "--decode-acts int8: the draft steps took fp16"),
+		  "%s", out);
 	p = json_load_file(path, 0, NULL);
 	CHECK(p && !strcmp(json_string_value(json_object_get(p, "kernel")), "ref") &&
 	      !strcmp(json_string_value(json_object_get(p, "prefill_activations")),
+		      "fp16") &&
+	      !strcmp(json_string_value(json_object_get(p, "decode_activations")),
 		      "fp16"));
+	json_decref(p);
+	snprintf(args, sizeof(args), "calib cpu --model stories260K --ctx 16,32 "
+		 "--prefill 16,32 --reps 1 --quant w4a16 --decode-acts int8 "
+		 "--overwrite -o %s", path);
+	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
+	p = json_load_file(path, 0, NULL);
+	CHECK(p && !strcmp(json_string_value(json_object_get(p,
+			"decode_activations")), kern_best()->a8_run ? "int8" : "fp16"));
 	json_decref(p);
 	snprintf(args, sizeof(args), "eval ppl --model stories260K --quant w4a16 "
 		 "--text %s/TinyStories-valid-excerpt.txt --windows 1 "

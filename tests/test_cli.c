@@ -1111,6 +1111,9 @@ static void calib_bad_input(void)
 	CHECK(t_run("calib cpu --shape llama2-7b --block-acts int4", out,
 		    sizeof(out)) == 2 &&
 	      strstr(out, "--block-acts: expected int8 or fp16, got \"int4\""));
+	CHECK(t_run("calib cpu --shape llama2-7b --decode-acts bf16", out,
+		    sizeof(out)) == 2 &&
+	      strstr(out, "--decode-acts: expected int8 or fp16, got \"bf16\""));
 	/* a temperature a float holds as 0 (it aborted eval accept) */
 	CHECK_MSG(t_run("eval accept --target a --draft b --text t "
 			"--temperature 1e-38", out, sizeof(out)) == 2 &&

@@ -433,6 +433,12 @@ static void batch_matches_own_forward_f32(void)
 /* W4A16, groups of 32 and of 128, every kernel this CPU runs: a batch
  * matches each sequence's own forward within BATCH_W4A16_TOL, in any
  * order, on 3 threads. */
+/* How far a W4A8 decode step's logits may move from W4A16's, over the
+ * largest logit: int8 activations in blocks of 32 round each by at most
+ * half a unit of the block's largest (tinystories656K at g32: 1.6% on
+ * avx2 and avx512-vnni, EPYC, 2026-12-06) */
+#define INT8_STEP_TOL 0.05
+
 static void batch_matches_own_forward_w4a16(void)
 {
 	static const int groups[] = { 32, 128 };
@@ -468,6 +474,71 @@ static void batch_matches_own_forward_w4a16(void)
 		tok_release(&t);
 		llama_release(&m);
 	}
+}
+
+/* llama.int8_decode (--decode-acts int8): a step of one token takes the
+ * kernel set's integer path, and a block of four does not while
+ * int8_batches is off (the same logits, bit for bit); the step's logits
+ * move by W4A8's rounding, no more. A set without the path leaves the
+ * step as it was. */
+static void int8_decode_steps(void)
+{
+	static const int toks[] = { 1, 403, 407, 261, 378 };
+	struct quant q = { LIN_F32, 128, Q4_SYM, false, false };
+	struct llama m;
+	struct tok t;
+	struct err e;
+
+	if (!t_need_models())
+		return;
+	if (mload("tinystories656K", &q, &m, &t, &e) < 0) {
+		CHECK_MSG(0, "%s", e.msg);
+		return;
+	}
+	llama_convert(&m, LIN_W4A16, 32, Q4_ASYM);
+	m.pool = kern_pool_new(2);
+	for (const char *const *kn = kern_available(); *kn; kn++) {
+		size_t v = (size_t)m.c.vocab;
+		float *blk[2], *step[2];
+		double worst = 0, scale = 0;
+
+		m.kn = kern_find(*kn);
+		for (int i8 = 0; i8 < 2; i8++) {
+			struct llama_state s;
+
+			m.int8_decode = i8;
+			llama_pack_a8(&m);
+			blk[i8] = malloc(sizeof(float) * 4 * v);
+			step[i8] = malloc(sizeof(float) * v);
+			llama_state_init(&s, &m.c, 4);
+			llama_forward(&m, &s, toks, 4, 0, blk[i8]);
+			llama_forward(&m, &s, toks + 4, 1, 4, step[i8]);
+			llama_state_release(&s);
+		}
+		CHECK_MSG(!memcmp(blk[0], blk[1], sizeof(float) * 4 * v),
+			  "%s: a block of four moved", *kn);
+		for (size_t j = 0; j < v; j++) {
+			scale = fmax(scale, fabs(step[0][j]));
+			worst = fmax(worst, fabs(step[1][j] - step[0][j]));
+		}
+		if (m.kn->a8_run)
+			CHECK_MSG(!strcmp(llama_decode_acts(&m), "int8") &&
+				  worst > 0 && worst <= INT8_STEP_TOL * scale,
+				  "%s: the step moved by %.3g of %.3g (%s)", *kn,
+				  worst, scale, llama_decode_acts(&m));
+		else
+			CHECK_MSG(!strcmp(llama_decode_acts(&m), "fp16") &&
+				  worst == 0, "%s: no integer path, yet the step "
+				  "moved by %.3g (%s)", *kn, worst,
+				  llama_decode_acts(&m));
+		for (int i8 = 0; i8 < 2; i8++) {
+			free(blk[i8]);
+			free(step[i8]);
+		}
+	}
+	kpool_free(m.pool);
+	tok_release(&t);
+	llama_release(&m);
 }
 
 /* Bad checkpoints: an error that says what is wrong, never a crash. */
@@ -1116,5 +1187,7 @@ const struct tcase model_tests[] = {
 	  "for bit", batch_matches_own_forward_f32 },
 	{ "models: a W4A16 batch of sequences matches each one's own forward",
 	  batch_matches_own_forward_w4a16 },
+	{ "models: --decode-acts int8 takes a step's token through the integer "
+	  "path, not a block's", int8_decode_steps },
 	{ 0 },
 };
