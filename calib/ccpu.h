@@ -89,7 +89,8 @@ struct calib_cpu_job {
 	bool int8_blocks;          /* W4A16 layers take blocks of 4 or more
 				      tokens with int8 activations (where the
 				      kernel set has the integer path) */
-	bool int8_decode;          /* and the draft steps too */
+	bool int8_decode;          /* and the draft steps and blocks of 1
+				      to 3 tokens too */
 	const int *ctx, *prefill;  /* ascending, 0-terminated, at most
 				      CALIB_MAX_POINTS with the 0 */
 	int reps;                  /* at least, and at least 0.1 s, a point */

@@ -186,8 +186,11 @@ json_t *calib_derive(const json_t *measured, const char *from_path,
 			       json_string_value(json_object_get(json_object_get(
 				       measured, "model"), "weights")) : "none");
 	out = json_deep_copy(measured);
-	/* the kernel set is the measuring machine's: the derivation says it */
+	/* the kernel set is the measuring machine's: the derivation says it;
+	 * the draft step is the device's published figure, not this
+	 * forward's, whatever its activations */
 	json_object_del(out, "kernel");
+	json_object_del(out, "decode_activations");
 	json_object_set_new(out, "device", json_string(d->name));
 	json_object_set_new(out, "derived", json_true());
 	json_object_set_new(out, "model", model_json);

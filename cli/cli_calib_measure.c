@@ -71,7 +71,7 @@ static const struct opt_cmd cpu_cmd = {
 	.usage = "(--model NAME|PATH | --shape SHAPE) [--quant Q]\n"
 		 " [--threads N] [--device NAME] [--ctx LIST]\n"
 		 " [--prefill LIST] [--reps N] [--verify FILE]\n"
-		 " [--block-acts int8|fp16] [--decode-acts fp16|int8]\n"
+		 " [--block-acts int8|fp16] [--decode-acts int8|fp16]\n"
 		 " [--kernel K] [-o PROFILE] [--overwrite]",
 	.about = "Times the real draft forward (the project's kernels) on this CPU: one\n"
 		 "draft step at each context of --ctx and prompt prefills of each length\n"
@@ -84,11 +84,11 @@ static const struct opt_cmd cpu_cmd = {
 		 "(prefill, verification): int8 (default where the kernel set has an\n"
 		 "integer path: activations quantised to int8 a group, as llama.cpp's\n"
 		 "products do) or fp16 (W4A16's exact FP16 activations); --decode-acts:\n"
-		 "how they take a draft step's token (default fp16; int8 as llama.cpp\n"
-		 "decodes). The profile says which (prefill_activations,\n"
-		 "decode_activations). --verify FILE also writes a\n"
-		 "verify-cost table (block forwards of 1, 2, 4, 8, 16 tokens) the\n"
-		 "simulator reads as cloud/gpu/table.\n",
+		 "how they take a draft step's token and blocks of 1 to 3 tokens\n"
+		 "(default fp16; int8 as llama.cpp decodes). The profile says which\n"
+		 "(prefill_activations, decode_activations). --verify FILE also\n"
+		 "writes a verify-cost table (block forwards of 1, 2, 4, 8, 16 tokens)\n"
+		 "the simulator reads as cloud/gpu/table.\n",
 	.exit_status = CLI_CALIB_EXIT,
 };
 
@@ -122,7 +122,8 @@ int cli_calib_cpu(int argc, char **argv)
 		CLI_OPT_ACTS("block-acts", &j.int8_blocks, "how W4A16 layers take "
 			     "blocks of 4+ tokens\n(default int8)"),
 		CLI_OPT_ACTS("decode-acts", &j.int8_decode, "how W4A16 layers take a "
-			     "draft step's token\n(default fp16)"),
+			     "draft step's token and\nblocks of 1-3 tokens "
+			     "(default fp16)"),
 		CLI_OPT_KERNEL(&j.kern),
 		OPT_STR("out", 'o', &out, "PROFILE", "write the profile to PROFILE "
 			"(default: stdout)"),

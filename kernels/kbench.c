@@ -686,8 +686,8 @@ void kbench_run(const struct kbench_opts *o)
 				struct timing tm[4];
 
 				/* W4A8 at every batch: the models take it from
-				 * batch 4 on; below, its figures beside W4A16's
-				 * say why not (docs/performance.md) */
+				 * batch 4 on by default, and below under
+				 * --decode-acts int8 */
 				time_rounds(kn, p, m, nw, x, batches[bi], y,
 					    quick ? 0.05 : 0.4, &st, tlist[i], tm);
 				kpool_free(p);

@@ -61,7 +61,7 @@ struct kern_x {
 };
 
 /* A panel of an integer path: `rows` rows' codes packed by the kernel
- * (kq / 8 octets of up to 2 x `rows` 32-bit words, 64-byte aligned), their
+ * (kq / 8 octets of a8_words x `rows` 32-bit words, 64-byte aligned), their
  * scales and biases (ngroups x rows). Owned. */
 struct kern_panel {
 	int32_t *codes;
@@ -284,7 +284,8 @@ void kern_f32_gemm(const struct kern *kn, struct kpool *p, const float *w,
 
 /* w's rows packed once for kn's integer path (kn->a8_run set): the
  * panels each call would otherwise pack again (llama.cpp likewise repacks
- * its Q4_0 weights at load). One byte a weight, besides w's own half byte.
+ * its Q4_0 weights at load). kn->a8_words / 2 bytes a weight, besides w's
+ * own half byte.
  * Borrows kn; w may be released first. Caller frees with kern_a8w_free. */
 struct kern_a8w {
 	const struct kern *kn;

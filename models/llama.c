@@ -358,18 +358,19 @@ const char *llama_decode_acts(const struct llama *m)
 	return acts_of(m, m->int8_decode);
 }
 
-/* lin_apply, shown to the calibration observer first. A block layer
- * takes the integer path where asked for n tokens (int8_batches from
- * KERN_A8_MIN_BATCH on, int8_decode below); the classifier never: it has
- * no pack (llama_pack_a8 packs the blocks'), so it would be packed again
- * at every step */
+/* lin_apply, shown to the calibration observer first. A layer takes the
+ * integer path where asked for n tokens: int8_batches from
+ * KERN_A8_MIN_BATCH on, int8_decode below, but for the classifier: it has
+ * no pack (llama_pack_a8 packs the blocks'), so a step would pack it
+ * again each time */
 static void apply(const struct llama *m, const struct linear *l, const float *x,
 		  int n, float *y)
 {
 	if (m->observe)
 		m->observe(m->observe_ctx, l, x, n);
-	lin_apply(l, x, n, y, m->kn, m->pool, l != &m->cls &&
-		  (n >= KERN_A8_MIN_BATCH ? m->int8_batches : m->int8_decode));
+	lin_apply(l, x, n, y, m->kn, m->pool,
+		  n >= KERN_A8_MIN_BATCH ? m->int8_batches :
+		  m->int8_decode && l != &m->cls);
 }
 
 /* Attention of heads [h0, h1) for every row of a batch, at one layer: row t

@@ -84,8 +84,9 @@ const char *llama_block_acts(const struct llama *m);
 const char *llama_decode_acts(const struct llama *m);
 /* Packs the block layers' W4A16 weights once for m->kn's integer path when
  * m->int8_batches or m->int8_decode (lin_pack_a8, on m->pool), else drops
- * such packs: call after setting kn, pool, int8_batches and int8_decode. Without it the integer path
- * packs the weights at every call (the same product, slower). */
+ * such packs: call after setting kn, pool, int8_batches and int8_decode.
+ * Without it the integer path packs the weights at every call (the same
+ * product, slower). */
 void llama_pack_a8(struct llama *m);
 
 /* Converts every linear layer of the blocks (not the embeddings, the

@@ -12,7 +12,8 @@
 # of medians over the rounds: ms and GFLOP/s of each, and the speed of the
 # project's g128 W4A16 (exact FP16 activations: float, or digits below
 # four tokens) and W4A8 (int8 activations, as ggml's Q4_0 products have
-# them; the models take it from four tokens on) over ggml's faster Q4_0,
+# them; the models take it from four tokens on by default, and below under
+# `calib cpu --decode-acts int8`) over ggml's faster Q4_0,
 # and of its faster over ggml's F16; with the int8 dot-product and FMA
 # peaks of `bench kernels` in the same run. A benchmark: nothing is
 # asserted. Run it alone on the machine.

@@ -147,6 +147,7 @@ static void test_profile_bad(void)
 	refused(p, "/draft/seconds/-", "0.001", "/draft/seconds: expected 3 "
 		"times");
 	refused(p, "/kind", "\"gpu\"", "/kind");
+	refused(p, "/decode_activations", "\"bf16\"", "/decode_activations");
 	json_decref(p);
 }
 
@@ -563,6 +564,14 @@ static void test_accept_profile(void)
 	json_decref(doc);
 }
 
+/* Whether object o (or NULL) holds the string want at key */
+static bool str_at(const json_t *o, const char *key, const char *want)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v && !strcmp(v, want);
+}
+
 /* calib cpu and eval ppl --kernel: the forward runs on the named set, and
  * the profile says so (the portable set has no integer path: its blocks
  * and draft steps take FP16, and calib and eval say int8 was asked for
@@ -584,19 +593,16 @@ static void test_cpu_kernel(void)
 		  strstr(out, "--decode-acts int8: the draft steps took fp16"),
 		  "%s", out);
 	p = json_load_file(path, 0, NULL);
-	CHECK(p && !strcmp(json_string_value(json_object_get(p, "kernel")), "ref") &&
-	      !strcmp(json_string_value(json_object_get(p, "prefill_activations")),
-		      "fp16") &&
-	      !strcmp(json_string_value(json_object_get(p, "decode_activations")),
-		      "fp16"));
+	CHECK(str_at(p, "kernel", "ref") && str_at(p, "prefill_activations", "fp16") &&
+	      str_at(p, "decode_activations", "fp16"));
 	json_decref(p);
 	snprintf(args, sizeof(args), "calib cpu --model stories260K --ctx 16,32 "
 		 "--prefill 16,32 --reps 1 --quant w4a16 --decode-acts int8 "
 		 "--overwrite -o %s", path);
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
 	p = json_load_file(path, 0, NULL);
-	CHECK(p && !strcmp(json_string_value(json_object_get(p,
-			"decode_activations")), kern_best()->a8_run ? "int8" : "fp16"));
+	CHECK(str_at(p, "decode_activations",
+		     kern_best()->a8_run ? "int8" : "fp16"));
 	json_decref(p);
 	snprintf(args, sizeof(args), "eval ppl --model stories260K --quant w4a16 "
 		 "--text %s/TinyStories-valid-excerpt.txt --windows 1 "

@@ -430,15 +430,16 @@ static void batch_matches_own_forward_f32(void)
  * of the caches; one sequence's queries one position off: 0.1 and 0.02. */
 #define BATCH_W4A16_TOL 1e-3
 
+/* How far a W4A8 decode step's logits may move from W4A16's, over the
+ * largest logit: int8 activations in blocks of 32 round each by at most
+ * half a unit of the block's largest (tinystories656K, g32, its classifier
+ * W4A16 too, a step at position 0: 2.1% on avx2 and avx512-vnni, EPYC,
+ * 2026-12-06) */
+#define INT8_STEP_TOL 0.05
+
 /* W4A16, groups of 32 and of 128, every kernel this CPU runs: a batch
  * matches each sequence's own forward within BATCH_W4A16_TOL, in any
  * order, on 3 threads. */
-/* How far a W4A8 decode step's logits may move from W4A16's, over the
- * largest logit: int8 activations in blocks of 32 round each by at most
- * half a unit of the block's largest (tinystories656K at g32: 1.6% on
- * avx2 and avx512-vnni, EPYC, 2026-12-06) */
-#define INT8_STEP_TOL 0.05
-
 static void batch_matches_own_forward_w4a16(void)
 {
 	static const int groups[] = { 32, 128 };
@@ -476,15 +477,19 @@ static void batch_matches_own_forward_w4a16(void)
 	}
 }
 
-/* llama.int8_decode (--decode-acts int8): a step of one token takes the
- * kernel set's integer path, and a block of four does not while
- * int8_batches is off (the same logits, bit for bit); the step's logits
- * move by W4A8's rounding, no more. A set without the path leaves the
+/* llama.int8_decode (--decode-acts int8), the classifier W4A16 too
+ * (-head): a step of one token (at position 0: no cache that a block
+ * wrote) takes the kernel set's integer path, and a block of four does
+ * not while int8_batches is off (the same logits, bit for bit);
+ * int8_batches alone leaves a step exact, bit for bit. The step's logits
+ * move by W4A8's rounding, no more; a set without the path leaves the
  * step as it was. */
 static void int8_decode_steps(void)
 {
 	static const int toks[] = { 1, 403, 407, 261, 378 };
-	struct quant q = { LIN_F32, 128, Q4_SYM, false, false };
+	/* int8_batches, int8_decode: exact, decode, blocks */
+	static const bool flags[3][2] = { { 0, 0 }, { 0, 1 }, { 1, 0 } };
+	struct quant q = { LIN_W4A16, 32, Q4_ASYM, false, true };
 	struct llama m;
 	struct tok t;
 	struct err e;
@@ -495,45 +500,49 @@ static void int8_decode_steps(void)
 		CHECK_MSG(0, "%s", e.msg);
 		return;
 	}
-	llama_convert(&m, LIN_W4A16, 32, Q4_ASYM);
 	m.pool = kern_pool_new(2);
 	for (const char *const *kn = kern_available(); *kn; kn++) {
 		size_t v = (size_t)m.c.vocab;
-		float *blk[2], *step[2];
+		float *blk[3], *step[3];
 		double worst = 0, scale = 0;
 
 		m.kn = kern_find(*kn);
-		for (int i8 = 0; i8 < 2; i8++) {
+		for (int c = 0; c < 3; c++) {
 			struct llama_state s;
 
-			m.int8_decode = i8;
+			m.int8_batches = flags[c][0];
+			m.int8_decode = flags[c][1];
 			llama_pack_a8(&m);
-			blk[i8] = malloc(sizeof(float) * 4 * v);
-			step[i8] = malloc(sizeof(float) * v);
+			blk[c] = malloc(sizeof(float) * 4 * v);
+			step[c] = malloc(sizeof(float) * v);
 			llama_state_init(&s, &m.c, 4);
-			llama_forward(&m, &s, toks, 4, 0, blk[i8]);
-			llama_forward(&m, &s, toks + 4, 1, 4, step[i8]);
+			llama_forward(&m, &s, toks, 4, 0, blk[c]);
+			llama_forward(&m, &s, toks + 4, 1, 0, step[c]);
 			llama_state_release(&s);
+			if (c == 1)
+				CHECK_MSG(!strcmp(llama_decode_acts(&m),
+						  m.kn->a8_run ? "int8" : "fp16"),
+					  "%s: decode acts %s", *kn,
+					  llama_decode_acts(&m));
 		}
 		CHECK_MSG(!memcmp(blk[0], blk[1], sizeof(float) * 4 * v),
-			  "%s: a block of four moved", *kn);
+			  "%s: a block of four moved with int8_decode", *kn);
+		CHECK_MSG(!memcmp(step[0], step[2], sizeof(float) * v),
+			  "%s: a step moved with int8_batches alone", *kn);
 		for (size_t j = 0; j < v; j++) {
 			scale = fmax(scale, fabs(step[0][j]));
 			worst = fmax(worst, fabs(step[1][j] - step[0][j]));
 		}
 		if (m.kn->a8_run)
-			CHECK_MSG(!strcmp(llama_decode_acts(&m), "int8") &&
-				  worst > 0 && worst <= INT8_STEP_TOL * scale,
-				  "%s: the step moved by %.3g of %.3g (%s)", *kn,
-				  worst, scale, llama_decode_acts(&m));
+			CHECK_MSG(worst > 0 && worst <= INT8_STEP_TOL * scale,
+				  "%s: the step moved by %.3g of %.3g", *kn,
+				  worst, scale);
 		else
-			CHECK_MSG(!strcmp(llama_decode_acts(&m), "fp16") &&
-				  worst == 0, "%s: no integer path, yet the step "
-				  "moved by %.3g (%s)", *kn, worst,
-				  llama_decode_acts(&m));
-		for (int i8 = 0; i8 < 2; i8++) {
-			free(blk[i8]);
-			free(step[i8]);
+			CHECK_MSG(worst == 0, "%s: no integer path, yet the step "
+				  "moved by %.3g", *kn, worst);
+		for (int c = 0; c < 3; c++) {
+			free(blk[c]);
+			free(step[c]);
 		}
 	}
 	kpool_free(m.pool);
