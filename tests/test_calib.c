@@ -261,6 +261,9 @@ static void test_derive(void)
 	CHECK(prof_edge_load(path, &m, &e) == 0);
 	CHECK_MSG(prof_edge_load(out, &pe, &e) == 0, "%s", e.msg);
 	CHECK(pe.derived && !strcmp(pe.device, "dev-a"));
+	/* the measured forward's step activations are not the device's */
+	CHECK(json_object_get(p, "decode_activations") &&
+	      !json_object_get(d, "decode_activations"));
 	step = pe.draft_base_s + 64 * pe.draft_per_ctx_s;
 	CHECK_MSG(fabs(step / (bytes / 20e9) - 1) < 0.03, "%g s against %g",
 		  step, bytes / 20e9);
