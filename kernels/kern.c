@@ -293,10 +293,11 @@ static void a8_x_init(struct kern_x *kx, const struct kern *kn,
 
 /* kn's integer path's packed panels: `count` of them, each of kq / 8
  * octets of kn->a8_words words a row and ngroups scales and biases a row,
- * laid end to end in three allocations */
+ * laid end to end in three allocations of *bytes in all (bytes may be
+ * NULL) */
 static struct kern_panel *panels_new(const struct kern *kn, int count, int kq,
 				     int ngroups, int32_t **codes,
-				     float **scale, float **bias)
+				     float **scale, float **bias, size_t *bytes)
 {
 	struct kern_panel *pn;
 	const int panel = kn->a8_panel;
@@ -311,6 +312,9 @@ static struct kern_panel *panels_new(const struct kern *kn, int count, int kq,
 	for (int i = 0; i < count; i++)
 		pn[i] = (struct kern_panel){ *codes + nc * i, *scale + ns * i,
 					     *bias + ns * i };
+	if (bytes)
+		*bytes = (sizeof(int32_t) * nc + 2 * sizeof(float) * ns) *
+			 (size_t)count;
 	return pn;
 }
 
@@ -341,10 +345,7 @@ struct kern_a8w *kern_a8w_new(const struct kern *kn, struct kpool *p,
 				.group = w->group,
 				.panels = (w->n + kn->a8_panel - 1) / kn->a8_panel };
 	a->pn = panels_new(kn, a->panels, a8_kq(w->k, w->group), w->ngroups,
-			   &a->codes, &a->scale, &a->bias);
-	a->bytes = (size_t)a->panels * kn->a8_panel *
-		   ((size_t)a8_kq(w->k, w->group) / 8 * kn->a8_words *
-		    sizeof(int32_t) + 2 * sizeof(float) * (size_t)w->ngroups);
+			   &a->codes, &a->scale, &a->bias, &a->bytes);
 	kpool_run(p, pack_panels, &j, a->panels, 1);
 	return a;
 }
@@ -377,7 +378,7 @@ static void a8_rows(const struct kern *kn, const struct q4_matrix *w,
 	HS_ASSERT(r0 % panel == 0);
 	if (!pw)
 		own = panels_new(kn, panels, kq, w->ngroups, &codes, &scale,
-				 &bias);
+				 &bias, NULL);
 	for (int rb = r0; rb < r1; rb += panels * panel) {
 		const struct kern_panel *pn = pw ? pw->pn + rb / panel : own;
 		int np = 0;
