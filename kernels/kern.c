@@ -292,7 +292,7 @@ static void a8_x_init(struct kern_x *kx, const struct kern *kn,
 }
 
 /* kn's integer path's packed panels: `count` of them, each of kq / 8
- * octets of kn->a8_words words a row and ngroups scales and biases a row,
+ * octets of a word a row and ngroups scales and biases a row,
  * laid end to end in three allocations of *bytes in all (bytes may be
  * NULL) */
 static struct kern_panel *panels_new(const struct kern *kn, int count, int kq,
@@ -301,10 +301,8 @@ static struct kern_panel *panels_new(const struct kern *kn, int count, int kq,
 {
 	struct kern_panel *pn;
 	const int panel = kn->a8_panel;
-	const size_t nc = (size_t)kq / 8 * panel * kn->a8_words,
-		     ns = (size_t)ngroups * panel;
+	const size_t nc = (size_t)kq / 8 * panel, ns = (size_t)ngroups * panel;
 
-	HS_ASSERT(kn->a8_words == 1 || kn->a8_words == 2);
 	pn = xcalloc((size_t)count, sizeof(*pn));
 	*codes = xcalloc64(sizeof(int32_t) * nc * count);
 	*scale = xcalloc64(sizeof(float) * ns * count);

@@ -61,7 +61,8 @@ struct kern_x {
 };
 
 /* A panel of an integer path: `rows` rows' codes packed by the kernel
- * (kq / 8 octets of a8_words x `rows` 32-bit words, 64-byte aligned), their
+ * (kq / 8 octets of `rows` 32-bit words, 64-byte aligned: a row's eight
+ * codes of an octet in one word, as nibbles), their
  * scales and biases (ngroups x rows). Owned. */
 struct kern_panel {
 	int32_t *codes;
@@ -111,11 +112,10 @@ struct kern {
 	 * driver, which packs rows into panels of a8_panel rows (a8_pack),
 	 * a8_panels of them at a time, and runs each panel against each tile
 	 * of a8_tile tokens in turn (a8_run; the tiles then stream from far
-	 * once a block of rows). A panel's row holds a8_words 32-bit words
-	 * of codes for each 8 values of k: 1 (nibbles) or 2 (a byte a code) */
+	 * once a block of rows) */
 	kern_pack_fn *a8_pack;
 	kern_tile_fn *a8_run;
-	int a8_panel, a8_panels, a8_tile, a8_words;
+	int a8_panel, a8_panels, a8_tile;
 	/* NULL, or (for the group sizes in digit_groups: 32, 64 and 128
 	 * OR-ed) allocates and fills x->dig from x->xf at the batches it
 	 * takes them (x->m; else leaves it NULL) */
@@ -284,8 +284,7 @@ void kern_f32_gemm(const struct kern *kn, struct kpool *p, const float *w,
 
 /* w's rows packed once for kn's integer path (kn->a8_run set): the
  * panels each call would otherwise pack again (llama.cpp likewise repacks
- * its Q4_0 weights at load). kn->a8_words / 2 bytes a weight, besides w's
- * own half byte.
+ * its Q4_0 weights at load): half a byte a weight, besides w's own.
  * Borrows kn; w may be released first. Caller frees with kern_a8w_free. */
 struct kern_a8w {
 	const struct kern *kn;

@@ -787,12 +787,19 @@ static void f32(const float *w, int n, int k, const float *x, int m, float *y,
  * (columns 8o .. 8o+7) in lane j the four code bytes of row j that carry
  * those columns. In q4.h's order byte 4l + b of a chunk holds columns
  * 8b + l (low nibble) and 8b + 4 + l (high), so one byte shuffle a chunk
- * and a 16 x 16 transpose of words gather them; the pack then splits them
- * into a vector of low nibbles (columns 8o .. 8o+3) and one of high ones
- * (8o+4 .. 8o+7), a byte each, so that the loop decodes nothing. Each
- * token's four activation codes, broadcast, meet both halves: half the
- * loads a product of a 16-row panel (counted: the 16-row kernel asked for
- * 2.1 loads a cycle at two products a cycle). The activations are packed
+ * and a 16 x 16 transpose of words gather them, and the panel keeps the
+ * code bytes as they are: the loop splits each vector into its low
+ * nibbles (columns 8o .. 8o+3) and its high ones (8o+4 .. 8o+7), an AND
+ * and a shift, once for every token of the tile. Each token's four
+ * activation codes, broadcast, meet both halves. The panel had held the
+ * halves a byte each, so that the loop decoded nothing: twice the bytes,
+ * read from memory at every call the weights are not hot. Nibbles, on
+ * Zen 4 (EPYC 2 vCPUs, 2 threads, from memory below 64 tokens, the two
+ * binaries alternating, 2026-12-06): 4096x4096 at 1 token 0.42-0.57 to
+ * 0.27-0.36 ms, at 4 0.62-0.71 to 0.32-0.33, at 16 1.10-1.30 to 0.81-0.90,
+ * at 64 3.4-3.6 to 3.1-3.9, at 512 25-32 to 24-27; 11008x4096 at 1
+ * token 1.45-1.56 to 0.80-0.95, at 64 8.7-15.3 to 8.0-8.3, at 512
+ * 66-69 to 63-66 (not measured on a Xeon). The activations are packed
  * too, in tiles of TILE tokens (kern.h's kern_tiles). A tile's integer
  * sums (a block) and a group's float sums stay in registers for a panel's
  * whole row: a block ends with f += float(sum q a) u, a group with
@@ -801,13 +808,15 @@ static void f32(const float *w, int n, int k, const float *x, int m, float *y,
  * vpdpbusd takes 5 cycles and two start a cycle here, so 10 or more
  * chains of sums keep both ports busy: TILE 6 gives 12. Measured against
  * the block-scaled form with TILE 4 (8 chains), 11008x4096 on 2 threads,
- * three alternating rounds (Xeon 2 vCPUs, 2026-12-03): 1.77-1.85 ms
- * against 1.96-2.02 at 16 tokens, 5.40-6.06 against 6.41-6.57 at 64,
- * 43.7-44.7 against 47.0-48.2 at 512; this form with TILE 4 took
- * 1.90-1.95, 5.67-6.35 and 44.5-44.8, with TILE 8 (48 vectors of sums for 32 registers)
- * 1.73-1.86, 6.03-6.42 and 46.1-47.3. A panel's codes (128 KB at 4096
- * columns) come from L2 at every tile, and at the first from memory: the
- * loop asks for them KERN_PREFETCH_BYTES ahead (11008x4096 x 64: 6.18-6.57
+ * three alternating rounds (Xeon 2 vCPUs, 2026-12-03, the panels then a
+ * byte a code): 1.77-1.85 ms against 1.96-2.02 at 16 tokens, 5.40-6.06
+ * against 6.41-6.57 at 64, 43.7-44.7 against 47.0-48.2 at 512; this form
+ * with TILE 4 took
+ * 1.90-1.95, 5.67-6.35 and 44.5-44.8, with TILE 8 (48 vectors of sums
+ * for 32 registers) 1.73-1.86, 6.03-6.42 and 46.1-47.3. A panel's codes
+ * (64 KB at 4096 columns; 128 KB as bytes) come from L2 at every tile,
+ * and at the first from memory: the loop asks for them
+ * KERN_PREFETCH_BYTES ahead (11008x4096 x 64, byte codes: 6.18-6.57
  * ms against 6.47-7.29 in three pairs; no change at 16 and 512 tokens, nor
  * at 4096x4096, where the weights stay in L3). */
 #define HALF 16  /* rows a vector */
@@ -847,14 +856,13 @@ static inline void transpose16(__m512i v[16])
 }
 
 /* Rows [r, r + rows) of w (rows <= HALF; the rest zero) into half h of
- * pn: each octet's low nibbles then its high ones, a byte each */
+ * pn: each octet's code bytes, as the rows hold them */
 static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
 			 struct kern_panel *pn, int h)
 {
 	/* dword b of a chunk: its bytes b, 4 + b, 8 + b, 12 + b */
 	const __m512i order = _mm512_broadcast_i32x4(_mm_setr_epi8(
 		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
-	const __m512i low = _mm512_set1_epi8(0x0f);
 	const int G = w->group, chunks = w->ngroups * (G / 32);
 	const int shift = G == 32 ? 0 : G == 64 ? 1 : 2; /* chunks a group */
 	const size_t bb = w->block_bytes;
@@ -905,14 +913,9 @@ static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
 			v[j] = _mm512_shuffle_epi8(v[j], order);
 		}
 		transpose16(v);
-		for (int o = 0; o < 16; o++) {
-			int32_t *d = pn->codes + (size_t)(4 * c + o) * 4 * HALF +
-				     2 * HALF * h;
-
-			_mm512_store_si512(d, _mm512_and_si512(v[o], low));
-			_mm512_store_si512(d + HALF, _mm512_and_si512(
-				_mm512_srli_epi16(v[o], 4), low));
-		}
+		for (int o = 0; o < 16; o++)
+			_mm512_store_si512(pn->codes + (size_t)(4 * c + o) * 2 *
+					   HALF + HALF * h, v[o]);
 	}
 }
 
@@ -950,6 +953,7 @@ a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	const __mmask16 keep[2] = {
 		(__mmask16)(rows >= HALF ? 0xffff : (1u << rows) - 1),
 		(__mmask16)(rows <= HALF ? 0 : (1u << (rows - HALF)) - 1) };
+	const __m512i low = _mm512_set1_epi8(0x0f);
 	const int32_t *cw = pn->codes;
 	__m512 sum[2][TILE];
 
@@ -969,14 +973,18 @@ a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 			for (int t = 0; t < T; t++)
 				a[0][t] = a[1][t] = _mm512_setzero_si512();
 			_Pragma("GCC unroll 4")
-			for (int o = 0; o < OCTETS; o++, cw += 4 * HALF,
+			for (int o = 0; o < OCTETS; o++, cw += 2 * HALF,
 				 aq += 8 * T) {
-				const __m512i lo0 = _mm512_load_si512(cw);
-				const __m512i hi0 = _mm512_load_si512(cw + HALF);
-				const __m512i lo1 = _mm512_load_si512(cw + 2 * HALF);
-				const __m512i hi1 = _mm512_load_si512(cw + 3 * HALF);
+				const __m512i z0 = _mm512_load_si512(cw);
+				const __m512i z1 = _mm512_load_si512(cw + HALF);
+				const __m512i lo0 = _mm512_and_si512(z0, low);
+				const __m512i hi0 = _mm512_and_si512(
+					_mm512_srli_epi16(z0, 4), low);
+				const __m512i lo1 = _mm512_and_si512(z1, low);
+				const __m512i hi1 = _mm512_and_si512(
+					_mm512_srli_epi16(z1, 4), low);
 
-				PREFETCH(cw, 4 * HALF * (int)sizeof(*cw));
+				PREFETCH(cw, 2 * HALF * (int)sizeof(*cw));
 				_Pragma("GCC unroll 8")
 				for (int t = 0; t < T; t++) {
 					const __m512i xl = word(aq + 4 * t);
@@ -1141,7 +1149,7 @@ const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
 				       .a8_pack = a8_pack,
 				       .a8_run = a8_tile, .a8_panel = PANEL,
 				       .a8_panels = PANELS, .a8_tile = TILE,
-				       .a8_words = 2, .digits = digits,
+				       .digits = digits,
 				       .digit_groups = 32 | 64 | 128,
 				       .load = kern_avx2_load,
 				       .a8_load = kern_avx2_a8_load,

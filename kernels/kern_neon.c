@@ -642,13 +642,13 @@ const struct kern kern_neon_dot = { .name = "neon-dot", .q4 = q4_dig,
 				    .q8 = q8, .f16 = f16, .a8_pack = a8_pack,
 				    .a8_run = a8_tile, .a8_panel = PANEL,
 				    .a8_panels = 1, .a8_tile = TILE,
-				    .a8_words = 1, .digits = dign,
+				    .digits = dign,
 				    .digit_groups = 32 | 64 | 128 };
 const struct kern kern_neon_i8mm = { .name = "neon-i8mm", .q4 = q4_dig,
 				     .q8 = q8, .f16 = f16, .a8_pack = a8_pack,
 				     .a8_run = mm_tile, .a8_panel = PANEL,
 				     .a8_panels = 1, .a8_tile = TILE,
-				     .a8_words = 1, .digits = dign,
+				     .digits = dign,
 				     .digit_groups = 32 | 64 | 128 };
 const struct kern kern_neon_fp16 = { .name = "neon-fp16", .q4 = q4_fp16,
 				     .q8 = q8, .f16 = f16 };
