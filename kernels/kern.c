@@ -292,9 +292,8 @@ static void a8_x_init(struct kern_x *kx, const struct kern *kn,
 }
 
 /* kn's integer path's packed panels: `count` of them, each of kq / 8
- * octets of a word a row and ngroups scales and biases a row,
- * laid end to end in three allocations of *bytes in all (bytes may be
- * NULL) */
+ * octets of a word a row and ngroups scales and biases a row, laid end to
+ * end in three allocations of *bytes in all (bytes may be NULL) */
 static struct kern_panel *panels_new(const struct kern *kn, int count, int kq,
 				     int ngroups, int32_t **codes,
 				     float **scale, float **bias, size_t *bytes)

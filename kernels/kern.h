@@ -62,8 +62,8 @@ struct kern_x {
 
 /* A panel of an integer path: `rows` rows' codes packed by the kernel
  * (kq / 8 octets of `rows` 32-bit words, 64-byte aligned: a row's eight
- * codes of an octet in one word, as nibbles), their
- * scales and biases (ngroups x rows). Owned. */
+ * codes of an octet in one word, as nibbles), their scales and biases
+ * (ngroups x rows). Owned. */
 struct kern_panel {
 	int32_t *codes;
 	float *scale, *bias;
