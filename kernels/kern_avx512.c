@@ -813,13 +813,12 @@ static void f32(const float *w, int n, int k, const float *x, int m, float *y,
  * three alternating rounds (Xeon 2 vCPUs, 2026-12-03, the panels then a
  * byte a code): 1.77-1.85 ms against 1.96-2.02 at 16 tokens, 5.40-6.06
  * against 6.41-6.57 at 64, 43.7-44.7 against 47.0-48.2 at 512; this form
- * with TILE 4 took
- * 1.90-1.95, 5.67-6.35 and 44.5-44.8, with TILE 8 (48 vectors of sums
- * for 32 registers) 1.73-1.86, 6.03-6.42 and 46.1-47.3. A panel's codes
- * (64 KB at 4096 columns; 128 KB as bytes) come from L2 at every tile,
- * and at the first from memory: the loop asks for them
- * KERN_PREFETCH_BYTES ahead (11008x4096 x 64, byte codes: 6.18-6.57
- * ms against 6.47-7.29 in three pairs; no change at 16 and 512 tokens, nor
+ * with TILE 4 took 1.90-1.95, 5.67-6.35 and 44.5-44.8, with TILE 8 (48
+ * vectors of sums for 32 registers) 1.73-1.86, 6.03-6.42 and 46.1-47.3.
+ * A panel's codes (64 KB at 4096 columns; 128 KB as bytes) come from L2
+ * at every tile, and at the first from memory: the loop asks for them
+ * KERN_PREFETCH_BYTES ahead (11008x4096 x 64, byte codes: 6.18-6.57 ms
+ * against 6.47-7.29 in three pairs; no change at 16 and 512 tokens, nor
  * at 4096x4096, where the weights stay in L3). */
 #define HALF 16  /* rows a vector */
 #define PANEL 32 /* two vectors of rows, each activation word meeting both */

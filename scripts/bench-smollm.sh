@@ -13,9 +13,10 @@
 # step is one token at that context; and the first again with its draft
 # steps' activations in int8 (`--decode-acts int8`, weights "...-head,a8"),
 # as llama.cpp decodes (its Q4_1 products quantise the activations to
-# Q8_1), where the exact FP16 path is the default. llama.cpp: `llama-bench -p 128,1024
-# -n 0` and `-p 0 -n 32 -d 128,1024` (32 tokens generated from that depth)
-# with its defaults (F16 KV cache; the project's is FP32).
+# Q8_1), where the exact FP16 path is the default. llama.cpp:
+# `llama-bench -p 128,1024 -n 0` and `-p 0 -n 32 -d 128,1024` (32 tokens
+# generated from that depth) with its defaults (F16 KV cache; the
+# project's is FP32).
 #
 # LLAMA_BENCH is a llama-bench binary (never committed here). One way to
 # build it without the llama.cpp repository, from the source package on

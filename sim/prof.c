@@ -248,6 +248,8 @@ int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 		"peak_gflops", "int8_gops",
 		"draft", "prefill", "fit", "power", "provenance", NULL };
 	static const char *const kinds[] = { "edge", NULL };
+	static const char *const acts_keys[] = { "prefill_activations",
+						 "decode_activations", NULL };
 	struct jx x = { .file = path, .err = e };
 	const char *s;
 	long long threads;
@@ -288,16 +290,14 @@ int prof_edge_parse(json_t *doc, const char *path, struct prof_edge *p,
 	if (json_object_get(doc, "int8_gops") &&
 	    jx_num(&x, doc, "", "int8_gops", JX_NONNEG, JX_REQUIRED, &gbs) < 0)
 		return -1;
-	/* the same: profiles before int8 draft steps lack the second */
-	for (int i = 0; i < 2; i++) {
+	/* each optional: profiles before int8 draft steps lack the second */
+	for (const char *const *k = acts_keys; *k; k++) {
 		static const char *const acts[] = { "int8", "fp16", "fp32",
 						    "int4", NULL };
-		static const char *const key[] = { "prefill_activations",
-						   "decode_activations" };
 		int a;
 
-		if (json_object_get(doc, key[i]) &&
-		    jx_enum(&x, doc, "", key[i], acts, NULL, &a) < 0)
+		if (json_object_get(doc, *k) &&
+		    jx_enum(&x, doc, "", *k, acts, NULL, &a) < 0)
 			return -1;
 	}
 	return 0;
