@@ -138,12 +138,10 @@ void gk_q4_pack(struct gk_q4 *g, const struct q4_matrix *m)
 
 			locate(g, row, col, &byte, &shift, &pair);
 			g->codes[byte] |= (uint8_t)(q4_code(m, row, col) << shift);
-			if (col % m->group == 0) {
-				const uint8_t *b = blk + (size_t)(col / m->group) *
-							 m->block_bytes;
-
-				memcpy(&g->sb[2 * pair], b, 2 * sizeof(uint16_t));
-			}
+			if (col % m->group == 0)
+				memcpy(&g->sb[2 * pair],
+				       blk + q4_head_at(m, col / m->group),
+				       2 * sizeof(uint16_t));
 		}
 	}
 }

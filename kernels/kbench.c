@@ -473,7 +473,7 @@ static void mats_init(struct mats *m, enum what what, int n, int k, int group,
 							  (uint16_t)(0x9c00 | (next() & 0x3ff)) };
 
 					memcpy(data + r * m->q4[c].row_bytes +
-						       g * m->q4[c].block_bytes, h, 4);
+						       q4_head_at(&m->q4[c], g), h, 4);
 				}
 		} else if (what == W8A16) {
 			for (size_t b = 0; b < m->bytes / sizeof(struct q8_block); b++)

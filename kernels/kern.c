@@ -183,14 +183,13 @@ struct kern_dig_tok kern_dig_tok(const struct kern_x *x, int i)
 		.sx = x->sx + (size_t)i * x->ngroups };
 }
 
-void kern_dig_fix(struct kern_dig_extra *e, int G, int at, float r)
+void kern_dig_fix(struct kern_dig_extra *e, int at, float r)
 {
 	size_t place;
 
 	HS_ASSERT(e->n < KERN_DIG_FIXES);
 	q4_where(at, &place, &e->shift[e->n]);
-	e->byte[e->n] = (int32_t)((size_t)e->g * q4_block_bytes(G) +
-				  Q4_HEAD_BYTES + place);
+	e->byte[e->n] = (int32_t)place;
 	e->r[e->n++] = r;
 }
 
@@ -202,16 +201,16 @@ float kern_dig_rest(const struct q4_matrix *w, const struct kern_dig_tok *t,
 	float sum = 0;
 
 	for (int i = 0; i < t->nx; i++) {
-		const uint8_t *b = row + (size_t)ex[i].g * w->block_bytes;
+		const uint8_t *q = row + q4_codes_at(w, ex[i].g);
 		uint16_t s;
 		float qr = 0;
 
 		if (t->us[2 * ex[i].g] == 0)
-			qr = qx(w, t, b, ex[i].g);
+			qr = qx(w, t, q, ex[i].g);
 		for (int f = 0; f < ex[i].n; f++)
-			qr += (float)(row[ex[i].byte[f]] >> ex[i].shift[f] & 15) *
+			qr += (float)(q[ex[i].byte[f]] >> ex[i].shift[f] & 15) *
 			      ex[i].r[f];
-		memcpy(&s, b, sizeof(s));
+		memcpy(&s, row + q4_head_at(w, ex[i].g), sizeof(s));
 		sum += f16_to_f32(s) * qr;
 	}
 	return sum;

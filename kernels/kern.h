@@ -192,7 +192,7 @@ void kern_x_release(struct kern_x *kx);
  * bits below u, each with its code's place in a row of the matrix */
 struct kern_dig_extra {
 	int32_t g, n;                  /* the group; residuals, 0 .. FIXES */
-	int32_t byte[KERN_DIG_FIXES];  /* the code's byte from the row's start */
+	int32_t byte[KERN_DIG_FIXES];  /* the code's byte in the group's codes */
 	int32_t shift[KERN_DIG_FIXES]; /* and its shift, 0 or 4 */
 	float r[KERN_DIG_FIXES];
 };
@@ -219,13 +219,12 @@ float *kern_dig_us(const struct kern_x *x, int i);
 int32_t *kern_dig_count(const struct kern_x *x, int i);
 struct kern_dig_extra *kern_dig_extras(const struct kern_x *x, int i);
 struct kern_dig_tok kern_dig_tok(const struct kern_x *x, int i);
-/* Adds to e the residual r of the value at place `at` of group e->g (of
- * G values). */
-void kern_dig_fix(struct kern_dig_extra *e, int G, int at, float r);
-/* sum q x over group g of a row (its block at b) by a kernel's float
+/* Adds to e the residual r of the value at place `at` of group e->g. */
+void kern_dig_fix(struct kern_dig_extra *e, int at, float r);
+/* sum q x over group g of a row (its codes at q) by a kernel's float
  * method, token t's activations */
 typedef float kern_dig_qx_fn(const struct q4_matrix *w,
-			     const struct kern_dig_tok *t, const uint8_t *b,
+			     const struct kern_dig_tok *t, const uint8_t *q,
 			     int g);
 /* Row r's part that token t's digits do not give: s q.x by qx for a group
  * of u 0, s q.r over the residuals of the others. */

@@ -57,7 +57,7 @@ static inline float hsum(__m256 v)
 	return _mm_cvtss_f32(s);
 }
 
-/* The header (struct q4_head: scale, bias) of the block at p, as bits */
+/* The head (struct q4_head: scale, bias) at p, as bits */
 static inline int32_t head_word(const uint8_t *p)
 {
 	int32_t h;
@@ -66,7 +66,7 @@ static inline int32_t head_word(const uint8_t *p)
 	return h;
 }
 
-/* Header (scale, bias) of the block at p as floats [s, b, 0, 0]. */
+/* The head (scale, bias) at p as floats [s, b, 0, 0]. */
 static inline __m128 header(const uint8_t *p)
 {
 	return _mm_cvtph_ps(_mm_cvtsi32_si128(head_word(p)));
@@ -98,7 +98,7 @@ static inline __m256 pair_dot(const __m256 f[8], const float *xp)
 }
 
 /* (b - 16 s) SX of the 16 tokens of a block (their sums at sxt) added to
- * corr, the block at b with header h */
+ * corr, the group's head h */
 static inline void bias_terms(__m128 h, const float *sxt, __m256 corr[2])
 {
 	const __m256 k = _mm256_set1_ps(_mm_cvtss_f32(_mm_movehdup_ps(h)) -
@@ -125,20 +125,18 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 		acc[i] = _mm256_setzero_ps();
 	corr[0] = corr[1] = _mm256_setzero_ps();
 	for (int c = 0; c < chunks; c += 2) {
-		const uint8_t *ba = row + (size_t)(c * 32 / g) * w->block_bytes;
-		const uint8_t *qa = ba + Q4_HEAD_BYTES + (size_t)(c * 32 % g) / 2;
-		const uint8_t *bb = NULL, *qb = NULL;
+		const int ga = c * 32 / g;
+		const uint8_t *qa = row + q4_chunk_at(w, c), *qb = NULL;
 		__m256 f[8], sv;
-		__m128 ha = header(ba), hb;
-		int ga = c * 32 / g, gb;
+		__m128 ha = header(row + q4_head_at(w, ga)), hb;
+		int gb;
 
 		PREFETCH(qa, 32);
-		if (c + 1 < chunks) {
-			bb = row + (size_t)((c + 1) * 32 / g) * w->block_bytes;
-			qb = bb + Q4_HEAD_BYTES + (size_t)((c + 1) * 32 % g) / 2;
-		}
+		if (c + 1 < chunks)
+			qb = row + q4_chunk_at(w, c + 1);
 		gb = qb ? (c + 1) * 32 / g : ga;
-		hb = qb ? (gb == ga ? ha : header(bb)) : _mm_setzero_ps();
+		hb = qb ? (gb == ga ? ha : header(row + q4_head_at(w, gb))) :
+			  _mm_setzero_ps();
 		codes_to_f(load_pair(qa, qb), f);
 		sv = _mm256_insertf128_ps(
 			_mm256_castps128_ps256(_mm_broadcastss_ps(ha)),
@@ -283,8 +281,8 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 					continue;
 				/* vector t of the span, lane ln: pair t / 8,
 				 * chunk ln / 4, weight 4 (t % 8) + ln % 4 */
-				kern_dig_fix(ex, G, (G == 32 ? 0 : 64 * (t / 8) +
-						     32 * (ln / 4)) +
+				kern_dig_fix(ex, (G == 32 ? 0 : 64 * (t / 8) +
+						  32 * (ln / 4)) +
 						 4 * (t % 8) + ln % 4,
 					     xv[ln] - (float)qv[ln] * u);
 			}
@@ -423,12 +421,11 @@ dig_dot(const __m256i z[2], const int8_t *d, const int np, const int vnni)
 	return _mm256_add_epi32(v, s[2]);
 }
 
-/* sum q x over group g (its block at b) by the float method: 16 (P - SX),
+/* sum q x over group g (its codes at q) by the float method: 16 (P - SX),
  * P = sum (1 + q/16) x */
 static float group_qx(const struct q4_matrix *w, const struct kern_dig_tok *t,
-		      const uint8_t *b, int g)
+		      const uint8_t *q, int g)
 {
-	const uint8_t *q = b + Q4_HEAD_BYTES;
 	__m256 f[8], p = _mm256_setzero_ps();
 	float lanes[8], sum = 0;
 
@@ -449,35 +446,60 @@ static float group_qx(const struct q4_matrix *w, const struct kern_dig_tok *t,
 	return 16 * (hsum(p) - t->sx[g]);
 }
 
+/* One span of G = 64 or 128 from digits (pairs = G / 64 and its n groups
+ * constants where inlined), at b, its first group's [u, SX] at usg: its
+ * heads [s0 b0 s1 b1] times [u0 SX0 u1 SX1] in hu, then a group's sums
+ * widened once and *acc += float(sum q v) (s u); *corr's odd lanes sum
+ * the bias terms b sum(x) */
+static inline __attribute__((always_inline)) void
+span_dig_pairs(const uint8_t *b, const int n, const int pairs,
+	       const float *usg, const int8_t *d, const int vnni, __m256 *acc,
+	       __m128 *corr)
+{
+	const uint8_t *q = b + Q4_HEAD_BYTES * n;
+	__m128 hu;
+
+	PREFETCH(b, 64 + Q4_HEAD_BYTES * n);
+	hu = n == 2 ? _mm_mul_ps(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)b)),
+				 _mm_loadu_ps(usg)) :
+		      _mm_mul_ps(header(b), _mm_castsi128_ps(_mm_loadl_epi64(
+						    (const __m128i *)usg)));
+	*corr = _mm_add_ps(*corr, hu);
+	for (int j = 0; j < n; j++, d += pairs * DIG_PAIR) {
+		__m256i z[2];
+
+		for (int p = 0; p < pairs; p++)
+			z[p] = _mm256_loadu_si256((const __m256i *)(q +
+				32 * (pairs * j + p)));
+		*acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dig_dot(z, d, pairs, vnni)),
+				       _mm256_broadcastss_ps(j ? _mm_movehl_ps(hu, hu) :
+							     hu),
+				       *acc);
+	}
+}
+
 /* Batch 1 from digits, G = 64 or 128 (pairs = G / 64, a constant where
- * inlined): a group's sums widened once, then f += float(sum q v) (s u)
- * and corr += b sum(x) in one product [s, b] x [u, sum x] */
+ * inlined): whole spans, then a row's short last one */
 static inline __attribute__((always_inline)) void
 row1_dig_pairs(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 	       const int pairs, const int vnni, float *y)
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
-	const int8_t *d = t->d;
-	const float *us = t->us;
+	const int per = 2 / pairs, whole = w->ngroups / per; /* groups a span */
 	__m256 acc = _mm256_setzero_ps();
 	__m128 corr = _mm_setzero_ps();
 
-	for (int g = 0; g < w->ngroups; g++, d += pairs * DIG_PAIR) {
-		const uint8_t *b = row + (size_t)g * w->block_bytes;
-		__m256i z[2];
-		__m128 hu;
-
-		PREFETCH(b, 64 * pairs);
-		hu = _mm_mul_ps(header(b), _mm_castsi128_ps(_mm_loadl_epi64(
-						(const __m128i *)(us + 2 * g))));
-		for (int p = 0; p < pairs; p++)
-			z[p] = _mm256_loadu_si256((const __m256i *)(b + Q4_HEAD_BYTES +
-								    32 * p));
-		acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dig_dot(z, d, pairs, vnni)),
-				      _mm256_broadcastss_ps(hu), acc);
-		corr = _mm_add_ps(corr, hu);
-	}
-	y[r] = hsum(acc) + _mm_cvtss_f32(_mm_movehdup_ps(corr)) +
+	for (int sp = 0; sp < whole; sp++)
+		span_dig_pairs(row + (size_t)sp * w->span_bytes, per, pairs,
+			       t->us + 2 * per * sp,
+			       t->d + (size_t)sp * 2 * DIG_PAIR, vnni, &acc, &corr);
+	if (whole * per < w->ngroups) /* G = 64: one group */
+		span_dig_pairs(row + (size_t)whole * w->span_bytes, 1, pairs,
+			       t->us + 2 * per * whole,
+			       t->d + (size_t)whole * 2 * DIG_PAIR, vnni, &acc,
+			       &corr);
+	corr = _mm_movehdup_ps(corr);
+	y[r] = hsum(acc) + _mm_cvtss_f32(_mm_add_ss(corr, _mm_movehl_ps(corr, corr))) +
 	       (t->nx ? kern_dig_rest(w, t, r, group_qx) : 0);
 }
 
@@ -496,29 +518,33 @@ row1_dig_64(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 		row1_dig_pairs(w, t, r, 1, vnni, y);
 }
 
-/* Batch 1 from digits, G = 32: a pair of chunks is two groups. n <= 4
- * groups a step (blocks b, b + bb, ...), their headers converted at once,
- * h = [s0 b0 s1 b1 s2 b2 s3 b3], times [u0, SX0, u1, SX1, ...]: the odd
- * lanes are the bias terms, the even ones each group's s u, picked into
- * its pair's half. Past group n headers, [u, SX] and codes are zero. */
+/* Batch 1 from digits, G = 32: a pair of chunks is two groups. A span of
+ * n <= 4 groups a step (at b), its heads converted at once, h = [s0 b0 s1
+ * b1 s2 b2 s3 b3], times [u0, SX0, u1, SX1, ...]: the odd lanes are the
+ * bias terms, the even ones each group's s u, picked into its pair's half.
+ * Past group n heads, [u, SX] and codes are zero. */
 static inline __attribute__((always_inline)) void
-g32_dig_step(const uint8_t *b, size_t bb, const int n, const float *usp,
+g32_dig_step(const uint8_t *b, const int n, const float *usp,
 	     const int8_t *d, const int vnni, __m256 *acc, __m256 *corr)
 {
 	const __m256i pick[2] = { _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2),
 				  _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6) };
+	const uint8_t *q = b + Q4_HEAD_BYTES * n;
 	__m256 hu;
 
-	PREFETCH(b, 4 * (int)q4_block_bytes(32));
-	hu = _mm256_mul_ps(_mm256_cvtph_ps(_mm_setr_epi32(
-		head_word(b), n > 1 ? head_word(b + bb) : 0,
-		n > 2 ? head_word(b + 2 * bb) : 0,
-		n > 3 ? head_word(b + 3 * bb) : 0)), _mm256_load_ps(usp));
+	PREFETCH(b, (int)q4_span_bytes(32));
+	hu = _mm256_mul_ps(_mm256_cvtph_ps(n == 4 ?
+		_mm_loadu_si128((const __m128i *)b) :
+		_mm_setr_epi32(head_word(b), n > 1 ? head_word(b + 4) : 0,
+			       n > 2 ? head_word(b + 8) : 0, 0)),
+		_mm256_load_ps(usp));
 	*corr = _mm256_add_ps(*corr, hu);
 	_Pragma("GCC unroll 2")
 	for (int p = 0; 2 * p < n; p++, d += DIG_PAIR) {
-		const uint8_t *qa = b + (size_t)(2 * p) * bb + Q4_HEAD_BYTES;
-		const __m256i z[2] = { load_pair(qa, 2 * p + 1 < n ? qa + bb : NULL),
+		const uint8_t *qa = q + 32 * p;
+		const __m256i z[2] = { 2 * p + 1 < n ?
+				       _mm256_loadu_si256((const __m256i *)qa) :
+				       load_pair(qa, NULL),
 				       _mm256_setzero_si256() };
 
 		*acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dig_dot(z, d, 1, vnni)),
@@ -531,7 +557,7 @@ row1_dig_32(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 	    const int vnni, float *y)
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
-	const size_t bb = w->block_bytes;
+	const size_t sb = w->span_bytes;
 	const int ng = w->ngroups;
 	const float *us = t->us;
 	__m256 acc = _mm256_setzero_ps(), corr = _mm256_setzero_ps();
@@ -547,14 +573,14 @@ row1_dig_32(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 		 * apart, was 4-9% slower from memory with it: Xeon, 2026-12-05) */
 		if (!vnni)
 			__asm__("" : "+r"(d));
-		g32_dig_step(row + (size_t)gi * bb, bb, 4, us + 2 * gi, d, vnni,
+		g32_dig_step(row + (size_t)gi / 4 * sb, 4, us + 2 * gi, d, vnni,
 			     &acc, &corr);
 	}
 	if (ng - gi == 2)
-		g32_dig_step(row + (size_t)gi * bb, bb, 2, us + 2 * gi,
+		g32_dig_step(row + (size_t)gi / 4 * sb, 2, us + 2 * gi,
 			     t->d + (size_t)gi / 2 * DIG_PAIR, vnni, &acc, &corr);
 	else if (gi < ng)
-		g32_dig_step(row + (size_t)gi * bb, bb, ng - gi, us + 2 * gi,
+		g32_dig_step(row + (size_t)gi / 4 * sb, ng - gi, us + 2 * gi,
 			     t->d + (size_t)gi / 2 * DIG_PAIR, vnni, &acc, &corr);
 	y[r] = hsum(_mm256_add_ps(acc, _mm256_blend_ps(_mm256_setzero_ps(),
 							corr, 0xAA))) +
@@ -1112,8 +1138,7 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 	const __m256i order = _mm256_setr_epi8(
 		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
 		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-	const int G = w->group, chunks = w->ngroups * (G / 32);
-	const size_t bb = w->block_bytes;
+	const int chunks = w->ngroups * (w->group / 32);
 
 	memset(pn->scale, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
 	memset(pn->bias, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
@@ -1122,7 +1147,7 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 			float hb[4];
 
 			_mm_storeu_ps(hb, header(w->data + (size_t)(r + j) *
-						 w->row_bytes + (size_t)g * bb));
+						 w->row_bytes + q4_head_at(w, g)));
 			pn->scale[g * PANEL + j] = hb[0];
 			pn->bias[g * PANEL + j] = hb[1];
 		}
@@ -1139,8 +1164,7 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 
 				part[q] = j < rows && cq < chunks ?
 					_mm_loadu_si128((const __m128i *)(rowp +
-						(size_t)(cq * 32 / G) * bb +
-						Q4_HEAD_BYTES + (size_t)(cq * 32 % G) / 2)) :
+						q4_chunk_at(w, cq))) :
 					_mm_setzero_si128();
 			}
 			v[j] = _mm256_shuffle_epi8(_mm256_set_m128i(part[1], part[0]),

@@ -45,7 +45,7 @@ static inline void codes_to_f(__m512i w, __m512 f[8])
 #undef STEP
 }
 
-/* [s, b] of the block at p */
+/* [s, b] of the head at p */
 static inline void header(const uint8_t *p, float *s, float *b)
 {
 	int32_t h;
@@ -104,10 +104,11 @@ streams_begin(const struct q4_matrix *w, int r, int h, int nrows,
 	}
 }
 
-/* One block b of a row by the float method, its activations at xp (sum
- * sx): adds 16 s P to *acc and (b - 16 s) SX to *corr */
+/* One group of G = 128 (a span, at b) of a row by the float method, its
+ * activations at xp (sum sx): adds 16 s P to *acc and (b - 16 s) SX to
+ * *corr */
 static inline __attribute__((always_inline)) void
-block_f(const uint8_t *b, const float *xp, float sx, __m512 *acc, float *corr)
+group_f(const uint8_t *b, const float *xp, float sx, __m512 *acc, float *corr)
 {
 	__m512 f[8];
 	float s, bias;
@@ -127,7 +128,7 @@ group_float(const struct q4_matrix *w, const struct kern_x *x, int g,
 {
 	_Pragma("GCC unroll 4")
 	for (int i = 0; i < nrows; i++)
-		block_f(row[i] + (size_t)g * w->block_bytes,
+		group_f(row[i] + (size_t)g * w->span_bytes, /* a span a group */
 			x->xf + (size_t)g * 128, x->sx[g], &acc[i], &corr[i]);
 }
 
@@ -256,8 +257,8 @@ static void dig_span(struct kern_x *x, int i, int sp, int *nx)
 			for (int ln = L * c; ln < L * (c + 1); ln++)
 				if (inexact[t] >> ln & 1) /* weight 32 (ln / 4) + 4 t
 							     + ln % 4 of the span */
-					kern_dig_fix(ex, G, (32 * (ln / 4) + 4 * t +
-							     ln % 4) % G,
+					kern_dig_fix(ex, (32 * (ln / 4) + 4 * t +
+							  ln % 4) % G,
 						     xv[ln] - (float)qv[ln] * u);
 		}
 	}
@@ -301,93 +302,47 @@ static void digits(struct kern_x *x)
 	}
 }
 
-/* sum q x over group g (its block at b) by the float method: 16 (P - SX)
+/* sum q x over group g (its codes at q) by the float method: 16 (P - SX)
  * over the group's lanes of its span, P = sum (1 + q/16) x */
 static float group_qx(const struct q4_matrix *w, const struct kern_dig_tok *t,
-		      const uint8_t *b, int g)
+		      const uint8_t *q, int g)
 {
 	const int G = w->group, per = 128 / G, c0 = g % per * (G / 32);
 	const __mmask16 lanes = (__mmask16)(((1u << (G / 8)) - 1) << (4 * c0));
 	__m512 f[8];
 
-	/* the group's chunks in their lanes: lane 4 c0 is b's first word */
-	codes_to_f(_mm512_maskz_loadu_epi32(lanes, b + Q4_HEAD_BYTES - 16 * c0), f);
+	/* the group's chunks in their lanes: lane 4 c0 is q's first word */
+	codes_to_f(_mm512_maskz_loadu_epi32(lanes, q - 16 * c0), f);
 	return 16 * (_mm512_mask_reduce_add_ps(
 			     lanes, dot8(f, t->xf + (size_t)(g / per) * 128)) -
 		     t->sx[g]);
 }
 
-/* The place of each 32-bit lane of a span's codes among the words of the
- * two loads span_codes makes (G = 32 short of four blocks: blocks of 5
- * words, the second load 4 words on; G = 64: blocks of 9, 2 on) */
-static const int32_t codes_at32[16] = { 1,  2,  3,  4,  6,  7,  8,  9,
-					11, 12, 13, 14, 28, 29, 30, 31 };
-static const int32_t codes_at64[16] = { 1,  2,  3,  4,  5,  6,  7,  8,
-					10, 11, 12, 13, 14, 15, 30, 31 };
-
-/* 32 bytes at b + at */
-static inline __m256i load32(const uint8_t *b, int at)
-{
-	return _mm256_loadu_si256((const __m256i *)(b + at));
-}
-
-/* A span's codes (chunk c in bytes 16c ..), its first block at b, and in
- * *heads the [s, b] of its n blocks (32-bit lane j: block j's, as FP16;
- * zero past n). Loads read no byte past the n blocks. A whole span of G =
- * 32 (80 bytes, heads at 0, 20, 40, 60) takes six 32-byte loads, three
- * blends, a 256-bit permute and an insert, one of G = 64 two 32-byte
- * loads and an insert, where two 64-byte loads and two 512-bit permutes
- * serve a row's short last span. On Zen 4, whose 512-bit permutes hold a
- * unit twice as long (EPYC, 2026-12-06, batch 1, the binaries
- * alternating): hot on one thread, G = 32 8% faster at 11008x4096 and 1%
- * at 4096x4096, G = 64 18-22% faster; from memory on 2 threads the same
- * to 5% faster. llvm-mca's Ice Lake server model: G = 32 43 cycles a pass
- * of four rows either way, G = 64 44 to 39. */
+/* A span's codes (chunk c in bytes 16c ..), the span at b, and in *heads
+ * the [s, b] of its n groups (32-bit lane j: group j's, as FP16; zero past
+ * n): a load each, masked in a row's short last span, reading no byte past
+ * it. (When each group's head sat before its codes, a span of G = 32 took
+ * six 32-byte loads, three blends, a permute and an insert; EPYC Zen 4,
+ * 2026-12-06, hot on one thread at 4096x4096, G = 32's codes from one load
+ * took 13% less time and its heads from one 11% less, in experiments that
+ * broke the result.) */
 static inline __attribute__((always_inline)) __m512i
 span_codes(const uint8_t *b, const int G, int n, __m128i *heads)
 {
-	const int bw = G / 8 + 1, words = n * bw, on = 128 / G * bw - 16;
-	__m512i w0, w1;
+	const int words = n * G / 8;
 
-	if (G == 128) {
+	if (n == 128 / G) {
 		int32_t hw;
 
 		memcpy(&hw, b, sizeof(hw));
-		*heads = _mm_cvtsi32_si128(hw);
-		return _mm512_loadu_si512(b + Q4_HEAD_BYTES);
+		*heads = G == 32 ? _mm_loadu_si128((const __m128i *)b) :
+			 G == 64 ? _mm_loadl_epi64((const __m128i *)b) :
+				   _mm_cvtsi32_si128(hw);
+		return _mm512_loadu_si512(b + Q4_HEAD_BYTES * n);
 	}
-	if (G == 32 && n == 4) {
-		/* words 0, 5, 10 and 15; blocks 0 and 1's codes in bytes 4-19
-		 * and 24-39, 2 and 3's in 44-59 and 64-79 */
-		*heads = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
-			_mm256_blend_epi32(load32(b, 0), load32(b, 32), 0x84),
-			_mm256_setr_epi32(0, 5, 2, 7, 0, 0, 0, 0)));
-		return _mm512_inserti64x4(
-			_mm512_castsi256_si512(_mm256_blend_epi32(
-				load32(b, 4), load32(b, 8), 0xF0)),
-			_mm256_blend_epi32(load32(b, 44), load32(b, 48), 0xF0), 1);
-	}
-	if (G == 64 && n == 2) { /* heads at 0 and 36, codes in 4-35, 40-71 */
-		int32_t h0, h1;
-
-		memcpy(&h0, b, sizeof(h0));
-		memcpy(&h1, b + 36, sizeof(h1));
-		*heads = _mm_setr_epi32(h0, h1, 0, 0);
-		return _mm512_inserti64x4(_mm512_castsi256_si512(load32(b, 4)),
-					  load32(b, 40), 1);
-	}
-	w0 = _mm512_maskz_loadu_epi32(words >= 16 ? 0xFFFF :
-				      (__mmask16)((1u << words) - 1), b);
-	w1 = _mm512_maskz_loadu_epi32(words - on >= 16 ? 0xFFFF :
-				      words <= on ? 0 :
-				      (__mmask16)((1u << (words - on)) - 1),
-				      b + 4 * on);
-	*heads = _mm512_castsi512_si128(_mm512_maskz_permutexvar_epi32(
-		G == 32 ? 0xF : 0x3, _mm512_setr_epi32(0, bw, 2 * bw, 3 * bw,
-						       0, 0, 0, 0, 0, 0, 0, 0,
-						       0, 0, 0, 0), w0));
-	return _mm512_permutex2var_epi32(w0, _mm512_loadu_si512(
-		G == 32 ? codes_at32 : codes_at64), w1);
+	*heads = _mm_maskz_loadu_epi32((__mmask8)((1u << n) - 1), b);
+	return _mm512_maskz_loadu_epi32((__mmask16)((1u << words) - 1),
+					b + Q4_HEAD_BYTES * n);
 }
 
 /* The tokens of a product from digits, for BY_STREAMS */
@@ -396,7 +351,7 @@ struct dig_toks {
 	int m;
 };
 
-/* The span `at` bytes into each of nrows rows (n blocks: 128 / G but in a
+/* The span `at` bytes into each of nrows rows (n groups: 128 / G but in a
  * row's last), span sp of ntok tokens' digits and [u, SX] pairs: each
  * row's codes decoded once, then multiplied by every token's digits (so
  * the rows stream from memory once, the tokens' products beside the
@@ -414,7 +369,7 @@ span_rows(const uint8_t *const row[], const int nrows, size_t at,
 							   4, 4, 4, 4, 6, 6, 6, 6) :
 			       _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0,
 						 2, 2, 2, 2, 2, 2, 2, 2);
-	const int sb = 128 / G * (int)q4_block_bytes(G);
+	const int sb = (int)q4_span_bytes(G);
 	__m256 usv[KERN_DIG_TOKENS];
 
 	for (int j = 0; j < ntok; j++) {
@@ -471,7 +426,7 @@ rows_dig(const struct q4_matrix *w, const struct dig_toks *dt, const int ntok,
 	 int r, int h, const int nrows, const int G, float *y)
 {
 	const int per = 128 / G, whole = w->ngroups / per;
-	const size_t sb = (size_t)per * w->block_bytes;
+	const size_t sb = w->span_bytes;
 	const uint8_t *row[STREAMS];
 	__m512 acc[KERN_DIG_TOKENS][STREAMS];
 	__m256 corr[KERN_DIG_TOKENS][STREAMS];
@@ -538,21 +493,20 @@ ROWS_DIG(128)
 static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
 			const float *sxt, __m512 *corr, __m512 f[8], __m512 *sv)
 {
-	const int g = w->group, chunks = w->ngroups * (g / 32);
+	const int g = w->group, sp = c / 4, n = q4_span_groups(w, sp);
+	const int cpg = g / 32; /* chunks a group */
+	const uint8_t *b = rowp + (size_t)sp * w->span_bytes;
 	const __m512i lane_chunk = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1,
 						    1, 1, 0, 0, 0, 0);
 	float s[4] = { 0 }, bias[4] = { 0 };
-	__m128i part[4];
 	__m512i codes;
 
-	if (g == 128) { /* the quad is one block: its codes are contiguous */
-		const uint8_t *b = rowp + (size_t)(c / 4) * w->block_bytes;
-
+	if (g == 128) { /* the quad is one group */
 		/* a row's next quad comes a tile's worth of rows later: four
-		 * blocks ahead is far enough (PREFETCH's distance, tuned for a
+		 * spans ahead is far enough (PREFETCH's distance, tuned for a
 		 * row read straight through, fetched lines L1 lost again) */
-		__builtin_prefetch(b + 4 * w->block_bytes);
-		__builtin_prefetch(b + 4 * w->block_bytes + 64);
+		__builtin_prefetch(b + 4 * w->span_bytes);
+		__builtin_prefetch(b + 4 * w->span_bytes + 64);
 		header(b, &s[0], &bias[0]);
 		*corr = _mm512_fmadd_ps(_mm512_set1_ps(bias[0] - 16 * s[0]),
 					_mm512_load_ps(sxt + (size_t)16 * (c / 4)),
@@ -561,26 +515,18 @@ static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
 		*sv = _mm512_set1_ps(s[0]);
 		return;
 	}
-	PREFETCH(rowp + (size_t)(c * 32 / g) * w->block_bytes, 64);
-	for (int j = 0; j < 4; j++) {
-		int cj = c + j, grp = cj * 32 / g;
-		const uint8_t *b = rowp + (size_t)grp * w->block_bytes;
-
-		if (cj >= chunks) {
-			part[j] = _mm_setzero_si128();
-			continue;
-		}
-		part[j] = _mm_loadu_si128((const __m128i *)(b + Q4_HEAD_BYTES +
-							   (size_t)(cj * 32 % g) / 2));
-		header(b, &s[j], &bias[j]);
-		if (cj * 32 % g == 0)
-			*corr = _mm512_fmadd_ps(_mm512_set1_ps(bias[j] - 16 * s[j]),
-						_mm512_load_ps(sxt + (size_t)16 * grp),
-						*corr);
+	PREFETCH(b, 64);
+	for (int j = 0; j < n; j++) { /* group j of the span, chunks cpg j .. */
+		header(b + Q4_HEAD_BYTES * j, &s[cpg * j], &bias[cpg * j]);
+		s[cpg * j + cpg - 1] = s[cpg * j];
+		*corr = _mm512_fmadd_ps(_mm512_set1_ps(bias[cpg * j] - 16 * s[cpg * j]),
+					_mm512_load_ps(sxt + (size_t)16 *
+						       (sp * (4 / cpg) + j)),
+					*corr);
 	}
-	codes = _mm512_inserti32x4(_mm512_castsi128_si512(part[0]), part[1], 1);
-	codes = _mm512_inserti32x4(codes, part[2], 2);
-	codes = _mm512_inserti32x4(codes, part[3], 3);
+	codes = _mm512_maskz_loadu_epi32(n * cpg == 4 ? 0xFFFF :
+					 (__mmask16)((1u << (4 * n * cpg)) - 1),
+					 b + Q4_HEAD_BYTES * n);
 	codes_to_f(codes, f);
 	*sv = _mm512_permutexvar_ps(lane_chunk,
 				    _mm512_castps128_ps512(_mm_loadu_ps(s)));
@@ -864,53 +810,33 @@ static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
 	/* dword b of a chunk: its bytes b, 4 + b, 8 + b, 12 + b */
 	const __m512i order = _mm512_broadcast_i32x4(_mm_setr_epi8(
 		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
-	const int G = w->group, chunks = w->ngroups * (G / 32);
-	const int shift = G == 32 ? 0 : G == 64 ? 1 : 2; /* chunks a group */
-	const size_t bb = w->block_bytes;
+	const int G = w->group, per = 128 / G, cpg = G / 32; /* chunks a group */
 	float *sc = pn->scale + HALF * h, *bi = pn->bias + HALF * h;
 
-	/* the rows are read side by side, a quad of chunks at a time, each
-	 * group's head as its first chunk comes */
+	/* the rows are read side by side, a span at a time (a quad of
+	 * chunks), with its groups' heads */
 	for (int c = 0; c < kq / 32; c += 4) {
+		const int sp = c / 4;
+		const int n = sp * per < w->ngroups ? q4_span_groups(w, sp) : 0;
 		__m512i v[16];
 
 		for (int j = 0; j < HALF; j++) {
-			const uint8_t *rowp = w->data + (size_t)(r + j) * w->row_bytes;
+			const uint8_t *b = w->data + (size_t)(r + j) * w->row_bytes +
+					   (size_t)sp * w->span_bytes;
 
 			if (j >= rows) {
 				v[j] = _mm512_setzero_si512();
 				continue;
 			}
-			__builtin_prefetch(rowp + (size_t)(c >> shift) * bb + 2048);
-			if (G == 128) { /* the quad is one block */
-				const uint8_t *b = rowp + (size_t)(c >> 2) * bb;
-
-				header(b, &sc[(c >> 2) * PANEL + j],
-				       &bi[(c >> 2) * PANEL + j]);
-				v[j] = _mm512_loadu_si512(b + Q4_HEAD_BYTES);
-			} else {
-				__m128i part[4];
-
-				for (int q = 0; q < 4; q++) {
-					int cq = c + q, g = cq >> shift;
-					const uint8_t *b = rowp + (size_t)g * bb;
-
-					if (cq >= chunks) {
-						part[q] = _mm_setzero_si128();
-						continue;
-					}
-					if (!(cq & ((1 << shift) - 1)))
-						header(b, &sc[g * PANEL + j],
-						       &bi[g * PANEL + j]);
-					part[q] = _mm_loadu_si128((const __m128i *)(b +
-						Q4_HEAD_BYTES +
-						16 * (size_t)(cq & ((1 << shift) - 1))));
-				}
-				v[j] = _mm512_inserti32x4(_mm512_castsi128_si512(part[0]),
-							  part[1], 1);
-				v[j] = _mm512_inserti32x4(v[j], part[2], 2);
-				v[j] = _mm512_inserti32x4(v[j], part[3], 3);
-			}
+			__builtin_prefetch(b + 2048);
+			for (int q = 0; q < n; q++)
+				header(b + Q4_HEAD_BYTES * q,
+				       &sc[(sp * per + q) * PANEL + j],
+				       &bi[(sp * per + q) * PANEL + j]);
+			v[j] = _mm512_maskz_loadu_epi32(
+				n == per ? 0xFFFF :
+				(__mmask16)((1u << (4 * n * cpg)) - 1),
+				b + Q4_HEAD_BYTES * n);
 			v[j] = _mm512_shuffle_epi8(v[j], order);
 		}
 		transpose16(v);

@@ -55,14 +55,15 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 			float acc = 0;
 
 			for (int g = 0; g < w->ngroups; g++) {
-				const uint8_t *b = row + (size_t)g * w->block_bytes;
+				const uint8_t *h = row + q4_head_at(w, g);
+				const uint8_t *q = row + q4_codes_at(w, g);
 				float32x4_t p = vdupq_n_f32(0);
 
 				for (int c = 0; c < cpg; c++)
-					p = chunk_dot(b + Q4_HEAD_BYTES + 16 * c,
+					p = chunk_dot(q + 16 * c,
 						      xp + (size_t)(g * cpg + c) * 32, p);
-				acc += header_f(b, 0) * vaddvq_f32(p) +
-				       header_f(b, 1) * sx[g];
+				acc += header_f(h, 0) * vaddvq_f32(p) +
+				       header_f(h, 1) * sx[g];
 			}
 			y[(size_t)i * w->n + r] = acc;
 		}
@@ -161,13 +162,14 @@ static void q4_fp16(const struct q4_matrix *w, const struct kern_x *x, float *y,
 			float acc = 0;
 
 			for (int g = 0; g < w->ngroups; g++) {
-				const uint8_t *b = row + (size_t)g * w->block_bytes;
+				const uint8_t *h = row + q4_head_at(w, g);
+				const uint8_t *q = row + q4_codes_at(w, g);
 				float16x8_t p = vdupq_n_f16(0);
 				float part;
 
 				for (int c = 0; c < cpg; c++) {
 					uint32x4_t wc = vld1q_u32(
-						(const uint32_t *)(b + Q4_HEAD_BYTES + 16 * c));
+						(const uint32_t *)(q + 16 * c));
 					int base = (g * cpg + c) * 32;
 
 					for (int t = 0; t < 8; t += 2) {
@@ -188,7 +190,7 @@ static void q4_fp16(const struct q4_matrix *w, const struct kern_x *x, float *y,
 				}
 				part = vaddvq_f32(vaddq_f32(vcvt_f32_f16(vget_low_f16(p)),
 							    vcvt_f32_f16(vget_high_f16(p))));
-				acc += header_f(b, 0) * part + header_f(b, 1) * sx[g];
+				acc += header_f(h, 0) * part + header_f(h, 1) * sx[g];
 			}
 			y[(size_t)i * w->n + r] = acc;
 		}
@@ -232,15 +234,11 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 		const uint8_t *rowp = w->data + (size_t)(r + j) * w->row_bytes;
 
 		for (int g = 0; g < w->ngroups; g++) {
-			pn->scale[g * PANEL + j] = header_f(rowp + (size_t)g *
-							    w->block_bytes, 0);
-			pn->bias[g * PANEL + j] = header_f(rowp + (size_t)g *
-							   w->block_bytes, 1);
+			pn->scale[g * PANEL + j] = header_f(rowp + q4_head_at(w, g), 0);
+			pn->bias[g * PANEL + j] = header_f(rowp + q4_head_at(w, g), 1);
 		}
 		for (int c = 0; c < chunks; c++) {
-			const uint8_t *b = rowp + (size_t)(c * 32 / G) *
-						  w->block_bytes + Q4_HEAD_BYTES +
-					   (size_t)(c * 32 % G) / 2;
+			const uint8_t *b = rowp + q4_chunk_at(w, c);
 			uint32x4_t v = vreinterpretq_u32_u8(
 				vqtbl1q_u8(vld1q_u8(b), idx));
 			int32_t *o = pn->codes + (size_t)4 * c * PANEL + j;
@@ -417,7 +415,7 @@ static void dign_group(struct kern_x *x, int i, int g, int *nx)
 			vst1q_s32(qv, iv[t]);
 			for (int l = 0; l < 4; l++)
 				if (in[l])
-					kern_dig_fix(ex, G, 4 * t + l,
+					kern_dig_fix(ex, 4 * t + l,
 						     xv[l] - (float)qv[l] * u);
 		}
 	}
@@ -461,14 +459,14 @@ static void dign(struct kern_x *x)
 	}
 }
 
-/* sum q x over group g (its block at b) by the float method */
+/* sum q x over group g (its codes at q) by the float method */
 static float dign_qx(const struct q4_matrix *w, const struct kern_dig_tok *t,
-		     const uint8_t *b, int g)
+		     const uint8_t *q, int g)
 {
 	float32x4_t p = vdupq_n_f32(0);
 
 	for (int c = 0; c < w->group / 32; c++)
-		p = chunk_dot(b + Q4_HEAD_BYTES + 16 * c,
+		p = chunk_dot(q + 16 * c,
 			      t->xf + (size_t)g * w->group + 32 * c, p);
 	return vaddvq_f32(p);
 }
@@ -484,11 +482,12 @@ static void dign_row(const struct q4_matrix *w, const struct kern_dig_tok *t,
 	float corr = 0;
 
 	for (int g = 0; g < w->ngroups; g++) {
-		const uint8_t *b = row + (size_t)g * w->block_bytes;
+		const uint8_t *h = row + q4_head_at(w, g);
+		const uint8_t *q = row + q4_codes_at(w, g);
 		int32x4_t s2 = vdupq_n_s32(0), s1 = s2, s0 = s2;
 
 		for (int c = 0; c < w->group / 32; c++, d += DIGN_CHUNK) {
-			uint8x16_t z = vld1q_u8(b + Q4_HEAD_BYTES + 16 * c);
+			uint8x16_t z = vld1q_u8(q + 16 * c);
 			int8x16_t lo = vreinterpretq_s8_u8(vandq_u8(z, low));
 			int8x16_t hi = vreinterpretq_s8_u8(vshrq_n_u8(z, 4));
 
@@ -501,8 +500,8 @@ static void dign_row(const struct q4_matrix *w, const struct kern_dig_tok *t,
 		}
 		s2 = vaddq_s32(vshlq_n_s32(vaddq_s32(vshlq_n_s32(s2, 8), s1), 8), s0);
 		acc = vfmaq_n_f32(acc, vcvtq_f32_s32(s2),
-				  header_f(b, 0) * t->us[2 * g]);
-		corr += header_f(b, 1) * t->us[2 * g + 1];
+				  header_f(h, 0) * t->us[2 * g]);
+		corr += header_f(h, 1) * t->us[2 * g + 1];
 	}
 	y[r] = vaddvq_f32(acc) + corr +
 	       (t->nx ? kern_dig_rest(w, t, r, dign_qx) : 0);

@@ -17,8 +17,8 @@ void q4_init(struct q4_matrix *m, int n, int k, int g)
 	m->k = k;
 	m->group = g;
 	m->ngroups = (k + g - 1) / g;
-	m->block_bytes = q4_block_bytes(g);
-	m->row_bytes = (size_t)m->ngroups * m->block_bytes;
+	m->span_bytes = q4_span_bytes(g);
+	m->row_bytes = (size_t)m->ngroups * (Q4_HEAD_BYTES + (size_t)g / 2);
 	m->data = xcalloc64(m->row_bytes * (size_t)n);
 }
 
@@ -28,19 +28,25 @@ void q4_release(struct q4_matrix *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static uint8_t *block(const struct q4_matrix *m, int row, int grp)
+/* Group grp of a row: its head, its codes */
+static uint8_t *head(const struct q4_matrix *m, int row, int grp)
 {
-	return m->data + (size_t)row * m->row_bytes + (size_t)grp * m->block_bytes;
+	return m->data + (size_t)row * m->row_bytes + q4_head_at(m, grp);
+}
+
+static uint8_t *codes(const struct q4_matrix *m, int row, int grp)
+{
+	return m->data + (size_t)row * m->row_bytes + q4_codes_at(m, grp);
 }
 
 int q4_code(const struct q4_matrix *m, int row, int col)
 {
-	return q4_block_code(block(m, row, col / m->group), col % m->group);
+	return q4_group_code(codes(m, row, col / m->group), col % m->group);
 }
 
 void q4_set(struct q4_matrix *m, int row, int col, int code)
 {
-	uint8_t *q = block(m, row, col / m->group) + Q4_HEAD_BYTES;
+	uint8_t *q = codes(m, row, col / m->group);
 	size_t byte;
 	int shift;
 
@@ -54,7 +60,7 @@ static void header(const struct q4_matrix *m, int row, int grp, float *s,
 {
 	struct q4_head h;
 
-	memcpy(&h, block(m, row, grp), sizeof(h));
+	memcpy(&h, head(m, row, grp), sizeof(h));
 	*s = f16_to_f32(h.scale);
 	*b = f16_to_f32(h.bias);
 }
@@ -86,10 +92,10 @@ void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind)
 			}
 			s = f16_to_f32(h.scale);
 			b = f16_to_f32(h.bias);
-			memcpy(block(m, r, g), &h, sizeof(h));
-			/* the block's codes in place (q4_set's, without its
+			memcpy(head(m, r, g), &h, sizeof(h));
+			/* the group's codes in place (q4_set's, without its
 			 * lookups a weight) */
-			uint8_t *q = block(m, r, g) + Q4_HEAD_BYTES;
+			uint8_t *q = codes(m, r, g);
 
 			memset(q, 0, (size_t)m->group / 2);
 			for (int j = 0; j < len; j++) {

@@ -1,14 +1,19 @@
 /* q4.h: the W4A16 weight format, its quantisers, and the reference kernels.
  *
  * A matrix of n rows (outputs) by k columns (the reduction) is stored row
- * after row; a row is ceil(k / G) blocks of G weights, G = 32, 64 or 128.
- * A block holds an FP16 scale s and an FP16 bias b and G 4-bit codes q; a
- * weight is w = s q + b. Symmetric quantisation stores b = -8 s (q - 8 in
- * [-8, 7]); asymmetric stores the group's minimum as b. The codes of a block
- * come in chunks of 32 weights (16 bytes, four 32-bit little-endian words):
- * word l holds in bits 4t .. 4t+3 the code of weight 4t + l of the chunk
- * (t = 0 .. 7), so four lanes of one shift read four consecutive weights.
- * The columns past k of the last block have code 0 and meet zero activations.
+ * after row; a row is ceil(k / G) groups of G weights, G = 32, 64 or 128.
+ * A group has a head, an FP16 scale s and an FP16 bias b, and G 4-bit codes
+ * q; a weight is w = s q + b. Symmetric quantisation stores b = -8 s (q - 8
+ * in [-8, 7]); asymmetric stores the group's minimum as b. The groups lie
+ * in spans of 128 weights (128 / G groups; a row's last span may hold
+ * fewer): a span is its groups' heads, then their codes, group after
+ * group, so that a span's codes are 64 contiguous bytes (fewer in a short
+ * last span) at every group size, and its heads one load before them. At
+ * G = 128 a span is one group, head then codes. Codes come in chunks of 32
+ * weights (16 bytes, four 32-bit little-endian words): word l holds in
+ * bits 4t .. 4t+3 the code of weight 4t + l of the chunk (t = 0 .. 7), so
+ * four lanes of one shift read four consecutive weights. The columns past
+ * k of the last group have code 0 and meet zero activations.
  *
  * Activations are FP16 (IEEE half, stored as uint16_t), m tokens of k; results
  * and accumulation are FP32. */
@@ -19,27 +24,65 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The head of every block, its FP16 scale and bias; the block's G / 2
- * bytes of codes follow it. */
+/* The head of every group, its FP16 scale and bias */
 struct q4_head {
 	uint16_t scale, bias;
 };
 #define Q4_HEAD_BYTES 4
 _Static_assert(sizeof(struct q4_head) == Q4_HEAD_BYTES,
-	       "a q4 block's head is its two FP16 values, unpadded");
+	       "a q4 group's head is its two FP16 values, unpadded");
 
 enum q4_kind { Q4_SYM, Q4_ASYM };
 
+#define Q4_SPAN 128 /* weights a span */
+
 struct q4_matrix {
 	int n, k, group, ngroups;
-	size_t block_bytes, row_bytes;
+	size_t span_bytes, row_bytes; /* a whole span's, a row's */
 	uint8_t *data; /* (n x row_bytes) owned, 64-byte aligned */
 };
 
-/* Bytes of one block of g weights: the head, then g / 2 of codes. */
-static inline size_t q4_block_bytes(int g)
+/* Bytes of a whole span at group size g: 128 / g heads, 64 of codes */
+static inline size_t q4_span_bytes(int g)
 {
-	return Q4_HEAD_BYTES + (size_t)g / 2;
+	return (size_t)(Q4_SPAN / g) * Q4_HEAD_BYTES + Q4_SPAN / 2;
+}
+
+/* Groups in span s of m's rows: 128 / G, or fewer in the last */
+static inline int q4_span_groups(const struct q4_matrix *m, int s)
+{
+	const int per = Q4_SPAN / m->group, left = m->ngroups - s * per;
+
+	return left < per ? left : per;
+}
+
+/* Where span s's codes start in a row: after its heads */
+static inline size_t q4_span_codes_at(const struct q4_matrix *m, int s)
+{
+	return (size_t)s * m->span_bytes +
+	       (size_t)q4_span_groups(m, s) * Q4_HEAD_BYTES;
+}
+
+/* Where group g's head, and its codes, lie in a row */
+static inline size_t q4_head_at(const struct q4_matrix *m, int g)
+{
+	const int per = Q4_SPAN / m->group;
+
+	return (size_t)(g / per) * m->span_bytes +
+	       (size_t)(g % per) * Q4_HEAD_BYTES;
+}
+
+static inline size_t q4_codes_at(const struct q4_matrix *m, int g)
+{
+	const int per = Q4_SPAN / m->group;
+
+	return q4_span_codes_at(m, g / per) + (size_t)(g % per) * (m->group / 2);
+}
+
+/* Where chunk c (weights 32c .. 32c+31 of a row) lies in a row */
+static inline size_t q4_chunk_at(const struct q4_matrix *m, int c)
+{
+	return q4_span_codes_at(m, c / 4) + (size_t)(c % 4) * 16;
 }
 
 /* Allocates an n x k matrix (n, k >= 1) in groups of g (32, 64 or 128),
@@ -57,8 +100,8 @@ int q4_code(const struct q4_matrix *m, int row, int col);
 void q4_set(struct q4_matrix *m, int row, int col, int code);
 
 /* The byte (from the codes' start) and shift of weight j (0 .. G-1) of a
- * block's codes, and its code, the block at b: the layout above, inline
- * for the kernels that look up a few codes */
+ * group's codes, and its code, the group's codes at q: the layout above,
+ * inline for the kernels that look up a few codes */
 static inline void q4_where(int j, size_t *byte, int *shift)
 {
 	int chunk = j / 32, e = j % 32, t = e / 4, l = e % 4;
@@ -67,13 +110,13 @@ static inline void q4_where(int j, size_t *byte, int *shift)
 	*shift = 4 * (t % 2);
 }
 
-static inline int q4_block_code(const uint8_t *b, int j)
+static inline int q4_group_code(const uint8_t *q, int j)
 {
 	size_t byte;
 	int shift;
 
 	q4_where(j, &byte, &shift);
-	return b[Q4_HEAD_BYTES + byte] >> shift & 15;
+	return q[byte] >> shift & 15;
 }
 
 /* Reference: y (m x n) = x (m x k, FP16) times W^T, each dot product summed
@@ -120,11 +163,11 @@ void q4_a8_quantize(const uint16_t *x, int k, int8_t *q, float *unit);
  * activations must give these bits. */
 float q4_a8_block(const uint16_t *x, int n, int8_t *q);
 
-/* Reference of the W4A8 product the integer kernels compute: per block of
+/* Reference of the W4A8 product the integer kernels compute: per group of
  * weights, s sum_j u_j sum(q a)_j + b sum(x) over its activation blocks j,
  * the code products summed exactly in integers, each block's in FP32 in
- * order, sum(x) exact (then rounded once to FP32); weight blocks summed in
- * order in FP32. Rows [r0, r1) of y (m x n); x is m x k FP16. */
+ * order, sum(x) exact (then rounded once to FP32); groups summed in order
+ * in FP32. Rows [r0, r1) of y (m x n); x is m x k FP16. */
 void q4_gemm_a8_ref(const struct q4_matrix *w, const uint16_t *x, int m,
 		    float *y, int r0, int r1);
 

@@ -121,7 +121,7 @@ void gptq_layer(struct linear *l, double *h, int group, enum q4_kind kind,
 				memcpy(gw, row + j, sizeof(float) * (size_t)len);
 				group_header(gw, len, kind, hd);
 				memcpy(out->data + (size_t)r * out->row_bytes +
-					       (size_t)(j / group) * out->block_bytes,
+					       q4_head_at(out, j / group),
 				       hd, 4);
 				s = f16_to_f32(hd[0]);
 				b = f16_to_f32(hd[1]);

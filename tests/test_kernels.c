@@ -116,7 +116,7 @@ static void q4_round_trip(void)
 				for (int r = 0; r < n; r++)
 					for (int c = 0; c < k; c++) {
 						const uint8_t *b = m.data + r * m.row_bytes +
-								   (c / g) * m.block_bytes;
+								   q4_head_at(&m, c / g);
 						uint16_t h[2];
 						float sc, err;
 
@@ -134,6 +134,58 @@ static void q4_round_trip(void)
 				free(w);
 				free(d);
 			}
+}
+
+/* The span layout of q4.h, byte by byte: each span's heads, then its
+ * codes as 64 contiguous bytes (fewer in a short last span), whatever the
+ * group size; the rows exactly as long as their groups. */
+static void q4_span_layout(void)
+{
+	static const int ks[] = { 31, 129, 200, 576, 1000 };
+
+	for (int g = 32; g <= 128; g *= 2)
+		for (size_t s = 0; s < sizeof(ks) / sizeof(ks[0]); s++) {
+			const int n = 3, k = ks[s], per = 128 / g;
+			struct q4_matrix m;
+			int bad = 0;
+
+			q4_init(&m, n, k, g);
+			for (int r = 0; r < n; r++)
+				for (int c = 0; c < k; c++)
+					q4_set(&m, r, c, (r + 7 * c) % 16);
+			for (int r = 0; r < n; r++)
+				for (int gi = 0; gi < m.ngroups; gi++) {
+					uint16_t h[2] = { (uint16_t)(r * 1000 + gi),
+							  (uint16_t)(gi + 1) };
+
+					memcpy(m.data + (size_t)r * m.row_bytes +
+						       (size_t)(gi / per) * (4 * per + 64) +
+						       4 * (gi % per), h, 4);
+				}
+			CHECK(m.row_bytes == (size_t)m.ngroups * (4 + g / 2));
+			for (int r = 0; r < n; r++)
+				for (int c = 0; c < k; c++) {
+					const int sp = c / 128, left = m.ngroups - sp * per;
+					const int in = left < per ? left : per;
+					size_t at = (size_t)sp * (4 * per + 64) + 4 * in;
+					size_t byte;
+					int shift;
+					uint16_t h[2];
+
+					q4_where(c % 128, &byte, &shift);
+					at += byte;
+					bad += at >= m.row_bytes ||
+					       (m.data[(size_t)r * m.row_bytes + at] >>
+							shift & 15) != (r + 7 * c) % 16;
+					memcpy(h, m.data + (size_t)r * m.row_bytes +
+						       q4_head_at(&m, c / g), 4);
+					bad += h[0] != r * 1000 + c / g ||
+					       h[1] != c / g + 1;
+				}
+			CHECK_MSG(bad == 0, "g%d k %d: %d codes or heads out of place",
+				  g, k, bad);
+			q4_release(&m);
+		}
 }
 
 static void q8_round_trip(void)
@@ -1050,6 +1102,7 @@ const struct tcase kernel_tests[] = {
 	{ "kernels: the quantisers' inline round is roundf's", inline_round_is_roundf },
 	{ "kernels: FP16 conversion round trip", fp16_round_trip },
 	{ "kernels: W4A16 quantisation within half a step", q4_round_trip },
+	{ "kernels: W4A16's spans: heads, then 64 bytes of codes", q4_span_layout },
 	{ "kernels: W8A16 quantisation within half a step", q8_round_trip },
 	{ "kernels: every kernel matches the reference", kernels_match_reference },
 	{ "kernels: the tolerance catches one wrong code",
