@@ -493,8 +493,7 @@ ROWS_DIG(128)
 static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
 			const float *sxt, __m512 *corr, __m512 f[8], __m512 *sv)
 {
-	const int g = w->group, sp = c / 4, n = q4_span_groups(w, sp);
-	const int cpg = g / 32; /* chunks a group */
+	const int g = w->group, sp = c / 4;
 	const uint8_t *b = rowp + (size_t)sp * w->span_bytes;
 	const __m512i lane_chunk = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1,
 						    1, 1, 0, 0, 0, 0);
@@ -515,6 +514,8 @@ static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
 		*sv = _mm512_set1_ps(s[0]);
 		return;
 	}
+	const int cpg = g / 32, n = q4_span_groups(w, sp); /* chunks a group */
+
 	PREFETCH(b, 64);
 	for (int j = 0; j < n; j++) { /* group j of the span, chunks cpg j .. */
 		header(b + Q4_HEAD_BYTES * j, &s[cpg * j], &bias[cpg * j]);
