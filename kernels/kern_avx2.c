@@ -128,7 +128,8 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 	corr[0] = corr[1] = _mm256_setzero_ps();
 	for (int c = 0; c < chunks; c += 2) {
 		const int sp = c >> 2, ga = c >> lg, gb = (c + 1) >> lg;
-		const int left = w->ngroups - sp * per, n = left < per ? left : per;
+		const int left = w->ngroups - sp * per;
+		const int n = left < per ? left : per;
 		const uint8_t *b = row + (size_t)sp * w->span_bytes;
 		const uint8_t *qa = b + Q4_HEAD_BYTES * n + 16 * (c & 3);
 		const uint8_t *qb = c + 1 < chunks ? qa + 16 : NULL;
@@ -467,15 +468,15 @@ span_dig_pairs(const uint8_t *b, const int n, const int pairs,
 						    (const __m128i *)usg)));
 	*corr = _mm_add_ps(*corr, hu);
 	for (int j = 0; j < n; j++, d += pairs * DIG_PAIR) {
+		/* group j's s u, from lane 2j */
+		const __m128 su = j ? _mm_movehl_ps(hu, hu) : hu;
 		__m256i z[2];
 
 		for (int p = 0; p < pairs; p++)
 			z[p] = _mm256_loadu_si256((const __m256i *)(q +
 				32 * (pairs * j + p)));
 		*acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dig_dot(z, d, pairs, vnni)),
-				       _mm256_broadcastss_ps(j ? _mm_movehl_ps(hu, hu) :
-							     hu),
-				       *acc);
+				       _mm256_broadcastss_ps(su), *acc);
 	}
 }
 
@@ -499,8 +500,9 @@ row1_dig_pairs(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 			       t->us + 2 * per * whole,
 			       t->d + (size_t)whole * 2 * DIG_PAIR, vnni, &acc,
 			       &corr);
-	corr = _mm_movehdup_ps(corr);
-	y[r] = hsum(acc) + _mm_cvtss_f32(_mm_add_ss(corr, _mm_movehl_ps(corr, corr))) +
+	corr = _mm_movehdup_ps(corr); /* lanes 1 and 3 */
+	corr = _mm_add_ss(corr, _mm_movehl_ps(corr, corr));
+	y[r] = hsum(acc) + _mm_cvtss_f32(corr) +
 	       (t->nx ? kern_dig_rest(w, t, r, group_qx) : 0);
 }
 

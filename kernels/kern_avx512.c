@@ -329,20 +329,20 @@ static float group_qx(const struct q4_matrix *w, const struct kern_dig_tok *t,
 static inline __attribute__((always_inline)) __m512i
 span_codes(const uint8_t *b, const int G, int n, __m128i *heads)
 {
-	const int words = n * G / 8;
-
-	if (n == 128 / G) {
+	if (G == 128) {
 		int32_t hw;
 
 		memcpy(&hw, b, sizeof(hw));
+		*heads = _mm_cvtsi32_si128(hw);
+	} else if (n == 128 / G) {
 		*heads = G == 32 ? _mm_loadu_si128((const __m128i *)b) :
-			 G == 64 ? _mm_loadl_epi64((const __m128i *)b) :
-				   _mm_cvtsi32_si128(hw);
-		return _mm512_loadu_si512(b + Q4_HEAD_BYTES * n);
+				   _mm_loadl_epi64((const __m128i *)b);
+	} else {
+		*heads = _mm_maskz_loadu_epi32((__mmask8)((1u << n) - 1), b);
+		return _mm512_maskz_loadu_epi32(
+			(__mmask16)((1u << (n * G / 8)) - 1), b + Q4_HEAD_BYTES * n);
 	}
-	*heads = _mm_maskz_loadu_epi32((__mmask8)((1u << n) - 1), b);
-	return _mm512_maskz_loadu_epi32((__mmask16)((1u << words) - 1),
-					b + Q4_HEAD_BYTES * n);
+	return _mm512_loadu_si512(b + Q4_HEAD_BYTES * n);
 }
 
 /* The tokens of a product from digits, for BY_STREAMS */
