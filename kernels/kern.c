@@ -183,6 +183,17 @@ struct kern_dig_tok kern_dig_tok(const struct kern_x *x, int i)
 		.sx = x->sx + (size_t)i * x->ngroups };
 }
 
+struct kern_dig_extra *kern_dig_extra_new(const struct kern_x *x, int i,
+					  int *nx, int g)
+{
+	struct kern_dig_extra *e = kern_dig_extras(x, i) + (*nx)++;
+
+	*e = (struct kern_dig_extra){
+		.g = g, .head = (int32_t)q4_head_place(x->group, g),
+		.codes = (int32_t)q4_codes_place(x->group, x->ngroups, g) };
+	return e;
+}
+
 void kern_dig_fix(struct kern_dig_extra *e, int at, float r)
 {
 	size_t place;
@@ -201,7 +212,7 @@ float kern_dig_rest(const struct q4_matrix *w, const struct kern_dig_tok *t,
 	float sum = 0;
 
 	for (int i = 0; i < t->nx; i++) {
-		const uint8_t *q = row + q4_codes_at(w, ex[i].g);
+		const uint8_t *q = row + ex[i].codes;
 		uint16_t s;
 		float qr = 0;
 
@@ -210,7 +221,7 @@ float kern_dig_rest(const struct q4_matrix *w, const struct kern_dig_tok *t,
 		for (int f = 0; f < ex[i].n; f++)
 			qr += (float)(q[ex[i].byte[f]] >> ex[i].shift[f] & 15) *
 			      ex[i].r[f];
-		memcpy(&s, row + q4_head_at(w, ex[i].g), sizeof(s));
+		memcpy(&s, row + ex[i].head, sizeof(s));
 		sum += f16_to_f32(s) * qr;
 	}
 	return sum;

@@ -192,6 +192,7 @@ void kern_x_release(struct kern_x *kx);
  * bits below u, each with its code's place in a row of the matrix */
 struct kern_dig_extra {
 	int32_t g, n;                  /* the group; residuals, 0 .. FIXES */
+	int32_t head, codes;           /* where its head and codes lie in a row */
 	int32_t byte[KERN_DIG_FIXES];  /* the code's byte in the group's codes */
 	int32_t shift[KERN_DIG_FIXES]; /* and its shift, 0 or 4 */
 	float r[KERN_DIG_FIXES];
@@ -219,6 +220,10 @@ float *kern_dig_us(const struct kern_x *x, int i);
 int32_t *kern_dig_count(const struct kern_x *x, int i);
 struct kern_dig_extra *kern_dig_extras(const struct kern_x *x, int i);
 struct kern_dig_tok kern_dig_tok(const struct kern_x *x, int i);
+/* A new extra of token i for its group g, counted into *nx (zero
+ * residuals: the float method until kern_dig_fix adds one) */
+struct kern_dig_extra *kern_dig_extra_new(const struct kern_x *x, int i,
+					  int *nx, int g);
 /* Adds to e the residual r of the value at place `at` of group e->g. */
 void kern_dig_fix(struct kern_dig_extra *e, int at, float r);
 /* sum q x over group g of a row (its codes at q) by a kernel's float

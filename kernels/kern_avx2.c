@@ -265,8 +265,7 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 		us[2 * g + 1] = x->sx[(size_t)i * x->ngroups + g];
 		if (count[gi] == 0)
 			continue;
-		ex = kern_dig_extras(x, i) + (*nx)++;
-		*ex = (struct kern_dig_extra){ .g = g };
+		ex = kern_dig_extra_new(x, i, nx, g);
 		if (u == 0)
 			continue;
 		for (int t = 0; t < 8 * np; t++) {

@@ -48,35 +48,55 @@ static inline size_t q4_span_bytes(int g)
 	return (size_t)(Q4_SPAN / g) * Q4_HEAD_BYTES + Q4_SPAN / 2;
 }
 
-/* Groups in span s of m's rows: 128 / G, or fewer in the last */
-static inline int q4_span_groups(const struct q4_matrix *m, int s)
+/* Groups in span s of a row of ngroups groups of G: 128 / G, or fewer in
+ * the last */
+static inline int q4_span_count(int G, int ngroups, int s)
 {
-	const int per = Q4_SPAN / m->group, left = m->ngroups - s * per;
+	const int per = Q4_SPAN / G, left = ngroups - s * per;
 
 	return left < per ? left : per;
 }
 
-/* Where span s's codes start in a row: after its heads */
+/* Where group g's head, and its codes, lie in a row of ngroups groups of
+ * G: offsets every row of a matrix shares */
+static inline size_t q4_head_place(int G, int g)
+{
+	const int per = Q4_SPAN / G;
+
+	return (size_t)(g / per) * q4_span_bytes(G) +
+	       (size_t)(g % per) * Q4_HEAD_BYTES;
+}
+
+static inline size_t q4_codes_place(int G, int ngroups, int g)
+{
+	const int per = Q4_SPAN / G;
+
+	return (size_t)(g / per) * q4_span_bytes(G) +
+	       (size_t)q4_span_count(G, ngroups, g / per) * Q4_HEAD_BYTES +
+	       (size_t)(g % per) * (G / 2);
+}
+
+/* The same for m's rows: groups in span s, where span s's codes start,
+ * where group g's head and codes lie */
+static inline int q4_span_groups(const struct q4_matrix *m, int s)
+{
+	return q4_span_count(m->group, m->ngroups, s);
+}
+
 static inline size_t q4_span_codes_at(const struct q4_matrix *m, int s)
 {
 	return (size_t)s * m->span_bytes +
 	       (size_t)q4_span_groups(m, s) * Q4_HEAD_BYTES;
 }
 
-/* Where group g's head, and its codes, lie in a row */
 static inline size_t q4_head_at(const struct q4_matrix *m, int g)
 {
-	const int per = Q4_SPAN / m->group;
-
-	return (size_t)(g / per) * m->span_bytes +
-	       (size_t)(g % per) * Q4_HEAD_BYTES;
+	return q4_head_place(m->group, g);
 }
 
 static inline size_t q4_codes_at(const struct q4_matrix *m, int g)
 {
-	const int per = Q4_SPAN / m->group;
-
-	return q4_span_codes_at(m, g / per) + (size_t)(g % per) * (m->group / 2);
+	return q4_codes_place(m->group, m->ngroups, g);
 }
 
 /* Where chunk c (weights 32c .. 32c+31 of a row) lies in a row */
