@@ -136,6 +136,26 @@ static void q4_round_trip(void)
 			}
 }
 
+/* The quantiser's grid on values that fall on halves: with a group's
+ * minimum 0 and maximum 15 (asymmetric: scale 1, bias 0) a value rounds
+ * half away from zero, as roundf, and clamps to [0, 15]. */
+static void q4_halves(void)
+{
+	static const float v[] = { 0, 15, 2.5f, 0.5f, 14.5f, 7.4999995f, 0.49999997f,
+				   1.5f, 11.5f, 3 };
+	static const int want[] = { 0, 15, 3, 1, 15, 7, 0, 2, 12, 3 };
+	const int k = (int)(sizeof(v) / sizeof(v[0]));
+	struct q4_matrix m;
+	int bad = 0;
+
+	q4_init(&m, 1, k, 32);
+	q4_quantize(&m, v, Q4_ASYM);
+	for (int c = 0; c < k; c++)
+		bad += q4_code(&m, 0, c) != want[c];
+	CHECK_MSG(bad == 0, "%d of %d codes off the grid", bad, k);
+	q4_release(&m);
+}
+
 /* The span layout of q4.h, byte by byte: each span's heads, then its
  * codes as 64 contiguous bytes (fewer in a short last span), whatever the
  * group size; the rows exactly as long as their groups. */
@@ -1103,6 +1123,7 @@ const struct tcase kernel_tests[] = {
 	{ "kernels: FP16 conversion round trip", fp16_round_trip },
 	{ "kernels: W4A16 quantisation within half a step", q4_round_trip },
 	{ "kernels: W4A16's spans: heads, then 64 bytes of codes", q4_span_layout },
+	{ "kernels: W4A16 codes round halves up, as roundf", q4_halves },
 	{ "kernels: W8A16 quantisation within half a step", q8_round_trip },
 	{ "kernels: every kernel matches the reference", kernels_match_reference },
 	{ "kernels: the tolerance catches one wrong code",
