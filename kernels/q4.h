@@ -42,38 +42,46 @@ struct q4_matrix {
 	uint8_t *data; /* (n x row_bytes) owned, 64-byte aligned */
 };
 
-/* Bytes of a whole span at group size g: 128 / g heads, 64 of codes */
-static inline size_t q4_span_bytes(int g)
+/* log2 of the groups a span holds at group size G (32, 64, 128: 2, 1,
+ * 0): the helpers below take shifts and masks, not divisions, as the
+ * kernels call them in their loops */
+static inline int q4_span_log(int G)
 {
-	return (size_t)(Q4_SPAN / g) * Q4_HEAD_BYTES + Q4_SPAN / 2;
+	return 2 - G / 64;
+}
+
+/* Bytes of a whole span at group size G: 128 / G heads, 64 of codes */
+static inline size_t q4_span_bytes(int G)
+{
+	return ((size_t)1 << q4_span_log(G)) * Q4_HEAD_BYTES + Q4_SPAN / 2;
 }
 
 /* Groups in span s of a row of ngroups groups of G: 128 / G, or fewer in
  * the last */
 static inline int q4_span_count(int G, int ngroups, int s)
 {
-	const int per = Q4_SPAN / G, left = ngroups - s * per;
+	const int lg = q4_span_log(G), left = ngroups - (s << lg);
 
-	return left < per ? left : per;
+	return left < 1 << lg ? left : 1 << lg;
 }
 
 /* Where group g's head, and its codes, lie in a row of ngroups groups of
  * G: offsets every row of a matrix shares */
 static inline size_t q4_head_place(int G, int g)
 {
-	const int per = Q4_SPAN / G;
+	const int lg = q4_span_log(G);
 
-	return (size_t)(g / per) * q4_span_bytes(G) +
-	       (size_t)(g % per) * Q4_HEAD_BYTES;
+	return (size_t)(g >> lg) * q4_span_bytes(G) +
+	       (size_t)(g & ((1 << lg) - 1)) * Q4_HEAD_BYTES;
 }
 
 static inline size_t q4_codes_place(int G, int ngroups, int g)
 {
-	const int per = Q4_SPAN / G;
+	const int lg = q4_span_log(G);
 
-	return (size_t)(g / per) * q4_span_bytes(G) +
-	       (size_t)q4_span_count(G, ngroups, g / per) * Q4_HEAD_BYTES +
-	       (size_t)(g % per) * (G / 2);
+	return (size_t)(g >> lg) * q4_span_bytes(G) +
+	       (size_t)q4_span_count(G, ngroups, g >> lg) * Q4_HEAD_BYTES +
+	       (size_t)(g & ((1 << lg) - 1)) * (size_t)(G / 2);
 }
 
 /* The same for m's rows: groups in span s, where span s's codes start,
