@@ -29,24 +29,24 @@ void q4_release(struct q4_matrix *m)
 }
 
 /* Group grp of a row: its head, its codes */
-static uint8_t *head(const struct q4_matrix *m, int row, int grp)
+static uint8_t *group_head(const struct q4_matrix *m, int row, int grp)
 {
 	return m->data + (size_t)row * m->row_bytes + q4_head_at(m, grp);
 }
 
-static uint8_t *codes(const struct q4_matrix *m, int row, int grp)
+static uint8_t *group_codes(const struct q4_matrix *m, int row, int grp)
 {
 	return m->data + (size_t)row * m->row_bytes + q4_codes_at(m, grp);
 }
 
 int q4_code(const struct q4_matrix *m, int row, int col)
 {
-	return q4_group_code(codes(m, row, col / m->group), col % m->group);
+	return q4_group_code(group_codes(m, row, col / m->group), col % m->group);
 }
 
 void q4_set(struct q4_matrix *m, int row, int col, int code)
 {
-	uint8_t *q = codes(m, row, col / m->group);
+	uint8_t *q = group_codes(m, row, col / m->group);
 	size_t byte;
 	int shift;
 
@@ -60,7 +60,7 @@ static void header(const struct q4_matrix *m, int row, int grp, float *s,
 {
 	struct q4_head h;
 
-	memcpy(&h, head(m, row, grp), sizeof(h));
+	memcpy(&h, group_head(m, row, grp), sizeof(h));
 	*s = f16_to_f32(h.scale);
 	*b = f16_to_f32(h.bias);
 }
@@ -122,14 +122,14 @@ void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind)
 			}
 			s = f16_to_f32(h.scale);
 			b = f16_to_f32(h.bias);
-			memcpy(head(m, r, g), &h, sizeof(h));
+			memcpy(group_head(m, r, g), &h, sizeof(h));
 			/* the group's codes (0 past k), then packed in place */
 			uint8_t cq[128] = { 0 };
 
 			if (s > 0)
 				for (int j = 0; j < len; j++)
 					cq[j] = grid_code((x[j] - b) / s);
-			pack_codes(cq, m->group, codes(m, r, g));
+			pack_codes(cq, m->group, group_codes(m, r, g));
 		}
 	}
 }
@@ -138,7 +138,7 @@ void q4_dequantize(const struct q4_matrix *m, float *w)
 {
 	for (int r = 0; r < m->n; r++)
 		for (int g = 0; g < m->ngroups; g++) {
-			const uint8_t *q = codes(m, r, g);
+			const uint8_t *q = group_codes(m, r, g);
 			const int c0 = g * m->group;
 			const int len = m->k - c0 < m->group ? m->k - c0 : m->group;
 			float s, b;
