@@ -65,23 +65,6 @@ static void header(const struct q4_matrix *m, int row, int grp, float *s,
 	*b = f16_to_f32(h.bias);
 }
 
-/* The code of v = (x - b) / s: q4_round's (halves away from zero) clamped
- * to [0, 15], with no branch on where v falls between two codes (a load's
- * hundred million weights mispredicted half of them). A v of 0 or below
- * rounds to 0 or below, so clamps to 0; from 15, to 15; between, it is
- * trunc(v), plus one from a half up. */
-static inline uint8_t grid_code(float v)
-{
-	float t;
-
-	if (!(v > 0))
-		return 0;
-	if (v >= 15)
-		return 15;
-	t = (float)(int)v;
-	return (uint8_t)((int)t + (v - t >= 0.5f));
-}
-
 /* G codes (one a byte, in column order) into a group's G / 2 bytes, as q4.h
  * lays them: byte 4l + b of a chunk holds weights 4(2b) + l (low nibble)
  * and 4(2b + 1) + l (high) */
@@ -127,8 +110,11 @@ void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind)
 			uint8_t cq[128] = { 0 };
 
 			if (s > 0)
-				for (int j = 0; j < len; j++)
-					cq[j] = grid_code((x[j] - b) / s);
+				for (int j = 0; j < len; j++) {
+					float c = q4_round((x[j] - b) / s);
+
+					cq[j] = (uint8_t)(c < 0 ? 0 : c > 15 ? 15 : c);
+				}
 			pack_codes(cq, m->group, group_codes(m, r, g));
 		}
 	}
