@@ -54,22 +54,16 @@ static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,
 			const float *sx = x->sx + (size_t)i * x->ngroups;
 			float acc = 0;
 
-			for (int sp = 0, g = 0; g < w->ngroups; sp++) {
-				const uint8_t *b = row + (size_t)sp * w->span_bytes;
-				const int n = q4_span_groups(w, sp);
+			for (int g = 0; g < w->ngroups; g++) {
+				const uint8_t *h = row + q4_head_at(w, g);
+				const uint8_t *q = row + q4_codes_at(w, g);
+				float32x4_t p = vdupq_n_f32(0);
 
-				for (int j = 0; j < n; j++, g++) {
-					const uint8_t *q = b + Q4_HEAD_BYTES * n +
-							   16 * cpg * j;
-					float32x4_t p = vdupq_n_f32(0);
-
-					for (int c = 0; c < cpg; c++)
-						p = chunk_dot(q + 16 * c, xp +
-							      (size_t)(g * cpg + c) * 32, p);
-					acc += header_f(b + Q4_HEAD_BYTES * j, 0) *
-						       vaddvq_f32(p) +
-					       header_f(b + Q4_HEAD_BYTES * j, 1) * sx[g];
-				}
+				for (int c = 0; c < cpg; c++)
+					p = chunk_dot(q + 16 * c,
+						      xp + (size_t)(g * cpg + c) * 32, p);
+				acc += header_f(h, 0) * vaddvq_f32(p) +
+				       header_f(h, 1) * sx[g];
 			}
 			y[(size_t)i * w->n + r] = acc;
 		}
@@ -168,7 +162,6 @@ static void q4_fp16(const struct q4_matrix *w, const struct kern_x *x, float *y,
 			float acc = 0;
 
 			for (int g = 0; g < w->ngroups; g++) {
-				/* a row at a time, not the hot loop: by q4.h */
 				const uint8_t *h = row + q4_head_at(w, g);
 				const uint8_t *q = row + q4_codes_at(w, g);
 				float16x8_t p = vdupq_n_f16(0);
@@ -477,50 +470,37 @@ static float dign_qx(const struct q4_matrix *w, const struct kern_dig_tok *t,
 	return vaddvq_f32(p);
 }
 
-/* One group of G against its digits d: the head at h, codes at q, [u,
- * sum x] at us; *acc += float(sum q v) s u, *corr += b sum x */
-static inline void dign_dot(const uint8_t *h, const uint8_t *q, int G,
-			    const int8_t *d, const float *us, float32x4_t *acc,
-			    float *corr)
-{
-	const uint8x16_t low = vdupq_n_u8(15);
-	int32x4_t s2 = vdupq_n_s32(0), s1 = s2, s0 = s2;
-
-	for (int c = 0; c < G / 32; c++, d += DIGN_CHUNK) {
-		uint8x16_t z = vld1q_u8(q + 16 * c);
-		int8x16_t lo = vreinterpretq_s8_u8(vandq_u8(z, low));
-		int8x16_t hi = vreinterpretq_s8_u8(vshrq_n_u8(z, 4));
-
-		s2 = vdotq_s32(vdotq_s32(s2, lo, vld1q_s8(d)), hi,
-			       vld1q_s8(d + 16));
-		s1 = vdotq_s32(vdotq_s32(s1, lo, vld1q_s8(d + 32)), hi,
-			       vld1q_s8(d + 48));
-		s0 = vdotq_s32(vdotq_s32(s0, lo, vld1q_s8(d + 64)), hi,
-			       vld1q_s8(d + 80));
-	}
-	s2 = vaddq_s32(vshlq_n_s32(vaddq_s32(vshlq_n_s32(s2, 8), s1), 8), s0);
-	*acc = vfmaq_n_f32(*acc, vcvtq_f32_s32(s2), header_f(h, 0) * us[0]);
-	*corr += header_f(h, 1) * us[1];
-}
-
 /* Row r against token t's digits into y[r] */
 static void dign_row(const struct q4_matrix *w, const struct kern_dig_tok *t,
 		     int r, float *y)
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
+	const uint8x16_t low = vdupq_n_u8(15);
 	const int8_t *d = t->d;
 	float32x4_t acc = vdupq_n_f32(0);
 	float corr = 0;
 
-	for (int sp = 0, g = 0; g < w->ngroups; sp++) {
-		const uint8_t *b = row + (size_t)sp * w->span_bytes;
-		const int n = q4_span_groups(w, sp);
+	for (int g = 0; g < w->ngroups; g++) {
+		const uint8_t *h = row + q4_head_at(w, g);
+		const uint8_t *q = row + q4_codes_at(w, g);
+		int32x4_t s2 = vdupq_n_s32(0), s1 = s2, s0 = s2;
 
-		for (int j = 0; j < n; j++, g++)
-			dign_dot(b + Q4_HEAD_BYTES * j,
-				 b + Q4_HEAD_BYTES * n + w->group / 2 * j, w->group,
-				 d + (size_t)g * (w->group / 32) * DIGN_CHUNK,
-				 t->us + 2 * g, &acc, &corr);
+		for (int c = 0; c < w->group / 32; c++, d += DIGN_CHUNK) {
+			uint8x16_t z = vld1q_u8(q + 16 * c);
+			int8x16_t lo = vreinterpretq_s8_u8(vandq_u8(z, low));
+			int8x16_t hi = vreinterpretq_s8_u8(vshrq_n_u8(z, 4));
+
+			s2 = vdotq_s32(vdotq_s32(s2, lo, vld1q_s8(d)), hi,
+				       vld1q_s8(d + 16));
+			s1 = vdotq_s32(vdotq_s32(s1, lo, vld1q_s8(d + 32)), hi,
+				       vld1q_s8(d + 48));
+			s0 = vdotq_s32(vdotq_s32(s0, lo, vld1q_s8(d + 64)), hi,
+				       vld1q_s8(d + 80));
+		}
+		s2 = vaddq_s32(vshlq_n_s32(vaddq_s32(vshlq_n_s32(s2, 8), s1), 8), s0);
+		acc = vfmaq_n_f32(acc, vcvtq_f32_s32(s2),
+				  header_f(h, 0) * t->us[2 * g]);
+		corr += header_f(h, 1) * t->us[2 * g + 1];
 	}
 	y[r] = vaddvq_f32(acc) + corr +
 	       (t->nx ? kern_dig_rest(w, t, r, dign_qx) : 0);
