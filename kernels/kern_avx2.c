@@ -116,8 +116,7 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
 	const int g = w->group, m = x->m, chunks = w->ngroups * (g / 32);
-	/* 1 << lg chunks a group, per groups a span: shifts, not divisions */
-	const int lg = g == 32 ? 0 : g == 64 ? 1 : 2, per = 4 >> lg;
+	const int lg = g == 32 ? 0 : g == 64 ? 1 : 2; /* 1 << lg chunks a group */
 	const float *sxt = x->sxb + (size_t)i0 * x->ngroups;
 	const int mi = m - i0 < 16 ? m - i0 : 16;
 	__m256 acc[16], corr[2];
@@ -127,18 +126,16 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 		acc[i] = _mm256_setzero_ps();
 	corr[0] = corr[1] = _mm256_setzero_ps();
 	for (int c = 0; c < chunks; c += 2) {
-		const int sp = c >> 2, ga = c >> lg, gb = (c + 1) >> lg;
-		const int left = w->ngroups - sp * per;
-		const int n = left < per ? left : per;
-		const uint8_t *b = row + (size_t)sp * w->span_bytes;
-		const uint8_t *qa = b + Q4_HEAD_BYTES * n + 16 * (c & 3);
+		const int ga = c >> lg, gb = (c + 1) >> lg;
+		/* c even: chunk c + 1 follows in the same span */
+		const uint8_t *qa = row + q4_chunk_at(w, c);
 		const uint8_t *qb = c + 1 < chunks ? qa + 16 : NULL;
 		__m256 f[8], sv;
-		__m128 ha = header(b + Q4_HEAD_BYTES * (ga - sp * per)), hb;
+		__m128 ha = header(row + q4_head_at(w, ga)), hb;
 
 		PREFETCH(qa, 32);
 		hb = !qb ? _mm_setzero_ps() : gb == ga ? ha :
-		     header(b + Q4_HEAD_BYTES * (gb - sp * per));
+		     header(row + q4_head_at(w, gb));
 		codes_to_f(load_pair(qa, qb), f);
 		sv = _mm256_insertf128_ps(
 			_mm256_castps128_ps256(_mm_broadcastss_ps(ha)),
