@@ -496,7 +496,7 @@ static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
 	const uint8_t *b = rowp + (size_t)sp * w->span_bytes;
 	const __m512i lane_chunk = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1,
 						    1, 1, 0, 0, 0, 0);
-	float s[4] = { 0 }, bias[4] = { 0 };
+	float s[4] = { 0 }, bias;
 	__m512i codes;
 
 	if (g == 128) { /* the quad is one group */
@@ -505,8 +505,8 @@ static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
 		 * row read straight through, fetched lines L1 lost again) */
 		__builtin_prefetch(b + 4 * w->span_bytes);
 		__builtin_prefetch(b + 4 * w->span_bytes + 64);
-		header(b, &s[0], &bias[0]);
-		*corr = _mm512_fmadd_ps(_mm512_set1_ps(bias[0] - 16 * s[0]),
+		header(b, &s[0], &bias);
+		*corr = _mm512_fmadd_ps(_mm512_set1_ps(bias - 16 * s[0]),
 					_mm512_load_ps(sxt + (size_t)16 * (c / 4)),
 					*corr);
 		codes_to_f(_mm512_loadu_si512(b + Q4_HEAD_BYTES), f);
@@ -514,19 +514,19 @@ static inline void quad(const struct q4_matrix *w, const uint8_t *rowp, int c,
 		return;
 	}
 	const int cpg = g / 32, n = q4_span_groups(w, sp); /* chunks a group */
+	float hv[8]; /* [s0 b0 s1 b1 ..] */
+	__m128i heads;
 
 	PREFETCH(b, 64);
+	codes = span_codes(b, g, n, &heads);
+	_mm256_storeu_ps(hv, _mm256_cvtph_ps(heads));
 	for (int j = 0; j < n; j++) { /* group j of the span, chunks cpg j .. */
-		header(b + Q4_HEAD_BYTES * j, &s[cpg * j], &bias[cpg * j]);
-		s[cpg * j + cpg - 1] = s[cpg * j];
-		*corr = _mm512_fmadd_ps(_mm512_set1_ps(bias[cpg * j] - 16 * s[cpg * j]),
+		s[cpg * j] = s[cpg * j + cpg - 1] = hv[2 * j];
+		*corr = _mm512_fmadd_ps(_mm512_set1_ps(hv[2 * j + 1] - 16 * hv[2 * j]),
 					_mm512_load_ps(sxt + (size_t)16 *
 						       (sp * (4 / cpg) + j)),
 					*corr);
 	}
-	codes = _mm512_maskz_loadu_epi32(n * cpg == 4 ? 0xFFFF :
-					 (__mmask16)((1u << (4 * n * cpg)) - 1),
-					 b + Q4_HEAD_BYTES * n);
 	codes_to_f(codes, f);
 	*sv = _mm512_permutexvar_ps(lane_chunk,
 				    _mm512_castps128_ps512(_mm_loadu_ps(s)));
@@ -810,33 +810,34 @@ static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
 	/* dword b of a chunk: its bytes b, 4 + b, 8 + b, 12 + b */
 	const __m512i order = _mm512_broadcast_i32x4(_mm_setr_epi8(
 		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
-	const int G = w->group, per = 128 / G, cpg = G / 32; /* chunks a group */
+	const int G = w->group, per = 128 / G;
 	float *sc = pn->scale + HALF * h, *bi = pn->bias + HALF * h;
 
 	/* the rows are read side by side, a span at a time (a quad of
 	 * chunks), with its groups' heads */
 	for (int c = 0; c < kq / 32; c += 4) {
 		const int sp = c / 4;
+		/* none where kq runs past the row's spans */
 		const int n = sp * per < w->ngroups ? q4_span_groups(w, sp) : 0;
 		__m512i v[16];
 
 		for (int j = 0; j < HALF; j++) {
 			const uint8_t *b = w->data + (size_t)(r + j) * w->row_bytes +
 					   (size_t)sp * w->span_bytes;
+			float hv[8]; /* [s0 b0 s1 b1 ..] */
+			__m128i heads;
 
-			if (j >= rows) {
+			if (j >= rows || n == 0) {
 				v[j] = _mm512_setzero_si512();
 				continue;
 			}
 			__builtin_prefetch(b + 2048);
-			for (int q = 0; q < n; q++)
-				header(b + Q4_HEAD_BYTES * q,
-				       &sc[(sp * per + q) * PANEL + j],
-				       &bi[(sp * per + q) * PANEL + j]);
-			v[j] = _mm512_maskz_loadu_epi32(
-				n == per ? 0xFFFF :
-				(__mmask16)((1u << (4 * n * cpg)) - 1),
-				b + Q4_HEAD_BYTES * n);
+			v[j] = span_codes(b, G, n, &heads);
+			_mm256_storeu_ps(hv, _mm256_cvtph_ps(heads));
+			for (int q = 0; q < n; q++) {
+				sc[(sp * per + q) * PANEL + j] = hv[2 * q];
+				bi[(sp * per + q) * PANEL + j] = hv[2 * q + 1];
+			}
 			v[j] = _mm512_shuffle_epi8(v[j], order);
 		}
 		transpose16(v);
