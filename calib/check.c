@@ -182,20 +182,26 @@ static int check_edge(struct check *k, const struct check_opts *o,
  * each cell and each check point a round, and each time is the median over
  * the rounds: on a shared host the machine's speed drifts over seconds, and
  * interleaving moves the table and the checks alike. Cell i < NT * NC is
- * (tokens vt[i / NC], context ctx[i % NC]); cell NT * NC + q is check q. */
+ * (tokens grid_tok[i / NC], context grid_ctx[i % NC]); cell NT * NC + q is
+ * check q: a block of check_gamma[q / NA] + 1 tokens at check_at[q % NA]. */
 enum { NT = 5, NC = 5, NG = 3, NA = 2, CELLS = NT * NC + NG * NA };
 
+/* the verify table's grid (each list ends with a 0, as calib_verify_table
+ * takes it), and the checks' gammas and contexts */
+static const int grid_tok[NT + 1] = { 1, 2, 4, 8, 16, 0 },
+		 grid_ctx[NC + 1] = { 16, 64, 128, 256, 384, 0 },
+		 check_gamma[NG] = { 2, 4, 6 }, check_at[NA] = { 100, 300 };
+
 static void time_rounds(struct calib_model *c, struct llama_state *st,
-			const int *tok, const int *ctx, int rounds, double *med)
+			int rounds, double *med)
 {
-	static const int gammas[NG] = { 2, 4, 6 }, at[NA] = { 100, 300 };
 	double *t = xmalloc(sizeof(double) * CELLS * (size_t)rounds);
 
 	for (int r = 0; r < rounds; r++)
 		for (int i = 0; i < CELLS; i++) {
 			int q = i - NT * NC;
-			int n = q < 0 ? tok[i / NC] : gammas[q / NA] + 1;
-			int cx = q < 0 ? ctx[i % NC] : at[q % NA];
+			int n = q < 0 ? grid_tok[i / NC] : check_gamma[q / NA] + 1;
+			int cx = q < 0 ? grid_ctx[i % NC] : check_at[q % NA];
 
 			t[(size_t)i * rounds + r] = calib_block_s(c, st, n, cx, 1, 0);
 		}
@@ -206,11 +212,6 @@ static void time_rounds(struct calib_model *c, struct llama_state *st,
 	}
 	free(t);
 }
-
-/* the verify table's grid (each list ends with a 0, as calib_verify_table
- * takes it) */
-static const int grid_tok[NT + 1] = { 1, 2, 4, 8, 16, 0 },
-		 grid_ctx[NC + 1] = { 16, 64, 128, 256, 384, 0 };
 
 /* a cell's median from time_rounds, as a calib_time_fn (arg: med) */
 static double cell_s(void *arg, int tokens, int ctx)
@@ -228,8 +229,7 @@ static double cell_s(void *arg, int tokens, int ctx)
 static int check_verify(struct check *k, const struct check_opts *o,
 			const json_t *prov, struct err *e)
 {
-	const int *tok = grid_tok, *ctx = grid_ctx;
-	static const int gammas[NG] = { 2, 4, 6 }, at[NA] = { 100, 300 };
+	const int top = grid_ctx[NC - 1] + grid_tok[NT - 1];
 	struct calib_model c;
 	struct cfg_cloud cl;
 	struct llama_state st;
@@ -242,32 +242,31 @@ static int check_verify(struct check *k, const struct check_opts *o,
 	if (calib_model_init(&c, o->target, NULL, o->target_quant, o->threads,
 			     0, e) < 0)
 		return -1;
-	if (!shape_find(c.name) || ctx[NC - 1] + tok[NT - 1] > c.m.c.seq_len) {
+	if (!shape_find(c.name) || top > c.m.c.seq_len) {
 		calib_model_release(&c);
 		return err_set(e, "%s: the verify check needs a model of a known "
-			       "shape holding %d positions", o->target,
-			       ctx[NC - 1] + tok[NT - 1]);
+			       "shape holding %d positions", o->target, top);
 	}
 	cfg_cloud_default(&cl, GPU_PRESET_DEFAULT, shape_find(c.name));
-	llama_state_init(&st, &c.m.c, tok[NT - 1]);
+	llama_state_init(&st, &c.m.c, grid_tok[NT - 1]);
 	synth_cache(&st, &c.m.c, c.m.c.seq_len, 0xcac4e);
-	time_rounds(&c, &st, tok, ctx, rounds, med);
+	time_rounds(&c, &st, rounds, med);
 	/* a tiny model's blocks of 1 and 2 tokens cost alike: a median below
 	 * its neighbour's is raised to it, as calib cpu --verify does */
 	snprintf(method, sizeof(method), "block forwards on this CPU, the "
 		 "median of %d interleaved rounds", rounds);
-	table = calib_verify_table("this CPU", c.name, c.m.c.seq_len, tok, ctx,
-				   cell_s, med, method, prov, false);
+	table = calib_verify_table("this CPU", c.name, c.m.c.seq_len, grid_tok,
+				   grid_ctx, cell_s, med, method, prov, false);
 	if (vtab_parse(&cl.gpu.vtab, table, "calib check's verify table", c.name,
 		       e) < 0)
 		goto out;
 	cost_init(&cost, &cl);
 	for (int q = 0; q < NG * NA; q++) {
-		int n = gammas[q / NA] + 1, cx = at[q % NA];
+		int n = check_gamma[q / NA] + 1, cx = check_at[q % NA];
 		struct cost_batch b = { n, 1, cx, (double)n * cx, n };
 
 		snprintf(name, sizeof(name), "verify %s %s: gamma %d, context %d",
-			 c.name, c.quant, gammas[q / NA], cx);
+			 c.name, c.quant, check_gamma[q / NA], cx);
 		add_row(k, name, cost_iter_s(&cost, &b, NULL, NULL),
 			med[NT * NC + q], o->quick ? 0.5 : 0.10);
 	}
