@@ -331,7 +331,7 @@ json_t *calib_cpu(struct calib_model *c, const struct calib_cpu_opts *o,
 	blk = vmax > CALIB_PREFILL_BLOCK ? vmax : CALIB_PREFILL_BLOCK;
 	kbench_stream(c->threads, o->stream_bytes, stream);
 	peak = kbench_flops(c->threads);
-	int8 = kbench_int8(c->threads);
+	int8 = kbench_int8(c->m.kn, c->threads);
 	if (o->progress)
 		fprintf(stderr, "calib: %s %s, %d thread%s, %s activations in "
 			"blocks, %s in draft steps; STREAM triad %.1f GB/s, FMA "

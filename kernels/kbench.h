@@ -25,9 +25,11 @@ void kbench_stream(int threads, size_t bytes, double gbs[3]);
 double kbench_flops(int threads);
 
 /* Peak int8 dot-product rate, GOP/s (2 per byte product), of `threads`
- * threads running independent chains of the widest int8 dot product this
- * CPU has (AVX512-VNNI, AVX-VNNI); 0 where it has none. Best of 5. */
-double kbench_int8(int threads);
+ * threads running independent chains of the instruction kn's integer path
+ * multiplies with (vpdpbusd in 512 or 256 bits, vpmaddubsw and a 16-bit
+ * add); 0 where this build times none for kn (NEON, or no integer path).
+ * Best of 5. */
+double kbench_int8(const struct kern *kn, int threads);
 
 /* What "bench kernels" runs. */
 struct kbench_opts {

@@ -13,6 +13,8 @@
 #include "cfg.h"
 #include "cost.h"
 #include "jx.h"
+#include "kbench.h"
+#include "kern.h"
 #include "prof.h"
 #include "prov.h"
 #include "shape.h"
@@ -977,7 +979,21 @@ static void test_library(void)
 	json_decref(p);
 }
 
+/* A profile's int8 peak is its kernel set's own instruction's: none for
+ * a set whose integer path this build times no chain of (the reference),
+ * the set's own where it runs (AVX2's vpmaddubsw, on a CPU that may have
+ * vpdpbusd too) */
+static void int8_peak_is_the_sets(void)
+{
+	const struct kern *avx2 = kern_find("avx2");
+
+	CHECK(kbench_int8(kern_find("ref"), 1) == 0);
+	if (avx2)
+		CHECK(kbench_int8(avx2, 1) > 0);
+}
+
 const struct tcase calib_tests[] = {
+	{ "calib: the int8 peak is the kernel set's own", int8_peak_is_the_sets },
 	{ "calib: the device library's errors, and a prefill band in its "
 	  "kernel family", test_library },
 	{ "calib: the device model's split share and kernel families",
