@@ -302,25 +302,28 @@ static void a8_x_init(struct kern_x *kx, const struct kern *kn,
 }
 
 /* kn's integer path's packed panels: `count` of them, each of kq / 8
- * octets of a word a row and ngroups scales and biases a row, laid end to
- * end in three allocations of *bytes in all (bytes may be NULL) */
+ * octets of a word a row and ngroups FP16 scales and biases a row, laid
+ * end to end in three allocations of *bytes in all (bytes may be NULL); a
+ * panel of a multiple of 8 rows keeps each group's 16-byte aligned */
 static struct kern_panel *panels_new(const struct kern *kn, int count, int kq,
 				     int ngroups, int32_t **codes,
-				     float **scale, float **bias, size_t *bytes)
+				     uint16_t **scale, uint16_t **bias,
+				     size_t *bytes)
 {
 	struct kern_panel *pn;
 	const int panel = kn->a8_panel;
 	const size_t nc = (size_t)kq / 8 * panel, ns = (size_t)ngroups * panel;
 
+	HS_ASSERT(panel % 8 == 0);
 	pn = xcalloc((size_t)count, sizeof(*pn));
 	*codes = xcalloc64(sizeof(int32_t) * nc * count);
-	*scale = xcalloc64(sizeof(float) * ns * count);
-	*bias = xcalloc64(sizeof(float) * ns * count);
+	*scale = xcalloc64(sizeof(uint16_t) * ns * count);
+	*bias = xcalloc64(sizeof(uint16_t) * ns * count);
 	for (int i = 0; i < count; i++)
 		pn[i] = (struct kern_panel){ *codes + nc * i, *scale + ns * i,
 					     *bias + ns * i };
 	if (bytes)
-		*bytes = (sizeof(int32_t) * nc + 2 * sizeof(float) * ns) *
+		*bytes = (sizeof(int32_t) * nc + 2 * sizeof(uint16_t) * ns) *
 			 (size_t)count;
 	return pn;
 }
@@ -380,7 +383,7 @@ static void a8_rows(const struct kern *kn, const struct q4_matrix *w,
 	const int panels = kn->a8_panels;
 	struct kern_panel *own = NULL;
 	int32_t *codes = NULL;
-	float *scale = NULL, *bias = NULL;
+	uint16_t *scale = NULL, *bias = NULL;
 
 	HS_ASSERT(r0 % panel == 0);
 	if (!pw)

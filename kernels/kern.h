@@ -63,10 +63,11 @@ struct kern_x {
 /* A panel of an integer path: `rows` rows' codes packed by the kernel
  * (kq / 8 octets of `rows` 32-bit words, 64-byte aligned: a row's eight
  * codes of an octet in one word, as nibbles), their scales and biases
- * (ngroups x rows). Owned. */
+ * (ngroups x rows, FP16 bits as the heads hold them, 16-byte aligned).
+ * Owned. */
 struct kern_panel {
 	int32_t *codes;
-	float *scale, *bias;
+	uint16_t *scale, *bias;
 };
 
 /* An integer path's two parts: pack rows [r, r + rows) of w into pn (rows
@@ -288,14 +289,15 @@ void kern_f32_gemm(const struct kern *kn, struct kpool *p, const float *w,
 
 /* w's rows packed once for kn's integer path (kn->a8_run set): the
  * panels each call would otherwise pack again (llama.cpp likewise repacks
- * its Q4_0 weights at load): half a byte a weight, besides w's own.
+ * its Q4_0 weights at load): as many bytes as w's own (half a byte a
+ * weight and 4 bytes a group), besides them.
  * Borrows kn; w may be released first. Caller frees with kern_a8w_free. */
 struct kern_a8w {
 	const struct kern *kn;
 	int n, k, group, panels; /* w's shape; ceil(n / kn->a8_panel) */
 	struct kern_panel *pn;   /* owned: panels of them, pointing into */
 	int32_t *codes;          /* owned: every panel's codes, then */
-	float *scale, *bias;     /* owned: their scales and biases */
+	uint16_t *scale, *bias;  /* owned: their scales and biases */
 	size_t bytes;            /* of codes, scale and bias together */
 };
 struct kern_a8w *kern_a8w_new(const struct kern *kn, struct kpool *p,

@@ -1139,16 +1139,16 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 	const int chunks = w->ngroups * (w->group / 32);
 
-	memset(pn->scale, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
-	memset(pn->bias, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
+	memset(pn->scale, 0, sizeof(uint16_t) * (size_t)w->ngroups * PANEL);
+	memset(pn->bias, 0, sizeof(uint16_t) * (size_t)w->ngroups * PANEL);
 	for (int j = 0; j < rows; j++)
 		for (int g = 0; g < w->ngroups; g++) {
-			float hb[4];
+			struct q4_head h;
 
-			_mm_storeu_ps(hb, header(w->data + (size_t)(r + j) *
-						 w->row_bytes + q4_head_at(w, g)));
-			pn->scale[g * PANEL + j] = hb[0];
-			pn->bias[g * PANEL + j] = hb[1];
+			memcpy(&h, w->data + (size_t)(r + j) * w->row_bytes +
+			       q4_head_at(w, g), sizeof(h));
+			pn->scale[g * PANEL + j] = h.scale;
+			pn->bias[g * PANEL + j] = h.bias;
 		}
 	/* a pair of chunks at a time: 8 octets */
 	for (int c = 0; c < kq / 32; c += 2) {
@@ -1256,8 +1256,10 @@ block_madd(const int32_t *cw, const int8_t *aq, const int T, __m256i a[TILE])
 		for (int t = 0; t < T; t++)                                    \
 			f[t] = _mm256_setzero_ps();                            \
 		for (int g = 0; g < ngroups; g++, as += T) {                   \
-			const __m256 sv = _mm256_load_ps(pn->scale + g * PANEL); \
-			const __m256 bv = _mm256_load_ps(pn->bias + g * PANEL); \
+			const __m256 sv = _mm256_cvtph_ps(_mm_load_si128(      \
+				(const __m128i *)(pn->scale + g * PANEL)));    \
+			const __m256 bv = _mm256_cvtph_ps(_mm_load_si128(      \
+				(const __m128i *)(pn->bias + g * PANEL)));     \
                                                                                \
 			for (int j = 0; j < group / Q4_A8_BLOCK; j++, au += T,  \
 				 cw += BLOCK_OCTETS * PANEL,                    \

@@ -811,7 +811,7 @@ static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
 	const __m512i order = _mm512_broadcast_i32x4(_mm_setr_epi8(
 		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
 	const int G = w->group, per = 128 / G;
-	float *sc = pn->scale + HALF * h, *bi = pn->bias + HALF * h;
+	uint16_t *sc = pn->scale + HALF * h, *bi = pn->bias + HALF * h;
 
 	/* the rows are read side by side, a span at a time (a quad of
 	 * chunks), with its groups' heads */
@@ -824,7 +824,7 @@ static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
 		for (int j = 0; j < HALF; j++) {
 			const uint8_t *b = w->data + (size_t)(r + j) * w->row_bytes +
 					   (size_t)sp * w->span_bytes;
-			float hv[8]; /* [s0 b0 s1 b1 ..] */
+			uint16_t hv[8]; /* [s0 b0 s1 b1 ..] */
 			__m128i heads;
 
 			if (j >= rows || n == 0) {
@@ -833,7 +833,7 @@ static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
 			}
 			__builtin_prefetch(b + 2048);
 			v[j] = span_codes(b, G, n, &heads);
-			_mm256_storeu_ps(hv, _mm256_cvtph_ps(heads));
+			_mm_storeu_si128((__m128i *)hv, heads);
 			for (int q = 0; q < n; q++) {
 				sc[(sp * per + q) * PANEL + j] = hv[2 * q];
 				bi[(sp * per + q) * PANEL + j] = hv[2 * q + 1];
@@ -851,8 +851,8 @@ static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
 static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 		    struct kern_panel *pn)
 {
-	memset(pn->scale, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
-	memset(pn->bias, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
+	memset(pn->scale, 0, sizeof(uint16_t) * (size_t)w->ngroups * PANEL);
+	memset(pn->bias, 0, sizeof(uint16_t) * (size_t)w->ngroups * PANEL);
 	for (int h = 0; h < 2; h++)
 		a8_pack_half(w, r + HALF * h, rows - HALF * h < 0 ? 0 :
 			     rows - HALF * h > HALF ? HALF : rows - HALF * h, kq,
@@ -934,18 +934,21 @@ a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 							  u, f[1][t]);
 			}
 		}
+		__m512 sv[2], bv[2];
+
+		for (int h = 0; h < 2; h++) {
+			sv[h] = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(
+					pn->scale + g * PANEL + HALF * h)));
+			bv[h] = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(
+					pn->bias + g * PANEL + HALF * h)));
+		}
 		_Pragma("GCC unroll 8")
 		for (int t = 0; t < T; t++) {
 			const __m512 sx = _mm512_set1_ps(as[t]);
 
-			for (int h = 0; h < 2; h++) {
-				__m512 v = _mm512_fmadd_ps(_mm512_load_ps(pn->scale +
-						g * PANEL + HALF * h), f[h][t],
-						sum[h][t]);
-
-				sum[h][t] = _mm512_fmadd_ps(_mm512_load_ps(pn->bias +
-						g * PANEL + HALF * h), sx, v);
-			}
+			for (int h = 0; h < 2; h++)
+				sum[h][t] = _mm512_fmadd_ps(bv[h], sx,
+					_mm512_fmadd_ps(sv[h], f[h][t], sum[h][t]));
 		}
 	}
 	_Pragma("GCC unroll 8")

@@ -19,6 +19,12 @@ static inline float header_f(const uint8_t *p, int i)
 	return (float)h;
 }
 
+/* Four FP16 values at p (a panel's scales or biases) as floats */
+static inline float32x4_t half4(const uint16_t *p)
+{
+	return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)));
+}
+
 /* sum over a chunk of q x, with x the chunk's 32 activations */
 static inline float32x4_t chunk_dot(const uint8_t *q, const float *x,
 				    float32x4_t p)
@@ -228,14 +234,17 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 	const int G = w->group, chunks = w->ngroups * (G / 32);
 
 	memset(pn->codes, 0, sizeof(int32_t) * (size_t)kq / 8 * PANEL);
-	memset(pn->scale, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
-	memset(pn->bias, 0, sizeof(float) * (size_t)w->ngroups * PANEL);
+	memset(pn->scale, 0, sizeof(uint16_t) * (size_t)w->ngroups * PANEL);
+	memset(pn->bias, 0, sizeof(uint16_t) * (size_t)w->ngroups * PANEL);
 	for (int j = 0; j < rows; j++) {
 		const uint8_t *rowp = w->data + (size_t)(r + j) * w->row_bytes;
 
 		for (int g = 0; g < w->ngroups; g++) {
-			pn->scale[g * PANEL + j] = header_f(rowp + q4_head_at(w, g), 0);
-			pn->bias[g * PANEL + j] = header_f(rowp + q4_head_at(w, g), 1);
+			struct q4_head h;
+
+			memcpy(&h, rowp + q4_head_at(w, g), sizeof(h));
+			pn->scale[g * PANEL + j] = h.scale;
+			pn->bias[g * PANEL + j] = h.bias;
 		}
 		for (int c = 0; c < chunks; c++) {
 			const uint8_t *b = rowp + q4_chunk_at(w, c);
@@ -324,8 +333,8 @@ a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 			UNIT4(3);
 		}
 		for (int h = 0; h < 2; h++) {
-			sv[h] = vld1q_f32(pn->scale + g * PANEL + 4 * h);
-			bv[h] = vld1q_f32(pn->bias + g * PANEL + 4 * h);
+			sv[h] = half4(pn->scale + g * PANEL + 4 * h);
+			bv[h] = half4(pn->bias + g * PANEL + 4 * h);
 		}
 		GROUP4(0);
 		GROUP4(1);
@@ -549,8 +558,8 @@ mm_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	for (int p = 0; p < 4; p++)
 		f[p][0] = f[p][1] = vdupq_n_f32(0);
 	for (int g = 0; g < ngroups; g++, as += T) {
-		float32x4_t s03 = vld1q_f32(pn->scale + g * PANEL);
-		float32x4_t s47 = vld1q_f32(pn->scale + g * PANEL + 4);
+		float32x4_t s03 = half4(pn->scale + g * PANEL);
+		float32x4_t s47 = half4(pn->scale + g * PANEL + 4);
 		const float32x4_t sr[4] = { vzip1q_f32(s03, s03),
 					    vzip2q_f32(s03, s03),
 					    vzip1q_f32(s47, s47),
@@ -597,8 +606,8 @@ mm_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 					f[p][q] = vfmaq_f32(f[p][q], vcvtq_f32_s32(a[p][q]),
 							    vmulq_f32(sr[p], ut[q]));
 		}
-		float32x4_t b03 = vld1q_f32(pn->bias + g * PANEL);
-		float32x4_t b47 = vld1q_f32(pn->bias + g * PANEL + 4);
+		float32x4_t b03 = half4(pn->bias + g * PANEL);
+		float32x4_t b47 = half4(pn->bias + g * PANEL + 4);
 		const float32x4_t br[4] = { vzip1q_f32(b03, b03),
 					    vzip2q_f32(b03, b03),
 					    vzip1q_f32(b47, b47),

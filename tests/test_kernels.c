@@ -275,7 +275,8 @@ static const int shapes[][2] = {
  * paths (a8_run) against q4_gemm_a8_ref at batches 1 .. 8 (a tile of each
  * length a micro-kernel has) and over several tiles (its integer sums are
  * exact, so only FP32 rounding may differ), with the weights packed ahead
- * (kern_a8w_new) at odd batches and as the call goes at even ones. */
+ * (kern_a8w_new, as many bytes as the weights) at odd batches and as the
+ * call goes at even ones. */
 static void kernels_match_reference(void)
 {
 	const char *const *names = kern_available();
@@ -328,6 +329,18 @@ static void kernels_match_reference(void)
 					}
 					struct kern_a8w *pw = kn->a8_run ?
 						kern_a8w_new(kn, s % 2 ? NULL : pool, &m4) : NULL;
+
+					/* the packed copy holds what the weights
+					 * hold: codes, and FP16 heads */
+					if (pw && n % kn->a8_panel == 0 &&
+					    k % 128 == 0 && pw->bytes !=
+					    (size_t)n * m4.row_bytes) {
+						printf("    %s g%d %dx%d: panels of "
+						       "%zu bytes, weights %zu\n",
+						       *nm, g, n, k, pw->bytes,
+						       (size_t)n * m4.row_bytes);
+						bad++;
+					}
 
 					for (int mb = 1; pw && mb <= 40;
 					     mb += mb < 8 ? 1 : 8) {
