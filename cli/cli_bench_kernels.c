@@ -19,18 +19,19 @@ static const struct opt_cmd kbench_cmd = {
 		 "columns) for batch 1, 4 and 16 (64 and 512 too at 4096x4096 and\n"
 		 "11008x4096), on 1 and 2 threads (or N), beside STREAM copy and triad, a\n"
 		 "read-only pass (what a GEMV does), the FP32 FMA peak and the int8 peak\n"
-		 "of the instruction the set's integer path multiplies with, measured in\n"
-		 "the same run (best of 5 passes each). Below batch 64\n"
-		 "each timing cycles through copies of the matrix adding up to twice the\n"
-		 "last-level cache, so weights come from memory (the formats' copies are\n"
-		 "held at once, beside STREAM's 12 x the cache); from 64 on, and with\n"
-		 "--hot, one copy, hot in the cache. The formats are timed in 5 rounds of\n"
-		 "a STREAM triad pass and a pass of each (the order rotates); every figure\n"
-		 "is the median over the rounds (a shared machine's bandwidth drifts;\n"
-		 "ratios of neighbours in time do not): seconds, %triad (GB/s over the\n"
-		 "round's triad), xFP16 (FP16's seconds over these), GFLOP/s (2 x rows x\n"
-		 "columns x batch a second) and %peak (of the int8 peak for W4A8, of the\n"
-		 "FMA peak for the rest). %read is against the read pass above.\n",
+		 "of the instruction the set's integer path multiplies with (none where\n"
+		 "this build times none for the set), measured in the same run (best of 5\n"
+		 "passes each). Below batch 64 each timing cycles through copies of the\n"
+		 "matrix adding up to twice the last-level cache, so weights come from\n"
+		 "memory (the formats' copies are held at once, beside STREAM's 12 x the\n"
+		 "cache); from 64 on, and with --hot, one copy, hot in the cache. The\n"
+		 "formats are timed in 5 rounds of a STREAM triad pass and a pass of each\n"
+		 "(the order rotates); every figure is the median over the rounds (a\n"
+		 "shared machine's bandwidth drifts; ratios of neighbours in time do not):\n"
+		 "seconds, %triad (GB/s over the round's triad), xFP16 (FP16's seconds\n"
+		 "over these), GFLOP/s (2 x rows x columns x batch a second) and %peak (of\n"
+		 "the int8 peak for W4A8, of the FMA peak for the rest). %read is against\n"
+		 "the read pass above.\n",
 	.exit_status = "0 done, 2 bad usage",
 	/* --quick is one shape at batch 1 */
 	.conflicts = { { "quick", "batch" }, { "quick", "shape" } },

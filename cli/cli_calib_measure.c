@@ -75,20 +75,21 @@ static const struct opt_cmd cpu_cmd = {
 		 " [--kernel K] [-o PROFILE] [--overwrite]",
 	.about = "Times the real draft forward (the project's kernels) on this CPU: one\n"
 		 "draft step at each context of --ctx and prompt prefills of each length\n"
-		 "of --prefill, beside STREAM bandwidth and the FMA peak measured in the\n"
-		 "same run; fits draft_base_s + draft_per_ctx_s * ctx and prefill_base_s\n"
-		 "+ prefill_per_token_s * n and prints the residuals. --shape times\n"
-		 "synthetic weights of a shape: a name (llama2-7b, ...), a Hugging Face\n"
-		 "config.json (or its folder) or a GGUF file (its metadata only); dense\n"
-		 "models. --block-acts: how W4A16 layers take blocks of 4 or more tokens\n"
-		 "(prefill, verification): int8 (default where the kernel set has an\n"
-		 "integer path: activations quantised to int8 a group, as llama.cpp's\n"
-		 "products do) or fp16 (W4A16's exact FP16 activations); --decode-acts:\n"
-		 "how they take a draft step's token and blocks of 1 to 3 tokens\n"
-		 "(default fp16; int8 as llama.cpp decodes). The profile says which\n"
-		 "(prefill_activations, decode_activations). --verify FILE also\n"
-		 "writes a verify-cost table (block forwards of 1, 2, 4, 8, 16 tokens)\n"
-		 "the simulator reads as cloud/gpu/table.\n",
+		 "of --prefill, beside STREAM bandwidth, the FMA peak and the int8 peak of\n"
+		 "the kernel set's integer instruction (0 where none is timed) measured in\n"
+		 "the same run; fits draft_base_s + draft_per_ctx_s * ctx and\n"
+		 "prefill_base_s + prefill_per_token_s * n and prints the residuals.\n"
+		 "--shape times synthetic weights of a shape: a name (llama2-7b, ...), a\n"
+		 "Hugging Face config.json (or its folder) or a GGUF file (its metadata\n"
+		 "only); dense models. --block-acts: how W4A16 layers take blocks of 4 or\n"
+		 "more tokens (prefill, verification): int8 (default where the kernel set\n"
+		 "has an integer path: activations quantised to int8 a group, as\n"
+		 "llama.cpp's products do) or fp16 (W4A16's exact FP16 activations);\n"
+		 "--decode-acts: how they take a draft step's token and blocks of 1 to 3\n"
+		 "tokens (default fp16; int8 as llama.cpp decodes). The profile says which\n"
+		 "(prefill_activations, decode_activations). --verify FILE also writes a\n"
+		 "verify-cost table (block forwards of 1, 2, 4, 8, 16 tokens) the\n"
+		 "simulator reads as cloud/gpu/table.\n",
 	.exit_status = CLI_CALIB_EXIT,
 };
 

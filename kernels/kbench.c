@@ -1,6 +1,9 @@
-/* kbench.c: "hybridspec bench kernels": W4A16 against FP16 and W8A16 at the
- * LLaMA-2-7B layer shapes, beside the memory bandwidth measured in the same
- * run (STREAM copy and triad).
+/* kbench.c: "hybridspec bench kernels": W4A16 against FP16 and W8A16 (and
+ * W4A8 where the set has an integer path) at the LLaMA-2-7B layer shapes,
+ * beside the memory bandwidth measured in the same run (STREAM copy and
+ * triad) and the compute peaks: FMA chains in the CPU's widest vectors,
+ * and chains of the instruction the set's integer path multiplies with
+ * (int8_chains, a row a set).
  *
  * Weights are synthetic (random codes, scales and values: a kernel's time
  * does not depend on them, and they are never zero). Each measurement cycles
@@ -35,17 +38,14 @@ static uint64_t next(void)
 	return rng_splitmix64(&fill_state);
 }
 
+/* The last-level cache that CPU 0 shares, as Linux reports it, else as
+ * the C library does: on an EPYC VM (2026-12-06) glibc's figure was the
+ * whole package's L3 (320 MB), Linux's the 32 MB the VM's cores share */
 static size_t llc_bytes(void)
 {
 	long v = -1;
-	FILE *f;
+	FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
 
-#ifdef _SC_LEVEL3_CACHE_SIZE
-	v = sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-	if (v > 0)
-		return (size_t)v;
-	f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
 	if (f) {
 		if (fscanf(f, "%ldK", &v) != 1)
 			v = -1;
@@ -53,6 +53,11 @@ static size_t llc_bytes(void)
 		if (v > 0)
 			return (size_t)v * 1024;
 	}
+#ifdef _SC_LEVEL3_CACHE_SIZE
+	v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+	if (v > 0)
+		return (size_t)v;
 	return 64u << 20; /* unknown: assume a large one */
 }
 
@@ -354,21 +359,30 @@ __attribute__((target("avx2"))) static double dot_madd(void)
  * peak, not the CPU's widest (EPYC Zen 4, 2026-12-06: vpmaddubsw's chains
  * 334-372 GOP/s on one thread, vpdpbusd's in 512 bits 469-470) */
 static const struct {
-	const char *set;
+	const struct kern *set;
+	const char *op;
 	double (*chain)(void);
 } int8_chains[] = {
 #if defined(__x86_64__)
-	{ "avx512-vnni", dot_v64 },
-	{ "avx-vnni", dot_v32 },
-	{ "avx2", dot_madd },
+	{ &kern_avx512_vnni, "vpdpbusd (512 bits)", dot_v64 },
+	{ &kern_avx_vnni, "vpdpbusd (256 bits)", dot_v32 },
+	{ &kern_avx2, "vpmaddubsw", dot_madd },
 #endif
-	{ NULL, NULL },
+	{ NULL, NULL, NULL },
 };
+
+const char *kbench_int8_op(const struct kern *kn)
+{
+	for (int i = 0; int8_chains[i].set; i++)
+		if (int8_chains[i].set == kn)
+			return int8_chains[i].op;
+	return NULL;
+}
 
 double kbench_int8(const struct kern *kn, int threads)
 {
 	for (int i = 0; int8_chains[i].set; i++)
-		if (!strcmp(int8_chains[i].set, kn->name))
+		if (int8_chains[i].set == kn)
 			return best_rate(threads, int8_chains[i].chain);
 	return 0;
 }
@@ -625,6 +639,7 @@ void kbench_run(const struct kbench_opts *o)
 	int threads_only = o->threads, group = o->group, quick = o->quick;
 	int json = o->json, batch_only = o->batch;
 	const struct kern *kn = o->kern;
+	const char *op = kbench_int8_op(kn);
 	int nw = kn->a8_run ? 4 : 3, nshapes = quick ? 1 : 4;
 	size_t llc = llc_bytes(), set = set_bytes(o);
 	double stream[2][3] = { { 0 } }, fma[2], dot[2];
@@ -646,14 +661,15 @@ void kbench_run(const struct kbench_opts *o)
 		if (!json)
 			printf("%d thread%s: stream copy %.1f GB/s, triad %.1f GB/s, "
 			       "read %.1f GB/s; peak FP32 FMA %.1f GFLOP/s, int8 "
-			       "dot %.1f GOP/s%s\n", tlist[i], tlist[i] > 1 ? "s" : "",
+			       "(%s) %.1f GOP/s\n", tlist[i], tlist[i] > 1 ? "s" : "",
 			       stream[i][COPY], stream[i][TRIAD], stream[i][READ],
-			       fma[i], dot[i], dot[i] > 0 ? "" : " (none)");
+			       fma[i], op ? op : "none timed for this set", dot[i]);
 	}
 	if (json)
-		printf("{\"kernel_set\": \"%s\", \"group\": %d, \"llc_bytes\": %zu, "
-		       "\"stream_gbs\": %.2f, \"stream\": [", kn->name, group, llc,
-		       stream[nt - 1][TRIAD]);
+		printf("{\"kernel_set\": \"%s\", \"int8_op\": %s%s%s, \"group\": %d, "
+		       "\"llc_bytes\": %zu, \"stream_gbs\": %.2f, \"stream\": [",
+		       kn->name, op ? "\"" : "", op ? op : "null", op ? "\"" : "",
+		       group, llc, stream[nt - 1][TRIAD]);
 	for (int i = 0; json && i < nt; i++)
 		printf("%s{\"threads\": %d, \"copy_gbs\": %.2f, \"triad_gbs\": %.2f, "
 		       "\"read_gbs\": %.2f, \"fma_gflops\": %.1f, "

@@ -28,8 +28,10 @@ double kbench_flops(int threads);
  * threads running independent chains of the instruction kn's integer path
  * multiplies with (vpdpbusd in 512 or 256 bits, vpmaddubsw and a 16-bit
  * add); 0 where this build times none for kn (NEON, or no integer path).
- * Best of 5. */
+ * kn is borrowed, a set this CPU runs (kern_find, kern_best). Best of 5. */
 double kbench_int8(const struct kern *kn, int threads);
+/* That instruction's name, or NULL where none is timed for kn. */
+const char *kbench_int8_op(const struct kern *kn);
 
 /* What "bench kernels" runs. */
 struct kbench_opts {

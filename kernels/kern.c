@@ -303,8 +303,9 @@ static void a8_x_init(struct kern_x *kx, const struct kern *kn,
 
 /* kn's integer path's packed panels: `count` of them, each of kq / 8
  * octets of a word a row and ngroups FP16 scales and biases a row, laid
- * end to end in three allocations of *bytes in all (bytes may be NULL); a
- * panel of a multiple of 8 rows keeps each group's 16-byte aligned */
+ * end to end in three allocations of *bytes in all (bytes may be NULL). A
+ * group's scales start 2 x a8_panel bytes after the last's, from a
+ * 64-byte aligned start: 16-byte aligned at 8 rows a panel, 64 at 32. */
 static struct kern_panel *panels_new(const struct kern *kn, int count, int kq,
 				     int ngroups, int32_t **codes,
 				     uint16_t **scale, uint16_t **bias,
@@ -334,14 +335,36 @@ struct pack_job {
 	struct kern_a8w *a;
 };
 
+/* Rows [r, r + rows) of w into pn by kn (rows at most its panel's): the
+ * codes by kn's a8_pack, each group's head as FP16 bits here (the rest
+ * zero) */
+static void panel_pack(const struct kern *kn, const struct q4_matrix *w,
+		       int r, int rows, int kq, struct kern_panel *pn)
+{
+	const int P = kn->a8_panel;
+
+	memset(pn->scale, 0, sizeof(uint16_t) * (size_t)w->ngroups * P);
+	memset(pn->bias, 0, sizeof(uint16_t) * (size_t)w->ngroups * P);
+	for (int j = 0; j < rows; j++)
+		for (int g = 0; g < w->ngroups; g++) {
+			struct q4_head h;
+
+			memcpy(&h, w->data + (size_t)(r + j) * w->row_bytes +
+			       q4_head_at(w, g), sizeof(h));
+			pn->scale[g * P + j] = h.scale;
+			pn->bias[g * P + j] = h.bias;
+		}
+	kn->a8_pack(w, r, rows, kq, pn);
+}
+
 static void pack_panels(void *ctx, int p0, int p1)
 {
 	const struct pack_job *j = ctx;
 	const int P = j->kn->a8_panel, kq = a8_kq(j->w->k, j->w->group);
 
 	for (int i = p0; i < p1; i++)
-		j->kn->a8_pack(j->w, i * P, j->w->n - i * P < P ? j->w->n - i * P :
-			       P, kq, &j->a->pn[i]);
+		panel_pack(j->kn, j->w, i * P, j->w->n - i * P < P ?
+			   j->w->n - i * P : P, kq, &j->a->pn[i]);
 }
 
 struct kern_a8w *kern_a8w_new(const struct kern *kn, struct kpool *p,
@@ -397,7 +420,7 @@ static void a8_rows(const struct kern *kn, const struct q4_matrix *w,
 			int r = rb + np * panel;
 
 			if (!pw)
-				kn->a8_pack(w, r, r1 - r < panel ? r1 - r : panel,
+				panel_pack(kn, w, r, r1 - r < panel ? r1 - r : panel,
 					    kq, &own[np]);
 		}
 		for (int i0 = 0; i0 < x->m; i0 += tile)

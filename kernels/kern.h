@@ -63,17 +63,18 @@ struct kern_x {
 /* A panel of an integer path: `rows` rows' codes packed by the kernel
  * (kq / 8 octets of `rows` 32-bit words, 64-byte aligned: a row's eight
  * codes of an octet in one word, as nibbles), their scales and biases
- * (ngroups x rows, FP16 bits as the heads hold them, 16-byte aligned).
- * Owned. */
+ * (ngroups x rows, group after group, FP16 bits as the heads hold them;
+ * a group's 2 rows bytes from a 64-byte aligned start). Owned. */
 struct kern_panel {
 	int32_t *codes;
 	uint16_t *scale, *bias;
 };
 
-/* An integer path's two parts: pack rows [r, r + rows) of w into pn (rows
- * at most the panel's; the rest zero), and run a packed panel against a
- * tile of T tokens (its codes aq, units au and sums as, kern_tiles),
- * writing y[t * ystride + j] for its rows j < rows. */
+/* An integer path's two parts: pack the codes of rows [r, r + rows) of w
+ * into pn (rows at most the panel's; the rest zero; kern.c fills the
+ * scales and biases), and run a packed panel against a tile of T tokens
+ * (its codes aq, units au and sums as, kern_tiles), writing y[t * ystride
+ * + j] for its rows j < rows. */
 typedef void kern_pack_fn(const struct q4_matrix *w, int r, int rows, int kq,
 			  struct kern_panel *pn);
 typedef void kern_tile_fn(const struct kern_panel *pn, const int8_t *aq,
@@ -110,8 +111,9 @@ struct kern {
 	kern_f32_fn *f32;
 	/* NULL, or the integer path: y = x W^T from x->tiles (activations
 	 * quantised to int8 in blocks, q4.h's q4_gemm_a8_ref) by kern.c's
-	 * driver, which packs rows into panels of a8_panel rows (a8_pack),
-	 * a8_panels of them at a time, and runs each panel against each tile
+	 * driver, which packs rows into panels of a8_panel rows (a multiple
+	 * of 8; their codes by a8_pack, their heads itself), a8_panels of
+	 * them at a time, and runs each panel against each tile
 	 * of a8_tile tokens in turn (a8_run; the tiles then stream from far
 	 * once a block of rows) */
 	kern_pack_fn *a8_pack;
@@ -289,8 +291,9 @@ void kern_f32_gemm(const struct kern *kn, struct kpool *p, const float *w,
 
 /* w's rows packed once for kn's integer path (kn->a8_run set): the
  * panels each call would otherwise pack again (llama.cpp likewise repacks
- * its Q4_0 weights at load): as many bytes as w's own (half a byte a
- * weight and 4 bytes a group), besides them.
+ * its Q4_0 weights at load): half a byte a weight and 4 bytes a group,
+ * as w's own (the rows padded to whole panels, the columns to whole
+ * spans), besides them.
  * Borrows kn; w may be released first. Caller frees with kern_a8w_free. */
 struct kern_a8w {
 	const struct kern *kn;

@@ -1130,7 +1130,8 @@ static inline void transpose8(__m256i v[8])
 	}
 }
 
-/* Rows [r, r + rows) of w (rows <= PANEL; the rest zero) into pn */
+/* The codes of rows [r, r + rows) of w (rows <= PANEL; the rest zero)
+ * into pn */
 static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 		    struct kern_panel *pn)
 {
@@ -1139,17 +1140,6 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 	const int chunks = w->ngroups * (w->group / 32);
 
-	memset(pn->scale, 0, sizeof(uint16_t) * (size_t)w->ngroups * PANEL);
-	memset(pn->bias, 0, sizeof(uint16_t) * (size_t)w->ngroups * PANEL);
-	for (int j = 0; j < rows; j++)
-		for (int g = 0; g < w->ngroups; g++) {
-			struct q4_head h;
-
-			memcpy(&h, w->data + (size_t)(r + j) * w->row_bytes +
-			       q4_head_at(w, g), sizeof(h));
-			pn->scale[g * PANEL + j] = h.scale;
-			pn->bias[g * PANEL + j] = h.bias;
-		}
 	/* a pair of chunks at a time: 8 octets */
 	for (int c = 0; c < kq / 32; c += 2) {
 		__m256i v[8];

@@ -802,8 +802,8 @@ static inline void transpose16(__m512i v[16])
 	}
 }
 
-/* Rows [r, r + rows) of w (rows <= HALF; the rest zero) into half h of
- * pn: each octet's code bytes, as the rows hold them */
+/* The codes of rows [r, r + rows) of w (rows <= HALF; the rest zero)
+ * into half h of pn: each octet's code bytes, as the rows hold them */
 static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
 			 struct kern_panel *pn, int h)
 {
@@ -811,10 +811,9 @@ static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
 	const __m512i order = _mm512_broadcast_i32x4(_mm_setr_epi8(
 		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
 	const int G = w->group, per = 128 / G;
-	uint16_t *sc = pn->scale + HALF * h, *bi = pn->bias + HALF * h;
 
 	/* the rows are read side by side, a span at a time (a quad of
-	 * chunks), with its groups' heads */
+	 * chunks; kern.c packs the heads) */
 	for (int c = 0; c < kq / 32; c += 4) {
 		const int sp = c / 4;
 		/* none where kq runs past the row's spans */
@@ -824,7 +823,6 @@ static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
 		for (int j = 0; j < HALF; j++) {
 			const uint8_t *b = w->data + (size_t)(r + j) * w->row_bytes +
 					   (size_t)sp * w->span_bytes;
-			uint16_t hv[8]; /* [s0 b0 s1 b1 ..] */
 			__m128i heads;
 
 			if (j >= rows || n == 0) {
@@ -832,13 +830,8 @@ static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
 				continue;
 			}
 			__builtin_prefetch(b + 2048);
-			v[j] = span_codes(b, G, n, &heads);
-			_mm_storeu_si128((__m128i *)hv, heads);
-			for (int q = 0; q < n; q++) {
-				sc[(sp * per + q) * PANEL + j] = hv[2 * q];
-				bi[(sp * per + q) * PANEL + j] = hv[2 * q + 1];
-			}
-			v[j] = _mm512_shuffle_epi8(v[j], order);
+			v[j] = _mm512_shuffle_epi8(span_codes(b, G, n, &heads),
+						   order);
 		}
 		transpose16(v);
 		for (int o = 0; o < 16; o++)
@@ -847,12 +840,11 @@ static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
 	}
 }
 
-/* Rows [r, r + rows) of w (rows <= PANEL; the rest zero) into pn */
+/* The codes of rows [r, r + rows) of w (rows <= PANEL; the rest zero)
+ * into pn */
 static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 		    struct kern_panel *pn)
 {
-	memset(pn->scale, 0, sizeof(uint16_t) * (size_t)w->ngroups * PANEL);
-	memset(pn->bias, 0, sizeof(uint16_t) * (size_t)w->ngroups * PANEL);
 	for (int h = 0; h < 2; h++)
 		a8_pack_half(w, r + HALF * h, rows - HALF * h < 0 ? 0 :
 			     rows - HALF * h > HALF ? HALF : rows - HALF * h, kq,
@@ -936,6 +928,8 @@ a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 		}
 		__m512 sv[2], bv[2];
 
+		_Static_assert(HALF % 16 == 0, "a half's FP16 scales and biases "
+			       "32-byte aligned, as _mm256_load_si256 wants");
 		for (int h = 0; h < 2; h++) {
 			sv[h] = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(
 					pn->scale + g * PANEL + HALF * h)));

@@ -224,7 +224,8 @@ static void q4_fp16(const struct q4_matrix *w, const struct kern_x *x, float *y,
 #define TILE 4
 
 
-/* Rows [r, r + rows) of w (rows <= PANEL; the rest zero) into pn */
+/* The codes of rows [r, r + rows) of w (rows <= PANEL; the rest zero)
+ * into pn */
 static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 		    struct kern_panel *pn)
 {
@@ -234,18 +235,9 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 	const int G = w->group, chunks = w->ngroups * (G / 32);
 
 	memset(pn->codes, 0, sizeof(int32_t) * (size_t)kq / 8 * PANEL);
-	memset(pn->scale, 0, sizeof(uint16_t) * (size_t)w->ngroups * PANEL);
-	memset(pn->bias, 0, sizeof(uint16_t) * (size_t)w->ngroups * PANEL);
 	for (int j = 0; j < rows; j++) {
 		const uint8_t *rowp = w->data + (size_t)(r + j) * w->row_bytes;
 
-		for (int g = 0; g < w->ngroups; g++) {
-			struct q4_head h;
-
-			memcpy(&h, rowp + q4_head_at(w, g), sizeof(h));
-			pn->scale[g * PANEL + j] = h.scale;
-			pn->bias[g * PANEL + j] = h.bias;
-		}
 		for (int c = 0; c < chunks; c++) {
 			const uint8_t *b = rowp + q4_chunk_at(w, c);
 			uint32x4_t v = vreinterpretq_u32_u8(

@@ -979,17 +979,28 @@ static void test_library(void)
 	json_decref(p);
 }
 
-/* A profile's int8 peak is its kernel set's own instruction's: none for
- * a set whose integer path this build times no chain of (the reference),
- * the set's own where it runs (AVX2's vpmaddubsw, on a CPU that may have
- * vpdpbusd too) */
+/* The int8 peak (a profile's int8_gops) is the kernel set's own
+ * instruction's: none for the reference, which has no such instruction;
+ * avx2's vpmaddubsw where it runs, on a CPU that may have vpdpbusd too;
+ * and on x86 a chain for every set with an integer path */
 static void int8_peak_is_the_sets(void)
 {
 	const struct kern *avx2 = kern_find("avx2");
 
-	CHECK(kbench_int8(kern_find("ref"), 1) == 0);
+	CHECK(!kbench_int8_op(kern_find("ref")) &&
+	      kbench_int8(kern_find("ref"), 1) == 0);
 	if (avx2)
-		CHECK(kbench_int8(avx2, 1) > 0);
+		CHECK(kbench_int8_op(avx2) &&
+		      !strcmp(kbench_int8_op(avx2), "vpmaddubsw") &&
+		      kbench_int8(avx2, 1) > 0);
+#if defined(__x86_64__)
+	for (const char *const *nm = kern_available(); *nm; nm++) {
+		const struct kern *kn = kern_find(*nm);
+
+		CHECK_MSG(!kn->a8_run || kbench_int8_op(kn), "%s: an integer "
+			  "path, no int8 chain in kbench.c", *nm);
+	}
+#endif
 }
 
 const struct tcase calib_tests[] = {

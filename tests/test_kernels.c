@@ -275,8 +275,8 @@ static const int shapes[][2] = {
  * paths (a8_run) against q4_gemm_a8_ref at batches 1 .. 8 (a tile of each
  * length a micro-kernel has) and over several tiles (its integer sums are
  * exact, so only FP32 rounding may differ), with the weights packed ahead
- * (kern_a8w_new, as many bytes as the weights) at odd batches and as the
- * call goes at even ones. */
+ * (kern_a8w_new, as many bytes as the weights where they need no
+ * padding) at odd batches and as the call goes at even ones. */
 static void kernels_match_reference(void)
 {
 	const char *const *names = kern_available();
@@ -331,16 +331,16 @@ static void kernels_match_reference(void)
 						kern_a8w_new(kn, s % 2 ? NULL : pool, &m4) : NULL;
 
 					/* the packed copy holds what the weights
-					 * hold: codes, and FP16 heads */
+					 * hold, codes and FP16 heads, where no
+					 * padding adds to it */
 					if (pw && n % kn->a8_panel == 0 &&
-					    k % 128 == 0 && pw->bytes !=
-					    (size_t)n * m4.row_bytes) {
-						printf("    %s g%d %dx%d: panels of "
-						       "%zu bytes, weights %zu\n",
-						       *nm, g, n, k, pw->bytes,
-						       (size_t)n * m4.row_bytes);
-						bad++;
-					}
+					    k % 128 == 0)
+						CHECK_MSG(pw->bytes == (size_t)n *
+							  m4.row_bytes, "%s g%d "
+							  "%dx%d: panels of %zu "
+							  "bytes, weights %zu", *nm,
+							  g, n, k, pw->bytes,
+							  (size_t)n * m4.row_bytes);
 
 					for (int mb = 1; pw && mb <= 40;
 					     mb += mb < 8 ? 1 : 8) {
