@@ -63,8 +63,8 @@ struct kern_x {
 /* A panel of an integer path: `rows` rows' codes packed by the kernel
  * (kq / 8 octets of `rows` 32-bit words, 64-byte aligned: a row's eight
  * codes of an octet in one word, as nibbles), their scales and biases
- * (ngroups x rows, group after group, FP16 bits as the heads hold them;
- * a group's 2 rows bytes from a 64-byte aligned start). Owned. */
+ * (FP16 bits as the heads hold them, ngroups x rows: group g's from g x
+ * rows on, the first 64-byte aligned). Owned. */
 struct kern_panel {
 	int32_t *codes;
 	uint16_t *scale, *bias;
