@@ -371,20 +371,26 @@ static const struct {
 	{ NULL, NULL, NULL },
 };
 
+/* kn's row of int8_chains: its index, or that of the closing NULL row */
+static int int8_row(const struct kern *kn)
+{
+	int i = 0;
+
+	while (int8_chains[i].set && int8_chains[i].set != kn)
+		i++;
+	return i;
+}
+
 const char *kbench_int8_op(const struct kern *kn)
 {
-	for (int i = 0; int8_chains[i].set; i++)
-		if (int8_chains[i].set == kn)
-			return int8_chains[i].op;
-	return NULL;
+	return int8_chains[int8_row(kn)].op;
 }
 
 double kbench_int8(const struct kern *kn, int threads)
 {
-	for (int i = 0; int8_chains[i].set; i++)
-		if (int8_chains[i].set == kn)
-			return best_rate(threads, int8_chains[i].chain);
-	return 0;
+	const int i = int8_row(kn);
+
+	return int8_chains[i].set ? best_rate(threads, int8_chains[i].chain) : 0;
 }
 
 /* ---- the kernels ---- */

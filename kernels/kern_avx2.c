@@ -116,7 +116,7 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
 	const int g = w->group, m = x->m, chunks = w->ngroups * (g / 32);
-	const int lg = g == 32 ? 0 : g == 64 ? 1 : 2; /* 1 << lg chunks a group */
+	const int lg = 2 - q4_span_log(g); /* 1 << lg chunks a group, of 4 a span */
 	const float *sxt = x->sxb + (size_t)i0 * x->ngroups;
 	const int mi = m - i0 < 16 ? m - i0 : 16;
 	__m256 acc[16], corr[2];
