@@ -405,7 +405,9 @@ struct mats {
 	struct q4_matrix *q4;
 	struct q8_matrix *q8;
 	uint16_t **f16;
-	struct kern_a8w **a8; /* W4A8: q4's copies packed for the kernel */
+	struct kern_a8w **a8; /* W4A8, and W4A16 where the set has digits
+				 over panels: q4's copies packed for the
+				 kernel (W4A8's, shared) */
 	size_t bytes; /* of one copy, as the kernel reads it */
 };
 
@@ -539,7 +541,8 @@ static void call(const struct kern *kn, struct kpool *p, struct mats *m, int c,
 		 const uint16_t *x, int batch, float *y)
 {
 	if (m->what == W4A16)
-		kern_q4_gemm(kn, p, &m->q4[c], x, batch, y);
+		kern_q4_gemm_packed(kn, p, &m->q4[c], m->a8 ? m->a8[c] : NULL,
+				    x, batch, y);
 	else if (m->what == W4A8)
 		kern_q4_gemm_a8(kn, p, &m->q4[c], m->a8[c], x, batch, y);
 	else if (m->what == W8A16)
@@ -710,6 +713,11 @@ void kbench_run(const struct kbench_opts *o)
 			for (int c = 0; c < m[W4A8].copies; c++)
 				m[W4A8].a8[c] = kern_a8w_new(kn, NULL, &m[W4A8].q4[c]);
 			m[W4A8].bytes = m[W4A8].a8[0]->bytes;
+			/* the exact products below KERN_DIG_TOKENS tokens read
+			 * the same panels, as the models do (the rows' bytes
+			 * but for padding to whole panels) */
+			if (kn->dig_run)
+				m[W4A16].a8 = m[W4A8].a8;
 		}
 		for (int bi = 0; bi < (quick ? 1 : NB); bi++) {
 			if ((batch_only && batches[bi] != batch_only) ||

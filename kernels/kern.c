@@ -86,6 +86,7 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 		     kx->xf + (size_t)i * kx->stride,
 		     kx->sx + (size_t)i * kx->ngroups);
 	kx->dig = NULL;
+	kx->dig_planes = false;
 	kx->sxb = NULL;
 	kx->tiles = (struct kern_tiles){ 0 };
 }
@@ -201,6 +202,7 @@ void kern_dig_fix(struct kern_dig_extra *e, int at, float r)
 	HS_ASSERT(e->n < KERN_DIG_FIXES);
 	q4_where(at, &place, &e->shift[e->n]);
 	e->byte[e->n] = (int32_t)place;
+	e->col[e->n] = at;
 	e->r[e->n++] = r;
 }
 
@@ -442,6 +444,23 @@ static void a8_rows(const struct kern *kn, const struct q4_matrix *w,
 	free(bias);
 }
 
+/* Rows [r0, r1) (r0 a multiple of the panel) of y = x W^T from x's digits
+ * (as planes) over pw's panels, by kn's dig_run */
+static void dig_rows(const struct kern *kn, const struct q4_matrix *w,
+		     const struct kern_a8w *pw, const struct kern_x *x, float *y,
+		     int r0, int r1)
+{
+	const int P = kn->a8_panel;
+	struct kern_dig_tok t[KERN_DIG_TOKENS];
+
+	HS_ASSERT(r0 % P == 0 && x->m < KERN_DIG_TOKENS);
+	for (int i = 0; i < x->m; i++)
+		t[i] = kern_dig_tok(x, i);
+	for (int r = r0; r < r1; r += P)
+		kn->dig_run(&pw->pn[r / P], w, r1 - r < P ? r1 - r : P, t, x->m,
+			    y + r, (size_t)w->n);
+}
+
 float kern_dot_f32(const float *a, const float *b, int n)
 {
 	float acc[8] = { 0 }, sum = 0;
@@ -645,7 +664,8 @@ struct job {
 	int n;
 	struct kern_x x;
 	float *y;
-	int what; /* 4, 8, 16, or 48 (W4A8) */
+	int what; /* 4, 8, 16, 48 (W4A8) or 41 (W4A16 from digits over
+		     panels) */
 };
 
 static void run_rows(void *ctx, int r0, int r1)
@@ -656,6 +676,8 @@ static void run_rows(void *ctx, int r0, int r1)
 		j->kn->q4(j->w, &j->x, j->y, r0, r1);
 	else if (j->what == 48)
 		a8_rows(j->kn, j->w, j->pw, &j->x, j->y, r0, r1);
+	else if (j->what == 41)
+		dig_rows(j->kn, j->w, j->pw, &j->x, j->y, r0, r1);
 	else if (j->what == 8)
 		j->kn->q8(j->w, &j->x, j->y, r0, r1);
 	else
@@ -676,6 +698,26 @@ void kern_q4_gemm(const struct kern *kn, struct kpool *p,
 	if (!j.x.dig && kn->sx_blocks)
 		j.x.sxb = sx_in_blocks(&j.x);
 	kpool_run(p, run_rows, &j, w->n, 4);
+	kern_x_release(&j.x);
+}
+
+void kern_q4_gemm_packed(const struct kern *kn, struct kpool *p,
+			 const struct q4_matrix *w, const struct kern_a8w *pw,
+			 const uint16_t *x, int m, float *y)
+{
+	struct job j = { .kn = kn, .w = w, .pw = pw, .n = w->n, .y = y,
+			 .what = 41 };
+
+	if (!kn->dig_run || !pw || pw->kn != kn || m >= KERN_DIG_TOKENS ||
+	    !(kn->digit_groups & w->group)) {
+		kern_q4_gemm(kn, p, w, x, m, y);
+		return;
+	}
+	HS_ASSERT(pw->n == w->n && pw->k == w->k && pw->group == w->group);
+	kern_x_init(&j.x, kn, x, m, w->k, w->group, kn->interleave);
+	j.x.dig_planes = true;
+	kn->digits(&j.x);
+	kpool_run(p, run_rows, &j, w->n, kn->a8_panel);
 	kern_x_release(&j.x);
 }
 

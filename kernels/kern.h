@@ -21,6 +21,7 @@
 #ifndef HS_KERN_H
 #define HS_KERN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "pool.h"
@@ -57,6 +58,10 @@ struct kern_x {
 				16 b + i in lane i, zero past m */
 	struct kern_tiles tiles; /* for an integer (a8_run) call, else all
 				    NULL */
+	bool dig_planes;     /* dig's digits as planes, for a dig_run call:
+				three of kpad bytes (d0, d1, d2), each value's
+				in its column's place; else the set's row
+				order */
 	int m, k, kpad, stride, group, ngroups;
 };
 
@@ -80,6 +85,17 @@ typedef void kern_pack_fn(const struct q4_matrix *w, int r, int rows, int kq,
 typedef void kern_tile_fn(const struct kern_panel *pn, const int8_t *aq,
 			  const float *au, const float *as, int T, int ngroups,
 			  int group, float *y, size_t ystride, int rows);
+
+struct kern_dig_tok;
+/* The first `rows` rows of panel pn (at most the panel's) of w's rows
+ * packed, against the T tokens of t (T < KERN_DIG_TOKENS, their digits as
+ * planes): y[j ystride + i] for the panel's row i and token j,
+ * kern_q4_gemm's product from the same digits, the groups' extras
+ * included (from the panel's codes and scales; w for its shape only) */
+typedef void kern_dig_run_fn(const struct kern_panel *pn,
+			     const struct q4_matrix *w, int rows,
+			     const struct kern_dig_tok *t, int T, float *y,
+			     size_t ystride);
 
 /* nq heads of one query that share a KV head (grouped-query attention),
  * q and out nq x hs, a head after another: out_j = the softmax over
@@ -124,6 +140,10 @@ struct kern {
 	 * takes them (x->m; else leaves it NULL) */
 	void (*digits)(struct kern_x *x);
 	int digit_groups;
+	/* NULL, or batch 1 to 3 from the digits over the integer path's
+	 * packed panels (kern_q4_gemm_packed; the digits then as planes,
+	 * kern_x.dig_planes) */
+	kern_dig_run_fn *dig_run;
 	/* NULL, or the set that runs this one's W4A16 products of fewer
 	 * than KERN_DIG_TOKENS tokens at the group sizes in lend_groups
 	 * (32, 64 and 128 OR-ed), where this set has no batch-1 path of its
@@ -198,6 +218,7 @@ struct kern_dig_extra {
 	int32_t head, codes;           /* where its head and codes lie in a row */
 	int32_t byte[KERN_DIG_FIXES];  /* the code's byte in the group's codes */
 	int32_t shift[KERN_DIG_FIXES]; /* and its shift, 0 or 4 */
+	int32_t col[KERN_DIG_FIXES];   /* the value's column in the group */
 	float r[KERN_DIG_FIXES];
 };
 
@@ -314,6 +335,14 @@ void kern_a8w_free(struct kern_a8w *a);
 void kern_q4_gemm_a8(const struct kern *kn, struct kpool *p,
 		     const struct q4_matrix *w, const struct kern_a8w *pw,
 		     const uint16_t *x, int m, float *y);
+
+/* kern_q4_gemm's product from the same digits, the sums in another
+ * order (within FP32 rounding of it), from w packed by kern_a8w_new for kn
+ * (pw, borrowed): by kn's dig_run where kn has one for w's group size and
+ * m < KERN_DIG_TOKENS; else, or pw NULL or another set's, kern_q4_gemm. */
+void kern_q4_gemm_packed(const struct kern *kn, struct kpool *p,
+			 const struct q4_matrix *w, const struct kern_a8w *pw,
+			 const uint16_t *x, int m, float *y);
 
 /* kn's attention (kern_attend_fn; kn NULL or without one: the portable
  * code, the scores by kern_dot_f32, exp from libm) */

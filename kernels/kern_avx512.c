@@ -13,7 +13,11 @@
  * machine's cores could retire while memory delivered it. Two or three
  * tokens (an async edge's two-token step, a short verify block) share each
  * span's decoded codes, so the rows stream from memory once with every
- * token's products beside the stream. */
+ * token's products beside the stream. Where the weights are packed for
+ * the integer path (kern_a8w), the same digits meet the panels instead
+ * (dig_run): a vector then holds 16 rows, not a row's 128 columns, and a
+ * group's scales, units and bias terms take a few instructions for all
+ * of them (kern_q4_gemm_packed). */
 #include "kern.h"
 
 #include "mem.h"
@@ -22,6 +26,7 @@
 #include <string.h>
 
 #define AND_OR 0xEA /* ternary logic: (a & b) | c */
+#define INTERLEAVE 4 /* chunks of codes the sets read at once (kern.h) */
 
 static inline void codes_to_f(__m512i w, __m512 f[8])
 {
@@ -191,8 +196,38 @@ static inline __m512 span_group_max(__m512 m, int G)
 	return m;
 }
 
+/* A span's digits dt (vector t, lane 4c + l: column 32c + 4t + l's digit
+ * k in dt[t][k]) as planes (kern_x.dig_planes): digit k of the span's
+ * column j at d + k kpad + j. Byte 4c + l of vector t's bytes goes to
+ * 32c + 4t + l: words of four vectors side by side, then taken in the
+ * planes' order. */
+static inline void dig_planes(__m512i dt[8][3], int8_t *d, int kpad)
+{
+	const __m512i at = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5,
+					     9, 13, 17, 21, 25, 29);
+	const __m512i two = _mm512_set1_epi32(2);
+
+	for (int k = 0; k < 3; k++) {
+		__m512i v[2];
+
+		for (int h = 0; h < 2; h++) { /* vectors 4h .. 4h + 3 */
+			v[h] = _mm512_castsi128_si512(
+				_mm512_cvtepi32_epi8(dt[4 * h][k]));
+			for (int t = 1; t < 4; t++)
+				v[h] = _mm512_mask_broadcast_i32x4(
+					v[h], (__mmask16)(0xfu << (4 * t)),
+					_mm512_cvtepi32_epi8(dt[4 * h + t][k]));
+		}
+		_mm512_store_si512(d + (size_t)k * kpad,
+				   _mm512_permutex2var_epi32(v[0], at, v[1]));
+		_mm512_store_si512(d + (size_t)k * kpad + 64,
+				   _mm512_permutex2var_epi32(
+					   v[0], _mm512_add_epi32(at, two), v[1]));
+	}
+}
+
 /* Span sp of token i: its groups' [u, sum x], extras (counted into *nx)
- * and digits */
+ * and digits (in the row order of rows_dig, or as planes) */
 static void dig_span(struct kern_x *x, int i, int sp, int *nx)
 {
 	const int G = x->group, per = 128 / G, L = 16 / per; /* lanes a group */
@@ -269,6 +304,10 @@ static void dig_span(struct kern_x *x, int i, int sp, int *nx)
 			q = _mm512_srai_epi32(_mm512_sub_epi32(q, dt[t][k]), 8);
 		}
 		dt[t][2] = q;
+	}
+	if (x->dig_planes) {
+		dig_planes(dt, kern_dig_at(x, i) + (size_t)sp * 128, x->kpad);
+		return;
 	}
 	for (int h = 0; h < 2; h++)
 		for (int k = 0; k < 3; k++) {
@@ -860,6 +899,23 @@ static inline __m512i word(const int8_t *p)
 	return _mm512_set1_epi32(v);
 }
 
+/* The octet of a panel at cw (two halves' vectors of 16 rows' words): each
+ * half's low nibbles in lo, its high ones in hi, as unsigned bytes; and
+ * the weights KERN_PREFETCH_BYTES ahead asked for */
+static inline __attribute__((always_inline)) void
+octet_nibbles(const int32_t *cw, __m512i lo[2], __m512i hi[2])
+{
+	const __m512i low = _mm512_set1_epi8(0x0f);
+
+	for (int h = 0; h < 2; h++) {
+		const __m512i z = _mm512_load_si512(cw + HALF * h);
+
+		lo[h] = _mm512_and_si512(z, low);
+		hi[h] = _mm512_and_si512(_mm512_srli_epi16(z, 4), low);
+	}
+	PREFETCH(cw, 2 * HALF * (int)sizeof(*cw));
+}
+
 /* One panel against one tile of T tokens: y rows r .. r + rows - 1 of the
  * tile's tokens. f is a group's sum of u float(sum q a) over its blocks;
  * sum, the results so far, gains s f + b sum(x) at each group's end and is
@@ -873,7 +929,6 @@ a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	const __mmask16 keep[2] = {
 		(__mmask16)(rows >= HALF ? 0xffff : (1u << rows) - 1),
 		(__mmask16)(rows <= HALF ? 0 : (1u << (rows - HALF)) - 1) };
-	const __m512i low = _mm512_set1_epi8(0x0f);
 	const int32_t *cw = pn->codes;
 	__m512 sum[2][TILE];
 
@@ -895,25 +950,18 @@ a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 			_Pragma("GCC unroll 4")
 			for (int o = 0; o < OCTETS; o++, cw += 2 * HALF,
 				 aq += 8 * T) {
-				const __m512i z0 = _mm512_load_si512(cw);
-				const __m512i z1 = _mm512_load_si512(cw + HALF);
-				const __m512i lo0 = _mm512_and_si512(z0, low);
-				const __m512i hi0 = _mm512_and_si512(
-					_mm512_srli_epi16(z0, 4), low);
-				const __m512i lo1 = _mm512_and_si512(z1, low);
-				const __m512i hi1 = _mm512_and_si512(
-					_mm512_srli_epi16(z1, 4), low);
+				__m512i lo[2], hi[2];
 
-				PREFETCH(cw, 2 * HALF * (int)sizeof(*cw));
+				octet_nibbles(cw, lo, hi);
 				_Pragma("GCC unroll 8")
 				for (int t = 0; t < T; t++) {
 					const __m512i xl = word(aq + 4 * t);
 					const __m512i xh = word(aq + 4 * T + 4 * t);
 
-					a[0][t] = _mm512_dpbusd_epi32(a[0][t], lo0, xl);
-					a[1][t] = _mm512_dpbusd_epi32(a[1][t], lo1, xl);
-					a[0][t] = _mm512_dpbusd_epi32(a[0][t], hi0, xh);
-					a[1][t] = _mm512_dpbusd_epi32(a[1][t], hi1, xh);
+					a[0][t] = _mm512_dpbusd_epi32(a[0][t], lo[0], xl);
+					a[1][t] = _mm512_dpbusd_epi32(a[1][t], lo[1], xl);
+					a[0][t] = _mm512_dpbusd_epi32(a[0][t], hi[0], xh);
+					a[1][t] = _mm512_dpbusd_epi32(a[1][t], hi[1], xh);
 				}
 			}
 			_Pragma("GCC unroll 8")
@@ -959,6 +1007,162 @@ a8_tile(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	int rows)
 {
 	KERN_TILE_DISPATCH(a8_micro, TILE);
+}
+
+/* ---- batch 1 to 3 from digits over the integer path's panels
+ * (kern_q4_gemm_packed) ----
+ * The rows packed as a8_pack packs them (an octet of a row's codes a
+ * 32-bit word, 16 rows a vector), the digits as planes (dig_planes): the
+ * octet's four low nibbles meet its columns 0-3, the high ones 4-7 (q4.h's
+ * order within a chunk), so a plane's 8 bytes from column 8o are the
+ * octet's two words of digits, broadcast. Each digit's sums stay apart, in
+ * 32-bit lanes, a row a lane, over a group (at most 128 x 15 x 128 < 2^18),
+ * and join in FP32 at its end: f = 65536 a2 + 256 a1 + a0, then sum += s u
+ * f + b SX. So the vector holds 16 rows and a group's scales, units and
+ * bias terms are a few instructions for all of them, where rows_dig, a
+ * row's 128 columns a vector, spends as many on each row and span:
+ * 4096x4096, one thread, hot (EPYC Zen 4, 2026-12-06), a prototype of
+ * this loop 232 us a product against rows_dig's 403, both 6 vpdpbusd a row
+ * and span. */
+#define DIG_T (KERN_DIG_TOKENS - 1)
+
+/* The codes of column c (0 .. 7) of an octet, 16 rows' words at cw, as
+ * FP32: byte c % 4's low nibble for c < 4, its high one past */
+static inline __m512 octet_codes(const int32_t *cw, int c)
+{
+	return _mm512_cvtepi32_ps(_mm512_and_si512(
+		_mm512_srli_epi32(_mm512_load_si512(cw), 8 * (c & 3) + 4 * (c >> 2)),
+		_mm512_set1_epi32(15)));
+}
+
+/* Token t's extras (kern_dig_extra) over panel pn: each group's s times
+ * its residuals' sum of q r, or at u 0 its float method's q.x (xf's
+ * values), 16 rows a vector, added to sum (the halves' results) */
+static void dig_extras(const struct kern_panel *pn, const struct q4_matrix *w,
+		       const struct kern_dig_tok *t, __m512 sum[2])
+{
+	const int G = w->group;
+
+	for (int i = 0; i < t->nx; i++) {
+		const struct kern_dig_extra *e = &t->ex[i];
+		const int32_t *cw = pn->codes + (size_t)e->g * (G / 8) * 2 * HALF;
+		__m512 qr[2] = { _mm512_setzero_ps(), _mm512_setzero_ps() };
+
+		for (int c = 0; t->us[2 * e->g] == 0 && c < G; c++) {
+			const int col = e->g * G + c;
+			const __m512 xv = _mm512_set1_ps(
+				t->xf[kern_x_place(col & ~3, INTERLEAVE) + (col & 3)]);
+
+			for (int h = 0; h < 2; h++)
+				qr[h] = _mm512_fmadd_ps(
+					octet_codes(cw + (c / 8) * 2 * HALF + HALF * h,
+						    c % 8), xv, qr[h]);
+		}
+		for (int f = 0; f < e->n; f++)
+			for (int h = 0; h < 2; h++)
+				qr[h] = _mm512_fmadd_ps(
+					octet_codes(cw + (e->col[f] / 8) * 2 * HALF +
+						    HALF * h, e->col[f] % 8),
+					_mm512_set1_ps(e->r[f]), qr[h]);
+		for (int h = 0; h < 2; h++)
+			sum[h] = _mm512_fmadd_ps(
+				_mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(
+					pn->scale + e->g * PANEL + HALF * h))),
+				qr[h], sum[h]);
+	}
+}
+
+__attribute__((target("avx512vnni"))) static inline
+__attribute__((always_inline)) void
+dig_micro(const struct kern_panel *pn, const struct q4_matrix *w, int rows,
+	  const struct kern_dig_tok *tk, const int T, float *y, size_t ystride)
+{
+	const __mmask16 keep[2] = {
+		(__mmask16)(rows >= HALF ? 0xffff : (1u << rows) - 1),
+		(__mmask16)(rows <= HALF ? 0 : (1u << (rows - HALF)) - 1) };
+	const int G = w->group, kpad = (w->ngroups * G + 127) / 128 * 128;
+	const int32_t *cw = pn->codes;
+	__m512 sum[DIG_T][2];
+
+	_Pragma("GCC unroll 3")
+	for (int t = 0; t < T; t++)
+		sum[t][0] = sum[t][1] = _mm512_setzero_ps();
+	for (int g = 0; g < w->ngroups; g++) {
+		__m512i a[3][2][DIG_T];
+		__m512 sv[2], bv[2];
+
+		_Pragma("GCC unroll 3")
+		for (int t = 0; t < T; t++)
+			_Pragma("GCC unroll 3")
+			for (int k = 0; k < 3; k++)
+				a[k][0][t] = a[k][1][t] = _mm512_setzero_si512();
+		_Pragma("GCC unroll 4")
+		for (int o = g * G / 8; o < (g + 1) * G / 8; o++, cw += 2 * HALF) {
+			__m512i lo[2], hi[2];
+
+			octet_nibbles(cw, lo, hi);
+			_Pragma("GCC unroll 3")
+			for (int t = 0; t < T; t++)
+				_Pragma("GCC unroll 3")
+				for (int k = 0; k < 3; k++) {
+					const int8_t *d = tk[t].d + (size_t)k * kpad +
+							  8 * (size_t)o;
+					const __m512i xl = word(d), xh = word(d + 4);
+
+					a[k][0][t] = _mm512_dpbusd_epi32(a[k][0][t], lo[0], xl);
+					a[k][1][t] = _mm512_dpbusd_epi32(a[k][1][t], lo[1], xl);
+					a[k][0][t] = _mm512_dpbusd_epi32(a[k][0][t], hi[0], xh);
+					a[k][1][t] = _mm512_dpbusd_epi32(a[k][1][t], hi[1], xh);
+				}
+		}
+		for (int h = 0; h < 2; h++) {
+			sv[h] = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(
+					pn->scale + g * PANEL + HALF * h)));
+			bv[h] = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(
+					pn->bias + g * PANEL + HALF * h)));
+		}
+		_Pragma("GCC unroll 3")
+		for (int t = 0; t < T; t++) {
+			const __m512 u = _mm512_set1_ps(tk[t].us[2 * g]);
+			const __m512 sx = _mm512_set1_ps(tk[t].us[2 * g + 1]);
+
+			_Pragma("GCC unroll 2")
+			for (int h = 0; h < 2; h++) {
+				const __m512 f = _mm512_fmadd_ps(
+					_mm512_cvtepi32_ps(a[2][h][t]),
+					_mm512_set1_ps(65536.0f),
+					_mm512_fmadd_ps(_mm512_cvtepi32_ps(a[1][h][t]),
+							_mm512_set1_ps(256.0f),
+							_mm512_cvtepi32_ps(a[0][h][t])));
+
+				sum[t][h] = _mm512_fmadd_ps(
+					bv[h], sx,
+					_mm512_fmadd_ps(_mm512_mul_ps(sv[h], u), f,
+							sum[t][h]));
+			}
+		}
+	}
+	for (int t = 0; t < T; t++) {
+		if (tk[t].nx)
+			dig_extras(pn, w, &tk[t], sum[t]);
+		for (int h = 0; h < 2; h++)
+			_mm512_mask_storeu_ps(y + (size_t)t * ystride + HALF * h,
+					      keep[h], sum[t][h]);
+	}
+}
+
+/* dig_micro for 1 .. DIG_T tokens (a constant count in each call) */
+__attribute__((target("avx512vnni"))) static void
+dig_run(const struct kern_panel *pn, const struct q4_matrix *w, int rows,
+	const struct kern_dig_tok *t, int T, float *y, size_t ystride)
+{
+	_Static_assert(DIG_T == 3, "1 to 3 tokens here");
+	if (T == 1)
+		dig_micro(pn, w, rows, t, 1, y, ystride);
+	else if (T == 2)
+		dig_micro(pn, w, rows, t, 2, y, ystride);
+	else
+		dig_micro(pn, w, rows, t, 3, y, ystride);
 }
 
 /* ---- FP16 weights at batch ----
@@ -1061,14 +1265,15 @@ static void f16(const uint16_t *w, int n, const struct kern_x *x, float *y,
 	}
 }
 
-const struct kern kern_avx512 = { .name = "avx512", .interleave = 4,
+const struct kern kern_avx512 = { .name = "avx512", .interleave = INTERLEAVE,
 				  .q4 = q4, .q8 = kern_avx2_q8, .f16 = f16,
 				  .f32 = f32, .sx_blocks = 1,
 				  .lend = &kern_avx2, .lend_groups = 32 | 64,
 				  .load = kern_avx2_load,
 				  .attend = kern_avx2_attend,
 				  .to_f16 = kern_avx2_to_f16 };
-const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
+const struct kern kern_avx512_vnni = { .name = "avx512-vnni",
+				       .interleave = INTERLEAVE,
 				       .q4 = q4_vnni, .q8 = kern_avx2_q8,
 				       .f16 = f16, .f32 = f32, .sx_blocks = 1,
 				       .a8_pack = a8_pack,
@@ -1076,6 +1281,7 @@ const struct kern kern_avx512_vnni = { .name = "avx512-vnni", .interleave = 4,
 				       .a8_panels = PANELS, .a8_tile = TILE,
 				       .digits = digits,
 				       .digit_groups = 32 | 64 | 128,
+				       .dig_run = dig_run,
 				       .load = kern_avx2_load,
 				       .a8_load = kern_avx2_a8_load,
 				       .attend = kern_avx2_attend,

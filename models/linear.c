@@ -4,8 +4,10 @@
  * or q4; the others empty); lin_convert, from FP32 only, frees the FP32.
  * a8, the W4A16 weights packed once for a kernel set's integer path,
  * exists only beside q4 of a W4A16 layer (lin_pack_a8 makes no other):
- * lin_apply reads it where it is, of the same kernel set, and packs at
- * each call where not. */
+ * lin_apply reads it where it is, of the same kernel set, for the integer
+ * path (which packs at each call where not) and for the exact products
+ * of fewer than KERN_DIG_TOKENS tokens from digits (kern_q4_gemm_packed,
+ * which takes q4's rows where not). */
 #include "linear.h"
 
 #include "err.h"
@@ -146,7 +148,7 @@ void lin_apply(const struct linear *l, const float *x, int m, float *y,
 			kern_q4_gemm_a8(kn, p, &l->q4, l->a8 && l->a8->kn == kn ?
 					l->a8 : NULL, xh, m, y);
 		else
-			kern_q4_gemm(kn, p, &l->q4, xh, m, y);
+			kern_q4_gemm_packed(kn, p, &l->q4, l->a8, xh, m, y);
 		break;
 	case LIN_F32:
 		break;

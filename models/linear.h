@@ -46,7 +46,8 @@ struct linear {
 	struct q8_matrix q8; /* LIN_W8A16 */
 	struct q4_matrix q4; /* LIN_W4A16, LIN_W4A4 */
 	struct kern_a8w *a8; /* owned, or NULL: q4 packed for one kernel
-				set's integer path (lin_pack_a8) */
+				set's integer path and its digits over
+				panels (lin_pack_a8) */
 };
 
 /* Takes ownership of w (n x k, FP32, malloc'd) as FP32 weights. */
@@ -57,7 +58,9 @@ void lin_convert(struct linear *l, enum lin_format f, int group,
 void lin_release(struct linear *l);
 /* Packs a W4A16 layer's weights once for kn's integer path (kern_a8w_new,
  * on p's threads), which lin_apply then reads instead of packing them at
- * each call; any other layer, or kn NULL or without one, drops the pack. */
+ * each call, and for kn's exact products of a few tokens where it has
+ * dig_run; any other layer, or kn NULL or without an integer path, drops
+ * the pack. */
 void lin_pack_a8(struct linear *l, const struct kern *kn, struct kpool *p);
 
 /* The weights as FP32 (n x k), whatever the format. Caller frees. */

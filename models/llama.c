@@ -264,8 +264,9 @@ void llama_pack_a8(struct llama *m)
 		struct linear *all[] = BLOCK_LINEARS(&m->layer[l]);
 
 		for (size_t i = 0; i < 7; i++)
-			lin_pack_a8(all[i], m->int8_batches || m->int8_decode ?
-					    m->kn : NULL, m->pool);
+			lin_pack_a8(all[i], m->int8_batches || m->int8_decode ||
+					    (m->kn && m->kn->dig_run) ? m->kn : NULL,
+				    m->pool);
 	}
 }
 

@@ -356,6 +356,21 @@ static void kernels_match_reference(void)
 						bad += compare(what, y, ref, wd, x, mb,
 							       n, k, MAX_FP32_KERNEL_ERR);
 					}
+					/* the exact path from digits over the
+					 * panels, where the set has one */
+					for (int mb = 1; pw && kn->dig_run &&
+					     mb < KERN_DIG_TOKENS; mb++) {
+						q4_gemm_ref(&m4, x, mb, ref, 0, n);
+						memset(y, 0xff, sizeof(float) * 40 * n);
+						kern_q4_gemm_packed(kn, s % 2 ? pool : NULL,
+								    &m4, pw, x, mb, y);
+						snprintf(what, sizeof(what),
+							 "%s w4a16 panels %s g%d %dx%d m%d",
+							 *nm, kind ? "asym" : "sym", g,
+							 n, k, mb);
+						bad += compare(what, y, ref, wd, x, mb,
+							       n, k, tol);
+					}
 					kern_a8w_free(pw);
 					q4_release(&m4);
 				}
@@ -631,6 +646,17 @@ static void digit_residuals(void)
 					 g, more ? ", one too many" : "");
 				CHECK(compare(what, y, ref, wd, x, 1, n, k,
 					      MAX_FP32_KERNEL_ERR) == 0);
+				if (kn->dig_run) {
+					struct kern_a8w *pw = kern_a8w_new(kn, NULL, &m);
+
+					kern_q4_gemm_packed(kn, NULL, &m, pw, x, 1, y);
+					snprintf(what, sizeof(what),
+						 "%s residuals over panels g%d%s", *nm,
+						 g, more ? ", one too many" : "");
+					CHECK(compare(what, y, ref, wd, x, 1, n, k,
+						      MAX_FP32_KERNEL_ERR) == 0);
+					kern_a8w_free(pw);
+				}
 				q4_release(&m);
 			}
 		}
@@ -663,12 +689,25 @@ static void nonfinite_activations(void)
 			x[200] = specials[sp];
 			q4_gemm_ref(&m, x, 1, ref, 0, n);
 			for (const char *const *nm = kern_available(); *nm; nm++) {
-				kern_q4_gemm(kern_find(*nm), NULL, &m, x, 1, y);
-				for (int r = 0; r < n; r++)
-					CHECK_MSG(!isfinite(ref[r]) && !isfinite(y[r]),
-						  "%s g%d, activation 0x%04x: y[%d] = %g, "
-						  "reference %g", *nm, g, specials[sp],
-						  r, y[r], ref[r]);
+				const struct kern *kn = kern_find(*nm);
+				struct kern_a8w *pw = kn->dig_run ?
+					kern_a8w_new(kn, NULL, &m) : NULL;
+
+				for (int packed = 0; packed < 1 + !!pw; packed++) {
+					if (packed)
+						kern_q4_gemm_packed(kn, NULL, &m, pw, x,
+								    1, y);
+					else
+						kern_q4_gemm(kn, NULL, &m, x, 1, y);
+					for (int r = 0; r < n; r++)
+						CHECK_MSG(!isfinite(ref[r]) &&
+							  !isfinite(y[r]),
+							  "%s%s g%d, activation 0x%04x: "
+							  "y[%d] = %g, reference %g", *nm,
+							  packed ? " over panels" : "", g,
+							  specials[sp], r, y[r], ref[r]);
+				}
+				kern_a8w_free(pw);
 			}
 		}
 		q4_release(&m);
@@ -727,6 +766,91 @@ static void lend_rule(void)
 	free(x);
 }
 
+/* A set's digits over panels that writes NaN everywhere, for packed_rule */
+static void nan_dig_run(const struct kern_panel *pn, const struct q4_matrix *w,
+			int rows, const struct kern_dig_tok *t, int T, float *y,
+			size_t ystride)
+{
+	(void)pn, (void)w, (void)t;
+	for (int j = 0; j < T; j++)
+		for (int i = 0; i < rows; i++)
+			y[(size_t)j * ystride + i] = NAN;
+}
+
+static void no_pack(const struct q4_matrix *w, int r, int rows, int kq,
+		    struct kern_panel *pn)
+{
+	(void)w, (void)r, (void)rows, (void)kq, (void)pn;
+}
+
+static void no_tile(const struct kern_panel *pn, const int8_t *aq,
+		    const float *au, const float *as, int T, int ngroups,
+		    int group, float *y, size_t ystride, int rows)
+{
+	(void)pn, (void)aq, (void)au, (void)as, (void)T, (void)ngroups;
+	(void)group, (void)y, (void)ystride, (void)rows;
+}
+
+static void alloc_digits(struct kern_x *x)
+{
+	if (x->m < KERN_DIG_TOKENS)
+		kern_dig_alloc(x);
+}
+
+/* kern_q4_gemm_packed takes the set's dig_run below KERN_DIG_TOKENS tokens
+ * at the group sizes it has digits for, with its own set's panels, and
+ * kern_q4_gemm's product otherwise: a set whose dig_run writes NaN (its
+ * q4 the reference's) gives NaN there only, the reference's bits
+ * elsewhere. */
+static void packed_rule(void)
+{
+	const struct kern set = { .name = "nan-panels",
+				  .q4 = kern_find("ref")->q4,
+				  .a8_pack = no_pack, .a8_run = no_tile,
+				  .a8_panel = 8, .a8_panels = 1, .a8_tile = 1,
+				  .digits = alloc_digits, .digit_groups = 32,
+				  .dig_run = nan_dig_run };
+	struct kern other = set;
+	int n = 13, k = 160;
+	float *w = malloc(sizeof(float) * n * k), y[4 * 13], ref[4 * 13];
+	uint16_t *x = malloc(sizeof(uint16_t) * 4 * k);
+
+	fill_weights(w, (size_t)n * k);
+	fill_acts(x, (size_t)4 * k);
+	for (int g = 32; g <= 128; g *= 4) {
+		struct q4_matrix q;
+		struct kern_a8w *own, *another;
+
+		q4_init(&q, n, k, g);
+		q4_quantize(&q, w, Q4_ASYM);
+		own = kern_a8w_new(&set, NULL, &q);
+		another = kern_a8w_new(&other, NULL, &q);
+		for (int m = 1; m <= 4; m++)
+			for (int c = 0; c < 3; c++) {
+				const struct kern_a8w *pw = c == 0 ? own :
+							    c == 1 ? another : NULL;
+				int nan = g == 32 && m < KERN_DIG_TOKENS && c == 0;
+				int bad = 0;
+
+				q4_gemm_ref(&q, x, m, ref, 0, n);
+				kern_q4_gemm_packed(&set, NULL, &q, pw, x, m, y);
+				for (int i = 0; i < m * n; i++)
+					bad += nan ? !isnan(y[i]) :
+						     !same_float(y[i], ref[i]);
+				CHECK_MSG(bad == 0, "g%d, %d tokens, %s: %d of %d "
+					  "outputs not %s", g, m,
+					  c == 0 ? "its panels" : c == 1 ?
+					  "another set's panels" : "no panels",
+					  bad, m * n, nan ? "dig_run's" :
+					  "kern_q4_gemm's");
+			}
+		kern_a8w_free(own);
+		kern_a8w_free(another);
+		q4_release(&q);
+	}
+	free(w);
+	free(x);
+}
 
 /* A kernel's own activation load (kern.load) writes what the portable code
  * writes, bit for bit: values in the kernel's order, and group sums that
@@ -1159,6 +1283,8 @@ const struct tcase kernel_tests[] = {
 	  f32_is_dot_order },
 	{ "kernels: a set lends its small batches at the groups it names",
 	  lend_rule },
+	{ "kernels: the exact product over panels where the set has one, "
+	  "kern_q4_gemm's elsewhere", packed_rule },
 	{ "kernels: a kernel's own attention is the portable one's",
 	  attend_matches_portable },
 	{ "kernels: heads sharing a KV head at once are each head's own",
