@@ -1021,9 +1021,9 @@ a8_tile(const struct kern_panel *pn, const int8_t *aq, const float *au,
  * f + b SX. So the vector holds 16 rows and a group's scales, units and
  * bias terms are a few instructions for all of them, where rows_dig, a
  * row's 128 columns a vector, spends as many on each row and span:
- * 4096x4096, one thread, hot (EPYC Zen 4, 2026-12-06), a prototype of
- * this loop 232 us a product against rows_dig's 403, both 6 vpdpbusd a row
- * and span. */
+ * 4096x4096, one thread, hot (EPYC Zen 4, 2026-12-06), 253-254 us a
+ * product against rows_dig's 405-409 at G = 128, 282-287 against 394-397
+ * at 32, both 6 vpdpbusd a row and span (docs/performance.md). */
 #define DIG_T (KERN_DIG_TOKENS - 1)
 
 /* The codes of column c (0 .. 7) of an octet, 16 rows' words at cw, as
