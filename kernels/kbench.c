@@ -713,9 +713,9 @@ void kbench_run(const struct kbench_opts *o)
 			for (int c = 0; c < m[W4A8].copies; c++)
 				m[W4A8].a8[c] = kern_a8w_new(kn, NULL, &m[W4A8].q4[c]);
 			m[W4A8].bytes = m[W4A8].a8[0]->bytes;
-			/* the exact products below KERN_DIG_TOKENS tokens read
-			 * the same panels, as the models do (the rows' bytes
-			 * but for padding to whole panels) */
+			/* the exact products read the same panels where the
+			 * set has digits on them, as the models do (the rows'
+			 * bytes but for padding to whole panels) */
 			if (kn->dig_run)
 				m[W4A16].a8 = m[W4A8].a8;
 		}

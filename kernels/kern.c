@@ -445,20 +445,27 @@ static void a8_rows(const struct kern *kn, const struct q4_matrix *w,
 }
 
 /* Rows [r0, r1) (r0 a multiple of the panel) of y = x W^T from x's digits
- * (as planes) over pw's panels, by kn's dig_run */
+ * (as planes) over pw's panels, by kn's dig_run: each panel against every
+ * tile of up to KERN_DIG_TOKENS - 1 tokens in turn (the panel's codes from
+ * memory once, then from cache) */
 static void dig_rows(const struct kern *kn, const struct q4_matrix *w,
 		     const struct kern_a8w *pw, const struct kern_x *x, float *y,
 		     int r0, int r1)
 {
+	enum { TILE = KERN_DIG_TOKENS - 1 };
 	const int P = kn->a8_panel;
-	struct kern_dig_tok t[KERN_DIG_TOKENS];
 
-	HS_ASSERT(r0 % P == 0 && x->m < KERN_DIG_TOKENS);
-	for (int i = 0; i < x->m; i++)
-		t[i] = kern_dig_tok(x, i);
+	HS_ASSERT(r0 % P == 0);
 	for (int r = r0; r < r1; r += P)
-		kn->dig_run(&pw->pn[r / P], w, r1 - r < P ? r1 - r : P, t, x->m,
-			    y + r, (size_t)w->n);
+		for (int i0 = 0; i0 < x->m; i0 += TILE) {
+			struct kern_dig_tok t[TILE];
+			const int T = x->m - i0 < TILE ? x->m - i0 : TILE;
+
+			for (int i = 0; i < T; i++)
+				t[i] = kern_dig_tok(x, i0 + i);
+			kn->dig_run(&pw->pn[r / P], w, r1 - r < P ? r1 - r : P, t,
+				    T, y + (size_t)i0 * w->n + r, (size_t)w->n);
+		}
 }
 
 float kern_dot_f32(const float *a, const float *b, int n)
@@ -708,7 +715,7 @@ void kern_q4_gemm_packed(const struct kern *kn, struct kpool *p,
 	struct job j = { .kn = kn, .w = w, .pw = pw, .n = w->n, .y = y,
 			 .what = 41 };
 
-	if (!kn->dig_run || !pw || pw->kn != kn || m >= KERN_DIG_TOKENS ||
+	if (!kn->dig_run || !pw || pw->kn != kn ||
 	    !(kn->digit_groups & w->group)) {
 		kern_q4_gemm(kn, p, w, x, m, y);
 		return;
@@ -717,6 +724,7 @@ void kern_q4_gemm_packed(const struct kern *kn, struct kpool *p,
 	kern_x_init(&j.x, kn, x, m, w->k, w->group, kn->interleave);
 	j.x.dig_planes = true;
 	kn->digits(&j.x);
+	HS_ASSERT(j.x.dig);
 	kpool_run(p, run_rows, &j, w->n, kn->a8_panel);
 	kern_x_release(&j.x);
 }

@@ -137,11 +137,13 @@ struct kern {
 	int a8_panel, a8_panels, a8_tile;
 	/* NULL, or (for the group sizes in digit_groups: 32, 64 and 128
 	 * OR-ed) allocates and fills x->dig from x->xf at the batches it
-	 * takes them (x->m; else leaves it NULL) */
+	 * takes them (x->m; else leaves it NULL), and at any batch as
+	 * planes (x->dig_planes, for dig_run) */
 	void (*digits)(struct kern_x *x);
 	int digit_groups;
-	/* NULL, or batch 1 to 3 from the digits over the integer path's
-	 * packed panels (kern_q4_gemm_packed; the digits then as planes,
+	/* NULL, or exact products from the digits over the integer path's
+	 * packed panels, up to KERN_DIG_TOKENS - 1 tokens a call
+	 * (kern_q4_gemm_packed; the digits then as planes, for every token,
 	 * kern_x.dig_planes) */
 	kern_dig_run_fn *dig_run;
 	/* NULL, or the set that runs this one's W4A16 products of fewer
@@ -336,10 +338,12 @@ void kern_q4_gemm_a8(const struct kern *kn, struct kpool *p,
 		     const struct q4_matrix *w, const struct kern_a8w *pw,
 		     const uint16_t *x, int m, float *y);
 
-/* kern_q4_gemm's product from the same digits, the sums in another
- * order (within FP32 rounding of it), from w packed by kern_a8w_new for kn
- * (pw, borrowed): by kn's dig_run where kn has one for w's group size and
- * m < KERN_DIG_TOKENS; else, or pw NULL or another set's, kern_q4_gemm. */
+/* y = x W^T with exact FP16 activations, from w packed by kern_a8w_new
+ * for kn (pw, borrowed): by kn's dig_run where kn has one for w's group
+ * size, every token from its own digits (kern_q4_gemm's product below
+ * KERN_DIG_TOKENS tokens, the sums in another order: within FP32 rounding
+ * of it, and each token's result whatever the batch); else, or pw NULL or
+ * another set's, kern_q4_gemm. */
 void kern_q4_gemm_packed(const struct kern *kn, struct kpool *p,
 			 const struct q4_matrix *w, const struct kern_a8w *pw,
 			 const uint16_t *x, int m, float *y);

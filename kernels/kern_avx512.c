@@ -14,10 +14,11 @@
  * tokens (an async edge's two-token step, a short verify block) share each
  * span's decoded codes, so the rows stream from memory once with every
  * token's products beside the stream. Where the weights are packed for
- * the integer path (kern_a8w), the same digits meet the panels instead
- * (dig_run): a vector then holds 16 rows, not a row's 128 columns, and a
- * group's scales, units and bias terms take a few instructions for all
- * of them (kern_q4_gemm_packed). */
+ * the integer path (kern_a8w), the same digits meet the panels instead,
+ * at any count of tokens (dig_run, kern_q4_gemm_packed): a vector then
+ * holds 16 rows, not a row's 128 columns, and a group's scales, units and
+ * bias terms take a few instructions for all of them; 6 vpdpbusd a token
+ * and 128 weights, where the float method takes 8 FMAs. */
 #include "kern.h"
 
 #include "mem.h"
@@ -323,12 +324,13 @@ static void dig_span(struct kern_x *x, int i, int sp, int *nx)
 		}
 }
 
-/* Each token's digits, below KERN_DIG_TOKENS tokens */
+/* Each token's digits, below KERN_DIG_TOKENS tokens, or as planes at any
+ * count */
 static void digits(struct kern_x *x)
 {
 	const int spans = (x->ngroups * x->group + 127) / 128;
 
-	if (x->m >= KERN_DIG_TOKENS)
+	if (x->m >= KERN_DIG_TOKENS && !x->dig_planes)
 		return;
 	kern_dig_alloc(x);
 	for (int i = 0; i < x->m; i++) {
@@ -1009,8 +1011,8 @@ a8_tile(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	KERN_TILE_DISPATCH(a8_micro, TILE);
 }
 
-/* ---- batch 1 to 3 from digits over the integer path's panels
- * (kern_q4_gemm_packed) ----
+/* ---- exact products from digits over the integer path's panels
+ * (kern_q4_gemm_packed), a tile of 1 to 3 tokens a call ----
  * The rows packed as a8_pack packs them (an octet of a row's codes a
  * 32-bit word, 16 rows a vector), the digits as planes (dig_planes): the
  * octet's four low nibbles meet its columns 0-3, the high ones 4-7 (q4.h's

@@ -6,7 +6,7 @@
  * exists only beside q4 of a W4A16 layer (lin_pack_a8 makes no other):
  * lin_apply reads it where it is, of the same kernel set, for the integer
  * path (which packs at each call where not) and for the exact products
- * of fewer than KERN_DIG_TOKENS tokens from digits (kern_q4_gemm_packed,
+ * from digits where the set has them on panels (kern_q4_gemm_packed,
  * which takes q4's rows where not). */
 #include "linear.h"
 

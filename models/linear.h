@@ -58,8 +58,8 @@ void lin_convert(struct linear *l, enum lin_format f, int group,
 void lin_release(struct linear *l);
 /* Packs a W4A16 layer's weights once for kn's integer path (kern_a8w_new,
  * on p's threads), which lin_apply then reads instead of packing them at
- * each call, and for kn's exact products of a few tokens where it has
- * dig_run; any other layer, or kn NULL or without an integer path, drops
+ * each call, and for kn's exact products where it has dig_run; any
+ * other layer, or kn NULL or without an integer path, drops
  * the pack. */
 void lin_pack_a8(struct linear *l, const struct kern *kn, struct kpool *p);
 

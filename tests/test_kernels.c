@@ -358,8 +358,8 @@ static void kernels_match_reference(void)
 					}
 					/* the exact path from digits over the
 					 * panels, where the set has one */
-					for (int mb = 1; pw && kn->dig_run &&
-					     mb < KERN_DIG_TOKENS; mb++) {
+					for (int mb = 1; pw && kn->dig_run && mb <= 40;
+					     mb += mb < 8 ? 1 : 8) {
 						q4_gemm_ref(&m4, x, mb, ref, 0, n);
 						memset(y, 0xff, sizeof(float) * 40 * n);
 						kern_q4_gemm_packed(kn, s % 2 ? pool : NULL,
@@ -484,14 +484,27 @@ static int q4_all_kernels(const char *label, const struct q4_matrix *m,
 
 	q4_gemm_ref(m, x, tokens, ref, 0, m->n);
 	for (const char *const *nm = kern_available(); *nm; nm++) {
+		const struct kern *kn = kern_find(*nm);
+		struct kern_a8w *pw;
 		char what[96];
 
 		if (!strcmp(*nm, "neon-fp16"))
 			continue;
-		memset(y, 0xff, sizeof(float) * m->n * tokens);
-		kern_q4_gemm(kern_find(*nm), NULL, m, x, tokens, y);
-		snprintf(what, sizeof(what), "%s %s", *nm, label);
-		bad += compare(what, y, ref, wd, x, tokens, m->n, m->k, tol);
+		pw = kn->dig_run ? kern_a8w_new(kn, NULL, m) : NULL;
+		/* the rows, and the packed panels where the set has digits
+		 * on them */
+		for (int packed = 0; packed < 1 + !!pw; packed++) {
+			memset(y, 0xff, sizeof(float) * m->n * tokens);
+			if (packed)
+				kern_q4_gemm_packed(kn, NULL, m, pw, x, tokens, y);
+			else
+				kern_q4_gemm(kn, NULL, m, x, tokens, y);
+			snprintf(what, sizeof(what), "%s%s %s", *nm,
+				 packed ? " panels" : "", label);
+			bad += compare(what, y, ref, wd, x, tokens, m->n, m->k,
+				       tol);
+		}
+		kern_a8w_free(pw);
 	}
 	free(y);
 	free(ref);
@@ -793,12 +806,12 @@ static void no_tile(const struct kern_panel *pn, const int8_t *aq,
 
 static void alloc_digits(struct kern_x *x)
 {
-	if (x->m < KERN_DIG_TOKENS)
+	if (x->m < KERN_DIG_TOKENS || x->dig_planes)
 		kern_dig_alloc(x);
 }
 
-/* kern_q4_gemm_packed takes the set's dig_run below KERN_DIG_TOKENS tokens
- * at the group sizes it has digits for, with its own set's panels, and
+/* kern_q4_gemm_packed takes the set's dig_run at the group sizes it has
+ * digits for, with its own set's panels, at any count of tokens, and
  * kern_q4_gemm's product otherwise: a set whose dig_run writes NaN (its
  * q4 the reference's) gives NaN there only, the reference's bits
  * elsewhere. */
@@ -812,11 +825,11 @@ static void packed_rule(void)
 				  .dig_run = nan_dig_run };
 	struct kern other = set;
 	int n = 13, k = 160;
-	float *w = malloc(sizeof(float) * n * k), y[4 * 13], ref[4 * 13];
-	uint16_t *x = malloc(sizeof(uint16_t) * 4 * k);
+	float *w = malloc(sizeof(float) * n * k), y[7 * 13], ref[7 * 13];
+	uint16_t *x = malloc(sizeof(uint16_t) * 7 * k);
 
 	fill_weights(w, (size_t)n * k);
-	fill_acts(x, (size_t)4 * k);
+	fill_acts(x, (size_t)7 * k);
 	for (int g = 32; g <= 128; g *= 4) {
 		struct q4_matrix q;
 		struct kern_a8w *own, *another;
@@ -825,11 +838,11 @@ static void packed_rule(void)
 		q4_quantize(&q, w, Q4_ASYM);
 		own = kern_a8w_new(&set, NULL, &q);
 		another = kern_a8w_new(&other, NULL, &q);
-		for (int m = 1; m <= 4; m++)
+		for (int m = 1; m <= 7; m++)
 			for (int c = 0; c < 3; c++) {
 				const struct kern_a8w *pw = c == 0 ? own :
 							    c == 1 ? another : NULL;
-				int nan = g == 32 && m < KERN_DIG_TOKENS && c == 0;
+				int nan = g == 32 && c == 0;
 				int bad = 0;
 
 				q4_gemm_ref(&q, x, m, ref, 0, n);
@@ -850,6 +863,60 @@ static void packed_rule(void)
 	}
 	free(w);
 	free(x);
+}
+
+/* Over panels each token's result is what it gets alone, bit for bit,
+ * whatever the batch and the tiles it falls in (so a verify block's
+ * logits are each position's decode step's), shapes with short panels
+ * and short spans among them */
+static void panels_token_alone(void)
+{
+	static const int sizes[][2] = { { 45, 4160 }, { 64, 576 } };
+	int sets = 0;
+
+	for (const char *const *nm = kern_available(); *nm; nm++) {
+		const struct kern *kn = kern_find(*nm);
+
+		if (!kn->dig_run)
+			continue;
+		sets++;
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			const int n = sizes[s][0], k = sizes[s][1], m = 8;
+			float *w = malloc(sizeof(float) * n * k);
+			float *y = malloc(sizeof(float) * m * n), one[64];
+			uint16_t *x = malloc(sizeof(uint16_t) * m * k);
+
+			fill_weights(w, (size_t)n * k);
+			fill_acts(x, (size_t)m * k);
+			for (int g = 32; g <= 128; g *= 2) {
+				struct q4_matrix q;
+				struct kern_a8w *pw;
+				int bad = 0;
+
+				q4_init(&q, n, k, g);
+				q4_quantize(&q, w, Q4_ASYM);
+				pw = kern_a8w_new(kn, NULL, &q);
+				kern_q4_gemm_packed(kn, NULL, &q, pw, x, m, y);
+				for (int i = 0; i < m; i++) {
+					kern_q4_gemm_packed(kn, NULL, &q, pw,
+							    x + (size_t)i * k, 1, one);
+					for (int r = 0; r < n; r++)
+						bad += !same_float(one[r],
+								   y[(size_t)i * n + r]);
+				}
+				CHECK_MSG(bad == 0, "%s g%d %dx%d: %d of %d outputs "
+					  "differ from the token's alone", *nm, g,
+					  n, k, bad, m * n);
+				kern_a8w_free(pw);
+				q4_release(&q);
+			}
+			free(w);
+			free(y);
+			free(x);
+		}
+	}
+	if (!sets)
+		t_skip("panels: this CPU runs no kernel set with digits on panels");
 }
 
 /* A kernel's own activation load (kern.load) writes what the portable code
@@ -1285,6 +1352,8 @@ const struct tcase kernel_tests[] = {
 	  lend_rule },
 	{ "kernels: the exact product over panels where the set has one, "
 	  "kern_q4_gemm's elsewhere", packed_rule },
+	{ "kernels: over panels a token's result is its own, whatever the "
+	  "batch", panels_token_alone },
 	{ "kernels: a kernel's own attention is the portable one's",
 	  attend_matches_portable },
 	{ "kernels: heads sharing a KV head at once are each head's own",
