@@ -260,14 +260,18 @@ void llama_convert(struct llama *m, enum lin_format f, int group,
 
 void llama_pack_a8(struct llama *m)
 {
+	const bool panels = m->kn && m->kn->dig_run;
+
 	for (int l = 0; l < m->c.n_layers; l++) {
 		struct linear *all[] = BLOCK_LINEARS(&m->layer[l]);
 
 		for (size_t i = 0; i < 7; i++)
 			lin_pack_a8(all[i], m->int8_batches || m->int8_decode ||
-					    (m->kn && m->kn->dig_run) ? m->kn : NULL,
-				    m->pool);
+					    panels ? m->kn : NULL, m->pool);
 	}
+	/* the classifier for the exact products on panels only (a step
+	 * keeps it exact: apply) */
+	lin_pack_a8(&m->cls, panels ? m->kn : NULL, m->pool);
 }
 
 void llama_state_init(struct llama_state *s, const struct llama_config *c,
@@ -362,8 +366,8 @@ const char *llama_decode_acts(const struct llama *m)
 /* lin_apply, shown to the calibration observer first. A layer takes the
  * integer path where asked for n tokens: int8_batches from
  * KERN_A8_MIN_BATCH on, int8_decode below, but for the classifier: it has
- * no pack (llama_pack_a8 packs the blocks'), so a step would pack it
- * again each time */
+ * a pack only where the set multiplies the digits on panels
+ * (llama_pack_a8), so elsewhere a step would pack it again each time */
 static void apply(const struct llama *m, const struct linear *l, const float *x,
 		  int n, float *y)
 {

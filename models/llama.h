@@ -84,7 +84,8 @@ const char *llama_block_acts(const struct llama *m);
 const char *llama_decode_acts(const struct llama *m);
 /* Packs the block layers' W4A16 weights once for m->kn's integer path when
  * m->int8_batches or m->int8_decode, or kn has digits over panels for
- * the exact products (kern.dig_run) (lin_pack_a8, on m->pool), else
+ * the exact products (kern.dig_run; then a W4A16 classifier's too)
+ * (lin_pack_a8, on m->pool), else
  * drops such packs: call after setting kn, pool, int8_batches and
  * int8_decode. Without it the integer path packs the weights at every
  * call and the exact products read the rows as they are (the same
