@@ -23,6 +23,10 @@
  * holding rows [i P, i P + P) for the kernel's P = a8_panel, so that a
  * thread's rows (a multiple of a8_panels panels from the pool) start on a
  * panel. Packing at each call took two thirds of the time at 4 tokens.
+ * A set with digits on panels (kern.dig_run) runs the exact W4A16
+ * products on the same packed panels (kern_q4_gemm_packed), its digits
+ * made as planes, each panel meeting every tile of up to three tokens in
+ * turn.
  */
 #include "kern.h"
 
