@@ -918,6 +918,16 @@ octet_nibbles(const int32_t *cw, __m512i lo[2], __m512i hi[2])
 	PREFETCH(cw, 2 * HALF * (int)sizeof(*cw));
 }
 
+/* Group g's FP16 scales or biases of half h of a panel (v: the panel's
+ * scale or bias), as floats */
+static inline __m512 half_heads(const uint16_t *v, int g, int h)
+{
+	_Static_assert(HALF % 16 == 0, "a half's FP16 scales and biases "
+		       "32-byte aligned, as _mm256_load_si256 wants");
+	return _mm512_cvtph_ps(_mm256_load_si256(
+		(const __m256i *)(v + g * PANEL + HALF * h)));
+}
+
 /* One panel against one tile of T tokens: y rows r .. r + rows - 1 of the
  * tile's tokens. f is a group's sum of u float(sum q a) over its blocks;
  * sum, the results so far, gains s f + b sum(x) at each group's end and is
@@ -976,16 +986,11 @@ a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 							  u, f[1][t]);
 			}
 		}
-		__m512 sv[2], bv[2];
+		const __m512 sv[2] = { half_heads(pn->scale, g, 0),
+				       half_heads(pn->scale, g, 1) };
+		const __m512 bv[2] = { half_heads(pn->bias, g, 0),
+				       half_heads(pn->bias, g, 1) };
 
-		_Static_assert(HALF % 16 == 0, "a half's FP16 scales and biases "
-			       "32-byte aligned, as _mm256_load_si256 wants");
-		for (int h = 0; h < 2; h++) {
-			sv[h] = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(
-					pn->scale + g * PANEL + HALF * h)));
-			bv[h] = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(
-					pn->bias + g * PANEL + HALF * h)));
-		}
 		_Pragma("GCC unroll 8")
 		for (int t = 0; t < T; t++) {
 			const __m512 sx = _mm512_set1_ps(as[t]);
@@ -1048,9 +1053,11 @@ static void dig_extras(const struct kern_panel *pn, const struct q4_matrix *w,
 	for (int i = 0; i < t->nx; i++) {
 		const struct kern_dig_extra *e = &t->ex[i];
 		const int32_t *cw = pn->codes + (size_t)e->g * (G / 8) * 2 * HALF;
+		/* the float method's columns: every one of a group of u 0 */
+		const int fc = t->us[2 * e->g] == 0 ? G : 0;
 		__m512 qr[2] = { _mm512_setzero_ps(), _mm512_setzero_ps() };
 
-		for (int c = 0; t->us[2 * e->g] == 0 && c < G; c++) {
+		for (int c = 0; c < fc; c++) {
 			const int col = e->g * G + c;
 			const __m512 xv = _mm512_set1_ps(
 				t->xf[kern_x_place(col & ~3, INTERLEAVE) + (col & 3)]);
@@ -1067,10 +1074,8 @@ static void dig_extras(const struct kern_panel *pn, const struct q4_matrix *w,
 						    HALF * h, e->col[f] % 8),
 					_mm512_set1_ps(e->r[f]), qr[h]);
 		for (int h = 0; h < 2; h++)
-			sum[h] = _mm512_fmadd_ps(
-				_mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(
-					pn->scale + e->g * PANEL + HALF * h))),
-				qr[h], sum[h]);
+			sum[h] = _mm512_fmadd_ps(half_heads(pn->scale, e->g, h),
+						 qr[h], sum[h]);
 	}
 }
 
@@ -1091,7 +1096,6 @@ dig_micro(const struct kern_panel *pn, const struct q4_matrix *w, int rows,
 		sum[t][0] = sum[t][1] = _mm512_setzero_ps();
 	for (int g = 0; g < w->ngroups; g++) {
 		__m512i a[3][2][DIG_T];
-		__m512 sv[2], bv[2];
 
 		_Pragma("GCC unroll 3")
 		for (int t = 0; t < T; t++)
@@ -1117,12 +1121,11 @@ dig_micro(const struct kern_panel *pn, const struct q4_matrix *w, int rows,
 					a[k][1][t] = _mm512_dpbusd_epi32(a[k][1][t], hi[1], xh);
 				}
 		}
-		for (int h = 0; h < 2; h++) {
-			sv[h] = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(
-					pn->scale + g * PANEL + HALF * h)));
-			bv[h] = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(
-					pn->bias + g * PANEL + HALF * h)));
-		}
+		const __m512 sv[2] = { half_heads(pn->scale, g, 0),
+				       half_heads(pn->scale, g, 1) };
+		const __m512 bv[2] = { half_heads(pn->bias, g, 0),
+				       half_heads(pn->bias, g, 1) };
+
 		_Pragma("GCC unroll 3")
 		for (int t = 0; t < T; t++) {
 			const __m512 u = _mm512_set1_ps(tk[t].us[2 * g]);
