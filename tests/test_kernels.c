@@ -495,10 +495,9 @@ static int q4_all_kernels(const char *label, const struct q4_matrix *m,
 		 * on them */
 		for (int packed = 0; packed < 1 + !!pw; packed++) {
 			memset(y, 0xff, sizeof(float) * m->n * tokens);
-			if (packed)
-				kern_q4_gemm_packed(kn, NULL, m, pw, x, tokens, y);
-			else
-				kern_q4_gemm(kn, NULL, m, x, tokens, y);
+			/* no pack: kern_q4_gemm's product */
+			kern_q4_gemm_packed(kn, NULL, m, packed ? pw : NULL, x,
+					    tokens, y);
 			snprintf(what, sizeof(what), "%s%s %s", *nm,
 				 packed ? " panels" : "", label);
 			bad += compare(what, y, ref, wd, x, tokens, m->n, m->k,
@@ -707,11 +706,8 @@ static void nonfinite_activations(void)
 					kern_a8w_new(kn, NULL, &m) : NULL;
 
 				for (int packed = 0; packed < 1 + !!pw; packed++) {
-					if (packed)
-						kern_q4_gemm_packed(kn, NULL, &m, pw, x,
-								    1, y);
-					else
-						kern_q4_gemm(kn, NULL, &m, x, 1, y);
+					kern_q4_gemm_packed(kn, NULL, &m,
+							    packed ? pw : NULL, x, 1, y);
 					for (int r = 0; r < n; r++)
 						CHECK_MSG(!isfinite(ref[r]) &&
 							  !isfinite(y[r]),
