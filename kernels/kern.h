@@ -4,10 +4,11 @@
  * Every kernel computes y (m x n, FP32) = x (m x k, FP16) times W^T for a
  * range of output rows, from activations the caller prepared once for all
  * rows (struct kern_x). "ref" is the specification (q4.h, q8.h); "avx2"
- * (x86-64 with AVX2, FMA and F16C; below four tokens in integers from the
- * activations' exact digits), "avx512" (AVX-512 F, VL and BW: 16 lanes
- * and one-instruction bit selects; lends G = 32 and 64 below four tokens
- * to avx2), "avx512-vnni" (the same, below four tokens in AVX512-VNNI
+ * (x86-64 with AVX2, FMA and F16C; below eight tokens, and at any batch
+ * on rows of 2048 weights or more, in integers from the activations'
+ * exact digits, a token at a time), "avx512" (AVX-512 F, VL and
+ * BW: 16 lanes and one-instruction bit selects; lends G = 32 and 64 below
+ * four tokens to avx2), "avx512-vnni" (the same, below four tokens in AVX512-VNNI
  * integer dot products from the activations' digits), "neon" (aarch64, FP32
  * arithmetic), "neon-fp16" (aarch64 with FP16 arithmetic: products and
  * sums within a group in FP16, groups summed in FP32), "neon-dot" and
@@ -16,7 +17,7 @@
  * match it within the tolerances of
  * tests/test_kernels.c; the integer paths (a8_run: avx2 through
  * vpmaddubsw, avx-vnni: the AVX2 set with 256-bit VNNI, also for its
- * digits below four tokens, avx512-vnni, neon-dot, neon-i8mm) must match
+ * digits, avx512-vnni, neon-dot, neon-i8mm) must match
  * q4_gemm_a8_ref. */
 #ifndef HS_KERN_H
 #define HS_KERN_H
@@ -207,7 +208,8 @@ void kern_x_release(struct kern_x *kx);
  * count of the groups that need more than their digits, and for each its
  * struct kern_dig_extra. */
 #define KERN_DIG_FIXES 3
-/* Below this many tokens a digits call gives each token its own digits,
+/* Below this many tokens every digits call gives each token its own
+ * digits (avx2's and avx-vnni's at more too: kern_avx2.c's dig_takes),
  * and a kernel runs each token by its digits in turn, a row at a time
  * (the row's weights read from memory once, then from cache) */
 #define KERN_DIG_TOKENS 4

@@ -11,12 +11,13 @@
  * P = sum (1 + q/16) x, and a group contributes
  *     s sum q x + b sum x = 16 s P + (b - 16 s) SX,
  * with SX, the group's activation sum, prepared once per call: q4_row,
- * from 4 tokens where the models do not take the W4A8 integer path
- * (further down), and the groups the activations' digits cannot hold.
- * Below 4 tokens each token takes the batch-1 path from its digits
- * (further down, with the plain avx512 set's G = 32 and 64; avx-vnni's
- * sums them with vpdpbusd). The set's FP16 conversion, FP32 product and
- * attention follow, shared by the AVX-512 sets. */
+ * for blocks of 8 tokens or more on short rows (dig_takes) where the
+ * models do not take the W4A8 integer path (further down), and the groups
+ * the activations' digits cannot hold. Other batches take each token from
+ * its digits (further down, with the plain avx512 set's G = 32 and 64
+ * below 4 tokens; avx-vnni's sums them with vpdpbusd). The set's FP16
+ * conversion, FP32 product and attention follow, shared by the AVX-512
+ * sets. */
 #include "kern.h"
 #include "f16.h"
 
@@ -168,7 +169,7 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
  * KERN_DIG_FIXES values with bits below u (far smaller than the group's
  * largest: FP16 has 11 significant bits) are rounded and keep their
  * residuals, and a group with more takes the float method (u 0, digits 0).
- * Below KERN_DIG_TOKENS tokens each token has its own. A token's digits
+ * Each token has its own (dig_takes). A token's digits
  * are, for each pair of chunks p (64 values: the span a vector of codes
  * covers), DIG_PAIR bytes: d2, d1 and d0, each as 32 bytes under the
  * pair's low nibbles and 32 under its high ones (xf's vector t holds
@@ -180,11 +181,24 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
  * products; sums widen once a group. */
 #define DIG_PAIR 192
 
-/* Below KERN_DIG_TOKENS tokens each token takes the batch-1 path from its
- * own digits in turn: SmolLM2-135M's two-token step (group 32, one thread)
- * took 49.2-51.7 ms through the batched float loop, 40-42 ms a token at a
- * time by the float method and takes 34-37 ms from digits (EPYC AVX2,
- * 2026-12-05, each pair alternating). */
+/* Each token takes the batch-1 path from its own digits in turn below
+ * DIG_FLOAT_TOKENS tokens, and at any batch where a row holds
+ * DIG_LONG_ROW weights or more; else the tokens take q4_row's float loop
+ * (a pair's codes decoded once for 16 tokens). Digits a token cost a fixed
+ * ~30 cycles a row and token, which short rows do not amortise: hot on one
+ * thread (EPYC Zen 4, --kernel avx2, 2026-12-06) the loop took 19-25% more
+ * time than the digits at 4 tokens at every shape timed, 14-18% more at 8
+ * and 7-12% at 16 on rows of 4096, but 5-20% less from 8 tokens on rows of
+ * 576 (docs/performance.md). SmolLM2-135M's two-token step (group 32, one
+ * thread) took 49.2-51.7 ms through the loop, 40-42 ms a token at a time
+ * by the float method and 34-37 ms from digits (EPYC AVX2, 2026-12-05). */
+#define DIG_FLOAT_TOKENS 8
+#define DIG_LONG_ROW 2048
+
+static inline bool dig_takes(int m, int k)
+{
+	return m < DIG_FLOAT_TOKENS || k >= DIG_LONG_ROW;
+}
 
 /* Pairs of chunks a token's digits cover */
 static inline int dig_pairs(const struct kern_x *x)
@@ -313,13 +327,13 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 	}
 }
 
-/* Each token's digits, below KERN_DIG_TOKENS tokens */
+/* Each token's digits, where dig_takes says */
 static void digits(struct kern_x *x)
 {
 	const int G = x->group, span = G == 128 ? 2 : 1;
 	const int pairs = dig_pairs(x);
 
-	if (x->m >= KERN_DIG_TOKENS)
+	if (!dig_takes(x->m, x->k))
 		return;
 	kern_dig_alloc(x);
 	for (int i = 0; i < x->m; i++) {
@@ -502,9 +516,10 @@ row1_dig_pairs(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 	       (t->nx ? kern_dig_rest(w, t, r, group_qx) : 0);
 }
 
-/* One token's digits (t) by row r into y[r] */
+/* Tokens t[0 .. n) by their digits, row r each into y[i ystride + r] */
 typedef void row1_dig_fn(const struct q4_matrix *w,
-			 const struct kern_dig_tok *t, int r, float *y);
+			 const struct kern_dig_tok *t, int n, int r, float *y,
+			 size_t ystride);
 
 /* G = 64 or 128: a group one or two pairs */
 static inline __attribute__((always_inline)) void
@@ -586,39 +601,38 @@ row1_dig_32(const struct q4_matrix *w, const struct kern_dig_tok *t, int r,
 	       (t->nx ? kern_dig_rest(w, t, r, group_qx) : 0);
 }
 
-/* The row kernels of each set: avx2's through vpmaddubsw, avx-vnni's
- * through vpdpbusd */
-static void row1_dig32(const struct q4_matrix *w, const struct kern_dig_tok *t,
-		       int r, float *y)
-{
-	row1_dig_32(w, t, r, 0, y);
-}
+/* The row kernels of each set, each token's in turn: avx2's through
+ * vpmaddubsw, avx-vnni's through vpdpbusd */
+#define ROW_KERNEL(name, body, vnni)                                           \
+	static void name(const struct q4_matrix *w,                            \
+			 const struct kern_dig_tok *t, int n, int r, float *y, \
+			 size_t ystride)                                       \
+	{                                                                      \
+		for (int i = 0; i < n; i++)                                    \
+			body(w, &t[i], r, vnni, y + (size_t)i * ystride);      \
+	}
+ROW_KERNEL(row1_dig32, row1_dig_32, 0)
+ROW_KERNEL(row1_dig64, row1_dig_64, 0)
+ROW_KERNEL(row1_dig32_vnni, row1_dig_32, 1)
+ROW_KERNEL(row1_dig64_vnni, row1_dig_64, 1)
 
-static void row1_dig64(const struct q4_matrix *w, const struct kern_dig_tok *t,
-		       int r, float *y)
-{
-	row1_dig_64(w, t, r, 0, y);
-}
-
-static void row1_dig32_vnni(const struct q4_matrix *w,
-			    const struct kern_dig_tok *t, int r, float *y)
-{
-	row1_dig_32(w, t, r, 1, y);
-}
-
-static void row1_dig64_vnni(const struct q4_matrix *w,
-			    const struct kern_dig_tok *t, int r, float *y)
-{
-	row1_dig_64(w, t, r, 1, y);
-}
+/* Tokens q4_by takes at a time: at most DIG_BLOCK_TOKENS, whose digits
+ * (3 bytes a value) fit DIG_BLOCK_BYTES, so that they stay in a core's L2
+ * while its rows pass (each row's codes then from L1 after the first
+ * token) */
+#define DIG_BLOCK_TOKENS 16
+#define DIG_BLOCK_BYTES ((size_t)256 << 10)
 
 static inline __attribute__((always_inline)) void
 q4_by(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
       int r1, row1_dig_fn *dig)
 {
-	struct kern_dig_tok t[KERN_DIG_TOKENS];
+	const size_t fit = DIG_BLOCK_BYTES / (3 * (size_t)w->ngroups * w->group);
+	const int block = fit < 1 ? 1 : fit > DIG_BLOCK_TOKENS ? DIG_BLOCK_TOKENS
+							: (int)fit;
+	struct kern_dig_tok t[DIG_BLOCK_TOKENS];
 
-	if (!x->dig) { /* KERN_DIG_TOKENS tokens or more */
+	if (!x->dig) {
 		/* a block's activations (16 x k values) stay in L2 while the
 		 * rows pass; a row at a time over every block would stream
 		 * all m tokens' from L3 for each row */
@@ -627,11 +641,14 @@ q4_by(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
 				q4_row(w, x, r, i0, y);
 		return;
 	}
-	for (int i = 0; i < x->m; i++) /* each token's digits (kern.c) */
-		t[i] = kern_dig_tok(x, i);
-	for (int r = r0; r < r1; r++)
-		for (int i = 0; i < x->m; i++)
-			dig(w, &t[i], r, y + (size_t)i * w->n);
+	for (int i0 = 0; i0 < x->m; i0 += block) {
+		const int n = x->m - i0 < block ? x->m - i0 : block;
+
+		for (int i = 0; i < n; i++)
+			t[i] = kern_dig_tok(x, i0 + i);
+		for (int r = r0; r < r1; r++)
+			dig(w, t, n, r, y + (size_t)i0 * w->n, (size_t)w->n);
+	}
 }
 
 static void q4(const struct q4_matrix *w, const struct kern_x *x, float *y,

@@ -861,48 +861,74 @@ static void packed_rule(void)
 	free(x);
 }
 
-/* Over panels each token's result is what it gets alone, bit for bit,
- * whatever the batch and the tiles it falls in (so a verify block's
- * logits are each position's decode step's), shapes with short panels
- * and short spans among them */
-static void panels_token_alone(void)
+/* Whether kn's digits call takes m tokens of k activations at group g */
+static bool digits_take(const struct kern *kn, int m, int k, int g)
+{
+	uint16_t *x = calloc((size_t)m * k, sizeof(uint16_t));
+	struct kern_x kx;
+	bool took;
+
+	kern_x_init(&kx, kn, x, m, k, g, kn->interleave);
+	kn->digits(&kx);
+	took = kx.dig != NULL;
+	kern_x_release(&kx);
+	free(x);
+	return took;
+}
+
+/* Where a set's exact product goes by digits (over panels at any batch,
+ * or avx2's rows token by token at the batches its digits call takes)
+ * each token's result is what it gets alone, bit for bit, whatever the
+ * batch and the tiles or blocks it falls in (so a verify block's logits
+ * are each position's decode step's), shapes with short panels and short
+ * spans among them; 6 and 20 tokens, the last past a block of avx2's
+ * 16 */
+static void token_alone(void)
 {
 	static const int sizes[][2] = { { 45, 4160 }, { 64, 576 } };
-	int sets = 0;
+	static const int batches[] = { 6, 20 };
+	int checked = 0;
 
 	for (const char *const *nm = kern_available(); *nm; nm++) {
 		const struct kern *kn = kern_find(*nm);
 
-		if (!kn->dig_run)
+		if (!kn->dig_run && !kn->digits)
 			continue;
-		sets++;
 		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-			const int n = sizes[s][0], k = sizes[s][1], m = 8;
+			const int n = sizes[s][0], k = sizes[s][1], mmax = 20;
 			float *w = malloc(sizeof(float) * n * k);
-			float *y = malloc(sizeof(float) * m * n), one[64];
-			uint16_t *x = malloc(sizeof(uint16_t) * m * k);
+			float *y = malloc(sizeof(float) * mmax * n), one[64];
+			uint16_t *x = malloc(sizeof(uint16_t) * mmax * k);
 
 			fill_weights(w, (size_t)n * k);
-			fill_acts(x, (size_t)m * k);
+			fill_acts(x, (size_t)mmax * k);
 			for (int g = 32; g <= 128; g *= 2) {
 				struct q4_matrix q;
 				struct kern_a8w *pw;
-				int bad = 0;
 
 				q4_init(&q, n, k, g);
 				q4_quantize(&q, w, Q4_ASYM);
 				pw = kern_a8w_new(kn, NULL, &q);
-				kern_q4_gemm_packed(kn, NULL, &q, pw, x, m, y);
-				for (int i = 0; i < m; i++) {
-					kern_q4_gemm_packed(kn, NULL, &q, pw,
-							    x + (size_t)i * k, 1, one);
-					for (int r = 0; r < n; r++)
-						bad += !same_float(one[r],
-								   y[(size_t)i * n + r]);
+				for (size_t b = 0; b < sizeof(batches) / sizeof(batches[0]); b++) {
+					const int m = batches[b];
+					int bad = 0;
+
+					if (!kn->dig_run &&
+					    !((kn->digit_groups & g) && digits_take(kn, m, k, g)))
+						continue;
+					checked++;
+					kern_q4_gemm_packed(kn, NULL, &q, pw, x, m, y);
+					for (int i = 0; i < m; i++) {
+						kern_q4_gemm_packed(kn, NULL, &q, pw,
+								    x + (size_t)i * k, 1, one);
+						for (int r = 0; r < n; r++)
+							bad += !same_float(one[r],
+									   y[(size_t)i * n + r]);
+					}
+					CHECK_MSG(bad == 0, "%s g%d %dx%d, %d tokens: %d of "
+						  "%d outputs differ from the token's "
+						  "alone", *nm, g, n, k, m, bad, m * n);
 				}
-				CHECK_MSG(bad == 0, "%s g%d %dx%d: %d of %d outputs "
-					  "differ from the token's alone", *nm, g,
-					  n, k, bad, m * n);
 				kern_a8w_free(pw);
 				q4_release(&q);
 			}
@@ -911,8 +937,9 @@ static void panels_token_alone(void)
 			free(x);
 		}
 	}
-	if (!sets)
-		t_skip("panels: this CPU runs no kernel set with digits on panels");
+	if (!checked)
+		t_skip("this CPU runs no kernel set that takes digits past "
+		       "four tokens");
 }
 
 /* A kernel's own activation load (kern.load) writes what the portable code
@@ -1348,8 +1375,8 @@ const struct tcase kernel_tests[] = {
 	  lend_rule },
 	{ "kernels: the exact product over panels where the set has one, "
 	  "kern_q4_gemm's elsewhere", packed_rule },
-	{ "kernels: over panels a token's result is its own, whatever the "
-	  "batch", panels_token_alone },
+	{ "kernels: by digits a token's result is its own, whatever the "
+	  "batch", token_alone },
 	{ "kernels: a kernel's own attention is the portable one's",
 	  attend_matches_portable },
 	{ "kernels: heads sharing a KV head at once are each head's own",
