@@ -146,6 +146,11 @@ int cli_calib_cpu(int argc, char **argv)
 	j.verify = verify_path != NULL;
 	if (!j.model == !j.shape)
 		rc = opt_fail(&cpu_cmd, "give --model or --shape (one of them)");
+	else if (!ctx.v[1] || !pre.v[1]) /* before minutes of loading */
+		rc = opt_fail(&cpu_cmd, "expected two contexts (--ctx) and two "
+			      "prefill lengths (--prefill) at least, got %d and "
+			      "%d: a line is fitted to each", ctx.v[1] ? 2 : 1,
+			      pre.v[1] ? 2 : 1);
 	else if (out && verify_path && fs_same_file(out, verify_path))
 		rc = opt_fail(&cpu_cmd, "-o and --verify name one file");
 	else if ((out && jx_replaceable(out, NULL, NULL, overwrite, &e) < 0) ||

@@ -1136,6 +1136,13 @@ static void calib_bad_input(void)
 	      strstr(out, "ref (the sets this build and CPU run), got \"avx3\""));
 	CHECK(t_run("bench kernels --kernel avx3", out, sizeof(out)) == 2 &&
 	      strstr(out, "bench kernels: --kernel: expected "));
+	/* one context or prefill length: refused before the model loads
+	 * (a minute for llama2-7b's weights) */
+	CHECK_MSG(t_run("calib cpu --shape llama2-7b --ctx 16 --prefill 16,32",
+			out, sizeof(out)) == 2 &&
+		  strstr(out, "calib cpu: expected two contexts (--ctx) and "
+			 "two prefill lengths (--prefill) at least, got 1 and 2"),
+		  "%s", out);
 	/* one file under two spellings, before measuring (the verify table
 	 * had replaced the profile) */
 	CHECK_MSG(t_run("calib cpu --shape llama2-7b -o p.json --verify "
