@@ -148,6 +148,8 @@ int eval_ppl(const struct eval_ppl_opts *o, struct eval_ppl *out,
 	struct tok t;
 	int *toks, n, rc = -1;
 
+	if (tok_text_readable(o->text, e) < 0) /* before loading the model */
+		return -1;
 	if (mload(o->model, &o->q, &m, &t, e) < 0)
 		return -1;
 	if (o->kern)
@@ -236,6 +238,8 @@ int eval_accept(const struct eval_accept_opts *o, struct eval_accept *out,
 
 	HS_ASSERT(o->gamma >= 0 && o->gamma <= EVAL_GAMMA_MAX);
 	*out = (struct eval_accept){ 0 };
+	if (tok_text_readable(o->text, e) < 0) /* before loading the models */
+		return -1;
 	if (mload_spec(o->target, "f32", &tm, &tt, &tq, e) < 0)
 		return -1;
 	if (mload_spec(o->draft, "w4a16", &dm, &dt, &dq, e) < 0) {

@@ -766,6 +766,22 @@ static int *encode_whole(const struct tok *t, const char *path, int *n,
 	return out;
 }
 
+int tok_text_readable(const char *path, struct err *e)
+{
+	struct stat st;
+	FILE *f;
+
+	/* a device would be read without end (/dev/zero: one endless line) */
+	if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+		return err_set(e, "%s: a device, not a text file", path);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) /* fopen would open it */
+		return err_set(e, "%s: cannot read: %s", path, strerror(EISDIR));
+	if (!(f = fopen(path, "r")))
+		return err_set(e, "%s: cannot read: %s", path, strerror(errno));
+	fclose(f);
+	return 0;
+}
+
 int *tok_encode_file(const struct tok *t, const char *path, int *n,
 		     struct err *e)
 {
@@ -776,13 +792,9 @@ int *tok_encode_file(const struct tok *t, const char *path, int *n,
 	size_t lcap = 0;
 	ssize_t got;
 	bool nul = false;
-	struct stat st;
 
-	/* a device would be read without end (/dev/zero: one endless line) */
-	if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
-		err_set(e, "%s: a device, not a text file", path);
+	if (tok_text_readable(path, e) < 0)
 		return NULL;
-	}
 	if (!t->add_bos)
 		return encode_whole(t, path, n, e);
 	if (!(f = fopen(path, "r"))) {

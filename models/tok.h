@@ -90,6 +90,9 @@ int tok_encode(const struct tok *t, const char *text, int bos, int eos,
  * at least 2), or NULL with "path: ..." in e. */
 int *tok_encode_file(const struct tok *t, const char *path, int *n,
 		     struct err *e);
+/* 0 where tok_encode_file can read path (no device, a file that opens),
+ * else -1 with its message: for a caller to ask before loading models */
+int tok_text_readable(const char *path, struct err *e);
 
 /* The text of token id after token prev (with a dummy leading space, a
  * space after bos is dropped; <0xXX> becomes its byte; byte-level pieces

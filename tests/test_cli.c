@@ -1136,6 +1136,17 @@ static void calib_bad_input(void)
 	      strstr(out, "ref (the sets this build and CPU run), got \"avx3\""));
 	CHECK(t_run("bench kernels --kernel avx3", out, sizeof(out)) == 2 &&
 	      strstr(out, "bench kernels: --kernel: expected "));
+	/* an unreadable text: said before any model is looked for (it had
+	 * been read after the models loaded) */
+	CHECK_MSG(t_run("eval accept --target no-such-model --draft "
+			"no-such-model --text /nonexistent/t.txt", out,
+			sizeof(out)) == 2 &&
+		  strstr(out, "/nonexistent/t.txt: cannot read: No such file") &&
+		  !strstr(out, "no-such-model"), "%s", out);
+	CHECK_MSG(t_run("eval ppl --model no-such-model --text /", out,
+			sizeof(out)) == 2 &&
+		  strstr(out, "/: cannot read: Is a directory") &&
+		  !strstr(out, "no-such-model"), "%s", out);
 	/* one context or prefill length: refused before the model loads
 	 * (a minute for llama2-7b's weights) */
 	CHECK_MSG(t_run("calib cpu --shape llama2-7b --ctx 16 --prefill 16,32",
@@ -1371,7 +1382,7 @@ const struct tcase cli_tests[] = {
 	{ "cli: --version, and every command's exit statuses", version_and_help },
 	{ "cli: every option a help lists is in its usage", usage_lists_options },
 	{ "cli: bench engine --json prints its rows", bench_engine_json },
-	{ "cli: calib and bench kernels refuse bad shapes and options",
+	{ "cli: calib, eval and bench kernels refuse bad input before long work",
 	  calib_bad_input },
 	{ "cli: serve, edge, eval, generate and claims refuse bad options",
 	  model_commands_bad_options },
