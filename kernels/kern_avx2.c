@@ -632,7 +632,7 @@ q4_by(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
 							: (int)fit;
 	struct kern_dig_tok t[DIG_BLOCK_TOKENS];
 
-	if (!x->dig) {
+	if (!x->dig) { /* blocks dig_takes leaves to the float loop */
 		/* a block's activations (16 x k values) stay in L2 while the
 		 * rows pass; a row at a time over every block would stream
 		 * all m tokens' from L3 for each row */
