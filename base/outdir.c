@@ -81,22 +81,33 @@ static long litter_pid(const char *name, bool *tmp)
 	return *end || errno || pid <= 0 ? 0 : pid;
 }
 
+/* Whether the folder path holds an entry name */
+static bool holds(const char *path, const char *name)
+{
+	char *p = join(path, name);
+	bool yes = access(p, F_OK) == 0;
+
+	free(p);
+	return yes;
+}
+
 bool od_is_litter(const char *path, const char *name)
 {
 	struct stat st;
 	bool tmp;
-	char *mark;
-	bool yes;
 
 	if (!litter_pid(name, &tmp) || lstat(path, &st) < 0)
 		return false;
 	if (!S_ISDIR(st.st_mode)) /* a file's atomic write */
 		return S_ISREG(st.st_mode) && tmp;
-	/* a folder the tool made: marked when made, or results moved aside */
-	mark = join(path, tmp ? OD_TMP_MARK : OD_MANIFEST);
-	yes = access(mark, F_OK) == 0;
-	free(mark);
-	return yes;
+	/* results moved aside; or a temporary: marked when made, and its
+	 * manifest written before the mark goes (od_commit). One killed (a
+	 * sweep's worker, SIGTERM) between its mkdir and its mark is empty,
+	 * and holds nothing to lose. */
+	if (!tmp)
+		return holds(path, OD_MANIFEST);
+	return holds(path, OD_TMP_MARK) || holds(path, OD_MANIFEST) ||
+	       fs_dir_empty(path);
 }
 
 bool od_is_stale(const char *path, const char *name)
@@ -364,7 +375,8 @@ static int list_entry(const char *path, const struct stat *sb, int flag,
 		      struct FTW *ftw)
 {
 	(void)sb;
-	if (flag == FTW_F && strcmp(path + walk.root, OD_MANIFEST))
+	if (flag == FTW_F && strcmp(path + walk.root, OD_MANIFEST) &&
+	    strcmp(path + walk.root, OD_TMP_MARK))
 		fprintf(walk.out, "%s\n", path + walk.root);
 	else if (flag == FTW_D && ftw->level > 0) /* an empty one too */
 		fprintf(walk.out, "%s/\n", path + walk.root);
@@ -576,10 +588,15 @@ int od_commit(struct od *o, struct err *e)
 	int rc = 0;
 
 	HS_ASSERT(o->tmp != NULL);
+	/* the manifest first: a temporary always holds the mark or it */
+	if (write_manifest(o, e) < 0) {
+		rc = -1;
+		goto out;
+	}
 	mark = join(o->tmp, OD_TMP_MARK);
 	remove(mark);
 	free(mark);
-	if (write_manifest(o, e) < 0 || still_replaceable(o, e) < 0) {
+	if (still_replaceable(o, e) < 0) {
 		rc = -1;
 		goto out;
 	}

@@ -64,9 +64,10 @@ int od_check_own(const char *dir, const char *const *own, struct err *e);
 #define OD_TMP_MARK ".hybridspec-tmp"
 
 /* Whether the folder entry name, at path, is the tool's hidden temporary
- * (".NAME.tmp-PID": a folder holding OD_TMP_MARK, or a file of an atomic
- * write; ".NAME.old-PID": a folder holding OD_MANIFEST), live or not. A
- * user's folder of such a name is not. */
+ * (".NAME.tmp-PID": a folder holding OD_TMP_MARK or OD_MANIFEST, or empty,
+ * or a file of an atomic write; ".NAME.old-PID": a folder holding
+ * OD_MANIFEST), live or not. A user's folder of such a name holding
+ * neither is not. */
 bool od_is_litter(const char *path, const char *name);
 /* od_is_litter, and its process gone: safe to remove. */
 bool od_is_stale(const char *path, const char *name);

@@ -59,6 +59,16 @@ int t_exists(const char *name)
 	return stat(p, &st) == 0;
 }
 
+long t_dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return (long)pid;
+}
+
 char *t_slurp(const char *name)
 {
 	char p[2048];

@@ -61,6 +61,9 @@ const char *t_write(const char *name, const char *text);
 
 /* Whether t_tmpdir()/name exists. */
 int t_exists(const char *name);
+/* The pid of a child that has exited and been reaped: no process's now
+ * (a killed run's, for the temporaries it leaves) */
+long t_dead_pid(void);
 
 /* The whole file t_tmpdir()/name, NUL-terminated (caller frees), or NULL
  * if it cannot be read. */

@@ -245,24 +245,34 @@ static void rechecked_at_commit(void)
 }
 
 /* A run killed outright (SIGKILL) leaves its temporary beside the folder:
- * the next run of that folder removes it once its process is gone, and
- * leaves a live process's, another folder's, a name not of the form, and
- * a folder of the form the tool did not make (no mark: it had removed a
- * user's ".k.old-PID/notes.txt") */
+ * the next run of that folder removes it once its process is gone, and an
+ * empty one (killed between its mkdir and its mark) or one holding its
+ * manifest and not its mark (killed as it committed); it leaves a live
+ * process's, another folder's, a name not of the form, and a folder of the
+ * form the tool did not make (no mark: it had removed a user's
+ * ".k.old-PID/notes.txt") */
 static void removes_stale_temporary(void)
 {
-	char out[4096], args[2 * PATH_MAX], dead[64], keep[5][64];
-	pid_t pid = fork();
+	char out[4096], args[2 * PATH_MAX], dead[64], empty[PATH_MAX],
+		listed[64], keep[5][64];
+	long pid = t_dead_pid();
 
-	if (pid == 0)
-		_exit(0);
-	waitpid(pid, NULL, 0); /* its pid is now no process's */
-	snprintf(dead, sizeof(dead), ".k.tmp-%ld", (long)pid);
+	snprintf(empty, sizeof(empty), "%s/.k.tmp-%ld", t_tmpdir(),
+		 t_dead_pid());
+	CHECK(mkdir(empty, 0777) == 0);
+	snprintf(listed, sizeof(listed), ".k.tmp-%ld", t_dead_pid());
+	snprintf(args, sizeof(args), "%s/%s", t_tmpdir(), listed);
+	CHECK(mkdir(args, 0777) == 0);
+	snprintf(args, sizeof(args), "%s/.hybridspec-files", listed);
+	t_write(args, "#kind config\nx\n");
+	snprintf(args, sizeof(args), "%s/x", listed);
+	t_write(args, "what the killed run wrote");
+	snprintf(dead, sizeof(dead), ".k.tmp-%ld", pid);
 	snprintf(keep[0], sizeof(keep[0]), ".k.tmp-%ld", (long)getpid());
-	snprintf(keep[1], sizeof(keep[1]), ".kk.tmp-%ld", (long)pid);
-	snprintf(keep[2], sizeof(keep[2]), ".k.tmp-%ldx", (long)pid);
-	snprintf(keep[3], sizeof(keep[3]), "k.tmp-%ld", (long)pid);
-	snprintf(keep[4], sizeof(keep[4]), ".k.old-%ld", (long)pid);
+	snprintf(keep[1], sizeof(keep[1]), ".kk.tmp-%ld", pid);
+	snprintf(keep[2], sizeof(keep[2]), ".k.tmp-%ldx", pid);
+	snprintf(keep[3], sizeof(keep[3]), "k.tmp-%ld", pid);
+	snprintf(keep[4], sizeof(keep[4]), ".k.old-%ld", pid);
 	for (int i = -1; i < 5; i++) {
 		char dir[PATH_MAX + 128];
 
@@ -277,6 +287,8 @@ static void removes_stale_temporary(void)
 	snprintf(args, sizeof(args), "config %s -o k", small());
 	CHECK_MSG(t_run(args, out, sizeof(out)) == 0, "%s", out);
 	CHECK(t_exists("k/config.resolved.json") && !t_exists(dead));
+	CHECK_MSG(!fs_is_dir(empty), "%s left", empty);
+	CHECK_MSG(!t_exists(listed), "%s left", listed);
 	CHECK(!t_exists("k/.hybridspec-tmp")); /* the mark goes at the end */
 	for (int i = 0; i < 5; i++)
 		CHECK_MSG(t_exists(keep[i]), "%s", keep[i]);

@@ -2,6 +2,7 @@
  * and resumed runs, bad sweep files, the library's order and stats, and
  * the figures scripts/plots.sh draws from a sweep. */
 #include "harness.h"
+#include "fs.h"
 
 #include "sweep.h"
 
@@ -499,6 +500,7 @@ static void interrupted(void)
 	char out[4096], cmd[3 * PATH_MAX], text[2 * PATH_MAX];
 	const char *bin = getenv("HYBRIDSPEC_BIN");
 	char *a, *b, *rc_text;
+	struct err e;
 	int rc;
 
 	write_long_sweep();
@@ -529,8 +531,14 @@ static void interrupted(void)
 			 at + strlen(hint), "\n") : 0, at ? at + strlen(hint) : "");
 		free(err);
 	}
+	/* a run's temporary folder killed between its mkdir and its mark:
+	 * empty, removed by the resume (it had refused the folder) */
+	snprintf(cmd, sizeof(cmd), "%s/i t/points/0/.seed-0.tmp-%ld",
+		 t_tmpdir(), t_dead_pid());
+	CHECK_MSG(fs_mkdirs(cmd, &e) == 0, "%s", e.msg);
 	strcat(text, " -j2 --quiet");
 	CHECK_MSG(t_run(text, out, sizeof(out)) == 0, "%s: %s", text, out);
+	CHECK_MSG(!fs_is_dir(cmd), "%s left", cmd);
 	CHECK(t_run("sweep long.json -o u -j2 --quiet", out, sizeof(out)) == 0);
 	a = t_slurp("i t/sweep.csv");
 	b = t_slurp("u/sweep.csv");
