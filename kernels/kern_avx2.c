@@ -109,17 +109,19 @@ static inline void bias_terms(__m128 h, const float *sxt, __m256 corr[2])
 	corr[1] = _mm256_fmadd_ps(k, _mm256_load_ps(sxt + 8), corr[1]);
 }
 
-/* One row, the block of up to 16 tokens from i0. Per pair: header lanes,
+/* One row, the block of up to n tokens from i0 (n 8 or 16, i0 a multiple
+ * of n: within one block of x->sxb). Per pair: header lanes,
  * code vectors, then each token. acc[i] sums s P lanewise; corr sums
- * (b - 16 s) SX, token i in lane i (x->sxb). */
+ * (b - 16 s) SX, token i0 + i in lane (i0 + i) % 16 (x->sxb). */
 static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
-		   int i0, float *y)
+		   int i0, int n, float *y)
 {
 	const uint8_t *row = w->data + (size_t)r * w->row_bytes;
 	const int g = w->group, m = x->m, chunks = w->ngroups * (g / 32);
 	const int lg = 2 - q4_span_log(g); /* 1 << lg chunks a group, of 4 a span */
-	const float *sxt = x->sxb + (size_t)i0 * x->ngroups;
-	const int mi = m - i0 < 16 ? m - i0 : 16;
+	const int lane0 = i0 % 16;
+	const float *sxt = x->sxb + (size_t)(i0 - lane0) * x->ngroups;
+	const int mi = m - i0 < n ? m - i0 : n;
 	__m256 acc[16], corr[2];
 	float cl[16];
 
@@ -156,7 +158,7 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 	_mm256_storeu_ps(cl, corr[0]);
 	_mm256_storeu_ps(cl + 8, corr[1]);
 	for (int i = 0; i < mi; i++)
-		y[(size_t)(i0 + i) * w->n + r] = 16 * hsum(acc[i]) + cl[i];
+		y[(size_t)(i0 + i) * w->n + r] = 16 * hsum(acc[i]) + cl[lane0 + i];
 }
 
 /* ---- batch 1 from the activations' digits (kern.h's kern_dig_*) ----
@@ -621,6 +623,14 @@ ROW_KERNEL(row1_dig64_vnni, row1_dig_64, 1)
  * while its rows pass (each row's codes then from L1 after the first
  * token) */
 #define DIG_BLOCK_TOKENS 16
+/* The float loop's blocks, 16 or 8 tokens: 8 where their activations fit
+ * this (of L1's 32 KB, the rest for the rows' codes) and 16 tokens' do
+ * not. From L1 its token loop took 5.1 cycles a pair and token, from L2
+ * 7.5-8.2 (a scratch copy, EPYC Zen 4, 2026-12-06: 576 columns in blocks
+ * of 8 and 16); the kernel then took 15-21% less time at 16 and 64 tokens
+ * on SmolLM2's rows of 576. Blocks of 4 on rows of 1536 (in L1) took 6-9%
+ * more: the codes' decoding, once a pair for a block, weighs more. */
+#define FLOAT_BLOCK_BYTES ((size_t)28 << 10)
 #define DIG_BLOCK_BYTES ((size_t)256 << 10)
 
 static inline __attribute__((always_inline)) void
@@ -633,12 +643,17 @@ q4_by(const struct q4_matrix *w, const struct kern_x *x, float *y, int r0,
 	struct kern_dig_tok t[DIG_BLOCK_TOKENS];
 
 	if (!x->dig) { /* blocks dig_takes leaves to the float loop */
-		/* a block's activations (16 x k values) stay in L2 while the
-		 * rows pass; a row at a time over every block would stream
-		 * all m tokens' from L3 for each row */
-		for (int i0 = 0; i0 < x->m; i0 += 16)
+		/* a block's activations stay in L1 while the rows pass where
+		 * 16 tokens' or 8's fit FLOAT_BLOCK_BYTES, else 16 tokens'
+		 * in L2; a row at a time over every block would stream all m
+		 * tokens' from L3 for each row */
+		const size_t token = x->stride * sizeof(float);
+		const int n = 16 * token > FLOAT_BLOCK_BYTES &&
+			      8 * token <= FLOAT_BLOCK_BYTES ? 8 : 16;
+
+		for (int i0 = 0; i0 < x->m; i0 += n)
 			for (int r = r0; r < r1; r++)
-				q4_row(w, x, r, i0, y);
+				q4_row(w, x, r, i0, n, y);
 		return;
 	}
 	for (int i0 = 0; i0 < x->m; i0 += block) {
