@@ -158,7 +158,8 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 	_mm256_storeu_ps(cl, corr[0]);
 	_mm256_storeu_ps(cl + 8, corr[1]);
 	for (int i = 0; i < mi; i++)
-		y[(size_t)(i0 + i) * w->n + r] = 16 * hsum(acc[i]) + cl[lane0 + i];
+		y[(size_t)(i0 + i) * w->n + r] = 16 * hsum(acc[i]) +
+						 cl[lane0 + i];
 }
 
 /* ---- batch 1 from the activations' digits (kern.h's kern_dig_*) ----
@@ -186,7 +187,7 @@ static void q4_row(const struct q4_matrix *w, const struct kern_x *x, int r,
 /* Each token takes the batch-1 path from its own digits in turn below
  * DIG_FLOAT_TOKENS tokens, and at any batch where a row holds
  * DIG_LONG_ROW weights or more; else the tokens take q4_row's float loop
- * (a pair's codes decoded once for 16 tokens). Digits a token cost a fixed
+ * (a pair's codes decoded once for 8 or 16 tokens). Digits a token cost a fixed
  * ~30 cycles a row and token, which short rows do not amortise: hot on one
  * thread (EPYC Zen 4, --kernel avx2, 2026-12-06) the loop took 19-25% more
  * time than the digits at 4 tokens at every shape timed, 14-18% more at 8
@@ -628,8 +629,9 @@ ROW_KERNEL(row1_dig64_vnni, row1_dig_64, 1)
  * not. From L1 its token loop took 5.1 cycles a pair and token, from L2
  * 7.5-8.2 (a scratch copy, EPYC Zen 4, 2026-12-06: 576 columns in blocks
  * of 8 and 16); the kernel then took 15-20% less time at 16 and 64 tokens
- * at 49152x576 (SmolLM2's classifier shape). Blocks of 4 on rows of 1536 (in L1) took 6-9%
- * more: the codes' decoding, once a pair for a block, weighs more. */
+ * at 49152x576 (SmolLM2's classifier shape). Blocks of 4 on rows of 1536
+ * (in L1) took 6-9% more: the codes' decoding, once a pair for a block,
+ * weighs more. */
 #define FLOAT_BLOCK_BYTES ((size_t)28 << 10)
 #define DIG_BLOCK_BYTES ((size_t)256 << 10)
 
