@@ -201,11 +201,7 @@ struct kern_dig_extra *kern_dig_extra_new(const struct kern_x *x, int i,
 
 void kern_dig_fix(struct kern_dig_extra *e, int at, float r)
 {
-	size_t place;
-
 	HS_ASSERT(e->n < KERN_DIG_FIXES);
-	q4_where(at, &place, &e->shift[e->n]);
-	e->byte[e->n] = (int32_t)place;
 	e->col[e->n] = at;
 	e->r[e->n++] = r;
 }
@@ -225,8 +221,7 @@ float kern_dig_rest(const struct q4_matrix *w, const struct kern_dig_tok *t,
 		if (t->us[2 * ex[i].g] == 0)
 			qr = qx(w, t, q, ex[i].g);
 		for (int f = 0; f < ex[i].n; f++)
-			qr += (float)(q[ex[i].byte[f]] >> ex[i].shift[f] & 15) *
-			      ex[i].r[f];
+			qr += (float)q4_group_code(q, ex[i].col[f]) * ex[i].r[f];
 		memcpy(&s, row + ex[i].head, sizeof(s));
 		sum += f16_to_f32(s) * qr;
 	}

@@ -216,13 +216,12 @@ void kern_x_release(struct kern_x *kx);
 
 /* A group that needs more than its digits: the float method (u 0), or up
  * to KERN_DIG_FIXES residuals x - u v (exact in FP32) of the values with
- * bits below u, each with its code's place in a row of the matrix */
+ * bits below u, each with its column in the group */
 struct kern_dig_extra {
 	int32_t g, n;                  /* the group; residuals, 0 .. FIXES */
 	int32_t head, codes;           /* where its head and codes lie in a row */
-	int32_t byte[KERN_DIG_FIXES];  /* the code's byte in the group's codes */
-	int32_t shift[KERN_DIG_FIXES]; /* and its shift, 0 or 4 */
-	int32_t col[KERN_DIG_FIXES];   /* the value's column in the group */
+	int32_t col[KERN_DIG_FIXES];   /* the value's column in the group
+					  (its code: q4_group_code) */
 	float r[KERN_DIG_FIXES];
 };
 
