@@ -185,7 +185,7 @@ struct kern_dig_tok kern_dig_tok(const struct kern_x *x, int i)
 		.us = kern_dig_us(x, i), .ex = kern_dig_extras(x, i),
 		.nx = *kern_dig_count(x, i),
 		.xf = x->xf + (size_t)i * x->stride,
-		.sx = x->sx + (size_t)i * x->ngroups };
+		.sx = x->sx + (size_t)i * x->ngroups, .kpad = x->kpad };
 }
 
 struct kern_dig_extra *kern_dig_extra_new(const struct kern_x *x, int i,

@@ -233,6 +233,7 @@ struct kern_dig_tok {
 	const struct kern_dig_extra *ex;
 	int nx;
 	const float *xf, *sx;
+	int kpad; /* x->kpad: digit k of column j at d + k kpad + j, as planes */
 };
 
 /* The unit u = 2^(e - 22) of a group whose largest magnitude is top, e

@@ -1087,7 +1087,7 @@ dig_micro(const struct kern_panel *pn, const struct q4_matrix *w, int rows,
 	const __mmask16 keep[2] = {
 		(__mmask16)(rows >= HALF ? 0xffff : (1u << rows) - 1),
 		(__mmask16)(rows <= HALF ? 0 : (1u << (rows - HALF)) - 1) };
-	const int G = w->group, kpad = (w->ngroups * G + 127) / 128 * 128;
+	const int G = w->group, kpad = tk[0].kpad;
 	const int32_t *cw = pn->codes;
 	__m512 sum[DIG_T][2];
 
