@@ -928,6 +928,16 @@ static inline __m512 half_heads(const uint16_t *v, int g, int h)
 		(const __m256i *)(v + g * PANEL + HALF * h)));
 }
 
+/* Group g's scales sv and biases bv of both halves of panel pn */
+static inline void panel_heads(const struct kern_panel *pn, int g,
+			       __m512 sv[2], __m512 bv[2])
+{
+	for (int h = 0; h < 2; h++) {
+		sv[h] = half_heads(pn->scale, g, h);
+		bv[h] = half_heads(pn->bias, g, h);
+	}
+}
+
 /* One panel against one tile of T tokens: y rows r .. r + rows - 1 of the
  * tile's tokens. f is a group's sum of u float(sum q a) over its blocks;
  * sum, the results so far, gains s f + b sum(x) at each group's end and is
@@ -986,10 +996,9 @@ a8_micro(const struct kern_panel *pn, const int8_t *aq, const float *au,
 							  u, f[1][t]);
 			}
 		}
-		const __m512 sv[2] = { half_heads(pn->scale, g, 0),
-				       half_heads(pn->scale, g, 1) };
-		const __m512 bv[2] = { half_heads(pn->bias, g, 0),
-				       half_heads(pn->bias, g, 1) };
+		__m512 sv[2], bv[2];
+
+		panel_heads(pn, g, sv, bv);
 
 		_Pragma("GCC unroll 8")
 		for (int t = 0; t < T; t++) {
@@ -1121,10 +1130,9 @@ dig_micro(const struct kern_panel *pn, const struct q4_matrix *w, int rows,
 					a[k][1][t] = _mm512_dpbusd_epi32(a[k][1][t], hi[1], xh);
 				}
 		}
-		const __m512 sv[2] = { half_heads(pn->scale, g, 0),
-				       half_heads(pn->scale, g, 1) };
-		const __m512 bv[2] = { half_heads(pn->bias, g, 0),
-				       half_heads(pn->bias, g, 1) };
+		__m512 sv[2], bv[2];
+
+		panel_heads(pn, g, sv, bv);
 
 		_Pragma("GCC unroll 3")
 		for (int t = 0; t < T; t++) {
