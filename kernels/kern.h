@@ -6,19 +6,19 @@
  * rows (struct kern_x). "ref" is the specification (q4.h, q8.h); "avx2"
  * (x86-64 with AVX2, FMA and F16C; below eight tokens, and at any batch
  * on rows of 2048 weights or more, in integers from the activations'
- * exact digits, a token at a time), "avx512" (AVX-512 F, VL and
- * BW: 16 lanes and one-instruction bit selects; lends G = 32 and 64 below
- * four tokens to avx2), "avx512-vnni" (the same, below four tokens in AVX512-VNNI
- * integer dot products from the activations' digits), "neon" (aarch64, FP32
- * arithmetic), "neon-fp16" (aarch64 with FP16 arithmetic: products and
- * sums within a group in FP16, groups summed in FP32), "neon-dot" and
- * "neon-i8mm" (the FP32 kernels, with an integer path for blocks of tokens
- * through sdot or smmla, and digits through sdot below four tokens) must
- * match it within the tolerances of
+ * exact digits, a token at a time), "avx512" (AVX-512 F, VL and BW: 16
+ * lanes and one-instruction bit selects; lends G = 32 and 64 below four
+ * tokens to avx2), "avx512-vnni" (the same, below four tokens in
+ * AVX512-VNNI integer dot products from the activations' digits, and at
+ * any batch over the integer path's panels: kern_q4_gemm_packed), "neon"
+ * (aarch64, FP32 arithmetic), "neon-fp16" (aarch64 with FP16 arithmetic:
+ * products and sums within a group in FP16, groups summed in FP32),
+ * "neon-dot" and "neon-i8mm" (the FP32 kernels, with an integer path for
+ * blocks of tokens through sdot or smmla, and digits through sdot below
+ * four tokens) must match it within the tolerances of
  * tests/test_kernels.c; the integer paths (a8_run: avx2 through
  * vpmaddubsw, avx-vnni: the AVX2 set with 256-bit VNNI, also for its
- * digits, avx512-vnni, neon-dot, neon-i8mm) must match
- * q4_gemm_a8_ref. */
+ * digits, avx512-vnni, neon-dot, neon-i8mm) must match q4_gemm_a8_ref. */
 #ifndef HS_KERN_H
 #define HS_KERN_H
 
