@@ -663,37 +663,54 @@ const char *const *kern_available(void)
 	return names;
 }
 
+/* A product on the pool: rows(j, r0, r1) computes rows [r0, r1) of y */
 struct job {
 	const struct kern *kn;
 	const void *w;
-	const struct kern_a8w *pw; /* W4A8: NULL, or w packed */
+	const struct kern_a8w *pw; /* W4A8 and digits over panels: NULL, or
+				      w packed */
 	int n;
 	struct kern_x x;
 	float *y;
-	int what; /* 4, 8, 16, 48 (W4A8) or 41 (W4A16 from digits over
-		     panels) */
+	void (*rows)(const struct job *j, int r0, int r1);
 };
+
+static void q4_job(const struct job *j, int r0, int r1)
+{
+	j->kn->q4(j->w, &j->x, j->y, r0, r1);
+}
+
+static void a8_job(const struct job *j, int r0, int r1)
+{
+	a8_rows(j->kn, j->w, j->pw, &j->x, j->y, r0, r1);
+}
+
+static void dig_job(const struct job *j, int r0, int r1)
+{
+	dig_rows(j->kn, j->w, j->pw, &j->x, j->y, r0, r1);
+}
+
+static void q8_job(const struct job *j, int r0, int r1)
+{
+	j->kn->q8(j->w, &j->x, j->y, r0, r1);
+}
+
+static void f16_job(const struct job *j, int r0, int r1)
+{
+	j->kn->f16(j->w, j->n, &j->x, j->y, r0, r1);
+}
 
 static void run_rows(void *ctx, int r0, int r1)
 {
-	struct job *j = ctx;
+	const struct job *j = ctx;
 
-	if (j->what == 4)
-		j->kn->q4(j->w, &j->x, j->y, r0, r1);
-	else if (j->what == 48)
-		a8_rows(j->kn, j->w, j->pw, &j->x, j->y, r0, r1);
-	else if (j->what == 41)
-		dig_rows(j->kn, j->w, j->pw, &j->x, j->y, r0, r1);
-	else if (j->what == 8)
-		j->kn->q8(j->w, &j->x, j->y, r0, r1);
-	else
-		j->kn->f16(j->w, j->n, &j->x, j->y, r0, r1);
+	j->rows(j, r0, r1);
 }
 
 void kern_q4_gemm(const struct kern *kn, struct kpool *p,
 		  const struct q4_matrix *w, const uint16_t *x, int m, float *y)
 {
-	struct job j = { .w = w, .n = w->n, .y = y, .what = 4 };
+	struct job j = { .w = w, .n = w->n, .y = y, .rows = q4_job };
 
 	if (kn->lend && m < KERN_DIG_TOKENS && (kn->lend_groups & w->group))
 		kn = kn->lend;
@@ -712,7 +729,7 @@ void kern_q4_gemm_packed(const struct kern *kn, struct kpool *p,
 			 const uint16_t *x, int m, float *y)
 {
 	struct job j = { .kn = kn, .w = w, .pw = pw, .n = w->n, .y = y,
-			 .what = 41 };
+			 .rows = dig_job };
 
 	if (!kn->dig_run || !pw || pw->kn != kn ||
 	    !(kn->digit_groups & w->group)) {
@@ -733,7 +750,7 @@ void kern_q4_gemm_a8(const struct kern *kn, struct kpool *p,
 		     const uint16_t *x, int m, float *y)
 {
 	struct job j = { .kn = kn, .w = w, .pw = pw, .n = w->n, .y = y,
-			 .what = 48 };
+			 .rows = a8_job };
 
 	HS_ASSERT(kn->a8_run);
 	HS_ASSERT(!pw || (pw->kn == kn && pw->n == w->n && pw->k == w->k &&
@@ -746,7 +763,7 @@ void kern_q4_gemm_a8(const struct kern *kn, struct kpool *p,
 void kern_q8_gemm(const struct kern *kn, struct kpool *p,
 		  const struct q8_matrix *w, const uint16_t *x, int m, float *y)
 {
-	struct job j = { .kn = kn, .w = w, .n = w->n, .y = y, .what = 8 };
+	struct job j = { .kn = kn, .w = w, .n = w->n, .y = y, .rows = q8_job };
 
 	kern_x_init(&j.x, kn, x, m, w->k, 32, 0);
 	kpool_run(p, run_rows, &j, w->n, 4);
@@ -826,7 +843,7 @@ void kern_f32_gemm(const struct kern *kn, struct kpool *p, const float *w,
 void kern_f16_gemm(const struct kern *kn, struct kpool *p, const uint16_t *w,
 		   int n, int k, const uint16_t *x, int m, float *y)
 {
-	struct job j = { .kn = kn, .w = w, .n = n, .y = y, .what = 16 };
+	struct job j = { .kn = kn, .w = w, .n = n, .y = y, .rows = f16_job };
 
 	kern_x_init(&j.x, kn, x, m, k, 32, 0);
 	kpool_run(p, run_rows, &j, n, 4);
