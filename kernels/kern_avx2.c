@@ -218,8 +218,32 @@ static inline __m256 group_max(__m256 m, int G)
 	return G == 32 ? m : _mm256_max_ps(m, _mm256_permute2f128_ps(m, m, 1));
 }
 
+/* A pair's digits dt (vector t, lane 4c + l: column 32c + 4t + l's digit
+ * k in dt[t][k]) as planes (kern_x.dig_planes): digit k of the pair's
+ * column j at d + k plane + j. Packing vectors t and t + 1 to words, then
+ * those of t + 2 and t + 3 with them to bytes (saturating, so exact:
+ * digits are bytes), puts lanes 0-3 of vectors 4h .. 4h + 3 in order in
+ * the low 128 bits (columns 16h ..) and their lanes 4-7 in the high ones
+ * (32 + 16h ..). */
+static inline void dig_planes(__m256i dt[8][3], int8_t *d, int plane)
+{
+	for (int k = 0; k < 3; k++) {
+		__m256i b[2];
+
+		for (int h = 0; h < 2; h++)
+			b[h] = _mm256_packs_epi16(
+				_mm256_packs_epi32(dt[4 * h][k], dt[4 * h + 1][k]),
+				_mm256_packs_epi32(dt[4 * h + 2][k], dt[4 * h + 3][k]));
+		_mm256_storeu_si256((__m256i *)(d + (size_t)k * plane),
+				    _mm256_permute2x128_si256(b[0], b[1], 0x20));
+		_mm256_storeu_si256((__m256i *)(d + (size_t)k * plane + 32),
+				    _mm256_permute2x128_si256(b[0], b[1], 0x31));
+	}
+}
+
 /* One span (a pair at G <= 64, two at G = 128) of token i's xf from pair
- * p0: its groups' units and digits, and their extras counted into *nx */
+ * p0: its groups' units and digits (in the row kernels' order, or as
+ * planes), and their extras counted into *nx */
 static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 {
 	const __m256 sign = _mm256_set1_ps(-0.0f);
@@ -316,6 +340,11 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 			}
 			dt[t][2] = q;
 		}
+		if (x->dig_planes) {
+			dig_planes(dt, kern_dig_at(x, i) + (size_t)(p0 + p) * 64,
+				   x->plane);
+			continue;
+		}
 		for (int h = 0; h < 2; h++)
 			for (int k = 0; k < 3; k++) {
 				__m256i b = _mm256_and_si256(dt[h][k], byte);
@@ -330,13 +359,13 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 	}
 }
 
-/* Each token's digits, where dig_takes says */
+/* Each token's digits, where dig_takes says, or as planes at any count */
 static void digits(struct kern_x *x)
 {
 	const int G = x->group, span = G == 128 ? 2 : 1;
 	const int pairs = dig_pairs(x);
 
-	if (!dig_takes(x->m, x->k))
+	if (!dig_takes(x->m, x->k) && !x->dig_planes)
 		return;
 	kern_dig_alloc(x);
 	for (int i = 0; i < x->m; i++) {
@@ -1132,14 +1161,17 @@ void kern_avx2_attend(const float *q, int nq, const float *kc, const float *vc,
 
 /* ---- the integer path (256 bits; "avx2" and "avx-vnni") ----
  * kern_avx512.c's method on 8 lanes (AVX2 has 16 vector registers): a
- * panel of PANEL rows, its vector for octet o holding in lane j the four
- * code bytes of row j for columns 8o .. 8o+7 (a byte shuffle a chunk, an 8
- * x 8 transpose of words); tiles of TILE tokens (kern_tiles), each token's
- * four codes broadcast against the panel's codes: into vpdpbusd with
+ * panel of PANEL rows in two halves of HALF, its octet o two vectors side
+ * by side (64 bytes), half h's holding in lane j the four code bytes of
+ * row 8h + j for columns 8o .. 8o+7 (a byte shuffle a chunk, an 8 x 8
+ * transpose of words); tiles of TILE tokens (kern_tiles), each token's
+ * four codes broadcast against a half's codes: into vpdpbusd with
  * AVX-VNNI, through vpmaddubsw and vpmaddwd without. Each activation block
  * ends with f += float(sum q a) (s u), each group with f += b sum(x), the
- * products s u formed per token. */
-#define PANEL 8
+ * products s u formed per token. The halves run apart; they lie together
+ * for the digits (dig_run), which meet both at once. */
+#define HALF 8
+#define PANEL 16
 #define TILE 4
 
 /* 8 x 8 words: out[j] lane i = in[i] lane j */
@@ -1164,10 +1196,10 @@ static inline void transpose8(__m256i v[8])
 	}
 }
 
-/* The codes of rows [r, r + rows) of w (rows <= PANEL; the rest zero)
- * into pn */
-static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
-		    struct kern_panel *pn)
+/* The codes of rows [r, r + rows) of w (rows <= HALF; the rest zero)
+ * into half h of pn */
+static void a8_pack_half(const struct q4_matrix *w, int r, int rows, int kq,
+			 struct kern_panel *pn, int h)
 {
 	const __m256i order = _mm256_setr_epi8(
 		0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
@@ -1178,7 +1210,7 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 	for (int c = 0; c < kq / 32; c += 2) {
 		__m256i v[8];
 
-		for (int j = 0; j < PANEL; j++) {
+		for (int j = 0; j < HALF; j++) {
 			const uint8_t *rowp = w->data + (size_t)(r + j) * w->row_bytes;
 			__m128i part[2];
 
@@ -1196,9 +1228,21 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 		transpose8(v);
 		for (int o = 0; o < 8; o++)
 			_mm256_store_si256((__m256i *)(pn->codes +
-						       (size_t)(4 * c + o) * PANEL),
+						       (size_t)(4 * c + o) * PANEL +
+						       HALF * h),
 					   v[o]);
 	}
+}
+
+/* The codes of rows [r, r + rows) of w (rows <= PANEL; the rest zero)
+ * into pn */
+static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
+		    struct kern_panel *pn)
+{
+	for (int h = 0; h < 2; h++)
+		a8_pack_half(w, r + HALF * h, rows - HALF * h < 0 ? 0 :
+			     rows - HALF * h > HALF ? HALF : rows - HALF * h, kq,
+			     pn, h);
 }
 
 static inline int32_t word(const int8_t *p)
@@ -1305,7 +1349,7 @@ block_madd(const int32_t *cw, const int8_t *aq, const int T, __m256i a[TILE])
 						       f[t]);                  \
 		}                                                              \
 		for (int t = 0; t < T; t++) {                                  \
-			float out[PANEL];                                      \
+			float out[HALF];                                       \
                                                                                \
 			_mm256_storeu_ps(out, f[t]);                           \
 			memcpy(y + (size_t)t * ystride, out,                   \
@@ -1334,19 +1378,219 @@ a8_micro_madd(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	A8_MICRO_BODY(block_madd);
 }
 
+/* The body of a kern_tile_fn over a panel `whole` of n rows into ys: the
+ * micro-kernel on each half (pn: the half as a panel of its own, its
+ * codes and heads PANEL apart) */
+#define A8_HALVES(micro)                                                       \
+	do {                                                                   \
+		for (int h = 0; h < 2 && HALF * h < n; h++) {                  \
+			const struct kern_panel half = {                       \
+				whole->codes + HALF * h,                       \
+				whole->scale + HALF * h,                       \
+				whole->bias + HALF * h };                      \
+			const struct kern_panel *pn = &half;                   \
+			float *y = ys + HALF * h;                              \
+			const int rows = n - HALF * h > HALF ? HALF :          \
+							       n - HALF * h;   \
+                                                                               \
+			KERN_TILE_DISPATCH(micro, TILE);                       \
+		}                                                              \
+	} while (0)
+
 __attribute__((target("avxvnni"))) static void
-a8_tile_vnni(const struct kern_panel *pn, const int8_t *aq, const float *au,
-	     const float *as, int T, int ngroups, int group, float *y,
-	     size_t ystride, int rows)
+a8_tile_vnni(const struct kern_panel *whole, const int8_t *aq,
+	     const float *au, const float *as, int T, int ngroups, int group,
+	     float *ys, size_t ystride, int n)
 {
-	KERN_TILE_DISPATCH(a8_micro_vnni, TILE);
+	A8_HALVES(a8_micro_vnni);
 }
 
-static void a8_tile_madd(const struct kern_panel *pn, const int8_t *aq,
+static void a8_tile_madd(const struct kern_panel *whole, const int8_t *aq,
 			 const float *au, const float *as, int T, int ngroups,
-			 int group, float *y, size_t ystride, int rows)
+			 int group, float *ys, size_t ystride, int n)
 {
-	KERN_TILE_DISPATCH(a8_micro_madd, TILE);
+	A8_HALVES(a8_micro_madd);
+}
+
+/* ---- exact products from digits over the integer path's panels
+ * (kern_q4_gemm_packed; "avx2" only) ----
+ * kern_avx512.c's method on 8 lanes: the rows packed as a8_pack packs them
+ * (an octet of a row's codes a 32-bit word, a half's 8 rows a vector), the
+ * digits as planes (dig_planes): the octet's four low nibbles meet its
+ * columns 0-3, the high ones 4-7, so a plane's 8 bytes from column 8o are
+ * the octet's two words of digits, broadcast, each against both halves.
+ * vpmaddubsw's 16-bit sums of a digit add up over a chunk (4 octets, 16
+ * products of a code by a digit, at most 30720) and widen to the chunk's
+ * exact sum q.v in 32-bit lanes (32 codes by |v| < 2^22, under 2^31; a
+ * row a lane), then sum += s u float(q.v) a chunk and b SX a group. A
+ * group's scales, units and bias terms are a few instructions for 16 rows,
+ * where the row kernels (ROW_KERNEL) spend as many on each row, and each
+ * row's lanes are summed once at its end. A token at a time: a second
+ * token's six sums would not fit AVX2's 16 registers. */
+
+/* The codes of column c (0 .. 7) of an octet, a half's 8 rows' words at
+ * cw, as FP32: byte c % 4's low nibble for c < 4, its high one past */
+static inline __m256 octet_codes(const int32_t *cw, int c)
+{
+	return _mm256_cvtepi32_ps(_mm256_and_si256(
+		_mm256_srli_epi32(_mm256_load_si256((const __m256i *)cw),
+				  8 * (c & 3) + 4 * (c >> 2)),
+		_mm256_set1_epi32(15)));
+}
+
+/* Token t's extras (kern_dig_extra) over half h of panel pn: each group's
+ * s times its residuals' sum of q r, or at u 0 its float method's q.x
+ * (xf's values), 8 rows a vector, added to sum */
+static __m256 dig_extras(const struct kern_panel *pn, int h,
+			 const struct q4_matrix *w, const struct kern_dig_tok *t,
+			 __m256 sum)
+{
+	const int G = w->group;
+
+	for (int i = 0; i < t->nx; i++) {
+		const struct kern_dig_extra *e = &t->ex[i];
+		const int32_t *cw = pn->codes + (size_t)e->g * (G / 8) * PANEL +
+				    HALF * h;
+		/* the float method's columns: every one of a group of u 0 */
+		const int fc = t->us[2 * e->g] == 0 ? G : 0;
+		__m256 qr = _mm256_setzero_ps();
+
+		for (int c = 0; c < fc; c++) {
+			const int col = e->g * G + c;
+
+			qr = _mm256_fmadd_ps(
+				octet_codes(cw + (c / 8) * PANEL, c % 8),
+				_mm256_set1_ps(t->xf[kern_x_place(col & ~3, 2) +
+						     (col & 3)]),
+				qr);
+		}
+		for (int f = 0; f < e->n; f++)
+			qr = _mm256_fmadd_ps(
+				octet_codes(cw + (e->col[f] / 8) * PANEL,
+					    e->col[f] % 8),
+				_mm256_set1_ps(e->r[f]), qr);
+		sum = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_load_si128(
+			(const __m128i *)(pn->scale + e->g * PANEL + HALF * h))),
+				      qr, sum);
+	}
+	return sum;
+}
+
+/* One chunk (4 octets) of a panel's codes from cw against a token's
+ * digits from d (planes `plane` bytes apart): s[k][h] (k = 0, 1, 2:
+ * digits 2, 1, 0, widen's order; h the half) gains the 16-bit sums of the
+ * products. In assembly: the six sums, four vectors of codes, a digit, a
+ * product and the mask take 13 of AVX2's 16 registers, and GCC 12, given
+ * the same in intrinsics, spilled a sum to the stack (the loop then waited
+ * on it) or loaded the codes twice and rebuilt the mask each octet: hot on
+ * one thread, 4096x4096, 0.54-0.60 ms a product, where clang's build of
+ * the same C took 0.46-0.47 and this 0.43 (EPYC Zen 4, 2026-12-06). */
+#define DIG_MAC(code, sum)                                                     \
+	"vpmaddubsw %[b], %[" code "], %[t]\n\t"                               \
+	"vpaddw %[t], %[" sum "], %[" sum "]\n\t"
+#define DIG_DIGIT(o, at, s0, s1)                                               \
+	"vpbroadcastd " #o "*8" at ", %[b]\n\t"                                \
+	DIG_MAC("lo0", s0) DIG_MAC("lo1", s1)                                  \
+	"vpbroadcastd " #o "*8+4" at ", %[b]\n\t"                              \
+	DIG_MAC("hi0", s0) DIG_MAC("hi1", s1)
+#define DIG_CODES(at, lo, hi)                                                  \
+	"vmovdqa " at "(%[cw]), %[" lo "]\n\t"                                 \
+	"vpsrlw $4, %[" lo "], %[" hi "]\n\t"                                  \
+	"vpand %[low], %[" lo "], %[" lo "]\n\t"                               \
+	"vpand %[low], %[" hi "], %[" hi "]\n\t"
+#define DIG_OCTET(o)                                                           \
+	DIG_CODES(#o "*64", "lo0", "hi0") DIG_CODES(#o "*64+32", "lo1", "hi1") \
+	DIG_DIGIT(o, "(%[d],%[pl],2)", "s20", "s21")                            \
+	DIG_DIGIT(o, "(%[d],%[pl],1)", "s10", "s11")                            \
+	DIG_DIGIT(o, "(%[d])", "s00", "s01")
+static inline __attribute__((always_inline)) void
+dig_chunk(const int32_t *cw, const int8_t *d, size_t plane, __m256i low,
+	  __m256i s[3][2])
+{
+	_Static_assert(PANEL == 2 * HALF && HALF == 8,
+		       "an octet: two vectors of 8 rows' words, 64 bytes");
+	typedef const char chunk_codes[4 * PANEL * sizeof(int32_t)];
+	typedef const char chunk_digits[32];
+	__m256i lo0, hi0, lo1, hi1, b, t;
+
+	__asm__(DIG_OCTET(0) DIG_OCTET(1) DIG_OCTET(2) DIG_OCTET(3)
+		: [s20] "+x"(s[0][0]), [s21] "+x"(s[0][1]),
+		  [s10] "+x"(s[1][0]), [s11] "+x"(s[1][1]),
+		  [s00] "+x"(s[2][0]), [s01] "+x"(s[2][1]),
+		  [lo0] "=&x"(lo0), [hi0] "=&x"(hi0), [lo1] "=&x"(lo1),
+		  [hi1] "=&x"(hi1), [b] "=&x"(b), [t] "=&x"(t)
+		: [cw] "r"(cw), [d] "r"(d), [pl] "r"(plane), [low] "x"(low),
+		  "m"(*(chunk_codes *)cw), "m"(*(chunk_digits *)d),
+		  "m"(*(chunk_digits *)(d + plane)),
+		  "m"(*(chunk_digits *)(d + 2 * plane)));
+}
+#undef DIG_OCTET
+#undef DIG_CODES
+#undef DIG_DIGIT
+#undef DIG_MAC
+
+/* Panel pn against one token's digits tk: the first `rows` of its rows to
+ * y */
+static void dig_token(const struct kern_panel *pn, const struct q4_matrix *w,
+		      int rows, const struct kern_dig_tok *tk, float *y)
+{
+	_Static_assert(4 * 2 * 2 * 15 * 128 < 32768,
+		       "a chunk's 16-bit sums of a digit do not overflow");
+	const __m256i low = _mm256_set1_epi8(0x0f);
+	const int chunks = w->group / 32;
+	const int32_t *cw = pn->codes;
+	const int8_t *d = tk->d;
+	__m256 sum[2] = { _mm256_setzero_ps(), _mm256_setzero_ps() };
+
+	for (int g = 0; g < w->ngroups; g++) {
+		const __m256 u = _mm256_set1_ps(tk->us[2 * g]);
+
+		for (int c = 0; c < chunks; c++, cw += 4 * PANEL, d += 32) {
+			__m256i s[3][2];
+
+			_Pragma("GCC unroll 3")
+			for (int k = 0; k < 3; k++)
+				s[k][0] = s[k][1] = _mm256_setzero_si256();
+			PREFETCH(cw, 4 * PANEL * (int)sizeof(int32_t));
+			dig_chunk(cw, d, (size_t)tk->plane, low, s);
+			_Pragma("GCC unroll 2")
+			for (int h = 0; h < 2; h++) {
+				const __m256i sh[3] = { s[0][h], s[1][h], s[2][h] };
+				const __m256 sv = _mm256_cvtph_ps(_mm_load_si128(
+					(const __m128i *)(pn->scale + g * PANEL +
+							  HALF * h)));
+
+				sum[h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(widen(sh)),
+							 _mm256_mul_ps(sv, u), sum[h]);
+			}
+		}
+		const __m256 sx = _mm256_set1_ps(tk->us[2 * g + 1]);
+
+		_Pragma("GCC unroll 2")
+		for (int h = 0; h < 2; h++)
+			sum[h] = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_load_si128(
+				(const __m128i *)(pn->bias + g * PANEL + HALF * h))),
+				sx, sum[h]);
+	}
+	for (int h = 0; h < 2 && HALF * h < rows; h++) {
+		float out[HALF];
+
+		if (tk->nx)
+			sum[h] = dig_extras(pn, h, w, tk, sum[h]);
+		_mm256_storeu_ps(out, sum[h]);
+		memcpy(y + HALF * h, out, sizeof(float) *
+		       (size_t)(rows - HALF * h > HALF ? HALF : rows - HALF * h));
+	}
+}
+
+/* kern_dig_run_fn: each of the T tokens in turn (the panel's codes from
+ * L1 after the first) */
+static void dig_run(const struct kern_panel *pn, const struct q4_matrix *w,
+		    int rows, const struct kern_dig_tok *t, int T, float *y,
+		    size_t ystride)
+{
+	for (int i = 0; i < T; i++)
+		dig_token(pn, w, rows, &t[i], y + (size_t)i * ystride);
 }
 
 const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
@@ -1356,6 +1600,7 @@ const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .a8_panel = PANEL, .a8_panels = 1,
 			       .a8_tile = TILE, .digits = digits,
 			       .digit_groups = 32 | 64 | 128,
+			       .dig_run = dig_run,
 			       .load = kern_avx2_load,
 			       .a8_load = kern_avx2_a8_load,
 			       .attend = kern_avx2_attend,
