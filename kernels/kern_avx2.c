@@ -1254,41 +1254,54 @@ static inline int32_t word(const int8_t *p)
 }
 
 /* One activation block (Q4_A8_BLOCK columns, BLOCK_OCTETS octets) of a
- * panel against T tokens: a[t] lane j = sum of row j's codes times token
- * t's activation codes over the block, each half-octet's four codes
- * meeting the token's four broadcast by MAC(a[t], codes, activations).
- * Two ways (a macro: a function would be compiled for one target). The
- * loop over octets stays a loop: unrolled, GCC formed a block's 32
- * products before summing any and spilled them, and 4096x4096 by 64
- * tokens on one thread took 16.0-16.2 ms against 11.9-13.5 (EPYC AVX2,
- * 2026-12-05, the two alternating). */
+ * panel against T tokens: a[h][t] lane j = sum of row 8h + j's codes
+ * times token t's activation codes over the block, each half-octet's four
+ * codes meeting the token's four broadcast (once for both halves) by
+ * MAC(a[h][t], codes, activations). Two ways (a macro: a function would
+ * be compiled for one target). The loop over octets stays a loop:
+ * unrolled, GCC formed a block's 32 products before summing any and
+ * spilled them, and 4096x4096 by 64 tokens on one thread took 16.0-16.2
+ * ms against 11.9-13.5 (EPYC AVX2, 2026-12-05, the two alternating). */
 #define BLOCK_OCTETS (Q4_A8_BLOCK / 8)
 #define BLOCK_BODY(MAC)                                                        \
 	do {                                                                   \
 		const __m256i low = _mm256_set1_epi8(0x0f);                    \
 		_Pragma("GCC unroll 4")                                        \
 		for (int t = 0; t < T; t++)                                    \
-			a[t] = _mm256_setzero_si256();                         \
+			a[0][t] = a[1][t] = _mm256_setzero_si256();            \
 		for (int o = 0; o < BLOCK_OCTETS; o++, cw += PANEL,            \
 			 aq += 8 * T) {                                        \
-			__m256i z = _mm256_load_si256((const __m256i *)cw);    \
-			__m256i lo = _mm256_and_si256(z, low);                 \
-			__m256i hi = _mm256_and_si256(_mm256_srli_epi16(z, 4), \
-						      low);                    \
+			__m256i lo[2], hi[2];                                  \
+                                                                               \
+			for (int h = 0; h < 2; h++) {                          \
+				const __m256i z = _mm256_load_si256(           \
+					(const __m256i *)(cw + HALF * h));     \
+                                                                               \
+				lo[h] = _mm256_and_si256(z, low);              \
+				hi[h] = _mm256_and_si256(                      \
+					_mm256_srli_epi16(z, 4), low);         \
+			}                                                      \
 			_Pragma("GCC unroll 4")                                \
 			for (int t = 0; t < T; t++) {                          \
-				MAC(a[t], lo, _mm256_set1_epi32(word(aq + 4 * t))); \
-				MAC(a[t], hi, _mm256_set1_epi32(               \
-					word(aq + 4 * T + 4 * t)));            \
+				const __m256i xl = _mm256_set1_epi32(          \
+					word(aq + 4 * t));                     \
+				const __m256i xh = _mm256_set1_epi32(          \
+					word(aq + 4 * T + 4 * t));             \
+                                                                               \
+				for (int h = 0; h < 2; h++) {                  \
+					MAC(a[h][t], lo[h], xl);               \
+					MAC(a[h][t], hi[h], xh);               \
+				}                                              \
 			}                                                      \
 		}                                                              \
 	} while (0)
 
-/* With AVX-VNNI: one vpdpbusd a half-octet and token. */
+/* With AVX-VNNI: one vpdpbusd a half-octet, half and token. */
 #define MAC_VNNI(acc, c, v) ((acc) = _mm256_dpbusd_avx_epi32((acc), (c), (v)))
 __attribute__((target("avxvnni"))) static inline
 __attribute__((always_inline)) void
-block_vnni(const int32_t *cw, const int8_t *aq, const int T, __m256i a[TILE])
+block_vnni(const int32_t *cw, const int8_t *aq, const int T,
+	   __m256i a[2][TILE])
 {
 	BLOCK_BODY(MAC_VNNI);
 }
@@ -1300,7 +1313,8 @@ block_vnni(const int32_t *cw, const int8_t *aq, const int T, __m256i a[TILE])
 #define MAC_MADD(acc, c, v)                                                    \
 	((acc) = _mm256_add_epi16((acc), _mm256_maddubs_epi16((c), (v))))
 static inline __attribute__((always_inline)) void
-block_madd(const int32_t *cw, const int8_t *aq, const int T, __m256i a[TILE])
+block_madd(const int32_t *cw, const int8_t *aq, const int T,
+	   __m256i a[2][TILE])
 {
 	_Static_assert(Q4_A8_BLOCK / 4 * 2 * 15 * 127 < 32768,
 		       "a block's 16-bit sums do not saturate");
@@ -1309,7 +1323,8 @@ block_madd(const int32_t *cw, const int8_t *aq, const int T, __m256i a[TILE])
 	BLOCK_BODY(MAC_MADD);
 	_Pragma("GCC unroll 4")
 	for (int t = 0; t < T; t++)
-		a[t] = _mm256_madd_epi16(a[t], ones);
+		for (int h = 0; h < 2; h++)
+			a[h][t] = _mm256_madd_epi16(a[h][t], ones);
 }
 
 /* One panel against one tile of T tokens, each block's integers by
@@ -1318,43 +1333,52 @@ block_madd(const int32_t *cw, const int8_t *aq, const int T, __m256i a[TILE])
  * for one). */
 #define A8_MICRO_BODY(BLOCK_DOT)                                               \
 	do {                                                                   \
-		__m256 f[TILE];                                                \
+		__m256 f[2][TILE];                                             \
                                                                                \
 		_Pragma("GCC unroll 4")                                        \
 		for (int t = 0; t < T; t++)                                    \
-			f[t] = _mm256_setzero_ps();                            \
+			f[0][t] = f[1][t] = _mm256_setzero_ps();               \
 		for (int g = 0; g < ngroups; g++, as += T) {                   \
-			const __m256 sv = _mm256_cvtph_ps(_mm_load_si128(      \
-				(const __m128i *)(pn->scale + g * PANEL)));    \
-			const __m256 bv = _mm256_cvtph_ps(_mm_load_si128(      \
-				(const __m128i *)(pn->bias + g * PANEL)));     \
+			__m256 sv[2], bv[2];                                   \
                                                                                \
+			for (int h = 0; h < 2; h++) {                          \
+				sv[h] = _mm256_cvtph_ps(_mm_load_si128(        \
+					(const __m128i *)(pn->scale +          \
+						g * PANEL + HALF * h)));       \
+				bv[h] = _mm256_cvtph_ps(_mm_load_si128(        \
+					(const __m128i *)(pn->bias +           \
+						g * PANEL + HALF * h)));       \
+			}                                                      \
 			for (int j = 0; j < group / Q4_A8_BLOCK; j++, au += T,  \
 				 cw += BLOCK_OCTETS * PANEL,                    \
 				 aq += BLOCK_OCTETS * 8 * T) {                  \
-				__m256i a[TILE];                               \
+				__m256i a[2][TILE];                            \
                                                                                \
 				BLOCK_DOT(cw, aq, T, a);                       \
 				_Pragma("GCC unroll 4")                        \
 				for (int t = 0; t < T; t++)                    \
-					f[t] = _mm256_fmadd_ps(                \
-						_mm256_cvtepi32_ps(a[t]),      \
-						_mm256_mul_ps(sv,              \
+					for (int h = 0; h < 2; h++)            \
+						f[h][t] = _mm256_fmadd_ps(     \
+							_mm256_cvtepi32_ps(a[h][t]), \
+							_mm256_mul_ps(sv[h],   \
 							_mm256_set1_ps(au[t])), \
-						f[t]);                         \
+							f[h][t]);              \
 			}                                                      \
 			_Pragma("GCC unroll 4")                                \
 			for (int t = 0; t < T; t++)                            \
-				f[t] = _mm256_fmadd_ps(bv, _mm256_set1_ps(as[t]), \
-						       f[t]);                  \
+				for (int h = 0; h < 2; h++)                    \
+					f[h][t] = _mm256_fmadd_ps(bv[h],       \
+						_mm256_set1_ps(as[t]), f[h][t]); \
 		}                                                              \
-		for (int t = 0; t < T; t++) {                                  \
-			float out[HALF];                                       \
+		for (int t = 0; t < T; t++)                                    \
+			for (int h = 0; h < 2 && HALF * h < rows; h++) {       \
+				float out[HALF];                               \
                                                                                \
-			_mm256_storeu_ps(out, f[t]);                           \
-			memcpy(y + (size_t)t * ystride, out,                   \
-			       sizeof(float) * (size_t)rows);                  \
-		}                                                              \
+				_mm256_storeu_ps(out, f[h][t]);                \
+				memcpy(y + (size_t)t * ystride + HALF * h, out, \
+				       sizeof(float) * (size_t)(rows - HALF * h > \
+					HALF ? HALF : rows - HALF * h));       \
+			}                                                      \
 	} while (0)
 
 __attribute__((target("avxvnni"))) static inline
@@ -1378,38 +1402,19 @@ a8_micro_madd(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	A8_MICRO_BODY(block_madd);
 }
 
-/* The body of a kern_tile_fn over a panel `whole` of n rows into ys: the
- * micro-kernel on each half (pn: the half as a panel of its own, its
- * codes and heads PANEL apart) */
-#define A8_HALVES(micro)                                                       \
-	do {                                                                   \
-		for (int h = 0; h < 2 && HALF * h < n; h++) {                  \
-			const struct kern_panel half = {                       \
-				whole->codes + HALF * h,                       \
-				whole->scale + HALF * h,                       \
-				whole->bias + HALF * h };                      \
-			const struct kern_panel *pn = &half;                   \
-			float *y = ys + HALF * h;                              \
-			const int rows = n - HALF * h > HALF ? HALF :          \
-							       n - HALF * h;   \
-                                                                               \
-			KERN_TILE_DISPATCH(micro, TILE);                       \
-		}                                                              \
-	} while (0)
-
 __attribute__((target("avxvnni"))) static void
-a8_tile_vnni(const struct kern_panel *whole, const int8_t *aq,
-	     const float *au, const float *as, int T, int ngroups, int group,
-	     float *ys, size_t ystride, int n)
+a8_tile_vnni(const struct kern_panel *pn, const int8_t *aq, const float *au,
+	     const float *as, int T, int ngroups, int group, float *y,
+	     size_t ystride, int rows)
 {
-	A8_HALVES(a8_micro_vnni);
+	KERN_TILE_DISPATCH(a8_micro_vnni, TILE);
 }
 
-static void a8_tile_madd(const struct kern_panel *whole, const int8_t *aq,
+static void a8_tile_madd(const struct kern_panel *pn, const int8_t *aq,
 			 const float *au, const float *as, int T, int ngroups,
-			 int group, float *ys, size_t ystride, int n)
+			 int group, float *y, size_t ystride, int rows)
 {
-	A8_HALVES(a8_micro_madd);
+	KERN_TILE_DISPATCH(a8_micro_madd, TILE);
 }
 
 /* ---- exact products from digits over the integer path's panels
