@@ -47,11 +47,6 @@
 #include <sys/auxv.h>
 #endif
 
-/* Bytes between a token's planes of digits past kpad (kern_x.plane) */
-#ifndef DIG_PLANE_SKEW
-#define DIG_PLANE_SKEW 320
-#endif
-
 /* The portable load (kern.load): each group's sum in double, which holds
  * it exactly in any order (FP16 values are multiples of 2^-24 under 2^16,
  * at most 128 of them: under 2^47 units of 2^-24, and a double has 53
@@ -86,7 +81,6 @@ void kern_x_init(struct kern_x *kx, const struct kern *kn, const uint16_t *x,
 	kx->ngroups = (k + group - 1) / group;
 	kx->kpad = (kx->ngroups * group + 127) / 128 * 128; /* whole groups */
 	kx->stride = kx->kpad + 16;
-	kx->plane = kx->kpad + DIG_PLANE_SKEW;
 	/* 64-byte aligned: a vector load of the activations then never
 	 * straddles two cache lines (at k = 11008 they come from L2) */
 	kx->xf = xcalloc64((size_t)m * kx->stride * sizeof(float));
@@ -130,7 +124,7 @@ void kern_x_release(struct kern_x *kx)
  * up to four), and the whole, a multiple of 64 bytes */
 static size_t dig_digit_bytes(const struct kern_x *x)
 {
-	return 3 * (size_t)x->plane;
+	return 3 * (((size_t)x->ngroups * x->group + 127) / 128 * 128);
 }
 
 static size_t dig_us_groups(const struct kern_x *x)
@@ -191,7 +185,7 @@ struct kern_dig_tok kern_dig_tok(const struct kern_x *x, int i)
 		.us = kern_dig_us(x, i), .ex = kern_dig_extras(x, i),
 		.nx = *kern_dig_count(x, i),
 		.xf = x->xf + (size_t)i * x->stride,
-		.sx = x->sx + (size_t)i * x->ngroups, .plane = x->plane };
+		.sx = x->sx + (size_t)i * x->ngroups, .kpad = x->kpad };
 }
 
 struct kern_dig_extra *kern_dig_extra_new(const struct kern_x *x, int i,

@@ -60,11 +60,10 @@ struct kern_x {
 	struct kern_tiles tiles; /* for an integer (a8_run) call, else all
 				    NULL */
 	bool dig_planes;     /* dig's digits as planes, for a dig_run call:
-				three of kpad bytes (d0, d1, d2), `plane`
-				bytes apart, each value's in its column's
-				place; else the set's row order */
+				three of kpad bytes (d0, d1, d2), each value's
+				in its column's place; else the set's row
+				order */
 	int m, k, kpad, stride, group, ngroups;
-	int plane;           /* kpad and a skew (kern.c) */
 };
 
 /* A panel of an integer path: `rows` rows' codes packed by the kernel
@@ -234,8 +233,7 @@ struct kern_dig_tok {
 	const struct kern_dig_extra *ex;
 	int nx;
 	const float *xf, *sx;
-	int plane; /* x->plane: digit k of column j at d + k plane + j, as
-		      planes */
+	int kpad; /* x->kpad: digit k of column j at d + k kpad + j, as planes */
 };
 
 /* The unit u = 2^(e - 22) of a group whose largest magnitude is top, e

@@ -220,12 +220,12 @@ static inline __m256 group_max(__m256 m, int G)
 
 /* A pair's digits dt (vector t, lane 4c + l: column 32c + 4t + l's digit
  * k in dt[t][k]) as planes (kern_x.dig_planes): digit k of the pair's
- * column j at d + k plane + j. Packing vectors t and t + 1 to words, then
+ * column j at d + k kpad + j. Packing vectors t and t + 1 to words, then
  * those of t + 2 and t + 3 with them to bytes (saturating, so exact:
  * digits are bytes), puts lanes 0-3 of vectors 4h .. 4h + 3 in order in
  * the low 128 bits (columns 16h ..) and their lanes 4-7 in the high ones
  * (32 + 16h ..). */
-static inline void dig_planes(__m256i dt[8][3], int8_t *d, int plane)
+static inline void dig_planes(__m256i dt[8][3], int8_t *d, int kpad)
 {
 	for (int k = 0; k < 3; k++) {
 		__m256i b[2];
@@ -234,9 +234,9 @@ static inline void dig_planes(__m256i dt[8][3], int8_t *d, int plane)
 			b[h] = _mm256_packs_epi16(
 				_mm256_packs_epi32(dt[4 * h][k], dt[4 * h + 1][k]),
 				_mm256_packs_epi32(dt[4 * h + 2][k], dt[4 * h + 3][k]));
-		_mm256_storeu_si256((__m256i *)(d + (size_t)k * plane),
+		_mm256_storeu_si256((__m256i *)(d + (size_t)k * kpad),
 				    _mm256_permute2x128_si256(b[0], b[1], 0x20));
-		_mm256_storeu_si256((__m256i *)(d + (size_t)k * plane + 32),
+		_mm256_storeu_si256((__m256i *)(d + (size_t)k * kpad + 32),
 				    _mm256_permute2x128_si256(b[0], b[1], 0x31));
 	}
 }
@@ -342,7 +342,7 @@ static void dig_span(struct kern_x *x, int i, int p0, int np, int *nx)
 		}
 		if (x->dig_planes) {
 			dig_planes(dt, kern_dig_at(x, i) + (size_t)(p0 + p) * 64,
-				   x->plane);
+				   x->kpad);
 			continue;
 		}
 		for (int h = 0; h < 2; h++)
@@ -1482,14 +1482,15 @@ static __m256 dig_extras(const struct kern_panel *pn, int h,
 }
 
 /* One chunk (4 octets) of a panel's codes from cw against a token's
- * digits from d (planes `plane` bytes apart): s[k][h] (k = 0, 1, 2:
+ * digits from d (planes kpad bytes apart): s[k][h] (k = 0, 1, 2:
  * digits 2, 1, 0, widen's order; h the half) gains the 16-bit sums of the
  * products. In assembly: the six sums, four vectors of codes, a digit, a
  * product and the mask take 13 of AVX2's 16 registers, and GCC 12, given
  * the same in intrinsics, spilled a sum to the stack (the loop then waited
  * on it) or loaded the codes twice and rebuilt the mask each octet: hot on
- * one thread, 4096x4096, 0.54-0.60 ms a product, where clang's build of
- * the same C took 0.46-0.47 and this 0.43 (EPYC Zen 4, 2026-12-06). */
+ * one thread, 4096x4096, G = 128, 0.52-0.60 ms a product, where clang's
+ * build of the same C took 0.46-0.47 and this 0.43 (EPYC Zen 4,
+ * 2026-12-06, two panels of 8 rows then read side by side). */
 #define DIG_MAC(code, sum)                                                     \
 	"vpmaddubsw %[b], %[" code "], %[t]\n\t"                               \
 	"vpaddw %[t], %[" sum "], %[" sum "]\n\t"
@@ -1509,7 +1510,7 @@ static __m256 dig_extras(const struct kern_panel *pn, int h,
 	DIG_DIGIT(o, "(%[d],%[pl],1)", "s10", "s11")                            \
 	DIG_DIGIT(o, "(%[d])", "s00", "s01")
 static inline __attribute__((always_inline)) void
-dig_chunk(const int32_t *cw, const int8_t *d, size_t plane, __m256i low,
+dig_chunk(const int32_t *cw, const int8_t *d, size_t kpad, __m256i low,
 	  __m256i s[3][2])
 {
 	_Static_assert(PANEL == 2 * HALF && HALF == 8,
@@ -1524,10 +1525,10 @@ dig_chunk(const int32_t *cw, const int8_t *d, size_t plane, __m256i low,
 		  [s00] "+x"(s[2][0]), [s01] "+x"(s[2][1]),
 		  [lo0] "=&x"(lo0), [hi0] "=&x"(hi0), [lo1] "=&x"(lo1),
 		  [hi1] "=&x"(hi1), [b] "=&x"(b), [t] "=&x"(t)
-		: [cw] "r"(cw), [d] "r"(d), [pl] "r"(plane), [low] "x"(low),
+		: [cw] "r"(cw), [d] "r"(d), [pl] "r"(kpad), [low] "x"(low),
 		  "m"(*(chunk_codes *)cw), "m"(*(chunk_digits *)d),
-		  "m"(*(chunk_digits *)(d + plane)),
-		  "m"(*(chunk_digits *)(d + 2 * plane)));
+		  "m"(*(chunk_digits *)(d + kpad)),
+		  "m"(*(chunk_digits *)(d + 2 * kpad)));
 }
 #undef DIG_OCTET
 #undef DIG_CODES
@@ -1557,7 +1558,7 @@ static void dig_token(const struct kern_panel *pn, const struct q4_matrix *w,
 			for (int k = 0; k < 3; k++)
 				s[k][0] = s[k][1] = _mm256_setzero_si256();
 			PREFETCH(cw, 4 * PANEL * (int)sizeof(int32_t));
-			dig_chunk(cw, d, (size_t)tk->plane, low, s);
+			dig_chunk(cw, d, (size_t)tk->kpad, low, s);
 			_Pragma("GCC unroll 2")
 			for (int h = 0; h < 2; h++) {
 				const __m256i sh[3] = { s[0][h], s[1][h], s[2][h] };

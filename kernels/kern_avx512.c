@@ -199,10 +199,10 @@ static inline __m512 span_group_max(__m512 m, int G)
 
 /* A span's digits dt (vector t, lane 4c + l: column 32c + 4t + l's digit
  * k in dt[t][k]) as planes (kern_x.dig_planes): digit k of the span's
- * column j at d + k plane + j. Byte 4c + l of vector t's bytes goes to
+ * column j at d + k kpad + j. Byte 4c + l of vector t's bytes goes to
  * 32c + 4t + l: words of four vectors side by side, then taken in the
  * planes' order. */
-static inline void dig_planes(__m512i dt[8][3], int8_t *d, int plane)
+static inline void dig_planes(__m512i dt[8][3], int8_t *d, int kpad)
 {
 	const __m512i at = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5,
 					     9, 13, 17, 21, 25, 29);
@@ -219,9 +219,9 @@ static inline void dig_planes(__m512i dt[8][3], int8_t *d, int plane)
 					v[h], (__mmask16)(0xfu << (4 * t)),
 					_mm512_cvtepi32_epi8(dt[4 * h + t][k]));
 		}
-		_mm512_store_si512(d + (size_t)k * plane,
+		_mm512_store_si512(d + (size_t)k * kpad,
 				   _mm512_permutex2var_epi32(v[0], at, v[1]));
-		_mm512_store_si512(d + (size_t)k * plane + 64,
+		_mm512_store_si512(d + (size_t)k * kpad + 64,
 				   _mm512_permutex2var_epi32(
 					   v[0], _mm512_add_epi32(at, two), v[1]));
 	}
@@ -307,7 +307,7 @@ static void dig_span(struct kern_x *x, int i, int sp, int *nx)
 		dt[t][2] = q;
 	}
 	if (x->dig_planes) {
-		dig_planes(dt, kern_dig_at(x, i) + (size_t)sp * 128, x->plane);
+		dig_planes(dt, kern_dig_at(x, i) + (size_t)sp * 128, x->kpad);
 		return;
 	}
 	for (int h = 0; h < 2; h++)
@@ -1096,7 +1096,7 @@ dig_micro(const struct kern_panel *pn, const struct q4_matrix *w, int rows,
 	const __mmask16 keep[2] = {
 		(__mmask16)(rows >= HALF ? 0xffff : (1u << rows) - 1),
 		(__mmask16)(rows <= HALF ? 0 : (1u << (rows - HALF)) - 1) };
-	const int G = w->group, plane = tk[0].plane;
+	const int G = w->group, kpad = tk[0].kpad;
 	const int32_t *cw = pn->codes;
 	__m512 sum[DIG_T][2];
 
@@ -1120,7 +1120,7 @@ dig_micro(const struct kern_panel *pn, const struct q4_matrix *w, int rows,
 			for (int t = 0; t < T; t++)
 				_Pragma("GCC unroll 3")
 				for (int k = 0; k < 3; k++) {
-					const int8_t *d = tk[t].d + (size_t)k * plane +
+					const int8_t *d = tk[t].d + (size_t)k * kpad +
 							  8 * (size_t)o;
 					const __m512i xl = word(d), xh = word(d + 4);
 
