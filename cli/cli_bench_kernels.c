@@ -32,8 +32,8 @@ static const struct opt_cmd kbench_cmd = {
 		 "over these), GFLOP/s (2 x rows x columns x batch a second) and %peak (of\n"
 		 "the int8 peak for W4A8, of the FMA peak for the rest). %read is against\n"
 		 "the read pass above. W4A16 reads the integer path's packed panels where\n"
-		 "the set multiplies the activations' digits on them (avx512-vnni), as\n"
-		 "the models do.\n",
+		 "the set multiplies the activations' digits on them (avx512-vnni,\n"
+		 "avx2), as the models do.\n",
 	.exit_status = "0 done, 2 bad usage",
 	/* --quick is one shape at batch 1 */
 	.conflicts = { { "quick", "batch" }, { "quick", "shape" } },

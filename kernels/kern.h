@@ -4,11 +4,12 @@
  * Every kernel computes y (m x n, FP32) = x (m x k, FP16) times W^T for a
  * range of output rows, from activations the caller prepared once for all
  * rows (struct kern_x). "ref" is the specification (q4.h, q8.h); "avx2"
- * (x86-64 with AVX2, FMA and F16C; below eight tokens, and at any batch
- * on rows of 2048 weights or more, in integers from the activations'
- * exact digits, a token at a time), "avx512" (AVX-512 F, VL and BW: 16
- * lanes and one-instruction bit selects; lends G = 32 and 64 below four
- * tokens to avx2), "avx512-vnni" (the same, below four tokens in
+ * (x86-64 with AVX2, FMA and F16C; in integers from the activations'
+ * exact digits, a token at a time: at any batch over the integer path's
+ * panels, kern_q4_gemm_packed, and on the rows below eight tokens, or at
+ * any batch on rows of 2048 weights or more), "avx512" (AVX-512 F, VL
+ * and BW: 16 lanes and one-instruction bit selects; lends G = 32 and 64
+ * below four tokens to avx2), "avx512-vnni" (the same, below four tokens in
  * AVX512-VNNI integer dot products from the activations' digits, and at
  * any batch over the integer path's panels: kern_q4_gemm_packed), "neon"
  * (aarch64, FP32 arithmetic), "neon-fp16" (aarch64 with FP16 arithmetic:

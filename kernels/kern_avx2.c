@@ -12,12 +12,14 @@
  *     s sum q x + b sum x = 16 s P + (b - 16 s) SX,
  * with SX, the group's activation sum, prepared once per call: q4_row,
  * for blocks of 8 tokens or more on short rows (dig_takes) where the
- * models do not take the W4A8 integer path (further down), and the groups
- * the activations' digits cannot hold. Other batches take each token from
- * its digits (further down, with the plain avx512 set's G = 32 and 64
- * below 4 tokens; avx-vnni's sums them with vpdpbusd). The set's FP16
- * conversion, FP32 product and attention follow, shared by the AVX-512
- * sets. */
+ * weights are not packed for the integer path (further down), and the
+ * groups the activations' digits cannot hold. Other batches take each
+ * token from its digits (further down, with the plain avx512 set's G = 32
+ * and 64 below 4 tokens; avx-vnni's sums them with vpdpbusd). Where the
+ * weights are packed (the models, `bench kernels`), avx2's exact products
+ * take the digits over the integer path's panels at every batch (at the
+ * end). The set's FP16 conversion, FP32 product and attention follow,
+ * shared by the AVX-512 sets. */
 #include "kern.h"
 #include "f16.h"
 

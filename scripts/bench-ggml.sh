@@ -10,8 +10,8 @@
 # path on, as llama.cpp builds it, under BUILD/ggml (BUILD: default build),
 # and scripts/ggml-mm.c against it. Prints a line a timing, then a table
 # of medians over the rounds: ms and GFLOP/s of each, and the speed of the
-# project's g128 W4A16 (exact FP16 activations: float, or digits below
-# four tokens) and W4A8 (int8 activations, as ggml's Q4_0 products have
+# project's g128 W4A16 (exact FP16 activations: from their digits over
+# the integer path's panels on avx512-vnni and avx2) and W4A8 (int8 activations, as ggml's Q4_0 products have
 # them; the models take it from four tokens on by default, and below under
 # `calib cpu --decode-acts int8`) over ggml's faster Q4_0,
 # and of its faster over ggml's F16; with the int8 dot-product and FMA
