@@ -77,6 +77,15 @@ struct kern_panel {
 	uint16_t *scale, *bias;
 };
 
+/* The rows of half h of a panel's first `rows` rows, laid in halves of
+ * `half` rows: 0 .. half */
+static inline int kern_half_rows(int rows, int half, int h)
+{
+	int n = rows - half * h;
+
+	return n < 0 ? 0 : n > half ? half : n;
+}
+
 /* An integer path's two parts: pack the codes of rows [r, r + rows) of w
  * into pn (rows at most the panel's; the rest zero; kern.c fills the
  * scales and biases), and run a packed panel against a tile of T tokens

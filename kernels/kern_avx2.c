@@ -1242,8 +1242,7 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 		    struct kern_panel *pn)
 {
 	for (int h = 0; h < 2; h++)
-		a8_pack_half(w, r + HALF * h, rows - HALF * h < 0 ? 0 :
-			     rows - HALF * h > HALF ? HALF : rows - HALF * h, kq,
+		a8_pack_half(w, r + HALF * h, kern_half_rows(rows, HALF, h), kq,
 			     pn, h);
 }
 
@@ -1378,8 +1377,8 @@ block_madd(const int32_t *cw, const int8_t *aq, const int T,
                                                                                \
 				_mm256_storeu_ps(out, f[h][t]);                \
 				memcpy(y + (size_t)t * ystride + HALF * h, out, \
-				       sizeof(float) * (size_t)(rows - HALF * h > \
-					HALF ? HALF : rows - HALF * h));       \
+				       sizeof(float) * (size_t)kern_half_rows( \
+					       rows, HALF, h));                \
 			}                                                      \
 	} while (0)
 
@@ -1586,8 +1585,8 @@ static void dig_token(const struct kern_panel *pn, const struct q4_matrix *w,
 		if (tk->nx)
 			sum[h] = dig_extras(pn, h, w, tk, sum[h]);
 		_mm256_storeu_ps(out, sum[h]);
-		memcpy(y + HALF * h, out, sizeof(float) *
-		       (size_t)(rows - HALF * h > HALF ? HALF : rows - HALF * h));
+		memcpy(y + HALF * h, out,
+		       sizeof(float) * (size_t)kern_half_rows(rows, HALF, h));
 	}
 }
 

@@ -887,8 +887,7 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 		    struct kern_panel *pn)
 {
 	for (int h = 0; h < 2; h++)
-		a8_pack_half(w, r + HALF * h, rows - HALF * h < 0 ? 0 :
-			     rows - HALF * h > HALF ? HALF : rows - HALF * h, kq,
+		a8_pack_half(w, r + HALF * h, kern_half_rows(rows, HALF, h), kq,
 			     pn, h);
 }
 
