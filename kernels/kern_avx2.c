@@ -401,14 +401,17 @@ pair_digits(__m256i z, const int8_t *d, __m256i s[3], const int first)
 	}
 }
 
-/* 65536 s[0] + 256 s[1] + s[2] in 32-bit lanes, for the sums of at most
- * two pairs (a group of 128): a 16-bit lane holds 2 pairs x 2 nibbles x
- * 2 products of 15 by a digit, at most 15360 (d2: 7680), and a 32-bit
- * lane 16 codes by |v| < 2^22, under 2^30 */
+/* 65536 s[0] + 256 s[1] + s[2] in 32-bit lanes, for 16-bit lanes of at
+ * most 16 products of a code (15 at most) by a digit (|d| <= 128), and
+ * 32-bit lanes of at most 32 codes by |v| < 2^22: a row's two pairs (a
+ * group of 128; 8 products, 16 codes) or a panel's chunk (dig_token; 16
+ * and 32) */
 static inline __m256i widen(const __m256i s[3])
 {
-	_Static_assert(2 * 2 * 2 * 15 * 128 < 32768,
-		       "a group's 16-bit sums of digits do not overflow");
+	_Static_assert(16 * 15 * 128 < 32768,
+		       "16-bit sums of digits do not overflow");
+	_Static_assert(32LL * 15 * ((1 << 22) - 1) < 2147483647LL,
+		       "a 32-bit lane's sum q.v does not overflow");
 	const __m256i ones = _mm256_set1_epi16(1);
 	__m256i t = _mm256_add_epi32(_mm256_madd_epi16(s[0], _mm256_set1_epi16(256)),
 				     _mm256_madd_epi16(s[1], ones));
@@ -1170,8 +1173,8 @@ void kern_avx2_attend(const float *q, int nq, const float *kc, const float *vc,
  * four codes broadcast against a half's codes: into vpdpbusd with
  * AVX-VNNI, through vpmaddubsw and vpmaddwd without. Each activation block
  * ends with f += float(sum q a) (s u), each group with f += b sum(x), the
- * products s u formed per token. The halves run apart; they lie together
- * for the digits (dig_run), which meet both at once. */
+ * products s u formed per token. Each broadcast meets both halves, in
+ * W4A8's tiles and in the exact products from digits (dig_run). */
 #define HALF 8
 #define PANEL 16
 #define TILE 4
@@ -1541,8 +1544,6 @@ dig_chunk(const int32_t *cw, const int8_t *d, size_t kpad, __m256i low,
 static void dig_token(const struct kern_panel *pn, const struct q4_matrix *w,
 		      int rows, const struct kern_dig_tok *tk, float *y)
 {
-	_Static_assert(4 * 2 * 2 * 15 * 128 < 32768,
-		       "a chunk's 16-bit sums of a digit do not overflow");
 	const __m256i low = _mm256_set1_epi8(0x0f);
 	const int chunks = w->group / 32;
 	const int32_t *cw = pn->codes;
