@@ -1267,14 +1267,6 @@ static inline int32_t word(const int8_t *p)
  * spilled them, and 4096x4096 by 64 tokens on one thread took 16.0-16.2
  * ms against 11.9-13.5 (EPYC AVX2, 2026-12-05, the two alternating). */
 #define BLOCK_OCTETS (Q4_A8_BLOCK / 8)
-/* An octet's line of codes is asked for this far ahead, into L2: a W4A8
- * octet takes a few cycles, so KERN_PREFETCH_BYTES (4 KB) is less time
- * ahead than memory takes. 11008x4096 from memory on one thread, G = 128,
- * three rounds alternating: 1 token 0.67-0.72 ms with 8-row panels and no
- * prefetch, 0.75-0.82 with these panels and none, 0.62 with 16 KB (32 KB
- * the same); 4 tokens 2.48-2.72, 2.01-2.05 and 1.64 (EPYC Zen 4,
- * 2026-12-06) */
-#define A8_PREFETCH_BYTES 16384
 #define BLOCK_BODY(MAC)                                                        \
 	do {                                                                   \
 		const __m256i low = _mm256_set1_epi8(0x0f);                    \
@@ -1285,8 +1277,7 @@ static inline int32_t word(const int8_t *p)
 			 aq += 8 * T) {                                        \
 			__m256i lo[2], hi[2];                                  \
                                                                                \
-			__builtin_prefetch((const char *)cw +                  \
-					   A8_PREFETCH_BYTES, 0, 2);           \
+			PREFETCH_AHEAD(cw, 64, KERN_PANEL_PREFETCH_BYTES);     \
 			for (int h = 0; h < 2; h++) {                          \
 				const __m256i z = _mm256_load_si256(           \
 					(const __m256i *)(cw + HALF * h));     \
@@ -1569,7 +1560,8 @@ static void dig_token(const struct kern_panel *pn, const struct q4_matrix *w,
 			_Pragma("GCC unroll 3")
 			for (int k = 0; k < 3; k++)
 				s[k][0] = s[k][1] = _mm256_setzero_si256();
-			PREFETCH(cw, 4 * PANEL * (int)sizeof(int32_t));
+			PREFETCH_AHEAD(cw, 4 * PANEL * (int)sizeof(int32_t),
+				       KERN_PANEL_PREFETCH_BYTES);
 			dig_chunk(cw, d, (size_t)tk->kpad, low, s);
 			_Pragma("GCC unroll 2")
 			for (int h = 0; h < 2; h++) {

@@ -804,9 +804,10 @@ static void f32(const float *w, int n, int k, const float *x, int m, float *y,
  * vectors of sums for 32 registers) 1.73-1.86, 6.03-6.42 and 46.1-47.3.
  * A panel's codes (64 KB at 4096 columns; 128 KB as bytes) come from L2
  * at every tile, and at the first from memory: the loop asks for them
- * KERN_PREFETCH_BYTES ahead (11008x4096 x 64, byte codes: 6.18-6.57 ms
- * against 6.47-7.29 in three pairs; no change at 16 and 512 tokens, nor
- * at 4096x4096, where the weights stay in L3). */
+ * KERN_PANEL_PREFETCH_BYTES ahead (at KERN_PREFETCH_BYTES then,
+ * 11008x4096 x 64, byte codes: 6.18-6.57 ms against 6.47-7.29 in three
+ * pairs; no change at 16 and 512 tokens, nor at 4096x4096, where the
+ * weights stay in L3). */
 #define HALF 16  /* rows a vector */
 #define PANEL 32 /* two vectors of rows, each activation word meeting both */
 #define TILE 6
@@ -902,7 +903,7 @@ static inline __m512i word(const int8_t *p)
 
 /* The octet of a panel at cw (two halves' vectors of 16 rows' words): each
  * half's low nibbles in lo, its high ones in hi, as unsigned bytes; and
- * the weights KERN_PREFETCH_BYTES ahead asked for */
+ * the weights KERN_PANEL_PREFETCH_BYTES ahead asked for */
 static inline __attribute__((always_inline)) void
 octet_nibbles(const int32_t *cw, __m512i lo[2], __m512i hi[2])
 {
@@ -914,7 +915,8 @@ octet_nibbles(const int32_t *cw, __m512i lo[2], __m512i hi[2])
 		lo[h] = _mm512_and_si512(z, low);
 		hi[h] = _mm512_and_si512(_mm512_srli_epi16(z, 4), low);
 	}
-	PREFETCH(cw, 2 * HALF * (int)sizeof(*cw));
+	PREFETCH_AHEAD(cw, 2 * HALF * (int)sizeof(*cw),
+		       KERN_PANEL_PREFETCH_BYTES);
 }
 
 /* Group g's FP16 scales or biases of half h of a panel (v: the panel's
