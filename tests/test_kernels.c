@@ -3,6 +3,7 @@
  * libc only: the same file runs on aarch64 under qemu. */
 #include "harness.h"
 
+#include "err.h"
 #include "f16.h"
 #include "kern.h"
 
@@ -876,13 +877,33 @@ static bool digits_take(const struct kern *kn, int m, int k, int g)
 	return took;
 }
 
+/* Outputs of kn's product of m tokens (over pw's panels, or pw NULL
+ * through its rows: kern_q4_gemm) into y that differ from each token's
+ * alone, bit for bit (q at most 64 rows) */
+static int differ_alone(const struct kern *kn, const struct q4_matrix *q,
+			const struct kern_a8w *pw, const uint16_t *x, int m,
+			float *y)
+{
+	float one[64];
+	int bad = 0;
+
+	HS_ASSERT(q->n <= 64);
+	kern_q4_gemm_packed(kn, NULL, q, pw, x, m, y);
+	for (int i = 0; i < m; i++) {
+		kern_q4_gemm_packed(kn, NULL, q, pw, x + (size_t)i * q->k, 1, one);
+		for (int r = 0; r < q->n; r++)
+			bad += !same_float(one[r], y[(size_t)i * q->n + r]);
+	}
+	return bad;
+}
+
 /* Where a set's exact product goes by digits (over panels at any batch,
- * or avx2's rows token by token at the batches its digits call takes)
- * each token's result is what it gets alone, bit for bit, whatever the
- * batch and the tiles or blocks it falls in (so a verify block's logits
- * are each position's decode step's), shapes with short panels and short
- * spans among them; 6 and 20 tokens, the last past a block of avx2's
- * 16 */
+ * and through the rows of avx2 and avx-vnni token by token at the batches
+ * their digits call takes) each token's result is what it gets alone, bit
+ * for bit, whatever the batch and the tiles or blocks it falls in (so a
+ * verify block's logits are each position's decode step's), shapes with
+ * short panels and short spans among them; 6 and 20 tokens, the last past
+ * a block of the rows' 16 */
 static void token_alone(void)
 {
 	static const int sizes[][2] = { { 45, 4160 }, { 64, 576 } };
@@ -897,7 +918,7 @@ static void token_alone(void)
 		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 			const int n = sizes[s][0], k = sizes[s][1], mmax = 20;
 			float *w = malloc(sizeof(float) * n * k);
-			float *y = malloc(sizeof(float) * mmax * n), one[64];
+			float *y = malloc(sizeof(float) * mmax * n);
 			uint16_t *x = malloc(sizeof(uint16_t) * mmax * k);
 
 			fill_weights(w, (size_t)n * k);
@@ -908,26 +929,28 @@ static void token_alone(void)
 
 				q4_init(&q, n, k, g);
 				q4_quantize(&q, w, Q4_ASYM);
-				pw = kern_a8w_new(kn, NULL, &q);
+				pw = kn->dig_run ? kern_a8w_new(kn, NULL, &q) : NULL;
 				for (size_t b = 0; b < sizeof(batches) / sizeof(batches[0]); b++) {
 					const int m = batches[b];
-					int bad = 0;
+					int bad;
 
-					if (!kn->dig_run &&
-					    !((kn->digit_groups & g) && digits_take(kn, m, k, g)))
+					if (pw) {
+						checked++;
+						bad = differ_alone(kn, &q, pw, x, m, y);
+						CHECK_MSG(bad == 0, "%s over panels g%d "
+							  "%dx%d, %d tokens: %d of %d "
+							  "outputs differ from the token's "
+							  "alone", *nm, g, n, k, m, bad, m * n);
+					}
+					if (!(kn->digit_groups & g) ||
+					    !digits_take(kn, m, k, g))
 						continue;
 					checked++;
-					kern_q4_gemm_packed(kn, NULL, &q, pw, x, m, y);
-					for (int i = 0; i < m; i++) {
-						kern_q4_gemm_packed(kn, NULL, &q, pw,
-								    x + (size_t)i * k, 1, one);
-						for (int r = 0; r < n; r++)
-							bad += !same_float(one[r],
-									   y[(size_t)i * n + r]);
-					}
-					CHECK_MSG(bad == 0, "%s g%d %dx%d, %d tokens: %d of "
-						  "%d outputs differ from the token's "
-						  "alone", *nm, g, n, k, m, bad, m * n);
+					bad = differ_alone(kn, &q, NULL, x, m, y);
+					CHECK_MSG(bad == 0, "%s by rows g%d %dx%d, %d "
+						  "tokens: %d of %d outputs differ from "
+						  "the token's alone", *nm, g, n, k, m,
+						  bad, m * n);
 				}
 				kern_a8w_free(pw);
 				q4_release(&q);
