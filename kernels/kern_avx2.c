@@ -1594,7 +1594,7 @@ static void dig_token(const struct kern_panel *pn, const struct q4_matrix *w,
 }
 
 /* kern_dig_run_fn: each of the T tokens in turn (the panel's codes from
- * L1 after the first) */
+ * cache after the first: 32 KB at 4096 columns) */
 static void dig_run(const struct kern_panel *pn, const struct q4_matrix *w,
 		    int rows, const struct kern_dig_tok *t, int T, float *y,
 		    size_t ystride)
