@@ -1553,7 +1553,11 @@ static void dig_token(const struct kern_panel *pn, const struct q4_matrix *w,
 
 	for (int g = 0; g < w->ngroups; g++) {
 		const __m256 u = _mm256_set1_ps(tk->us[2 * g]);
+		__m256 su[2]; /* the group's s u, each half's rows */
 
+		for (int h = 0; h < 2; h++)
+			su[h] = _mm256_mul_ps(u, _mm256_cvtph_ps(_mm_load_si128(
+				(const __m128i *)(pn->scale + g * PANEL + HALF * h))));
 		for (int c = 0; c < chunks; c++, cw += 4 * PANEL, d += 32) {
 			__m256i s[3][2];
 
@@ -1566,12 +1570,9 @@ static void dig_token(const struct kern_panel *pn, const struct q4_matrix *w,
 			_Pragma("GCC unroll 2")
 			for (int h = 0; h < 2; h++) {
 				const __m256i sh[3] = { s[0][h], s[1][h], s[2][h] };
-				const __m256 sv = _mm256_cvtph_ps(_mm_load_si128(
-					(const __m128i *)(pn->scale + g * PANEL +
-							  HALF * h)));
 
 				sum[h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(widen(sh)),
-							 _mm256_mul_ps(sv, u), sum[h]);
+							 su[h], sum[h]);
 			}
 		}
 		const __m256 sx = _mm256_set1_ps(tk->us[2 * g + 1]);
