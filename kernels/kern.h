@@ -413,7 +413,7 @@ extern const struct kern kern_avx2, kern_avx_vnni, kern_avx512,
  * ahead than memory takes. 11008x4096 from memory, G = 128, a token, three
  * rounds alternating (EPYC Zen 4, 2026-12-06): avx512-vnni's exact
  * product 1.05-1.14 ms to 0.79-0.92 on one thread, 0.70-0.75 to 0.72-0.78
- * on two (within the rounds' spread), its W4A8 0.53-0.83 to 0.40-0.43 on
+ * on two (within the rounds' spread), its W4A8 0.46-0.83 to 0.40-0.43 on
  * one; avx2's exact 1.23-1.26 to 1.16-1.18 on one, 0.69-0.76 to 0.60-0.63
  * on two; 8 KB between the two. */
 #define KERN_PANEL_PREFETCH_BYTES 16384

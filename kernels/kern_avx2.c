@@ -660,7 +660,7 @@ ROW_KERNEL(row1_dig64_vnni, row1_dig_64, 1)
 #define DIG_BLOCK_TOKENS 16
 /* The float loop's blocks, 16 or 8 tokens: 8 where their activations fit
  * this (of L1's 32 KB, the rest for the rows' codes) and 16 tokens' do
- * not. From L1 its token loop took 5.1 cycles a pair and token, from L2
+ * not. From L1 its token loop took 4.9-5.1 cycles a pair and token, from L2
  * 7.5-8.2 (a scratch copy, EPYC Zen 4, 2026-12-06: 576 columns in blocks
  * of 8 and 16); the kernel then took 15-20% less time at 16 and 64 tokens
  * at 49152x576 (SmolLM2's classifier shape). Blocks of 4 on rows of 1536
