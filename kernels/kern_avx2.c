@@ -661,7 +661,7 @@ ROW_KERNEL(row1_dig64_vnni, row1_dig_64, 1)
 /* The float loop's blocks, 16 or 8 tokens: 8 where their activations fit
  * this (of L1's 32 KB, the rest for the rows' codes) and 16 tokens' do
  * not. From L1 its token loop took 4.9-5.1 cycles a pair and token, from L2
- * 7.5-8.2 (a scratch copy, EPYC Zen 4, 2026-12-06: 576 columns in blocks
+ * 7.5-10.6 (a scratch copy, EPYC Zen 4, 2026-12-06: 576 columns in blocks
  * of 8 and 16); the kernel then took 15-20% less time at 16 and 64 tokens
  * at 49152x576 (SmolLM2's classifier shape). Blocks of 4 on rows of 1536
  * (in L1) took 6-9% more: the codes' decoding, once a pair for a block,
