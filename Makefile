@@ -94,6 +94,23 @@ $(ARM_TEST): $(ARM_SRC) $(wildcard kernels/*.h base/err.h base/mem.h tests/harne
 	$(ARM_CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 $(WARN) -Ibase -Ikernels \
 		-static -o $@ $(ARM_SRC) -lm -lpthread
 
+# The kernel tests again with the avx-vnni set's vpdpbusd in its EVEX form
+# (kern_avx2.c, KERN_VNNI_EVEX), for CPUs with AVX-512 VNNI and no AVX-VNNI:
+# kern.o and kern_avx2.o rebuilt, the rest from the library.
+EVEX_DIR  = $(BUILD)/vnni-evex
+EVEX_TEST = $(EVEX_DIR)/kernel-tests
+EVEX_OBJ  = $(EVEX_DIR)/kern.o $(EVEX_DIR)/kern_avx2.o $(EVEX_DIR)/kmain.o \
+            $(BUILD)/tests/test_kernels.o $(BUILD)/tests/harness.o
+$(EVEX_DIR)/%.o: kernels/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DKERN_VNNI_EVEX -c -o $@ $<
+$(EVEX_DIR)/kmain.o: tests/kmain.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(EVEX_DIR)/kern_avx2.o: CFLAGS += -mavx2 -mfma -mf16c
+$(EVEX_TEST): $(EVEX_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(CUDA_LIB): $(wildcard kernels/cuda/*.cu kernels/cuda/*.h) kernels/gk.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -shared -o $@ $(filter %.cu,$^) -lcublas \
@@ -122,7 +139,7 @@ deps-fuzz:
 test: deps
 	@$(MAKE) --no-print-directory check
 
-check: $(BIN) $(TESTS) $(ARM_TEST) $(CUDA_LIB)
+check: $(BIN) $(TESTS) $(ARM_TEST) $(EVEX_TEST) $(CUDA_LIB)
 	@sh tests/run.sh $(BUILD)
 
 # The main job: build, then the default experiments, results and plots.
@@ -185,4 +202,4 @@ valgrind: deps
 clean:
 	rm -rf build build-asan build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(EVEX_OBJ:.o=.d)

@@ -586,8 +586,14 @@ static int cpu_runs(const struct kern *k)
 		return __builtin_cpu_supports("avx512f") &&
 		       __builtin_cpu_supports("avx512vl") &&
 		       __builtin_cpu_supports("avx512bw");
-	if (k == &kern_avx_vnni)
-		return cpu_runs(&kern_avx2) && __builtin_cpu_supports("avxvnni");
+	if (k == &kern_avx_vnni) /* KERN_VNNI_EVEX: kern_avx2.c's vpdpbusd */
+		return cpu_runs(&kern_avx2) &&
+#ifdef KERN_VNNI_EVEX
+		       __builtin_cpu_supports("avx512vnni") &&
+		       __builtin_cpu_supports("avx512vl");
+#else
+		       __builtin_cpu_supports("avxvnni");
+#endif
 	if (k == &kern_avx2)
 		return __builtin_cpu_supports("avx2") &&
 		       __builtin_cpu_supports("fma") &&

@@ -420,13 +420,28 @@ static inline __m256i widen(const __m256i s[3])
 				_mm256_madd_epi16(s[2], ones));
 }
 
-/* vpdpbusd with AVX-VNNI (its VEX form) as an instruction, not an
- * intrinsic: the functions that hold it serve avx2 too, and run it only
- * in the avx-vnni set's instances (vnni, a constant where inlined), which
- * kern.c picks only on a CPU with AVX-VNNI */
-static inline __m256i dpbusd_vex(__m256i acc, __m256i u8, __m256i s8)
+/* The avx-vnni set's vpdpbusd: AVX-VNNI's VEX form, or, built with
+ * KERN_VNNI_EVEX (the Makefile's EVEX_TEST only), AVX-512 VNNI's EVEX form
+ * on the same 256-bit registers, the same operation, so that the set's
+ * code runs and is tested on CPUs with AVX-512 VNNI but no AVX-VNNI (Zen 4,
+ * Ice Lake); kern.c asks the CPU for the form built */
+#ifdef KERN_VNNI_EVEX
+#define VNNI_TARGET "avx512vnni,avx512vl"
+#define VNNI_FORM "%{evex%} "
+#define dpbusd256 _mm256_dpbusd_epi32
+#else
+#define VNNI_TARGET "avxvnni"
+#define VNNI_FORM "%{vex%} "
+#define dpbusd256 _mm256_dpbusd_avx_epi32
+#endif
+
+/* vpdpbusd as an instruction, not an intrinsic: the functions that hold
+ * it serve avx2 too, and run it only in the avx-vnni set's instances
+ * (vnni, a constant where inlined), which kern.c picks only on a CPU
+ * that has it */
+static inline __m256i dpbusd_insn(__m256i acc, __m256i u8, __m256i s8)
 {
-	__asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u8), "x"(s8));
+	__asm__(VNNI_FORM "vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u8), "x"(s8));
 	return acc;
 }
 
@@ -460,9 +475,9 @@ dig_dot(const __m256i z[2], const int8_t *d, const int np, const int vnni)
 		for (int p = 0; p < np; p++) {
 			const int8_t *dk = d + (size_t)p * DIG_PAIR + 64 * k;
 
-			s[k] = dpbusd_vex(s[k], lo[p],
+			s[k] = dpbusd_insn(s[k], lo[p],
 					  _mm256_load_si256((const __m256i *)dk));
-			s[k] = dpbusd_vex(s[k], hi[p], _mm256_load_si256(
+			s[k] = dpbusd_insn(s[k], hi[p], _mm256_load_si256(
 						  (const __m256i *)(dk + 32)));
 		}
 	}
@@ -1302,8 +1317,8 @@ static inline int32_t word(const int8_t *p)
 	} while (0)
 
 /* With AVX-VNNI: one vpdpbusd a half-octet, half and token. */
-#define MAC_VNNI(acc, c, v) ((acc) = _mm256_dpbusd_avx_epi32((acc), (c), (v)))
-__attribute__((target("avxvnni"))) static inline
+#define MAC_VNNI(acc, c, v) ((acc) = dpbusd256((acc), (c), (v)))
+__attribute__((target(VNNI_TARGET))) static inline
 __attribute__((always_inline)) void
 block_vnni(const int32_t *cw, const int8_t *aq, const int T,
 	   __m256i a[2][TILE])
@@ -1386,7 +1401,7 @@ block_madd(const int32_t *cw, const int8_t *aq, const int T,
 			}                                                      \
 	} while (0)
 
-__attribute__((target("avxvnni"))) static inline
+__attribute__((target(VNNI_TARGET))) static inline
 __attribute__((always_inline)) void
 a8_micro_vnni(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	      const float *as, int ngroups, int group, const int T, float *y,
@@ -1407,7 +1422,7 @@ a8_micro_madd(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	A8_MICRO_BODY(block_madd);
 }
 
-__attribute__((target("avxvnni"))) static void
+__attribute__((target(VNNI_TARGET))) static void
 a8_tile_vnni(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	     const float *as, int T, int ngroups, int group, float *y,
 	     size_t ystride, int rows)

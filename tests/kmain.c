@@ -1,4 +1,5 @@
-/* kmain.c: the kernel tests alone, for the aarch64 build under qemu. */
+/* kmain.c: the kernel tests alone, for the aarch64 build under qemu and
+ * the avx-vnni set's EVEX build (Makefile: ARM_TEST, EVEX_TEST). */
 #include "harness.h"
 
 extern const struct tcase kernel_tests[];
