@@ -16,9 +16,9 @@
  * groups the activations' digits cannot hold. Other batches take each
  * token from its digits (further down, with the plain avx512 set's G = 32
  * and 64 below 4 tokens; avx-vnni's sums them with vpdpbusd). Where the
- * weights are packed (the models, `bench kernels`), avx2's exact products
- * take the digits over the integer path's panels at every batch (at the
- * end). The set's FP16 conversion, FP32 product and attention follow,
+ * weights are packed (the models, `bench kernels`), both sets' exact
+ * products take the digits over the integer path's panels at every batch
+ * (at the end). The set's FP16 conversion, FP32 product and attention follow,
  * shared by the AVX-512 sets. */
 #include "kern.h"
 #include "f16.h"
@@ -435,6 +435,16 @@ static inline __m256i widen(const __m256i s[3])
 #define dpbusd256 _mm256_dpbusd_avx_epi32
 #endif
 
+/* 65536 s[0] + 256 s[1] + s[2], for 32-bit sums of a digit each (2, 1,
+ * 0), of at most 32 codes by |v| < 2^22 (widen's bound) */
+static inline __m256i dig_join(const __m256i s[3])
+{
+	const __m256i v = _mm256_add_epi32(_mm256_slli_epi32(s[0], 16),
+					   _mm256_slli_epi32(s[1], 8));
+
+	return _mm256_add_epi32(v, s[2]);
+}
+
 /* vpdpbusd as an instruction, not an intrinsic: the functions that hold
  * it serve avx2 too, and run it only in the avx-vnni set's instances
  * (vnni, a constant where inlined), which kern.c picks only on a CPU
@@ -454,7 +464,7 @@ static inline __attribute__((always_inline)) __m256i
 dig_dot(const __m256i z[2], const int8_t *d, const int np, const int vnni)
 {
 	const __m256i low = _mm256_set1_epi8(0x0f);
-	__m256i s[3], lo[2], hi[2], v;
+	__m256i s[3], lo[2], hi[2];
 
 	if (!vnni) {
 		pair_digits(z[0], d, s, 1);
@@ -481,8 +491,7 @@ dig_dot(const __m256i z[2], const int8_t *d, const int np, const int vnni)
 						  (const __m256i *)(dk + 32)));
 		}
 	}
-	v = _mm256_add_epi32(_mm256_slli_epi32(s[0], 16), _mm256_slli_epi32(s[1], 8));
-	return _mm256_add_epi32(v, s[2]);
+	return dig_join(s);
 }
 
 /* sum q x over group g (its codes at q) by the float method: 16 (P - SX),
@@ -1438,7 +1447,7 @@ static void a8_tile_madd(const struct kern_panel *pn, const int8_t *aq,
 }
 
 /* ---- exact products from digits over the integer path's panels
- * (kern_q4_gemm_packed; "avx2" only) ----
+ * (kern_q4_gemm_packed; "avx2" and "avx-vnni") ----
  * kern_avx512.c's method on 8 lanes: the rows packed as a8_pack packs them
  * (an octet of a row's codes a 32-bit word, a half's 8 rows a vector), the
  * digits as planes (dig_planes): the octet's four low nibbles meet its
@@ -1447,10 +1456,11 @@ static void a8_tile_madd(const struct kern_panel *pn, const int8_t *aq,
  * vpmaddubsw's 16-bit sums of a digit add up over a chunk (4 octets, 16
  * products of a code by a digit, at most 30720) and widen to the chunk's
  * exact sum q.v in 32-bit lanes (32 codes by |v| < 2^22, under 2^31; a
- * row a lane), then sum += s u float(q.v) a chunk and b SX a group. A
- * group's scales, units and bias terms are a few instructions for 16 rows,
- * where the row kernels (ROW_KERNEL) spend as many on each row, and each
- * row's lanes are summed once at its end. A token at a time: a second
+ * row a lane); avx-vnni's vpdpbusd sums a digit's products in 32-bit
+ * lanes, joined without widening (dig_join). Then sum += s u float(q.v) a
+ * chunk and b SX a group. A group's scales, units and bias terms are a few
+ * instructions for 16 rows, where the row kernels (ROW_KERNEL) spend as
+ * many on each row, and each row's lanes are summed once at its end. A token at a time: a second
  * token's six sums would not fit AVX2's 16 registers. */
 
 /* The codes of column c (0 .. 7) of an octet, a half's 8 rows' words at
@@ -1503,35 +1513,49 @@ static __m256 dig_extras(const struct kern_panel *pn, int h,
 
 /* One chunk (4 octets) of a panel's codes from cw against a token's
  * digits from d (planes kpad bytes apart): s[k][h] (k = 0, 1, 2:
- * digits 2, 1, 0, widen's order; h the half) gains the 16-bit sums of the
- * products. In assembly: the six sums, four vectors of codes, a digit, a
+ * digits 2, 1, 0, widen's order; h the half) gains the products, as
+ * 16-bit sums through vpmaddubsw, or with vnni as 32-bit ones through
+ * vpdpbusd. In assembly: the six sums, four vectors of codes, a digit, a
  * product and the mask take 13 of AVX2's 16 registers, and GCC 12, given
  * the same in intrinsics, spilled a sum to the stack (the loop then waited
  * on it) or loaded the codes twice and rebuilt the mask each octet: hot on
  * one thread, 4096x4096, G = 128, 0.52-0.60 ms a product, where clang's
  * build of the same C took 0.46-0.47 and this 0.43 (EPYC Zen 4,
  * 2026-12-06, two panels of 8 rows then read side by side). */
-#define DIG_MAC(code, sum)                                                     \
+#define DIG_MADD(code, sum)                                                    \
 	"vpmaddubsw %[b], %[" code "], %[t]\n\t"                               \
 	"vpaddw %[t], %[" sum "], %[" sum "]\n\t"
-#define DIG_DIGIT(o, at, s0, s1)                                               \
+#define DIG_VNNI(code, sum) VNNI_FORM "vpdpbusd %[b], %[" code "], %[" sum "]\n\t"
+#define DIG_DIGIT(MAC, o, at, s0, s1)                                          \
 	"vpbroadcastd " #o "*8" at ", %[b]\n\t"                                \
-	DIG_MAC("lo0", s0) DIG_MAC("lo1", s1)                                  \
+	MAC("lo0", s0) MAC("lo1", s1)                                          \
 	"vpbroadcastd " #o "*8+4" at ", %[b]\n\t"                              \
-	DIG_MAC("hi0", s0) DIG_MAC("hi1", s1)
+	MAC("hi0", s0) MAC("hi1", s1)
 #define DIG_CODES(at, lo, hi)                                                  \
 	"vmovdqa " at "(%[cw]), %[" lo "]\n\t"                                 \
 	"vpsrlw $4, %[" lo "], %[" hi "]\n\t"                                  \
 	"vpand %[low], %[" lo "], %[" lo "]\n\t"                               \
 	"vpand %[low], %[" hi "], %[" hi "]\n\t"
-#define DIG_OCTET(o)                                                           \
+#define DIG_OCTET(MAC, o)                                                      \
 	DIG_CODES(#o "*64", "lo0", "hi0") DIG_CODES(#o "*64+32", "lo1", "hi1") \
-	DIG_DIGIT(o, "(%[d],%[pl],2)", "s20", "s21")                            \
-	DIG_DIGIT(o, "(%[d],%[pl],1)", "s10", "s11")                            \
-	DIG_DIGIT(o, "(%[d])", "s00", "s01")
+	DIG_DIGIT(MAC, o, "(%[d],%[pl],2)", "s20", "s21")                       \
+	DIG_DIGIT(MAC, o, "(%[d],%[pl],1)", "s10", "s11")                       \
+	DIG_DIGIT(MAC, o, "(%[d])", "s00", "s01")
+#define DIG_CHUNK(MAC)                                                         \
+	__asm__(DIG_OCTET(MAC, 0) DIG_OCTET(MAC, 1) DIG_OCTET(MAC, 2)          \
+		DIG_OCTET(MAC, 3)                                              \
+		: [s20] "+x"(s[0][0]), [s21] "+x"(s[0][1]),                    \
+		  [s10] "+x"(s[1][0]), [s11] "+x"(s[1][1]),                    \
+		  [s00] "+x"(s[2][0]), [s01] "+x"(s[2][1]),                    \
+		  [lo0] "=&x"(lo0), [hi0] "=&x"(hi0), [lo1] "=&x"(lo1),        \
+		  [hi1] "=&x"(hi1), [b] "=&x"(b), [t] "=&x"(t)                 \
+		: [cw] "r"(cw), [d] "r"(d), [pl] "r"(kpad), [low] "x"(low),    \
+		  "m"(*(chunk_codes *)cw), "m"(*(chunk_digits *)d),            \
+		  "m"(*(chunk_digits *)(d + kpad)),                            \
+		  "m"(*(chunk_digits *)(d + 2 * kpad)))
 static inline __attribute__((always_inline)) void
 dig_chunk(const int32_t *cw, const int8_t *d, size_t kpad, __m256i low,
-	  __m256i s[3][2])
+	  __m256i s[3][2], const int vnni)
 {
 	_Static_assert(PANEL == 2 * HALF && HALF == 8,
 		       "an octet: two vectors of 8 rows' words, 64 bytes");
@@ -1539,26 +1563,23 @@ dig_chunk(const int32_t *cw, const int8_t *d, size_t kpad, __m256i low,
 	typedef const char chunk_digits[32];
 	__m256i lo0, hi0, lo1, hi1, b, t;
 
-	__asm__(DIG_OCTET(0) DIG_OCTET(1) DIG_OCTET(2) DIG_OCTET(3)
-		: [s20] "+x"(s[0][0]), [s21] "+x"(s[0][1]),
-		  [s10] "+x"(s[1][0]), [s11] "+x"(s[1][1]),
-		  [s00] "+x"(s[2][0]), [s01] "+x"(s[2][1]),
-		  [lo0] "=&x"(lo0), [hi0] "=&x"(hi0), [lo1] "=&x"(lo1),
-		  [hi1] "=&x"(hi1), [b] "=&x"(b), [t] "=&x"(t)
-		: [cw] "r"(cw), [d] "r"(d), [pl] "r"(kpad), [low] "x"(low),
-		  "m"(*(chunk_codes *)cw), "m"(*(chunk_digits *)d),
-		  "m"(*(chunk_digits *)(d + kpad)),
-		  "m"(*(chunk_digits *)(d + 2 * kpad)));
+	if (vnni)
+		DIG_CHUNK(DIG_VNNI); /* t unused */
+	else
+		DIG_CHUNK(DIG_MADD);
 }
+#undef DIG_CHUNK
 #undef DIG_OCTET
 #undef DIG_CODES
 #undef DIG_DIGIT
-#undef DIG_MAC
+#undef DIG_VNNI
+#undef DIG_MADD
 
 /* Panel pn against one token's digits tk: the first `rows` of its rows to
- * y */
-static void dig_token(const struct kern_panel *pn, const struct q4_matrix *w,
-		      int rows, const struct kern_dig_tok *tk, float *y)
+ * y (vnni: the avx-vnni set's instance) */
+static inline __attribute__((always_inline)) void
+dig_token(const struct kern_panel *pn, const struct q4_matrix *w, int rows,
+	  const struct kern_dig_tok *tk, float *y, const int vnni)
 {
 	const __m256i low = _mm256_set1_epi8(0x0f);
 	const int chunks = w->group / 32;
@@ -1581,12 +1602,13 @@ static void dig_token(const struct kern_panel *pn, const struct q4_matrix *w,
 				s[k][0] = s[k][1] = _mm256_setzero_si256();
 			PREFETCH_AHEAD(cw, 4 * PANEL * (int)sizeof(int32_t),
 				       KERN_PANEL_PREFETCH_BYTES);
-			dig_chunk(cw, d, (size_t)tk->kpad, low, s);
+			dig_chunk(cw, d, (size_t)tk->kpad, low, s, vnni);
 			_Pragma("GCC unroll 2")
 			for (int h = 0; h < 2; h++) {
 				const __m256i sh[3] = { s[0][h], s[1][h], s[2][h] };
+				const __m256i qv = vnni ? dig_join(sh) : widen(sh);
 
-				sum[h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(widen(sh)),
+				sum[h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(qv),
 							 su[h], sum[h]);
 			}
 		}
@@ -1610,14 +1632,20 @@ static void dig_token(const struct kern_panel *pn, const struct q4_matrix *w,
 }
 
 /* kern_dig_run_fn: each of the T tokens in turn (the panel's codes from
- * cache after the first: 32 KB at 4096 columns) */
-static void dig_run(const struct kern_panel *pn, const struct q4_matrix *w,
-		    int rows, const struct kern_dig_tok *t, int T, float *y,
-		    size_t ystride)
-{
-	for (int i = 0; i < T; i++)
-		dig_token(pn, w, rows, &t[i], y + (size_t)i * ystride);
-}
+ * cache after the first: 32 KB at 4096 columns), avx2's and avx-vnni's */
+#define DIG_RUN(name, vnni)                                                    \
+	static void name(const struct kern_panel *pn,                          \
+			 const struct q4_matrix *w, int rows,                  \
+			 const struct kern_dig_tok *t, int T, float *y,        \
+			 size_t ystride)                                       \
+	{                                                                      \
+		for (int i = 0; i < T; i++)                                    \
+			dig_token(pn, w, rows, &t[i],                          \
+				  y + (size_t)i * ystride, vnni);              \
+	}
+DIG_RUN(dig_run, 0)
+DIG_RUN(dig_run_vnni, 1)
+#undef DIG_RUN
 
 const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .q8 = kern_avx2_q8, .f16 = kern_avx2_f16,
@@ -1639,6 +1667,7 @@ const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
 				   .a8_panels = 1, .a8_tile = TILE,
 				   .digits = digits,
 				   .digit_groups = 32 | 64 | 128,
+				   .dig_run = dig_run_vnni,
 				   .load = kern_avx2_load,
 				   .a8_load = kern_avx2_a8_load,
 				   .attend = kern_avx2_attend,
