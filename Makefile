@@ -80,9 +80,10 @@ $(BUILD)/cli/main.o: $(BUILD)/version.h
 $(BUILD)/cli/main.o: CFLAGS += -I$(BUILD)
 FORCE:
 
-$(BUILD)/kernels/kern_avx2.o: CFLAGS += -mavx2 -mfma -mf16c
+AVX2_FLAGS = -mavx2 -mfma -mf16c
+$(BUILD)/kernels/kern_avx2.o: CFLAGS += $(AVX2_FLAGS)
 $(BUILD)/kernels/kern_avx512.o: CFLAGS += -mavx512f -mavx512vl -mavx512bw \
-	-mavx2 -mfma -mf16c
+	$(AVX2_FLAGS)
 
 # The kernel tests for aarch64 (NEON), static, run under qemu-aarch64.
 ARM_CC   = aarch64-linux-gnu-gcc
@@ -95,7 +96,7 @@ $(ARM_TEST): $(ARM_SRC) $(wildcard kernels/*.h base/err.h base/mem.h tests/harne
 		-static -o $@ $(ARM_SRC) -lm -lpthread
 
 # The kernel tests again with the avx-vnni set's vpdpbusd in its EVEX form
-# (kern_avx2.c, KERN_VNNI_EVEX), for CPUs with AVX-512 VNNI and no AVX-VNNI:
+# (kern.h, KERN_VNNI_EVEX), for CPUs with AVX-512 VNNI and no AVX-VNNI:
 # kern.o and kern_avx2.o rebuilt, the rest from the library.
 EVEX_DIR  = $(BUILD)/vnni-evex
 EVEX_TEST = $(EVEX_DIR)/kernel-tests
@@ -107,7 +108,7 @@ $(EVEX_DIR)/%.o: kernels/%.c
 $(EVEX_DIR)/kmain.o: tests/kmain.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
-$(EVEX_DIR)/kern_avx2.o: CFLAGS += -mavx2 -mfma -mf16c
+$(EVEX_DIR)/kern_avx2.o: CFLAGS += $(AVX2_FLAGS)
 $(EVEX_TEST): $(EVEX_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -336,9 +336,9 @@ __attribute__((target("avx512f,avx512vnni"))) static double dot_v64(void)
 {
 	DOT_X86(__m512i, _mm512_set1_epi32, _mm512_dpbusd_epi32, 16);
 }
-__attribute__((target("avx2,avxvnni"))) static double dot_v32(void)
+__attribute__((target("avx2," KERN_VNNI_TARGET))) static double dot_v32(void)
 {
-	DOT_X86(__m256i, _mm256_set1_epi32, _mm256_dpbusd_avx_epi32, 8);
+	DOT_X86(__m256i, _mm256_set1_epi32, KERN_VNNI_DPBUSD, 8);
 }
 /* c + c b (c's bytes unsigned): the chain's own value in the product, so
  * that the product of the constants is not taken out of the loop */

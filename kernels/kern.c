@@ -586,7 +586,7 @@ static int cpu_runs(const struct kern *k)
 		return __builtin_cpu_supports("avx512f") &&
 		       __builtin_cpu_supports("avx512vl") &&
 		       __builtin_cpu_supports("avx512bw");
-	if (k == &kern_avx_vnni) /* KERN_VNNI_EVEX: kern_avx2.c's vpdpbusd */
+	if (k == &kern_avx_vnni) /* the form kern.h's KERN_VNNI_FORM gives */
 		return cpu_runs(&kern_avx2) &&
 #ifdef KERN_VNNI_EVEX
 		       __builtin_cpu_supports("avx512vnni") &&

@@ -408,6 +408,24 @@ extern const struct kern kern_avx2, kern_avx_vnni, kern_avx512,
  * to 90-95%. */
 #define KERN_PREFETCH_BYTES 4096
 #define PREFETCH(p, n) PREFETCH_AHEAD(p, n, KERN_PREFETCH_BYTES)
+
+/* The avx-vnni set's vpdpbusd on 256 bits: AVX-VNNI's VEX form; or, in a
+ * build with KERN_VNNI_EVEX, AVX-512 VNNI's EVEX form, the same operation
+ * on the same registers, so that the set runs where AVX-512 VNNI is and
+ * AVX-VNNI is not (Zen 4): the Makefile's EVEX_TEST, or a whole binary to
+ * time it (`CFLAGS=-DKERN_VNNI_EVEX make BUILD=build/evex`); kern.c asks
+ * the CPU for the form built. KERN_VNNI_FORM prefixes the instruction in
+ * inline assembly (the set's kernels); KERN_VNNI_TARGET and
+ * KERN_VNNI_DPBUSD are GCC's target and intrinsic (kbench's peak). */
+#ifdef KERN_VNNI_EVEX
+#define KERN_VNNI_FORM "%{evex%} "
+#define KERN_VNNI_TARGET "avx512vnni,avx512vl"
+#define KERN_VNNI_DPBUSD _mm256_dpbusd_epi32
+#else
+#define KERN_VNNI_FORM "%{vex%} "
+#define KERN_VNNI_TARGET "avxvnni"
+#define KERN_VNNI_DPBUSD _mm256_dpbusd_avx_epi32
+#endif
 /* The integer path's panels (W4A8, and the digits on them) ask further
  * ahead: an octet of a panel takes few cycles, and 4 KB is then less time
  * ahead than memory takes. 11008x4096 from memory, G = 128, a token, three

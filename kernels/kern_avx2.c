@@ -403,14 +403,14 @@ pair_digits(__m256i z, const int8_t *d, __m256i s[3], const int first)
 
 /* 65536 s[0] + 256 s[1] + s[2] in 32-bit lanes, for 16-bit lanes of at
  * most 16 products of a code (15 at most) by a digit (|d| <= 128), and
- * 32-bit lanes of at most 32 codes by |v| < 2^22: a row's two pairs (a
- * group of 128; 8 products, 16 codes) or a panel's chunk (dig_token; 16
- * and 32) */
+ * 32-bit lanes of at most 32 codes by |v| <= 2^22 (x / u rounded, kern.h):
+ * a row's two pairs (a group of 128; 8 products, 16 codes) or a panel's
+ * chunk (dig_token; 16 and 32) */
 static inline __m256i widen(const __m256i s[3])
 {
 	_Static_assert(16 * 15 * 128 < 32768,
 		       "16-bit sums of digits do not overflow");
-	_Static_assert(32LL * 15 * ((1 << 22) - 1) < 2147483647LL,
+	_Static_assert(32LL * 15 * (1 << 22) < 2147483647LL,
 		       "a 32-bit lane's sum q.v does not overflow");
 	const __m256i ones = _mm256_set1_epi16(1);
 	__m256i t = _mm256_add_epi32(_mm256_madd_epi16(s[0], _mm256_set1_epi16(256)),
@@ -420,23 +420,8 @@ static inline __m256i widen(const __m256i s[3])
 				_mm256_madd_epi16(s[2], ones));
 }
 
-/* The avx-vnni set's vpdpbusd: AVX-VNNI's VEX form, or, built with
- * KERN_VNNI_EVEX (the Makefile's EVEX_TEST only), AVX-512 VNNI's EVEX form
- * on the same 256-bit registers, the same operation, so that the set's
- * code runs and is tested on CPUs with AVX-512 VNNI but no AVX-VNNI (Zen 4,
- * Ice Lake); kern.c asks the CPU for the form built */
-#ifdef KERN_VNNI_EVEX
-#define VNNI_TARGET "avx512vnni,avx512vl"
-#define VNNI_FORM "%{evex%} "
-#define dpbusd256 _mm256_dpbusd_epi32
-#else
-#define VNNI_TARGET "avxvnni"
-#define VNNI_FORM "%{vex%} "
-#define dpbusd256 _mm256_dpbusd_avx_epi32
-#endif
-
 /* 65536 s[0] + 256 s[1] + s[2], for 32-bit sums of a digit each (2, 1,
- * 0), of at most 32 codes by |v| < 2^22 (widen's bound) */
+ * 0), of at most 32 codes by |v| <= 2^22 (widen's bound) */
 static inline __m256i dig_join(const __m256i s[3])
 {
 	const __m256i v = _mm256_add_epi32(_mm256_slli_epi32(s[0], 16),
@@ -445,13 +430,15 @@ static inline __m256i dig_join(const __m256i s[3])
 	return _mm256_add_epi32(v, s[2]);
 }
 
-/* vpdpbusd as an instruction, not an intrinsic: the functions that hold
- * it serve avx2 too, and run it only in the avx-vnni set's instances
- * (vnni, a constant where inlined), which kern.c picks only on a CPU
- * that has it */
+/* vpdpbusd (KERN_VNNI_FORM's) as an instruction, not an intrinsic: the
+ * functions that hold it serve avx2 too, and run it only in the avx-vnni
+ * set's instances (vnni, a constant where inlined), which kern.c picks
+ * only on a CPU that has it; and a build of either form compiles the
+ * same code around it */
 static inline __m256i dpbusd_insn(__m256i acc, __m256i u8, __m256i s8)
 {
-	__asm__(VNNI_FORM "vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u8), "x"(s8));
+	__asm__(KERN_VNNI_FORM "vpdpbusd %2, %1, %0"
+		: "+x"(acc) : "x"(u8), "x"(s8));
 	return acc;
 }
 
@@ -1326,9 +1313,8 @@ static inline int32_t word(const int8_t *p)
 	} while (0)
 
 /* With AVX-VNNI: one vpdpbusd a half-octet, half and token. */
-#define MAC_VNNI(acc, c, v) ((acc) = dpbusd256((acc), (c), (v)))
-__attribute__((target(VNNI_TARGET))) static inline
-__attribute__((always_inline)) void
+#define MAC_VNNI(acc, c, v) ((acc) = dpbusd_insn((acc), (c), (v)))
+static inline __attribute__((always_inline)) void
 block_vnni(const int32_t *cw, const int8_t *aq, const int T,
 	   __m256i a[2][TILE])
 {
@@ -1410,8 +1396,7 @@ block_madd(const int32_t *cw, const int8_t *aq, const int T,
 			}                                                      \
 	} while (0)
 
-__attribute__((target(VNNI_TARGET))) static inline
-__attribute__((always_inline)) void
+static inline __attribute__((always_inline)) void
 a8_micro_vnni(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	      const float *as, int ngroups, int group, const int T, float *y,
 	      size_t ystride, int rows)
@@ -1431,10 +1416,9 @@ a8_micro_madd(const struct kern_panel *pn, const int8_t *aq, const float *au,
 	A8_MICRO_BODY(block_madd);
 }
 
-__attribute__((target(VNNI_TARGET))) static void
-a8_tile_vnni(const struct kern_panel *pn, const int8_t *aq, const float *au,
-	     const float *as, int T, int ngroups, int group, float *y,
-	     size_t ystride, int rows)
+static void a8_tile_vnni(const struct kern_panel *pn, const int8_t *aq,
+			 const float *au, const float *as, int T, int ngroups,
+			 int group, float *y, size_t ystride, int rows)
 {
 	KERN_TILE_DISPATCH(a8_micro_vnni, TILE);
 }
@@ -1455,13 +1439,14 @@ static void a8_tile_madd(const struct kern_panel *pn, const int8_t *aq,
  * the octet's two words of digits, broadcast, each against both halves.
  * vpmaddubsw's 16-bit sums of a digit add up over a chunk (4 octets, 16
  * products of a code by a digit, at most 30720) and widen to the chunk's
- * exact sum q.v in 32-bit lanes (32 codes by |v| < 2^22, under 2^31; a
+ * exact sum q.v in 32-bit lanes (32 codes by |v| <= 2^22, under 2^31; a
  * row a lane); avx-vnni's vpdpbusd sums a digit's products in 32-bit
  * lanes, joined without widening (dig_join). Then sum += s u float(q.v) a
  * chunk and b SX a group. A group's scales, units and bias terms are a few
  * instructions for 16 rows, where the row kernels (ROW_KERNEL) spend as
- * many on each row, and each row's lanes are summed once at its end. A token at a time: a second
- * token's six sums would not fit AVX2's 16 registers. */
+ * many on each row, and each row's lanes are summed once at its end. A
+ * token at a time: a second token's six sums would not fit AVX2's 16
+ * registers. */
 
 /* The codes of column c (0 .. 7) of an octet, a half's 8 rows' words at
  * cw, as FP32: byte c % 4's low nibble for c < 4, its high one past */
@@ -1525,7 +1510,8 @@ static __m256 dig_extras(const struct kern_panel *pn, int h,
 #define DIG_MADD(code, sum)                                                    \
 	"vpmaddubsw %[b], %[" code "], %[t]\n\t"                               \
 	"vpaddw %[t], %[" sum "], %[" sum "]\n\t"
-#define DIG_VNNI(code, sum) VNNI_FORM "vpdpbusd %[b], %[" code "], %[" sum "]\n\t"
+#define DIG_VNNI(code, sum)                                                    \
+	KERN_VNNI_FORM "vpdpbusd %[b], %[" code "], %[" sum "]\n\t"
 #define DIG_DIGIT(MAC, o, at, s0, s1)                                          \
 	"vpbroadcastd " #o "*8" at ", %[b]\n\t"                                \
 	MAC("lo0", s0) MAC("lo1", s1)                                          \
