@@ -409,6 +409,22 @@ extern const struct kern kern_avx2, kern_avx_vnni, kern_avx512,
 #define KERN_PREFETCH_BYTES 4096
 #define PREFETCH(p, n) PREFETCH_AHEAD(p, n, KERN_PREFETCH_BYTES)
 
+/* The integer path's panels (W4A8, and the digits on them) ask further
+ * ahead: an octet of a panel takes few cycles, and 4 KB is then less time
+ * ahead than memory takes. 11008x4096 from memory, G = 128, a token, three
+ * rounds alternating (EPYC Zen 4, 2026-12-06): avx512-vnni's exact
+ * product 1.05-1.14 ms to 0.79-0.92 on one thread, 0.70-0.75 to 0.72-0.78
+ * on two (within the rounds' spread), its W4A8 0.46-0.83 to 0.40-0.43 on
+ * one; avx2's exact 1.23-1.26 to 1.16-1.18 on one, 0.69-0.76 to 0.60-0.63
+ * on two; 8 KB between the two. */
+#define KERN_PANEL_PREFETCH_BYTES 16384
+#define PREFETCH_AHEAD(p, n, ahead)                                            \
+	do {                                                                   \
+		for (int pf_ = 0; pf_ < (n); pf_ += 64)                        \
+			__builtin_prefetch((const char *)(p) + (ahead) + pf_,  \
+					   0, 2);                              \
+	} while (0)
+
 /* The avx-vnni set's vpdpbusd on 256 bits: AVX-VNNI's VEX form; or, in a
  * build with KERN_VNNI_EVEX, AVX-512 VNNI's EVEX form, the same operation
  * on the same registers, so that the set runs where AVX-512 VNNI is and
@@ -426,21 +442,6 @@ extern const struct kern kern_avx2, kern_avx_vnni, kern_avx512,
 #define KERN_VNNI_TARGET "avxvnni"
 #define KERN_VNNI_DPBUSD _mm256_dpbusd_avx_epi32
 #endif
-/* The integer path's panels (W4A8, and the digits on them) ask further
- * ahead: an octet of a panel takes few cycles, and 4 KB is then less time
- * ahead than memory takes. 11008x4096 from memory, G = 128, a token, three
- * rounds alternating (EPYC Zen 4, 2026-12-06): avx512-vnni's exact
- * product 1.05-1.14 ms to 0.79-0.92 on one thread, 0.70-0.75 to 0.72-0.78
- * on two (within the rounds' spread), its W4A8 0.46-0.83 to 0.40-0.43 on
- * one; avx2's exact 1.23-1.26 to 1.16-1.18 on one, 0.69-0.76 to 0.60-0.63
- * on two; 8 KB between the two. */
-#define KERN_PANEL_PREFETCH_BYTES 16384
-#define PREFETCH_AHEAD(p, n, ahead)                                            \
-	do {                                                                   \
-		for (int pf_ = 0; pf_ < (n); pf_ += 64)                        \
-			__builtin_prefetch((const char *)(p) + (ahead) + pf_,  \
-					   0, 2);                              \
-	} while (0)
 
 /* The AVX2 W8A16 and FP16 kernels and activation load, which the AVX-512
  * sets share (bound by memory, not arithmetic). */
