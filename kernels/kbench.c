@@ -395,9 +395,11 @@ double kbench_int8(const struct kern *kn, int threads)
 
 /* ---- the kernels ---- */
 
-/* W4A8: the W4A16 matrices through the integer path */
-enum what { W4A16, W8A16, FP16, W4A8 };
-static const char *const what_names[] = { "w4a16", "w8a16", "fp16", "w4a8" };
+/* W4A8: the W4A16 matrices through the integer path; W4A16_ROWS: the
+ * same on the row kernels, unpacked (kbench_opts.row_kernels) */
+enum what { W4A16, W8A16, FP16, W4A8, W4A16_ROWS, NWHAT };
+static const char *const what_names[NWHAT] = { "w4a16", "w8a16", "fp16",
+					       "w4a8", "w4a16-rows" };
 
 struct mats {
 	enum what what;
@@ -450,6 +452,12 @@ static size_t set_bytes(const struct kbench_opts *o)
 int kbench_check(const struct kbench_opts *o, struct err *e)
 {
 	size_t set = set_bytes(o);
+
+	if (o->row_kernels && !o->kern->dig_run)
+		return err_set(e, "--rows: kernel set %s has no digits over "
+			       "panels: its W4A16 runs on the rows already "
+			       "(those with panels: a VNNI set, or avx2)",
+			       o->kern->name);
 
 	for (int w = 0; o->rows && w < 3; w++) {
 		size_t bytes = mat_bytes((enum what)w, o->rows, o->cols, o->group);
@@ -543,6 +551,8 @@ static void call(const struct kern *kn, struct kpool *p, struct mats *m, int c,
 	if (m->what == W4A16)
 		kern_q4_gemm_packed(kn, p, &m->q4[c], m->a8 ? m->a8[c] : NULL,
 				    x, batch, y);
+	else if (m->what == W4A16_ROWS)
+		kern_q4_gemm(kn, p, &m->q4[c], x, batch, y);
 	else if (m->what == W4A8)
 		kern_q4_gemm_a8(kn, p, &m->q4[c], m->a8[c], x, batch, y);
 	else if (m->what == W8A16)
@@ -606,7 +616,7 @@ static void time_rounds(const struct kern *kn, struct kpool *p,
 			float *y, double min_s, const struct kstream *st,
 			int threads, struct timing out[])
 {
-	double t[4][5], share[4][5], up[4][5];
+	double t[NWHAT][5], share[NWHAT][5], up[NWHAT][5];
 
 	for (int w = 0; w < nw; w++)
 		for (int c = 0; c < copies_timed(&m[w], batch); c++)
@@ -649,13 +659,14 @@ void kbench_run(const struct kbench_opts *o)
 	int json = o->json, batch_only = o->batch;
 	const struct kern *kn = o->kern;
 	const char *op = kbench_int8_op(kn);
-	int nw = kn->a8_run ? 4 : 3, nshapes = quick ? 1 : 4;
+	int nw = o->row_kernels ? 5 : kn->a8_run ? 4 : 3, nshapes = quick ? 1 : 4;
 	size_t llc = llc_bytes(), set = set_bytes(o);
 	double stream[2][3] = { { 0 } }, fma[2], dot[2];
 	struct kstream st;
 	int tlist[2] = { 1, 2 }, nt = 2;
 	bool first = true;
 
+	HS_ASSERT(!o->row_kernels || (kn->dig_run && kn->a8_run)); /* kbench_check */
 	if (threads_only) {
 		tlist[0] = threads_only;
 		nt = 1;
@@ -688,7 +699,7 @@ void kbench_run(const struct kbench_opts *o)
 	if (json)
 		printf("], \"rows\": [");
 	else
-		printf("%-6s %-12s %5s %7s %12s %8s %7s %7s %7s %8s %6s  (kernels: "
+		printf("%-10s %-12s %5s %7s %12s %8s %7s %7s %7s %8s %6s  (kernels: "
 		       "%s, W4A16 g%d)\n", "kernel", "shape", "batch", "threads",
 		       "seconds", "GB/s", "%triad", "%read", "xFP16", "GFLOP/s",
 		       "%peak", kn->name, group);
@@ -697,7 +708,7 @@ void kbench_run(const struct kbench_opts *o)
 		int k = o->rows ? o->cols : shapes[s][1];
 		uint16_t *x = xmalloc(sizeof(uint16_t) * 512 * k);
 		float *y = xmalloc(sizeof(float) * 512 * n);
-		struct mats m[4];
+		struct mats m[NWHAT];
 
 		for (int i = 0; i < 512 * k; i++)
 			x[i] = f16_from_f32((float)(next() % 2001) / 1000.0f - 1.0f +
@@ -707,7 +718,7 @@ void kbench_run(const struct kbench_opts *o)
 		m[W4A8] = m[W4A16]; /* the same weights; released once */
 		m[W4A8].what = W4A8;
 		m[W4A8].a8 = NULL;
-		if (nw == 4) {
+		if (nw >= 4) {
 			m[W4A8].a8 = xcalloc((size_t)m[W4A8].copies,
 					     sizeof(*m[W4A8].a8));
 			for (int c = 0; c < m[W4A8].copies; c++)
@@ -719,13 +730,16 @@ void kbench_run(const struct kbench_opts *o)
 			if (kn->dig_run)
 				m[W4A16].a8 = m[W4A8].a8;
 		}
+		m[W4A16_ROWS] = m[W4A16]; /* unpacked: the rows' own bytes */
+		m[W4A16_ROWS].what = W4A16_ROWS;
+		m[W4A16_ROWS].a8 = NULL;
 		for (int bi = 0; bi < (quick ? 1 : NB); bi++) {
 			if ((batch_only && batches[bi] != batch_only) ||
 			    (batches[bi] > 16 && s >= BIG_SHAPES && !o->rows))
 				continue;
 			for (int i = 0; i < nt; i++) {
 				struct kpool *p = kern_pool_new(tlist[i]);
-				struct timing tm[4];
+				struct timing tm[NWHAT];
 
 				/* W4A8 at every batch: the models take it from
 				 * batch 4 on by default, and below under
@@ -750,7 +764,7 @@ void kbench_run(const struct kbench_opts *o)
 						       tm[w].share, tm[w].speedup, gf,
 						       peak > 0 ? gf / peak : 0);
 					else
-						printf("%-6s %5dx%-6d %5d %7d %12.6f %8.2f "
+						printf("%-10s %5dx%-6d %5d %7d %12.6f %8.2f "
 						       "%6.0f%% %6.0f%% %6.2fx %8.1f %5.0f%%\n",
 						       what_names[w], n, k, batches[bi],
 						       tlist[i], tm[w].sec, gbs,

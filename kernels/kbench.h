@@ -45,6 +45,9 @@ struct kbench_opts {
 	bool hot;                /* one copy of each matrix: weights hot in
 				    the cache (side-by-side runs with
 				    programs that time it so) */
+	bool row_kernels;        /* W4A16 on the row kernels too (the
+				    weights unpacked), beside its panels:
+				    only a set with digits over panels */
 	bool quick;              /* one shape, batch 1, shorter timings */
 	bool json;               /* one JSON object instead of a table */
 };
