@@ -11,8 +11,8 @@
 static const struct opt_cmd kbench_cmd = {
 	.name = "bench kernels",
 	.usage = "[--threads N] [--group G] [--kernel K]\n"
-		 " [--batch B] [--shape RxC] [--hot] [--rows]\n"
-		 " [--quick] [--json]",
+		 " [--batch B] [--shape RxC] [--hot]\n"
+		 " [--row-kernels] [--quick] [--json]",
 	.about = "W4A16 (group G, default 128), W8A16, FP16 and, where the kernel set has\n"
 		 "an integer path, W4A8 (the W4A16 weights with activations quantised to\n"
 		 "int8 in blocks of 32) GEMV/GEMM at the LLaMA-2-7B layer shapes (rows x\n"
@@ -33,9 +33,9 @@ static const struct opt_cmd kbench_cmd = {
 		 "the int8 peak for W4A8, of the FMA peak for the rest). %read is against\n"
 		 "the read pass above. W4A16 reads the integer path's packed panels where\n"
 		 "the set multiplies the activations' digits on them (avx512-vnni,\n"
-		 "avx-vnni, avx2), as the models do; --rows times it on the row kernels\n"
-		 "too (w4a16-rows: the weights as q4.h lays them, unpacked), in the same\n"
-		 "rounds.\n",
+		 "avx-vnni, avx2), as the models do; --row-kernels times it on the row\n"
+		 "kernels too (w4a16-rows: the weights as q4.h lays them, unpacked), in\n"
+		 "the same rounds.\n",
 	.exit_status = "0 done, 2 bad usage",
 	/* --quick is one shape at batch 1 */
 	.conflicts = { { "quick", "batch" }, { "quick", "shape" } },
@@ -78,9 +78,9 @@ int cli_bench_kernels(int argc, char **argv)
 		OPT_FLAG("hot", 0, &o.hot,
 			 "one copy of each matrix: weights hot in the cache (and\n"
 			 "STREAM over 32 MB arrays: the cache's bandwidth too)"),
-		OPT_FLAG("rows", 0, &o.row_kernels,
-			 "W4A16 on the row kernels too, unpacked (a set with\n"
-			 "digits over panels)"),
+		OPT_FLAG("row-kernels", 0, &o.row_kernels,
+			 "W4A16 on the row kernels too, unpacked, printed as\n"
+			 "w4a16-rows (avx512-vnni, avx-vnni or avx2)"),
 		CLI_OPT_KERNEL(&o.kern),
 		CLI_OPT_QUICK(&o.quick, "one shape, batch 1, shorter timings (a smoke test)"),
 		CLI_OPT_JSON(&o.json, "{\"stream_gbs\": X, \"rows\": [{\"kernel\": \"w4a16\",\n"

@@ -453,10 +453,11 @@ int kbench_check(const struct kbench_opts *o, struct err *e)
 {
 	size_t set = set_bytes(o);
 
-	if (o->row_kernels && !o->kern->dig_run)
-		return err_set(e, "--rows: kernel set %s has no digits over "
-			       "panels: its W4A16 runs on the rows already "
-			       "(those with panels: a VNNI set, or avx2)",
+	if (o->row_kernels && !(o->kern->dig_run && o->kern->a8_run))
+		return err_set(e, "--row-kernels: kernel set %s has no panels "
+			       "for its W4A16: it runs on the row kernels "
+			       "already (avx512-vnni, avx-vnni and avx2 have "
+			       "panels: --kernel avx2 on any AVX2 CPU)",
 			       o->kern->name);
 
 	for (int w = 0; o->rows && w < 3; w++) {

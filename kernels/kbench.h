@@ -47,14 +47,16 @@ struct kbench_opts {
 				    programs that time it so) */
 	bool row_kernels;        /* W4A16 on the row kernels too (the
 				    weights unpacked), beside its panels:
-				    only a set with digits over panels */
+				    only a set with digits over panels
+				    (dig_run) */
 	bool quick;              /* one shape, batch 1, shorter timings */
 	bool json;               /* one JSON object instead of a table */
 };
 
 /* Whether o can be run: a shape so small that twice the last-level
- * cache would take too many copies of it is refused (without o->hot).
- * 0, or -1 with e's message saying what to do. */
+ * cache would take too many copies of it is refused (without o->hot), and
+ * row_kernels for a set without panels for its W4A16 (dig_run). 0, or -1
+ * with e's message saying what to do. */
 int kbench_check(const struct kbench_opts *o, struct err *e);
 
 /* W4A16, W8A16 and FP16 GEMV/GEMM at the LLaMA-2-7B layer shapes beside
