@@ -20,7 +20,9 @@
 #
 # KERNEL=avx2: the AVX2-only pair, on any x86-64 machine with AVX2: the
 # project's `--kernel avx2` against ggml built for AVX2, FMA and F16C
-# alone (no AVX-512, no VNNI), under BUILD/ggml-avx2.
+# alone (no AVX-512, no VNNI), under BUILD/ggml-avx2. KERNEL=avx-vnni: the
+# pair of a CPU with AVX-VNNI (recent laptops; a Sapphire Rapids Xeon):
+# `--kernel avx-vnni` against ggml built so too, under BUILD/ggml-avx-vnni.
 set -eu
 [ $# -ge 1 ] || { echo "usage: bench-ggml.sh GGML_SRC [BUILD] [ROUNDS]" >&2; exit 2; }
 src=$1
@@ -44,10 +46,16 @@ case " $flags " in
 	done
 	[ -n "$kernel" ] || echo "bench-ggml.sh: this CPU reports AMX: ggml is built without it" >&2 ;;
 esac
+avx2="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
 case $kernel in
 '') ;;
-avx2) isa="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AVX_VNNI=OFF" ;;
-*) echo "bench-ggml.sh: KERNEL: expected avx2 (or nothing), found '$kernel'" >&2; exit 2 ;;
+avx2) isa="$avx2 -DGGML_AVX_VNNI=OFF" ;;
+avx-vnni)
+	case " $flags " in
+	*" avx_vnni "*) isa="$avx2 -DGGML_AVX_VNNI=ON" ;;
+	*) echo "bench-ggml.sh: KERNEL=avx-vnni: this CPU has no AVX-VNNI (no avx_vnni in /proc/cpuinfo)" >&2; exit 2 ;;
+	esac ;;
+*) echo "bench-ggml.sh: KERNEL: expected avx2 or avx-vnni (or nothing), found '$kernel'" >&2; exit 2 ;;
 esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM

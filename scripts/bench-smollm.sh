@@ -40,6 +40,9 @@
 #   -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON \
 #   -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_TILE=OFF \
 #   -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+# KERNEL=avx-vnni: the same on a CPU with AVX-VNNI (recent laptops; a
+# Sapphire Rapids Xeon), `--kernel avx-vnni` against a llama-bench built
+# with -DGGML_AVX_VNNI=ON in place of OFF above.
 set -eu
 [ $# -ge 1 ] || { echo "usage: bench-smollm.sh LLAMA_BENCH [BUILD] [ROUNDS]" >&2; exit 2; }
 lb=$1
@@ -53,7 +56,11 @@ case $rounds in ''|*[!0-9]*|0) echo "bench-smollm.sh: ROUNDS: expected a count >
 case $kernel in
 '') kopt= ;;
 avx2) kopt="--kernel avx2" ;;
-*) echo "bench-smollm.sh: KERNEL: expected avx2 (or nothing), found '$kernel'" >&2; exit 2 ;;
+avx-vnni)
+	grep -qw avx_vnni /proc/cpuinfo ||
+		{ echo "bench-smollm.sh: KERNEL=avx-vnni: this CPU has no AVX-VNNI (no avx_vnni in /proc/cpuinfo)" >&2; exit 2; }
+	kopt="--kernel avx-vnni" ;;
+*) echo "bench-smollm.sh: KERNEL: expected avx2 or avx-vnni (or nothing), found '$kernel'" >&2; exit 2 ;;
 esac
 command -v jq >/dev/null || { echo "bench-smollm.sh: jq is missing (apt-get install jq)" >&2; exit 2; }
 models=${HYBRIDSPEC_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/hybridspec/models}
