@@ -1260,6 +1260,16 @@ static void a8_pack(const struct q4_matrix *w, int r, int rows, int kq,
 			     pn, h);
 }
 
+/* Group g's FP16 scales or biases of half h of a panel (v: the panel's
+ * scale or bias), 8 rows as FP32 */
+static inline __m256 half_heads(const uint16_t *v, int g, int h)
+{
+	_Static_assert(HALF % 8 == 0, "a half's FP16 scales and biases "
+		       "16-byte aligned, as _mm_load_si128 wants");
+	return _mm256_cvtph_ps(
+		_mm_load_si128((const __m128i *)(v + g * PANEL + HALF * h)));
+}
+
 static inline int32_t word(const int8_t *p)
 {
 	int32_t v;
@@ -1357,12 +1367,8 @@ block_madd(const int32_t *cw, const int8_t *aq, const int T,
 			__m256 sv[2], bv[2];                                   \
                                                                                \
 			for (int h = 0; h < 2; h++) {                          \
-				sv[h] = _mm256_cvtph_ps(_mm_load_si128(        \
-					(const __m128i *)(pn->scale +          \
-						g * PANEL + HALF * h)));       \
-				bv[h] = _mm256_cvtph_ps(_mm_load_si128(        \
-					(const __m128i *)(pn->bias +           \
-						g * PANEL + HALF * h)));       \
+				sv[h] = half_heads(pn->scale, g, h);           \
+				bv[h] = half_heads(pn->bias, g, h);            \
 			}                                                      \
 			for (int j = 0; j < group / Q4_A8_BLOCK; j++, au += T,  \
 				 cw += BLOCK_OCTETS * PANEL,                    \
@@ -1480,7 +1486,8 @@ static __m256 dig_extras(const struct kern_panel *pn, int h,
 
 			qr = _mm256_fmadd_ps(
 				octet_codes(cw + (c / 8) * PANEL, c % 8),
-				_mm256_set1_ps(t->xf[kern_x_place(col & ~3, 2) +
+				_mm256_set1_ps(t->xf[kern_x_place(col & ~3,
+						     kern_avx2.interleave) +
 						     (col & 3)]),
 				qr);
 		}
@@ -1489,9 +1496,7 @@ static __m256 dig_extras(const struct kern_panel *pn, int h,
 				octet_codes(cw + (e->col[f] / 8) * PANEL,
 					    e->col[f] % 8),
 				_mm256_set1_ps(e->r[f]), qr);
-		sum = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_load_si128(
-			(const __m128i *)(pn->scale + e->g * PANEL + HALF * h))),
-				      qr, sum);
+		sum = _mm256_fmadd_ps(half_heads(pn->scale, e->g, h), qr, sum);
 	}
 	return sum;
 }
@@ -1578,8 +1583,7 @@ dig_token(const struct kern_panel *pn, const struct q4_matrix *w, int rows,
 		__m256 su[2]; /* the group's s u, each half's rows */
 
 		for (int h = 0; h < 2; h++)
-			su[h] = _mm256_mul_ps(u, _mm256_cvtph_ps(_mm_load_si128(
-				(const __m128i *)(pn->scale + g * PANEL + HALF * h))));
+			su[h] = _mm256_mul_ps(u, half_heads(pn->scale, g, h));
 		for (int c = 0; c < chunks; c++, cw += 4 * PANEL, d += 32) {
 			__m256i s[3][2];
 
@@ -1602,9 +1606,8 @@ dig_token(const struct kern_panel *pn, const struct q4_matrix *w, int rows,
 
 		_Pragma("GCC unroll 2")
 		for (int h = 0; h < 2; h++)
-			sum[h] = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_load_si128(
-				(const __m128i *)(pn->bias + g * PANEL + HALF * h))),
-				sx, sum[h]);
+			sum[h] = _mm256_fmadd_ps(half_heads(pn->bias, g, h), sx,
+						 sum[h]);
 	}
 	for (int h = 0; h < 2 && HALF * h < rows; h++) {
 		float out[HALF];
