@@ -15,10 +15,27 @@
  * (GSL's own generators take 32 bits, too few for 10^5 tenants × streams). */
 extern const gsl_rng_type *rng_xoshiro256pp;
 
+#define RNG_SPLITMIX_STEP UINT64_C(0x9e3779b97f4a7c15)
+
 /* splitmix64: the next of a cheap 64-bit sequence from *x (which it
  * advances); the seeder of every stream, and filler where statistical
- * quality does not matter (synthetic weights). */
-uint64_t rng_splitmix64(uint64_t *x);
+ * quality does not matter (synthetic weights: inline, a draw a weight). */
+static inline uint64_t rng_splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += RNG_SPLITMIX_STEP);
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* The state n calls of rng_splitmix64 leave from state x, at once: a
+ * sequence drawn in pieces, each from its own start, is the one drawn in
+ * turn. */
+static inline uint64_t rng_splitmix64_skip(uint64_t x, uint64_t n)
+{
+	return x + n * RNG_SPLITMIX_STEP;
+}
 
 /* A stream id from a stable name (64-bit FNV-1a), formatted printf-style. */
 uint64_t rng_stream_id(const char *fmt, ...)

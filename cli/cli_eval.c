@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define EVAL_TEXT \
 	"The text: with a tokenizer that adds a start token (stories260K,\n" \
@@ -25,9 +24,9 @@
 
 long long cli_eval_threads(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = kpool_cpus();
 
-	return n < 1 ? 1 : n > CLI_EVAL_THREADS_MAX ? CLI_EVAL_THREADS_MAX : n;
+	return n > CLI_EVAL_THREADS_MAX ? CLI_EVAL_THREADS_MAX : n;
 }
 
 static const struct opt_cmd ppl_cmd = {

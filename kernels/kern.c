@@ -534,6 +534,43 @@ void kern_to_f16(const struct kern *kn, const float *x, size_t n, uint16_t *h)
 		h[i] = f16_from_f32(x[i]);
 }
 
+struct quantize_job {
+	const struct kern *kn;
+	struct q4_matrix *m;
+	const float *w;
+	enum q4_kind kind;
+};
+
+static void quantize_rows(void *ctx, int r0, int r1)
+{
+	const struct quantize_job *j = ctx;
+	struct q4_matrix *m = j->m;
+	const int G = m->group;
+	const int whole = j->kn && j->kn->quantize ? m->k / G : 0;
+
+	for (int r = r0; r < r1; r++) {
+		const float *w = j->w + (size_t)r * m->k;
+		uint8_t *row = m->data + (size_t)r * m->row_bytes;
+
+		for (int g = 0; g < whole; g++)
+			j->kn->quantize(w + (size_t)g * G, G, j->kind,
+					row + q4_head_at(m, g),
+					row + q4_codes_at(m, g));
+		for (int g = whole; g < m->ngroups; g++)
+			q4_quantize_group(m, r, g, w + (size_t)g * G,
+					  m->k - g * G < G ? m->k - g * G : G,
+					  j->kind);
+	}
+}
+
+void kern_q4_quantize(const struct kern *kn, struct kpool *p,
+		      struct q4_matrix *m, const float *w, enum q4_kind kind)
+{
+	struct quantize_job j = { kn, m, w, kind };
+
+	kpool_run(p, quantize_rows, &j, m->n, 1);
+}
+
 void kern_attend(const struct kern *kn, const float *q, int nq,
 		 const float *kc, const float *vc, int n, int hs, size_t stride,
 		 float scale, float *att, float *out)

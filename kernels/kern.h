@@ -178,6 +178,10 @@ struct kern {
 	kern_attend_fn *attend;
 	/* NULL, or kern_to_f16's conversion: f16_from_f32's bits, faster */
 	void (*to_f16)(const float *x, size_t n, uint16_t *h);
+	/* NULL, or a whole group's G values at x into its head at h and its
+	 * codes at q: q4_quantize's bytes, faster (kern_q4_quantize) */
+	void (*quantize)(const float *x, int G, enum q4_kind kind, uint8_t *h,
+			 uint8_t *q);
 };
 
 /* One token's k activations (FP16) into its place in a tile of T tokens
@@ -360,6 +364,12 @@ void kern_q4_gemm_packed(const struct kern *kn, struct kpool *p,
 			 const struct q4_matrix *w, const struct kern_a8w *pw,
 			 const uint16_t *x, int m, float *y);
 
+/* q4_quantize(m, w, kind) bit for bit, by kn's own quantiser where it has
+ * one (kn NULL: the portable code; a group that k cuts short always), on
+ * p's threads (NULL: one) */
+void kern_q4_quantize(const struct kern *kn, struct kpool *p,
+		      struct q4_matrix *m, const float *w, enum q4_kind kind);
+
 /* kn's attention (kern_attend_fn; kn NULL or without one: the portable
  * code, the scores by kern_dot_f32, exp from libm) */
 void kern_attend(const struct kern *kn, const float *q, int nq,
@@ -455,5 +465,7 @@ void kern_avx2_a8_load(const uint16_t *x, int k, int group, int T, int8_t *q,
 		       float *unit, float *sum);
 kern_attend_fn kern_avx2_attend;
 void kern_avx2_to_f16(const float *x, size_t n, uint16_t *h);
+void kern_avx2_quantize(const float *x, int G, enum q4_kind kind, uint8_t *h,
+			uint8_t *q);
 
 #endif

@@ -1007,6 +1007,88 @@ void kern_avx2_to_f16(const float *x, size_t n, uint16_t *h)
 		h[i] = f16_from_f32(x[i]);
 }
 
+/* ---- the quantiser (kern.quantize), shared by the AVX-512 sets ----
+ * q4_quantize's bytes, 8 weights a step: a group's least, greatest
+ * and largest |value| in vectors (the same values in any order; a zero's
+ * sign q4_head_of drops), its head through F16C's conversions (f16.h's
+ * bits: kern_avx2_to_f16), each code by the same subtraction and division
+ * as the portable loop, clamped to [0, 15] and then rounded halves up
+ * (round((w - b) / s) clamped: the same code), and a chunk's 32 codes
+ * into its four words at once (q4.h: lane l of a step's 8 takes weight
+ * 8b + l and 8b + 4 + l of the chunk into byte b of word l). */
+static uint16_t f16c_to16(float v)
+{
+	return (uint16_t)_cvtss_sh(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+static float f16c_to32(uint16_t h)
+{
+	return _cvtsh_ss(h);
+}
+
+static inline float hmin8(__m256 v)
+{
+	__m128 h = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+
+	h = _mm_min_ps(h, _mm_movehl_ps(h, h));
+	return _mm_cvtss_f32(_mm_min_ss(h, _mm_movehdup_ps(h)));
+}
+
+static inline float hmax8(__m256 v)
+{
+	__m128 h = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+
+	h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+	return _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+}
+
+void kern_avx2_quantize(const float *x, int G, enum q4_kind kind, uint8_t *h,
+			uint8_t *q)
+{
+	const __m256 sign = _mm256_set1_ps(-0.0f);
+	__m256 lo = _mm256_loadu_ps(x), hi = lo, am = _mm256_andnot_ps(sign, lo);
+	struct q4_head hd;
+
+	for (int j = 8; j < G; j += 8) {
+		__m256 v = _mm256_loadu_ps(x + j);
+
+		lo = _mm256_min_ps(lo, v);
+		hi = _mm256_max_ps(hi, v);
+		am = _mm256_max_ps(am, _mm256_andnot_ps(sign, v));
+	}
+	hd = q4_head_of(hmin8(lo), hmax8(hi), hmax8(am), kind, f16c_to16,
+			f16c_to32);
+	memcpy(h, &hd, sizeof(hd));
+	if (!(f16c_to32(hd.scale) > 0)) {
+		memset(q, 0, (size_t)G / 2);
+		return;
+	}
+	const __m256 s = _mm256_set1_ps(f16c_to32(hd.scale));
+	const __m256 b = _mm256_set1_ps(f16c_to32(hd.bias));
+	const __m256 top = _mm256_set1_ps(15), half = _mm256_set1_ps(0.5f);
+
+	for (int c = 0; c < G; c += 32) {
+		__m256i word = _mm256_setzero_si256();
+
+		for (int t = 0; t < 4; t++) {
+			__m256 v = _mm256_div_ps(_mm256_sub_ps(
+				_mm256_loadu_ps(x + c + 8 * t), b), s);
+			__m256i whole;
+
+			v = _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), top);
+			whole = _mm256_cvttps_epi32(v);
+			/* + 1 (a mask's -1 subtracted) where the rest is 0.5 or more */
+			whole = _mm256_sub_epi32(whole, _mm256_castps_si256(_mm256_cmp_ps(
+				_mm256_sub_ps(v, _mm256_cvtepi32_ps(whole)), half,
+				_CMP_GE_OQ)));
+			word = _mm256_or_si256(word, _mm256_slli_epi32(whole, 8 * t));
+		}
+		_mm_storeu_si128((__m128i *)(q + c / 2), _mm_or_si128(
+			_mm256_castsi256_si128(word),
+			_mm_slli_epi32(_mm256_extracti128_si256(word, 1), 4)));
+	}
+}
+
 /* ---- attention (kern_attend_fn), shared by the AVX-512 sets ----
  * Scores four positions at a time (four chains, summed across lanes
  * together), exp in vectors, then the weighted values: 64 columns at a
@@ -1647,7 +1729,8 @@ const struct kern kern_avx2 = { .name = "avx2", .interleave = 2, .q4 = q4,
 			       .load = kern_avx2_load,
 			       .a8_load = kern_avx2_a8_load,
 			       .attend = kern_avx2_attend,
-			       .to_f16 = kern_avx2_to_f16 };
+			       .to_f16 = kern_avx2_to_f16,
+			       .quantize = kern_avx2_quantize };
 const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
 				   .q4 = q4_vnni, .q8 = kern_avx2_q8,
 				   .f16 = kern_avx2_f16, .f32 = f32,
@@ -1660,4 +1743,5 @@ const struct kern kern_avx_vnni = { .name = "avx-vnni", .interleave = 2,
 				   .load = kern_avx2_load,
 				   .a8_load = kern_avx2_a8_load,
 				   .attend = kern_avx2_attend,
-				   .to_f16 = kern_avx2_to_f16 };
+				   .to_f16 = kern_avx2_to_f16,
+				   .quantize = kern_avx2_quantize };

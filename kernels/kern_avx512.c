@@ -1285,7 +1285,8 @@ const struct kern kern_avx512 = { .name = "avx512", .interleave = INTERLEAVE,
 				  .lend = &kern_avx2, .lend_groups = 32 | 64,
 				  .load = kern_avx2_load,
 				  .attend = kern_avx2_attend,
-				  .to_f16 = kern_avx2_to_f16 };
+				  .to_f16 = kern_avx2_to_f16,
+				  .quantize = kern_avx2_quantize };
 const struct kern kern_avx512_vnni = { .name = "avx512-vnni",
 				       .interleave = INTERLEAVE,
 				       .q4 = q4_vnni, .q8 = kern_avx2_q8,
@@ -1299,4 +1300,5 @@ const struct kern kern_avx512_vnni = { .name = "avx512-vnni",
 				       .load = kern_avx2_load,
 				       .a8_load = kern_avx2_a8_load,
 				       .attend = kern_avx2_attend,
-				       .to_f16 = kern_avx2_to_f16 };
+				       .to_f16 = kern_avx2_to_f16,
+				       .quantize = kern_avx2_quantize };

@@ -635,19 +635,90 @@ static void mm_tile(const struct kern_panel *pn, const int8_t *aq,
 
 #pragma GCC pop_options
 
+/* kern.quantize: q4_quantize's bytes, kern_avx2.c's method on 4
+ * lanes: a group's extremes in vectors, its head through FCVT (f16.h's
+ * bits; a conversion to FP16 ignores FZ16, and an FP32 subnormal that FZ
+ * flushes becomes the signed zero f16_from_f32 gives it), a code by the
+ * portable loop's subtraction and division, clamped, then rounded halves
+ * up; step t (weights 4t .. 4t+3 of a chunk) into nibble t of the
+ * chunk's four words. */
+static uint16_t fcvt_to16(float v)
+{
+	__fp16 h = (__fp16)v;
+	uint16_t u;
+
+	memcpy(&u, &h, sizeof(u));
+	return u;
+}
+
+static float fcvt_to32(uint16_t u)
+{
+	__fp16 h;
+
+	memcpy(&h, &u, sizeof(h));
+	return (float)h;
+}
+
+static void quantize(const float *x, int G, enum q4_kind kind, uint8_t *h,
+		     uint8_t *q)
+{
+	float32x4_t lo = vld1q_f32(x), hi = lo, am = vabsq_f32(lo);
+	struct q4_head hd;
+	float s;
+
+	for (int j = 4; j < G; j += 4) {
+		float32x4_t v = vld1q_f32(x + j);
+
+		lo = vminq_f32(lo, v);
+		hi = vmaxq_f32(hi, v);
+		am = vmaxq_f32(am, vabsq_f32(v));
+	}
+	hd = q4_head_of(vminvq_f32(lo), vmaxvq_f32(hi), vmaxvq_f32(am), kind,
+			fcvt_to16, fcvt_to32);
+	memcpy(h, &hd, sizeof(hd));
+	s = fcvt_to32(hd.scale);
+	if (!(s > 0)) {
+		memset(q, 0, (size_t)G / 2);
+		return;
+	}
+	const float32x4_t sv = vdupq_n_f32(s), b = vdupq_n_f32(fcvt_to32(hd.bias));
+	const float32x4_t zero = vdupq_n_f32(0), top = vdupq_n_f32(15);
+	const float32x4_t half = vdupq_n_f32(0.5f);
+
+	for (int c = 0; c < G; c += 32) {
+		uint32x4_t word = vdupq_n_u32(0);
+
+		for (int t = 0; t < 8; t++) {
+			float32x4_t v = vdivq_f32(vsubq_f32(vld1q_f32(x + c + 4 * t), b), sv);
+			uint32x4_t whole;
+
+			v = vminq_f32(vmaxq_f32(v, zero), top);
+			whole = vreinterpretq_u32_s32(vcvtq_s32_f32(v));
+			/* + 1 (a mask's all ones subtracted) where the rest is
+			 * 0.5 or more */
+			whole = vsubq_u32(whole, vcgeq_f32(vsubq_f32(
+				v, vcvtq_f32_u32(whole)), half));
+			word = vorrq_u32(word, vshlq_u32(whole, vdupq_n_s32(4 * t)));
+		}
+		vst1q_u32((uint32_t *)(q + c / 2), word);
+	}
+}
+
 const struct kern kern_neon = { .name = "neon", .q4 = q4, .q8 = q8,
-			       .f16 = f16 };
+			       .f16 = f16, .quantize = quantize };
 const struct kern kern_neon_dot = { .name = "neon-dot", .q4 = q4_dig,
 				    .q8 = q8, .f16 = f16, .a8_pack = a8_pack,
 				    .a8_run = a8_tile, .a8_panel = PANEL,
 				    .a8_panels = 1, .a8_tile = TILE,
 				    .digits = dign,
-				    .digit_groups = 32 | 64 | 128 };
+				    .digit_groups = 32 | 64 | 128,
+				    .quantize = quantize };
 const struct kern kern_neon_i8mm = { .name = "neon-i8mm", .q4 = q4_dig,
 				     .q8 = q8, .f16 = f16, .a8_pack = a8_pack,
 				     .a8_run = mm_tile, .a8_panel = PANEL,
 				     .a8_panels = 1, .a8_tile = TILE,
 				     .digits = dign,
-				     .digit_groups = 32 | 64 | 128 };
+				     .digit_groups = 32 | 64 | 128,
+				     .quantize = quantize };
 const struct kern kern_neon_fp16 = { .name = "neon-fp16", .q4 = q4_fp16,
-				     .q8 = q8, .f16 = f16 };
+				     .q8 = q8, .f16 = f16, .quantize = quantize };

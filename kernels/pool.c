@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #define KPOOL_SPIN_NS 100000
 #define KPOOL_PIECES 4
@@ -261,4 +262,11 @@ void kpool_run(struct kpool *p, void (*fn)(void *ctx, int r0, int r1),
 	while (atomic_load_explicit(&p->left, memory_order_acquire) > 0)
 		pthread_cond_wait(&p->done, &p->mu);
 	pthread_mutex_unlock(&p->mu);
+}
+
+int kpool_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
 }

@@ -78,46 +78,47 @@ static void pack_codes(const uint8_t *cq, int G, uint8_t *q)
 		}
 }
 
+struct q4_head q4_group_head(const float *x, int len, enum q4_kind kind)
+{
+	float lo = x[0], hi = x[0], amax = 0;
+
+	/* comparisons, not fminf and fmaxf (calls): x is finite */
+	for (int j = 0; j < len; j++) {
+		lo = x[j] < lo ? x[j] : lo;
+		hi = x[j] > hi ? x[j] : hi;
+		amax = q4_amax(amax, x[j]);
+	}
+	return q4_head_of(lo, hi, amax, kind, f16_from_f32, f16_to_f32);
+}
+
+void q4_quantize_group(struct q4_matrix *m, int r, int g, const float *x,
+		       int len, enum q4_kind kind)
+{
+	const struct q4_head h = q4_group_head(x, len, kind);
+	const float s = f16_to_f32(h.scale), b = f16_to_f32(h.bias);
+	uint8_t cq[128] = { 0 }; /* the codes, one a byte (0 past len) */
+
+	memcpy(group_head(m, r, g), &h, sizeof(h));
+	if (s > 0)
+		for (int j = 0; j < len; j++) {
+			float c = q4_round((x[j] - b) / s);
+
+			cq[j] = (uint8_t)(c < 0 ? 0 : c > 15 ? 15 : c);
+		}
+	pack_codes(cq, m->group, group_codes(m, r, g));
+}
+
 void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind)
 {
-	for (int r = 0; r < m->n; r++) {
+	for (int r = 0; r < m->n; r++, w += m->k)
 		for (int g = 0; g < m->ngroups; g++) {
-			const float *x = w + (size_t)r * m->k + (size_t)g * m->group;
-			int len = m->k - g * m->group < m->group ? m->k - g * m->group
-								 : m->group;
-			float lo = x[0], hi = x[0], amax = 0, s, b;
-			struct q4_head h;
+			int c0 = g * m->group;
 
-			/* comparisons, not fminf and fmaxf (calls): x is
-			 * finite */
-			for (int j = 0; j < len; j++) {
-				lo = x[j] < lo ? x[j] : lo;
-				hi = x[j] > hi ? x[j] : hi;
-				amax = q4_amax(amax, x[j]);
-			}
-			if (kind == Q4_SYM) {
-				h.scale = f16_from_f32(amax / 7);
-				s = f16_to_f32(h.scale);
-				h.bias = f16_from_f32(-8 * s);
-			} else {
-				h.scale = f16_from_f32((hi - lo) / 15);
-				h.bias = f16_from_f32(lo);
-			}
-			s = f16_to_f32(h.scale);
-			b = f16_to_f32(h.bias);
-			memcpy(group_head(m, r, g), &h, sizeof(h));
-			/* the group's codes (0 past k), then packed in place */
-			uint8_t cq[128] = { 0 };
-
-			if (s > 0)
-				for (int j = 0; j < len; j++) {
-					float c = q4_round((x[j] - b) / s);
-
-					cq[j] = (uint8_t)(c < 0 ? 0 : c > 15 ? 15 : c);
-				}
-			pack_codes(cq, m->group, group_codes(m, r, g));
+			q4_quantize_group(m, r, g, w + c0,
+					  m->k - c0 < m->group ? m->k - c0
+							       : m->group,
+					  kind);
 		}
-	}
 }
 
 void q4_dequantize(const struct q4_matrix *m, float *w)

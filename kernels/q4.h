@@ -118,8 +118,41 @@ static inline size_t q4_chunk_at(const struct q4_matrix *m, int c)
 void q4_init(struct q4_matrix *m, int n, int k, int g);
 void q4_release(struct q4_matrix *m);
 
-/* Round-to-nearest quantisation of w (n x k, row-major FP32) into m. */
+/* Round-to-nearest quantisation of w (n x k, row-major FP32, finite) into
+ * m: each group's head by q4_head_of, each weight's code round((w - b) /
+ * s) (halves away from zero) in [0, 15], every code 0 where s is 0. */
 void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind);
+/* The same for group g of row r, its len values at x (len < G where k
+ * ends in it: the codes past len 0) */
+void q4_quantize_group(struct q4_matrix *m, int r, int g, const float *x,
+		       int len, enum q4_kind kind);
+
+/* The head q4_quantize gives a group of len values at x (q4_head_of of
+ * their extremes) */
+struct q4_head q4_group_head(const float *x, int len, enum q4_kind kind);
+
+/* A group's head from its least and greatest values and largest |value|
+ * (lo, hi, amax), through to16 and to32 (f16_from_f32 and f16_to_f32, or
+ * an instruction set's conversions with their bits): the quantisers' one
+ * definition. Symmetric: scale amax / 7, bias -8 scale. Asymmetric: scale
+ * (hi - lo) / 15, bias lo. A zero's sign is dropped (+ 0), as vectors
+ * find the least of several zeros in no fixed order. */
+static inline struct q4_head q4_head_of(float lo, float hi, float amax,
+					enum q4_kind kind,
+					uint16_t (*to16)(float),
+					float (*to32)(uint16_t))
+{
+	struct q4_head h;
+
+	if (kind == Q4_SYM) {
+		h.scale = to16(amax / 7);
+		h.bias = to16(-8 * to32(h.scale));
+	} else {
+		h.scale = to16((hi - lo + 0.0f) / 15);
+		h.bias = to16(lo + 0.0f);
+	}
+	return h;
+}
 /* The weights m stands for, FP32, n x k. */
 void q4_dequantize(const struct q4_matrix *m, float *w);
 

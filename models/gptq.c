@@ -60,33 +60,13 @@ static void observe(void *ctx, const struct linear *l, const float *x, int n)
 	}
 }
 
-/* Group header (scale, bias as FP16) for w[0..len), as q4_quantize. */
-static void group_header(const float *w, int len, enum q4_kind kind,
-			 uint16_t h[2])
-{
-	float lo = w[0], hi = w[0], amax = 0;
-
-	for (int j = 0; j < len; j++) {
-		lo = fminf(lo, w[j]);
-		hi = fmaxf(hi, w[j]);
-		amax = fmaxf(amax, fabsf(w[j]));
-	}
-	if (kind == Q4_SYM) {
-		h[0] = f16_from_f32(amax / 7);
-		h[1] = f16_from_f32(-8 * f16_to_f32(h[0]));
-	} else {
-		h[0] = f16_from_f32((hi - lo) / 15);
-		h[1] = f16_from_f32(lo);
-	}
-}
-
 void gptq_layer(struct linear *l, double *h, int group, enum q4_kind kind,
 		struct q4_matrix *out)
 {
 	const int n = l->n, k = l->k;
 	gsl_matrix_view H = gsl_matrix_view_array(h, (size_t)k, (size_t)k);
 	double damp = 0;
-	float *w = l->f32, *gw = xmalloc(sizeof(float) * (size_t)group);
+	float *w = l->f32;
 
 	for (int a = 0; a < k; a++)
 		for (int b = 0; b < a; b++)
@@ -115,16 +95,16 @@ void gptq_layer(struct linear *l, double *h, int group, enum q4_kind kind,
 			float c, q, err;
 
 			if (j % group == 0) {
-				int len = k - j < group ? k - j : group;
-				uint16_t hd[2];
+				/* from the group's weights as the errors so
+				 * far have left them */
+				const struct q4_head hd = q4_group_head(
+					row + j, k - j < group ? k - j : group, kind);
 
-				memcpy(gw, row + j, sizeof(float) * (size_t)len);
-				group_header(gw, len, kind, hd);
 				memcpy(out->data + (size_t)r * out->row_bytes +
 					       q4_head_at(out, j / group),
-				       hd, 4);
-				s = f16_to_f32(hd[0]);
-				b = f16_to_f32(hd[1]);
+				       &hd, sizeof(hd));
+				s = f16_to_f32(hd.scale);
+				b = f16_to_f32(hd.bias);
 			}
 			c = s > 0 ? roundf((row[j] - b) / s) : 0;
 			c = c < 0 ? 0 : c > 15 ? 15 : c;
@@ -138,7 +118,6 @@ void gptq_layer(struct linear *l, double *h, int group, enum q4_kind kind,
 								       (size_t)j);
 		}
 	}
-	free(gw);
 }
 
 void gptq_quantize(struct llama *m, enum lin_format f, int group,

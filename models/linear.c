@@ -52,31 +52,47 @@ void lin_init_f32(struct linear *l, float *w, int n, int k)
 	l->f32 = w;
 }
 
-void lin_convert(struct linear *l, enum lin_format f, int group,
-		 enum q4_kind kind)
+void lin_init_from(struct linear *l, const float *w, int n, int k,
+		   enum lin_format f, int group, enum q4_kind kind,
+		   const struct kern *kn, struct kpool *p)
 {
-	HS_ASSERT(l->format == LIN_F32);
+	const size_t nk = (size_t)n * k;
+
+	memset(l, 0, sizeof(*l));
+	l->format = f;
+	l->n = n;
+	l->k = k;
 	switch (f) {
 	case LIN_F32:
-		return;
+		l->f32 = xmalloc(sizeof(float) * nk);
+		memcpy(l->f32, w, sizeof(float) * nk);
+		break;
 	case LIN_F16:
-		l->f16 = xcalloc64(sizeof(uint16_t) * (size_t)l->n * l->k);
-		for (size_t i = 0; i < (size_t)l->n * l->k; i++)
-			l->f16[i] = f16_from_f32(l->f32[i]);
+		l->f16 = xcalloc64(sizeof(uint16_t) * nk);
+		kern_to_f16(kn, w, nk, l->f16);
 		break;
 	case LIN_W8A16:
-		q8_init(&l->q8, l->n, l->k);
-		q8_quantize(&l->q8, l->f32);
+		q8_init(&l->q8, n, k);
+		q8_quantize(&l->q8, w);
 		break;
 	case LIN_W4A16:
 	case LIN_W4A4:
-		q4_init(&l->q4, l->n, l->k, group);
-		q4_quantize(&l->q4, l->f32, kind);
+		q4_init(&l->q4, n, k, group);
+		kern_q4_quantize(kn, p, &l->q4, w, kind);
 		break;
 	}
-	free(l->f32);
-	l->f32 = NULL;
-	l->format = f;
+}
+
+void lin_convert(struct linear *l, enum lin_format f, int group,
+		 enum q4_kind kind, const struct kern *kn, struct kpool *p)
+{
+	float *w = l->f32;
+
+	HS_ASSERT(l->format == LIN_F32);
+	if (f == LIN_F32)
+		return;
+	lin_init_from(l, w, l->n, l->k, f, group, kind, kn, p);
+	free(w);
 }
 
 void lin_release(struct linear *l)

@@ -52,9 +52,16 @@ struct linear {
 
 /* Takes ownership of w (n x k, FP32, malloc'd) as FP32 weights. */
 void lin_init_f32(struct linear *l, float *w, int n, int k);
-/* Converts an FP32 layer to another format in place (frees the FP32). */
+/* Weights w (n x k, FP32, borrowed) into l in format f (LIN_F32: a
+ * copy): the W4 formats by kern_q4_quantize (kn's quantiser on p's
+ * threads; q4_quantize's bytes whatever kn and p), FP16 by kern_to_f16. */
+void lin_init_from(struct linear *l, const float *w, int n, int k,
+		   enum lin_format f, int group, enum q4_kind kind,
+		   const struct kern *kn, struct kpool *p);
+/* Converts an FP32 layer to another format in place (frees the FP32), as
+ * lin_init_from. */
 void lin_convert(struct linear *l, enum lin_format f, int group,
-		 enum q4_kind kind);
+		 enum q4_kind kind, const struct kern *kn, struct kpool *p);
 void lin_release(struct linear *l);
 /* Packs a W4A16 layer's weights once for kn's integer path (kern_a8w_new,
  * on p's threads), which lin_apply then reads instead of packing them at

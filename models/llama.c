@@ -248,13 +248,13 @@ void llama_release(struct llama *m)
 	{ &(L)->wq, &(L)->wk, &(L)->wv, &(L)->wo, &(L)->w1, &(L)->w2, &(L)->w3 }
 
 void llama_convert(struct llama *m, enum lin_format f, int group,
-		   enum q4_kind kind)
+		   enum q4_kind kind, struct kpool *p)
 {
 	for (int l = 0; l < m->c.n_layers; l++) {
 		struct linear *all[] = BLOCK_LINEARS(&m->layer[l]);
 
 		for (size_t i = 0; i < 7; i++)
-			lin_convert(all[i], f, group, kind);
+			lin_convert(all[i], f, group, kind, m->kn, p);
 	}
 }
 

@@ -93,9 +93,10 @@ const char *llama_decode_acts(const struct llama *m);
 void llama_pack_a8(struct llama *m);
 
 /* Converts every linear layer of the blocks (not the embeddings, the
- * classifier or the norms). */
+ * classifier or the norms), by m->kn's conversions on p's threads (the
+ * same bytes whatever they are: lin_convert). */
 void llama_convert(struct llama *m, enum lin_format f, int group,
-		   enum q4_kind kind);
+		   enum q4_kind kind, struct kpool *p);
 
 void llama_state_init(struct llama_state *s, const struct llama_config *c,
 		      int max_block);

@@ -245,15 +245,16 @@ static int is_gguf(const char *path)
 /* The embeddings (and, tied or not, the classifier) through the draft's
  * quantiser: rows rounded to the format's grid and back to FP32, so that
  * the lookup stays a table but holds the draft's values. */
-static void quantize_embeddings(struct llama *m, const struct quant *q)
+static void quantize_embeddings(struct llama *m, const struct quant *q,
+				struct kpool *p)
 {
 	struct linear l;
 
 	lin_init_f32(&l, m->tok_emb, m->c.vocab, m->c.dim);
-	lin_convert(&l, q->format, q->group, q->kind);
+	lin_convert(&l, q->format, q->group, q->kind, m->kn, p);
 	m->tok_emb = lin_weights(&l);
 	lin_release(&l);
-	lin_convert(&m->cls, q->format, q->group, q->kind);
+	lin_convert(&m->cls, q->format, q->group, q->kind, m->kn, p);
 }
 
 int mload(const char *name_or_path, const struct quant *q, struct llama *m,
@@ -306,12 +307,16 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 			return -1;
 		}
 	}
+	/* the conversion on every CPU (its bytes the same at any count) */
+	struct kpool *p = kern_pool_new(kpool_cpus());
+
 	if (q->gptq)
 		gptq_self_calibrated(m, t, q);
 	else
-		llama_convert(m, q->format, q->group, q->kind);
+		llama_convert(m, q->format, q->group, q->kind, p);
 	if (q->head && q->format != LIN_F32)
-		quantize_embeddings(m, q);
+		quantize_embeddings(m, q, p);
+	kpool_free(p);
 	return 0;
 }
 

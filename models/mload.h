@@ -35,9 +35,10 @@ const char *mload_quant_name(const struct quant *q, char *buf);
 int mload_find(const char *name, char *path, size_t cap);
 
 /* Resolves a model (mload_find): a llama2.c file, a GGUF file or a
- * Hugging Face folder. Loads it, converts it to q, and loads its tokenizer
- * (tok<vocab>.bin or tokenizer.bin beside a llama2.c file; tokenizer.json
- * in a folder; a GGUF file's own). */
+ * Hugging Face folder. Loads it, converts it to q (on every online CPU:
+ * the same bytes at any count), and loads its tokenizer (tok<vocab>.bin or
+ * tokenizer.bin beside a llama2.c file; tokenizer.json in a folder; a
+ * GGUF file's own). */
 int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 	  struct tok *t, struct err *e);
 

@@ -2,8 +2,10 @@
  * whose trained weights are not here (LLaMA-2-7B on a 24 GiB machine).
  *
  * Every layer is drawn in FP32 (uniform in +-sqrt(3/k), the variance of a
- * 1/k initialisation; never zero) and converted to the asked format at once,
- * so the peak memory is the converted model plus one FP32 matrix. The numbers
+ * 1/k initialisation; never zero) into one scratch matrix and converted to
+ * the asked format at once, so the peak memory is the converted model plus
+ * one FP32 matrix. The draws are one splitmix64 sequence from the seed,
+ * taken in pieces on every CPU (each piece from its own place in it). The numbers
  * mean nothing; the bytes streamed and the arithmetic done are exactly those
  * of a trained model of that shape and format. */
 #include "synth.h"
@@ -22,21 +24,50 @@ static float draw(uint64_t *s, float a)
 	return a * (2 * u - 1);
 }
 
-static float *fill(uint64_t *s, size_t n, float centre, float a)
-{
-	float *v = xmalloc(sizeof(float) * n);
+struct fill_job {
+	uint64_t s;  /* the state before the fill's first draw */
+	float *v;    /* n x k, row-major */
+	int k;
+	float centre, a;
+};
 
-	for (size_t i = 0; i < n; i++)
-		v[i] = centre + draw(s, a);
+static void fill_rows(void *ctx, int r0, int r1)
+{
+	const struct fill_job *j = ctx;
+	uint64_t s = rng_splitmix64_skip(j->s, (uint64_t)r0 * j->k);
+
+	for (size_t i = (size_t)r0 * j->k; i < (size_t)r1 * j->k; i++)
+		j->v[i] = j->centre + draw(&s, j->a);
+}
+
+/* v (n x k) = centre + draws in [-a, a] on p's threads: the values one
+ * sequence from *s gives in turn (advanced past them) */
+static void fill_into(uint64_t *s, float *v, int n, int k, float centre,
+		      float a, struct kpool *p)
+{
+	struct fill_job j = { *s, v, k, centre, a };
+
+	kpool_run(p, fill_rows, &j, n, 1);
+	*s = rng_splitmix64_skip(*s, (uint64_t)n * k);
+}
+
+static float *fill(uint64_t *s, int n, int k, float centre, float a,
+		   struct kpool *p)
+{
+	float *v = xmalloc(sizeof(float) * (size_t)n * k);
+
+	fill_into(s, v, n, k, centre, a, p);
 	return v;
 }
 
+/* A layer drawn into scratch (FP32, n x k at least) and converted from it
+ * on p's threads */
 static void synth_linear(struct linear *l, uint64_t *s, int n, int k,
-			 const struct quant *q)
+			 const struct quant *q, const struct kern *kn,
+			 struct kpool *p, float *scratch)
 {
-	lin_init_f32(l, fill(s, (size_t)n * k, 0, sqrtf(3.0f / k)), n, k);
-	if (q->format != LIN_F32)
-		lin_convert(l, q->format, q->group, q->kind);
+	fill_into(s, scratch, n, k, 0, sqrtf(3.0f / k), p);
+	lin_init_from(l, scratch, n, k, q->format, q->group, q->kind, kn, p);
 }
 
 double synth_bytes(const struct llama_config *c, const struct quant *q)
@@ -56,8 +87,10 @@ int synth_llama(struct llama *m, const struct llama_config *c,
 {
 	double need = synth_bytes(c, q);
 	double have = (double)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
-	int kv_dim = c->dim / c->n_heads * c->n_kv_heads;
+	int kv_dim = c->dim / c->n_heads * c->n_kv_heads, widest;
 	uint64_t s = seed;
+	float *scratch; /* the largest layer: dim by the widest of these */
+	struct kpool *p;
 
 	if (q->gptq)
 		return err_set(e, "synthetic weights: GPTQ needs trained weights "
@@ -72,25 +105,31 @@ int synth_llama(struct llama *m, const struct llama_config *c,
 			       "(weights, embedding, KV cache of %d positions), "
 			       "more than 85%% of this machine's %.1f GiB",
 			       need / (1 << 30), c->seq_len, have / (1 << 30));
-	*m = (struct llama){ .c = *c };
-	m->tok_emb = fill(&s, (size_t)c->vocab * c->dim, 0, 1);
+	widest = c->hidden > c->vocab ? c->hidden : c->vocab;
+	widest = widest > c->dim ? widest : c->dim;
+	scratch = xmalloc(sizeof(float) * (size_t)c->dim * widest);
+	/* drawn and converted on every CPU: the same bytes at any count */
+	p = kern_pool_new(kpool_cpus());
+	*m = (struct llama){ .c = *c, .kn = kern_best() };
+	m->tok_emb = fill(&s, c->vocab, c->dim, 0, 1, p);
 	m->layer = xcalloc((size_t)c->n_layers, sizeof(*m->layer));
 	for (int l = 0; l < c->n_layers; l++) {
 		struct llama_layer *L = &m->layer[l];
 
-		L->rms_att = fill(&s, (size_t)c->dim, 1, 0.1f);
-		L->rms_ffn = fill(&s, (size_t)c->dim, 1, 0.1f);
-		synth_linear(&L->wq, &s, c->dim, c->dim, q);
-		synth_linear(&L->wk, &s, kv_dim, c->dim, q);
-		synth_linear(&L->wv, &s, kv_dim, c->dim, q);
-		synth_linear(&L->wo, &s, c->dim, c->dim, q);
-		synth_linear(&L->w1, &s, c->hidden, c->dim, q);
-		synth_linear(&L->w2, &s, c->dim, c->hidden, q);
-		synth_linear(&L->w3, &s, c->hidden, c->dim, q);
+		L->rms_att = fill(&s, 1, c->dim, 1, 0.1f, NULL);
+		L->rms_ffn = fill(&s, 1, c->dim, 1, 0.1f, NULL);
+		synth_linear(&L->wq, &s, c->dim, c->dim, q, m->kn, p, scratch);
+		synth_linear(&L->wk, &s, kv_dim, c->dim, q, m->kn, p, scratch);
+		synth_linear(&L->wv, &s, kv_dim, c->dim, q, m->kn, p, scratch);
+		synth_linear(&L->wo, &s, c->dim, c->dim, q, m->kn, p, scratch);
+		synth_linear(&L->w1, &s, c->hidden, c->dim, q, m->kn, p, scratch);
+		synth_linear(&L->w2, &s, c->dim, c->hidden, q, m->kn, p, scratch);
+		synth_linear(&L->w3, &s, c->hidden, c->dim, q, m->kn, p, scratch);
 	}
-	m->rms_final = fill(&s, (size_t)c->dim, 1, 0.1f);
-	synth_linear(&m->cls, &s, c->vocab, c->dim, q);
-	m->kn = kern_best();
+	m->rms_final = fill(&s, 1, c->dim, 1, 0.1f, NULL);
+	synth_linear(&m->cls, &s, c->vocab, c->dim, q, m->kn, p, scratch);
+	kpool_free(p);
+	free(scratch);
 	return 0;
 }
 

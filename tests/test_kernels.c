@@ -1126,6 +1126,92 @@ static void to_f16_matches_portable(void)
 	free(x);
 }
 
+/* Row r of a quantiser's test matrix (k values): every group of 32 a case
+ * of its own, by r and the group's place: random values of a row's own
+ * magnitude, zeros of both signs, a constant, one value among zeros, FP32
+ * subnormals, values near FP16's largest, and codes exactly half way
+ * between two (the asymmetric grid 0 .. 15/16 step 1/16 and the symmetric
+ * one of amax 7/16, where (w - b) / s is a whole number and a half). */
+static void quantize_case(float *w, int r, int k)
+{
+	for (int c = 0; c < k; c++) {
+		int g = c / 32, j = c % 32, kind = (r * 7 + g) % 9;
+		float v;
+
+		switch (kind) {
+		case 0: v = (j & 1) ? 0.0f : -0.0f; break;
+		case 1: v = 0.25f; break;
+		case 2: v = j == 5 ? -3.0f : (j & 2) ? 0.0f : -0.0f; break;
+		case 3: v = (float)(j % 3) * 0x1p-140f * (j & 1 ? -1 : 1); break;
+		case 4: v = 60000.0f * (float)(uniform() * 2 - 1); break;
+		case 5: v = j == 0 ? 0 : j == 1 ? 15 / 16.0f
+			  : (float)((j % 15) + 0.5) / 16; break;
+		case 6: v = j == 0 ? 7 / 16.0f
+			  : (float)((j % 14) + 1 - 7.5) / 16; break;
+		default: v = gauss(ldexpf(1, r % 13 - 8)); break;
+		}
+		w[(size_t)r * k + c] = v;
+	}
+}
+
+/* A kernel set's own quantiser (kern.quantize) writes q4_quantize's bytes:
+ * every group size and kind, rows whose k ends inside a group, the cases
+ * of quantize_case, on one thread and on three. */
+static void quantize_matches_portable(void)
+{
+	static const int qshapes[][2] = { { 9, 300 }, { 4, 31 }, { 18, 512 },
+					 { 3, 4096 + 96 } };
+	struct kpool *pool = kern_pool_new(3);
+	int sets = 0;
+
+	for (const char *const *nm = kern_available(); *nm; nm++) {
+		const struct kern *kn = kern_find(*nm);
+
+		if (!kn->quantize)
+			continue;
+		sets++;
+		for (size_t si = 0; si < sizeof(qshapes) / sizeof(qshapes[0]); si++) {
+			const int n = qshapes[si][0], k = qshapes[si][1];
+			float *w = malloc(sizeof(float) * (size_t)n * k);
+
+			for (int r = 0; r < n; r++)
+				quantize_case(w, r, k);
+			for (int G = 32; G <= 128; G *= 2)
+				for (int kind = Q4_SYM; kind <= Q4_ASYM; kind++)
+					for (int th = 0; th < 2; th++) {
+						struct q4_matrix a, b;
+						size_t bytes, first = 0;
+						int bad = 0;
+
+						q4_init(&a, n, k, G);
+						q4_init(&b, n, k, G);
+						q4_quantize(&a, w, (enum q4_kind)kind);
+						kern_q4_quantize(kn, th ? pool : NULL, &b,
+								 w, (enum q4_kind)kind);
+						bytes = a.row_bytes * (size_t)n;
+						for (size_t i = 0; i < bytes; i++)
+							if (a.data[i] != b.data[i] && bad++ == 0)
+								first = i;
+						CHECK_MSG(!bad, "%s, %dx%d, G = %d, %s, %d "
+							  "thread(s): %d of %zu bytes differ; "
+							  "the first, byte %zu of row %zu: "
+							  "0x%02x, portable 0x%02x", *nm, n, k,
+							  G, kind == Q4_SYM ? "sym" : "asym",
+							  th ? 3 : 1, bad, bytes,
+							  first % a.row_bytes,
+							  first / a.row_bytes, b.data[first],
+							  a.data[first]);
+						q4_release(&a);
+						q4_release(&b);
+					}
+			free(w);
+		}
+	}
+	if (!sets)
+		t_skip("no kernel on this CPU has its own quantiser");
+	kpool_free(pool);
+}
+
 /* A kernel set's own attention (kern.attend) against the portable one
  * (kern_attend with no set) within 1e-5 of the output's largest value:
  * contexts of 1 .. 200 positions (every remainder of its blocks of 4 and
@@ -1400,6 +1486,8 @@ const struct tcase kernel_tests[] = {
 	  "kern_q4_gemm's elsewhere", packed_rule },
 	{ "kernels: by digits a token's result is its own, whatever the "
 	  "batch", token_alone },
+	{ "kernels: a kernel's own quantiser writes the portable one's bytes",
+	  quantize_matches_portable },
 	{ "kernels: a kernel's own attention is the portable one's",
 	  attend_matches_portable },
 	{ "kernels: heads sharing a KV head at once are each head's own",

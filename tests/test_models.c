@@ -456,7 +456,7 @@ static void batch_matches_own_forward_w4a16(void)
 			CHECK_MSG(0, "%s", e.msg);
 			return;
 		}
-		llama_convert(&m, LIN_W4A16, groups[gi], Q4_ASYM);
+		llama_convert(&m, LIN_W4A16, groups[gi], Q4_ASYM, NULL);
 		m.pool = kern_pool_new(3);
 		for (const char *const *kn = kern_available(); *kn; kn++) {
 			struct batch_diff d;

@@ -229,6 +229,29 @@ static void stream_in_place(void)
 	rng_free(a);
 }
 
+/* splitmix64 in pieces, each from rng_splitmix64_skip's state, is the
+ * sequence drawn in turn (synth.c draws a model's weights so on every
+ * CPU); a skip of 0 stays, and the known first value of seed 0 */
+static void splitmix_in_pieces(void)
+{
+	uint64_t seq[1000], x = 0x5eed, z = 0;
+	int differ = 0;
+
+	for (int i = 0; i < 1000; i++)
+		seq[i] = rng_splitmix64(&x);
+	CHECK(x == rng_splitmix64_skip(0x5eed, 1000));
+	for (int from = 0; from < 1000; from += 37) {
+		uint64_t y = rng_splitmix64_skip(0x5eed, (uint64_t)from);
+
+		for (int i = from; i < from + 37 && i < 1000; i++)
+			differ += rng_splitmix64(&y) != seq[i];
+	}
+	CHECK(differ == 0);
+	CHECK(rng_splitmix64_skip(42, 0) == 42);
+	/* Vigna's splitmix64.c from state 0 */
+	CHECK(rng_splitmix64(&z) == UINT64_C(0xe220a8397b1dcdaf));
+}
+
 const struct tcase rng_tests[] = {
 	{ "rng: sample moments of every distribution", moments },
 	{ "rng: empirical samples from a file", empirical_file },
@@ -236,5 +259,7 @@ const struct tcase rng_tests[] = {
 	{ "rng: bad distributions name the pointer", bad_distributions },
 	{ "rng: streams are independent and reproducible", streams },
 	{ "rng: a stream in place draws as an allocated one", stream_in_place },
+	{ "rng: splitmix64 drawn in pieces is the sequence in turn",
+	  splitmix_in_pieces },
 	{ 0 },
 };
