@@ -262,6 +262,7 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 {
 	char path[2048], dir[2048], tp[2200];
 	const char *slash;
+	struct kpool *p;
 
 	if (mload_find(name_or_path, path, sizeof(path)) < 0) {
 		if (fs_is_dir(name_or_path))
@@ -308,8 +309,7 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 		}
 	}
 	/* the conversion on every CPU (its bytes the same at any count) */
-	struct kpool *p = kern_pool_new(kpool_cpus());
-
+	p = kern_pool_new(kpool_cpus());
 	if (q->gptq)
 		gptq_self_calibrated(m, t, q);
 	else
