@@ -557,9 +557,7 @@ static void quantize_rows(void *ctx, int r0, int r1)
 					row + q4_head_at(m, g),
 					row + q4_codes_at(m, g));
 		for (int g = whole; g < m->ngroups; g++)
-			q4_quantize_group(m, r, g, w + (size_t)g * G,
-					  m->k - g * G < G ? m->k - g * G : G,
-					  j->kind);
+			q4_quantize_group(m, r, g, w + (size_t)g * G, j->kind);
 	}
 }
 

@@ -1009,13 +1009,14 @@ void kern_avx2_to_f16(const float *x, size_t n, uint16_t *h)
 
 /* ---- the quantiser (kern.quantize), shared by the AVX-512 sets ----
  * q4_quantize's bytes, 8 weights a step: a group's least, greatest
- * and largest |value| in vectors (the same values in any order; a zero's
- * sign q4_head_of drops), its head through F16C's conversions (f16.h's
- * bits: kern_avx2_to_f16), each code by the same subtraction and division
- * as the portable loop, clamped to [0, 15] and then rounded halves up
- * (round((w - b) / s) clamped: the same code), and a chunk's 32 codes
- * into its four words at once (q4.h: lane l of a step's 8 takes weight
- * 8b + l and 8b + 4 + l of the chunk into byte b of word l). */
+ * and largest |value| in vectors (the same values in any order; zeros and
+ * subnormals among them q4_head_of takes as +0), its head through F16C's
+ * conversions (f16.h's bits: kern_avx2_to_f16), each code by the same
+ * subtraction and division as the portable loop, clamped to [0, 15] and
+ * then rounded halves up (round((w - b) / s) clamped: the same code), and
+ * a chunk's 32 codes into its four words at once (q4.h: lanes l and l + 4
+ * of step b, weights 8b + l and 8b + 4 + l of the chunk, go to byte b of
+ * word l, low and high nibble). */
 static uint16_t f16c_to16(float v)
 {
 	return (uint16_t)_cvtss_sh(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -1026,20 +1027,15 @@ static float f16c_to32(uint16_t h)
 	return _cvtsh_ss(h);
 }
 
-static inline float hmin8(__m256 v)
+/* The greatest (most) or least of v's 8 lanes */
+static inline float extreme8(__m256 v, int most)
 {
-	__m128 h = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+#define PICK(a, b) (most ? _mm_max_ps(a, b) : _mm_min_ps(a, b))
+	__m128 h = PICK(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
 
-	h = _mm_min_ps(h, _mm_movehl_ps(h, h));
-	return _mm_cvtss_f32(_mm_min_ss(h, _mm_movehdup_ps(h)));
-}
-
-static inline float hmax8(__m256 v)
-{
-	__m128 h = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-
-	h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-	return _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+	h = PICK(h, _mm_movehl_ps(h, h));
+	return _mm_cvtss_f32(PICK(h, _mm_movehdup_ps(h)));
+#undef PICK
 }
 
 void kern_avx2_quantize(const float *x, int G, enum q4_kind kind, uint8_t *h,
@@ -1056,8 +1052,8 @@ void kern_avx2_quantize(const float *x, int G, enum q4_kind kind, uint8_t *h,
 		hi = _mm256_max_ps(hi, v);
 		am = _mm256_max_ps(am, _mm256_andnot_ps(sign, v));
 	}
-	hd = q4_head_of(hmin8(lo), hmax8(hi), hmax8(am), kind, f16c_to16,
-			f16c_to32);
+	hd = q4_head_of(extreme8(lo, 0), extreme8(hi, 1), extreme8(am, 1), kind,
+			f16c_to16, f16c_to32);
 	memcpy(h, &hd, sizeof(hd));
 	if (!(f16c_to32(hd.scale) > 0)) {
 		memset(q, 0, (size_t)G / 2);

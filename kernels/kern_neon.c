@@ -11,12 +11,30 @@
 #include <arm_neon.h>
 #include <string.h>
 
-static inline float header_f(const uint8_t *p, int i)
+/* An FP16 value's bits as a float, and back (FCVT) */
+static float fcvt_to32(uint16_t u)
 {
 	__fp16 h;
 
-	memcpy(&h, p + 2 * i, 2);
+	memcpy(&h, &u, sizeof(h));
 	return (float)h;
+}
+
+static uint16_t fcvt_to16(float v)
+{
+	__fp16 h = (__fp16)v;
+	uint16_t u;
+
+	memcpy(&u, &h, sizeof(u));
+	return u;
+}
+
+static inline float header_f(const uint8_t *p, int i)
+{
+	uint16_t u;
+
+	memcpy(&u, p + 2 * i, sizeof(u));
+	return fcvt_to32(u);
 }
 
 /* Four FP16 values at p (a panel's scales or biases) as floats */
@@ -637,28 +655,11 @@ static void mm_tile(const struct kern_panel *pn, const int8_t *aq,
 
 /* kern.quantize: q4_quantize's bytes, kern_avx2.c's method on 4
  * lanes: a group's extremes in vectors, its head through FCVT (f16.h's
- * bits; a conversion to FP16 ignores FZ16, and an FP32 subnormal that FZ
+ * bits: a conversion to FP16 ignores FZ16; an FP32 subnormal that FZ
  * flushes becomes the signed zero f16_from_f32 gives it), a code by the
  * portable loop's subtraction and division, clamped, then rounded halves
  * up; step t (weights 4t .. 4t+3 of a chunk) into nibble t of the
  * chunk's four words. */
-static uint16_t fcvt_to16(float v)
-{
-	__fp16 h = (__fp16)v;
-	uint16_t u;
-
-	memcpy(&u, &h, sizeof(u));
-	return u;
-}
-
-static float fcvt_to32(uint16_t u)
-{
-	__fp16 h;
-
-	memcpy(&h, &u, sizeof(h));
-	return (float)h;
-}
-
 static void quantize(const float *x, int G, enum q4_kind kind, uint8_t *h,
 		     uint8_t *q)
 {

@@ -9,7 +9,7 @@ struct kpool;
  * kern_pool_new passes the denormal flush). Caller frees with kpool_free. */
 struct kpool *kpool_new(int threads, void (*thread_init)(void));
 void kpool_free(struct kpool *p);
-/* The CPUs online, at least 1 */
+/* The CPUs online, at least 1 and at most 4096 */
 int kpool_cpus(void);
 
 /* Calls fn(ctx, r0, r1) on disjoint ranges covering [0, n) (rows in

@@ -92,8 +92,9 @@ struct q4_head q4_group_head(const float *x, int len, enum q4_kind kind)
 }
 
 void q4_quantize_group(struct q4_matrix *m, int r, int g, const float *x,
-		       int len, enum q4_kind kind)
+		       enum q4_kind kind)
 {
+	const int len = q4_group_len(m, g);
 	const struct q4_head h = q4_group_head(x, len, kind);
 	const float s = f16_to_f32(h.scale), b = f16_to_f32(h.bias);
 	uint8_t cq[128] = { 0 }; /* the codes, one a byte (0 past len) */
@@ -103,7 +104,8 @@ void q4_quantize_group(struct q4_matrix *m, int r, int g, const float *x,
 		for (int j = 0; j < len; j++) {
 			float c = q4_round((x[j] - b) / s);
 
-			cq[j] = (uint8_t)(c < 0 ? 0 : c > 15 ? 15 : c);
+			/* a NaN (weights beyond FP16's range) to 0 */
+			cq[j] = (uint8_t)(c > 0 ? (c < 15 ? c : 15) : 0);
 		}
 	pack_codes(cq, m->group, group_codes(m, r, g));
 }
@@ -111,14 +113,9 @@ void q4_quantize_group(struct q4_matrix *m, int r, int g, const float *x,
 void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind)
 {
 	for (int r = 0; r < m->n; r++, w += m->k)
-		for (int g = 0; g < m->ngroups; g++) {
-			int c0 = g * m->group;
-
-			q4_quantize_group(m, r, g, w + c0,
-					  m->k - c0 < m->group ? m->k - c0
-							       : m->group,
+		for (int g = 0; g < m->ngroups; g++)
+			q4_quantize_group(m, r, g, w + (size_t)g * m->group,
 					  kind);
-		}
 }
 
 void q4_dequantize(const struct q4_matrix *m, float *w)
@@ -127,7 +124,7 @@ void q4_dequantize(const struct q4_matrix *m, float *w)
 		for (int g = 0; g < m->ngroups; g++) {
 			const uint8_t *q = group_codes(m, r, g);
 			const int c0 = g * m->group;
-			const int len = m->k - c0 < m->group ? m->k - c0 : m->group;
+			const int len = q4_group_len(m, g);
 			float s, b;
 
 			header(m, r, g, &s, &b);

@@ -122,10 +122,16 @@ void q4_release(struct q4_matrix *m);
  * m: each group's head by q4_head_of, each weight's code round((w - b) /
  * s) (halves away from zero) in [0, 15], every code 0 where s is 0. */
 void q4_quantize(struct q4_matrix *m, const float *w, enum q4_kind kind);
-/* The same for group g of row r, its len values at x (len < G where k
- * ends in it: the codes past len 0) */
+/* The same for group g of row r, its q4_group_len values at x (the codes
+ * past them 0) */
 void q4_quantize_group(struct q4_matrix *m, int r, int g, const float *x,
-		       int len, enum q4_kind kind);
+		       enum q4_kind kind);
+
+/* Columns of m's group g: its group size, or fewer where k ends in it */
+static inline int q4_group_len(const struct q4_matrix *m, int g)
+{
+	return m->k - g * m->group < m->group ? m->k - g * m->group : m->group;
+}
 
 /* The head q4_quantize gives a group of len values at x (q4_head_of of
  * their extremes) */
@@ -135,8 +141,12 @@ struct q4_head q4_group_head(const float *x, int len, enum q4_kind kind);
  * (lo, hi, amax), through to16 and to32 (f16_from_f32 and f16_to_f32, or
  * an instruction set's conversions with their bits): the quantisers' one
  * definition. Symmetric: scale amax / 7, bias -8 scale. Asymmetric: scale
- * (hi - lo) / 15, bias lo. A zero's sign is dropped (+ 0), as vectors
- * find the least of several zeros in no fixed order. */
+ * (hi - lo) / 15, bias lo, where an extreme that is a zero or an FP32
+ * subnormal counts as +0: vectors find the least of several zeros in no
+ * fixed order, and a thread that flushes denormals (kern_flush_denormals:
+ * the pools' workers) reads a subnormal as a zero of its sign, so that
+ * otherwise the bias's sign would depend on both. The comparison reads
+ * the same either way. */
 static inline struct q4_head q4_head_of(float lo, float hi, float amax,
 					enum q4_kind kind,
 					uint16_t (*to16)(float),
@@ -148,8 +158,10 @@ static inline struct q4_head q4_head_of(float lo, float hi, float amax,
 		h.scale = to16(amax / 7);
 		h.bias = to16(-8 * to32(h.scale));
 	} else {
-		h.scale = to16((hi - lo + 0.0f) / 15);
-		h.bias = to16(lo + 0.0f);
+		lo = fabsf(lo) < 0x1p-126f ? 0.0f : lo;
+		hi = fabsf(hi) < 0x1p-126f ? 0.0f : hi;
+		h.scale = to16((hi - lo) / 15);
+		h.bias = to16(lo);
 	}
 	return h;
 }

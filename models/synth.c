@@ -2,11 +2,11 @@
  * whose trained weights are not here (LLaMA-2-7B on a 24 GiB machine).
  *
  * Every layer is drawn in FP32 (uniform in +-sqrt(3/k), the variance of a
- * 1/k initialisation; never zero) into one scratch matrix and converted to
- * the asked format at once, so the peak memory is the converted model plus
- * one FP32 matrix. The draws are one splitmix64 sequence from the seed,
- * taken in pieces on every CPU (each piece from its own place in it). The numbers
- * mean nothing; the bytes streamed and the arithmetic done are exactly those
+ * 1/k initialisation) into one scratch matrix and converted to the asked
+ * format at once (an FP32 model's layers each drawn into its own), so the
+ * peak memory is the converted model plus one FP32 matrix. The draws are
+ * one splitmix64 sequence from the seed, taken in pieces on every CPU
+ * (each piece from its own place in it). The numbers mean nothing; the bytes streamed and the arithmetic done are exactly those
  * of a trained model of that shape and format. */
 #include "synth.h"
 #include "mem.h"
@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* uniform in [-a, a], never exactly 0 */
+/* uniform in [-a, a]; exactly 0 once in 2^24 draws (2^23 + 0.5 rounds to
+ * 2^23 in FP32) */
 static float draw(uint64_t *s, float a)
 {
 	float u = (float)((rng_splitmix64(s) >> 40) + 0.5) / (float)(1 << 24);
@@ -60,13 +61,19 @@ static float *fill(uint64_t *s, int n, int k, float centre, float a,
 	return v;
 }
 
-/* A layer drawn into scratch (FP32, n x k at least) and converted from it
- * on p's threads */
+/* A layer drawn on p's threads: FP32 into its own matrix, another format
+ * into scratch (FP32, n x k at least) and converted from it */
 static void synth_linear(struct linear *l, uint64_t *s, int n, int k,
 			 const struct quant *q, const struct kern *kn,
 			 struct kpool *p, float *scratch)
 {
-	fill_into(s, scratch, n, k, 0, sqrtf(3.0f / k), p);
+	const float a = sqrtf(3.0f / k);
+
+	if (q->format == LIN_F32) {
+		lin_init_f32(l, fill(s, n, k, 0, a, p), n, k);
+		return;
+	}
+	fill_into(s, scratch, n, k, 0, a, p);
 	lin_init_from(l, scratch, n, k, q->format, q->group, q->kind, kn, p);
 }
 
@@ -89,7 +96,7 @@ int synth_llama(struct llama *m, const struct llama_config *c,
 	double have = (double)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
 	int kv_dim = c->dim / c->n_heads * c->n_kv_heads, widest;
 	uint64_t s = seed;
-	float *scratch; /* the largest layer: dim by the widest of these */
+	float *scratch; /* NULL, or the largest layer: dim by the widest */
 	struct kpool *p;
 
 	if (q->gptq)
@@ -107,7 +114,8 @@ int synth_llama(struct llama *m, const struct llama_config *c,
 			       need / (1 << 30), c->seq_len, have / (1 << 30));
 	widest = c->hidden > c->vocab ? c->hidden : c->vocab;
 	widest = widest > c->dim ? widest : c->dim;
-	scratch = xmalloc(sizeof(float) * (size_t)c->dim * widest);
+	scratch = q->format == LIN_F32 ? NULL
+				       : xmalloc(sizeof(float) * (size_t)c->dim * widest);
 	/* drawn and converted on every CPU: the same bytes at any count */
 	p = kern_pool_new(kpool_cpus());
 	*m = (struct llama){ .c = *c, .kn = kern_best() };

@@ -1126,16 +1126,43 @@ static void to_f16_matches_portable(void)
 	free(x);
 }
 
+/* The calling thread's floating-point controls (MXCSR, FPCR), to run a
+ * test with denormals kept and then flushed as the pools' workers flush
+ * them (kern_flush_denormals), and to restore them */
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+typedef unsigned fp_controls;
+static fp_controls fp_controls_get(void) { return _mm_getcsr(); }
+static void fp_controls_set(fp_controls c) { _mm_setcsr(c); }
+#define FP_KEEP_DENORMALS(c) ((c) & ~0x8040u) /* FTZ, DAZ */
+#elif defined(__aarch64__)
+typedef uint64_t fp_controls;
+static fp_controls fp_controls_get(void)
+{
+	uint64_t c;
+
+	__asm__ volatile("mrs %0, fpcr" : "=r"(c));
+	return c;
+}
+static void fp_controls_set(fp_controls c)
+{
+	__asm__ volatile("msr fpcr, %0" : : "r"(c));
+}
+#define FP_KEEP_DENORMALS(c) ((c) & ~(UINT64_C(1) << 24)) /* FZ */
+#endif
+
 /* Row r of a quantiser's test matrix (k values): every group of 32 a case
  * of its own, by r and the group's place: random values of a row's own
  * magnitude, zeros of both signs, a constant, one value among zeros, FP32
- * subnormals, values near FP16's largest, and codes exactly half way
- * between two (the asymmetric grid 0 .. 15/16 step 1/16 and the symmetric
- * one of amax 7/16, where (w - b) / s is a whole number and a half). */
+ * subnormals of both signs among zeros, values near FP16's largest and
+ * beyond it, values whose scale is an FP16 subnormal, and codes exactly
+ * half way between two (the asymmetric grid 0 .. 15/16 step 1/16 and the
+ * symmetric one of amax 7/16, where (w - b) / s is a whole number and a
+ * half). */
 static void quantize_case(float *w, int r, int k)
 {
 	for (int c = 0; c < k; c++) {
-		int g = c / 32, j = c % 32, kind = (r * 7 + g) % 9;
+		int g = c / 32, j = c % 32, kind = (r * 7 + g) % 11;
 		float v;
 
 		switch (kind) {
@@ -1148,6 +1175,8 @@ static void quantize_case(float *w, int r, int k)
 			  : (float)((j % 15) + 0.5) / 16; break;
 		case 6: v = j == 0 ? 7 / 16.0f
 			  : (float)((j % 14) + 1 - 7.5) / 16; break;
+		case 7: v = 1e-6f * (float)(uniform() * 2 - 1); break;
+		case 8: v = 1e6f * (float)(uniform() * 2 - 1); break;
 		default: v = gauss(ldexpf(1, r % 13 - 8)); break;
 		}
 		w[(size_t)r * k + c] = v;
@@ -1156,19 +1185,31 @@ static void quantize_case(float *w, int r, int k)
 
 /* A kernel set's own quantiser (kern.quantize) writes q4_quantize's bytes:
  * every group size and kind, rows whose k ends inside a group, the cases
- * of quantize_case, on one thread and on three. */
+ * of quantize_case, on one thread and on three, the calling thread (which
+ * runs the portable code, and a share of the rows) keeping denormals, then
+ * flushing them, as the pools' workers always do. */
 static void quantize_matches_portable(void)
 {
 	static const int qshapes[][2] = { { 9, 300 }, { 4, 31 }, { 18, 512 },
 					 { 3, 4096 + 96 } };
 	struct kpool *pool = kern_pool_new(3);
 	int sets = 0;
+#ifdef FP_KEEP_DENORMALS
+	const fp_controls was = fp_controls_get();
+#endif
 
+	for (int flushed = 0; flushed < 2; flushed++)
 	for (const char *const *nm = kern_available(); *nm; nm++) {
 		const struct kern *kn = kern_find(*nm);
 
 		if (!kn->quantize)
 			continue;
+#ifdef FP_KEEP_DENORMALS
+		if (flushed)
+			kern_flush_denormals();
+		else
+			fp_controls_set(FP_KEEP_DENORMALS(was));
+#endif
 		sets++;
 		for (size_t si = 0; si < sizeof(qshapes) / sizeof(qshapes[0]); si++) {
 			const int n = qshapes[si][0], k = qshapes[si][1];
@@ -1193,11 +1234,14 @@ static void quantize_matches_portable(void)
 							if (a.data[i] != b.data[i] && bad++ == 0)
 								first = i;
 						CHECK_MSG(!bad, "%s, %dx%d, G = %d, %s, %d "
-							  "thread(s): %d of %zu bytes differ; "
+							  "thread(s), the caller %s denormals: "
+							  "%d of %zu bytes differ; "
 							  "the first, byte %zu of row %zu: "
 							  "0x%02x, portable 0x%02x", *nm, n, k,
 							  G, kind == Q4_SYM ? "sym" : "asym",
-							  th ? 3 : 1, bad, bytes,
+							  th ? 3 : 1,
+							  flushed ? "flushing" : "keeping",
+							  bad, bytes,
 							  first % a.row_bytes,
 							  first / a.row_bytes, b.data[first],
 							  a.data[first]);
@@ -1207,6 +1251,9 @@ static void quantize_matches_portable(void)
 			free(w);
 		}
 	}
+#ifdef FP_KEEP_DENORMALS
+	fp_controls_set(was);
+#endif
 	if (!sets)
 		t_skip("no kernel on this CPU has its own quantiser");
 	kpool_free(pool);
