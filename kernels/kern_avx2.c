@@ -1044,6 +1044,7 @@ void kern_avx2_quantize(const float *x, int G, enum q4_kind kind, uint8_t *h,
 	const __m256 sign = _mm256_set1_ps(-0.0f);
 	__m256 lo = _mm256_loadu_ps(x), hi = lo, am = _mm256_andnot_ps(sign, lo);
 	struct q4_head hd;
+	float sc;
 
 	for (int j = 8; j < G; j += 8) {
 		__m256 v = _mm256_loadu_ps(x + j);
@@ -1055,11 +1056,12 @@ void kern_avx2_quantize(const float *x, int G, enum q4_kind kind, uint8_t *h,
 	hd = q4_head_of(extreme8(lo, 0), extreme8(hi, 1), extreme8(am, 1), kind,
 			f16c_to16, f16c_to32);
 	memcpy(h, &hd, sizeof(hd));
-	if (!(f16c_to32(hd.scale) > 0)) {
+	sc = f16c_to32(hd.scale);
+	if (!(sc > 0)) {
 		memset(q, 0, (size_t)G / 2);
 		return;
 	}
-	const __m256 s = _mm256_set1_ps(f16c_to32(hd.scale));
+	const __m256 s = _mm256_set1_ps(sc);
 	const __m256 b = _mm256_set1_ps(f16c_to32(hd.bias));
 	const __m256 top = _mm256_set1_ps(15), half = _mm256_set1_ps(0.5f);
 

@@ -98,7 +98,7 @@ void gptq_layer(struct linear *l, double *h, int group, enum q4_kind kind,
 				/* from the group's weights as the errors so
 				 * far have left them */
 				const struct q4_head hd = q4_group_head(
-					row + j, k - j < group ? k - j : group, kind);
+					row + j, q4_group_len(out, j / group), kind);
 
 				memcpy(out->data + (size_t)r * out->row_bytes +
 					       q4_head_at(out, j / group),

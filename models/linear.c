@@ -58,14 +58,13 @@ void lin_init_from(struct linear *l, const float *w, int n, int k,
 {
 	const size_t nk = (size_t)n * k;
 
+	HS_ASSERT(f != LIN_F32);
 	memset(l, 0, sizeof(*l));
 	l->format = f;
 	l->n = n;
 	l->k = k;
 	switch (f) {
-	case LIN_F32:
-		l->f32 = xmalloc(sizeof(float) * nk);
-		memcpy(l->f32, w, sizeof(float) * nk);
+	case LIN_F32: /* asserted above */
 		break;
 	case LIN_F16:
 		l->f16 = xcalloc64(sizeof(uint16_t) * nk);

@@ -52,9 +52,10 @@ struct linear {
 
 /* Takes ownership of w (n x k, FP32, malloc'd) as FP32 weights. */
 void lin_init_f32(struct linear *l, float *w, int n, int k);
-/* Weights w (n x k, FP32, borrowed) into l in format f (LIN_F32: a
- * copy): the W4 formats by kern_q4_quantize (kn's quantiser on p's
- * threads; q4_quantize's bytes whatever kn and p), FP16 by kern_to_f16. */
+/* Weights w (n x k, FP32, borrowed) into l in format f, not LIN_F32
+ * (lin_init_f32 takes those): the W4 formats by kern_q4_quantize (kn's
+ * quantiser on p's threads; q4_quantize's bytes whatever kn and p), FP16
+ * by kern_to_f16. */
 void lin_init_from(struct linear *l, const float *w, int n, int k,
 		   enum lin_format f, int group, enum q4_kind kind,
 		   const struct kern *kn, struct kpool *p);

@@ -308,11 +308,11 @@ int mload(const char *name_or_path, const struct quant *q, struct llama *m,
 			return -1;
 		}
 	}
-	if (q->gptq)
-		gptq_self_calibrated(m, t, q);
 	/* the conversion on every CPU (its bytes the same at any count) */
 	p = kern_pool_new(kpool_cpus());
-	if (!q->gptq)
+	if (q->gptq)
+		gptq_self_calibrated(m, t, q);
+	else
 		llama_convert(m, q->format, q->group, q->kind, p);
 	if (q->head && q->format != LIN_F32)
 		quantize_embeddings(m, q, p);

@@ -6,8 +6,9 @@
  * format at once (an FP32 model's layers each drawn into its own), so the
  * peak memory is the converted model plus one FP32 matrix. The draws are
  * one splitmix64 sequence from the seed, taken in pieces on every CPU
- * (each piece from its own place in it). The numbers mean nothing; the bytes streamed and the arithmetic done are exactly those
- * of a trained model of that shape and format. */
+ * (each piece from its own place in it). The numbers mean nothing; the
+ * bytes streamed and the arithmetic done are exactly those of a trained
+ * model of that shape and format. */
 #include "synth.h"
 #include "mem.h"
 #include "rng.h"
